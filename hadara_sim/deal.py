@@ -1,0 +1,82 @@
+"""The deal: all the chance of a game, drawn up front from one seeded generator.
+
+Randomness enters the simulator here and nowhere else in the rules. A batch of deals is made in
+one go; any game of the batch can be cut out (`deals[i]`) and played alone with the same result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from .components import ComponentSet
+from .constants import COLONY_LEVELS, COLOURS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS
+
+
+@dataclass
+class Deals:
+    """A batch of deals for games of `players` players; every array has the game axis first."""
+
+    players: int
+    advanced: bool
+    game_id: np.ndarray      # (games,) int64: global number of the game, keys a policy's randomness
+    initiative: np.ndarray   # (games, players) int8: initiative 1..5 of each seat's setup card
+    colour_order: np.ndarray  # (games, 5) int8: deck colour at board position k, clockwise
+    decks: np.ndarray        # (games, 3, 5, 2*players) int16: card index, [epoch-1, colour, top first]
+    colonies: np.ndarray     # (games, 5, players) int16: colony tile index, [level, top first]
+
+    def __len__(self) -> int:
+        return len(self.game_id)
+
+    def __getitem__(self, index) -> "Deals":
+        if isinstance(index, (int, np.integer)):
+            index = slice(index, index + 1)
+        return Deals(self.players, self.advanced,
+                     **{f.name: getattr(self, f.name)[index] for f in fields(self)[2:]})
+
+    def to_json(self, g: int = 0) -> dict:
+        """Game g of the batch as plain JSON values."""
+        return {"players": self.players, "advanced": self.advanced,
+                **{f.name: getattr(self, f.name)[g].tolist() for f in fields(self)[2:]}}
+
+    @classmethod
+    def from_json(cls, data: dict) -> "Deals":
+        dtypes = {"game_id": np.int64, "initiative": np.int8, "colour_order": np.int8,
+                  "decks": np.int16, "colonies": np.int16}
+        return cls(data["players"], data["advanced"],
+                   **{k: np.array([data[k]], dtype=t) for k, t in dtypes.items()})
+
+    @staticmethod
+    def concat(parts: list["Deals"]) -> "Deals":
+        first = parts[0]
+        return Deals(first.players, first.advanced,
+                     **{f.name: np.concatenate([getattr(p, f.name) for p in parts])
+                        for f in fields(first)[2:]})
+
+
+def _shuffled(rng: np.random.Generator, pool: np.ndarray, games: int, take: int) -> np.ndarray:
+    """`take` items of `pool` in random order, independently for each game."""
+    order = rng.random((games, len(pool))).argsort(axis=1)[:, :take]
+    return pool[order]
+
+
+def make_deals(components: ComponentSet, players: int, games: int, seed=0,
+               advanced: bool = False, first_game: int = 0) -> Deals:
+    """Deal `games` games from a seed (an int or a numpy SeedSequence)."""
+    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+        raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {players}")
+    rng = np.random.default_rng(seed)
+    initiative = (rng.random((games, 5)).argsort(axis=1)[:, :players] + 1).astype(np.int8)
+    colour_order = rng.random((games, len(COLOURS))).argsort(axis=1).astype(np.int8)
+    decks = np.empty((games, len(EPOCHS), len(COLOURS), 2 * players), np.int16)
+    for e, epoch in enumerate(EPOCHS):
+        for colour in range(len(COLOURS)):
+            pool = components.cards_of(epoch, colour, advanced)
+            decks[:, e, colour] = _shuffled(rng, pool, games, 2 * players)
+    colonies = np.empty((games, COLONY_LEVELS, players), np.int16)
+    for level in range(COLONY_LEVELS):
+        pool = np.flatnonzero(components.colony_level == level)
+        colonies[:, level] = _shuffled(rng, pool, games, players)
+    game_id = np.arange(first_game, first_game + games, dtype=np.int64)
+    return Deals(players, advanced, game_id, initiative, colour_order, decks, colonies)

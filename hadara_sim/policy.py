@@ -1,0 +1,140 @@
+"""The policy interface: a policy decides one kind of decision for a whole batch of games at once.
+
+The engine hands a policy a `Decision`: the kind, a legality mask over that kind's options
+(`hadara_sim.actions`), and a `View` of what the acting player may see (RULINGS section 3: public
+information and their own cards). The policy returns one legal option index per game. The
+reference engine asks the same way with a batch of one game, so every policy runs in both engines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .actions import KINDS
+
+# Fields of the game state a policy may read, all (games, ...) arrays. Shapes use P players,
+# C cards, E effects. Hidden information (deck order, unseen colony backs, other players' sold
+# cards, the box) is never among them.
+VIEW_FIELDS = {
+    "epoch": "(games,) int8: 1, 2 or 3",
+    "phase": "(games,) int8: 0 = phase A, 1 = phase B",
+    "first_player": "(games,) int8: seat of this epoch's first player",
+    "initiative": "(games, P) int8: initiative 1..5 of each seat",
+    "side": "(games, P) int8: setup side 0 = A, 1 = B, -1 not chosen yet",
+    "coins": "(games, P) int32",
+    "tracks": "(games, P, 4) int16: income, military, culture, food",
+    "owned": "(games, P, C) bool: cards each player owns (public: bought cards lie face up)",
+    "colour_count": "(games, P, 5) int16: owned cards per colour",
+    "effects": "(games, P, E) bool: purple effects each player has",
+    "tiles": "(games, P, 4) int8: unused bonus tiles per track",
+    "colonies": "(games, P, 5) int8: per level 0 = none, 1 = plundered, 2 = integrated",
+    "colony_points": "(games, P) int16: points of the colonies as they lie (fronts or backs)",
+    "statues": "(games, P, 4) int8: -1 not carved, else 2 * tile track + side (0 coloured, 1 points)",
+    "silver": "(games, P, 2) int8: track of each silver medal's tile, -1 none",
+    "gold": "(games, P) int8: gold medals bought",
+    "piles": "(games, 5, P) int16: discard pile of each colour, bottom to top, -1 empty",
+    "pile_size": "(games, 5) int8: cards in each discard pile",
+    "colony_left": "(games, 5) int8: tiles left in each level's stack",
+    "colony_front": "(games, 5, 4) int16: top tile's requirement, plunder, integrate cost, points",
+    "colour_order": "(games, 5) int8: deck colour at each board position",
+    "rotation": "(games,) int8: board position seat 0 faced in draw round 1, -1 before set",
+    "draw_round": "(games,) int8: 0..4 during phase A",
+}
+# Decision-specific fields, set by the engine for the acting player only.
+PRIVATE_FIELDS = {
+    "player": "(games,) int8: the acting seat",
+    "hand": "(games, 2) int16: the two cards drawn (kind 'draw')",
+    "card": "(games,) int16: the card just bought (kind 'tile')",
+    "feed_need": "(games,) int16: cards still to remove or pay for (kind 'feed')",
+}
+
+
+class View:
+    """What the acting player may see in each game of a batch; fields are read lazily."""
+
+    def __init__(self, source, idx, players: int, components, **private):
+        self._source, self._idx = source, idx
+        self.players, self.components = players, components
+        self.__dict__.update(private)
+
+    def __getattr__(self, name):
+        if name in VIEW_FIELDS:
+            value = getattr(self._source, name)[self._idx]
+            self.__dict__[name] = value
+            return value
+        raise AttributeError(f"a policy cannot see {name!r}; visible fields: "
+                             f"{', '.join([*VIEW_FIELDS, *PRIVATE_FIELDS])}")
+
+    def __len__(self) -> int:
+        return len(self.player)
+
+
+@dataclass
+class Decision:
+    """One decision in each game of a batch."""
+
+    kind: str
+    legal: np.ndarray    # (games, options) bool
+    view: View
+    game_id: np.ndarray  # (games,) int64: global game number (keys a policy's own randomness)
+    serial: np.ndarray   # (games,) int32: decisions already asked in this game
+
+    def __len__(self) -> int:
+        return len(self.legal)
+
+
+class IllegalChoice(Exception):
+    """A policy returned an option that was not legal."""
+
+
+class Policy:
+    """Base class: `decide` calls the method named after the decision kind.
+
+    A subclass implements the kinds it cares about; any other kind falls back to `default`,
+    which takes the first legal option.
+    """
+
+    name = "base"
+    description = ""
+    params: dict = {}
+
+    def __init__(self, seed: int = 0, **params):
+        unknown = set(params) - set(self.params)
+        if unknown:
+            known = ", ".join(f"{k} (default {v!r})" for k, v in self.params.items()) or "none"
+            raise ValueError(f"policy '{self.name}' has no parameter {', '.join(sorted(unknown))}; "
+                             f"its parameters: {known}")
+        self.seed = seed
+        self.settings = {**self.params, **params}
+
+    def decide(self, decision: Decision) -> np.ndarray:
+        handler = getattr(self, decision.kind, None) if decision.kind in KINDS else None
+        return (handler or self.default)(decision)
+
+    def default(self, decision: Decision) -> np.ndarray:
+        return decision.legal.argmax(axis=1)
+
+    def __repr__(self) -> str:
+        return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.settings.items())})"
+
+
+def check_choices(policy, decision: Decision, choices) -> np.ndarray:
+    """The policy's choices as an int array, or IllegalChoice naming the policy and decision."""
+    n, options = decision.legal.shape
+    choices = np.asarray(choices)
+    name = getattr(policy, "name", type(policy).__name__)
+    if choices.shape != (n,) or not np.issubdtype(choices.dtype, np.integer):
+        raise IllegalChoice(f"policy '{name}' returned {choices.dtype}{list(choices.shape)} for "
+                            f"decision '{decision.kind}'; expected {n} whole numbers, one per game")
+    bad = (choices < 0) | (choices >= options)
+    bad[~bad] = ~decision.legal[~bad, choices[~bad]]
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        legal = np.flatnonzero(decision.legal[i]).tolist()
+        raise IllegalChoice(
+            f"policy '{name}' chose option {int(choices[i])} at decision '{decision.kind}' for seat "
+            f"{int(decision.view.player[i])} in game {int(decision.game_id[i])}, which is not legal "
+            f"(legal options: {legal}); {int(bad.sum())} of {n} choices in this batch were illegal")
+    return choices.astype(np.int64)

@@ -1,0 +1,74 @@
+"""Vectorised helpers for policies: the acting player's own rows and simple valuations."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hadara_sim.constants import EFFECT_INDEX, INCOME, PURPLE
+from hadara_sim.policy import View
+
+
+def own(view: View, field: str) -> np.ndarray:
+    """The acting player's row of a (games, P, ...) field."""
+    return getattr(view, field)[np.arange(len(view)), view.player]
+
+
+def price(view: View, cards: np.ndarray) -> np.ndarray:
+    """What the acting player pays for each card in `cards` (games, k): cost less owned colour."""
+    c = view.components
+    counts = own(view, "colour_count")
+    held = np.take_along_axis(counts, c.card_colour[cards].astype(np.int64), axis=1)
+    return np.maximum(0, c.card_cost[cards] - held)
+
+
+def income_steps_left(view: View) -> np.ndarray:
+    """Income steps still to come this game after the current point (games,)."""
+    epoch = view.epoch.astype(np.int64)
+    return 2 * (3 - epoch) + np.where(view.phase == 0, 2, 1)
+
+
+def track_weights(view: View, weights: dict) -> np.ndarray:
+    """Points-equivalent of one step on each track (games, 4); income earns coins until the end."""
+    w = np.empty((len(view), 4))
+    w[:, INCOME] = weights["income"] * weights["coin"] * income_steps_left(view)
+    w[:, 1] = weights["military"]
+    w[:, 2] = weights["culture"]
+    w[:, 3] = weights["food"]
+    return w
+
+
+EFFECT_VALUE = {  # rough points-equivalent of each purple effect for a simple player
+    "sell_bonus": 2.0, "bonus_tile_card": 2.0, "affinity_income": 4.0, "affinity_military": 3.0,
+    "affinity_culture": 3.0, "affinity_food": 3.0, "colony_bounty": 3.0, "medal_discount": 4.0,
+    "feed_with_coins": 2.0, "food_surplus": 2.0, "income_diversity": 3.0, "statue_patron": 4.0,
+    "silver_full": 6.0, "set_collector": 6.0, "gold_wildcard": 4.0, "double_actions": 3.0,
+    "requirement_cut": 4.0, "requirement_purchase": 2.0,
+}
+_EFFECT_VALUES = np.array([EFFECT_VALUE[e] for e in EFFECT_INDEX] + [0.0])  # index -1: no effect
+
+
+def card_value(view: View, cards: np.ndarray, weights: dict) -> np.ndarray:
+    """Points-equivalent of owning each card in `cards` (games, k), before paying for it."""
+    c = view.components
+    tw = track_weights(view, weights)
+    value = weights["points"] * c.card_points[cards]
+    value = value + np.einsum("gkt,gt->gk", c.card_values[cards], tw)
+    value = value + _EFFECT_VALUES[c.card_effect[cards]]
+    colours = np.asarray(weights["colours"], float)
+    return value + colours[c.card_colour[cards]]
+
+
+def sell_value(view: View) -> np.ndarray:
+    """Coins for selling a card now (games,)."""
+    sell = np.asarray(view.components.sell)[view.epoch.astype(np.int64) - 1]
+    bonus = own(view, "effects")[:, EFFECT_INDEX["sell_bonus"]]
+    return sell + bonus
+
+
+def best(values: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """Index of the highest-valued legal option in each game (first on ties)."""
+    return np.where(legal, values, -np.inf).argmax(axis=1)
+
+
+def purple_count(view: View) -> np.ndarray:
+    return own(view, "colour_count")[:, PURPLE]
