@@ -54,7 +54,7 @@ class Player:
 class Game:
     """One game of Hadara between `len(policies)` seats."""
 
-    def __init__(self, deal: Deals, components: ComponentSet, policies, recorder=None):
+    def __init__(self, deal: Deals, components: ComponentSet, policies, recorder=None, narrator=None):
         if len(deal) != 1:
             raise ValueError("the reference engine plays one deal at a time: pass deals[i]")
         self.deal, self.c = deal, components
@@ -64,6 +64,7 @@ class Game:
         if len(self.policies) != self.players:
             raise ValueError(f"{self.players} players need {self.players} policies, got {len(self.policies)}")
         self.recorder = recorder
+        self.narrator = narrator  # called with (seat or None, text) for a readable account
         self.serial = 0
         self.seats = [Player(s, int(deal.initiative[0, s]), [components.tiles_per_colour] * 4)
                       for s in range(self.players)]
@@ -105,12 +106,14 @@ class Game:
         self.epoch, self.phase = epoch, 0
         self.lay_out_decks()
         self.first = first_player_seats([p.initiative for p in self.seats])[epoch - 1]
+        self.tell(None, f"Epoch {EPOCH_NAMES[epoch]}: seat {self.first} is first player")
         self.set_wheel()
         for self.draw_round in range(len(COLOURS)):
             self.draw_round_of_phase_a()
             self.record(f"draw{self.draw_round + 1}")
         self.steps_after_phase()
         self.phase = 1
+        self.tell(None, "Phase B")
         for turn in range(PICKS_PER_PHASE_B * self.players):
             self.pick_turn(self.seats[(self.first + turn) % self.players])
             self.record(f"pick{turn + 1}")
@@ -151,6 +154,7 @@ class Game:
         """The first player turns the wheel: which board position seat 0 faces in round 1."""
         self.rotation = -1
         self.rotation = self.ask("wheel", self.seats[self.first], np.ones(5, bool))
+        self.tell(self.first, f"turns the wheel: seat 0 faces the {COLOURS[self.faced_colour(0)]} deck")
         self.record("wheel")
 
     def faced_colour(self, seat: int) -> int:
@@ -179,6 +183,7 @@ class Game:
             discard, action = divmod(choices[p.seat], 2)
             hand = hands[p.seat]
             self.discard(hand[discard])
+            self.tell(p.seat, f"discards {self.c.cards[hand[discard]].describe()}")
             self.buy_or_sell(p, hand[1 - discard], action)
 
     def discard(self, card: int):
@@ -216,12 +221,16 @@ class Game:
 
     def sell_card(self, p: Player, card: int):
         """Selling pays 2 / 3 / 4 coins by epoch (+1 with sell_bonus); the card leaves the game."""
-        p.coins += self.c.sell[self.epoch - 1] + (SELL_BONUS if self.has(p, "sell_bonus") else 0)
+        coins = self.c.sell[self.epoch - 1] + (SELL_BONUS if self.has(p, "sell_bonus") else 0)
+        p.coins += coins
         self.location[card] = LOC_SOLD
+        self.tell(p.seat, f"sells {self.c.card_ids[card]} for {coins}")
 
     def buy_card(self, p: Player, card: int):
         """Pay the price, then gain the card."""
-        p.coins -= self.price(p, card)
+        price = self.price(p, card)
+        p.coins -= price
+        self.tell(p.seat, f"buys {self.c.cards[card].describe()} for {price}")
         self.gain_card(p, card)
 
     def gain_card(self, p: Player, card: int):
@@ -246,6 +255,7 @@ class Game:
     def remove_card(self, p: Player, card: int):
         """A removed card takes its track values and effect with it; no coins."""
         c = self.c.cards[card]
+        self.tell(p.seat, f"cannot feed and removes {c.describe()}")
         p.cards.remove(card)
         self.location[card] = LOC_REMOVED
         for t in range(4):
@@ -288,10 +298,12 @@ class Game:
 
     def collect_income(self, p: Player):
         """Gain coins equal to income (income_diversity: +2 per other track above income, max 6)."""
-        p.coins += p.tracks[INCOME]
+        income = p.tracks[INCOME]
         if self.has(p, "income_diversity"):
             above = sum(1 for t in (MILITARY, CULTURE, FOOD) if p.tracks[t] > p.tracks[INCOME])
-            p.coins += min(DIVERSITY_MAX, DIVERSITY_COINS * above)
+            income += min(DIVERSITY_MAX, DIVERSITY_COINS * above)
+        p.coins += income
+        self.tell(p.seat, f"collects {income} income, now {p.coins} coins")
 
     def requirement_payment(self, p: Player, requirement: int, track: int, budget: int) -> int | None:
         """Coins needed to meet a requirement: 0 if met (4 lower with requirement_cut); with
@@ -350,6 +362,8 @@ class Game:
             for t in range(4):
                 p.tracks[t] += int(self.c.colony_back_values[tile, t])
         p.colonies[level] = (tile, action == A.INTEGRATE)
+        self.tell(p.seat, f"{('plunders', 'integrates')[action]} colony {self.c.colonies[tile].id}"
+                          + (f" (paid {pay} for the requirement)" if pay else ""))
         return pay
 
     def statue_step(self, p: Player):
@@ -387,6 +401,7 @@ class Game:
             p.tracks[track] += int(self.c.statue_bonus[s])
             if self.has(p, "statue_patron"):
                 p.tracks[track] += PATRON_BONUS
+        self.tell(p.seat, f"carves statue {s + 1} ({A.describe('statue', option)})")
         return pay
 
     # --- feeding and medals (phase B only) ------------------------------------------------
@@ -404,6 +419,7 @@ class Game:
             if choice == self.c.n_cards:
                 p.coins -= FEED_COIN_PRICE
                 paid += 1
+                self.tell(p.seat, f"pays {FEED_COIN_PRICE} coins to feed a card")
             else:
                 self.remove_card(p, choice)
         surplus = p.tracks[FOOD] - len(p.cards)
@@ -435,6 +451,7 @@ class Game:
                 p.coins -= silver
                 p.tiles[choice - 1] -= 1
                 p.silver.append(choice - 1)
+            self.tell(p.seat, A.describe("medal", choice))
 
     # --- scoring --------------------------------------------------------------------------
 
@@ -503,6 +520,10 @@ class Game:
         if self.recorder:
             self.recorder.decision(kind, p.seat, options.tolist(), choice)
         return choice
+
+    def tell(self, seat: int | None, text: str):
+        if self.narrator:
+            self.narrator(seat, text)
 
     def record(self, step: str):
         if self.recorder:
@@ -593,6 +614,6 @@ class _Observation:
         return value
 
 
-def play_game(deal: Deals, components: ComponentSet, policies, recorder=None) -> list[dict]:
+def play_game(deal: Deals, components: ComponentSet, policies, recorder=None, narrator=None) -> list[dict]:
     """Play the single game of `deal` (a batch of one) and return its score sheet."""
-    return Game(deal, components, policies, recorder).play()
+    return Game(deal, components, policies, recorder, narrator).play()

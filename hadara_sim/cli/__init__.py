@@ -1,0 +1,18 @@
+"""The `hadara-sim` command line: a thin layer over the library, one module per command group."""
+
+import typer
+
+from . import components, play
+
+app = typer.Typer(
+    help="Monte Carlo strategy analysis for the board game Hadara.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+app.add_typer(components.app, name="components")
+play.register(app)
+
+
+def main():
+    app()

@@ -1,0 +1,87 @@
+"""`hadara-sim components`: check and look at component sets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.table import Table
+
+from ..components import default_components_path, validate_components
+from ..constants import COLOURS, TRACKS
+from .common import COMPONENTS_OPTION, components_or_exit, console, fail
+
+app = typer.Typer(help="Validate and show component sets (cards, colonies, setup cards, board).",
+                  no_args_is_help=True)
+
+
+@app.command()
+def validate(path: Path = typer.Argument(..., help="Directory holding cards.csv, colonies.csv, "
+                                                    "setup_cards.csv and board.toml.")):
+    """Check a component set completely; list every problem with file, line and field."""
+    problems = validate_components(path)
+    if problems:
+        console.print(f"[red]{len(problems)} problem(s)[/] in {path}:", highlight=False)
+        for p in problems:
+            console.print(f"  {p}", highlight=False, soft_wrap=True)
+        raise typer.Exit(2)
+    console.print(f"[green]valid[/]: {path}")
+
+
+@app.command()
+def show(
+    epoch: Optional[int] = typer.Option(None, min=1, max=3, help="Only cards of this epoch (1-3)."),
+    colour: Optional[str] = typer.Option(None, help=f"Only cards of this colour ({', '.join(COLOURS)})."),
+    what: str = typer.Option("cards", help="Which table: cards, colonies, setup or board."),
+    components: Optional[Path] = COMPONENTS_OPTION,
+):
+    """Print a component set as readable tables (estimated values in dim, exact in bold)."""
+    c = components_or_exit(components)
+    if colour is not None and colour not in COLOURS:
+        fail(f"unknown colour '{colour}'; choose one of {', '.join(COLOURS)}")
+
+    def cell(value, name, exact):
+        return f"[bold]{value}[/]" if name in exact else f"[dim]{value}[/]"
+
+    if what == "cards":
+        table = Table(title=f"Epoch cards ({c.path or default_components_path()})")
+        for head in ("id", "epoch", "colour", "adv", "cost", "points", *TRACKS, "effect"):
+            table.add_column(head, justify="right" if head not in ("id", "colour", "effect") else "left")
+        for card in c.cards:
+            if (epoch and card.epoch != epoch) or (colour and COLOURS[card.colour] != colour):
+                continue
+            table.add_row(card.id, str(card.epoch), COLOURS[card.colour], "*" if card.starred else "",
+                          cell(card.cost, "cost", card.exact), cell(card.points, "points", card.exact),
+                          *(cell(v, t, card.exact) for v, t in zip(card.values, TRACKS)),
+                          cell(card.effect or "", "effect", card.exact))
+    elif what == "colonies":
+        table = Table(title="Colonies")
+        for head in ("id", "level", "req", "plunder", "integrate", "front", *TRACKS, "back"):
+            table.add_column(head, justify="right")
+        for k in c.colonies:
+            names = ("requirement", "plunder", "integrate", "front_points",
+                     *(f"back_{t}" for t in TRACKS), "back_points")
+            values = (k.requirement, k.plunder, k.integrate, k.front_points, *k.back_values, k.back_points)
+            table.add_row(k.id, str(k.level + 1), *(cell(v, n, k.exact) for v, n in zip(values, names)))
+    elif what == "setup":
+        table = Table(title="Setup cards")
+        for head in ("initiative", "side", "coins", *TRACKS):
+            table.add_column(head, justify="right")
+        for (initiative, side), s in sorted(c.setup_cards.items()):
+            table.add_row(str(initiative), side, cell(s.coins, "coins", s.exact),
+                          *(cell(v, t, s.exact) for v, t in zip(s.values, TRACKS)))
+    elif what == "board":
+        table = Table(title="Board")
+        table.add_column("item")
+        table.add_column("epoch I / II / III or values")
+        table.add_row("sell", " / ".join(map(str, c.sell)))
+        table.add_row("silver medal", " / ".join(map(str, c.silver_price)))
+        table.add_row("gold medal", " / ".join(map(str, c.gold_price)))
+        table.add_row("bonus tiles per colour", str(c.tiles_per_colour))
+        for i, s in enumerate(c.statues):
+            table.add_row(f"statue {i + 1}", f"culture {cell(s.requirement, 'requirement', s.exact)}: "
+                          f"{cell(s.points, 'points', s.exact)} points, bonus {cell(s.bonus, 'bonus', s.exact)}")
+    else:
+        fail(f"unknown table '{what}'; choose cards, colonies, setup or board")
+    console.print(table)

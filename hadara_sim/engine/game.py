@@ -1,0 +1,163 @@
+"""A batch of games played in lockstep: the epoch's steps in order, and the asking of policies.
+
+`BatchGame(deals, components, policies).play()` plays every game of `deals` and returns the final
+score pad as (games, P) arrays. Policies decide for all games at once; which policy plays a seat
+may differ from game to game (`seat_policy`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..components import ComponentSet
+from ..constants import EPOCH_NAMES, EPOCHS, PICKS_PER_PHASE_B
+from ..deal import Deals
+from ..policy import Decision, View, check_choices
+from .colonies import colony_step
+from .draft import draw_round, lay_out_decks, set_wheel
+from .feeding import feed_people
+from .income import collect_income
+from .medals import medal_step
+from .pick import pick_turn
+from .scoring import final_scores
+from .state import BatchState
+from .statues import statue_step
+
+
+def first_players(initiative: np.ndarray) -> np.ndarray:
+    """(games, 3) seat of the first player in epochs I, II, III (RULINGS 1)."""
+    order = np.argsort(initiative, axis=1, kind="stable")
+    if initiative.shape[1] == 2:
+        return order[:, [0, 1, 0]]
+    return order[:, :3]
+
+
+def extra_coins(initiative: np.ndarray) -> np.ndarray:
+    """(games, P) 1 for each seat that gets an extra coin at the start of epoch I (RULINGS 1)."""
+    games, players = initiative.shape
+    order = np.argsort(initiative, axis=1, kind="stable")
+    extra = np.zeros((games, players), np.int32)
+    if players == 2:
+        extra[np.arange(games), order[:, 1]] = 1
+    elif players >= 4:
+        for k in range(3, players):
+            extra[np.arange(games), order[:, k]] = 1
+    return extra
+
+
+class BatchGame:
+    """Plays a batch of deals with one policy per seat (or a per-game seat-to-policy table)."""
+
+    def __init__(self, deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None):
+        self.s = BatchState.new(deals, components)
+        self.c = components
+        self.policies = list(policies)
+        P = deals.players
+        if seat_policy is None:
+            if len(self.policies) != P:
+                raise ValueError(f"{P} players need {P} policies, got {len(self.policies)}")
+            seat_policy = np.broadcast_to(np.arange(P), (len(deals), P))
+        self.seat_policy = np.asarray(seat_policy)
+        self.recorder = recorder
+        self.serial = np.zeros(len(deals), np.int32)
+        self.firsts = first_players(deals.initiative)
+
+    # --- the whole game -------------------------------------------------------------------
+
+    def play(self) -> dict[str, np.ndarray]:
+        self.set_up()
+        for epoch in EPOCHS:
+            self.play_epoch(epoch)
+        sheet = final_scores(self.s)
+        if self.recorder:
+            self.recorder.final(sheet)
+        return sheet
+
+    def set_up(self):
+        """Each player takes a setup card side, its coins and track values; some get an extra coin."""
+        s, c = self.s, self.c
+        g = np.arange(s.games)
+        for seat in range(s.players):
+            seats = np.full(s.games, seat)
+            s.side[:, seat] = (self.ask("side", g, seats, np.ones((s.games, 2), bool))
+                               if s.deals.advanced else 0)
+        card = s.initiative.astype(np.int64) - 1
+        side = s.side.astype(np.int64)
+        s.coins[:] = c.setup_coins[card, side] + extra_coins(s.initiative)
+        s.tracks[:] = c.setup_values[card, side]
+        self.record("setup")
+
+    def play_epoch(self, epoch: int):
+        """Phase A (draw rounds, income, colonies, statues), then phase B (picks, the same steps,
+        feeding, medals)."""
+        s = self.s
+        s.epoch_now, s.phase_now, s.round_now = epoch, 0, 0
+        lay_out_decks(s)
+        s.first_player[:] = self.firsts[:, epoch - 1]
+        set_wheel(s, self.ask)
+        self.record("wheel")
+        for s.round_now in range(5):
+            draw_round(s, self.ask)
+            self.record(f"draw{s.round_now + 1}")
+        self.steps_after_phase()
+        s.phase_now = 1
+        for turn in range(PICKS_PER_PHASE_B * s.players):
+            pick_turn(s, self.seat_in_turn(turn), self.ask)
+            self.record(f"pick{turn + 1}")
+        self.steps_after_phase()
+        for k in range(s.players):
+            feed_people(s, self.seat_in_turn(k), self.ask)
+        self.record("feeding")
+        for k in range(s.players):
+            medal_step(s, self.seat_in_turn(k), self.ask)
+        self.record("medals")
+
+    def steps_after_phase(self):
+        """Income, then a colony step and a statue step, each from the first player clockwise."""
+        s = self.s
+        collect_income(s)
+        self.record("income")
+        for k in range(s.players):
+            colony_step(s, self.seat_in_turn(k), self.ask)
+        self.record("colonies")
+        for k in range(s.players):
+            statue_step(s, self.seat_in_turn(k), self.ask)
+        self.record("statues")
+
+    def seat_in_turn(self, k: int) -> np.ndarray:
+        """(games,) the k-th seat clockwise from the first player."""
+        return (self.s.first_player.astype(np.int64) + k) % self.s.players
+
+    # --- decisions ------------------------------------------------------------------------
+
+    def ask(self, kind: str, g: np.ndarray, seat: np.ndarray, legal: np.ndarray, **private) -> np.ndarray:
+        """The policies of the acting seats pick one legal option in each game `g`; a single legal
+        option is taken unasked."""
+        count = legal.sum(axis=1)
+        choices = legal.argmax(axis=1)
+        asked = count > 1
+        if asked.any():
+            owner = self.seat_policy[g, seat]
+            for k in np.unique(owner[asked]):
+                mine = np.flatnonzero(asked & (owner == k))
+                rows = mine if len(mine) < len(g) else slice(None)
+                games = g[rows]
+                view = View(self.s, games, self.s.players, self.c, player=seat[rows],
+                            **{name: value[rows] for name, value in private.items()})
+                decision = Decision(kind, legal[rows], view, self.s.deals.game_id[games], self.serial[games])
+                policy = self.policies[k]
+                choices[rows] = check_choices(policy, decision, policy.decide(decision))
+            self.serial[g[asked]] += 1
+        if self.recorder:
+            self.recorder.decision(kind, g[asked], seat[asked], legal[asked], choices[asked])
+        return choices
+
+    def record(self, step: str):
+        if self.recorder:
+            label = step if step == "setup" else f"{EPOCH_NAMES[self.s.epoch_now]}.{'AB'[self.s.phase_now]}.{step}"
+            self.recorder.state(label, self.s.snapshot())
+
+
+def play_batch(deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None):
+    """Play every game of `deals`; returns the final score pad as (games, P) arrays."""
+    return BatchGame(deals, components, policies, seat_policy, recorder).play()

@@ -1,0 +1,28 @@
+"""Meeting colony and statue requirements, with requirement_cut and requirement_purchase."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..constants import EFFECT_INDEX, REQUIREMENT_CUT, REQUIREMENT_PRICE
+from .state import BatchState
+
+CUT_EFFECT = EFFECT_INDEX["requirement_cut"]
+PURCHASE_EFFECT = EFFECT_INDEX["requirement_purchase"]
+DOUBLE_EFFECT = EFFECT_INDEX["double_actions"]
+
+
+def requirement_payment(s: BatchState, g, seat, requirement, track: int, budget):
+    """(coins to pay, reachable): 0 if the track meets the requirement (4 lower with
+    requirement_cut); with requirement_purchase 3 coins per missing point within the step's budget."""
+    requirement = requirement - REQUIREMENT_CUT * s.effects[g, seat, CUT_EFFECT]
+    lacking = np.maximum(0, requirement - s.tracks[g, seat, track])
+    cost = REQUIREMENT_PRICE * lacking
+    affordable = (cost <= np.minimum(budget, s.coins[g, seat])) & s.effects[g, seat, PURCHASE_EFFECT]
+    reachable = (lacking == 0) | affordable
+    return np.where(lacking == 0, 0, cost), reachable
+
+
+def actions_per_step(s: BatchState, g, seat) -> np.ndarray:
+    """How many colonies (statues) a player may take in one step: 2 with double_actions."""
+    return 1 + s.effects[g, seat, DOUBLE_EFFECT]

@@ -1,0 +1,126 @@
+"""The state of a batch of games as a dataclass of arrays, game axis first.
+
+All games of a batch have the same player count and game kind and move through the same steps in
+lockstep, so the epoch, phase and draw round are plain integers. Sentinels: -1 marks an empty slot
+(no card in a pile position, no tile on a statue, no silver medal, no colony tile).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..components import ComponentSet
+from ..constants import COLONY_LEVELS, EFFECT_IDS, LOC_BOX, LOC_OWNED, STATUES
+from ..deal import Deals
+
+
+@dataclass(eq=False)
+class BatchState:
+    players: int
+    components: ComponentSet
+    deals: Deals
+    epoch_now: int                # 1..3
+    phase_now: int                # 0 = phase A, 1 = phase B
+    round_now: int                # draw round 0..4 in phase A
+    first_player: np.ndarray      # (games,) int8: seat of this epoch's first player
+    initiative: np.ndarray        # (games, P) int8: initiative 1..5 of each seat's setup card
+    side: np.ndarray              # (games, P) int8: setup side 0 = A, 1 = B, -1 not chosen yet
+    coins: np.ndarray             # (games, P) int32
+    tracks: np.ndarray            # (games, P, 4) int16: income, military, culture, food
+    location: np.ndarray          # (games, C) int8: where each card is (constants.LOC_*)
+    colour_count: np.ndarray      # (games, P, 5) int16: owned cards per colour
+    effects: np.ndarray           # (games, P, E) bool: purple effects owned
+    tiles: np.ndarray             # (games, P, 4) int8: unused bonus tiles per track
+    colonies: np.ndarray          # (games, P, 5) int8: per level 0 none, 1 plundered, 2 integrated
+    colony_tile: np.ndarray       # (games, P, 5) int16: tile taken at each level, -1 none
+    colony_ptr: np.ndarray        # (games, 5) int8: tiles already taken from each level's stack
+    statues: np.ndarray           # (games, P, 4) int8: -1 not carved, else 2 * tile track + side
+    silver: np.ndarray            # (games, P, 2) int8: track of each silver medal's tile, -1 none
+    gold: np.ndarray              # (games, P) int8: gold medals bought
+    bonus_card_tile: np.ndarray   # (games, P) int8: track of the tile on the bonus-tile card, -1
+    deck_ptr: np.ndarray          # (games, 5) int8: cards already drawn from each colour's deck
+    piles: np.ndarray             # (games, 5, P) int16: discard piles bottom to top, -1 empty
+    pile_size: np.ndarray         # (games, 5) int8
+    rotation: np.ndarray          # (games,) int8: board position seat 0 faces in round 1, -1 unset
+
+    @classmethod
+    def new(cls, deals: Deals, components: ComponentSet) -> "BatchState":
+        """Everything empty before set-up: no coins, no cards, all tiles unused."""
+        G, P, C = len(deals), deals.players, components.n_cards
+        return cls(
+            players=P, components=components, deals=deals, epoch_now=1, phase_now=0, round_now=0,
+            first_player=np.zeros(G, np.int8), initiative=deals.initiative.copy(),
+            side=np.full((G, P), -1, np.int8), coins=np.zeros((G, P), np.int32),
+            tracks=np.zeros((G, P, 4), np.int16), location=np.full((G, C), LOC_BOX, np.int8),
+            colour_count=np.zeros((G, P, 5), np.int16),
+            effects=np.zeros((G, P, len(EFFECT_IDS)), bool),
+            tiles=np.full((G, P, 4), components.tiles_per_colour, np.int8),
+            colonies=np.zeros((G, P, COLONY_LEVELS), np.int8),
+            colony_tile=np.full((G, P, COLONY_LEVELS), -1, np.int16),
+            colony_ptr=np.zeros((G, COLONY_LEVELS), np.int8),
+            statues=np.full((G, P, STATUES), -1, np.int8), silver=np.full((G, P, 2), -1, np.int8),
+            gold=np.zeros((G, P), np.int8), bonus_card_tile=np.full((G, P), -1, np.int8),
+            deck_ptr=np.zeros((G, 5), np.int8), piles=np.full((G, 5, P), -1, np.int16),
+            pile_size=np.zeros((G, 5), np.int8), rotation=np.full(G, -1, np.int8))
+
+    @property
+    def games(self) -> int:
+        return len(self.coins)
+
+    # Views a policy may read that are derived rather than stored (see policy.VIEW_FIELDS).
+    @property
+    def epoch(self) -> np.ndarray:
+        return np.full(self.games, self.epoch_now, np.int8)
+
+    @property
+    def phase(self) -> np.ndarray:
+        return np.full(self.games, self.phase_now, np.int8)
+
+    @property
+    def draw_round(self) -> np.ndarray:
+        return np.full(self.games, self.round_now, np.int8)
+
+    @property
+    def colour_order(self) -> np.ndarray:
+        return self.deals.colour_order
+
+    @property
+    def owned(self) -> np.ndarray:
+        """(games, P, C) bool: cards each seat owns."""
+        seats = LOC_OWNED + np.arange(self.players, dtype=np.int8)
+        return self.location[:, None, :] == seats[None, :, None]
+
+    @property
+    def colony_points(self) -> np.ndarray:
+        c = self.components
+        tile = np.maximum(self.colony_tile, 0)
+        points = np.where(self.colonies == 2, c.colony_back_points[tile], c.colony_front_points[tile])
+        return np.where(self.colonies > 0, points, 0).sum(axis=2).astype(np.int16)
+
+    @property
+    def colony_left(self) -> np.ndarray:
+        return (self.players - self.colony_ptr).astype(np.int8)
+
+    def colony_top(self) -> np.ndarray:
+        """(games, 5) tile index on top of each level's stack (the last tile when empty)."""
+        ptr = np.minimum(self.colony_ptr, self.players - 1).astype(np.int64)
+        return np.take_along_axis(self.deals.colonies, ptr[:, :, None], axis=2)[:, :, 0].astype(np.int64)
+
+    @property
+    def colony_front(self) -> np.ndarray:
+        c = self.components
+        top = self.colony_top()
+        front = np.stack([c.colony_requirement[top], c.colony_plunder[top], c.colony_integrate[top],
+                          c.colony_front_points[top]], axis=2)
+        return np.where((self.colony_ptr < self.players)[:, :, None], front, 0).astype(np.int16)
+
+    def snapshot(self) -> dict[str, np.ndarray]:
+        """Copies of the arrays of the trace's state record (`reference.Game.snapshot`)."""
+        return {name: getattr(self, name).copy() for name in SNAPSHOT_FIELDS}
+
+
+# Fields of a trace state record, in the reference engine's order.
+SNAPSHOT_FIELDS = ("coins", "tracks", "tiles", "side", "colonies", "colony_tile", "statues", "silver",
+                   "gold", "bonus_card_tile", "piles", "rotation", "location")
