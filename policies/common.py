@@ -47,15 +47,31 @@ EFFECT_VALUE = {  # rough points-equivalent of each purple effect for a simple p
 _EFFECT_VALUES = np.array([EFFECT_VALUE[e] for e in EFFECT_INDEX] + [0.0])  # index -1: no effect
 
 
-def card_value(view: View, cards: np.ndarray, weights: dict) -> np.ndarray:
-    """Points-equivalent of owning each card in `cards` (games, k), before paying for it."""
-    c = view.components
-    tw = track_weights(view, weights)
-    value = weights["points"] * c.card_points[cards]
-    value = value + np.einsum("gkt,gt->gk", c.card_values[cards], tw)
-    value = value + _EFFECT_VALUES[c.card_effect[cards]]
+def value_table(components, weights: dict) -> np.ndarray:
+    """(3 epochs, 2 phases, C) points-equivalent of owning each card, before paying for it.
+
+    Valuations depend only on the card, the weights and the point in the game, so a policy
+    computes them once and then only looks them up.
+    """
+    c = components
+    table = np.empty((3, 2, c.n_cards))
     colours = np.asarray(weights["colours"], float)
-    return value + colours[c.card_colour[cards]]
+    static = (weights["points"] * c.card_points + _EFFECT_VALUES[c.card_effect]
+              + colours[c.card_colour])
+    for epoch in (1, 2, 3):
+        for phase in (0, 1):
+            steps = 2 * (3 - epoch) + (2 if phase == 0 else 1)
+            tw = np.array([weights["income"] * weights["coin"] * steps, weights["military"],
+                           weights["culture"], weights["food"]])
+            table[epoch - 1, phase] = static + c.card_values @ tw
+    return table
+
+
+def card_value(view: View, cards: np.ndarray, table: np.ndarray) -> np.ndarray:
+    """Look up the value of each card in `cards` (games, k) at this point of each game."""
+    epoch = view.epoch.astype(np.int64) - 1
+    phase = view.phase.astype(np.int64)
+    return table[epoch[:, None], phase[:, None], cards]
 
 
 def sell_value(view: View) -> np.ndarray:

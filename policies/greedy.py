@@ -14,7 +14,7 @@ from hadara_sim.constants import (
 )
 from hadara_sim.policy import Decision, Policy
 
-from .common import best, card_value, own, price, sell_value, track_weights
+from .common import best, card_value, own, price, sell_value, track_weights, value_table
 
 
 class Greedy(Policy):
@@ -24,10 +24,17 @@ class Greedy(Policy):
     params = {"income": 1.0, "military": 0.8, "culture": 0.8, "food": 0.6, "coin": 0.35,
               "points": 1.0, "colours": (0.0, 0.0, 0.0, 0.0, 0.0)}
 
+    def values(self, view):
+        """This policy's card value table for the view's component set (computed once)."""
+        c = view.components
+        if getattr(self, "_table_for", None) is not c:
+            self._table, self._table_for = value_table(c, self.settings), c
+        return self._table
+
     def _buy_or_sell(self, view, cards, legal_buy):
         """Values (games, k, 2) of buying or selling each card."""
         w = self.settings
-        buy = card_value(view, cards, w) - w["coin"] * price(view, cards)
+        buy = card_value(view, cards, self.values(view)) - w["coin"] * price(view, cards)
         sell = np.broadcast_to((w["coin"] * sell_value(view))[:, None], buy.shape)
         return np.stack([np.where(legal_buy, buy, -np.inf), sell], axis=2)
 
@@ -37,7 +44,7 @@ class Greedy(Policy):
         kept = hand[:, ::-1]  # option discard 0 keeps card 1, discard 1 keeps card 0
         values = self._buy_or_sell(v, kept, d.legal[:, [0, 2]]).reshape(len(d), 4)
         # Among equal values, discard the card worth less (it feeds phase B for everyone).
-        values = values - 0.01 * np.repeat(card_value(v, hand, self.settings), 2, axis=1)
+        values = values - 0.01 * np.repeat(card_value(v, hand, self.values(v)), 2, axis=1)
         return best(values, d.legal)
 
     def pick(self, d: Decision):
@@ -105,10 +112,9 @@ class Greedy(Policy):
 
     def feed(self, d: Decision):
         v = d.view
-        cards = np.arange(v.components.n_cards)[None, :].repeat(len(d), 0)
-        values = -card_value(v, cards, self.settings)
-        pay = -self.settings["coin"] * 2 * np.ones((len(d), 1))
-        return best(np.concatenate([values, pay], axis=1), d.legal)
+        table = self.values(v)[v.epoch.astype(np.int64) - 1, v.phase.astype(np.int64)]
+        pay = np.full((len(d), 1), -self.settings["coin"] * 2)
+        return best(np.concatenate([-table, pay], axis=1), d.legal)
 
     def medal(self, d: Decision):
         v = d.view

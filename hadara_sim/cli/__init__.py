@@ -2,7 +2,7 @@
 
 import typer
 
-from . import components, play
+from . import bench, components, play, verify
 
 app = typer.Typer(
     help="Monte Carlo strategy analysis for the board game Hadara.",
@@ -12,6 +12,8 @@ app = typer.Typer(
 )
 app.add_typer(components.app, name="components")
 play.register(app)
+verify.register(app)
+bench.register(app)
 
 
 def main():

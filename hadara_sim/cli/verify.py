@@ -1,0 +1,60 @@
+"""`hadara-sim verify`: the batch engine's games replayed by the reference engine."""
+
+from __future__ import annotations
+
+from typing import Optional
+from pathlib import Path
+
+import typer
+from joblib import Parallel, delayed
+from rich.progress import Progress
+
+from ..verify import VerifyResult, verify_chunk
+from .common import COMPONENTS_OPTION, components_or_exit, console, fail, policies_or_exit
+
+
+def register(app: typer.Typer):
+    app.command()(verify)
+
+
+def verify(
+    games: int = typer.Option(1000, "--games", "-n", min=1, help="Games per player count and game kind."),
+    players: list[int] = typer.Option([], "--players", "-p", help="Player counts to check (default 2-5)."),
+    advanced: Optional[bool] = typer.Option(None, "--advanced/--basic", help="Only one game kind (default both)."),
+    policy: list[str] = typer.Option(["random", "greedy"], "--policy",
+                                     help="Policies to mix; seats rotate over them."),
+    seed: int = typer.Option(0, "--seed", "-s", help="Seed of the deals."),
+    chunk: int = typer.Option(250, help="Games per batch."),
+    jobs: int = typer.Option(-1, "--jobs", "-j", help="Parallel processes (-1: all cores)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    components: Optional[Path] = COMPONENTS_OPTION,
+):
+    """Play games in the vectorised engine and replay every one in the reference engine:
+    same legal options at every decision, same state after every step, same score sheet."""
+    c = components_or_exit(components)
+    counts = players or [2, 3, 4, 5]
+    if any(not 2 <= p <= 5 for p in counts):
+        fail(f"--players must be 2..5, got {counts}")
+    kinds = [advanced] if advanced is not None else [False, True]
+    pols = policies_or_exit(policy, len(policy), seed)
+    tasks = []
+    for p in counts:
+        for kind in kinds:
+            n_chunks = -(-games // chunk)
+            for k in range(n_chunks):
+                size = min(chunk, games - k * chunk)
+                tasks.append((p, kind, size, k, pols))
+    total = VerifyResult()
+    with Progress(console=console, disable=quiet, transient=True) as progress:
+        bar = progress.add_task("verifying", total=sum(t[2] for t in tasks))
+        runner = Parallel(n_jobs=jobs, return_as="generator")
+        for result in runner(delayed(verify_chunk)(c, p, kind, size, seed + 1000 * p + 100 * kind, k, pols)
+                             for p, kind, size, k, pols in tasks):
+            total = total.merge(result)
+            progress.advance(bar, result.games)
+    console.print(f"{total.agreed} of {total.games} games agree "
+                  f"({', '.join(map(str, counts))} players; {' and '.join('advanced' if k else 'basic' for k in kinds)})")
+    if total.failures:
+        game, message = total.failures[0]
+        console.print(f"[red]{len(total.failures)} disagree.[/] First, game {game}:\n{message}", highlight=False)
+        raise typer.Exit(1)
