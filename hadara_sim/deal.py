@@ -62,17 +62,25 @@ def _shuffled(rng: np.random.Generator, pool: np.ndarray, games: int, take: int)
 
 
 def make_deals(components: ComponentSet, players: int, games: int, seed=0,
-               advanced: bool = False, first_game: int = 0) -> Deals:
-    """Deal `games` games from a seed (an int or a numpy SeedSequence)."""
+               advanced: bool = False, first_game: int = 0, exclude=()) -> Deals:
+    """Deal `games` games from a seed (an int or a numpy SeedSequence).
+
+    Cards in `exclude` (indices) stay in the box: a scenario grants them to a seat instead.
+    """
     if not MIN_PLAYERS <= players <= MAX_PLAYERS:
         raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {players}")
+    excluded = set(int(x) for x in exclude)
     rng = np.random.default_rng(seed)
     initiative = (rng.random((games, 5)).argsort(axis=1)[:, :players] + 1).astype(np.int8)
     colour_order = rng.random((games, len(COLOURS))).argsort(axis=1).astype(np.int8)
     decks = np.empty((games, len(EPOCHS), len(COLOURS), 2 * players), np.int16)
     for e, epoch in enumerate(EPOCHS):
         for colour in range(len(COLOURS)):
-            pool = components.cards_of(epoch, colour, advanced)
+            pool = np.array([x for x in components.cards_of(epoch, colour, advanced) if x not in excluded])
+            if len(pool) < 2 * players:
+                raise ValueError(f"cannot keep {len(excluded)} card(s) out of the epoch {epoch} "
+                                 f"{COLOURS[colour]} deck: {players} players need {2 * players} of "
+                                 f"its {len(pool) + len(excluded & set(components.cards_of(epoch, colour, advanced)))} cards")
             decks[:, e, colour] = _shuffled(rng, pool, games, 2 * players)
     colonies = np.empty((games, COLONY_LEVELS, players), np.int16)
     for level in range(COLONY_LEVELS):

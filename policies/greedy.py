@@ -21,7 +21,7 @@ class Greedy(Policy):
     name = "greedy"
     description = ("Takes the option with the best immediate value in points, under weights for "
                    "tracks, coins, points and card colours. No lookahead.")
-    params = {"income": 1.0, "military": 0.8, "culture": 0.8, "food": 0.6, "coin": 0.35,
+    params = {"income": 1.0, "military": 0.8, "culture": 0.8, "food": 1.3, "coin": 0.35,
               "points": 1.0, "colours": (0.0, 0.0, 0.0, 0.0, 0.0)}
 
     def values(self, view):

@@ -2,7 +2,7 @@
 
 import typer
 
-from . import bench, components, play, verify
+from . import bench, components, play, policies, verify
 
 app = typer.Typer(
     help="Monte Carlo strategy analysis for the board game Hadara.",
@@ -11,6 +11,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 app.add_typer(components.app, name="components")
+app.add_typer(policies.app, name="policies")
 play.register(app)
 verify.register(app)
 bench.register(app)

@@ -72,6 +72,7 @@ def gain_card(s: BatchState, g, seat, card, ask):
     effect = c.card_effect[card]
     has = effect >= 0
     s.effects[g[has], seat[has], effect[has]] = True
+    s.effect_epoch[g[has], seat[has], effect[has]] = s.epoch_now
     for e, track in AFFINITY_TRACK.items():
         m = effect == e
         s.tracks[g[m], seat[m], track] += s.colour_count[g[m], seat[m], track]
@@ -97,6 +98,7 @@ def remove_card(s: BatchState, g, seat, card):
     effect = c.card_effect[card]
     has = effect >= 0
     s.effects[g[has], seat[has], effect[has]] = False
+    s.effect_epoch[g[has], seat[has], effect[has]] = 0
     for e, track in AFFINITY_TRACK.items():
         m = effect == e
         s.tracks[g[m], seat[m], track] -= s.colour_count[g[m], seat[m], track]

@@ -7,19 +7,22 @@ may differ from game to game (`seat_policy`).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from ..components import ComponentSet
 from ..constants import EPOCH_NAMES, EPOCHS, PICKS_PER_PHASE_B
 from ..deal import Deals
 from ..policy import Decision, View, check_choices
+from .cards import gain_card
 from .colonies import colony_step
 from .draft import draw_round, lay_out_decks, set_wheel
 from .feeding import feed_people
 from .income import collect_income
 from .medals import medal_step
 from .pick import pick_turn
-from .scoring import final_scores
+from .scoring import final_scores, score
 from .state import BatchState
 from .statues import statue_step
 
@@ -45,10 +48,24 @@ def extra_coins(initiative: np.ndarray) -> np.ndarray:
     return extra
 
 
-class BatchGame:
-    """Plays a batch of deals with one policy per seat (or a per-game seat-to-policy table)."""
+@dataclass
+class Grant:
+    """Give `card` (kept out of the decks) to one seat per game at the start of `epoch`."""
 
-    def __init__(self, deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None):
+    epoch: int
+    card: int
+    seat: np.ndarray  # (games,) seat that receives the card, -1 for none
+
+
+class BatchGame:
+    """Plays a batch of deals with one policy per seat (or a per-game seat-to-policy table).
+
+    Options for experiments: `sides` (games, P) fixes the setup sides instead of asking the
+    policies (an entry of -1 leaves that seat's choice to its policy); `grants` gives chosen cards to chosen seats at the start of an epoch.
+    """
+
+    def __init__(self, deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None,
+                 sides=None, grants=()):
         self.s = BatchState.new(deals, components)
         self.c = components
         self.policies = list(policies)
@@ -61,6 +78,9 @@ class BatchGame:
         self.recorder = recorder
         self.serial = np.zeros(len(deals), np.int32)
         self.firsts = first_players(deals.initiative)
+        self.sides = sides
+        self.grants = list(grants)
+        self.epoch_totals = np.zeros((len(deals), P, len(EPOCHS)), np.int64)  # running totals
 
     # --- the whole game -------------------------------------------------------------------
 
@@ -79,8 +99,15 @@ class BatchGame:
         g = np.arange(s.games)
         for seat in range(s.players):
             seats = np.full(s.games, seat)
-            s.side[:, seat] = (self.ask("side", g, seats, np.ones((s.games, 2), bool))
-                               if s.deals.advanced else 0)
+            if not s.deals.advanced:
+                s.side[:, seat] = 0
+            elif self.sides is not None:
+                s.side[:, seat] = self.sides[:, seat]
+                free = np.flatnonzero(self.sides[:, seat] < 0)  # -1: the seat's policy chooses
+                if len(free):
+                    s.side[free, seat] = self.ask("side", free, seats[free], np.ones((len(free), 2), bool))
+            else:
+                s.side[:, seat] = self.ask("side", g, seats, np.ones((s.games, 2), bool))
         card = s.initiative.astype(np.int64) - 1
         side = s.side.astype(np.int64)
         s.coins[:] = c.setup_coins[card, side] + extra_coins(s.initiative)
@@ -94,6 +121,10 @@ class BatchGame:
         s.epoch_now, s.phase_now, s.round_now = epoch, 0, 0
         lay_out_decks(s)
         s.first_player[:] = self.firsts[:, epoch - 1]
+        for grant in self.grants:
+            if grant.epoch == epoch:
+                g = np.flatnonzero(grant.seat >= 0)
+                gain_card(s, g, grant.seat[g], np.full(len(g), grant.card), self.ask)
         set_wheel(s, self.ask)
         self.record("wheel")
         for s.round_now in range(5):
@@ -111,6 +142,7 @@ class BatchGame:
         for k in range(s.players):
             medal_step(s, self.seat_in_turn(k), self.ask)
         self.record("medals")
+        self.epoch_totals[:, :, epoch - 1] = score(s)["total"]
 
     def steps_after_phase(self):
         """Income, then a colony step and a statue step, each from the first player clockwise."""
@@ -158,6 +190,6 @@ class BatchGame:
             self.recorder.state(label, self.s.snapshot())
 
 
-def play_batch(deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None):
+def play_batch(deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None, **options):
     """Play every game of `deals`; returns the final score pad as (games, P) arrays."""
-    return BatchGame(deals, components, policies, seat_policy, recorder).play()
+    return BatchGame(deals, components, policies, seat_policy, recorder, **options).play()

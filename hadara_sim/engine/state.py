@@ -32,6 +32,7 @@ class BatchState:
     location: np.ndarray          # (games, C) int8: where each card is (constants.LOC_*)
     colour_count: np.ndarray      # (games, P, 5) int16: owned cards per colour
     effects: np.ndarray           # (games, P, E) bool: purple effects owned
+    effect_epoch: np.ndarray      # (games, P, E) int8: epoch each owned effect was gained, 0 none
     tiles: np.ndarray             # (games, P, 4) int8: unused bonus tiles per track
     colonies: np.ndarray          # (games, P, 5) int8: per level 0 none, 1 plundered, 2 integrated
     colony_tile: np.ndarray       # (games, P, 5) int16: tile taken at each level, -1 none
@@ -56,6 +57,7 @@ class BatchState:
             tracks=np.zeros((G, P, 4), np.int16), location=np.full((G, C), LOC_BOX, np.int8),
             colour_count=np.zeros((G, P, 5), np.int16),
             effects=np.zeros((G, P, len(EFFECT_IDS)), bool),
+            effect_epoch=np.zeros((G, P, len(EFFECT_IDS)), np.int8),
             tiles=np.full((G, P, 4), components.tiles_per_colour, np.int8),
             colonies=np.zeros((G, P, COLONY_LEVELS), np.int8),
             colony_tile=np.full((G, P, COLONY_LEVELS), -1, np.int16),

@@ -1,0 +1,112 @@
+"""`hadara-sim policies`: list, show and rank the available policies."""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.progress import Progress
+from rich.table import Table
+
+from ..ladder import ladder as run_ladder
+from ..registry import PolicyNotFound, available_policies, resolve_policy
+from .common import COMPONENTS_OPTION, components_or_exit, console, fail
+
+app = typer.Typer(help="List, inspect and rank policies (built-ins, entry points, your own).",
+                  no_args_is_help=True)
+
+
+def _params(target) -> dict:
+    return dict(getattr(target, "params", {}) or {})
+
+
+@app.command("list")
+def list_():
+    """Every policy available by name, with its description and parameters."""
+    table = Table(title="Policies")
+    table.add_column("name")
+    table.add_column("description")
+    table.add_column("parameters (defaults)")
+    for name, target in sorted(available_policies().items()):
+        cls = target.load() if hasattr(target, "load") else target
+        params = ", ".join(f"{k}={v}" for k, v in _params(cls).items())
+        about = getattr(cls, "description", "") or inspect.getdoc(cls) or ""
+        table.add_row(name, about.split(". ")[0].rstrip(".") + ".", params)
+    console.print(table)
+    console.print("Use your own with --policy module:attr or --policy path/to/file.py:attr "
+                  "(see docs/policies.md).")
+
+
+@app.command()
+def show(name: str = typer.Argument(..., help="A policy name, module:attr or file.py:attr.")):
+    """One policy in full: description, plan and every parameter with its default."""
+    try:
+        cls = resolve_policy(name)
+    except PolicyNotFound as err:
+        fail(str(err))
+    console.print(f"[bold]{getattr(cls, 'name', name)}[/]")
+    console.print(getattr(cls, "description", ""))
+    doc = inspect.getdoc(cls)
+    if doc:
+        console.print(f"\n{doc}")
+    params = _params(cls)
+    if params:
+        table = Table(title="parameters")
+        table.add_column("name")
+        table.add_column("default", justify="right")
+        for k, v in params.items():
+            table.add_row(k, repr(v))
+        console.print(table)
+
+
+@app.command()
+def ladder(
+    games: int = typer.Option(1000, "--games", "-n", min=10, help="Games per pair and player count."),
+    players: list[int] = typer.Option([2, 3, 4], "--players", "-p", help="Player counts."),
+    policy: list[str] = typer.Option([], "--policy", help="Policies to rank (default: every built-in)."),
+    seed: int = typer.Option(0, "--seed", "-s"),
+    advanced: bool = typer.Option(False, "--advanced", help="Advanced game."),
+    quiet: bool = typer.Option(False, "--quiet", "-q"),
+    components: Optional[Path] = COMPONENTS_OPTION,
+):
+    """Each policy against each other on the same deals with seats rotated: the share of wins that
+    went to the row policy, with its 95% confidence interval (0.5 = even)."""
+    from policies import BUILTIN
+
+    c = components_or_exit(components)
+    names = policy or list(BUILTIN)
+    for name in names:
+        try:
+            resolve_policy(name)
+        except PolicyNotFound as err:
+            fail(str(err))
+    if any(not 2 <= p <= 5 for p in players):
+        fail("--players must be 2..5")
+    pairs = len(names) * (len(names) - 1) // 2 * len(players)
+    with Progress(console=console, disable=quiet, transient=True) as progress:
+        task = progress.add_task("playing", total=pairs)
+        frame = run_ladder(c, names, players, games, seed, advanced, lambda: progress.advance(task))
+    for p in players:
+        sub = frame.filter(frame["players"] == p)
+        table = Table(title=f"{p} players: row's share of the wins against column "
+                            f"({games} games per pair, 95% CI)")
+        table.add_column("")
+        for name in names:
+            table.add_column(name, justify="center")
+        table.add_column("mean", justify="right")
+        for a in names:
+            cells, rates = [], []
+            for b in names:
+                if a == b:
+                    cells.append("-")
+                    continue
+                row = sub.filter((sub["policy"] == a) & (sub["opponent"] == b)).row(0, named=True)
+                rates.append(row["win_rate"])
+                mark = "[green]" if row["ci_low"] > 0.5 else "[red]" if row["ci_high"] < 0.5 else ""
+                end = "[/]" if mark else ""
+                cells.append(f"{mark}{row['win_rate']:.2f} [{row['ci_low']:.2f}, {row['ci_high']:.2f}]{end}")
+            table.add_row(a, *cells, f"{sum(rates) / len(rates):.2f}")
+        console.print(table)
+    console.print("green: significantly above even, red: significantly below (95%).")

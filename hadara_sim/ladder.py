@@ -1,0 +1,66 @@
+"""Head-to-head strength of policies: win rates on the same deals with seats rotated."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import polars as pl
+from scipy import stats
+
+from .components import ComponentSet
+from .deal import make_deals
+from .engine.game import play_batch
+from .registry import make_policy
+
+
+def head_to_head_seats(games: int, players: int) -> np.ndarray:
+    """(games, P) 0 for policy A and 1 for policy B at each seat.
+
+    Seats alternate A, B, A, ... and the pattern and its mirror are rotated over the seats in turn,
+    so both policies sit in every seat equally often and hold half the seats on average.
+    """
+    patterns = []
+    for mirror in (0, 1):
+        base = (np.arange(players) + mirror) % 2
+        patterns += [np.roll(base, r) for r in range(players)]
+    patterns = np.array(patterns)
+    return patterns[np.arange(games) % len(patterns)]
+
+
+def win_rate(shares: np.ndarray) -> dict:
+    """Mean win share with its 95% confidence interval and the p-value against an even 0.5."""
+    test = stats.ttest_1samp(shares, 0.5)
+    ci = test.confidence_interval(0.95)
+    return {"win_rate": float(shares.mean()), "ci_low": float(ci.low), "ci_high": float(ci.high),
+            "p_value": float(test.pvalue)}
+
+
+def head_to_head(components: ComponentSet, a: str, b: str, players: int, games: int, seed: int = 0,
+                 advanced: bool = False, params: dict | None = None) -> dict:
+    """A against B: per game, the share of the win that went to A's seats."""
+    params = params or {}
+    deals = make_deals(components, players, games, seed=seed, advanced=advanced)
+    seats = head_to_head_seats(games, players)
+    policies = [make_policy(a, seed=seed, **params.get(a, {})), make_policy(b, seed=seed + 1, **params.get(b, {}))]
+    sheet = play_batch(deals, components, policies, seats)
+    shares = np.where(seats == 0, sheet["win_share"], 0.0).sum(axis=1)
+    a_scores = sheet["total"][seats == 0]
+    return {"players": players, "policy": a, "opponent": b, "games": games, **win_rate(shares),
+            "mean_score": float(a_scores.mean())}
+
+
+def ladder(components: ComponentSet, names: list[str], player_counts=(2, 3, 4), games: int = 1000,
+           seed: int = 0, advanced: bool = False, progress=None) -> pl.DataFrame:
+    """Every pair of policies head to head at each player count, on the same deals."""
+    rows = []
+    for players in player_counts:
+        for a, b in itertools.combinations(names, 2):
+            row = head_to_head(components, a, b, players, games, seed, advanced)
+            rows.append(row)
+            mirror = {**row, "policy": b, "opponent": a, "win_rate": 1 - row["win_rate"],
+                      "ci_low": 1 - row["ci_high"], "ci_high": 1 - row["ci_low"], "mean_score": None}
+            rows.append(mirror)
+            if progress:
+                progress()
+    return pl.DataFrame(rows, schema_overrides={"mean_score": pl.Float64})

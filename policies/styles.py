@@ -1,0 +1,91 @@
+"""The built-in playing styles: planners with their own weights and a few rules of their own."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hadara_sim.constants import CULTURE, MILITARY
+from hadara_sim.policy import Decision
+
+from .planner import Planner
+
+
+class Military(Planner):
+    name = "military"
+    description = ("Builds military early and takes a colony at every step it can, the highest level in "
+                   "reach; integrates when the expected back (mean of the level's unseen backs) is worth "
+                   "more than the plunder. Red cards and military tiles are preferred.")
+    params = {**Planner.params, "military": 1.8, "culture": 0.6, "colours": (0.0, 1.0, 0.0, 0.0, 0.0),
+              "colony_prize": 6.0, "statue_prize": 1.5}
+
+    def colony(self, d: Decision):
+        """Any colony beats none; among colonies, the planner's valuation decides."""
+        choice = super().colony(d)
+        taking = d.legal[:, 1:].any(axis=1)
+        fallback = d.legal[:, 1:].argmax(axis=1) + 1
+        return np.where((choice == 0) & taking, fallback, choice)
+
+
+class Culture(Planner):
+    name = "culture"
+    description = ("Drives culture to carve all four statues early, placing coloured tiles (culture "
+                   "first) while the tracks still pay and points-side tiles late in epoch III; blue "
+                   "cards and silver medals on culture are preferred.")
+    params = {**Planner.params, "culture": 1.8, "military": 0.6, "colours": (0.0, 0.0, 1.0, 0.0, 0.0),
+              "statue_prize": 6.0, "colony_prize": 1.5, "points_side_from": 3}
+
+    def medal(self, d: Decision):
+        """Silver medals go on culture when that tile is free."""
+        choice = super().medal(d)
+        culture_silver = 1 + CULTURE
+        prefer = (choice >= 1) & (choice <= 4) & d.legal[:, culture_silver]
+        return np.where(prefer, culture_silver, choice)
+
+
+class Economy(Planner):
+    name = "economy"
+    description = ("Invests in income first (yellow cards, income tiles and colony backs), sells freely "
+                   "early, and converts coins into points in epoch III: points-heavy cards, medals and "
+                   "statues bought with the money.")
+    params = {**Planner.params, "income": 1.6, "coin": 0.5, "colours": (1.0, 0.0, 0.0, 0.0, 0.0),
+              "points": 1.0}
+
+    def context(self, view):
+        """Points weigh more once income no longer compounds (epoch III)."""
+        ctx = super().context(view)
+        late = ctx.epoch == 3
+        ctx.track_value[:, MILITARY] *= np.where(late, 0.8, 1.0)
+        return ctx
+
+
+class Sets(Planner):
+    name = "sets"
+    description = ("Collects five-colour sets: values each card by whether it completes a set, buys both "
+                   "gold medals early while they are cheap, and prizes set_collector and gold_wildcard.")
+    params = {**Planner.params, "sets": 1.8, "gold_plan": 2, "colours": (0.0, 0.0, 0.0, 0.0, 0.5)}
+
+
+class Balanced(Planner):
+    name = "balanced"
+    description = ("The strongest all-rounder: the planner's full evaluation (lookahead to the next colony "
+                   "and statue requirement, expected colony backs, feeding risk, set value, medal timing, "
+                   "purple effects), and it specialises as the game unfolds: whichever of military and "
+                   "culture it leads in (against its rivals) gets the military or culture player's weights.")
+    params = {**Planner.params, "focus": 1.8, "unfocus": 0.6, "focus_prize": 6.0, "other_prize": 1.5}
+
+    def context(self, view):
+        ctx = super().context(view)
+        w = self.settings
+        tracks = view.tracks.astype(float)
+        me = view.player.astype(np.int64)
+        rows = np.arange(len(view))
+        # Lead over the strongest rival on each track: contested tracks are worth less to chase.
+        rivals = tracks.copy()
+        rivals[rows, me] = -np.inf
+        lead = ctx.tracks[:, [MILITARY, CULTURE]] - rivals[:, :, [MILITARY, CULTURE]].max(axis=1)
+        own_edge = ctx.tracks[:, MILITARY] - ctx.tracks[:, CULTURE]
+        military_first = (lead[:, 0] - lead[:, 1] + 0.5 * own_edge) >= 0
+        for track, first in ((MILITARY, military_first), (CULTURE, ~military_first)):
+            ctx.track_value[:, track] *= np.where(first, w["focus"], w["unfocus"])
+            ctx.prize[track] = np.where(first, w["focus_prize"], w["other_prize"])
+        return ctx

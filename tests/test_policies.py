@@ -1,0 +1,133 @@
+"""Policies: loading by name, module:attr, file path and entry point; every built-in plays legally."""
+
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from hadara_sim import load_components, make_deals
+from hadara_sim.cli import app
+from hadara_sim.engine.game import play_batch
+from hadara_sim.ladder import head_to_head, head_to_head_seats
+from hadara_sim.policy import VIEW_FIELDS
+from hadara_sim.reference import Game
+from hadara_sim.registry import PolicyNotFound, available_policies, make_policy
+from policies import BUILTIN
+
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def components():
+    return load_components()
+
+
+def test_builtins_are_available_by_name():
+    assert {"random", "greedy", "military", "culture", "economy", "sets", "balanced"} <= set(available_policies())
+    assert make_policy("balanced").name == "balanced"
+
+
+def test_module_attr_and_file_path_load_the_same_class():
+    assert type(make_policy("policies.greedy:Greedy")).__name__ == "Greedy"
+    plunderer = make_policy("docs/examples/plunderer.py:Plunderer", min_plunder=3)
+    assert plunderer.name == "plunderer" and plunderer.settings["min_plunder"] == 3
+
+
+def test_entry_point_policies_are_found(tmp_path, monkeypatch):
+    """An installed package registers a policy under the group hadara_sim.policies."""
+    (tmp_path / "my_bots.py").write_text(textwrap.dedent("""
+        from policies.greedy import Greedy
+        class Thrifty(Greedy):
+            name = "thrifty"
+            description = "Greedy with cheap coins."
+    """))
+    dist = tmp_path / "my_bots-0.1.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: my-bots\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text("[hadara_sim.policies]\nthrifty = my_bots:Thrifty\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert "thrifty" in available_policies()
+    assert make_policy("thrifty").name == "thrifty"
+    result = runner.invoke(app, ["policies", "list"])
+    assert result.exit_code == 0 and "thrifty" in result.output
+    sys.modules.pop("my_bots", None)
+
+
+def test_unknown_names_list_what_exists():
+    with pytest.raises(PolicyNotFound, match="Available: .*balanced.*greedy"):
+        make_policy("grredy")
+    with pytest.raises(PolicyNotFound, match="does not exist"):
+        make_policy("nowhere/file.py:Bot")
+    with pytest.raises(PolicyNotFound, match="has no attribute 'Nope'"):
+        make_policy("policies.greedy:Nope")
+    result = runner.invoke(app, ["play", "--policy", "grredy"])
+    assert result.exit_code == 2 and "unknown policy 'grredy'" in result.output
+
+
+def test_bad_parameters_list_the_known_ones():
+    with pytest.raises(ValueError, match=r"no parameter speed; its parameters: .*coin"):
+        make_policy("greedy", speed=3)
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+@pytest.mark.parametrize("advanced", [False, True], ids=["basic", "advanced"])
+def test_every_builtin_plays_every_player_count_legally(components, name, players, advanced):
+    """No illegal choice anywhere (an illegal one raises), sensible scores."""
+    deals = make_deals(components, players, 24, seed=players, advanced=advanced)
+    sheet = play_batch(deals, components, [make_policy(name, seed=1)] * players)
+    assert (sheet["total"] > 0).all()
+    assert np.allclose(sheet["win_share"].sum(axis=1), 1.0)
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+def test_every_builtin_plays_in_the_reference_engine(components, name):
+    deal = make_deals(components, 3, 1, seed=4, advanced=True)
+    sheet = Game(deal, components, [make_policy(name, seed=2)] * 3).play()
+    assert len(sheet) == 3
+
+
+@pytest.mark.parametrize("name", sorted(BUILTIN))
+def test_same_seed_same_play(components, name):
+    deals = make_deals(components, 4, 16, seed=3, advanced=True)
+    a = play_batch(deals, components, [make_policy(name, seed=5)] * 4)
+    b = play_batch(deals, components, [make_policy(name, seed=5)] * 4)
+    assert np.array_equal(a["total"], b["total"])
+
+
+def test_random_policy_seed_changes_its_play(components):
+    deals = make_deals(components, 4, 16, seed=3)
+    a = play_batch(deals, components, [make_policy("random", seed=1)] * 4)
+    b = play_batch(deals, components, [make_policy("random", seed=2)] * 4)
+    assert not np.array_equal(a["total"], b["total"])
+
+
+def test_greedy_beats_random_in_at_least_95_percent_of_two_player_games(components):
+    result = head_to_head(components, "greedy", "random", players=2, games=600, seed=1)
+    assert result["win_rate"] >= 0.95
+
+
+def test_head_to_head_rotation_gives_each_policy_every_seat_equally():
+    for players in (2, 3, 4, 5):
+        seats = head_to_head_seats(20 * players, players)
+        assert (seats == 0).mean() == pytest.approx(0.5)
+        assert np.allclose((seats == 0).mean(axis=0), 0.5)
+
+
+def test_policy_docs_describe_every_view_field():
+    text = open("docs/policies.md").read()
+    missing = [f for f in VIEW_FIELDS if f"`{f}`" not in text]
+    assert not missing
+
+
+def test_policies_cli_list_show_and_ladder():
+    assert "balanced" in runner.invoke(app, ["policies", "list"]).output
+    shown = runner.invoke(app, ["policies", "show", "military"])
+    assert shown.exit_code == 0 and "colony_prize" in shown.output
+    assert runner.invoke(app, ["policies", "show", "nosuch"]).exit_code == 2
+    ladder = runner.invoke(app, ["policies", "ladder", "--games", "20", "-p", "2", "--policy", "greedy",
+                                 "--policy", "random", "-q"])
+    assert ladder.exit_code == 0, ladder.output
+    assert "greedy" in ladder.output and "[" in ladder.output
