@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import actions as A
 from ..constants import COLONY_BOUNTY, COLONY_LEVELS, EFFECT_INDEX, MILITARY, REQUIREMENT_MAX_COINS
-from .requirements import actions_per_step, requirement_payment
+from .requirements import act_in_step, requirement_payment
 from .state import BatchState
 
 BOUNTY_EFFECT = EFFECT_INDEX["colony_bounty"]
@@ -48,14 +48,4 @@ def take_colony(s: BatchState, g, seat, option) -> np.ndarray:
 
 def colony_step(s: BatchState, seat: np.ndarray, ask):
     """One seat's colony step in every game."""
-    g = np.arange(s.games)
-    seat = seat[g]
-    budget = np.full(s.games, REQUIREMENT_MAX_COINS)
-    actions = actions_per_step(s, g, seat)
-    for k in range(2):
-        live = actions > k
-        g, seat, budget, actions = g[live], seat[live], budget[live], actions[live]
-        choice = ask("colony", g, seat, colony_options(s, g, seat, budget))
-        took = choice != A.NONE
-        g, seat, budget, actions = g[took], seat[took], budget[took], actions[took]
-        budget = budget - take_colony(s, g, seat, choice[took])
+    act_in_step(s, seat, ask, "colony", colony_options, take_colony)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..constants import EFFECT_INDEX, REQUIREMENT_CUT, REQUIREMENT_PRICE
+from .. import actions as A
+from ..constants import EFFECT_INDEX, REQUIREMENT_CUT, REQUIREMENT_MAX_COINS, REQUIREMENT_PRICE
 from .state import BatchState
 
 CUT_EFFECT = EFFECT_INDEX["requirement_cut"]
@@ -26,3 +27,19 @@ def requirement_payment(s: BatchState, g, seat, requirement, track: int, budget)
 def actions_per_step(s: BatchState, g, seat) -> np.ndarray:
     """How many colonies (statues) a player may take in one step: 2 with double_actions."""
     return 1 + s.effects[g, seat, DOUBLE_EFFECT]
+
+
+def act_in_step(s: BatchState, seat: np.ndarray, ask, kind: str, options, act):
+    """One seat's colony or statue step in every game: act once, or twice with double_actions,
+    both actions sharing the step's requirement_purchase budget; declining ends the step."""
+    g = np.arange(s.games)
+    seat = seat[g]
+    budget = np.full(s.games, REQUIREMENT_MAX_COINS)
+    actions = actions_per_step(s, g, seat)
+    for k in range(2):
+        live = actions > k
+        g, seat, budget, actions = g[live], seat[live], budget[live], actions[live]
+        choice = ask(kind, g, seat, options(s, g, seat, budget))
+        took = choice != A.NONE
+        g, seat, budget, actions = g[took], seat[took], budget[took], actions[took]
+        budget = budget - act(s, g, seat, choice[took])

@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import actions as A
 from ..constants import CULTURE, EFFECT_INDEX, PATRON_BONUS, REQUIREMENT_MAX_COINS, STATUES
-from .requirements import actions_per_step, requirement_payment
+from .requirements import act_in_step, requirement_payment
 from .state import BatchState
 
 PATRON_EFFECT = EFFECT_INDEX["statue_patron"]
@@ -45,14 +45,4 @@ def carve_statue(s: BatchState, g, seat, option) -> np.ndarray:
 
 def statue_step(s: BatchState, seat: np.ndarray, ask):
     """One seat's statue step in every game."""
-    g = np.arange(s.games)
-    seat = seat[g]
-    budget = np.full(s.games, REQUIREMENT_MAX_COINS)
-    actions = actions_per_step(s, g, seat)
-    for k in range(2):
-        live = actions > k
-        g, seat, budget, actions = g[live], seat[live], budget[live], actions[live]
-        choice = ask("statue", g, seat, statue_options(s, g, seat, budget))
-        took = choice != A.NONE
-        g, seat, budget, actions = g[took], seat[took], budget[took], actions[took]
-        budget = budget - carve_statue(s, g, seat, choice[took])
+    act_in_step(s, seat, ask, "statue", statue_options, carve_statue)
