@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import re
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -395,6 +396,17 @@ def _read_setup(path: Path, problems: list[Problem]) -> dict[tuple[int, str], Se
     return cards
 
 
+def toml_error_line(err: tomllib.TOMLDecodeError, text: str) -> int | None:
+    """The line of a TOML syntax error (Python < 3.14 has it only in the message)."""
+    line = getattr(err, "lineno", None)
+    if line is None:
+        found = re.search(r"line (\d+)", str(err))
+        line = int(found.group(1)) if found else None
+    if line is None and "end of document" in str(err):
+        line = text.count("\n") + (not text.endswith("\n"))
+    return line
+
+
 def _read_board(path: Path, problems: list[Problem]) -> dict:
     name = path.name
 
@@ -402,10 +414,10 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
         problems.append(Problem(name, line, field_, message))
 
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        line = getattr(err, "lineno", None)
-        report("toml", str(err), line)
+        report("toml", f"not valid TOML: {err}", toml_error_line(err, text))
         return {}
     except (OSError, UnicodeDecodeError) as err:
         report("file", f"cannot be read: {err}")

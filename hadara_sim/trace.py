@@ -96,6 +96,9 @@ class _Checker:
         want = {k: record[k] for k in got}
         if got != want:
             raise ReplayMismatch(f"after step {self.last_step}: decision differs\n trace:  {want}\n engine: {got}")
+        if record["choice"] not in record["options"]:
+            raise ReplayMismatch(f"after step {self.last_step}: the trace chose option {record['choice']} of "
+                                 f"'{decision.kind}', which is not among its legal options {record['options']}")
         return np.array([record["choice"]])
 
     def decision(self, kind, player, options, choice):

@@ -19,7 +19,7 @@ import numpy as np
 from hadara_sim import actions as A
 from hadara_sim.components import default_components_path
 from hadara_sim.constants import (
-    AFFINITY_TRACK, BONUS_TILE_CARD_VALUE, EFFECT_INDEX, LOC_OWNED, PATRON_BONUS, STATUES,
+    AFFINITY_TRACK, BONUS_TILE_CARD_VALUE, EFFECT_INDEX, LOC_OWNED, PATRON_BONUS,
 )
 from hadara_sim.deal import make_deals
 from hadara_sim.policy import Policy
@@ -223,4 +223,30 @@ def edit_csv(path: Path, row_id: str, column: str, value: str) -> int:
     raise KeyError(row_id)
 
 
-STATUE_COUNT = STATUES
+
+
+
+def pick(components, n: int = 1, epoch: int | None = 1, colour: int | None = None, food: int | None = None,
+         min_cost: int = 0, exclude=(), where=None) -> list[str]:
+    """Ids of `n` cards without an effect matching the filters (so tests do not depend on the
+    estimated values of the default set: expectations are computed from the chosen cards)."""
+    out = []
+    for c in components.cards:
+        if c.effect or c.id in exclude:
+            continue
+        if epoch is not None and c.epoch != epoch:
+            continue
+        if colour is not None and c.colour != colour:
+            continue
+        if food is not None and c.values[3] != food:
+            continue
+        if c.cost < min_cost or (where is not None and not where(c)):
+            continue
+        out.append(c.id)
+        if len(out) == n:
+            return out
+    raise LookupError(f"the component set has no {n} cards like that (found {out})")
+
+
+def values(components, key) -> list[int]:
+    return list(components.cards[card(components, key)].values)

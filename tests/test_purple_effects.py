@@ -1,14 +1,14 @@
 """The 18 purple effect cards (15 effects, 4 affinity cards) of RULINGS section 6, each on a
 hand-built state, and what their removal at feeding undoes."""
 
-import numpy as np
 import pytest
 
 from hadara_sim import actions as A
 from hadara_sim.constants import BLUE, EFFECTS, GREEN, LOC_REMOVED, LOC_SOLD, RED, YELLOW
 
 from helpers import (
-    CULTURE, FOOD, INCOME, MILITARY, card, colony_on_top, gain, give, new_game, scripted, set_tracks,
+    CULTURE, FOOD, INCOME, MILITARY, card, colony_on_top, gain, give, new_game, pick, scripted,
+    set_tracks,
 )
 
 
@@ -29,8 +29,7 @@ def feed_removing(game, seat, *keys):
 
 @pytest.mark.parametrize("effect", list(EFFECTS))
 def test_removed_effect_card_restores_state(components, effect):
-    """A purple card removed at feeding takes its effect with it: tracks, tiles, coins and every
-    score line are as before it was gained."""
+    """A purple card removed at feeding takes its effect with it: state as before it came."""
     game = new_game(components, players=2, epoch=3)
     p = game.seats[0]
     gain(game, 0, "I-Y-01", "I-Y-02", "I-R-01", "I-B-01", "II-B-03", "I-R-03")  # no green card
@@ -131,8 +130,7 @@ AFFINITY = [  # effect, colour / track, two cards of that colour, a later one
 
 @pytest.mark.parametrize("effect,colour,owned,later", AFFINITY)
 def test_affinity(advanced_game, components, effect, colour, owned, later):
-    """affinity: +1 on the track per owned card of the matching colour, now and for each later
-    one; removing a matching card or the affinity card undoes it."""
+    """affinity: +1 per matching card now and later; removing either card undoes it."""
     game, t = advanced_game, colour
     p = game.seats[0]
     gain(game, 0, *owned, "I-P-07")  # a purple value card does not count
@@ -157,23 +155,23 @@ def test_affinity(advanced_game, components, effect, colour, owned, later):
 
 @pytest.mark.parametrize("effect,colour,owned,later", AFFINITY)
 def test_affinity_removed_at_feeding(advanced_game, components, effect, colour, owned, later):
-    """The affinity card removed at feeding takes its +1 per matching card with it (for food this
-    lowers food and forces two more removals)."""
+    """affinity removed at feeding loses +1 per matching card (food: forces 2 more removals)."""
     game, t = advanced_game, colour
     p = game.seats[0]
     gain(game, 0, *owned)
     base = list(p.tracks)
-    gain(game, 0, effect, "I-P-07")
-    set_tracks(p, food=len(p.cards) - 1)  # 4 cards, food 3: one card must go
-    food = p.tracks[FOOD]
-    extra = ("I-P-07", owned[0]) if t == FOOD else ()
-    feed_removing(game, 0, effect, *extra)
+    fillers = pick(components, 2, colour=YELLOW if colour == RED else RED, food=0)  # not matching
+    gain(game, 0, effect, *fillers)
+    assert p.tracks[t] == base[t] + 2 + sum(components.cards[card(components, f)].values[t] for f in fillers)
+    set_tracks(p, food=4)  # 5 cards, food 4: one card must go
+    feed_removing(game, 0, effect, *(fillers if t == FOOD else ()))
     assert not has(game, 0, effect)
-    if t == FOOD:  # food 3 - 2 = 1 with 3 cards: remove two more
-        assert len(p.cards) == 1 and p.tracks[FOOD] == food - 2 - components.cards[card(components, owned[0])].values[FOOD]
+    if t == FOOD:
+        assert [a[2]["feed_need"] for a in scripted(game).asked] == [1, 2, 1]
+        assert p.tracks[FOOD] == 2 and len(p.cards) == 2
     else:
-        assert p.tracks[t] == base[t] + components.cards[card(components, "I-P-07")].values[t]
-        assert len(p.cards) == 3
+        assert p.tracks[t] == base[t] + sum(components.cards[card(components, f)].values[t] for f in fillers)
+        assert len(p.cards) == 4
 
 
 # --- epoch II ---------------------------------------------------------------------------------
@@ -286,9 +284,6 @@ def test_feed_with_coins_at_most_six(advanced_game, components):
     asked = scripted(game).asked
     assert [pay in legal for _, legal, _ in asked] == [True] * 6 + [False, False]
     assert p.coins == 88 and len(p.cards) == 8
-    # The limit is per feeding step: the next feeding may pay again.
-    game.feed_people(p)
-    assert len(asked) == 8  # 8 cards, food 2 + 6 paid is not carried over ...
 
 
 def test_feed_with_coins_limit_is_per_feeding(advanced_game, components):
@@ -381,14 +376,14 @@ def test_income_diversity_removed(advanced_game):
 
 
 def test_statue_patron(advanced_game, components):
-    """statue_patron: +2 on the track of every coloured statue already carved and carved later,
-    +2 points per points-side statue; removal undoes all of it."""
+    """statue_patron: +2 per coloured statue (now and later), +2 points per points side; undone on removal."""
     game = advanced_game
     game.epoch = 2
     p = game.seats[0]
     set_tracks(p, culture=40)
     game.carve_statue(p, A.statue_option(0, MILITARY, A.COLOURED))
     game.carve_statue(p, A.statue_option(1, INCOME, A.POINTS_SIDE))
+    gain(game, 0, "I-Y-01")
     tracks = list(p.tracks)
     statues = game.score(p)["statues"]
     gain(game, 0, "statue_patron")
@@ -398,11 +393,12 @@ def test_statue_patron(advanced_game, components):
     assert p.tracks[CULTURE] == tracks[CULTURE] + 4 + 2
     game.carve_statue(p, A.statue_option(3, FOOD, A.POINTS_SIDE))
     assert game.score(p)["patron_points"] == 4
-    set_tracks(p, food=0)
+    set_tracks(p, food=1)  # 2 cards: one must go
     feed_removing(game, 0, "statue_patron")
-    assert p.tracks == [tracks[0], tracks[1], tracks[2] + 4, 0]
+    assert p.tracks == [tracks[0], tracks[1], tracks[2] + 4, 1]
     assert game.score(p)["patron_points"] == 0
-    assert game.score(p)["statues"] == int(components.statue_points.sum()) + 3 + 5  # points sides
+    assert game.score(p)["statues"] == int(components.statue_points.sum() + components.statue_bonus[1]
+                                           + components.statue_bonus[3])  # the points sides
 
 
 # --- epoch III --------------------------------------------------------------------------------
@@ -437,8 +433,7 @@ def test_set_collector(game, components):
 
 
 def test_gold_wildcard(game, components):
-    """gold_wildcard: colours 2,2,2,1,2 and 1 gold medal score 2 sets for gold; set_collector
-    still counts 1 set."""
+    """gold_wildcard: colours 2,2,2,1,2 with 1 gold score 2 sets for gold; set_collector counts 1."""
     p = game.seats[0]
     give(game, 0, "I-Y-01", "I-Y-02", "I-R-01", "I-R-02", "I-B-01", "I-B-02", "I-G-01",
          "gold_wildcard", "set_collector")
@@ -501,18 +496,18 @@ def test_double_actions_two_statues(advanced_game):
 
 
 def test_requirement_cut(advanced_game, components):
-    """requirement_cut: colony and statue requirements are 4 lower (military 4 reaches 8, culture
-    8 reaches 12)."""
+    """requirement_cut: colony and statue requirements are 4 lower (culture 8 reaches statue 12)."""
     game = advanced_game
     p = game.seats[0]
-    set_tracks(p, military=4, culture=8)
+    level2 = int(components.level_requirement[1])
+    set_tracks(p, military=level2 - 4, culture=8)
     assert not game.colony_options(p, 30)[A.colony_option(1, A.PLUNDER)]
     assert not game.statue_options(p, 30)[A.statue_option(1, FOOD, A.COLOURED)]
     gain(game, 0, "requirement_cut")
     assert game.colony_options(p, 30)[A.colony_option(1, A.PLUNDER)]
     assert game.statue_options(p, 30)[A.statue_option(1, FOOD, A.COLOURED)]
-    assert not game.statue_options(p, 30)[A.statue_option(2, FOOD, A.COLOURED)]
-    set_tracks(p, military=3)
+    assert not game.statue_options(p, 30)[A.statue_option(2, FOOD, A.COLOURED)]  # 20 - 4 > 8
+    set_tracks(p, military=level2 - 5)
     assert not game.colony_options(p, 30)[A.colony_option(1, A.PLUNDER)]
 
 
@@ -530,30 +525,43 @@ def test_requirement_purchase_rulebook_example(advanced_game):
     assert p.coins == 10 - 3 + 5
 
 
-def test_requirement_purchase_limits(advanced_game):
+def test_requirement_purchase_limits(advanced_game, components):
     """requirement_purchase: at most 30 coins (10 points) per step, and only with the coins."""
     game = advanced_game
     p = game.seats[0]
     gain(game, 0, "requirement_purchase")
     p.coins = 100
-    set_tracks(p, military=5, culture=10)      # lacks 10 for level 3, 11 for statue 3
-    assert game.colony_options(p, 30)[A.colony_option(2, A.PLUNDER)]
-    assert not game.colony_options(p, 30)[A.colony_option(3, A.PLUNDER)]   # lacks 16
-    assert game.statue_options(p, 30)[A.statue_option(1, FOOD, A.COLOURED)]  # lacks 2
-    assert not game.statue_options(p, 30)[A.statue_option(2, FOOD, A.COLOURED)]  # lacks 10 ... 30 ok
+    set_tracks(p, military=5, culture=10)
+    assert game.colony_options(p, 30)[A.colony_option(2, A.PLUNDER)]          # 15: lacks 10, 30 coins
+    assert game.statue_options(p, 30)[A.statue_option(2, FOOD, A.COLOURED)]   # 20: lacks 10
+    assert not game.statue_options(p, 30)[A.statue_option(3, FOOD, A.COLOURED)]  # 30: lacks 20
+    set_tracks(p, military=4)
+    assert not game.colony_options(p, 30)[A.colony_option(2, A.PLUNDER)]      # lacks 11: 33 coins
     set_tracks(p, culture=11)
     p.coins = 2
     assert not game.statue_options(p, 30)[A.statue_option(1, FOOD, A.COLOURED)]  # 3 coins needed
     p.coins = 3
-    colony_on_top(game, "C2-3")   # integrate costs 3: with the requirement paid nothing is left
-    set_tracks(p, military=7)
+    assert game.statue_options(p, 30)[A.statue_option(1, FOOD, A.COLOURED)]
+
+
+def test_requirement_purchase_and_integration(advanced_game, components):
+    """requirement_purchase: integrating needs the requirement coins plus the integration cost."""
+    game = advanced_game
+    p = game.seats[0]
+    gain(game, 0, "requirement_purchase")
+    colony_on_top(game, "C2-1")
+    set_tracks(p, military=int(components.level_requirement[1]) - 1)  # lacks 1: 3 coins
+    p.coins = 3
     legal = game.colony_options(p, 30)
     assert legal[A.colony_option(1, A.PLUNDER)] and not legal[A.colony_option(1, A.INTEGRATE)]
+    p.coins = 4
+    scripted(game).add(("colony", A.colony_option(1, A.INTEGRATE)))
+    game.colony_step(p)
+    assert p.coins == 0 and p.colonies[1][1] is True
 
 
 def test_requirement_purchase_budget_per_step(advanced_game):
-    """requirement_purchase: the 30 coins are per step: a second colony in the same step has only
-    what is left, while the statue step has its own 30."""
+    """requirement_purchase: 30 coins per step, shared by two colonies, new for the statue step."""
     game = advanced_game
     p = game.seats[0]
     gain(game, 0, "requirement_purchase", "double_actions")
@@ -562,12 +570,15 @@ def test_requirement_purchase_budget_per_step(advanced_game):
     scripted(game).add(("colony", A.colony_option(2, A.PLUNDER)), ("colony", A.NONE))
     game.colony_step(p)  # 10 missing points: 30 coins
     second = scripted(game).asked[1][1]
-    assert A.colony_option(1, A.PLUNDER) not in second  # level 2 lacks 3 more: 9 > 0 left
-    assert A.colony_option(0, A.PLUNDER) in second      # level 1 needs nothing
+    level2 = int(game.c.level_requirement[1])
+    assert (A.colony_option(1, A.PLUNDER) in second) == (level2 <= 5)  # nothing left to pay with
+    assert A.colony_option(0, A.PLUNDER) in second                     # level 1 (3) needs nothing
     tile = p.colonies[2][0]
     assert p.coins == 100 - 30 + int(game.c.colony_plunder[tile])
     coins = p.coins
     scripted(game).add(("statue", A.statue_option(2, FOOD, A.COLOURED)), ("statue", A.NONE))
     game.statue_step(p)  # statue 20 lacks 10: 30 coins again, in a new step
     assert p.coins == coins - 30
-    assert A.statue_option(1, FOOD, A.COLOURED) not in scripted(game).asked[-1][1]  # 12 lacks ... paid up
+    second = scripted(game).asked[-1][1]
+    assert A.statue_option(1, FOOD, A.COLOURED) not in second  # statue 12 lacks 2: 6 > 0 left
+    assert A.statue_option(0, FOOD, A.COLOURED) in second      # statue 6 needs nothing
