@@ -1,7 +1,6 @@
 """The `hadara-sim` command line: help everywhere, `play` for every table size and game kind,
 traces that replay, and clean failures (exit 2, the file, line and field, no traceback) on bad input."""
 
-import sys
 
 import pytest
 import typer.main
