@@ -67,6 +67,16 @@ class View:
         raise AttributeError(f"a policy cannot see {name!r}; visible fields: "
                              f"{', '.join([*VIEW_FIELDS, *PRIVATE_FIELDS])}")
 
+    def own(self, name: str) -> np.ndarray:
+        """The acting player's row of a (games, P, ...) field, gathered in one step."""
+        key = ("own", name)
+        if key not in self.__dict__:
+            if name not in VIEW_FIELDS:
+                getattr(self, name)  # raises the helpful AttributeError
+            games = self._idx if not isinstance(self._idx, slice) else np.arange(len(self.player))
+            self.__dict__[key] = getattr(self._source, name)[games, self.player]
+        return self.__dict__[key]
+
     def __len__(self) -> int:
         return len(self.player)
 

@@ -10,7 +10,7 @@ from hadara_sim.policy import View
 
 def own(view: View, field: str) -> np.ndarray:
     """The acting player's row of a (games, P, ...) field."""
-    return getattr(view, field)[np.arange(len(view)), view.player]
+    return view.own(field)
 
 
 def price(view: View, cards: np.ndarray) -> np.ndarray:

@@ -10,6 +10,8 @@ different weights and a few rules of their own.
 
 from __future__ import annotations
 
+from functools import cached_property
+
 import numpy as np
 
 from hadara_sim import actions as A
@@ -27,33 +29,42 @@ _EFFECT_TABLE = np.array([EFFECT_VALUE[e] for e in EFFECT_INDEX] + [0.0])  # ind
 
 
 class Context:
-    """What the planner derives once per decision about the acting player, (games, ...) arrays."""
+    """What the planner derives about the acting player, (games, ...) arrays computed on first use."""
 
     def __init__(self, view, w: dict):
-        c = view.components
-        self.view, self.c, self.w = view, c, w
+        self.view, self.c, self.w = view, view.components, w
         self.n = len(view)
         self.epoch = view.epoch.astype(np.int64)
         self.phase = view.phase.astype(np.int64)
-        self.tracks = own(view, "tracks").astype(np.float64)
-        self.coins = own(view, "coins").astype(np.float64)
-        self.counts = own(view, "colour_count").astype(np.int64)
-        self.effects = own(view, "effects")
-        self.tiles = own(view, "tiles").astype(np.int64)
-        self.statues = own(view, "statues").astype(np.int64)
-        self.silver = own(view, "silver").astype(np.int64)
-        self.gold = own(view, "gold").astype(np.int64)
-        self.colonies = own(view, "colonies").astype(np.int64)
-        # Steps still to come after this decision (the current phase's steps included).
+        # Steps still to come after this decision (the current phase's steps included); a colony
+        # and a statue step follow each income step.
         self.income_left = 2 * (3 - self.epoch) + np.where(self.phase == 0, 2, 1)
-        self.steps_left = self.income_left  # colony and statue steps follow each income step
+        self.steps_left = self.income_left
         self.feeds_left = 3 - self.epoch + 1
-        frac = self.income_left / 6.0
-        self.coin = w["coin_end"] + (w["coin"] - w["coin_end"]) * frac
-        self.track_value = self._track_values()
-        self.set_value = self._set_values()
-        # Points a card is worth for reaching the next colony / statue requirement in time.
-        self.prize = {MILITARY: np.full(self.n, w["colony_prize"]), CULTURE: np.full(self.n, w["statue_prize"])}
+        self.coin = w["coin_end"] + (w["coin"] - w["coin_end"]) * self.income_left / 6.0
+
+    tracks = cached_property(lambda self: self.view.own("tracks").astype(np.float64))
+    coins = cached_property(lambda self: self.view.own("coins").astype(np.float64))
+    counts = cached_property(lambda self: self.view.own("colour_count").astype(np.int64))
+    effects = cached_property(lambda self: self.view.own("effects"))
+    tiles = cached_property(lambda self: self.view.own("tiles").astype(np.int64))
+    statues = cached_property(lambda self: self.view.own("statues").astype(np.int64))
+    silver = cached_property(lambda self: self.view.own("silver").astype(np.int64))
+    gold = cached_property(lambda self: self.view.own("gold").astype(np.int64))
+    colonies = cached_property(lambda self: self.view.own("colonies").astype(np.int64))
+
+    @cached_property
+    def track_value(self) -> np.ndarray:
+        return self._track_values()
+
+    @cached_property
+    def set_value(self) -> np.ndarray:
+        return self._set_values()
+
+    @cached_property
+    def prize(self) -> dict:
+        """Points a card is worth for reaching the next colony / statue requirement in time."""
+        return {MILITARY: np.full(self.n, self.w["colony_prize"]), CULTURE: np.full(self.n, self.w["statue_prize"])}
 
     def has(self, effect: str) -> np.ndarray:
         return self.effects[:, _E[effect]]
@@ -68,10 +79,7 @@ class Context:
         tv[:, CULTURE] = w["culture"] * active
         slack = self.tracks[:, FOOD] - self.counts.sum(axis=1)
         tv[:, FOOD] = w["food"] * np.where(slack <= 1, 1.0, 0.35) * (self.feeds_left > 0)
-        silver_on = np.zeros((self.n, 4))
-        for slot in range(2):
-            t = self.silver[:, slot]
-            np.add.at(silver_on, (np.flatnonzero(t >= 0), t[t >= 0]), 1.0)
+        silver_on = (self.silver[:, :, None] == np.arange(4)).sum(axis=1).astype(np.float64)
         full = self.has("silver_full")
         tv += np.where(full[:, None], 1.0, 0.5) * np.minimum(silver_on, 1) + 0.5 * np.maximum(silver_on - 1, 0)
         return tv
@@ -124,6 +132,13 @@ class Context:
 
     def next_requirement(self, track: int) -> np.ndarray:
         """The lowest requirement still open on a track (colony levels or statues), inf if none."""
+        return self._next_requirements[track]
+
+    @cached_property
+    def _next_requirements(self) -> dict:
+        return {MILITARY: self._open_requirement(MILITARY), CULTURE: self._open_requirement(CULTURE)}
+
+    def _open_requirement(self, track: int) -> np.ndarray:
         c = self.c
         cut = REQUIREMENT_CUT * self.has("requirement_cut")
         if track == MILITARY:
@@ -160,18 +175,20 @@ class Planner(Policy):
 
     # --- cards ------------------------------------------------------------------------------
 
-    def _buy_sell_values(self, ctx: Context, cards: np.ndarray, legal_buy: np.ndarray) -> np.ndarray:
-        buy = ctx.card_values(cards) - ctx.coin[:, None] * price(ctx.view, cards)
+    def _buy_sell_values(self, ctx: Context, cards: np.ndarray, legal_buy: np.ndarray, worth=None) -> np.ndarray:
+        worth = ctx.card_values(cards) if worth is None else worth
+        buy = worth - ctx.coin[:, None] * price(ctx.view, cards)
         sell = np.broadcast_to((ctx.coin * sell_value(ctx.view))[:, None], buy.shape)
         return np.stack([np.where(legal_buy, buy, -np.inf), sell], axis=2)
 
     def draw(self, d: Decision):
         ctx = self.context(d.view)
         hand = d.view.hand.astype(np.int64)
-        kept = hand[:, ::-1]
-        values = self._buy_sell_values(ctx, kept, d.legal[:, [0, 2]]).reshape(len(d), 4)
+        worth = ctx.card_values(hand)
+        kept = hand[:, ::-1]  # option "discard card 0" keeps card 1
+        values = self._buy_sell_values(ctx, kept, d.legal[:, [0, 2]], worth[:, ::-1]).reshape(len(d), 4)
         # The discarded card feeds phase B for everyone: keep the better one, all else equal.
-        values -= 0.05 * np.repeat(ctx.card_values(hand), 2, axis=1)
+        values -= 0.05 * np.repeat(worth, 2, axis=1)
         return best(values, d.legal)
 
     def pick(self, d: Decision):
