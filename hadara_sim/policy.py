@@ -67,14 +67,15 @@ class View:
         raise AttributeError(f"a policy cannot see {name!r}; visible fields: "
                              f"{', '.join([*VIEW_FIELDS, *PRIVATE_FIELDS])}")
 
-    def own(self, name: str) -> np.ndarray:
-        """The acting player's row of a (games, P, ...) field, gathered in one step."""
-        key = ("own", name)
+    def own(self, name: str, *index) -> np.ndarray:
+        """The acting player's row of a (games, P, ...) field, gathered in one step; `index`
+        picks within the row (`view.own("effects", k)` is the (games,) column of effect k)."""
+        key = ("own", name, *index)
         if key not in self.__dict__:
             if name not in VIEW_FIELDS:
                 getattr(self, name)  # raises the helpful AttributeError
             games = self._idx if not isinstance(self._idx, slice) else np.arange(len(self.player))
-            self.__dict__[key] = getattr(self._source, name)[games, self.player]
+            self.__dict__[key] = getattr(self._source, name)[(games, self.player, *index)]
         return self.__dict__[key]
 
     def __len__(self) -> int:

@@ -77,7 +77,7 @@ def card_value(view: View, cards: np.ndarray, table: np.ndarray) -> np.ndarray:
 def sell_value(view: View) -> np.ndarray:
     """Coins for selling a card now (games,)."""
     sell = np.asarray(view.components.sell)[view.epoch.astype(np.int64) - 1]
-    bonus = own(view, "effects")[:, EFFECT_INDEX["sell_bonus"]]
+    bonus = view.own("effects", EFFECT_INDEX["sell_bonus"])
     return sell + bonus
 
 

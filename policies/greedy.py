@@ -83,7 +83,7 @@ class Greedy(Policy):
         w = self.settings
         tw = track_weights(v, w)
         front = v.colony_front.astype(float)
-        bounty = COLONY_BOUNTY * own(v, "effects")[:, EFFECT_INDEX["colony_bounty"]]
+        bounty = COLONY_BOUNTY * v.own("effects", EFFECT_INDEX["colony_bounty"])
         levels = np.arange(5)
         mean_back = np.array([c.colony_back_values[c.colony_level == lv].mean(0) for lv in levels])
         mean_back_points = np.array([c.colony_back_points[c.colony_level == lv].mean() for lv in levels])
@@ -121,7 +121,7 @@ class Greedy(Policy):
         c = v.components
         w = self.settings
         epoch = v.epoch.astype(np.int64)
-        discount = own(v, "effects")[:, EFFECT_INDEX["medal_discount"]]
+        discount = v.own("effects", EFFECT_INDEX["medal_discount"])
         silver_price = np.where(discount & (epoch > 1),
                                 np.array([0, 0, MEDAL_DISCOUNT_SILVER[2], MEDAL_DISCOUNT_SILVER[3]])[epoch],
                                 np.asarray(c.silver_price)[epoch - 1])

@@ -46,7 +46,6 @@ class Context:
     tracks = cached_property(lambda self: self.view.own("tracks").astype(np.float64))
     coins = cached_property(lambda self: self.view.own("coins").astype(np.float64))
     counts = cached_property(lambda self: self.view.own("colour_count").astype(np.int64))
-    effects = cached_property(lambda self: self.view.own("effects"))
     tiles = cached_property(lambda self: self.view.own("tiles").astype(np.int64))
     statues = cached_property(lambda self: self.view.own("statues").astype(np.int64))
     silver = cached_property(lambda self: self.view.own("silver").astype(np.int64))
@@ -67,7 +66,7 @@ class Context:
         return {MILITARY: np.full(self.n, self.w["colony_prize"]), CULTURE: np.full(self.n, self.w["statue_prize"])}
 
     def has(self, effect: str) -> np.ndarray:
-        return self.effects[:, _E[effect]]
+        return self.view.own("effects", _E[effect])
 
     def _track_values(self) -> np.ndarray:
         """Points from one more step on each track, (games, 4)."""

@@ -5,7 +5,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import actions as A
-from ..constants import COLOURS
 from .cards import buy_or_sell, can_buy
 from .state import BatchState
 
@@ -20,11 +19,10 @@ def pick_turn(s: BatchState, seat: np.ndarray, ask):
     """Take the top card of a non-empty pile, then buy or sell it."""
     g = np.arange(s.games)
     tops = pile_tops(s)
-    legal = np.zeros((s.games, 10), bool)
-    for colour in range(len(COLOURS)):
-        filled = s.pile_size[:, colour] > 0
-        legal[:, A.pick_option(colour, A.BUY)] = filled & can_buy(s, g, seat, tops[:, colour])
-        legal[:, A.pick_option(colour, A.SELL)] = filled
+    filled = s.pile_size > 0
+    legal = np.empty((s.games, 10), bool)
+    legal[:, A.pick_option(0, A.BUY)::2] = filled & can_buy(s, g[:, None], seat[:, None], tops)
+    legal[:, A.pick_option(0, A.SELL)::2] = filled
     colour, action = np.divmod(ask("pick", g, seat, legal), 2)
     card = tops[g, colour]
     s.pile_size[g, colour] -= 1
