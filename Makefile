@@ -12,8 +12,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/pip install --quiet -e '.[test]'
 	touch $(STAMP)
 
+# 20,000 games of the default scenario into results/default (resumed if interrupted; nothing is
+# replayed when it is already complete), then a win-rate table with sample sizes.
 demo: $(STAMP)
-	$(BIN)/hadara-sim play --players 4 --seed 1
+	$(BIN)/hadara-sim simulate scenarios/default.toml --games 20000 --out results/default
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

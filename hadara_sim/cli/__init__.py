@@ -3,6 +3,7 @@
 import typer
 
 from . import bench, components, play, policies, verify
+from . import simulate as simulate_cli
 
 app = typer.Typer(
     help="Monte Carlo strategy analysis for the board game Hadara.",
@@ -15,6 +16,7 @@ app.add_typer(policies.app, name="policies")
 play.register(app)
 verify.register(app)
 bench.register(app)
+simulate_cli.register(app)
 
 
 def main():

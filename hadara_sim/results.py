@@ -1,0 +1,357 @@
+"""The results of a batch run: one row per game and seat, with a fixed schema.
+
+`COLUMNS` defines every column once (name, Arrow type, meaning); `SCHEMA` is the pyarrow schema
+built from it and docs/results.md documents it column by column (a test keeps the two equal).
+Column names and types only change together with `SCHEMA_VERSION`, which every results directory
+records in `metadata.json` and in each Parquet file.
+
+A results directory holds `metadata.json` and one `part-cCCCC-kKKKKK.parquet` file per chunk
+(combination CCCC, chunk KKKKK). `load_results(path)` reads one back as a polars DataFrame.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from .constants import COLOURS, EFFECT_IDS, EPOCHS, STATUES, TRACKS
+
+SCHEMA_VERSION = 1
+METADATA_FILE = "metadata.json"
+PART_GLOB = "part-*.parquet"
+SCHEMA_KEY = b"hadara_sim.schema_version"
+
+SHEET_COLUMNS = ("colonies", "statues", "silver", "gold", "cards", "coins")
+EXTRA_POINTS = ("patron_points", "silver_full_points", "set_collector_points", "wildcard_points")
+
+_COLUMNS = [
+    ("game", pa.int64(), "Deal number, 0-based. The same number is the same deal in every combination "
+                         "of the run (common random numbers): pair control and treatment on it."),
+    ("seat", pa.int8(), "Seat 0..players-1, clockwise."),
+    ("players", pa.int8(), "Player count of the game."),
+    ("advanced", pa.bool_(), "Game kind: true = advanced game (B sides, starred purple cards), false = basic."),
+    ("combo", pa.int32(), "Index of the combination (sweep cell, setup grid cell, seat permutation) "
+                          "in metadata.json `combinations`."),
+    ("sweep", pa.string(), "The swept keys of the combination and their values as a JSON object "
+                           "(`{}` without a sweep); `load_results` also spreads them into `sweep_*` columns."),
+    ("policy", pa.string(), "Policy playing the seat, as named in the scenario (registry name or spec)."),
+    ("policy_label", pa.string(), "Label of the policy entry (scenario `label`, or the name plus "
+                                  "the given parameters), to tell apart one policy with two settings."),
+    ("policy_params", pa.string(), "The policy's full parameters (defaults included) as a JSON object."),
+    ("policy_index", pa.int8(), "Index of the policy in the scenario's policy list."),
+    ("setup_card", pa.int8(), "Initiative 1..5 of the seat's setup card."),
+    ("setup_side", pa.string(), "Side of the setup card played: \"A\" or \"B\"."),
+    ("colour_order", pa.string(), "Deck colours around the board, clockwise from position 0, as "
+                                  "initials (Y yellow, R red, B blue, G green, P purple), e.g. \"RYPGB\"."),
+    *[(f"first_player_epoch{e}", pa.bool_(), f"The seat was first player in epoch {e}.") for e in EPOCHS],
+    ("granted", pa.string(), "Card ids granted to this seat by the scenario, comma-separated; null for none."),
+    ("granted_epoch", pa.int8(), "Epoch at whose start the (first) granted card arrived; 0 for none."),
+    *[(t, pa.int16(), f"Final {t} track.") for t in TRACKS],
+    ("coins_held", pa.int16(), "Coins held at the end of the game (before converting to points)."),
+    ("colonies", pa.int16(), "Score sheet: points from colonies."),
+    ("statues", pa.int16(), "Score sheet: points from statues (points-side tiles and statue_patron included)."),
+    ("silver", pa.int16(), "Score sheet: points from silver medals (silver_full included)."),
+    ("gold", pa.int16(), "Score sheet: points from gold medals (set_collector and gold_wildcard included)."),
+    ("cards", pa.int16(), "Score sheet: points printed on owned cards."),
+    ("coins", pa.int16(), "Score sheet: points from coins, floor(coins_held / 5)."),
+    ("total", pa.int16(), "Final score: the sum of the six score sheet lines."),
+    ("leftover_coins", pa.int8(), "coins_held mod 5: the first tie-breaker."),
+    ("patron_points", pa.int16(), "Part of `statues` due to statue_patron."),
+    ("silver_full_points", pa.int16(), "Part of `silver` due to silver_full."),
+    ("set_collector_points", pa.int16(), "Part of `gold` due to set_collector."),
+    ("wildcard_points", pa.int16(), "Part of `gold` due to gold_wildcard."),
+    *[(f"total_epoch{e}", pa.int16(), f"Running total (as if the game ended) at the end of epoch {e}; "
+                                      "total_epoch3 equals total.") for e in EPOCHS],
+    ("rank", pa.int8(), "1 = best; by total, then leftover coins; tied seats share the better rank."),
+    ("win_share", pa.float64(), "1 for a sole winner, 1/k for each of k tied winners, else 0; sums to 1 per game."),
+    *[(f"cards_{c}", pa.int8(), f"{c.capitalize()} cards owned at the end (granted cards included).")
+      for c in COLOURS],
+    *[(f"effect_{e}", pa.int8(), f"Epoch (1-3) in which the seat gained the `{e}` purple effect, if it "
+                                 "still owns it at the end; 0 = not owned.") for e in EFFECT_IDS],
+    *[(f"colony_level{k}", pa.int8(), f"Colony of requirement level {k}: 0 none, 1 plundered, 2 integrated.")
+      for k in range(1, 6)],
+    ("colonies_taken", pa.int8(), "Number of colonies taken (0..5)."),
+    *[(f"statue{k}", pa.int8(), f"Statue {k} (by requirement, lowest first): -1 not carved, else "
+                                "2 * track of the tile + side (0 coloured side up, 1 points side up).")
+      for k in range(1, STATUES + 1)],
+    ("statues_carved", pa.int8(), "Number of statues carved (0..4)."),
+    ("silver_medals", pa.int8(), "Silver medals bought (0..2)."),
+    *[(f"silver_track{k}", pa.int8(), f"Track of silver medal {k}: 0 income, 1 military, 2 culture, "
+                                      "3 food; -1 none.") for k in (1, 2)],
+    ("gold_medals", pa.int8(), "Gold medals bought (0..2)."),
+]
+COLUMNS: tuple[tuple[str, pa.DataType, str], ...] = tuple(_COLUMNS)
+SCHEMA = pa.schema([pa.field(name, dtype, nullable=True) for name, dtype, _ in COLUMNS],
+                   metadata={SCHEMA_KEY: str(SCHEMA_VERSION).encode()})
+SORT_KEYS = ["combo", "game", "seat"]
+
+
+class ResultsError(ValueError):
+    """A results directory that cannot be read: missing, unreadable, or of another schema."""
+
+
+def schema_markdown() -> str:
+    """The column table of docs/results.md."""
+    rows = ["| column | dtype | meaning |", "| --- | --- | --- |"]
+    rows += [f"| `{name}` | {dtype} | {meaning} |" for name, dtype, meaning in COLUMNS]
+    return "\n".join(rows)
+
+
+# --- building a chunk's table -----------------------------------------------------------------
+
+def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, grant_rows) -> pa.Table:
+    """The rows of one played batch (`game` a finished BatchGame) as an Arrow table of SCHEMA.
+
+    `policies` are the instances, `seat_policy` (games, P) their index per seat, `grant_rows` a list
+    of (epoch, card id, seat array) of the grants played.
+    """
+    s = game.s
+    deals = s.deals
+    n, P = s.games, s.players
+    config = combo.config
+
+    def flat(a):
+        return np.ascontiguousarray(np.broadcast_to(a, (n, P))).ravel()
+
+    cols: dict[str, object] = {}
+    cols["game"] = flat(deals.game_id[:, None])
+    cols["seat"] = flat(np.arange(P)[None, :])
+    cols["players"] = np.full(n * P, P)
+    cols["advanced"] = np.full(n * P, config.advanced)
+    cols["combo"] = np.full(n * P, combo.index)
+    sweep = json.dumps(combo.sweep, sort_keys=False)
+    cols["sweep"] = pa.array([sweep] * (n * P), pa.string())
+    table_idx = flat(seat_policy)
+    entries = config.policies
+    names = np.array([e.policy for e in entries], dtype=object)
+    labels = np.array([e.label for e in entries], dtype=object)
+    params = np.array([json.dumps(_jsonable(getattr(p, "settings", e.params)), sort_keys=True)
+                       for p, e in zip(policies, entries)], dtype=object)
+    cols["policy"] = names[table_idx]
+    cols["policy_label"] = labels[table_idx]
+    cols["policy_params"] = params[table_idx]
+    cols["policy_index"] = table_idx
+    cols["setup_card"] = s.initiative.ravel()
+    cols["setup_side"] = np.array(["A", "B"], dtype=object)[s.side.ravel().astype(np.int64)]
+    initials = np.array([c[0].upper() for c in COLOURS])
+    orders = ["".join(row) for row in initials[deals.colour_order.astype(np.int64)]]
+    cols["colour_order"] = np.repeat(np.array(orders, dtype=object), P)
+    for e in EPOCHS:
+        cols[f"first_player_epoch{e}"] = flat(game.firsts[:, e - 1][:, None] == np.arange(P)[None, :])
+    granted = np.full((n, P), None, dtype=object)
+    granted_epoch = np.zeros((n, P), np.int8)
+    for epoch, card_id, seat in grant_rows:
+        rows = np.flatnonzero(seat >= 0)
+        for g, k in zip(rows.tolist(), seat[rows].tolist()):
+            granted[g, k] = card_id if granted[g, k] is None else f"{granted[g, k]},{card_id}"
+            if granted_epoch[g, k] == 0:
+                granted_epoch[g, k] = epoch
+    cols["granted"] = granted.ravel()
+    cols["granted_epoch"] = granted_epoch.ravel()
+    for t, track in enumerate(TRACKS):
+        cols[track] = s.tracks[:, :, t].ravel()
+    cols["coins_held"] = s.coins.ravel()
+    for name in (*SHEET_COLUMNS, "total", "leftover_coins", *EXTRA_POINTS, "rank", "win_share"):
+        cols[name] = sheet[name].ravel()
+    for e in EPOCHS:
+        cols[f"total_epoch{e}"] = game.epoch_totals[:, :, e - 1].ravel()
+    for k, colour in enumerate(COLOURS):
+        cols[f"cards_{colour}"] = s.colour_count[:, :, k].ravel()
+    epochs = np.where(s.effects, s.effect_epoch, 0)
+    for k, effect in enumerate(EFFECT_IDS):
+        cols[f"effect_{effect}"] = epochs[:, :, k].ravel()
+    for k in range(5):
+        cols[f"colony_level{k + 1}"] = s.colonies[:, :, k].ravel()
+    cols["colonies_taken"] = (s.colonies > 0).sum(axis=2).ravel()
+    for k in range(STATUES):
+        cols[f"statue{k + 1}"] = s.statues[:, :, k].ravel()
+    cols["statues_carved"] = (s.statues >= 0).sum(axis=2).ravel()
+    cols["silver_medals"] = (s.silver >= 0).sum(axis=2).ravel()
+    cols["silver_track1"] = s.silver[:, :, 0].ravel()
+    cols["silver_track2"] = s.silver[:, :, 1].ravel()
+    cols["gold_medals"] = s.gold.ravel()
+    arrays = []
+    for f in SCHEMA:
+        value = cols[f.name]
+        arrays.append(value.cast(f.type) if isinstance(value, pa.Array)
+                      else pa.array(value, type=f.type, from_pandas=False))
+    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+
+
+def _jsonable(value):
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return str(value)
+
+
+# --- files ------------------------------------------------------------------------------------
+
+def temp_name(final: Path) -> Path:
+    """Where a file is written before it is moved into place (cleaned by the next run)."""
+    return final.with_name(f".{final.name}.{os.getpid()}.tmp")
+
+
+def write_table(table: pa.Table, path: Path):
+    """Write a Parquet file atomically: a temporary name, then one rename."""
+    tmp = temp_name(path)
+    try:
+        pq.write_table(table, tmp, compression="zstd")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def write_metadata(out: Path, metadata: dict):
+    path = out / METADATA_FILE
+    tmp = temp_name(path)
+    tmp.write_text(json.dumps(metadata, indent=1) + "\n", encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_metadata(out: Path) -> dict:
+    """The metadata of a results directory, or ResultsError saying what is wrong."""
+    out = Path(out)
+    if not out.exists():
+        raise ResultsError(f"no results at {out}: the directory does not exist")
+    if not out.is_dir():
+        raise ResultsError(f"{out} is not a results directory (it is a file)")
+    path = out / METADATA_FILE
+    if not path.is_file():
+        raise ResultsError(f"{out} is not a results directory: it has no {METADATA_FILE} "
+                           "(write one with `hadara-sim simulate SCENARIO --out DIR`)")
+    try:
+        meta = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise ResultsError(f"{path} cannot be read: {err}") from None
+    if not isinstance(meta, dict) or "schema_version" not in meta:
+        raise ResultsError(f"{path} is not hadara-sim run metadata (no schema_version)")
+    return meta
+
+
+def check_schema_version(meta: dict, where) -> None:
+    version = meta.get("schema_version")
+    if version != SCHEMA_VERSION:
+        raise ResultsError(f"{where} holds results of schema version {version}, but this hadara-sim "
+                           f"reads version {SCHEMA_VERSION}; rerun its scenario into a new directory "
+                           "(or with --overwrite)")
+
+
+def result_files(path, *, allow_partial: bool = True) -> tuple[dict, list[Path]]:
+    """The metadata and the checked chunk files of a results directory."""
+    out = Path(path)
+    meta = read_metadata(out)
+    check_schema_version(meta, out)
+    planned = [c["file"] for c in meta.get("chunks", [])]
+    present = [out / f for f in planned if (out / f).is_file()]
+    if len(present) < len(planned):
+        message = (f"{out}: {len(planned) - len(present)} of {len(planned)} chunks are missing (an "
+                   "interrupted run?); run the same simulate command again to complete it")
+        if not allow_partial:
+            raise ResultsError(message)
+        warnings.warn(message, stacklevel=3)
+    for file in present:
+        try:
+            schema = pq.read_schema(file)
+        except (OSError, pa.ArrowException) as err:
+            raise ResultsError(f"{file} cannot be read: {err}") from None
+        version = (schema.metadata or {}).get(SCHEMA_KEY)
+        if version != str(SCHEMA_VERSION).encode() or not schema.equals(SCHEMA, check_metadata=False):
+            shown = version.decode() if version else "unknown"
+            raise ResultsError(f"{file} has schema version {shown}, not {SCHEMA_VERSION} (or other columns); "
+                               "rerun its scenario into a new directory")
+    return meta, present
+
+
+def load_results(path, *, sweep_columns: bool = True, allow_partial: bool = True):
+    """A results directory as a polars DataFrame, one row per game and seat, sorted by combination,
+    game and seat.
+
+    With `sweep_columns`, each swept key also gets a typed column `sweep_<key>` (dots and brackets
+    as underscores), read from the combination's values. An interrupted run loads what it has, with
+    a warning (`allow_partial=False` makes that an error). For datasets larger than memory, use
+    `scan_results`.
+    """
+    import polars as pl
+
+    meta, files = result_files(path, allow_partial=allow_partial)
+    if files:
+        try:
+            df = pl.read_parquet([str(f) for f in files])
+        except Exception as err:  # polars raises its own exception types
+            raise ResultsError(f"{path}: the chunk files cannot be read: {err}") from None
+        df = df.sort(SORT_KEYS)
+    else:
+        df = pl.from_arrow(SCHEMA.empty_table())
+    if sweep_columns:
+        df = add_sweep_columns(df, meta.get("combinations", []))
+    return df
+
+
+def scan_results(path, *, sweep_columns: bool = True, allow_partial: bool = True):
+    """A results directory as a polars LazyFrame (unsorted): select and aggregate before
+    `.collect()`, so memory does not grow with the number of games."""
+    import polars as pl
+
+    meta, files = result_files(path, allow_partial=allow_partial)
+    if files:
+        lf = pl.scan_parquet([str(f) for f in files])
+    else:
+        lf = pl.from_arrow(SCHEMA.empty_table()).lazy()
+    if sweep_columns:
+        lf = add_sweep_columns(lf, meta.get("combinations", []))
+    return lf
+
+
+def sweep_column_name(key: str) -> str:
+    return "sweep_" + "".join(ch if ch.isalnum() else "_" for ch in key).strip("_")
+
+
+def add_sweep_columns(df, combinations: list[dict]):
+    """One typed column per swept key, joined on `combo`."""
+    import polars as pl
+
+    keys: list[str] = []
+    for combo in combinations:
+        for key in combo.get("sweep", {}):
+            if key not in keys:
+                keys.append(key)
+    if not keys:
+        return df
+    data: dict[str, list] = {"combo": [c["index"] for c in combinations]}
+    dtypes: dict[str, pl.DataType] = {"combo": pl.Int32}
+    for key in keys:
+        values = [c.get("sweep", {}).get(key) for c in combinations]
+        kinds = {type(v) for v in values if v is not None}
+        if kinds <= {bool}:
+            dtype = pl.Boolean
+        elif kinds <= {int}:
+            dtype = pl.Int64
+        elif kinds <= {int, float}:
+            dtype, values = pl.Float64, [None if v is None else float(v) for v in values]
+        elif kinds <= {str}:
+            dtype = pl.String
+        else:
+            dtype = pl.String  # strings as they are, anything else (tables, lists) as JSON
+            values = [v if v is None or isinstance(v, str) else json.dumps(v) for v in values]
+        name = sweep_column_name(key)
+        data[name] = values
+        dtypes[name] = dtype
+    table = pl.DataFrame(data, schema=dtypes)
+    if isinstance(df, pl.LazyFrame):
+        return df.join(table.lazy(), on="combo", how="left")
+    return df.join(table, on="combo", how="left", maintain_order="left")

@@ -1,0 +1,92 @@
+"""The results schema: docs/results.md documents exactly the columns and types of SCHEMA, and
+every chunk table is built with it."""
+
+import re
+from pathlib import Path
+
+import polars as pl
+import pytest
+
+import hadara_sim
+from hadara_sim.constants import EFFECT_IDS
+from hadara_sim.results import COLUMNS, SCHEMA, SCHEMA_VERSION, load_results, schema_markdown
+from hadara_sim.scenario import parse_scenario
+
+DOC = Path(__file__).resolve().parent.parent / "docs" / "results.md"
+
+
+def documented_columns() -> list[tuple[str, str]]:
+    """(name, dtype) of each row of the column table under '## Columns' in docs/results.md."""
+    text = DOC.read_text()
+    section = text.split("\n## Columns\n", 1)[1].split("\n## ", 1)[0].split("\n### ", 1)[0]
+    rows = []
+    for line in section.splitlines():
+        found = re.match(r"^\|\s*`([^`]+)`\s*\|\s*([^|]+?)\s*\|", line)
+        if found:
+            rows.append((found.group(1), found.group(2)))
+    return rows
+
+
+def test_docs_table_matches_schema():
+    assert documented_columns() == [(f.name, str(f.type)) for f in SCHEMA]
+
+
+def test_docs_table_is_the_generated_one():
+    assert schema_markdown() in DOC.read_text()  # meanings too: regenerate with schema_markdown()
+
+
+def test_schema_is_versioned_and_named_as_asked():
+    assert SCHEMA_VERSION == 1
+    assert SCHEMA.metadata[b"hadara_sim.schema_version"] == b"1"
+    names = [name for name, _, _ in COLUMNS]
+    assert len(names) == len(set(names))
+    for required in ["game", "seat", "players", "advanced", "policy", "policy_params", "setup_card",
+                     "setup_side", "first_player_epoch1", "income", "military", "culture", "food",
+                     "coins_held", "colonies", "statues", "silver", "gold", "cards", "coins",
+                     "patron_points", "silver_full_points", "set_collector_points", "wildcard_points",
+                     "total", "total_epoch1", "total_epoch2", "total_epoch3", "rank", "win_share",
+                     "cards_yellow", "cards_purple", "colony_level1", "colony_level5", "statue1",
+                     "statue4", "statues_carved", "silver_medals", "silver_track1", "gold_medals",
+                     *[f"effect_{e}" for e in EFFECT_IDS]]:
+        assert required in names, required
+
+
+@pytest.fixture(scope="module")
+def advanced_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("schema") / "out"
+    sc = parse_scenario('players = 3\ngame = "advanced"\npolicies = ["greedy", "random", "balanced"]\n'
+                        'assignment = "rotated"\ngames = 60\nchunk = 30\nseed = 2\n[setup]\nsides = "random"\n')
+    hadara_sim.simulate(sc, out=out, jobs=1)
+    return out
+
+
+def test_files_have_the_schema(advanced_run):
+    import pyarrow.parquet as pq
+
+    files = sorted(advanced_run.glob("part-*.parquet"))
+    assert len(files) == 2
+    for f in files:
+        assert pq.read_schema(f).equals(SCHEMA, check_metadata=True)
+
+
+def test_values_are_consistent(advanced_run):
+    df = load_results(advanced_run)
+    assert df.height == 60 * 3
+    sheet = df["colonies"] + df["statues"] + df["silver"] + df["gold"] + df["cards"] + df["coins"]
+    assert (sheet == df["total"]).all()
+    assert (df["coins"] == df["coins_held"] // 5).all() and (df["leftover_coins"] == df["coins_held"] % 5).all()
+    assert (df["total_epoch3"] == df["total"]).all()
+    firsts = df.group_by("game").agg([pl.col(f"first_player_epoch{e}").sum() for e in (1, 2, 3)])
+    assert (firsts.select(pl.exclude("game")) == 1).to_numpy().all()
+    assert df["setup_side"].unique().sort().to_list() == ["A", "B"]
+    assert set(df["policy"].unique()) == {"greedy", "random", "balanced"}
+    assert (df["statues_carved"] == sum((df[f"statue{k}"] >= 0).cast(pl.Int8) for k in range(1, 5))).all()
+    assert (df["colonies_taken"] == sum((df[f"colony_level{k}"] > 0).cast(pl.Int8) for k in range(1, 6))).all()
+    effects = df.select([f"effect_{e}" for e in EFFECT_IDS]).to_numpy()
+    assert ((effects >= 0) & (effects <= 3)).all() and effects.any()
+    # the rank is 1 + seats strictly ahead
+    best = df.group_by("game").agg(pl.col("rank").min())["rank"]
+    assert (best == 1).all()
+    assert df["policy_params"].str.starts_with("{").all()
+    cards = df.select([f"cards_{c}" for c in ("yellow", "red", "blue", "green", "purple")]).to_numpy()
+    assert (cards >= 0).all()

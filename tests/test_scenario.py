@@ -1,0 +1,272 @@
+"""Scenario files: parsing, sweeps, grids, permutations, grants, and validation messages."""
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from hadara_sim.registry import available_policies
+from hadara_sim.scenario import ScenarioError, load_scenario, parse_scenario
+from hadara_sim.tomlpos import key_lines
+
+ROOT = Path(__file__).resolve().parent.parent
+SHIPPED = sorted((ROOT / "scenarios").glob("*.toml"))
+
+
+def write(tmp_path, text, name="s.toml"):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text).lstrip())
+    return path
+
+
+def problems(tmp_path, text):
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(write(tmp_path, text))
+    return err.value.problems
+
+
+def one(tmp_path, text):
+    found = problems(tmp_path, text)
+    assert len(found) == 1, [str(p) for p in found]
+    return found[0]
+
+
+# --- shipped scenarios ------------------------------------------------------------------------
+
+def test_shipped_scenarios_are_valid():
+    names = {p.stem for p in SHIPPED}
+    assert {"default", "setup-cards", "purple-effects", "tournament"} <= names
+    for path in SHIPPED:
+        sc = load_scenario(path)
+        assert sc.combinations, path
+
+
+def test_shipped_scenarios_shapes():
+    default = load_scenario(ROOT / "scenarios/default.toml")
+    assert [p.policy for p in default.combinations[0].config.policies] == ["balanced", "military", "culture", "economy"]
+    assert default.combinations[0].config.assignment == "rotated"
+    setup = load_scenario(ROOT / "scenarios/setup-cards.toml")
+    cells = {(c.players, c.setup_card, c.setup_side) for c in setup.combinations}
+    assert cells == {(p, k, s) for p in range(2, 6) for k in range(1, 6) for s in (0, 1)}
+    assert all(c.advanced for c in setup.combinations)
+    purple = load_scenario(ROOT / "scenarios/purple-effects.toml")
+    granted = [tuple(g.effect for g in c.config.grants) for c in purple.combinations]
+    assert granted[0] == () and len(granted) == 19
+    assert all(c.exclude == purple.combinations[0].exclude for c in purple.combinations)  # same deals
+    tournament = load_scenario(ROOT / "scenarios/tournament.toml")
+    names = [p.policy for p in tournament.combinations[0].config.policies]
+    assert set(names) == set(available_policies())  # every built-in
+    arrangements = [c.arrangement for c in tournament.combinations]
+    assert len(set(arrangements)) == len(names) * (len(names) - 1)
+
+
+# --- parsing ----------------------------------------------------------------------------------
+
+def test_defaults_and_forms(tmp_path):
+    sc = load_scenario(write(tmp_path, """
+        policies = ["greedy"]
+    """))
+    assert (sc.name, sc.games, sc.seed, sc.chunk) == ("s", 10000, 0, 2000)
+    config = sc.combinations[0].config
+    assert (config.players, config.advanced, config.assignment) == (4, False, "fixed")
+    sc = load_scenario(write(tmp_path, """
+        players = 2
+        game = "advanced"
+        [[seats]]
+        policy = "greedy"
+        label = "rich"
+        [seats.params]
+        coin = 0.5
+        [[seats]]
+        policy = "random"
+        [setup]
+        cards = [5, 1]
+        sides = ["B", "A"]
+        [board]
+        colour_order = ["purple", "red", "yellow", "green", "blue"]
+    """))
+    config = sc.combinations[0].config
+    assert [(p.policy, p.params, p.label) for p in config.policies] == [
+        ("greedy", {"coin": 0.5}, "rich"), ("random", {}, "random")]
+    assert config.setup.cards == (5, 1) and config.setup.sides == ("B", "A")
+    assert config.colour_order == (4, 1, 0, 3, 2)
+
+
+def test_sweep_product_and_labels(tmp_path):
+    sc = load_scenario(write(tmp_path, """
+        policies = ["greedy", "random"]
+        assignment = "rotated"
+        [sweep]
+        players = [2, 3]
+        "policies[0].params.coin" = [0.2, 0.5]
+    """))
+    assert [c.sweep for c in sc.combinations] == [
+        {"players": 2, "policies[0].params.coin": 0.2}, {"players": 2, "policies[0].params.coin": 0.5},
+        {"players": 3, "policies[0].params.coin": 0.2}, {"players": 3, "policies[0].params.coin": 0.5}]
+    assert sc.combinations[1].config.policies[0].label == "greedy(coin=0.5)"
+    assert sc.total_games == 4 * sc.games
+
+
+def test_grid_and_permutations(tmp_path):
+    sc = load_scenario(write(tmp_path, """
+        players = 3
+        game = "advanced"
+        policies = ["greedy", "random", "greedy"]
+        assignment = "permutations"
+        [setup]
+        sides = "grid"
+        focus_seat = 2
+    """))
+    assert len(sc.combinations) == 2 * 6
+    assert {c.sweep["setup.side"] for c in sc.combinations} == {"A", "B"}
+    assert all(c.arrangement is not None for c in sc.combinations)
+
+
+def test_grants_exclusion_shared_by_all_combinations(tmp_path):
+    sc = load_scenario(write(tmp_path, """
+        policies = ["greedy"]
+        [sweep]
+        grants = ["none", "sell_bonus", {card = "II-P-01", seat = "rotate", epoch = 3}]
+    """))
+    c = sc.components
+    expected = tuple(sorted([c.effect_card["sell_bonus"], c.card_index["II-P-01"]]))
+    assert all(combo.exclude == expected for combo in sc.combinations)
+    grant = sc.combinations[2].config.grants[0]
+    assert (grant.card, grant.effect, grant.epoch, grant.seat) == ("II-P-01", "colony_bounty", 3, "rotate")
+
+
+def test_key_lines_of_nested_and_multiline():
+    text = 'a = 1\n[[seats]]\npolicy = "x"\n[seats.params]\ncoin = 1\n[sweep]\ngrants = [\n  "none",\n  "b",\n]\n'
+    lines = key_lines(text)
+    assert lines[("seats", 0, "params", "coin")] == 5
+    assert lines[("sweep", "grants", 1)] == 9
+
+
+# --- validation -------------------------------------------------------------------------------
+
+def test_unknown_key_suggests(tmp_path):
+    p = one(tmp_path, """
+        policies = ["greedy"]
+        gmes = 10
+    """)
+    assert (p.line, p.key) == (2, "gmes") and "did you mean 'games'" in p.message
+    assert str(p).startswith(str(tmp_path / "s.toml") + ":2: gmes:")
+
+
+def test_nested_unknown_key_and_line(tmp_path):
+    p = one(tmp_path, """
+        policies = ["greedy"]
+
+        [setup]
+        cards = "random"
+        sidez = "A"
+    """)
+    assert (p.line, p.key) == (5, "setup.sidez") and "'sides'" in p.message
+
+
+@pytest.mark.parametrize("text, line, key, words", [
+    ('players = 6\npolicies = ["greedy"]', 1, "players", "2..5"),
+    ('players = "4"\npolicies = ["greedy"]', 1, "players", "whole number"),
+    ('policies = ["greedy"]\ngames = 0', 2, "games", "at least 1"),
+    ('policies = ["greedy"]\nchunk = -5', 2, "chunk", "at least 1"),
+    ('policies = ["greedy"]\nseed = 1.5', 2, "seed", "whole number"),
+    ('policies = ["greedy", "gredy"]', 1, "policies[1].policy", "Available: "),
+    ('[[seats]]\npolicy = "greedy"\n[seats.params]\ncoinz = 1', 3, "seats[0].params", "coinz"),
+    ('policies = ["greedy"]\ngame = "expert"', 2, "game", '"basic", "advanced"'),
+    ('policies = ["greedy", "random"]\nplayers = 3', 1, "policies", "one policy per seat"),
+    ('policies = ["greedy"]\n[setup]\nsides = ["A", "B", "A", "A"]', 3, "setup.sides", "advanced"),
+    ('policies = ["greedy"]\n[setup]\ncards = [1, 1, 2, 3]', 3, "setup.cards", "repeats"),
+    ('policies = ["greedy"]\n[board]\ncolour_order = ["red"]', 3, "board.colour_order", "5 colours"),
+    ('policies = ["greedy"]\ngrants = ["sell_bonnus"]', 2, "grants[0].card", "did you mean 'sell_bonus'"),
+    ('policies = ["greedy"]\ngrants = ["feed_with_coins"]', 2, "grants[0].card", "advanced-game card"),
+    ('policies = ["greedy"]\n[[grants]]\ncard = "sell_bonus"\nseat = 4', 4, "grants[0].seat", "0..3"),
+    ('policies = ["greedy"]\n[sweep]\nseed = [1, 2]', 3, "sweep.seed", "cannot be swept"),
+    ('policies = ["greedy"]\n[sweep]\nplayers = 3', 3, "sweep.players", "non-empty list"),
+    ('policies = ["greedy"]\n[sweep]\nplayerz = [3]', 3, "sweep.playerz", "did you mean 'players'"),
+])
+def test_problem_names_line_and_key(tmp_path, text, line, key, words):
+    p = one(tmp_path, text)
+    assert (p.line, p.key) == (line, key), str(p)
+    assert words in p.message, str(p)
+
+
+def test_all_problems_reported_together(tmp_path):
+    found = problems(tmp_path, """
+        players = 6
+        policies = ["gredy"]
+        games = 0
+        [setup]
+        sidez = "A"
+    """)
+    assert {p.key for p in found} == {"players", "policies[0].policy", "games", "setup.sidez"}
+
+
+def test_impossible_grant_five_players_basic_purple(tmp_path):
+    p = one(tmp_path, """
+        policies = ["greedy"]
+        [sweep]
+        players = [4, 5]
+        grants = ["none", "set_collector"]
+    """)
+    assert (p.line, p.key) == (4, "sweep.grants")
+    assert "impossible grant at 5 players, basic game" in p.message and "purple" in p.message
+    assert "III-P-" in p.message and "set_collector" in p.message
+
+
+def test_sweep_value_problem_points_at_the_value(tmp_path):
+    p = one(tmp_path, """
+        policies = ["greedy"]
+        [sweep]
+        players = [
+          3,
+          9,
+        ]
+    """)
+    assert (p.line, p.key) == (5, "players") and p.message.startswith("with players = 9: ")
+
+
+def test_problem_in_some_combinations_names_them(tmp_path):
+    p = one(tmp_path, """
+        policies = ["greedy", "random"]
+        [sweep]
+        players = [2, 3]
+    """)
+    assert (p.line, p.key) == (1, "policies") and p.message.startswith("with players = 3: ")
+
+
+def test_toml_syntax_error_has_line(tmp_path):
+    p = one(tmp_path, 'players = 4\npolicies = ["greedy"\n')
+    assert p.line == 2 and "not valid TOML" in p.message
+    p = one(tmp_path, 'players = 4\nplayers = 5\n')
+    assert p.line == 2
+
+
+def test_missing_file():
+    with pytest.raises(ScenarioError, match="no such scenario file"):
+        load_scenario("no/such/file.toml")
+
+
+def test_policy_file_spec_relative_to_scenario(tmp_path):
+    (tmp_path / "mine.py").write_text(
+        "from policies.random import Random\nclass Mine(Random):\n    name = 'mine'\n")
+    sc = load_scenario(write(tmp_path, 'policies = ["mine.py:Mine"]\n'))
+    assert sc.combinations[0].config.policies[0].policy == f"{(tmp_path / 'mine.py').resolve()}:Mine"
+
+
+def test_parse_text_without_file():
+    sc = parse_scenario('players = 2\npolicies = ["random"]\ngames = 5\n')
+    assert sc.games == 5 and sc.path == "<scenario>"
+
+
+def test_cli_reports_problems_with_exit_2_and_no_traceback(tmp_path):
+    path = write(tmp_path, 'players = 7\npolicies = ["greedy"]\n')
+    proc = subprocess.run([sys.executable, "-c", "from hadara_sim.cli import main; main()", "simulate",
+                           str(path), "--out", str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 2
+    text = proc.stdout + proc.stderr
+    assert f"{path}:1: players: must be 2..5, got 7" in " ".join(text.split()).replace(" \n", "")
+    assert "Traceback" not in text
+    assert not (tmp_path / "out").exists()

@@ -1,0 +1,308 @@
+"""Batch runs: determinism across jobs and backends, resume after interruption, refusing to mix
+runs, the Python API, and common random numbers across combinations and scenarios."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+import hadara_sim
+from hadara_sim.cli import app
+from hadara_sim.results import ResultsError, load_results
+from hadara_sim.runner import RunError, plan_chunks, run
+from hadara_sim.scenario import load_scenario, parse_scenario
+
+# 4 players, one greedy and three random seats rotated: quick, and every seat's policy matters.
+SMALL = """
+name = "small"
+players = 4
+policies = ["greedy", "random", "random", "random"]
+assignment = "rotated"
+games = {games}
+seed = 5
+chunk = {chunk}
+"""
+
+
+def scenario_file(tmp_path, text=SMALL, name="small.toml", **fmt):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(text.format(**fmt) if fmt else text).lstrip())
+    return path
+
+
+def cli(*args):
+    result = CliRunner().invoke(app, ["simulate", *map(str, args)])
+    return result
+
+
+def same(a: pl.DataFrame, b: pl.DataFrame) -> bool:
+    return a.shape == b.shape and a.equals(b)
+
+
+@pytest.fixture(scope="module")
+def small_reference(tmp_path_factory):
+    """A clean 6-chunk run (120 games) in one process: the dataset the others must reproduce."""
+    tmp = tmp_path_factory.mktemp("ref")
+    path = scenario_file(tmp, games=120, chunk=20)
+    result = cli(path, "--jobs", "1", "--quiet", "--out", tmp / "out")
+    assert result.exit_code == 0, result.output
+    return path, load_results(tmp / "out")
+
+
+def test_dataset_shape_and_files(small_reference, tmp_path):
+    path, df = small_reference
+    assert df.height == 120 * 4
+    assert df["game"].unique().sort().to_list() == list(range(120))
+    sums = df.group_by("game").agg(pl.col("win_share").sum())["win_share"]
+    assert np.allclose(sums.to_numpy(), 1.0)
+    assert (df["total_epoch3"] == df["total"]).all()
+    # rotated: every policy plays every seat equally often
+    counts = df.group_by(["seat", "policy_index"]).len()["len"]
+    assert counts.n_unique() == 1 and len(counts) == 16
+
+
+def test_jobs_1_and_2_give_identical_datasets(small_reference, tmp_path):
+    path, reference = small_reference
+    result = cli(path, "--jobs", "2", "--quiet", "--out", tmp_path / "j2")
+    assert result.exit_code == 0, result.output
+    assert same(load_results(tmp_path / "j2"), reference)
+
+
+def test_interrupted_run_resumes_to_the_same_dataset(small_reference, tmp_path):
+    path, reference = small_reference
+    sc = load_scenario(path)
+    out = tmp_path / "out"
+
+    def stop(chunk, played):
+        if played == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(sc, out, jobs=1, after_chunk=stop)
+    assert len(list(out.glob("part-*.parquet"))) == 2
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["status"] == "interrupted"
+    with pytest.warns(UserWarning, match="4 of 6 chunks are missing"):
+        partial = load_results(out)
+    assert partial.height == 2 * 20 * 4
+    (out / ".part-c0000-k00003.parquet.12345.tmp").write_bytes(b"half a file")  # a killed write
+    summary = run(sc, out, jobs=1)
+    assert (summary.already, summary.played) == (2, 4)
+    assert not list(out.glob(".*.tmp")) and not (out / ".lock").exists()
+    assert json.loads((out / "metadata.json").read_text())["status"] == "complete"
+    assert same(load_results(out), reference)
+    assert run(sc, out, jobs=1).played == 0  # nothing left to play
+
+
+def test_killed_process_resumes_to_the_same_dataset(small_reference, tmp_path):
+    path, reference = small_reference
+    out = tmp_path / "out"
+    command = [sys.executable, "-c", "from hadara_sim.cli import main; main()", "simulate", str(path),
+               "--jobs", "1", "--quiet", "--out", str(out)]
+    proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.time() + 120
+        while not list(out.glob("part-*.parquet")) and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.01)
+        proc.send_signal(signal.SIGKILL)
+    finally:
+        proc.wait(timeout=60)
+    done = len(list(out.glob("part-*.parquet")))
+    assert 1 <= done < 6, "the kill should land mid-run"
+    assert (out / ".lock").exists()  # left by the killed run; the next run must take it over
+    result = cli(path, "--jobs", "1", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert f"{done} of 6 chunks were already there" in " ".join(result.output.split())
+    assert same(load_results(out), reference)
+
+
+def test_refuses_another_seed_or_scenario_unless_overwrite(small_reference, tmp_path):
+    path, reference = small_reference
+    out = tmp_path / "out"
+    assert cli(path, "--jobs", "1", "--quiet", "--out", out, "--games", "40").exit_code == 0
+    result = cli(path, "--jobs", "1", "--quiet", "--out", out, "--games", "40", "--seed", "6")
+    assert result.exit_code == 2
+    text = " ".join(result.output.split())
+    assert "holds another run" in text and "seed 5 there, 6 here" in text and "--overwrite" in text
+    assert "Traceback" not in result.output
+    other = scenario_file(tmp_path, SMALL.replace('"greedy", "random"', '"random", "greedy"'), "other.toml",
+                          games=40, chunk=20)
+    result = cli(other, "--jobs", "1", "--quiet", "--out", out)
+    assert result.exit_code == 2 and "a different scenario" in " ".join(result.output.split())
+    result = cli(other, "--jobs", "1", "--quiet", "--out", out, "--overwrite")
+    assert result.exit_code == 0, result.output
+    df = load_results(out)
+    assert df.height == 40 * 4 and df.filter(pl.col("seat") == 0)["policy"][0] == "random"
+    assert json.loads((out / "metadata.json").read_text())["seed"] == 5
+
+
+def test_more_games_extend_a_run(small_reference, tmp_path):
+    path, reference = small_reference
+    out = tmp_path / "out"
+    assert cli(path, "--jobs", "1", "--quiet", "--out", out, "--games", "50").exit_code == 0  # 20+20+10
+    summary = run(load_scenario(path), out, jobs=1)  # 120 games: chunks 0, 1 stay, chunk 2 grows
+    assert (summary.already, summary.played) == (2, 4)
+    assert same(load_results(out), reference)
+    result = cli(path, "--jobs", "1", "--quiet", "--out", out, "--games", "40")
+    assert result.exit_code == 2 and "fewer" in result.output
+
+
+def test_dask_backend_equals_local(small_reference, tmp_path):
+    distributed = pytest.importorskip("distributed")
+    path, reference = small_reference
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        summary = run(load_scenario(path), tmp_path / "dask", backend="dask",
+                      scheduler=cluster.scheduler_address)
+    assert summary.played == 6
+    assert same(load_results(tmp_path / "dask"), reference)
+
+
+def test_dask_missing_says_how_to_install(small_reference, tmp_path, monkeypatch):
+    path, _ = small_reference
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import fails as if not installed
+    result = cli(path, "--quiet", "--out", tmp_path / "x", "--backend", "dask", "--scheduler", "tcp://127.0.0.1:1")
+    assert result.exit_code == 2
+    assert "pip install 'hadara-sim[dask]'" in " ".join(result.output.split())
+
+
+def test_python_api(small_reference, tmp_path):
+    path, reference = small_reference
+    df = hadara_sim.simulate(path, jobs=1)  # nothing written
+    assert same(df, reference)
+    df = hadara_sim.simulate(str(path), games=40, seed=5, out=tmp_path / "api", jobs=1)
+    assert same(df, reference.filter(pl.col("game") < 40))
+    assert same(hadara_sim.load_results(tmp_path / "api"), df)
+    lazy = hadara_sim.scan_results(tmp_path / "api").collect().sort(["combo", "game", "seat"])
+    assert same(lazy, df)
+    text = path.read_text()
+    assert same(hadara_sim.simulate(text, games=40, jobs=1), df)  # TOML text works too
+    with pytest.raises(ResultsError, match="does not exist"):
+        hadara_sim.load_results(tmp_path / "nowhere")
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(ResultsError, match="no metadata.json"):
+        hadara_sim.load_results(tmp_path / "empty")
+    meta = json.loads((tmp_path / "api" / "metadata.json").read_text())
+    meta["schema_version"] = 99
+    (tmp_path / "api" / "metadata.json").write_text(json.dumps(meta))
+    with pytest.raises(ResultsError, match="schema version 99"):
+        hadara_sim.load_results(tmp_path / "api")
+
+
+def test_lock_refuses_a_concurrent_run(small_reference, tmp_path):
+    path, _ = small_reference
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / ".lock").write_text(str(os.getppid()))  # a live process
+    with pytest.raises(RunError, match="another run"):
+        run(load_scenario(path), out, jobs=1)
+
+
+GRANTS = """
+players = 4
+policies = ["greedy", "random"]
+assignment = "rotated"
+games = 40
+chunk = 20
+seed = 9
+[sweep]
+grants = ["none", {card = "set_collector", epoch = 3}, {card = "sell_bonus", seat = "rotate"}]
+"""
+
+
+def test_grant_sweep_plays_the_same_deals(tmp_path):
+    df = hadara_sim.simulate(parse_scenario(GRANTS), jobs=1)
+    assert df["sweep_grants"].unique(maintain_order=True).to_list() == [
+        "none", '{"card": "set_collector", "epoch": 3}', '{"card": "sell_bonus", "seat": "rotate"}']
+    control = df.filter(pl.col("combo") == 0)
+    late = df.filter(pl.col("combo") == 1)
+    rotate = df.filter(pl.col("combo") == 2)
+    deal = ["game", "seat", "setup_card", "colour_order", "first_player_epoch1", "first_player_epoch2",
+            "first_player_epoch3", "policy"]
+    for other in (late, rotate):
+        assert same(other.select(deal), control.select(deal))
+    # Nothing differs before the grant arrives at the start of epoch III...
+    before = ["total_epoch1", "total_epoch2"]
+    assert same(late.select(before), control.select(before))
+    # ... then only the treated seat owns the card, and the game moves on from there.
+    assert control["granted"].null_count() == control.height
+    assert late.filter(pl.col("seat") == 0)["granted"].to_list() == ["III-P-02"] * 40
+    assert late.filter(pl.col("seat") != 0)["granted"].null_count() == 120
+    assert (late.filter(pl.col("seat") != 0)["set_collector_points"] == 0).all()
+    assert (control["effect_set_collector"] == 0).all()
+    assert (late.filter(pl.col("seat") == 0)["total"] != control.filter(pl.col("seat") == 0)["total"]).any()
+    # seat = "rotate": game g's seat g mod 4 receives it
+    owner = rotate.filter(pl.col("granted") == "I-P-01")
+    assert owner.height == 40 and (owner["seat"] == owner["game"] % 4).all()
+    assert (owner["granted_epoch"] == 1).all()
+
+
+def test_same_seed_same_deals_across_scenarios_and_player_sweeps(tmp_path):
+    swept = hadara_sim.simulate(parse_scenario(
+        'policies = ["random"]\ngames = 30\nchunk = 10\nseed = 4\n[sweep]\nplayers = [2, 3]\n'), jobs=1)
+    alone = hadara_sim.simulate(parse_scenario(
+        'players = 3\npolicies = ["random"]\ngames = 30\nchunk = 10\nseed = 4\n'), jobs=1)
+    cols = [c for c in alone.columns if c not in ("combo", "sweep")]
+    assert same(swept.filter(pl.col("players") == 3).select(cols), alone.select(cols))
+    greedy = hadara_sim.simulate(parse_scenario(
+        'players = 3\npolicies = ["greedy"]\ngames = 30\nchunk = 10\nseed = 4\n'), jobs=1)
+    deal = ["game", "seat", "setup_card", "colour_order"]
+    assert same(greedy.select(deal), alone.select(deal))
+
+
+def test_setup_grid_and_fixed_board(tmp_path):
+    df = hadara_sim.simulate(parse_scenario("""
+        players = 3
+        game = "advanced"
+        policies = ["greedy"]
+        games = 10
+        chunk = 10
+        [setup]
+        cards = "grid"
+        sides = "grid"
+        focus_seat = 1
+        [board]
+        colour_order = ["green", "blue", "red", "yellow", "purple"]
+    """.replace("\n        ", "\n")), jobs=1)
+    assert df["combo"].n_unique() == 10
+    focus = df.filter(pl.col("seat") == 1)
+    assert (focus["setup_card"] == focus["sweep_setup_card"]).all()
+    assert (focus["setup_side"] == focus["sweep_setup_side"]).all()
+    per_game = df.group_by(["combo", "game"]).agg(pl.col("setup_card").n_unique())
+    assert (per_game["setup_card"] == 3).all()  # still three different cards
+    assert (df["colour_order"] == "GBRYP").all()
+
+
+def test_plan_is_chunk_major(tmp_path):
+    sc = parse_scenario('policies = ["random"]\ngames = 25\nchunk = 10\n[sweep]\nplayers = [2, 3]\n')
+    chunks = plan_chunks(sc)
+    assert [(c.index, c.combo, c.first_game, c.games) for c in chunks] == [
+        (0, 0, 0, 10), (0, 1, 0, 10), (1, 0, 10, 10), (1, 1, 10, 10), (2, 0, 20, 5), (2, 1, 20, 5)]
+
+
+def test_fixed_sides_with_minus_one_leave_the_choice_to_the_policy(components):
+    """The engine hook the setup grid uses: -1 in `sides` asks that seat's policy."""
+    from hadara_sim.deal import make_deals
+    from hadara_sim.engine.game import BatchGame
+    from hadara_sim.policy import Policy
+
+    class AlwaysB(Policy):
+        name = "always_b"
+
+        def side(self, decision):
+            return np.ones(len(decision), np.int64)
+
+    deals = make_deals(components, 3, 8, seed=1, advanced=True)
+    sides = np.full((8, 3), -1, np.int8)
+    sides[:, 1] = 0
+    game = BatchGame(deals, components, [AlwaysB()] * 3, sides=sides)
+    game.set_up()
+    assert (game.s.side == np.array([1, 0, 1])).all()
