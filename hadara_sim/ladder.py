@@ -32,8 +32,9 @@ def win_rate(shares: np.ndarray) -> dict:
     """Mean win share with its 95% confidence interval and the p-value against an even 0.5."""
     test = stats.ttest_1samp(shares, 0.5)
     ci = test.confidence_interval(0.95)
-    return {"win_rate": float(shares.mean()), "ci_low": float(ci.low), "ci_high": float(ci.high),
-            "p_value": float(test.pvalue)}
+    # A rate lies in [0, 1]; the t interval can overshoot when nearly every game goes one way.
+    return {"win_rate": float(shares.mean()), "ci_low": max(0.0, float(ci.low)),
+            "ci_high": min(1.0, float(ci.high)), "p_value": float(test.pvalue)}
 
 
 def head_to_head(components: ComponentSet, a: str, b: str, players: int, games: int, seed: int = 0,
@@ -45,22 +46,27 @@ def head_to_head(components: ComponentSet, a: str, b: str, players: int, games: 
     policies = [make_policy(a, seed=seed, **params.get(a, {})), make_policy(b, seed=seed + 1, **params.get(b, {}))]
     sheet = play_batch(deals, components, policies, seats)
     shares = np.where(seats == 0, sheet["win_share"], 0.0).sum(axis=1)
-    a_scores = sheet["total"][seats == 0]
+    won = sheet["win_share"] > 0
     return {"players": players, "policy": a, "opponent": b, "games": games, **win_rate(shares),
-            "mean_score": float(a_scores.mean())}
+            "mean_score": float(sheet["total"][seats == 0].mean()),
+            "winning_scores": sheet["total"][won & (seats == 0)].tolist(),
+            "opponent_winning_scores": sheet["total"][won & (seats == 1)].tolist()}
 
 
 def ladder(components: ComponentSet, names: list[str], player_counts=(2, 3, 4), games: int = 1000,
            seed: int = 0, advanced: bool = False, progress=None) -> pl.DataFrame:
-    """Every pair of policies head to head at each player count, on the same deals."""
+    """Every pair of policies head to head at each player count, on the same deals: one row per
+    ordered pair, with the row policy's win rate and CI and its totals in the games it won."""
     rows = []
     for players in player_counts:
         for a, b in itertools.combinations(names, 2):
             row = head_to_head(components, a, b, players, games, seed, advanced)
+            theirs = row.pop("opponent_winning_scores")
             rows.append(row)
-            mirror = {**row, "policy": b, "opponent": a, "win_rate": 1 - row["win_rate"],
-                      "ci_low": 1 - row["ci_high"], "ci_high": 1 - row["ci_low"], "mean_score": None}
-            rows.append(mirror)
+            rows.append({**row, "policy": b, "opponent": a, "win_rate": 1 - row["win_rate"],
+                         "ci_low": 1 - row["ci_high"], "ci_high": 1 - row["ci_low"], "mean_score": None,
+                         "winning_scores": theirs})
             if progress:
                 progress()
-    return pl.DataFrame(rows, schema_overrides={"mean_score": pl.Float64})
+    return pl.DataFrame(rows, schema_overrides={"mean_score": pl.Float64,
+                                                "winning_scores": pl.List(pl.Int64)})

@@ -162,11 +162,12 @@ class Planner(Policy):
     name = "planner"
     description = ("Values every option by the points it is expected to bring by the end of the game "
                    "(projected tracks, colony and statue thresholds, feeding risk, sets, medal timing).")
+    # General weights found by a random search (see `Balanced`); the styles change a few.
     params = {
-        "coin": 0.45, "coin_end": 0.2, "points": 1.0, "income": 1.0, "military": 1.0,
-        "culture": 1.0, "food": 1.2, "sets": 1.0, "effects": 1.0, "colours": (0.0, 0.0, 0.0, 0.0, 0.0),
-        "gold_plan": 1, "feed_loss": 3.0, "colony_prize": 3.0, "statue_prize": 3.0,
-        "points_side_from": 3, "integrate_margin": 0.0, "silver_min": 6,
+        "coin": 0.55, "coin_end": 0.3, "points": 0.8, "income": 0.7, "military": 0.8,
+        "culture": 1.0, "food": 1.6, "sets": 0.5, "effects": 1.5, "colours": (0.0, 0.0, 0.0, 0.0, 0.0),
+        "gold_plan": 0, "feed_loss": 3.0, "colony_prize": 3.0, "statue_prize": 3.0,
+        "points_side_from": 3, "integrate_margin": 0.0, "silver_min": 10,
     }
 
     def context(self, view) -> Context:

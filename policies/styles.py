@@ -47,8 +47,7 @@ class Economy(Planner):
     description = ("Invests in income first (yellow cards, income tiles and colony backs), sells freely "
                    "early, and converts coins into points in epoch III: points-heavy cards, medals and "
                    "statues bought with the money.")
-    params = {**Planner.params, "income": 1.6, "coin": 0.5, "colours": (1.0, 0.0, 0.0, 0.0, 0.0),
-              "points": 1.0}
+    params = {**Planner.params, "income": 1.2, "colours": (1.0, 0.0, 0.0, 0.0, 0.0)}
 
     def context(self, view):
         """Points weigh more once income no longer compounds (epoch III)."""
@@ -62,16 +61,17 @@ class Sets(Planner):
     name = "sets"
     description = ("Collects five-colour sets: values each card by whether it completes a set, buys both "
                    "gold medals early while they are cheap, and prizes set_collector and gold_wildcard.")
-    params = {**Planner.params, "sets": 1.8, "gold_plan": 2, "colours": (0.0, 0.0, 0.0, 0.0, 0.5)}
+    params = {**Planner.params, "sets": 1.5, "gold_plan": 2, "colours": (0.0, 0.0, 0.0, 0.0, 0.5)}
 
 
 class Balanced(Planner):
     name = "balanced"
     description = ("The strongest all-rounder: the planner's full evaluation (lookahead to the next colony "
                    "and statue requirement, expected colony backs, feeding risk, set value, medal timing, "
-                   "purple effects), and it specialises as the game unfolds: whichever of military and "
-                   "culture it leads in (against its rivals) gets the military or culture player's weights.")
-    params = {**Planner.params, "focus": 1.8, "unfocus": 0.6, "focus_prize": 6.0, "other_prize": 1.5}
+                   "purple effects), and it specialises as the game unfolds: it leans into whichever of "
+                   "military and culture it leads in against its rivals.")
+    # Tuned by a random search against military, culture and economy at 2 and 4 players.
+    params = {**Planner.params, "focus": 1.3, "unfocus": 0.3, "focus_prize": 3.0, "other_prize": 3.0}
 
     def context(self, view):
         ctx = super().context(view)

@@ -130,4 +130,4 @@ def test_policies_cli_list_show_and_ladder():
     ladder = runner.invoke(app, ["policies", "ladder", "--games", "20", "-p", "2", "--policy", "greedy",
                                  "--policy", "random", "-q"])
     assert ladder.exit_code == 0, ladder.output
-    assert "greedy" in ladder.output and "[" in ladder.output
+    assert "greedy" in ladder.output and "±" in ladder.output

@@ -90,12 +90,13 @@ def ladder(
         frame = run_ladder(c, names, players, games, seed, advanced, lambda: progress.advance(task))
     for p in players:
         sub = frame.filter(frame["players"] == p)
-        table = Table(title=f"{p} players: row's share of the wins against column "
-                            f"({games} games per pair, 95% CI)")
-        table.add_column("")
+        table = Table(title=f"{p} players: % of the wins that went to the row policy against the "
+                            f"column policy, ± half its 95% CI ({games} games per pair)")
+        table.add_column("", no_wrap=True)
         for name in names:
             table.add_column(name, justify="center")
         table.add_column("mean", justify="right")
+        table.add_column("win pts", justify="right")
         for a in names:
             cells, rates = [], []
             for b in names:
@@ -106,7 +107,11 @@ def ladder(
                 rates.append(row["win_rate"])
                 mark = "[green]" if row["ci_low"] > 0.5 else "[red]" if row["ci_high"] < 0.5 else ""
                 end = "[/]" if mark else ""
-                cells.append(f"{mark}{row['win_rate']:.2f} [{row['ci_low']:.2f}, {row['ci_high']:.2f}]{end}")
-            table.add_row(a, *cells, f"{sum(rates) / len(rates):.2f}")
+                half = (row["ci_high"] - row["ci_low"]) / 2
+                cells.append(f"{mark}{100 * row['win_rate']:.0f}±{100 * half:.0f}{end}")
+            won = sub.filter(sub["policy"] == a)["winning_scores"].explode().drop_nulls()
+            table.add_row(a, *cells, f"{100 * sum(rates) / len(rates):.0f}",
+                          f"{won.mean():.0f}" if len(won) else "-")
         console.print(table)
-    console.print("green: significantly above even, red: significantly below (95%).")
+    console.print("green: significantly above even, red: significantly below (95%). mean: the row's "
+                  "mean win %. win pts: the row's mean total in the games it won.")
