@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import re
 import tomllib
 from dataclasses import dataclass, field
 from importlib import resources
@@ -30,6 +29,7 @@ from .constants import (
     STATUES,
     TRACKS,
 )
+from .problems import InputError, Problem, toml_error_line
 
 FILES = ("cards.csv", "colonies.csv", "setup_cards.csv", "board.toml")
 CARD_COLUMNS = ("id", "epoch", "colour", "starred", "cost", "points", *TRACKS, "effect", "exact")
@@ -45,26 +45,8 @@ RANGES = {"cost": (0, 40), "points": (0, 20), "track": (0, 10), "coins": (0, 30)
           "requirement": (0, 60), "colony_coins": (0, 20), "colony_points": (0, 40)}
 
 
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with a component file."""
-
-    file: str
-    line: int | None
-    field: str
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.field}: {self.message}"
-
-
-class ComponentError(ValueError):
+class ComponentError(InputError):
     """A component set failed validation; `problems` lists every problem found."""
-
-    def __init__(self, problems: list[Problem]):
-        self.problems = problems
-        super().__init__("\n".join(str(p) for p in problems))
 
 
 @dataclass(frozen=True)
@@ -394,17 +376,6 @@ def _read_setup(path: Path, problems: list[Problem]) -> dict[tuple[int, str], Se
                 if (initiative, side) not in cards:
                     rows.report(None, "initiative", f"no card for initiative {initiative} side {side}")
     return cards
-
-
-def toml_error_line(err: tomllib.TOMLDecodeError, text: str) -> int | None:
-    """The line of a TOML syntax error (Python < 3.14 has it only in the message)."""
-    line = getattr(err, "lineno", None)
-    if line is None:
-        found = re.search(r"line (\d+)", str(err))
-        line = int(found.group(1)) if found else None
-    if line is None and "end of document" in str(err):
-        line = text.count("\n") + (not text.endswith("\n"))
-    return line
 
 
 def _read_board(path: Path, problems: list[Problem]) -> dict:

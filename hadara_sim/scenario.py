@@ -24,6 +24,7 @@ from typing import Any
 
 from .components import ComponentError, ComponentSet, load_components
 from .constants import COLOURS, EFFECT_IDS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, PURPLE
+from .problems import InputError, Problem, toml_error_line
 from .tomlpos import key_lines, line_of
 
 DEFAULT_GAMES = 10_000
@@ -46,26 +47,8 @@ GRANT_KEYS = ("card", "epoch", "seat")
 
 # --- problems ---------------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class Problem:
-    """One thing wrong with a scenario: where (file, line, key) and what."""
-
-    file: str
-    line: int | None
-    key: str
-    message: str
-
-    def __str__(self) -> str:
-        where = f"{self.file}:{self.line}" if self.line else self.file
-        return f"{where}: {self.key}: {self.message}" if self.key else f"{where}: {self.message}"
-
-
-class ScenarioError(ValueError):
+class ScenarioError(InputError):
     """A scenario failed validation; `problems` lists every problem found."""
-
-    def __init__(self, problems: list[Problem]):
-        self.problems = problems
-        super().__init__("\n".join(str(p) for p in problems))
 
 
 def show_path(path: tuple) -> str:
@@ -361,12 +344,7 @@ def parse_scenario(text: str, file: str = "<scenario>", base_dir: str | Path | N
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
-        line = getattr(err, "lineno", None)
-        if line is None:
-            found = re.search(r"line (\d+)", str(err))
-            line = int(found.group(1)) if found else None
-        if line is None and "end of document" in str(err):
-            line = text.count("\n") + (not text.endswith("\n"))
+        line = toml_error_line(err, text)
         raise ScenarioError([Problem(file, line, "", f"not valid TOML: {err}")]) from None
     return scenario_from_dict(data, file=file, base_dir=base_dir, default_name=default_name,
                               text=text, lines=key_lines(text))

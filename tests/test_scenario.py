@@ -151,7 +151,7 @@ def test_unknown_key_suggests(tmp_path):
         policies = ["greedy"]
         gmes = 10
     """)
-    assert (p.line, p.key) == (2, "gmes") and "did you mean 'games'" in p.message
+    assert (p.line, p.field) == (2, "gmes") and "did you mean 'games'" in p.message
     assert str(p).startswith(str(tmp_path / "s.toml") + ":2: gmes:")
 
 
@@ -163,7 +163,7 @@ def test_nested_unknown_key_and_line(tmp_path):
         cards = "random"
         sidez = "A"
     """)
-    assert (p.line, p.key) == (5, "setup.sidez") and "'sides'" in p.message
+    assert (p.line, p.field) == (5, "setup.sidez") and "'sides'" in p.message
 
 
 @pytest.mark.parametrize("text, line, key, words", [
@@ -188,7 +188,7 @@ def test_nested_unknown_key_and_line(tmp_path):
 ])
 def test_problem_names_line_and_key(tmp_path, text, line, key, words):
     p = one(tmp_path, text)
-    assert (p.line, p.key) == (line, key), str(p)
+    assert (p.line, p.field) == (line, key), str(p)
     assert words in p.message, str(p)
 
 
@@ -200,7 +200,7 @@ def test_all_problems_reported_together(tmp_path):
         [setup]
         sidez = "A"
     """)
-    assert {p.key for p in found} == {"players", "policies[0].policy", "games", "setup.sidez"}
+    assert {p.field for p in found} == {"players", "policies[0].policy", "games", "setup.sidez"}
 
 
 def test_impossible_grant_five_players_basic_purple(tmp_path):
@@ -210,7 +210,7 @@ def test_impossible_grant_five_players_basic_purple(tmp_path):
         players = [4, 5]
         grants = ["none", "set_collector"]
     """)
-    assert (p.line, p.key) == (4, "sweep.grants")
+    assert (p.line, p.field) == (4, "sweep.grants")
     assert "impossible grant at 5 players, basic game" in p.message and "purple" in p.message
     assert "III-P-" in p.message and "set_collector" in p.message
 
@@ -224,7 +224,7 @@ def test_sweep_value_problem_points_at_the_value(tmp_path):
           9,
         ]
     """)
-    assert (p.line, p.key) == (5, "players") and p.message.startswith("with players = 9: ")
+    assert (p.line, p.field) == (5, "players") and p.message.startswith("with players = 9: ")
 
 
 def test_problem_in_some_combinations_names_them(tmp_path):
@@ -233,7 +233,7 @@ def test_problem_in_some_combinations_names_them(tmp_path):
         [sweep]
         players = [2, 3]
     """)
-    assert (p.line, p.key) == (1, "policies") and p.message.startswith("with players = 3: ")
+    assert (p.line, p.field) == (1, "policies") and p.message.startswith("with players = 3: ")
 
 
 def test_toml_syntax_error_has_line(tmp_path):

@@ -1,0 +1,40 @@
+"""Problems found in a user's input files (component sets, scenarios), reported all at once."""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong with an input file: where (file, line, field) and what."""
+
+    file: str
+    line: int | None
+    field: str  # the column, key or key path at fault; "" when it is the file as a whole
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        return f"{where}: {self.field}: {self.message}" if self.field else f"{where}: {self.message}"
+
+
+class InputError(ValueError):
+    """An input file failed validation; `problems` lists every problem found."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+def toml_error_line(err: tomllib.TOMLDecodeError, text: str) -> int | None:
+    """The line of a TOML syntax error (Python < 3.14 has it only in the message)."""
+    line = getattr(err, "lineno", None)
+    if line is None:
+        found = re.search(r"line (\d+)", str(err))
+        line = int(found.group(1)) if found else None
+    if line is None and "end of document" in str(err):
+        line = text.count("\n") + (not text.endswith("\n"))
+    return line
