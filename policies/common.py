@@ -21,19 +21,20 @@ def price(view: View, cards: np.ndarray) -> np.ndarray:
     return np.maximum(0, c.card_cost[cards] - held)
 
 
-def income_steps_left(view: View) -> np.ndarray:
-    """Income steps still to come this game after the current point (games,)."""
-    epoch = view.epoch.astype(np.int64)
-    return 2 * (3 - epoch) + np.where(view.phase == 0, 2, 1)
+def income_steps_left(epoch, phase):
+    """Income steps still to come, the current phase's included (arrays or plain numbers)."""
+    return 2 * (3 - np.asarray(epoch, np.int64)) + np.where(np.asarray(phase) == 0, 2, 1)
 
 
-def track_weights(view: View, weights: dict) -> np.ndarray:
-    """Points-equivalent of one step on each track (games, 4); income earns coins until the end."""
-    w = np.empty((len(view), 4))
-    w[:, INCOME] = weights["income"] * weights["coin"] * income_steps_left(view)
-    w[:, 1] = weights["military"]
-    w[:, 2] = weights["culture"]
-    w[:, 3] = weights["food"]
+def track_weights(weights: dict, steps) -> np.ndarray:
+    """Points-equivalent of one step on each track (..., 4) with `steps` income steps to come:
+    income earns coins until the end, the other tracks have flat weights."""
+    steps = np.asarray(steps, np.float64)
+    w = np.empty(steps.shape + (4,))
+    w[..., INCOME] = weights["income"] * weights["coin"] * steps
+    w[..., 1] = weights["military"]
+    w[..., 2] = weights["culture"]
+    w[..., 3] = weights["food"]
     return w
 
 
@@ -44,7 +45,8 @@ EFFECT_VALUE = {  # rough points-equivalent of each purple effect for a simple p
     "silver_full": 6.0, "set_collector": 6.0, "gold_wildcard": 4.0, "double_actions": 3.0,
     "requirement_cut": 4.0, "requirement_purchase": 2.0,
 }
-_EFFECT_VALUES = np.array([EFFECT_VALUE[e] for e in EFFECT_INDEX] + [0.0])  # index -1: no effect
+# by effect index; the extra last entry (index -1) is "no effect"
+EFFECT_VALUES = np.array([EFFECT_VALUE[e] for e in EFFECT_INDEX] + [0.0])
 
 
 def value_table(components, weights: dict) -> np.ndarray:
@@ -56,13 +58,11 @@ def value_table(components, weights: dict) -> np.ndarray:
     c = components
     table = np.empty((3, 2, c.n_cards))
     colours = np.asarray(weights["colours"], float)
-    static = (weights["points"] * c.card_points + _EFFECT_VALUES[c.card_effect]
+    static = (weights["points"] * c.card_points + EFFECT_VALUES[c.card_effect]
               + colours[c.card_colour])
     for epoch in (1, 2, 3):
         for phase in (0, 1):
-            steps = 2 * (3 - epoch) + (2 if phase == 0 else 1)
-            tw = np.array([weights["income"] * weights["coin"] * steps, weights["military"],
-                           weights["culture"], weights["food"]])
+            tw = track_weights(weights, income_steps_left(epoch, phase))
             table[epoch - 1, phase] = static + c.card_values @ tw
     return table
 

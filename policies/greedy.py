@@ -14,7 +14,9 @@ from hadara_sim.constants import (
 )
 from hadara_sim.policy import Decision, Policy
 
-from .common import best, card_value, own, price, sell_value, track_weights, value_table
+from .common import (
+    best, card_value, income_steps_left, own, price, sell_value, track_weights, value_table,
+)
 
 
 class Greedy(Policy):
@@ -23,6 +25,10 @@ class Greedy(Policy):
                    "tracks, coins, points and card colours. No lookahead.")
     params = {"income": 1.0, "military": 0.8, "culture": 0.8, "food": 1.3, "coin": 0.35,
               "points": 1.0, "colours": (0.0, 0.0, 0.0, 0.0, 0.0)}
+
+    def track_weights(self, view) -> np.ndarray:
+        """(games, 4) points per track step at this point of each game."""
+        return track_weights(self.settings, income_steps_left(view.epoch, view.phase))
 
     def values(self, view):
         """This policy's card value table for the view's component set (computed once)."""
@@ -57,14 +63,14 @@ class Greedy(Policy):
         return best(values, d.legal)
 
     def tile(self, d: Decision):
-        return best(track_weights(d.view, self.settings), d.legal)
+        return best(self.track_weights(d.view), d.legal)
 
     def side(self, d: Decision):
         v = d.view
         c = v.components
         w = self.settings
         init = own(v, "initiative").astype(np.int64) - 1
-        tw = track_weights(v, w)
+        tw = self.track_weights(v)
         values = w["coin"] * c.setup_coins[init] + np.einsum("gst,gt->gs", c.setup_values[init], tw)
         return best(values, d.legal)
 
@@ -81,7 +87,7 @@ class Greedy(Policy):
         v = d.view
         c = v.components
         w = self.settings
-        tw = track_weights(v, w)
+        tw = self.track_weights(v)
         front = v.colony_front.astype(float)
         bounty = COLONY_BOUNTY * v.own("effects", EFFECT_INDEX["colony_bounty"])
         levels = np.arange(5)
@@ -99,7 +105,7 @@ class Greedy(Policy):
         v = d.view
         c = v.components
         w = self.settings
-        tw = track_weights(v, w)
+        tw = self.track_weights(v)
         values = np.zeros((len(d), 33))
         for s in range(4):
             for t in range(4):

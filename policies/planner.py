@@ -22,10 +22,9 @@ from hadara_sim.constants import (
 )
 from hadara_sim.policy import Decision, Policy
 
-from .common import EFFECT_VALUE, best, own, price, sell_value
+from .common import EFFECT_VALUES, best, income_steps_left, own, price, sell_value
 
 _E = EFFECT_INDEX
-_EFFECT_TABLE = np.array([EFFECT_VALUE[e] for e in EFFECT_INDEX] + [0.0])  # index -1: no effect
 
 
 class Context:
@@ -38,7 +37,7 @@ class Context:
         self.phase = view.phase.astype(np.int64)
         # Steps still to come after this decision (the current phase's steps included); a colony
         # and a statue step follow each income step.
-        self.income_left = 2 * (3 - self.epoch) + np.where(self.phase == 0, 2, 1)
+        self.income_left = income_steps_left(self.epoch, self.phase)
         self.steps_left = self.income_left
         self.feeds_left = 3 - self.epoch + 1
         self.coin = w["coin_end"] + (w["coin"] - w["coin_end"]) * self.income_left / 6.0
@@ -123,7 +122,7 @@ class Context:
 
     def effect_values(self, cards: np.ndarray) -> np.ndarray:
         effect = self.c.card_effect[cards]
-        value = _EFFECT_TABLE[effect] * self.w["effects"] * np.minimum(1.0, self.income_left / 4.0)[:, None]
+        value = EFFECT_VALUES[effect] * self.w["effects"] * np.minimum(1.0, self.income_left / 4.0)[:, None]
         for t, name in enumerate(("affinity_income", "affinity_military", "affinity_culture", "affinity_food")):
             m = effect == _E[name]
             value = np.where(m, self.counts[:, t, None] * self.track_value[:, t, None] + 1.0, value)
@@ -274,7 +273,7 @@ class Planner(Policy):
                 + np.einsum("ct,gt->gc", c.card_values.astype(float), ctx.track_value)
                 + 3.0 * c.card_values[None, :, FOOD]
                 + ctx.set_value[:, c.card_colour.astype(np.int64)]
-                + _EFFECT_TABLE[c.card_effect][None, :])
+                + EFFECT_VALUES[c.card_effect][None, :])
         pay = (-FEED_COIN_PRICE * ctx.coin)[:, None]
         return best(np.concatenate([-keep, pay], axis=1), d.legal)
 
