@@ -27,8 +27,11 @@ def bench(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     components: Optional[Path] = COMPONENTS_OPTION,
 ):
-    """Measure the batch engine (one process): games per second and peak memory per batch size,
-    and the reference engine's games per second on the same deals."""
+    """Measure the speed and memory of the batch engine against the reference engine.
+
+    In one process: games per second and peak memory for each batch size, and the reference
+    engine's games per second on the same deals with the ratio between the two.
+    """
     c = components_or_exit(components)
     counts = players or [2, 3, 4, 5]
     if any(not 2 <= p <= 5 for p in counts) or any(b < 1 for b in batch):

@@ -36,7 +36,7 @@ def show(
     what: str = typer.Option("cards", help="Which table: cards, colonies, setup or board."),
     components: Optional[Path] = COMPONENTS_OPTION,
 ):
-    """Print a component set as readable tables (estimated values in dim, exact in bold)."""
+    """Print a component set as readable tables: exact values in bold, estimates dim."""
     c = components_or_exit(components)
     if colour is not None and colour not in COLOURS:
         fail(f"unknown colour '{colour}'; choose one of {', '.join(COLOURS)}")

@@ -71,8 +71,11 @@ def ladder(
     quiet: bool = typer.Option(False, "--quiet", "-q"),
     components: Optional[Path] = COMPONENTS_OPTION,
 ):
-    """Each policy against each other on the same deals with seats rotated: the share of wins that
-    went to the row policy, with its 95% confidence interval (0.5 = even)."""
+    """Rank policies head to head, with 95% confidence intervals.
+
+    Each policy plays each other on the same deals with seats rotated; the table gives the share
+    of the wins that went to the row policy (50 = even) and its mean total in the games it won.
+    """
     from policies import BUILTIN
 
     c = components_or_exit(components)

@@ -29,8 +29,11 @@ def verify(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     components: Optional[Path] = COMPONENTS_OPTION,
 ):
-    """Play games in the vectorised engine and replay every one in the reference engine:
-    same legal options at every decision, same state after every step, same score sheet."""
+    """Check that the vectorised engine and the reference engine agree, game by game.
+
+    Plays games in the vectorised engine and replays each one in the reference engine: the same
+    legal options at every decision, the same state after every step, the same score sheet.
+    """
     c = components_or_exit(components)
     counts = players or [2, 3, 4, 5]
     if any(not 2 <= p <= 5 for p in counts):
