@@ -13,9 +13,11 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 # 20,000 games of the default scenario into results/default (resumed if interrupted; nothing is
-# replayed when it is already complete), then a win-rate table with sample sizes.
+# replayed when it is already complete) with a win-rate table, then the HTML summary report of
+# every analysis (results/default/report/summary.html), printing where it is.
 demo: $(STAMP)
 	$(BIN)/hadara-sim simulate scenarios/default.toml --games 20000 --out results/default
+	$(BIN)/hadara-sim report summary results/default
 
 test: $(STAMP)
 	$(BIN)/python -m pytest

@@ -270,10 +270,20 @@ def result_files(path, *, allow_partial: bool = True) -> tuple[dict, list[Path]]
         except (OSError, pa.ArrowException) as err:
             raise ResultsError(f"{file} cannot be read: {err}") from None
         version = (schema.metadata or {}).get(SCHEMA_KEY)
-        if version != str(SCHEMA_VERSION).encode() or not schema.equals(SCHEMA, check_metadata=False):
+        if version != str(SCHEMA_VERSION).encode():
             shown = version.decode() if version else "unknown"
-            raise ResultsError(f"{file} has schema version {shown}, not {SCHEMA_VERSION} (or other columns); "
+            raise ResultsError(f"{file} has schema version {shown}, not {SCHEMA_VERSION}; "
                                "rerun its scenario into a new directory")
+        if not schema.equals(SCHEMA, check_metadata=False):
+            missing = [n for n in SCHEMA.names if n not in schema.names]
+            changed = [n for n in SCHEMA.names if n in schema.names and schema.field(n).type != SCHEMA.field(n).type]
+            detail = "; ".join(part for part in (
+                f"missing columns: {', '.join(missing)}" if missing else "",
+                f"columns of another type: {', '.join(changed)}" if changed else "",
+                f"unknown columns: {', '.join(n for n in schema.names if n not in SCHEMA.names)}"
+                if set(schema.names) - set(SCHEMA.names) else "") if part)
+            raise ResultsError(f"{file} does not have the columns of schema version {SCHEMA_VERSION} "
+                               f"({detail}); rerun its scenario into a new directory")
     return meta, present
 
 

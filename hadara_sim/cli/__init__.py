@@ -4,6 +4,7 @@ import typer
 
 from . import bench, components, play, policies, verify
 from . import simulate as simulate_cli
+from . import report as report_cli
 
 app = typer.Typer(
     help="Monte Carlo strategy analysis for the board game Hadara.",
@@ -13,6 +14,7 @@ app = typer.Typer(
 )
 app.add_typer(components.app, name="components")
 app.add_typer(policies.app, name="policies")
+app.add_typer(report_cli.app, name="report")
 play.register(app)
 verify.register(app)
 bench.register(app)

@@ -1,0 +1,47 @@
+"""Reports over a results dataset: win rates, score breakdowns, setup-card and purple-effect
+balance, score trajectories, each with sample sizes and 95% confidence intervals.
+
+- `stats`: pure functions from a results DataFrame to DataFrames of estimates (use them in notebooks);
+- `charts`: matplotlib figures of those estimates;
+- `sections`: estimates + tables + charts per report, as the command line and the summary use them;
+- `html`: the self-contained HTML summary.
+
+    from hadara_sim.report import load_dataset, stats
+    df, info = load_dataset("results/default")
+    stats.win_rates(df, ["policy_label"])
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from . import charts, html, sections, stats
+from .stats import ReportError, dataset_info
+
+
+def load_dataset(path) -> tuple["pl.DataFrame", dict]:  # noqa: F821
+    """A results directory as (DataFrame, info): `info` has the scenario name, sizes and run facts.
+    Raises ResultsError (unreadable, older schema) like `load_results`."""
+    from ..results import load_results, read_metadata
+
+    meta = read_metadata(Path(path))
+    df = load_results(path)
+    return df, dataset_info(df, meta)
+
+
+def write_summary(df, info: dict, out, fmt: str = "png") -> Path:
+    """Every report that applies to `df` in one HTML file `out` (a file path or a directory, where
+    it is written as summary.html)."""
+    out = Path(out)
+    if out.suffix.lower() != ".html":
+        out = out / "summary.html"
+    secs, notes = sections.summary_sections(df, info)
+    try:
+        return html.write(out, secs, info, notes, fmt)
+    finally:
+        for s in secs:
+            for _, fig in s.figures:
+                fig.clear()
+
+
+__all__ = ["ReportError", "charts", "dataset_info", "html", "load_dataset", "sections", "stats", "write_summary"]

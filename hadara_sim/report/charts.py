@@ -1,0 +1,389 @@
+"""The report charts: matplotlib Figures built without pyplot (no global state, any backend).
+
+Every chart has a bold title, axis labels with units, group labels carrying their sample size,
+and a footer naming the scenario, the sample size and what the error bars are. Save one with
+`save(fig, path)`; in a notebook, `display(fig)` shows it.
+"""
+
+from __future__ import annotations
+
+import io
+import textwrap
+from pathlib import Path
+from typing import Callable, Sequence
+
+import numpy as np
+import polars as pl
+from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from .stats import BONUS_PARTS, PART_LABELS, STACK_ORDER
+
+CI_NOTE = "error bars: 95% CI (t-test over deals)"
+BLUE, ORANGE, GREY, RED = "#1f5f99", "#d9711c", "#8a8a8a", "#b2182b"
+PART_COLOURS = {
+    "colonies": "#c9a227", "statues": "#3a7dc2", "patron_points": "#9b6fc4",
+    "silver": "#9aa5ad", "silver_full_points": "#b48fd6", "gold": "#e0b400",
+    "set_collector_points": "#7b3fb0", "wildcard_points": "#5b2a86",
+    "cards": "#4c9a4c", "coins": "#c45a3a",
+}
+FORMATS = ("png", "svg")
+Label = Callable[[dict], str]
+
+
+def _figure(width: float, height: float) -> Figure:
+    fig = Figure(figsize=(width, height), dpi=110, layout="constrained")
+    return fig
+
+
+def _finish(fig: Figure, title: str, footer: str) -> Figure:
+    width = fig.get_figwidth()
+    fig.suptitle("\n".join(textwrap.wrap(title, max(30, int(width * 8.5)))), fontsize=13, fontweight="bold")
+    lines = textwrap.wrap(footer, max(40, int(width * 15)), break_on_hyphens=False)
+    fig.supxlabel("\n".join(lines), fontsize=8.5, color="#555555")
+    return fig
+
+
+def _legend_above(ax, handles=None, ncol: int = 2, x: float = 0.5):
+    """A legend in one row above the axes (constrained layout keeps it clear of the title)."""
+    kw = {"handles": handles} if handles is not None else {}
+    ax.legend(**kw, loc="lower center", bbox_to_anchor=(x, 1.0 if not ax.get_title() else 1.08), ncol=ncol,
+              fontsize=8.5, frameon=False)
+
+
+def footer(info: dict, extra: str = "", note: str = CI_NOTE) -> str:
+    """The footer line: scenario, sample size, what the bars are."""
+    size = f"{info['games']:,} games" if info.get("games") else ""
+    if info.get("deals") and info.get("games") != info.get("deals"):
+        size += f" on {info['deals']:,} deals"
+    parts = [f"scenario '{info['scenario']}'", size, extra, note]
+    return "  ·  ".join(p for p in parts if p)
+
+
+def save(fig: Figure, path: str | Path, fmt: str | None = None) -> Path:
+    """Write `fig` (PNG or SVG, from the suffix or `fmt`) and return the path."""
+    path = Path(path)
+    fmt = fmt or path.suffix.lstrip(".") or "png"
+    if path.suffix.lstrip(".") != fmt:
+        path = path.with_suffix(f".{fmt}")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format=fmt, dpi=110 if fmt == "png" else None)
+    return path
+
+
+def to_bytes(fig: Figure, fmt: str = "png") -> bytes:
+    buf = io.BytesIO()
+    fig.savefig(buf, format=fmt, dpi=110 if fmt == "png" else None)
+    return buf.getvalue()
+
+
+def _pct_axis(ax, axis: str = "x"):
+    from matplotlib.ticker import FuncFormatter
+
+    fmt = FuncFormatter(lambda v, _: f"{v:g}%")
+    (ax.xaxis if axis == "x" else ax.yaxis).set_major_formatter(fmt)
+
+
+def _err(mean, low, high, scale: float = 1.0):
+    m, lo, hi = (np.asarray(v, dtype=float) * scale for v in (mean, low, high))
+    lower = np.where(np.isfinite(lo), m - lo, 0.0)
+    upper = np.where(np.isfinite(hi), hi - m, 0.0)
+    return m, np.vstack([np.maximum(lower, 0), np.maximum(upper, 0)])
+
+
+# --- win rate ---------------------------------------------------------------------------------
+
+def winrate_chart(stats: pl.DataFrame, label: Label, info: dict, by_text: str) -> Figure:
+    """Win share per group as points with 95% CI error bars; the fair share dashed."""
+    rows = stats.to_dicts()
+    k = len(rows)
+    fig = _figure(8.5, 1.9 + 0.42 * k)
+    ax = fig.add_subplot()
+    y = np.arange(k)[::-1]
+    m, err = _err([r["mean"] for r in rows], [r["ci_low"] for r in rows], [r["ci_high"] for r in rows], 100)
+    ax.errorbar(m, y, xerr=err, fmt="o", color=BLUE, ecolor=BLUE, capsize=4, markersize=6, lw=1.6,
+                label="win share, 95% CI")
+    fair = np.array([r["fair"] for r in rows]) * 100
+    if np.allclose(fair, fair[0]):
+        ax.axvline(fair[0], color=GREY, ls="--", lw=1.2, label=f"fair share 1/P = {fair[0]:.1f}%")
+    else:
+        ax.scatter(fair, y, marker="|", s=300, color=GREY, label="fair share 1/P", zorder=3)
+    hi = m + err[1]
+    for yi, mi, h in zip(y, m, hi):
+        ax.annotate(f"{mi:.1f}%", (h, yi), xytext=(5, 0), textcoords="offset points", va="center",
+                    fontsize=8.5, color="#333333")
+    ax.set_yticks(y, [f"{label(r)}  (n={r['n']:,})" for r in rows])
+    ax.set_xlabel("win share (%)  — 1 per sole win, 1/k per k-way tie")
+    ax.set_ylabel(by_text)
+    lo_all = np.nanmin(np.concatenate([m - err[0], fair]))
+    hi_all = np.nanmax(np.concatenate([hi, fair]))
+    pad = max(2.0, 0.12 * (hi_all - lo_all))
+    ax.set_xlim(max(-3.0, lo_all - pad), min(103.0, hi_all + 2.5 * pad))
+    ax.set_ylim(-0.7, k - 0.3)
+    _pct_axis(ax)
+    ax.grid(axis="x", alpha=0.3)
+    _legend_above(ax, ncol=2)
+    return _finish(fig, f"Win rate by {by_text}", footer(info, "n = deals per group"))
+
+
+# --- score breakdown --------------------------------------------------------------------------
+
+def breakdown_chart(long: pl.DataFrame, by: Sequence[str], label: Label, info: dict, by_text: str) -> Figure:
+    """Mean score sheet per group as stacked bars (purple bonus parts hatched), total with its CI."""
+    keys = list(by)
+    groups = (long.filter(pl.col("part") == "total").to_dicts())
+    k = len(groups)
+    fig = _figure(max(7.5, 2.8 + 0.95 * k), 5.6)
+    ax = fig.add_subplot()
+    x = np.arange(k)
+    sep = "\n" if k <= 6 else " "
+    bottom = np.zeros(k)
+    shown = []
+    for part in STACK_ORDER:
+        sub = long.filter(pl.col("part") == part)
+        if keys:
+            vals = []
+            for g in groups:
+                row = sub.filter(pl.all_horizontal([pl.col(c) == g[c] for c in keys]))
+                vals.append(row["mean"][0] if row.height else 0.0)
+            vals = np.array(vals, dtype=float)
+        else:
+            vals = sub["mean"].to_numpy().astype(float)
+        if not np.any(np.abs(vals) > 1e-9):
+            continue
+        bonus = part in BONUS_PARTS
+        ax.bar(x, vals, 0.62, bottom=bottom, color=PART_COLOURS[part], edgecolor="white", linewidth=0.6,
+               hatch="///" if bonus else None)
+        shown.append(part)
+        bottom += vals
+    m, err = _err([g["mean"] for g in groups], [g["ci_low"] for g in groups], [g["ci_high"] for g in groups])
+    ax.errorbar(x, m, yerr=err, fmt="none", ecolor="black", capsize=5, lw=1.4)
+    for xi, mi, e in zip(x, m, err[1]):
+        ax.annotate(f"{mi:.1f}", (xi, mi + e), xytext=(0, 3), textcoords="offset points", ha="center",
+                    fontsize=9, fontweight="bold")
+    ax.set_xticks(x, [f"{label(g)}{sep}(n={g['n']:,})" for g in groups],
+                  rotation=0 if k <= 6 else 30, ha="center" if k <= 6 else "right", fontsize=9)
+    ax.set_ylabel("mean points per seat")
+    ax.set_xlabel(by_text)
+    ax.set_ylim(0, float(np.nanmax(m + err[1])) * 1.1 if k else 1)
+    ax.grid(axis="y", alpha=0.3)
+    handles = [Patch(facecolor=PART_COLOURS[p], hatch="///" if p in BONUS_PARTS else None,
+                     edgecolor="white", label=PART_LABELS[p] + (" (purple)" if p in BONUS_PARTS else ""))
+               for p in reversed(shown)]
+    handles.append(Line2D([], [], color="black", marker="_", markersize=10, lw=1.4, label="total, 95% CI"))
+    fig.legend(handles=handles, loc="outside right center", fontsize=8.5, title="score sheet line",
+               title_fontsize=9)
+    return _finish(fig, f"Mean score sheet by {by_text}", footer(info, "n = deals per group"))
+
+
+def totals_chart(df: pl.DataFrame, by: Sequence[str], label: Label, info: dict, by_text: str) -> Figure:
+    """The distribution of final totals per group: histogram 'violins' (exact counts in 2-point
+    bins, width = share of the group), with the mean (dot) and the quartiles (bars)."""
+    keys = list(by)
+    if keys:
+        groups = df.group_by(keys).agg(pl.col("total"), pl.col("game").n_unique().alias("n")).sort(keys)
+    else:
+        groups = df.select(pl.col("total").implode(), pl.col("game").n_unique().alias("n"))
+    rows = groups.to_dicts()
+    k = len(rows)
+    fig = _figure(max(7.5, 2.8 + 0.95 * k), 5.2)
+    ax = fig.add_subplot()
+    all_totals = df["total"].to_numpy()
+    lo, hi = int(np.floor(all_totals.min())), int(np.ceil(all_totals.max()))
+    width = 2 if hi - lo > 60 else 1
+    edges = np.arange(lo - 0.5, hi + width + 0.5, width)
+    centres = (edges[:-1] + edges[1:]) / 2
+    sep = "\n" if k <= 6 else " "
+    for i, r in enumerate(rows):
+        t = np.asarray(r["total"], dtype=float)
+        counts, _ = np.histogram(t, edges)
+        share = counts / max(counts.max(), 1) * 0.42
+        ax.fill_betweenx(centres, i - share, i + share, step="mid", color=BLUE, alpha=0.55, lw=0)
+        q1, med, q3 = np.percentile(t, [25, 50, 75])
+        ax.vlines(i, q1, q3, color="black", lw=4)
+        ax.scatter([i], [t.mean()], color="white", edgecolor="black", zorder=3, s=28)
+        ax.hlines(med, i - 0.08, i + 0.08, color="white", lw=1.5, zorder=3)
+    ax.set_xticks(np.arange(k), [f"{label(r)}{sep}(n={len(r['total']):,} seats)" for r in rows],
+                  rotation=0 if k <= 6 else 30, ha="center" if k <= 6 else "right", fontsize=9)
+    ax.set_ylabel("final score (points)")
+    ax.set_xlabel(by_text)
+    ax.grid(axis="y", alpha=0.3)
+    handles = [Patch(color=BLUE, alpha=0.55, label=f"share of seats ({width}-point bins)"),
+               Line2D([], [], color="black", lw=4, label="interquartile range"),
+               Line2D([], [], marker="o", ls="", markerfacecolor="white", markeredgecolor="black", label="mean")]
+    _legend_above(ax, handles, ncol=3)
+    return _finish(fig, f"Distribution of final scores by {by_text}",
+                   footer(info, note="one row per seat played"))
+
+
+# --- setup cards ------------------------------------------------------------------------------
+
+def setup_chart(bal: pl.DataFrame, info: dict) -> Figure:
+    """Per player count (columns): win share (top) and mean score (bottom) per setup card and side,
+    with 95% CIs; the fair share dashed; cards that differ significantly from fair marked."""
+    players = sorted(bal["players"].unique().to_list())
+    sides = sorted(bal["setup_side"].unique().to_list())
+    ncol = len(players)
+    fig = _figure(max(7.5, 3.3 * ncol + 0.6), 7.2)
+    axes = fig.subplots(2, ncol, squeeze=False, sharey="row")
+    colours = {"A": BLUE, "B": ORANGE}
+    offset = {s: (i - (len(sides) - 1) / 2) * 0.22 for i, s in enumerate(sides)}
+    for j, p in enumerate(players):
+        sub = bal.filter(pl.col("players") == p)
+        top, bottom = axes[0][j], axes[1][j]
+        n = sub["n"].min()
+        for side in sides:
+            s = sub.filter(pl.col("setup_side") == side).sort("setup_card")
+            if s.height == 0:
+                continue
+            x = s["setup_card"].to_numpy() + offset[side]
+            c = colours.get(side, GREY)
+            m, err = _err(s["win"], s["win_low"], s["win_high"], 100)
+            sig = s["significant"].to_numpy()
+            top.errorbar(x, m, yerr=err, fmt="none", ecolor=c, capsize=3, lw=1.3)
+            top.scatter(x[~sig], m[~sig], color="white", edgecolor=c, s=30, zorder=3, lw=1.5)
+            top.scatter(x[sig], m[sig], color=c, edgecolor=c, s=70, marker="*", zorder=4)
+            ms, errs = _err(s["score"], s["score_low"], s["score_high"])
+            bottom.errorbar(x, ms, yerr=errs, fmt="o", color=c, ecolor=c, capsize=3, lw=1.3, markersize=5)
+        top.axhline(100.0 / p, color=GREY, ls="--", lw=1.1)
+        top.set_title(f"{p} players (n ≥ {n:,} per card)", fontsize=10)
+        for ax in (top, bottom):
+            ax.set_xticks(range(1, 6))
+            ax.set_xlim(0.5, 5.5)
+            ax.grid(axis="y", alpha=0.3)
+        bottom.set_xlabel("setup card (initiative)")
+        _pct_axis(top, "y")
+    axes[0][0].set_ylabel("win share (%)")
+    axes[1][0].set_ylabel("mean final score (points)")
+    handles = [Line2D([], [], marker="o", ls="", markerfacecolor="white", markeredgecolor=colours.get(s, GREY),
+                      label=f"side {s}") for s in sides]
+    handles += [Line2D([], [], marker="*", ls="", color=GREY, markersize=10,
+                       label="differs from fair (BH q < 0.05)"),
+                Line2D([], [], color=GREY, ls="--", label="fair share 1/P")]
+    fig.legend(handles=handles, loc="outside right center", fontsize=8.5)
+    design = bal["design"][0]
+    what = ("focus seat of the setup grid (experiment)" if design == "experimental"
+            else "cards as dealt, sides as chosen (observational)")
+    return _finish(fig, "Setup cards: win share and mean score per card and side",
+                   footer(info, what + "; n = deals per card and side"))
+
+
+# --- purple effects ---------------------------------------------------------------------------
+
+def forest_chart(tab: pl.DataFrame, label: Label, info: dict, *, observational: bool,
+                 split: str | None = None, split_label: Callable[[object], str] = str) -> Figure:
+    """Two panels: the difference in win share (percentage points) and in final score (points) per
+    effect, with 95% CIs, sorted by the win-share difference; zero = no difference.
+
+    With `split` (a column such as players), one row per effect (`label`) with one marker per value
+    of `split`, side by side in its own colour."""
+    splits = sorted(tab[split].unique().to_list()) if split else [None]
+    rows = tab.to_dicts()
+    keys: dict[str, list[dict]] = {}
+    for r in rows:
+        keys.setdefault(label(r), []).append(r)
+    order = sorted(keys, key=lambda k: np.nanmean([r["win_diff"] for r in keys[k]]))
+    k = len(order)
+    per_row = 0.36 if len(splits) == 1 else 0.2 + 0.12 * len(splits)
+    fig = _figure(11.0, 2.1 + per_row * k)
+    axes = fig.subplots(1, 2, sharey=True)
+    palette = [ORANGE, BLUE, "#3b8f3b", RED, "#7b3fb0", GREY] if observational else \
+        [BLUE, ORANGE, "#3b8f3b", RED, "#7b3fb0", GREY]
+    step = 0.7 / len(splits)
+    for j, value in enumerate(splits):
+        colour = palette[j % len(palette)]
+        ys, sel = [], []
+        for i, key in enumerate(order):
+            for r in keys[key]:
+                if split is None or r[split] == value:
+                    ys.append(i + (j - (len(splits) - 1) / 2) * step * (-1))
+                    sel.append(r)
+        for ax, name, scale in ((axes[0], "win", 100), (axes[1], "score", 1)):
+            m, err = _err([r[f"{name}_diff"] for r in sel], [r[f"{name}_low"] for r in sel],
+                          [r[f"{name}_high"] for r in sel], scale)
+            ax.errorbar(m, ys, xerr=err, fmt="o", color=colour, ecolor=colour, capsize=2.5,
+                        markersize=4.5 if split else 5, lw=1.3,
+                        label=split_label(value) if split and ax is axes[0] else None)
+    for ax, xlabel in ((axes[0], "difference in win share (percentage points)"),
+                       (axes[1], "difference in final score (points)")):
+        ax.axvline(0, color="black", lw=0.9)
+        ax.set_xlabel(xlabel)
+        ax.grid(axis="x", alpha=0.3)
+    ticks = []
+    for key in order:
+        ns = [r["n"] for r in keys[key]]
+        ticks.append(f"{key}  (n={min(ns):,})" if min(ns) == max(ns) else f"{key}  (n={min(ns):,}-{max(ns):,})")
+    axes[0].set_yticks(np.arange(k), ticks, fontsize=9)
+    axes[0].set_ylim(-0.7, k - 0.3)
+    if split:
+        for i in range(1, k):
+            for ax in axes:
+                ax.axhline(i - 0.5, color="#dddddd", lw=0.6)
+        _legend_above(axes[0], ncol=len(splits))
+    if observational:
+        title = "Purple effects, observational: owners vs the other seats of the same game"
+        note = "not causal: owners chose and kept the card; n = deals with an owner"
+    else:
+        control = rows[0].get("control", "none") if rows else "none"
+        title = "Purple effects, experiment: granted seat vs the same seat in the control"
+        note = f"paired on deal and seat against grants = '{control}'; n = deals"
+    return _finish(fig, title, footer(info, note))
+
+
+# --- trajectory -------------------------------------------------------------------------------
+
+def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[str], label: Label,
+                     info: dict, by_text: str) -> Figure:
+    """Left: mean running score after each epoch per group (95% CIs). Right: how often the leader
+    after epoch I / II goes on to win, per player count, against chance (leaders / players)."""
+    fig = _figure(12.0, 5.2)
+    left, right = fig.subplots(1, 2, width_ratios=[1.25, 1])
+    keys = list(by)
+    groups = running.select(keys).unique(maintain_order=True).to_dicts() if keys else [{}]
+    palette = ["#1f5f99", "#d9711c", "#3b8f3b", "#b2182b", "#7b3fb0", "#8c564b", "#e377c2", "#555555",
+               "#bcbd22", "#17becf"]
+    width = 0.5 / max(len(groups), 1)
+    for i, g in enumerate(groups):
+        sub = running
+        for c in keys:
+            sub = sub.filter(pl.col(c) == g[c])
+        sub = sub.sort("epoch")
+        x = sub["epoch"].to_numpy() + (i - (len(groups) - 1) / 2) * width * 0.5
+        m, err = _err(sub["mean"], sub["ci_low"], sub["ci_high"])
+        colour = palette[i % len(palette)]
+        name = label(g) if keys else "all seats"
+        left.errorbar(x, m, yerr=err, fmt="-o", color=colour, capsize=3, markersize=4, lw=1.5,
+                      label=f"{name} (n={sub['n'].min():,})")
+    left.set_xticks([1, 2, 3], ["after epoch I", "after epoch II", "end (epoch III)"])
+    left.set_ylabel("mean running score (points)")
+    left.set_xlabel("time in the game")
+    left.set_title(f"Running score by {by_text}", fontsize=10)
+    left.grid(axis="y", alpha=0.3)
+    left.legend(fontsize=8, loc="upper left", framealpha=0.9)
+
+    players = sorted(leaders["players"].unique().to_list())
+    epochs = sorted(leaders["epoch"].unique().to_list())
+    bw = 0.8 / max(len(epochs), 1)
+    names = {1: "I", 2: "II", 3: "III"}
+    for j, e in enumerate(epochs):
+        sub = leaders.filter(pl.col("epoch") == e).sort("players")
+        x = np.arange(len(players)) + (j - (len(epochs) - 1) / 2) * bw
+        m, err = _err(sub["mean"], sub["ci_low"], sub["ci_high"], 100)
+        right.bar(x, m, bw * 0.9, yerr=err, capsize=4, color=[BLUE, ORANGE, GREY][j % 3], alpha=0.85,
+                  label=f"leader after epoch {names.get(e, e)}")
+        right.hlines(sub["fair"].to_numpy() * 100, x - bw * 0.45, x + bw * 0.45, colors="black",
+                     linestyles="--", lw=1.3, zorder=3, label="chance (leaders / players)" if j == 0 else None)
+        for xi, mi in zip(x, m):
+            right.annotate(f"{mi:.0f}%", (xi, mi), xytext=(8, 3), textcoords="offset points",
+                           ha="left", fontsize=8.5, fontweight="bold")
+    ns = leaders.group_by("players").agg(pl.col("n").min()).sort("players")["n"].to_list()
+    right.set_xticks(np.arange(len(players)), [f"{p} players\n(n={n:,})" for p, n in zip(players, ns)])
+    right.set_ylabel("leader's win share (%)")
+    right.set_xlabel("player count")
+    right.set_ylim(0, 105)
+    _pct_axis(right, "y")
+    right.set_title("How often the leader goes on to win", fontsize=10)
+    right.grid(axis="y", alpha=0.3)
+    right.legend(fontsize=8, loc="upper right", framealpha=0.9)
+    return _finish(fig, "Score trajectory and the value of an early lead", footer(info, "n = deals"))

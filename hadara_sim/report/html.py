@@ -1,0 +1,91 @@
+"""The summary report: one self-contained HTML file (charts embedded as base64, tables as HTML)."""
+
+from __future__ import annotations
+
+import base64
+from datetime import datetime, timezone
+from html import escape
+from pathlib import Path
+from typing import Sequence
+
+from . import charts
+from .sections import Section, Table, overview
+
+CSS = """
+body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2rem auto; max-width: 1200px;
+       padding: 0 1.5rem; color: #222; line-height: 1.45; }
+h1 { margin-bottom: 0.2rem; } h2 { border-bottom: 2px solid #ddd; padding-bottom: 0.2rem; margin-top: 2.5rem; }
+.sub { color: #666; margin-top: 0; }
+table { border-collapse: collapse; margin: 0.8rem 0 0.3rem; font-size: 0.88rem; }
+th, td { border: 1px solid #ddd; padding: 0.25rem 0.55rem; text-align: right; white-space: nowrap; }
+th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
+tr.marked td { background: #fff4d6; font-weight: 600; }
+caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: 0.3rem; }
+.caption { color: #666; font-size: 0.82rem; margin: 0 0 1rem; }
+.note { background: #f5f7fa; border-left: 4px solid #9ab; padding: 0.5rem 0.8rem; margin: 0.8rem 0; }
+img { max-width: 100%; border: 1px solid #eee; margin: 0.6rem 0; }
+.scroll { overflow-x: auto; }
+"""
+
+HOW_TO_READ = (
+    "Every rate and difference comes with its sample size n and a 95% confidence interval. n counts deals "
+    "(`game`): rows of one group from the same deal are averaged first, because seats of one game (and one deal "
+    "played under several combinations) are not independent; the intervals are Student t intervals over deals "
+    "(scipy <code>ttest_1samp</code> / <code>ttest_rel</code> with <code>confidence_interval(0.95)</code>). "
+    "An interval that excludes the fair share (or 0 for a difference) is a difference at the 5% level; with many "
+    "rows, some such differences are expected by chance, hence the Benjamini-Hochberg q for the setup cards. "
+    "Experimental comparisons (setup grid, grant sweep) pair on the deal and are causal for these policies; "
+    "observational ones are labelled so and are not.")
+
+
+def table_html(t: Table) -> str:
+    head = "".join(f"<th>{escape(c)}</th>" for c in t.columns) if any(t.columns) else ""
+    body = []
+    for i, row in enumerate(t.rows):
+        cls = ' class="marked"' if i < len(t.marked) and t.marked[i] else ""
+        body.append(f"<tr{cls}>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>")
+    html = (f'<div class="scroll"><table><caption>{escape(t.title)}</caption>'
+            + (f"<thead><tr>{head}</tr></thead>" if head else "") + f"<tbody>{''.join(body)}</tbody></table></div>")
+    if t.caption:
+        html += f'<p class="caption">{escape(t.caption)}</p>'
+    return html
+
+
+def image_html(fig, fmt: str, alt: str) -> str:
+    mime = "image/svg+xml" if fmt == "svg" else "image/png"
+    data = base64.b64encode(charts.to_bytes(fig, fmt)).decode("ascii")
+    return f'<img alt="{escape(alt)}" src="data:{mime};base64,{data}">'
+
+
+def render(sections: Sequence[Section], info: dict, notes: Sequence[str] = (), fmt: str = "png") -> str:
+    """The whole report as one HTML string."""
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
+             f"<title>hadara-sim report: {escape(info['scenario'])}</title><style>{CSS}</style></head><body>",
+             f"<h1>hadara-sim report: {escape(info['scenario'])}</h1>",
+             f'<p class="sub">{escape(info["description"])} · {info["games"]:,} games · written {now}</p>',
+             table_html(overview(info)),
+             f'<div class="note"><b>How to read this report.</b> {HOW_TO_READ}</div>']
+    for n in notes:
+        parts.append(f'<div class="note">{escape(n)}</div>')
+    if sections:
+        parts.append("<p>Contents: " + " · ".join(
+            f'<a href="#{escape(s.key)}-{i}">{escape(s.title)}</a>' for i, s in enumerate(sections)) + "</p>")
+    for i, s in enumerate(sections):
+        parts.append(f'<h2 id="{escape(s.key)}-{i}">{escape(s.title)}</h2><p>{escape(s.intro)}</p>')
+        for n in s.notes:
+            parts.append(f'<div class="note">{escape(n)}</div>')
+        for stem, fig in s.figures:
+            parts.append(image_html(fig, fmt, stem))
+        for t in s.tables:
+            parts.append(table_html(t))
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write(path: str | Path, sections: Sequence[Section], info: dict, notes: Sequence[str] = (),
+          fmt: str = "png") -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(render(sections, info, notes, fmt), encoding="utf-8")
+    return path

@@ -1,0 +1,499 @@
+"""The statistics of the reports: pure functions from a results DataFrame (polars) to small polars
+DataFrames of estimates, each with its sample size and a 95% confidence interval.
+
+Every interval and test comes from scipy (`ttest_1samp`, `ttest_rel`, their `confidence_interval`
+and `false_discovery_control`); nothing here computes a standard error by hand.
+
+The unit of analysis is the **deal** (`game`): rows of a group that come from the same deal
+(several seats of one game, or one deal played under several combinations) are not independent, so
+they are averaged into one value per deal first, and the t-test runs over deals. `n` is therefore
+the number of deals; `rows` the number of seats played. Where a group holds one row per deal (a
+policy in a rotated run, the focus seat of a setup grid), the two are the same thing.
+"""
+
+from __future__ import annotations
+
+import json
+import warnings
+from typing import Iterable, Sequence
+
+import numpy as np
+import polars as pl
+from scipy import stats as sps
+
+from ..constants import EFFECT_IDS, EPOCHS
+from ..results import EXTRA_POINTS, SHEET_COLUMNS
+
+LEVEL = 0.95
+ALPHA = 1 - LEVEL
+CLUSTER = "game"
+
+# --by aliases: what the user types -> the columns grouped on.
+BY_ALIASES: dict[str, tuple[str, ...]] = {
+    "policy": ("policy_label",),
+    "seat": ("seat",),
+    "setup": ("setup_card", "setup_side"),
+    "card": ("setup_card",),
+    "side": ("setup_side",),
+    "players": ("players",),
+    "game-kind": ("advanced",),
+}
+
+# Score sheet lines split into the parts stacked in the breakdown: a purple bonus part is taken
+# out of the line that contains it, so the stack still sums to `total`.
+BONUS_OF = {"statues": ("patron_points",), "silver": ("silver_full_points",),
+            "gold": ("set_collector_points", "wildcard_points")}
+PART_LABELS = {
+    "colonies": "colonies", "statues": "statues", "patron_points": "statue_patron bonus",
+    "silver": "silver medals", "silver_full_points": "silver_full bonus",
+    "gold": "gold medals", "set_collector_points": "set_collector bonus",
+    "wildcard_points": "gold_wildcard bonus", "cards": "card points", "coins": "coins",
+}
+STACK_ORDER = ("colonies", "statues", "patron_points", "silver", "silver_full_points", "gold",
+               "set_collector_points", "wildcard_points", "cards", "coins")
+BONUS_PARTS = tuple(EXTRA_POINTS)
+
+# What each report needs from the dataset.
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "winrate": ("game", "players", "win_share"),
+    "breakdown": ("game", "players", "total", *SHEET_COLUMNS, *EXTRA_POINTS),
+    "setup-cards": ("game", "players", "setup_card", "setup_side", "win_share", "total"),
+    "purple": ("game", "seat", "players", "advanced", "combo", "win_share", "total", "granted",
+               *(f"effect_{e}" for e in EFFECT_IDS)),
+    "trajectory": ("game", "combo", "players", "policy_label", "win_share",
+                   *(f"total_epoch{e}" for e in EPOCHS)),
+}
+SIMULATE_HINT = ("rerun the scenario with this version of hadara-sim: "
+                 "`hadara-sim simulate SCENARIO --out DIR` (add --overwrite to replace the old directory)")
+
+
+class ReportError(ValueError):
+    """A dataset a report cannot be made from (missing columns, no rows, an unknown --by)."""
+
+
+# --- checks -----------------------------------------------------------------------------------
+
+def check_columns(df: pl.DataFrame, report: str, extra: Iterable[str] = ()) -> None:
+    """Raise ReportError naming every column `report` needs that `df` lacks."""
+    needed = [*REQUIRED[report], *extra]
+    missing = [c for c in dict.fromkeys(needed) if c not in df.columns]
+    if missing:
+        raise ReportError(f"the dataset lacks {len(missing)} column{'s' * (len(missing) > 1)} that "
+                          f"`report {report}` needs: {', '.join(missing)}. It was probably written by an "
+                          f"older hadara-sim (or is not a results dataset); {SIMULATE_HINT}")
+    if df.height == 0:
+        raise ReportError("the dataset has no rows (did the run play any chunk?); "
+                          "run `hadara-sim simulate SCENARIO --out DIR` to complete it")
+
+
+def resolve_by(df: pl.DataFrame, by: Sequence[str] | str | None, default: Sequence[str] = ("policy",)) -> list[str]:
+    """The columns behind --by values: aliases (policy, seat, setup, players, ...), column names,
+    or swept keys without their `sweep_` prefix; comma-separated values are split."""
+    items: list[str] = []
+    for item in ([by] if isinstance(by, str) else list(by or default)):
+        items += [p.strip() for p in str(item).split(",") if p.strip()]
+    columns: list[str] = []
+    for item in items:
+        if item in BY_ALIASES and all(c in df.columns for c in BY_ALIASES[item]):
+            found = list(BY_ALIASES[item])
+        elif item in df.columns:
+            found = [item]
+        elif f"sweep_{item}" in df.columns:
+            found = [f"sweep_{item}"]
+        elif item.replace("-", "_") in df.columns:
+            found = [item.replace("-", "_")]
+        else:
+            sweeps = [c for c in df.columns if c.startswith("sweep_")]
+            raise ReportError(f"cannot group by '{item}': it is neither an alias "
+                              f"({', '.join(BY_ALIASES)}) nor a column of the dataset"
+                              + (f" (swept keys: {', '.join(sweeps)})" if sweeps else "")
+                              + "; see docs/results.md for the columns")
+        columns += [c for c in found if c not in columns]
+    return columns
+
+
+def default_by(df: pl.DataFrame, sweeps: bool = False) -> list[str]:
+    """Group by policy, and by player count when the dataset mixes several; with `sweeps`, also by
+    every swept key but those the setup-card and purple reports analyse (setup grid, grants)."""
+    cols = ["policy_label"]
+    if "players" in df.columns and df["players"].n_unique() > 1:
+        cols.append("players")
+    if sweeps:
+        skip = ("sweep_players", "sweep_setup_card", "sweep_setup_side", grant_sweep_column(df))
+        cols += [c for c in df.columns if c.startswith("sweep_") and c not in skip and df[c].n_unique() > 1]
+    return cols
+
+
+# --- the core estimators ----------------------------------------------------------------------
+
+def _ttest_1samp(x: np.ndarray):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        res = sps.ttest_1samp(x, 0.0)
+        low, high = res.confidence_interval(LEVEL)
+    return float(low), float(high)
+
+
+def _ttest_rel(a: np.ndarray, b: np.ndarray):
+    """Paired t-test of a - b: (p, low, high); p is NaN for fewer than 2 pairs or no variance
+    (p = 0 when every difference is the same non-zero number)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        res = sps.ttest_rel(a, b)
+        low, high = res.confidence_interval(LEVEL)
+    return float(res.pvalue), float(low), float(high)
+
+
+def _grouped(df: pl.DataFrame, by: Sequence[str]) -> tuple[pl.DataFrame, list[str]]:
+    if by:
+        return df, list(by)
+    return df.with_columns(pl.lit("all").alias("_all")), ["_all"]
+
+
+def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, fair: str | pl.Expr | None = None,
+            cluster: str = CLUSTER, rate: bool = False) -> pl.DataFrame:
+    """Mean of `value` per group with its 95% confidence interval, over deals.
+
+    Rows of one group and one `cluster` value (deal) are averaged first; the interval is
+    `scipy.stats.ttest_1samp(deal_means).confidence_interval(0.95)`. With `fair` (a column or
+    expression: the value expected by chance, e.g. 1 / players), also `fair` (its mean) and `p`,
+    the p-value of the paired t-test of the deal means against the deal's fair value
+    (`ttest_rel`; with one player count this is `ttest_1samp(x, 1/P)`).
+
+    With `rate`, the value is a share in [0, 1] and the interval is clipped to it (a t interval
+    overshoots when nearly every deal goes one way).
+
+    Returns `by` columns, n (deals), rows (seats), mean, ci_low, ci_high [, fair, diff, diff_low,
+    diff_high, p], sorted by `by`.
+    """
+    expr = pl.col(value) if isinstance(value, str) else value
+    data, keys = _grouped(df, by)
+    aggs = [expr.cast(pl.Float64).mean().alias("_x"), pl.len().alias("_rows")]
+    if fair is not None:
+        fexpr = pl.col(fair) if isinstance(fair, str) else fair
+        aggs.append(fexpr.cast(pl.Float64).mean().alias("_f"))
+    per_deal = data.group_by([*keys, cluster]).agg(aggs).sort([*keys, cluster])
+    groups = (per_deal.group_by(keys, maintain_order=True)
+              .agg(pl.col("_x"), pl.col("_rows").sum().alias("rows"), pl.len().alias("n"),
+                   *([pl.col("_f")] if fair is not None else [])))
+    out: dict[str, list] = {k: groups[k].to_list() for k in keys}
+    out.update(n=groups["n"].to_list(), rows=groups["rows"].to_list(), mean=[], ci_low=[], ci_high=[])
+    if fair is not None:
+        out.update(fair=[], diff=[], diff_low=[], diff_high=[], p=[])
+    for i, xs in enumerate(groups["_x"].to_list()):
+        x = np.asarray(xs, dtype=float)
+        low, high = _ttest_1samp(x)
+        if rate:
+            low, high = max(0.0, low), min(1.0, high)
+        out["mean"].append(float(x.mean()))
+        out["ci_low"].append(low)
+        out["ci_high"].append(high)
+        if fair is not None:
+            f = np.asarray(groups["_f"][i].to_list(), dtype=float)
+            p, dlow, dhigh = _ttest_rel(x, f)
+            out["fair"].append(float(f.mean()))
+            out["diff"].append(float((x - f).mean()))
+            out["diff_low"].append(dlow)
+            out["diff_high"].append(dhigh)
+            out["p"].append(p)
+    schema = {k: groups.schema[k] for k in keys}
+    schema.update(n=pl.Int64, rows=pl.Int64, mean=pl.Float64, ci_low=pl.Float64, ci_high=pl.Float64)
+    if fair is not None:
+        schema.update(fair=pl.Float64, diff=pl.Float64, diff_low=pl.Float64, diff_high=pl.Float64,
+                      p=pl.Float64)
+    result = pl.DataFrame(out, schema=schema)
+    if not by:
+        result = result.drop("_all")
+    else:
+        result = result.sort(list(by), nulls_last=True)
+    return result
+
+
+def paired_diff(pairs: pl.DataFrame, a: str, b: str, by: Sequence[str] = (), cluster: str = CLUSTER,
+                prefix: str = "") -> pl.DataFrame:
+    """Paired difference a - b per group: pairs of one deal are averaged first, then
+    `scipy.stats.ttest_rel(a, b)` over deals gives the p-value and `confidence_interval(0.95)`.
+
+    Returns `by`, n (deals), rows (pairs), {prefix}a, {prefix}b, {prefix}diff, {prefix}low,
+    {prefix}high, {prefix}p.
+    """
+    data, keys = _grouped(pairs, by)
+    per_deal = (data.group_by([*keys, cluster])
+                .agg(pl.col(a).cast(pl.Float64).mean().alias("_a"), pl.col(b).cast(pl.Float64).mean().alias("_b"),
+                     pl.len().alias("_rows"))
+                .sort([*keys, cluster]))
+    groups = (per_deal.group_by(keys, maintain_order=True)
+              .agg(pl.col("_a"), pl.col("_b"), pl.len().alias("n"), pl.col("_rows").sum().alias("rows")))
+    names = [f"{prefix}{s}" for s in ("a", "b", "diff", "low", "high", "p")]
+    out: dict[str, list] = {k: groups[k].to_list() for k in keys}
+    out.update(n=groups["n"].to_list(), rows=groups["rows"].to_list(), **{n: [] for n in names})
+    for xa, xb in zip(groups["_a"].to_list(), groups["_b"].to_list()):
+        va, vb = np.asarray(xa, dtype=float), np.asarray(xb, dtype=float)
+        p, low, high = _ttest_rel(va, vb)
+        for name, v in zip(names, (va.mean(), vb.mean(), (va - vb).mean(), low, high, p)):
+            out[name].append(float(v))
+    schema = {k: groups.schema[k] for k in keys}
+    schema.update(n=pl.Int64, rows=pl.Int64, **{n: pl.Float64 for n in names})
+    result = pl.DataFrame(out, schema=schema)
+    if not by:
+        return result.drop("_all")
+    return result.sort(list(by), nulls_last=True)
+
+
+def significance(p: pl.Series | Sequence[float]) -> pl.Series:
+    """Benjamini-Hochberg adjusted p-values (`scipy.stats.false_discovery_control`) of the finite
+    p-values of a table; NaN stays NaN."""
+    arr = np.asarray(list(p), dtype=float)
+    q = np.full(arr.shape, np.nan)
+    ok = np.isfinite(arr)
+    if ok.any():
+        q[ok] = sps.false_discovery_control(arr[ok])
+    return pl.Series("q", q)
+
+
+# --- the reports ------------------------------------------------------------------------------
+
+def win_rates(df: pl.DataFrame, by: Sequence[str] = ("policy_label",)) -> pl.DataFrame:
+    """Win share per group (1 = a sole win, 1/k for a k-way tie) with its 95% CI and sample size,
+    against the fair share 1/players: `fair`, `diff` (= mean - fair) with its CI, and `p`."""
+    check_columns(df, "winrate", by)
+    return mean_ci(df, "win_share", by, fair=1.0 / pl.col("players").cast(pl.Float64), rate=True)
+
+
+def score_parts(df: pl.DataFrame) -> pl.DataFrame:
+    """The stack parts as columns: bonus parts split out of the sheet lines that contain them."""
+    exprs = []
+    for line in SHEET_COLUMNS:
+        bonus = BONUS_OF.get(line, ())
+        e = pl.col(line).cast(pl.Int32)
+        for b in bonus:
+            e = e - pl.col(b).cast(pl.Int32)
+        exprs.append(e.alias(f"part_{line}"))
+    exprs += [pl.col(b).cast(pl.Int32).alias(f"part_{b}") for b in BONUS_PARTS]
+    return df.with_columns(exprs)
+
+
+def score_breakdown(df: pl.DataFrame, by: Sequence[str] = ("policy_label",)) -> pl.DataFrame:
+    """Mean score sheet per group, long format: one row per group and part (the stack order of
+    STACK_ORDER, then `total`), with n, mean and its 95% CI. Bonus parts (purple effects) are
+    separate rows and are not counted in their sheet line's row, so the parts sum to the total."""
+    check_columns(df, "breakdown", by)
+    parts = score_parts(df)
+    frames = []
+    for k, part in enumerate((*STACK_ORDER, "total")):
+        column = "total" if part == "total" else f"part_{part}"
+        s = mean_ci(parts, column, by).with_columns(
+            pl.lit(part).alias("part"), pl.lit(PART_LABELS.get(part, part)).alias("label"),
+            pl.lit(k).alias("order"), pl.lit(part in BONUS_PARTS).alias("bonus"))
+        frames.append(s)
+    out = pl.concat(frames)
+    return out.sort([*by, "order"]) if by else out.sort("order")
+
+
+def setup_rows(df: pl.DataFrame) -> tuple[pl.DataFrame, str]:
+    """The rows a setup-card study uses, and its design.
+
+    A setup grid (`sweep_setup_card`) is an experiment: only the focus seat's rows, which hold the
+    card (and side) the combination assigned. Otherwise, the cards are as dealt and the sides as the
+    policies chose: every row, an observational comparison."""
+    if "sweep_setup_card" in df.columns:
+        cond = pl.col("setup_card") == pl.col("sweep_setup_card")
+        if "sweep_setup_side" in df.columns:
+            cond = cond & (pl.col("setup_side") == pl.col("sweep_setup_side"))
+        return df.filter(cond), "experimental"
+    return df, "observational"
+
+
+def setup_card_balance(df: pl.DataFrame) -> pl.DataFrame:
+    """Win share and mean score per player count, setup card (initiative) and side.
+
+    Columns: players, setup_card, setup_side, n, rows, win, win_low, win_high, fair (1/P), p (win
+    share against fair), q (Benjamini-Hochberg adjusted over the table), significant (q < 0.05),
+    score, score_low, score_high, design ("experimental" for a setup grid, else "observational")."""
+    check_columns(df, "setup-cards")
+    rows, design = setup_rows(df)
+    by = ["players", "setup_card", "setup_side"]
+    if rows.height == 0:
+        raise ReportError("no rows where the focus seat holds the card of its setup grid cell")
+    win = mean_ci(rows, "win_share", by, fair=1.0 / pl.col("players").cast(pl.Float64), rate=True)
+    score = mean_ci(rows, "total", by).select(
+        *by, pl.col("mean").alias("score"), pl.col("ci_low").alias("score_low"),
+        pl.col("ci_high").alias("score_high"))
+    out = (win.rename({"mean": "win", "ci_low": "win_low", "ci_high": "win_high"})
+           .join(score, on=by, how="left", maintain_order="left"))
+    q = significance(out["p"])
+    return out.with_columns(q, (q < ALPHA).fill_null(False).alias("significant"),
+                            pl.lit(design).alias("design"))
+
+
+# --- purple effects ---------------------------------------------------------------------------
+
+def grant_sweep_column(df: pl.DataFrame) -> str | None:
+    """The `sweep_*` column of a sweep over grants, if the dataset has one."""
+    cols = [c for c in df.columns if c.startswith("sweep_grants")]
+    return cols[0] if cols else None
+
+
+def grant_control(df: pl.DataFrame, column: str) -> object:
+    """The grant-sweep value that grants nothing (the control, "none"), or ReportError."""
+    per_value = (df.group_by(column).agg(pl.col("granted").is_not_null().any().alias("grants"))
+                 .filter(~pl.col("grants")))
+    values = per_value[column].to_list()
+    if not values:
+        raise ReportError(f"the grant sweep ({column}) has no control: no value of it grants nothing. "
+                          "Add \"none\" to the scenario's grants sweep and rerun `hadara-sim simulate`")
+    if len(values) > 1:
+        values.sort(key=lambda v: (v != "none", str(v)))
+    return values[0]
+
+
+def grant_effects(df: pl.DataFrame) -> pl.DataFrame | None:
+    """What each granted card is worth, from a grant sweep (None when there is none).
+
+    Each granted seat's game is paired with the same seat of the same deal (`game`) in the control
+    combination (and the same values of every other swept key): the paired differences of win share
+    and of total score, `ttest_rel` over deals. Columns: grant (the swept value), the other sweep
+    columns, n (deals), rows, win_a (granted), win_b (control), win_diff, win_low, win_high, win_p,
+    score_a, score_b, score_diff, score_low, score_high, score_p, epoch (of the grant)."""
+    check_columns(df, "purple")
+    column = grant_sweep_column(df)
+    if column is None:
+        return None
+    control = grant_control(df, column)
+    others = [c for c in df.columns if c.startswith("sweep_") and c != column]
+    keys = ["game", "seat", "players", "advanced", *others]
+    treat = (df.filter((pl.col(column) != control) & pl.col("granted").is_not_null())
+             .select(*keys, pl.col(column).alias("grant"), "win_share", "total", "granted_epoch"))
+    ctrl = (df.filter(pl.col(column) == control)
+            .select(*keys, pl.col("win_share").alias("win_control"), pl.col("total").alias("total_control")))
+    pairs = treat.join(ctrl, on=keys, how="inner")
+    if pairs.height == 0:
+        raise ReportError(f"the grant sweep ({column}) has no granted seat that pairs with a seat of the "
+                          f"control '{control}' on the same deal; check the scenario's sweep")
+    by = ["grant", *others]
+    win = paired_diff(pairs, "win_share", "win_control", by, prefix="win_")
+    score = paired_diff(pairs, "total", "total_control", by, prefix="score_").drop("n", "rows")
+    epoch = pairs.group_by(by).agg(pl.col("granted_epoch").min().alias("epoch"))
+    out = (win.join(score, on=by, how="left", maintain_order="left")
+           .join(epoch, on=by, how="left", maintain_order="left"))
+    return out.with_columns(pl.lit(str(control)).alias("control")).sort("win_diff", descending=True)
+
+
+def owner_effects(df: pl.DataFrame) -> pl.DataFrame | None:
+    """Observational: seats that own a purple effect at the end (`effect_<id>` > 0) against the
+    other seats of the same game, in games without grants (None when no seat owns any effect).
+
+    For each game with an owner, the owner's win share and total against the mean of the
+    non-owners of that game; games of one deal are averaged, then `ttest_rel` over deals. This
+    compares players who chose (and kept) the card with those who did not: it is not the effect of
+    the card. Columns: effect, [players], n (deals), rows (games), owned (share of games in which
+    some seat owns it), win_a (owner), win_b (others), win_diff/low/high/p, score_a/b/diff/low/high/p."""
+    check_columns(df, "purple")
+    base = df.filter(~pl.col("granted").is_not_null().any().over(["combo", "game"]))
+    if base.height == 0:
+        return None
+    by_players = base["players"].n_unique() > 1
+    games = base.select(pl.struct("combo", "game").n_unique()).item()
+    by = ["players"] if by_players else []
+    aggs = [pl.col("players").first(), pl.len().alias("_seats")]
+    for effect in EFFECT_IDS:
+        own = pl.col(f"effect_{effect}") > 0
+        aggs += [own.sum().alias(f"{effect}|owners"),
+                 pl.col("win_share").filter(own).mean().alias(f"{effect}|win_own"),
+                 pl.col("win_share").filter(~own).mean().alias(f"{effect}|win_other"),
+                 pl.col("total").filter(own).mean().alias(f"{effect}|total_own"),
+                 pl.col("total").filter(~own).mean().alias(f"{effect}|total_other")]
+    per_game = base.group_by(["combo", "game"]).agg(aggs)  # one pass for every effect
+    frames = []
+    for effect in EFFECT_IDS:
+        owners = pl.col(f"{effect}|owners")
+        g = (per_game.filter((owners > 0) & (owners < pl.col("_seats")))
+             .select("combo", "game", "players",
+                     *[pl.col(f"{effect}|{k}").alias(k) for k in ("win_own", "win_other", "total_own", "total_other")]))
+        if g.height == 0:
+            continue
+        win = paired_diff(g, "win_own", "win_other", by, prefix="win_")
+        score = paired_diff(g, "total_own", "total_other", by, prefix="score_").drop("n", "rows")
+        part = win.join(score, on=by, how="left") if by else pl.concat([win, score], how="horizontal")
+        frames.append(part.with_columns(pl.lit(effect).alias("effect"),
+                                        (pl.col("rows") / games).alias("owned")))
+    if not frames:
+        return None
+    out = pl.concat(frames, how="diagonal_relaxed")
+    first = ["effect", *(["players"] if by_players else [])]
+    return out.select(*first, *[c for c in out.columns if c not in first]).sort("win_diff", descending=True)
+
+
+# --- trajectory -------------------------------------------------------------------------------
+
+def running_scores(df: pl.DataFrame, by: Sequence[str] = ("policy_label",)) -> pl.DataFrame:
+    """Mean running total at the end of each epoch per group, with 95% CI: by, epoch, n, mean, ..."""
+    check_columns(df, "trajectory", by)
+    frames = [mean_ci(df, f"total_epoch{e}", by).with_columns(pl.lit(e).cast(pl.Int8).alias("epoch"))
+              for e in EPOCHS]
+    out = pl.concat(frames)
+    return out.sort([*by, "epoch"])
+
+
+def leader_wins(df: pl.DataFrame, epochs: Sequence[int] = (1, 2), by: Sequence[str] = ("players",)) -> pl.DataFrame:
+    """How often the leader after an epoch goes on to win.
+
+    Per game, the leaders after epoch e are the seats with the highest running total; the outcome
+    is the win share they end up with (1 when the leader wins alone, 0 when someone else wins).
+    `chance` is what leaders would get if the lead meant nothing (leaders / players). Columns: by,
+    epoch, n (deals), rows (games), mean, ci_low, ci_high, fair (= chance), diff, ..., p."""
+    check_columns(df, "trajectory", by)
+    frames = []
+    for e in epochs:
+        col = f"total_epoch{e}"
+        lead = pl.col(col) == pl.col(col).max()
+        g = (df.group_by(["combo", "game"])
+             .agg(*[pl.col(b).first() for b in by if b not in ("combo", "game")],
+                  pl.col("win_share").filter(lead).sum().alias("leader_share"),
+                  lead.sum().alias("leaders"), pl.col("players").first().alias("_players")))
+        g = g.with_columns((pl.col("leaders") / pl.col("_players").cast(pl.Float64)).alias("chance"))
+        frames.append(mean_ci(g, "leader_share", by, fair="chance", rate=True)
+                      .with_columns(pl.lit(e).cast(pl.Int8).alias("epoch")))
+    out = pl.concat(frames)
+    return out.select(*by, "epoch", *[c for c in out.columns if c not in (*by, "epoch")]).sort([*by, "epoch"])
+
+
+# --- dataset facts ----------------------------------------------------------------------------
+
+def dataset_info(df: pl.DataFrame, meta: dict | None = None) -> dict:
+    """Name, description and size of a dataset, for titles and the summary."""
+    meta = meta or {}
+    scenario = meta.get("scenario", {}) or {}
+    info = {
+        "scenario": scenario.get("name") or "unnamed dataset",
+        "description": scenario.get("description") or (scenario.get("parsed") or {}).get("description") or "",
+        "rows": df.height,
+        "deals": df["game"].n_unique() if "game" in df.columns else 0,
+        "games": df.select(pl.struct("combo", "game").n_unique()).item()
+        if {"combo", "game"} <= set(df.columns) and df.height else 0,
+        "combinations": df["combo"].n_unique() if "combo" in df.columns else 0,
+        "players": sorted(df["players"].unique().to_list()) if "players" in df.columns else [],
+        "policies": sorted(df["policy_label"].unique().to_list()) if "policy_label" in df.columns else [],
+        "advanced": sorted(df["advanced"].unique().to_list()) if "advanced" in df.columns else [],
+        "sweeps": [c for c in df.columns if c.startswith("sweep_")],
+        "seed": meta.get("seed"),
+        "schema_version": meta.get("schema_version"),
+        "package_version": meta.get("package_version"),
+        "status": meta.get("status"),
+        "finished": meta.get("finished"),
+    }
+    return info
+
+
+def fmt_value(value) -> str:
+    """A group value for labels: None as "none", floats trimmed, JSON kept."""
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, bool):
+        return "advanced" if value else "basic"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    return str(value)
+

@@ -1,0 +1,356 @@
+"""Write the notebooks of this folder (without outputs) from the cells below.
+
+    .venv/bin/python notebooks/build_notebooks.py
+
+Edit the cells here rather than in Jupyter, so that the committed notebooks stay output-free and
+reviewable; the test suite executes them (tests/test_notebooks.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = Path(__file__).parent
+
+SETUP = '''\
+%matplotlib inline
+import os
+from pathlib import Path
+
+import polars as pl
+import polars.selectors as cs
+from IPython.display import display
+
+from hadara_sim import load_scenario, simulate
+from hadara_sim.report import charts, stats
+
+# The repository root (where scenarios/ is), wherever Jupyter was started.
+ROOT = next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "scenarios").is_dir())
+GAMES = int(os.environ.get("HADARA_NOTEBOOK_GAMES", "{default}"))
+pl.Config.set_tbl_rows(40)
+pl.Config.set_tbl_cols(20)
+print(f"{{GAMES}} games per combination (set HADARA_NOTEBOOK_GAMES to change)")
+
+
+def rounded(frame, digits=3):
+    """A DataFrame with its decimals rounded, for reading."""
+    return frame.with_columns(cs.float().round(digits))'''
+
+
+def md(text: str):
+    return new_markdown_cell(text.strip("\n"))
+
+
+def code(text: str):
+    return new_code_cell(text.strip("\n"))
+
+
+QUICKSTART = [
+    md("""
+# Quickstart: simulate, load, plot
+
+This notebook plays a small batch of Hadara games from Python, looks at the results with
+[polars](https://pola.rs), and plots them, first by hand and then with the report functions that
+`hadara-sim report` uses.
+
+It plays `HADARA_NOTEBOOK_GAMES` games (default 4,000: well under a minute on two cores). Set the
+variable before starting Jupyter for a larger or smaller run.
+"""),
+    code(SETUP.format(default=4000)),
+    md("""
+## 1. Simulate a scenario
+
+A **scenario** (a TOML file in `scenarios/`) says who plays, how many players, which game, and
+how many games. `scenarios/default.toml` seats four built-in styles at a 4-player basic game and
+rotates the seats, so that each policy plays each seat equally often.
+
+`simulate` plays it and returns a polars DataFrame; `games=` and `seed=` override the scenario's.
+Without `out=` nothing is written to disk.
+"""),
+    code('''
+scenario = load_scenario(ROOT / "scenarios" / "default.toml")
+print(scenario.name, "-", scenario.description)
+df = simulate(scenario, games=GAMES, seed=1)
+df.shape'''),
+    md("""
+## 2. The results table
+
+One row per game and seat. `game` is the deal number, `win_share` is 1 for a sole winner and 1/k
+for each of k tied winners, and the score sheet columns (`colonies`, `statues`, `silver`, `gold`,
+`cards`, `coins`) add up to `total`. Every column is described in `docs/results.md`.
+"""),
+    code('''
+df.select("game", "seat", "policy_label", "setup_card", "colonies", "statues", "silver", "gold",
+          "cards", "coins", "total", "rank", "win_share").head(8)'''),
+    md("""
+Plain polars answers simple questions. The mean win share per policy:
+"""),
+    code('''
+(df.group_by("policy_label")
+   .agg(games=pl.len(), win_share=pl.col("win_share").mean(), mean_total=pl.col("total").mean())
+   .sort("win_share", descending=True))'''),
+    md("""
+## 3. With error bars
+
+A mean from a few thousand games is still noisy. `hadara_sim.report.stats` gives every estimate
+with its sample size `n` (deals) and a 95% confidence interval (`ci_low`, `ci_high`), and tests
+each win share against the fair share 1/P (`p`). These are the numbers behind
+`hadara-sim report winrate`.
+"""),
+    code('''
+wins = stats.win_rates(df, ["policy_label"])
+rounded(wins)'''),
+    md("""
+## 4. Plot
+
+By hand with matplotlib: the distribution of final scores per policy.
+"""),
+    code('''
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(8, 4))
+for name, group in df.group_by("policy_label", maintain_order=True):
+    ax.hist(group["total"].to_numpy(), bins=40, histtype="step", lw=1.5,
+            label=f"{name[0]} (n={group.height:,})")
+ax.set_xlabel("final score (points)")
+ax.set_ylabel("seats")
+ax.set_title(f"Final scores by policy, scenario '{scenario.name}'")
+ax.legend()
+plt.show()'''),
+    md("""
+The report charts take the estimates and a small `info` dict (scenario name and sample size, for
+the title and footer):
+"""),
+    code('''
+info = stats.dataset_info(df, {"scenario": {"name": scenario.name}})
+label = lambda row: row["policy_label"]
+display(charts.winrate_chart(wins, label, info, "policy"))'''),
+    md("""
+## 5. Save a dataset and write the HTML summary
+
+With `out=`, `simulate` also writes a results directory (Parquet files plus `metadata.json`), the
+same as `hadara-sim simulate scenarios/default.toml --out DIR`. `write_summary` writes the report
+that `hadara-sim report summary DIR` writes. Here both go to a temporary folder.
+"""),
+    code('''
+import tempfile
+
+from hadara_sim.report import load_dataset, write_summary
+
+folder = Path(tempfile.mkdtemp(prefix="hadara-quickstart-"))
+simulate(scenario, games=GAMES, seed=1, out=folder / "default")
+saved, saved_info = load_dataset(folder / "default")
+path = write_summary(saved, saved_info, folder / "report")
+print(f"{saved.height:,} rows; summary report: {path} ({path.stat().st_size / 1024:,.0f} KiB)")'''),
+    md("""
+From here: `notebooks/setup-card-balance.ipynb` and `notebooks/purple-effects.ipynb` answer two
+balance questions with designed experiments, and `docs/reports.md` explains every report.
+"""),
+]
+
+
+SETUP_CARDS = [
+    md("""
+# Setup-card balance
+
+**Question:** does the setup card you are dealt (initiative 1-5, side A or B) change your chances?
+A fair card wins 1/P of the games at P players.
+
+**Design:** `scenarios/setup-cards.toml` is a *setup grid*. Seat 0 (the focus seat) is given each
+card on each side in turn, at 2, 3, 4 and 5 players, advanced game, with the `balanced` policy on
+every seat. Every combination plays the same deals (common random numbers): only the focus
+seat's card and side change. That makes the comparison experimental, and lets us pair the
+combinations deal by deal.
+
+The notebook plays `HADARA_NOTEBOOK_GAMES` deals per combination (default 1,000; 40 combinations,
+so 40,000 games and about a minute on two cores). That is enough to see large effects;
+for the real study run `hadara-sim simulate scenarios/setup-cards.toml` (20,000 deals per
+combination) and `hadara-sim report setup-cards results/setup-cards`.
+"""),
+    code(SETUP.format(default=1000)),
+    code('''
+scenario = load_scenario(ROOT / "scenarios" / "setup-cards.toml")
+print(scenario.description)
+print(len(scenario.combinations), "combinations, e.g.", [c.sweep for c in scenario.combinations[:3]])
+df = simulate(scenario, games=GAMES)
+info = stats.dataset_info(df, {"scenario": {"name": scenario.name}})
+print(f"{info['games']:,} games, {df.height:,} rows")'''),
+    md("""
+## 1. Win share and score per card and side
+
+`stats.setup_card_balance` keeps the focus seat's rows (the seat that holds the card of its grid
+cell) and estimates, per player count, card and side:
+
+- `win`: the mean win share, with `win_low`/`win_high` its 95% confidence interval, `n` deals;
+- `p`: a t-test of the win share against the fair share 1/P, and `q` the Benjamini-Hochberg
+  adjusted p-value over the whole table (with 40 cells, a few raw p < 0.05 are expected by chance);
+- `significant`: q < 0.05;
+- `score`: the mean final score, with its interval.
+"""),
+    code('''
+bal = stats.setup_card_balance(df)
+rounded(bal).select("players", "setup_card", "setup_side", "n", "win", "win_low", "win_high", "fair", "p", "q",
+           "significant", "score")'''),
+    code('''
+display(charts.setup_chart(bal, info))'''),
+    md("""
+Cards whose interval lies wholly above or below the dashed fair line, and that survive the
+adjustment, are drawn as stars. The same table in the terminal: `hadara-sim report setup-cards
+results/setup-cards`.
+
+## 2. Side B against side A, deal by deal
+
+Because every combination plays the same deals, side B and side A of one card can be compared on
+identical deals: the paired difference removes the luck of the deal, so it needs far fewer games
+than comparing two independent means. `stats.paired_diff` averages the pairs of each deal and runs
+`scipy.stats.ttest_rel` over deals.
+"""),
+    code('''
+focus, design = stats.setup_rows(df)
+keys = ["players", "setup_card", "game"]
+side_a = focus.filter(pl.col("setup_side") == "A").select(*keys, win_a=pl.col("win_share"), total_a=pl.col("total"))
+side_b = focus.filter(pl.col("setup_side") == "B").select(*keys, win_b=pl.col("win_share"), total_b=pl.col("total"))
+pairs = side_b.join(side_a, on=keys)
+b_vs_a = (stats.paired_diff(pairs, "win_b", "win_a", ["players", "setup_card"], prefix="win_")
+          .join(stats.paired_diff(pairs, "total_b", "total_a", ["players", "setup_card"], prefix="score_")
+                .drop("n", "rows"), on=["players", "setup_card"]))
+print(design, "design;", pairs.height, "pairs")
+rounded(b_vs_a).select("players", "setup_card", "n", "win_diff", "win_low", "win_high", "win_p",
+              "score_diff", "score_low", "score_high")'''),
+    md("""
+`win_diff` > 0 means side B won more often than side A for that card (in percentage points ×
+0.01), `score_diff` is in points. An interval that excludes 0 is a difference at the 5% level.
+
+## 3. Reading the result
+
+- A card far from 1/P at every player count is a balance problem of the card; one that moves with
+  the player count (initiative decides the first player, and turn order matters more with fewer
+  players) is an interaction with the table size.
+- These results hold for the `balanced` policy on every seat. Stronger or different play can
+  change them: rerun with other policies (`policies = [...]` in the scenario) to check.
+- The component values are a reconstruction (see `docs/components.md`): with the printed values,
+  pass `--components` (or `components =` in the scenario) and rerun.
+"""),
+]
+
+
+PURPLE = [
+    md("""
+# Purple effects: what is each card worth?
+
+**Question:** how much does each purple effect card add to a player's chances and score?
+
+**Design (experiment):** `scenarios/purple-effects.toml` sweeps over `grants`. In each combination
+seat 0 is *given* one effect card (free) at the start of its epoch; the combination `"none"` is
+the control. All granted cards are kept out of the decks in every combination, so all 19
+combinations play exactly the same deals (common random numbers). For each effect, each deal gives
+one pair: seat 0 with the card against seat 0 without it, same deal, same opponents. The paired
+difference is the card's causal effect, for these policies.
+
+**Contrast (observational):** in ordinary games, players who end up owning an effect can be
+compared with those who do not. That difference mixes the card's value with *why* it was taken and
+kept, so it is not the card's effect. Section 3 shows both side by side.
+
+The notebook plays `HADARA_NOTEBOOK_GAMES` deals per combination (default 1,500: 28,500
+advanced games, about a minute on two cores). For the real study: `hadara-sim simulate
+scenarios/purple-effects.toml` then `hadara-sim report purple results/purple-effects`.
+"""),
+    code(SETUP.format(default=1500)),
+    code('''
+scenario = load_scenario(ROOT / "scenarios" / "purple-effects.toml")
+print(scenario.description)
+print("grants swept:", scenario.sweep["grants"])
+df = simulate(scenario, games=GAMES)
+info = stats.dataset_info(df, {"scenario": {"name": scenario.name}})
+print(f"{info['games']:,} games on {info['deals']:,} deals")'''),
+    md("""
+## 1. The paired differences
+
+`stats.grant_effects` pairs every granted seat with the same seat on the same deal (`game`) in the
+control, and runs `scipy.stats.ttest_rel` over deals: `win_diff` (win share, granted minus
+control) and `score_diff` (points), each with its 95% interval and p-value, `n` deals.
+"""),
+    code('''
+grants = stats.grant_effects(df)
+rounded(grants).select("grant", "epoch", "n", "win_a", "win_b", "win_diff", "win_low", "win_high", "win_p",
+              "score_diff", "score_low", "score_high")'''),
+    code('''
+label = lambda row: row["grant"]
+display(charts.forest_chart(grants, label, info, observational=False))'''),
+    md("""
+## 2. The same test by hand, for one effect
+
+The library does nothing more than this: join the granted seat's rows to the control's on deal
+and seat, then a paired t-test.
+"""),
+    code('''
+from scipy import stats as sps
+
+effect = grants["grant"][0]
+treated = df.filter((pl.col("sweep_grants") == effect) & pl.col("granted").is_not_null())
+control = df.filter(pl.col("sweep_grants") == "none").select("game", "seat", control_total=pl.col("total"))
+pairs = treated.select("game", "seat", "total").join(control, on=["game", "seat"])
+test = sps.ttest_rel(pairs["total"].to_numpy(), pairs["control_total"].to_numpy())
+ci = test.confidence_interval(0.95)
+print(f"{effect}: {pairs.height} pairs, score difference "
+      f"{(pairs['total'] - pairs['control_total']).mean():+.2f} points, 95% CI [{ci.low:+.2f}, {ci.high:+.2f}]")
+print("library:", grants.filter(pl.col("grant") == effect)
+      .select("score_diff", "score_low", "score_high").row(0))'''),
+    md("""
+## 3. Experimental vs observational
+
+Now ordinary games without grants: the default scenario (basic game, four styles). Here
+`stats.owner_effects` compares each owner of an effect at the end of the game with the other
+seats of the same game. It is **observational**: owners chose the card, and kept it through
+feeding, because it suited their game.
+"""),
+    code('''
+plain = simulate(ROOT / "scenarios" / "default.toml", games=GAMES, seed=3)
+owners = stats.owner_effects(plain)
+rounded(owners).select("effect", "n", "owned", "win_diff", "win_low", "win_high", "score_diff", "score_low", "score_high")'''),
+    code('''
+compare = (grants.select(effect=pl.col("grant"), experiment=pl.col("score_diff"),
+                         experiment_n=pl.col("n"))
+           .join(owners.select("effect", observational=pl.col("score_diff"), observational_n=pl.col("n")),
+                 on="effect", how="inner"))
+rounded(compare, 2)'''),
+    md("""
+Where the two columns disagree, the observational number is telling you about the players who
+take the card (or the games in which it is taken), not about the card. Note also that the
+experiment is advanced-game, 4 players, card given at the start of its epoch for free, while the
+observational run is basic-game, cards bought during play: the questions differ as well.
+
+## 4. Reading the result
+
+- `win_diff` is in win-share units (0.10 = ten percentage points); a fair 4-player seat wins 0.25.
+- An interval that excludes 0 is an effect at the 5% level; with 18 effects, about one may do so
+  by chance alone, so weigh small p-values with the size of the effect.
+- A free card is worth more than a bought one: the experiment measures the card's value, not the
+  value of the decision to buy it at its price.
+"""),
+]
+
+
+def write(name: str, cells) -> Path:
+    nb = new_notebook(cells=cells, metadata={
+        "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
+        "language_info": {"name": "python"}})
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"{Path(name).stem}-{i:02d}"  # stable ids: regenerating gives no diff
+    path = HERE / name
+    nbformat.validate(nb)
+    nbformat.write(nb, path)
+    return path
+
+
+def main():
+    for name, cells in (("quickstart.ipynb", QUICKSTART), ("setup-card-balance.ipynb", SETUP_CARDS),
+                        ("purple-effects.ipynb", PURPLE)):
+        print("wrote", write(name, cells))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,220 @@
+"""`hadara-sim report ...` on results directories: tables and charts from hand-made datasets, every
+command on a tiny real run, the HTML summary, and clean failures (exit 2, no traceback)."""
+
+import base64
+import re
+
+import pytest
+from typer.testing import CliRunner
+
+from hadara_sim import simulate
+from hadara_sim.cli import app
+from hadara_sim.results import SCHEMA
+
+import report_data as R
+
+runner = CliRunner()
+COMMANDS = ["winrate", "breakdown", "setup-cards", "purple", "trajectory", "summary"]
+
+
+def run(*args):
+    return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": "220"})
+
+
+def no_traceback(result):
+    assert "Traceback" not in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def charts_in(folder, fmt="png"):
+    files = sorted(folder.glob(f"*.{fmt}"))
+    assert files, f"no .{fmt} chart in {folder}"
+    for f in files:
+        assert f.stat().st_size > 5000, f
+    return files
+
+
+@pytest.fixture(scope="module")
+def four(tmp_path_factory):
+    effects = {(0, 0): {"effect_sell_bonus": 1}, (1, 1): {"effect_sell_bonus": 1}}
+    return R.write_results(R.four_games(effects), tmp_path_factory.mktemp("four") / "results", name="four")
+
+
+@pytest.fixture(scope="module")
+def grants(tmp_path_factory):
+    df, combos = R.grant_sweep()
+    return R.write_results(df, tmp_path_factory.mktemp("grants") / "results", combos, name="grant-test")
+
+
+@pytest.fixture(scope="module")
+def real_run(tmp_path_factory):
+    """A tiny real run: a grant sweep (control + 2 effects) with two policies rotated, basic game."""
+    scenario = {"name": "tiny-grants", "description": "two grants and a control", "players": 3,
+                "game": "basic", "policies": ["balanced", "military", "economy"], "assignment": "rotated",
+                "games": 48, "seed": 5, "chunk": 48, "sweep": {"grants": ["none", "sell_bonus", "colony_bounty"]}}
+    out = tmp_path_factory.mktemp("real") / "tiny"
+    simulate(scenario, out=out, jobs=1)
+    return out
+
+
+# --- values in the tables ---------------------------------------------------------------------
+
+def test_winrate_table_and_chart(four, tmp_path):
+    result = run("report", "winrate", four, "--by", "policy", "--out", tmp_path)
+    no_traceback(result)
+    assert result.exit_code == 0, result.output
+    a = next(line for line in result.output.splitlines() if line.strip("│ ").startswith("A "))
+    assert "62.5%" in a and "50.0%" in a and "+12.5 pp" in a  # A: wins 1, 0, 1/2, 1 of 4 deals
+    assert re.search(r"│\s+4\s+│", a)                             # n = 4 deals
+    assert [p.name for p in charts_in(tmp_path)] == ["winrate-by-policy.png"]
+
+
+def test_winrate_by_seat_svg(four, tmp_path):
+    result = run("report", "winrate", four, "--by", "seat", "--format", "svg", "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "seat 0" in result.output and "62.5%" in result.output
+    [svg] = charts_in(tmp_path, "svg")
+    assert svg.read_text().lstrip().startswith("<?xml") and "Win rate by seat" in svg.read_text()
+
+
+def test_breakdown(four, tmp_path):
+    result = run("report", "breakdown", four, "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "132.5" in result.output and "121.2" in result.output  # mean totals of A and B (121.25)
+    assert "statue_patron bonus" in result.output
+    assert {p.name for p in charts_in(tmp_path)} == {"breakdown-by-policy.png", "totals-by-policy.png"}
+
+
+def test_trajectory(four, tmp_path):
+    result = run("report", "trajectory", four, "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "50.0%" in result.output and "87.5%" in result.output  # leader after epoch I / II
+    assert [p.name for p in charts_in(tmp_path)] == ["trajectory.png"]
+
+
+def test_setup_cards(four, tmp_path):
+    result = run("report", "setup-cards", four, "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "62.5%" in result.output and "37.5%" in result.output  # card 1 = seat 0, card 2 = seat 1
+    assert [p.name for p in charts_in(tmp_path)] == ["setup-cards.png"]
+
+
+def test_purple_grants(grants, tmp_path):
+    result = run("report", "purple", grants, "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    line = next(line for line in result.output.splitlines() if "sell_bonus" in line)
+    assert "+37.5 pp" in line and "+5.00" in line
+    assert "No observational comparison" in result.output
+    assert [p.name for p in charts_in(tmp_path)] == ["purple-grants.png"]
+
+
+def test_purple_observational_only(four, tmp_path):
+    result = run("report", "purple", four, "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "No grant experiment" in result.output and "Observational (not causal)" in result.output
+    assert [p.name for p in charts_in(tmp_path)] == ["purple-owners.png"]
+
+
+def test_summary_embeds_every_chart(grants, tmp_path):
+    result = run("report", "summary", grants, "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    html = tmp_path / "summary.html"
+    assert str(html) in result.output.replace("\n", "")
+    text = html.read_text()
+    images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)
+    assert len(images) >= 5
+    assert all(base64.b64decode(i)[:8] == b"\x89PNG\r\n\x1a\n" for i in images)
+    assert "grant-test" in text and "Experiment: granted seat" in text and "+37.5 pp" in text
+    assert not list(tmp_path.glob("*.png"))  # one self-contained file
+
+
+def test_default_out_dir_is_inside_results(four):
+    result = run("report", "trajectory", four)
+    assert result.exit_code == 0, result.output
+    assert (four / "report" / "trajectory.png").stat().st_size > 5000
+
+
+# --- every command on a real run --------------------------------------------------------------
+
+@pytest.mark.parametrize("command", COMMANDS)
+def test_every_command_on_a_real_run(real_run, tmp_path, command):
+    result = run("report", command, real_run, "--out", tmp_path)
+    no_traceback(result)
+    assert result.exit_code == 0, result.output
+    if command == "summary":
+        text = (tmp_path / "summary.html").read_text()
+        assert text.count("data:image/png;base64,") >= 6 and "tiny-grants" in text
+        for heading in ("Win rate by policy", "Score breakdown", "Setup cards", "Purple effects",
+                        "Score trajectory"):
+            assert heading in text
+    else:
+        charts_in(tmp_path)
+    if command == "purple":
+        assert "sell_bonus" in result.output and "colony_bounty" in result.output
+
+
+# --- failures ---------------------------------------------------------------------------------
+
+def test_older_schema_fails_cleanly(four, tmp_path):
+    old = R.write_results(R.four_games(), tmp_path / "old", schema_version=0)
+    for command in COMMANDS:
+        result = run("report", command, old)
+        no_traceback(result)
+        assert result.exit_code == 2, (command, result.output)
+        assert "schema version 0" in result.output and "rerun" in result.output
+
+
+def test_missing_columns_fail_cleanly(tmp_path):
+    df = R.four_games()
+    full = df.select([f.name for f in SCHEMA]).to_arrow().cast(SCHEMA)
+    keep = [f.name for f in SCHEMA if f.name not in ("win_share", "total_epoch1")]
+    table = full.select(keep).replace_schema_metadata(SCHEMA.metadata)
+    broken = R.write_results(df, tmp_path / "broken", table=table)
+    result = run("report", "winrate", broken)
+    no_traceback(result)
+    assert result.exit_code == 2
+    out = " ".join(result.output.split())
+    assert "missing columns: total_epoch1, win_share" in out and "hadara-sim simulate" in out
+
+
+def test_not_a_results_directory(tmp_path):
+    result = run("report", "summary", tmp_path / "nothing")
+    no_traceback(result)
+    assert result.exit_code == 2 and "does not exist" in result.output
+    (tmp_path / "empty").mkdir()
+    result = run("report", "winrate", tmp_path / "empty")
+    assert result.exit_code == 2 and "hadara-sim simulate" in result.output
+
+
+def test_bad_options_fail_cleanly(four):
+    result = run("report", "winrate", four, "--by", "colour")
+    no_traceback(result)
+    assert result.exit_code == 2 and "cannot group by 'colour'" in result.output
+    result = run("report", "winrate", four, "--format", "gif")
+    assert result.exit_code == 2 and "png or svg" in result.output
+    result = run("report", "purple", R.write_results(R.four_games(), four.parent / "plain"))
+    assert result.exit_code == 2 and "nothing to report on purple effects" in result.output
+
+
+def test_report_help_lists_every_command():
+    result = run("report", "--help")
+    assert result.exit_code == 0
+    for command in COMMANDS:
+        assert command in result.output
+
+
+def test_summary_skips_what_does_not_apply(tmp_path):
+    """A grant sweep without its control: the summary still comes out, saying what it left out."""
+    import polars as pl
+
+    df, combos = R.grant_sweep()
+    df = df.filter(pl.col("sweep_grants") != "none")
+    results = R.write_results(df, tmp_path / "results", [c for c in combos if c["index"]], name="no-control")
+    result = run("report", "summary", results, "--out", tmp_path / "out")
+    no_traceback(result)
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "out" / "summary.html").read_text()
+    assert "Grant experiment skipped" in text and "no control" in text
+    assert "Score trajectory" in text
+    result = run("report", "purple", results)
+    assert result.exit_code == 2 and "no control" in result.output

@@ -1,0 +1,222 @@
+"""The report statistics against hand computations on tiny hand-made datasets (tests/report_data.py).
+
+The intervals are recomputed here with the textbook formula mean ± t(0.975, n-1) * sd / sqrt(n),
+so these tests check that the library calls scipy the right way (and on the right unit: deals)."""
+
+import math
+
+import numpy as np
+import polars as pl
+import pytest
+from scipy import stats as sps
+
+from hadara_sim.report import ReportError, stats
+
+import report_data as R
+
+
+def t_interval(x):
+    x = np.asarray(x, dtype=float)
+    half = sps.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x))
+    return x.mean() - half, x.mean() + half
+
+
+def row(df: pl.DataFrame, **key) -> dict:
+    sub = df
+    for k, v in key.items():
+        sub = sub.filter(pl.col(k) == v)
+    assert sub.height == 1, (key, sub)
+    return sub.to_dicts()[0]
+
+
+# --- win rates --------------------------------------------------------------------------------
+
+def test_win_rate_by_policy_matches_hand_computation():
+    df = R.four_games()
+    out = stats.win_rates(df, ["policy_label"])
+    a, b = row(out, policy_label="A"), row(out, policy_label="B")
+    assert (a["n"], a["rows"], b["n"]) == (4, 4, 4)
+    assert a["mean"] == pytest.approx(0.625) and b["mean"] == pytest.approx(0.375)
+    # the t interval, cut at the bounds of a rate
+    low, high = t_interval([1, 0, 0.5, 1])
+    assert low < 0 and high > 1
+    assert (a["ci_low"], a["ci_high"]) == (0.0, 1.0)
+    low, high = t_interval([0, 1, 0.5, 0])
+    assert (b["ci_low"], b["ci_high"]) == pytest.approx((max(0.0, low), min(1.0, high)))
+    assert a["fair"] == pytest.approx(0.5) and a["diff"] == pytest.approx(0.125)
+    # p of the one-sample t-test of A's win shares against 1/2, by hand
+    x = np.array([1, 0, 0.5, 1])
+    t = (x.mean() - 0.5) / (x.std(ddof=1) / 2)
+    assert a["p"] == pytest.approx(2 * sps.t.sf(abs(t), 3))
+
+
+def test_win_rate_by_seat_and_aliases():
+    df = R.four_games()
+    out = stats.win_rates(df, stats.resolve_by(df, ["seat"]))
+    assert row(out, seat=0)["mean"] == pytest.approx(0.625)
+    assert row(out, seat=1)["mean"] == pytest.approx(0.375)
+    assert stats.resolve_by(df, ["policy"]) == ["policy_label"]
+    assert stats.resolve_by(df, ["setup"]) == ["setup_card", "setup_side"]
+    assert stats.resolve_by(df, ["policy,seat"]) == ["policy_label", "seat"]
+    with pytest.raises(ReportError, match="cannot group by 'colour'"):
+        stats.resolve_by(df, ["colour"])
+
+
+def test_rows_of_one_deal_are_averaged_before_the_test():
+    """All seats of a 2-player game together always take exactly 1/2 on average: the deal means
+    have no spread, so the interval is the point and n counts deals, not seats."""
+    out = stats.win_rates(R.four_games(), ["players"])
+    r = out.to_dicts()[0]
+    assert (r["n"], r["rows"]) == (4, 8)
+    assert r["mean"] == pytest.approx(0.5)
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx((0.5, 0.5))
+
+
+# --- breakdown --------------------------------------------------------------------------------
+
+def test_breakdown_splits_bonus_parts_and_sums_to_total():
+    df = R.four_games()
+    long = stats.score_breakdown(df, ["policy_label"])
+    a = long.filter(pl.col("policy_label") == "A")
+    means = {r["part"]: r["mean"] for r in a.to_dicts()}
+    # A's totals: 130, 110, 140, 150
+    assert means["total"] == pytest.approx(132.5)
+    # statues of A: 20, 20, 20, 20 with 4 patron points in game 0 -> base 19, patron 1
+    assert means["statues"] == pytest.approx(19.0) and means["patron_points"] == pytest.approx(1.0)
+    # gold of A: 14, 7, 14, 14 with 7 set_collector points in game 0
+    assert means["gold"] == pytest.approx((7 + 7 + 14 + 14) / 4)
+    assert means["set_collector_points"] == pytest.approx(7 / 4)
+    assert means["silver_full_points"] == pytest.approx(5 / 4)
+    assert sum(v for k, v in means.items() if k != "total") == pytest.approx(means["total"])
+    tot = a.filter(pl.col("part") == "total").to_dicts()[0]
+    assert (tot["ci_low"], tot["ci_high"]) == pytest.approx(t_interval([130, 110, 140, 150]))
+
+
+# --- trajectory -------------------------------------------------------------------------------
+
+def test_running_scores_and_leader_wins():
+    df = R.four_games()
+    run = stats.running_scores(df, ["policy_label"])
+    assert row(run, policy_label="A", epoch=1)["mean"] == pytest.approx((20 + 12 + 15 + 20) / 4)
+    assert row(run, policy_label="B", epoch=2)["mean"] == pytest.approx((50 + 70 + 55 + 50) / 4)
+    assert row(run, policy_label="A", epoch=3)["mean"] == pytest.approx(132.5)
+    lead = stats.leader_wins(df)
+    e1, e2 = row(lead, epoch=1), row(lead, epoch=2)
+    # epoch I leaders: seat 0 (won), seat 1 (lost), both (tied at the end: 1/2 + 1/2), seat 0 (lost)
+    assert e1["n"] == 4 and e1["mean"] == pytest.approx(0.5)
+    assert e1["fair"] == pytest.approx((0.5 + 0.5 + 1 + 0.5) / 4)  # chance: leaders / players
+    assert (e1["ci_low"], e1["ci_high"]) == (0.0, 1.0)  # the t interval [-0.42, 1.42], cut at the bounds
+    # epoch II leaders: seat 0 (won), seat 0 (won), seat 0 (tie: 1/2), seat 1 (won)
+    assert e2["mean"] == pytest.approx(0.875)
+    low, high = t_interval([1, 1, 0.5, 1])
+    assert (e2["ci_low"], e2["ci_high"]) == pytest.approx((max(0.0, low), min(1.0, high)))
+
+
+# --- purple effects ---------------------------------------------------------------------------
+
+def test_grant_effects_pair_on_deal_and_seat():
+    df, _ = R.grant_sweep()
+    out = stats.grant_effects(df)
+    assert set(out["grant"]) == {"sell_bonus", "colony_bounty"}
+    sell = row(out, grant="sell_bonus")
+    assert sell["n"] == 4 and sell["control"] == "none"
+    assert sell["win_a"] == pytest.approx(np.mean(R.SELL_WIN))
+    assert sell["win_b"] == pytest.approx(np.mean(R.CONTROL_WIN))
+    d = np.array(R.SELL_WIN) - np.array(R.CONTROL_WIN)
+    assert sell["win_diff"] == pytest.approx(0.375)
+    assert (sell["win_low"], sell["win_high"]) == pytest.approx(t_interval(d))
+    assert sell["win_p"] == pytest.approx(sps.ttest_rel(R.SELL_WIN, R.CONTROL_WIN).pvalue)
+    ds = np.array(R.SELL_TOTAL) - np.array(R.CONTROL_TOTAL)
+    assert sell["score_diff"] == pytest.approx(5.0)
+    assert (sell["score_low"], sell["score_high"]) == pytest.approx(t_interval(ds))
+    assert sell["epoch"] == 1
+    same = row(out, grant="colony_bounty")
+    assert same["win_diff"] == 0 and (same["win_low"], same["win_high"]) == (0, 0)
+    assert out["grant"][0] == "sell_bonus"  # sorted by the win-share difference
+
+
+def test_grant_effects_need_a_control():
+    df, _ = R.grant_sweep()
+    no_control = df.filter(pl.col("sweep_grants") != "none")
+    with pytest.raises(ReportError, match="no control"):
+        stats.grant_effects(no_control)
+    assert stats.grant_effects(R.four_games()) is None
+
+
+def test_owner_effects_are_within_game_differences():
+    effects = {(0, 0): {"effect_sell_bonus": 1}, (1, 1): {"effect_sell_bonus": 1},
+               (3, 1): {"effect_sell_bonus": 2}, (2, 0): {"effect_set_collector": 3}}
+    df = R.four_games(effects)
+    out = stats.owner_effects(df)
+    sell = row(out, effect="sell_bonus")
+    # owner minus the other seat: game 0 (1 - 0), game 1 (0 - 1), game 3 (1 - 0)
+    assert sell["n"] == 3 and sell["owned"] == pytest.approx(3 / 4)
+    assert sell["win_diff"] == pytest.approx(1 / 3)
+    assert (sell["win_low"], sell["win_high"]) == pytest.approx(t_interval([1, -1, 1]))
+    assert sell["score_diff"] == pytest.approx(((130 - 120) + (110 - 125) + (150 - 100)) / 3)
+    collector = row(out, effect="set_collector")
+    assert collector["n"] == 1 and math.isnan(collector["win_low"])  # one game: no interval
+    # grant games are left out of the observational comparison
+    grants, _ = R.grant_sweep()
+    assert stats.owner_effects(grants) is None
+
+
+# --- setup cards ------------------------------------------------------------------------------
+
+def _setup_dataset(games: int = 20) -> pl.DataFrame:
+    """2 players: card 1 always beats card 2 on side A; on side B they alternate."""
+    rows = []
+    for g in range(games):
+        for seat, card in ((0, 1), (1, 2)):
+            side = "A" if g < games // 2 else "B"
+            if side == "A":
+                win = 1.0 if card == 1 else 0.0
+            else:
+                win = float((g + seat) % 2)
+            rows.append(dict(game=g, seat=seat, players=2, setup_card=card, setup_side=side, win_share=win,
+                             total=100 + 10 * win, cards=100 + 10 * win, policy="p", policy_label="p"))
+    return R.frame(rows)
+
+
+def test_setup_card_balance_marks_significant_cards():
+    out = stats.setup_card_balance(_setup_dataset())
+    assert out["design"][0] == "observational"
+    strong, weak = row(out, setup_card=1, setup_side="A"), row(out, setup_card=2, setup_side="A")
+    assert strong["win"] == 1.0 and weak["win"] == 0.0 and strong["n"] == 10
+    assert strong["significant"] and weak["significant"]
+    b1 = row(out, setup_card=1, setup_side="B")
+    assert b1["win"] == pytest.approx(0.5) and not b1["significant"]
+    assert (b1["win_low"], b1["win_high"]) == pytest.approx(t_interval([float((g % 2)) for g in range(10, 20)]))
+    assert b1["score"] == pytest.approx(105.0)
+    ps = out["p"].to_numpy()
+    ok = np.isfinite(ps)
+    assert out["q"].to_numpy()[ok] == pytest.approx(sps.false_discovery_control(ps[ok]))
+
+
+def test_setup_grid_uses_the_focus_seat_only():
+    combos = [{"index": 0, "sweep": {"setup.card": 1}}, {"index": 1, "sweep": {"setup.card": 2}}]
+    rows = []
+    for combo, card in ((0, 1), (1, 2)):
+        for g in range(4):
+            win0 = 1.0 if card == 1 else float(g % 2)
+            rows += [dict(game=g, seat=0, players=2, combo=combo, setup_card=card, setup_side="A",
+                          win_share=win0, total=100, policy_label="p"),
+                     dict(game=g, seat=1, players=2, combo=combo, setup_card=3, setup_side="A",
+                          win_share=1 - win0, total=100, policy_label="p")]
+    out = stats.setup_card_balance(R.frame(rows, combos))
+    assert out["design"][0] == "experimental"
+    assert sorted(out["setup_card"].to_list()) == [1, 2]  # card 3 (the other seat) is not studied
+    assert row(out, setup_card=1)["win"] == 1.0 and row(out, setup_card=2)["win"] == 0.5
+
+
+# --- bad input --------------------------------------------------------------------------------
+
+def test_missing_columns_are_named():
+    df = R.four_games().drop("win_share", "total_epoch2")
+    with pytest.raises(ReportError) as err:
+        stats.win_rates(df, ["policy_label"])
+    assert "win_share" in str(err.value) and "hadara-sim simulate" in str(err.value)
+    with pytest.raises(ReportError, match="total_epoch2"):
+        stats.running_scores(df)
+    with pytest.raises(ReportError, match="no rows"):
+        stats.win_rates(R.four_games().head(0), ["policy_label"])
