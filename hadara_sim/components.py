@@ -164,13 +164,23 @@ def default_components_path() -> Path:
     return Path(str(resources.files("hadara_sim") / "data" / "default"))
 
 
-_CACHE: dict[str, ComponentSet] = {}
+_CACHE: dict[tuple, ComponentSet] = {}
 
 
 def load_components(path: str | Path | None = None) -> ComponentSet:
-    """Read and validate the component set in directory `path` (default: the shipped set)."""
+    """Read and validate the component set in directory `path` (default: the shipped set).
+
+    A set already read is reused until one of its files changes.
+    """
     directory = Path(path) if path is not None else default_components_path()
-    key = str(directory.resolve())
+    stamps = []
+    for name in FILES:
+        try:
+            stat = (directory / name).stat()
+            stamps.append((stat.st_mtime_ns, stat.st_size))
+        except OSError:
+            stamps.append(None)
+    key = (str(directory.resolve()), tuple(stamps))
     if key not in _CACHE:
         _CACHE[key] = _load(directory)
     return _CACHE[key]

@@ -324,8 +324,8 @@ def identity_digest(identity: dict) -> str:
 
 # --- reading ----------------------------------------------------------------------------------
 
-def load_scenario(path: str | Path) -> Scenario:
-    """Read and validate a scenario file."""
+def load_scenario(path: str | Path, components: str | Path | None = None) -> Scenario:
+    """Read and validate a scenario file; `components` replaces its component set."""
     path = Path(path)
     if not path.exists():
         raise ScenarioError([Problem(str(path), None, "", "no such scenario file")])
@@ -335,17 +335,21 @@ def load_scenario(path: str | Path) -> Scenario:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as err:
         raise ScenarioError([Problem(str(path), None, "", f"cannot be read: {err}")]) from None
-    return parse_scenario(text, file=str(path), base_dir=path.parent, default_name=path.stem)
+    return parse_scenario(text, file=str(path), base_dir=path.parent, default_name=path.stem,
+                          components=components)
 
 
 def parse_scenario(text: str, file: str = "<scenario>", base_dir: str | Path | None = None,
-                   default_name: str = "scenario") -> Scenario:
-    """Validate a scenario given as TOML text; relative paths are taken from `base_dir`."""
+                   default_name: str = "scenario", components: str | Path | None = None) -> Scenario:
+    """Validate a scenario given as TOML text; relative paths are taken from `base_dir`.
+    `components` (a directory) replaces the scenario's component set."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         line = toml_error_line(err, text)
         raise ScenarioError([Problem(file, line, "", f"not valid TOML: {err}")]) from None
+    if components is not None:
+        data["components"] = str(Path(components).resolve())
     return scenario_from_dict(data, file=file, base_dir=base_dir, default_name=default_name,
                               text=text, lines=key_lines(text))
 

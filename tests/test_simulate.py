@@ -306,3 +306,28 @@ def test_fixed_sides_with_minus_one_leave_the_choice_to_the_policy(components):
     game = BatchGame(deals, components, [AlwaysB()] * 3, sides=sides)
     game.set_up()
     assert (game.s.side == np.array([1, 0, 1])).all()
+
+
+def test_components_option_replaces_the_scenarios_set(tmp_path):
+    """--components plays the scenario on another component set, and a broken one exits 2."""
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from hadara_sim.cli import app
+    from hadara_sim.components import default_components_path
+
+    mine = tmp_path / "mine"
+    shutil.copytree(default_components_path(), mine)
+    cards = (mine / "cards.csv").read_text().splitlines()
+    cards[1] = cards[1].replace(",2,2,1,0,0,0,,", ",2,9,1,0,0,0,,")  # I-Y-01 scores 9 points
+    (mine / "cards.csv").write_text("\n".join(cards) + "\n")
+    runner = CliRunner()
+    args = ["simulate", "scenarios/default.toml", "--games", "20", "--jobs", "1", "-q"]
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "a"), "--components", str(mine)])
+    assert result.exit_code == 0, result.output
+    meta = (tmp_path / "a" / "metadata.json").read_text()
+    assert str(mine.resolve()) in meta
+    (mine / "board.toml").write_text("[sell\n")
+    result = runner.invoke(app, [*args, "--out", str(tmp_path / "b"), "--components", str(mine)])
+    assert result.exit_code == 2 and "board.toml:1" in result.output and "Traceback" not in result.output

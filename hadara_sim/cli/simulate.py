@@ -13,7 +13,7 @@ from ..policy import IllegalChoice
 from ..results import ResultsError, scan_results
 from ..runner import BACKENDS, RunError, plan_chunks, run
 from ..scenario import ScenarioError, load_scenario
-from .common import console, fail
+from .common import components_or_exit, console, fail
 
 
 def register(app: typer.Typer):
@@ -37,6 +37,8 @@ def simulate(
                                             help="Address of a dask scheduler (with --backend dask), "
                                                  "e.g. tcp://10.0.0.5:8786; without it a local dask "
                                                  "cluster is started."),
+    components: Optional[Path] = typer.Option(
+        None, "--components", help="Directory of a component set; replaces the scenario's.", show_default=False),
 ):
     """Play a scenario's games in parallel chunks and write them as Parquet files plus metadata.json.
 
@@ -46,7 +48,9 @@ def simulate(
     if jobs == 0:
         fail("--jobs must be a number of processes, or -1 for all cores")
     try:
-        sc = load_scenario(scenario).with_overrides(games=games, seed=seed)
+        if components is not None:
+            components_or_exit(components)
+        sc = load_scenario(scenario, components=components).with_overrides(games=games, seed=seed)
     except ScenarioError as err:
         fail(escape(f"the scenario is not valid ({len(err.problems)} problem{'s' * (len(err.problems) > 1)}):\n"
                     + "\n".join(f"  {p}" for p in err.problems)))
