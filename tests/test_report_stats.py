@@ -3,6 +3,7 @@
 The intervals are recomputed here with the textbook formula mean ± t(0.975, n-1) * sd / sqrt(n),
 so these tests check that the library calls scipy the right way (and on the right unit: deals)."""
 
+import json
 import math
 
 import numpy as np
@@ -220,3 +221,33 @@ def test_missing_columns_are_named():
         stats.running_scores(df)
     with pytest.raises(ReportError, match="no rows"):
         stats.win_rates(R.four_games().head(0), ["policy_label"])
+
+
+def test_placebo_effects_pair_each_effect_with_the_plain_card_of_its_epoch():
+    """The effect alone: sell_bonus (epoch I) minus the placebo I-P-07 on the same deal and seat."""
+    combos = [{"index": 0, "sweep": {"grants": "none"}}, {"index": 1, "sweep": {"grants": "sell_bonus"}},
+              {"index": 2, "sweep": {"grants": "I-P-07"}}, {"index": 3, "sweep": {"grants": "II-P-07"}}]
+    placebo_win, placebo_total = [1.0, 0.0, 0.0, 1.0], [108, 115, 93, 112]
+    outcomes = {0: (R.CONTROL_WIN, R.CONTROL_TOTAL, None, 0), 1: (R.SELL_WIN, R.SELL_TOTAL, "I-P-01", 1),
+                2: (placebo_win, placebo_total, "I-P-07", 1), 3: (R.CONTROL_WIN, R.CONTROL_TOTAL, "II-P-07", 2)}
+    rows = []
+    for combo, (wins, totals, granted, epoch) in outcomes.items():
+        for game in range(4):
+            for seat in range(2):
+                rows.append(dict(game=game, seat=seat, players=2, advanced=True, combo=combo,
+                                 sweep=json.dumps(combos[combo]["sweep"]), policy="balanced",
+                                 policy_label="balanced", policy_params="{}",
+                                 granted=granted if seat == 0 else None,
+                                 granted_epoch=epoch if granted and seat == 0 else 0,
+                                 win_share=wins[game] if seat == 0 else 1 - wins[game],
+                                 total=totals[game] if seat == 0 else 105))
+    df = R.frame(rows, combos)
+    out = stats.placebo_effects(df)
+    assert out["grant"].to_list() == ["sell_bonus"]  # only effects are compared, with their epoch's placebo
+    sell = row(out, grant="sell_bonus")
+    assert sell["control"] == "I-P-07" and sell["epoch"] == 1 and sell["n"] == 4
+    d = np.array(R.SELL_WIN) - np.array(placebo_win)
+    assert sell["win_diff"] == pytest.approx(d.mean())
+    assert (sell["win_low"], sell["win_high"]) == pytest.approx(t_interval(d))
+    assert sell["score_diff"] == pytest.approx(np.mean(np.array(R.SELL_TOTAL) - placebo_total))
+    assert stats.placebo_effects(R.grant_sweep()[0]) is None  # no placebo in the sweep

@@ -235,6 +235,26 @@ def purple(df: pl.DataFrame, info: dict) -> Section:
         section.figures.append(("purple-grants", charts.forest_chart(
             grants, group_label(["grant"]) if split else label, info, observational=False, split=split,
             split_label=lambda v, c=split: value_label(c, v) if c == "players" else f"{column_name(c)} = {v}")))
+    placebo = S.placebo_effects(df) if isinstance(grants, pl.DataFrame) else None
+    if placebo is not None:
+        rows = [[r["grant"], r["control"], f"{r['n']:,}", pct(r["win_a"]), pct(r["win_b"]), pp(r["win_diff"]),
+                 pp_ci(r["win_low"], r["win_high"]), pval(r["win_p"]), num(r["score_diff"], 2, True),
+                 num_ci(r["score_low"], r["score_high"], 2, True), pval(r["score_p"])]
+                for r in placebo.to_dicts()]
+        section.tables.append(Table(
+            "The effect alone: effect card vs a plain purple card of its epoch, granted the same way",
+            ["effect", "placebo", "n (deals)", "win share effect", "placebo", "difference", "95% CI", "p",
+             "score difference (points)", "95% CI", "p"], rows,
+            caption="a granted card is also one more purple card (sets, discounts, points): the placebo "
+                    "grant of a purple card without an effect takes that out; paired t-test over deals",
+            marked=[_ok(r["win_p"]) and r["win_p"] < S.ALPHA for r in placebo.to_dicts()], data=placebo))
+        section.figures.append(("purple-beyond-placebo", charts.forest_chart(
+            placebo, group_label(["grant"]), info, observational=False)))
+    elif isinstance(grants, pl.DataFrame):
+        section.notes.append("The grant experiment measures the card, not only its effect: a granted card is "
+                             "also one more purple card. Add a plain purple card of each epoch to the grants "
+                             "sweep by card id (a placebo, as in scenarios/purple-effects.toml) to see the "
+                             "effect alone.")
     owners = S.owner_effects(df)
     if owners is None:
         section.notes.append("No observational comparison: no seat owns a purple effect at the end of a game "

@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as sps
 
-from ..constants import EFFECT_IDS, EPOCHS
+from ..constants import EFFECT_IDS, EFFECTS, EPOCHS
 from ..results import EXTRA_POINTS, SHEET_COLUMNS
 
 LEVEL = 0.95
@@ -377,6 +377,44 @@ def grant_effects(df: pl.DataFrame) -> pl.DataFrame | None:
     out = (win.join(score, on=by, how="left", maintain_order="left")
            .join(epoch, on=by, how="left", maintain_order="left"))
     return out.with_columns(pl.lit(str(control)).alias("control")).sort("win_diff", descending=True)
+
+
+def placebo_effects(df: pl.DataFrame) -> pl.DataFrame | None:
+    """What each purple effect is worth beyond a free purple card (None without a placebo).
+
+    A granted card brings its effect and also one more purple card (sets, the colour discount, its
+    own points and tracks). A placebo grant is a grant given by card id, of a purple card without an
+    effect; each effect grant (given by effect id) is paired with the placebo grant of its epoch on
+    the same deal and seat, so the difference is the effect alone. Columns as `grant_effects`, with
+    `control` the placebo's card id."""
+    check_columns(df, "purple")
+    column = grant_sweep_column(df)
+    if column is None:
+        return None
+    control = grant_control(df, column)
+    others = [c for c in df.columns if c.startswith("sweep_") and c != column]
+    keys = ["game", "seat", "players", "advanced", *others]
+    granted = df.filter((pl.col(column) != control) & pl.col("granted").is_not_null())
+    is_effect = pl.col(column).cast(pl.String).is_in(list(EFFECTS))
+    epoch_of = {name: epoch for name, (epoch, _) in EFFECTS.items()}
+    effects = (granted.filter(is_effect)
+               .select(*keys, pl.col(column).cast(pl.String).alias("grant"), "win_share", "total",
+                       pl.col(column).cast(pl.String).replace_strict(epoch_of, return_dtype=pl.Int8)
+                       .alias("epoch")))
+    placebo = (granted.filter(~is_effect)
+               .select(*keys, pl.col("granted_epoch").cast(pl.Int8).alias("epoch"),
+                       pl.col(column).cast(pl.String).alias("control"),
+                       pl.col("win_share").alias("win_control"), pl.col("total").alias("total_control")))
+    pairs = effects.join(placebo, on=[*keys, "epoch"], how="inner")
+    if pairs.height == 0:
+        return None
+    by = ["grant", *others]
+    win = paired_diff(pairs, "win_share", "win_control", by, prefix="win_")
+    score = paired_diff(pairs, "total", "total_control", by, prefix="score_").drop("n", "rows")
+    extra = pairs.group_by(by).agg(pl.col("epoch").first(), pl.col("control").first())
+    return (win.join(score, on=by, how="left", maintain_order="left")
+            .join(extra, on=by, how="left", maintain_order="left")
+            .sort("win_diff", descending=True))
 
 
 def owner_effects(df: pl.DataFrame) -> pl.DataFrame | None:
