@@ -244,18 +244,23 @@ PURPLE = [
 **Question:** how much does each purple effect card add to a player's chances and score?
 
 **Design (experiment):** `scenarios/purple-effects.toml` sweeps over `grants`. In each combination
-seat 0 is *given* one effect card (free) at the start of its epoch; the combination `"none"` is
-the control. All granted cards are kept out of the decks in every combination, so all 19
+seat 0 is *given* one purple card (free) at the start of its epoch; the combination `"none"` is
+the control. All granted cards are kept out of the decks in every combination, so all 22
 combinations play exactly the same deals (common random numbers). For each effect, each deal gives
 one pair: seat 0 with the card against seat 0 without it, same deal, same opponents. The paired
 difference is the card's causal effect, for these policies.
+
+A granted card is also *one more purple card* (sets for gold medals, the purple discount, its
+points), and that alone is worth a lot. So the sweep also grants a **placebo** in each epoch: a
+plain purple card without an effect (`I-P-07`, `II-P-07`, `III-P-07`). Comparing an effect card
+with the placebo of its epoch, deal by deal, isolates the effect itself (section 2).
 
 **Contrast (observational):** in ordinary games, players who end up owning an effect can be
 compared with those who do not. That difference mixes the card's value with *why* it was taken and
 kept, so it is not the card's effect. Section 3 shows both side by side.
 
-The notebook plays `HADARA_NOTEBOOK_GAMES` deals per combination (default 1,500: 28,500
-advanced games, about a minute on two cores). For the real study: `hadara-sim simulate
+The notebook plays `HADARA_NOTEBOOK_GAMES` deals per combination (default 1,500: 33,000
+3-player advanced games, about a minute on two cores). For the real study: `hadara-sim simulate
 scenarios/purple-effects.toml` then `hadara-sim report purple results/purple-effects`.
 """),
     code(SETUP.format(default=1500)),
@@ -281,7 +286,17 @@ rounded(grants).select("grant", "epoch", "n", "win_a", "win_b", "win_diff", "win
 label = lambda row: row["grant"]
 display(charts.forest_chart(grants, label, info, observational=False))'''),
     md("""
-## 2. The same test by hand, for one effect
+## 2. The effect alone: against a free plain purple card
+
+`stats.placebo_effects` pairs each effect grant with the placebo grant of the same epoch, on the
+same deal and seat. The difference is what the *effect* adds beyond one more purple card.
+"""),
+    code('''
+alone = stats.placebo_effects(df)
+rounded(alone).select("grant", "control", "n", "win_diff", "win_low", "win_high", "score_diff", "score_low",
+                      "score_high")'''),
+    md("""
+## 3. The same test by hand, for one effect
 
 The library does nothing more than this: join the granted seat's rows to the control's on deal
 and seat, then a paired t-test.
@@ -289,7 +304,7 @@ and seat, then a paired t-test.
     code('''
 from scipy import stats as sps
 
-effect = grants["grant"][0]
+effect = alone["grant"][0]
 treated = df.filter((pl.col("sweep_grants") == effect) & pl.col("granted").is_not_null())
 control = df.filter(pl.col("sweep_grants") == "none").select("game", "seat", control_total=pl.col("total"))
 pairs = treated.select("game", "seat", "total").join(control, on=["game", "seat"])
@@ -300,7 +315,7 @@ print(f"{effect}: {pairs.height} pairs, score difference "
 print("library:", grants.filter(pl.col("grant") == effect)
       .select("score_diff", "score_low", "score_high").row(0))'''),
     md("""
-## 3. Experimental vs observational
+## 4. Experimental vs observational
 
 Now ordinary games without grants: the default scenario (basic game, four styles). Here
 `stats.owner_effects` compares each owner of an effect at the end of the game with the other
@@ -320,12 +335,12 @@ rounded(compare, 2)'''),
     md("""
 Where the two columns disagree, the observational number is telling you about the players who
 take the card (or the games in which it is taken), not about the card. Note also that the
-experiment is advanced-game, 4 players, card given at the start of its epoch for free, while the
+experiment is advanced-game, 3 players, card given at the start of its epoch for free, while the
 observational run is basic-game, cards bought during play: the questions differ as well.
 
-## 4. Reading the result
+## 5. Reading the result
 
-- `win_diff` is in win-share units (0.10 = ten percentage points); a fair 4-player seat wins 0.25.
+- `win_diff` is in win-share units (0.10 = ten percentage points); a fair 3-player seat wins 1/3.
 - An interval that excludes 0 is an effect at the 5% level; with 18 effects, about one may do so
   by chance alone, so weigh small p-values with the size of the effect.
 - A free card is worth more than a bought one: the experiment measures the card's value, not the
