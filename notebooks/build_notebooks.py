@@ -253,7 +253,9 @@ difference is the card's causal effect, for these policies.
 A granted card is also *one more purple card* (sets for gold medals, the purple discount, its
 points), and that alone is worth a lot. So the sweep also grants a **placebo** in each epoch: a
 plain purple card without an effect (`I-P-07`, `II-P-07`, `III-P-07`). Comparing an effect card
-with the placebo of its epoch, deal by deal, isolates the effect itself (section 2).
+with the placebo of its epoch, deal by deal, asks whether the effect card beats a typical plain
+purple card of its epoch (section 2): both add a purple card; the plain one brings its own tracks
+and points instead of an effect.
 
 **Contrast (observational):** in ordinary games, players who end up owning an effect can be
 compared with those who do not. That difference mixes the card's value with *why* it was taken and
@@ -286,10 +288,11 @@ rounded(grants).select("grant", "epoch", "n", "win_a", "win_b", "win_diff", "win
 label = lambda row: row["grant"]
 display(charts.forest_chart(grants, label, info, observational=False))'''),
     md("""
-## 2. The effect alone: against a free plain purple card
+## 2. Against a plain purple card of the same epoch
 
 `stats.placebo_effects` pairs each effect grant with the placebo grant of the same epoch, on the
-same deal and seat. The difference is what the *effect* adds beyond one more purple card.
+same deal and seat. Both are one more purple card, so the difference is the effect card against
+a typical plain purple card: its effect against the plain card's tracks and points.
 """),
     code('''
 alone = stats.placebo_effects(df)

@@ -242,19 +242,20 @@ def purple(df: pl.DataFrame, info: dict) -> Section:
                  num_ci(r["score_low"], r["score_high"], 2, True), pval(r["score_p"])]
                 for r in placebo.to_dicts()]
         section.tables.append(Table(
-            "The effect alone: effect card vs a plain purple card of its epoch, granted the same way",
+            "Effect card vs a plain purple card of its epoch (the placebo), granted the same way",
             ["effect", "placebo", "n (deals)", "win share effect", "placebo", "difference", "95% CI", "p",
              "score difference (points)", "95% CI", "p"], rows,
-            caption="a granted card is also one more purple card (sets, discounts, points): the placebo "
-                    "grant of a purple card without an effect takes that out; paired t-test over deals",
+            caption="both are one more purple card (sets, discounts); the placebo brings its own tracks and "
+                    "points where the effect card brings its effect, so this is the effect card's worth "
+                    "against a typical plain purple card; paired t-test over deals",
             marked=[_ok(r["win_p"]) and r["win_p"] < S.ALPHA for r in placebo.to_dicts()], data=placebo))
         section.figures.append(("purple-beyond-placebo", charts.forest_chart(
             placebo, group_label(["grant"]), info, observational=False)))
     elif isinstance(grants, pl.DataFrame):
         section.notes.append("The grant experiment measures the card, not only its effect: a granted card is "
                              "also one more purple card. Add a plain purple card of each epoch to the grants "
-                             "sweep by card id (a placebo, as in scenarios/purple-effects.toml) to see the "
-                             "effect alone.")
+                             "sweep by card id (a placebo, as in scenarios/purple-effects.toml) to compare "
+                             "each effect card with a plain purple card.")
     owners = S.owner_effects(df)
     if owners is None:
         section.notes.append("No observational comparison: no seat owns a purple effect at the end of a game "

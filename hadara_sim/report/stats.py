@@ -380,13 +380,14 @@ def grant_effects(df: pl.DataFrame) -> pl.DataFrame | None:
 
 
 def placebo_effects(df: pl.DataFrame) -> pl.DataFrame | None:
-    """What each purple effect is worth beyond a free purple card (None without a placebo).
+    """Each effect card against a plain purple card of its epoch (None without such a placebo).
 
-    A granted card brings its effect and also one more purple card (sets, the colour discount, its
-    own points and tracks). A placebo grant is a grant given by card id, of a purple card without an
-    effect; each effect grant (given by effect id) is paired with the placebo grant of its epoch on
-    the same deal and seat, so the difference is the effect alone. Columns as `grant_effects`, with
-    `control` the placebo's card id."""
+    A granted card brings its effect and also one more purple card (sets, the colour discount). A
+    placebo grant is a grant given by card id, of a purple card without an effect; each effect grant
+    (given by effect id) is paired with the placebo grant of its epoch on the same deal and seat.
+    Both add a purple card, so the difference is the effect card's worth against a typical plain
+    purple card: its effect (and points) against the plain card's tracks and points. Columns as
+    `grant_effects`, with `control` the placebo's card id."""
     check_columns(df, "purple")
     column = grant_sweep_column(df)
     if column is None:
