@@ -272,7 +272,8 @@ def setup_chart(bal: pl.DataFrame, info: dict) -> Figure:
 # --- purple effects ---------------------------------------------------------------------------
 
 def forest_chart(tab: pl.DataFrame, label: Label, info: dict, *, observational: bool,
-                 split: str | None = None, split_label: Callable[[object], str] = str) -> Figure:
+                 split: str | None = None, split_label: Callable[[object], str] = str,
+                 placebo: bool = False) -> Figure:
     """Two panels: the difference in win share (percentage points) and in final score (points) per
     effect, with 95% CIs, sorted by the win-share difference; zero = no difference.
 
@@ -325,9 +326,13 @@ def forest_chart(tab: pl.DataFrame, label: Label, info: dict, *, observational: 
         title = "Purple effects, observational: owners vs the other seats of the same game"
         note = "not causal: owners chose and kept the card; n = deals with an owner"
     else:
-        control = rows[0].get("control", "none") if rows else "none"
-        title = "Purple effects, experiment: granted seat vs the same seat in the control"
-        note = f"paired on deal and seat against grants = '{control}'; n = deals"
+        controls = sorted({str(r.get("control", "none")) for r in rows}) or ["none"]
+        if placebo:
+            title = "Purple effects, experiment: effect card vs a plain purple card of its epoch"
+            note = f"paired on deal and seat against the plain card of the same epoch ({', '.join(controls)}); n = deals"
+        else:
+            title = "Purple effects, experiment: granted seat vs the same seat in the control"
+            note = f"paired on deal and seat against grants = '{controls[0]}'; n = deals"
     return _finish(fig, title, footer(info, note))
 
 

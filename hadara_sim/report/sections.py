@@ -250,7 +250,7 @@ def purple(df: pl.DataFrame, info: dict) -> Section:
                     "against a typical plain purple card; paired t-test over deals",
             marked=[_ok(r["win_p"]) and r["win_p"] < S.ALPHA for r in placebo.to_dicts()], data=placebo))
         section.figures.append(("purple-beyond-placebo", charts.forest_chart(
-            placebo, group_label(["grant"]), info, observational=False)))
+            placebo, group_label(["grant"]), info, observational=False, placebo=True)))
     elif isinstance(grants, pl.DataFrame):
         section.notes.append("The grant experiment measures the card, not only its effect: a granted card is "
                              "also one more purple card. Add a plain purple card of each epoch to the grants "
