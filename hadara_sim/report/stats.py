@@ -347,6 +347,27 @@ def grant_control(df: pl.DataFrame, column: str) -> object:
     return values[0]
 
 
+def _grant_sweep(df: pl.DataFrame):
+    """(grant column, its control value, the other sweep columns, the pairing keys), or None."""
+    check_columns(df, "purple")
+    column = grant_sweep_column(df)
+    if column is None:
+        return None
+    others = [c for c in df.columns if c.startswith("sweep_") and c != column]
+    return column, grant_control(df, column), others, ["game", "seat", "players", "advanced", *others]
+
+
+def _paired_grants(pairs: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """Paired differences of win share and total (granted minus its comparison) per `by` group, with
+    each group's `epoch` and `control`, largest win-share gain first."""
+    win = paired_diff(pairs, "win_share", "win_control", by, prefix="win_")
+    score = paired_diff(pairs, "total", "total_control", by, prefix="score_").drop("n", "rows")
+    extra = pairs.group_by(by).agg(pl.col("epoch").min(), pl.col("control").first())
+    return (win.join(score, on=by, how="left", maintain_order="left")
+            .join(extra, on=by, how="left", maintain_order="left")
+            .sort("win_diff", descending=True))
+
+
 def grant_effects(df: pl.DataFrame) -> pl.DataFrame | None:
     """What each granted card is worth, from a grant sweep (None when there is none).
 
@@ -354,29 +375,22 @@ def grant_effects(df: pl.DataFrame) -> pl.DataFrame | None:
     combination (and the same values of every other swept key): the paired differences of win share
     and of total score, `ttest_rel` over deals. Columns: grant (the swept value), the other sweep
     columns, n (deals), rows, win_a (granted), win_b (control), win_diff, win_low, win_high, win_p,
-    score_a, score_b, score_diff, score_low, score_high, score_p, epoch (of the grant)."""
-    check_columns(df, "purple")
-    column = grant_sweep_column(df)
-    if column is None:
+    score_a, score_b, score_diff, score_low, score_high, score_p, epoch (of the grant), control."""
+    sweep = _grant_sweep(df)
+    if sweep is None:
         return None
-    control = grant_control(df, column)
-    others = [c for c in df.columns if c.startswith("sweep_") and c != column]
-    keys = ["game", "seat", "players", "advanced", *others]
+    column, control, others, keys = sweep
     treat = (df.filter((pl.col(column) != control) & pl.col("granted").is_not_null())
-             .select(*keys, pl.col(column).alias("grant"), "win_share", "total", "granted_epoch"))
+             .select(*keys, pl.col(column).alias("grant"), "win_share", "total",
+                     pl.col("granted_epoch").alias("epoch")))
     ctrl = (df.filter(pl.col(column) == control)
-            .select(*keys, pl.col("win_share").alias("win_control"), pl.col("total").alias("total_control")))
+            .select(*keys, pl.col("win_share").alias("win_control"), pl.col("total").alias("total_control"),
+                    pl.lit(str(control)).alias("control")))
     pairs = treat.join(ctrl, on=keys, how="inner")
     if pairs.height == 0:
         raise ReportError(f"the grant sweep ({column}) has no granted seat that pairs with a seat of the "
                           f"control '{control}' on the same deal; check the scenario's sweep")
-    by = ["grant", *others]
-    win = paired_diff(pairs, "win_share", "win_control", by, prefix="win_")
-    score = paired_diff(pairs, "total", "total_control", by, prefix="score_").drop("n", "rows")
-    epoch = pairs.group_by(by).agg(pl.col("granted_epoch").min().alias("epoch"))
-    out = (win.join(score, on=by, how="left", maintain_order="left")
-           .join(epoch, on=by, how="left", maintain_order="left"))
-    return out.with_columns(pl.lit(str(control)).alias("control")).sort("win_diff", descending=True)
+    return _paired_grants(pairs, ["grant", *others])
 
 
 def placebo_effects(df: pl.DataFrame) -> pl.DataFrame | None:
@@ -388,34 +402,22 @@ def placebo_effects(df: pl.DataFrame) -> pl.DataFrame | None:
     Both add a purple card, so the difference is the effect card's worth against a typical plain
     purple card: its effect (and points) against the plain card's tracks and points. Columns as
     `grant_effects`, with `control` the placebo's card id."""
-    check_columns(df, "purple")
-    column = grant_sweep_column(df)
-    if column is None:
+    sweep = _grant_sweep(df)
+    if sweep is None:
         return None
-    control = grant_control(df, column)
-    others = [c for c in df.columns if c.startswith("sweep_") and c != column]
-    keys = ["game", "seat", "players", "advanced", *others]
+    column, control, others, keys = sweep
     granted = df.filter((pl.col(column) != control) & pl.col("granted").is_not_null())
-    is_effect = pl.col(column).cast(pl.String).is_in(list(EFFECTS))
-    epoch_of = {name: epoch for name, (epoch, _) in EFFECTS.items()}
-    effects = (granted.filter(is_effect)
-               .select(*keys, pl.col(column).cast(pl.String).alias("grant"), "win_share", "total",
-                       pl.col(column).cast(pl.String).replace_strict(epoch_of, return_dtype=pl.Int8)
-                       .alias("epoch")))
-    placebo = (granted.filter(~is_effect)
-               .select(*keys, pl.col("granted_epoch").cast(pl.Int8).alias("epoch"),
-                       pl.col(column).cast(pl.String).alias("control"),
-                       pl.col("win_share").alias("win_control"), pl.col("total").alias("total_control")))
+    name = pl.col(column).cast(pl.String)
+    is_effect = name.is_in(list(EFFECTS))
+    epoch_of = {effect: epoch for effect, (epoch, _) in EFFECTS.items()}
+    effects = granted.filter(is_effect).select(
+        *keys, name.alias("grant"), "win_share", "total",
+        name.replace_strict(epoch_of, return_dtype=pl.Int8).alias("epoch"))
+    placebo = granted.filter(~is_effect).select(
+        *keys, pl.col("granted_epoch").cast(pl.Int8).alias("epoch"), name.alias("control"),
+        pl.col("win_share").alias("win_control"), pl.col("total").alias("total_control"))
     pairs = effects.join(placebo, on=[*keys, "epoch"], how="inner")
-    if pairs.height == 0:
-        return None
-    by = ["grant", *others]
-    win = paired_diff(pairs, "win_share", "win_control", by, prefix="win_")
-    score = paired_diff(pairs, "total", "total_control", by, prefix="score_").drop("n", "rows")
-    extra = pairs.group_by(by).agg(pl.col("epoch").first(), pl.col("control").first())
-    return (win.join(score, on=by, how="left", maintain_order="left")
-            .join(extra, on=by, how="left", maintain_order="left")
-            .sort("win_diff", descending=True))
+    return _paired_grants(pairs, ["grant", *others]) if pairs.height else None
 
 
 def owner_effects(df: pl.DataFrame) -> pl.DataFrame | None:
