@@ -259,6 +259,9 @@ def describe_mismatch(old: dict, new: dict) -> str:
     if old.get("combinations") != new.get("combinations"):
         where = _first_difference(old.get("combinations"), new.get("combinations"), "combinations")
         reasons.append(f"a different scenario (first difference: {where})")
+    if old.get("policy_settings") != new.get("policy_settings"):
+        where = _first_difference(old.get("policy_settings"), new.get("policy_settings"), "policy_settings")
+        reasons.append(f"policies with other parameters (first difference: {where})")
     return "; ".join(reasons) or "a different run"
 
 

@@ -315,7 +315,21 @@ class Scenario:
         return {"schema_version": schema_version, "package_version": package_version,
                 "seed": self.seed, "chunk": self.chunk,
                 "components_digest": self.components.digest,
-                "combinations": [c.to_dict(self.components) for c in self.combinations]}
+                "combinations": [c.to_dict(self.components) for c in self.combinations],
+                "policy_settings": self.policy_settings()}
+
+    def policy_settings(self) -> dict:
+        """Every policy's full parameters, defaults included, by label: a change of a built-in's
+        defaults changes what a run plays, so a directory of the old play is not resumed."""
+        from .registry import make_policy
+
+        settings = {}
+        for combo in self.combinations:
+            for entry in combo.config.policies:
+                if entry.label not in settings:
+                    policy = make_policy(entry.policy, **entry.params)
+                    settings[entry.label] = json.loads(json.dumps(getattr(policy, "settings", {}), default=str))
+        return settings
 
 
 def identity_digest(identity: dict) -> str:

@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from hadara_sim.constants import EFFECT_IDS
+
 from hadara_sim.registry import available_policies
 from hadara_sim.scenario import ScenarioError, load_scenario, parse_scenario
 from hadara_sim.tomlpos import key_lines
@@ -53,7 +55,9 @@ def test_shipped_scenarios_shapes():
     assert all(c.advanced for c in setup.combinations)
     purple = load_scenario(ROOT / "scenarios/purple-effects.toml")
     granted = [tuple(g.effect for g in c.config.grants) for c in purple.combinations]
-    assert granted[0] == () and len(granted) == 19
+    # the control, a plain purple card (placebo) per epoch, then the 18 effect cards
+    assert granted[0] == () and granted[1:4] == [(None,)] * 3 and len(granted) == 22
+    assert {g[0] for g in granted[4:]} == set(EFFECT_IDS)
     assert all(c.exclude == purple.combinations[0].exclude for c in purple.combinations)  # same deals
     tournament = load_scenario(ROOT / "scenarios/tournament.toml")
     names = [p.policy for p in tournament.combinations[0].config.policies]

@@ -331,3 +331,16 @@ def test_components_option_replaces_the_scenarios_set(tmp_path):
     (mine / "board.toml").write_text("[sell\n")
     result = runner.invoke(app, [*args, "--out", str(tmp_path / "b"), "--components", str(mine)])
     assert result.exit_code == 2 and "board.toml:1" in result.output and "Traceback" not in result.output
+
+
+def test_changed_policy_defaults_are_not_resumed_into_an_old_run(tmp_path, monkeypatch):
+    """A run played with other built-in defaults is refused, not silently extended."""
+    from hadara_sim import simulate
+    from hadara_sim.runner import RunError
+    from policies.greedy import Greedy
+
+    scenario = {"players": 2, "policies": ["greedy", "random"], "games": 20, "chunk": 10, "seed": 3}
+    simulate(scenario, out=tmp_path / "run", jobs=1)
+    monkeypatch.setattr(Greedy, "params", {**Greedy.params, "coin": 0.9})
+    with pytest.raises(RunError, match="policy_settings"):
+        simulate({**scenario, "games": 40}, out=tmp_path / "run", jobs=1)
