@@ -70,7 +70,7 @@ def test_winrate_table_and_chart(four, tmp_path):
 
 
 def test_winrate_by_seat_svg(four, tmp_path):
-    result = run("report", "winrate", four, "--by", "seat", "--format", "svg", "--out", tmp_path)
+    result = run("report", "winrate", four, "--by", "seat", "--chart-format", "svg", "--out", tmp_path)
     assert result.exit_code == 0, result.output
     assert "seat 0" in result.output and "62.5%" in result.output
     [svg] = charts_in(tmp_path, "svg")
@@ -190,7 +190,7 @@ def test_bad_options_fail_cleanly(four):
     result = run("report", "winrate", four, "--by", "colour")
     no_traceback(result)
     assert result.exit_code == 2 and "cannot group by 'colour'" in result.output
-    result = run("report", "winrate", four, "--format", "gif")
+    result = run("report", "winrate", four, "--chart-format", "gif")
     assert result.exit_code == 2 and "png or svg" in result.output
     result = run("report", "purple", R.write_results(R.four_games(), four.parent / "plain"))
     assert result.exit_code == 2 and "nothing to report on purple effects" in result.output

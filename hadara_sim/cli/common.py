@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import csv
+import io
+import json
+import os
+import shutil
+import sys
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NoReturn, Optional
+from typing import NoReturn, Optional, Sequence
 
 import typer
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from ..components import ComponentError, ComponentSet, load_components
 from ..registry import PolicyNotFound, make_policy
@@ -51,3 +60,238 @@ def policies_or_exit(specs: list[str], players: int, seed: int):
                 fail(str(err))
         policies.append(made[spec])
     return policies
+
+
+# --- tables in every format -------------------------------------------------------------------
+
+FORMATS = ("table", "csv", "markdown", "json")
+FORMAT_OPTION = typer.Option(
+    "table", "--format", help="How to print the tables: table (for the terminal), csv, markdown or json. "
+                              "csv marks titles and notes with a leading '#'.")
+
+
+@dataclass
+class Grid:
+    """A table to print: cells are strings (rich markup allowed). Numbers and ids are never cut:
+    a table too wide for the terminal wraps its text columns, then leaves out its `optional`
+    columns (saying so below it), then continues its columns in a second block."""
+
+    title: str
+    columns: list[str]
+    rows: list[list[str]]
+    caption: str = ""
+    marked: list[bool] = field(default_factory=list)  # rows to highlight
+    optional: tuple[str, ...] = ()                    # columns to leave out first when too wide
+    wrap: tuple[str, ...] | None = None               # text columns that may wrap (default: guessed)
+    data: object = None                                # the numbers behind the table (a DataFrame), for json
+
+
+def check_format(fmt: str) -> str:
+    """The --format value, or a clean failure listing the choices."""
+    fmt = fmt.lower()
+    if fmt == "md":
+        fmt = "markdown"
+    if fmt not in FORMATS:
+        fail(f"--format must be {', '.join(FORMATS[:-1])} or {FORMATS[-1]}, got '{fmt}'")
+    return fmt
+
+
+def plain(cell) -> str:
+    """A cell without its rich markup."""
+    return Text.from_markup(str(cell)).plain
+
+
+def output_width() -> int | None:
+    """The width to fit tables into: $COLUMNS, else the terminal's; None when piped (no limit)."""
+    env = os.environ.get("COLUMNS", "")
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    if sys.stdout.isatty():
+        return shutil.get_terminal_size().columns
+    return None
+
+
+def emit(tables: Sequence[Grid], fmt: str = "table", *, notes: Sequence[str] = (),
+         footer: str = "", footer_data: dict | None = None) -> None:
+    """Print tables (with notes before them and a provenance footer after) in one format."""
+    fmt = check_format(fmt)
+    if fmt == "json":
+        doc = {"tables": [_json_table(t) for t in tables]}
+        if notes:
+            doc["notes"] = [plain(n) for n in notes]
+        if footer_data or footer:
+            doc["provenance"] = footer_data or footer
+        sys.stdout.write(json.dumps(doc, indent=1, default=str) + "\n")
+    elif fmt == "csv":
+        out = io.StringIO()
+        for n in notes:
+            out.write(f"# {plain(n)}\n")
+        for i, t in enumerate(tables):
+            if i or notes:
+                out.write("\n")
+            out.write(f"# {plain(t.title)}\n")
+            writer = csv.writer(out, lineterminator="\n")
+            writer.writerow([plain(c) for c in t.columns])
+            writer.writerows([[plain(c) for c in row] for row in t.rows])
+            if t.caption:
+                out.write(f"# {plain(t.caption)}\n")
+        if footer:
+            out.write(f"\n# {plain(footer)}\n")
+        sys.stdout.write(out.getvalue())
+    elif fmt == "markdown":
+        parts = [plain(n) for n in notes]
+        for t in tables:
+            parts.append(_markdown_table(t))
+        if footer:
+            parts.append(f"<sub>{plain(footer)}</sub>")
+        sys.stdout.write("\n\n".join(parts) + "\n")
+    else:
+        for n in notes:
+            console.print(f"[dim]{n}[/]", highlight=False)
+        for t in tables:
+            print_grid(t)
+        if footer:
+            console.print(f"[dim]{footer}[/]", highlight=False, soft_wrap=output_width() is None)
+
+
+def _json_table(t: Grid) -> dict:
+    doc = {"title": plain(t.title), "columns": [plain(c) for c in t.columns],
+           "rows": [[plain(c) for c in row] for row in t.rows]}
+    if t.caption:
+        doc["caption"] = plain(t.caption)
+    if any(t.marked):
+        doc["marked"] = [bool(m) for m in t.marked]
+    data = getattr(t, "data", None)
+    if data is not None and hasattr(data, "to_dicts"):
+        doc["data"] = data.to_dicts()
+    return doc
+
+
+def _markdown_table(t: Grid) -> str:
+    def cell(c) -> str:
+        return plain(c).replace("|", "\\|").replace("\n", " ")
+
+    lines = [f"**{cell(t.title)}**", "", "| " + " | ".join(cell(c) or " " for c in t.columns) + " |",
+             "| " + " | ".join("---" if i == 0 else "---:" for i in range(len(t.columns))) + " |"]
+    for i, row in enumerate(t.rows):
+        marked = i < len(t.marked) and t.marked[i]
+        cells = [cell(c) for c in row]
+        lines.append("| " + " | ".join(f"**{c}**" if marked and c else c for c in cells) + " |")
+    if t.caption:
+        lines += ["", f"_{cell(t.caption)}_"]
+    return "\n".join(lines)
+
+
+# Terminal tables: widths decided here, so that rich never has to cut a cell.
+
+_PAD, _GAP = 2, 1  # rich's default cell padding (one space each side) and one border per column
+
+
+def _width(text: str) -> int:
+    return max((Text(line).cell_len for line in text.split("\n")), default=0)
+
+
+def _longest_word(text: str) -> int:
+    return max((Text(w).cell_len for w in text.split()), default=0)
+
+
+def _is_text(name: str, cells: list[str]) -> bool:
+    """A column of prose (wraps at words) rather than of numbers or ids (never cut)."""
+    return any(len(c.split()) >= 3 and any(ch.isalpha() for ch in c) for c in cells)
+
+
+def _layout(t: Grid):
+    """Per column: (name, cells as plain text, minimum width, natural width, wraps)."""
+    cols = []
+    for j, name in enumerate(t.columns):
+        cells = [plain(row[j]) if j < len(row) else "" for row in t.rows]
+        wraps = name in t.wrap if t.wrap is not None else _is_text(name, cells)
+        natural = max([_width(plain(name)), *map(_width, cells)])
+        if wraps:
+            least = max([_longest_word(plain(name)), *map(_longest_word, cells)], default=1)
+            least = max(least, min(natural, 16))
+        else:
+            least = max([_longest_word(plain(name)), *map(_width, cells)], default=1)
+        cols.append((j, least, natural, wraps))
+    return cols
+
+
+def _fit(cols, width: int) -> list[int] | None:
+    """Column widths that fit `width` (borders and padding included), or None."""
+    overhead = _GAP + sum(_PAD + _GAP for _ in cols)
+    if sum(c[1] for c in cols) + overhead > width:
+        return None
+    widths = [c[1] for c in cols]
+    room = width - overhead - sum(widths)
+    # Text columns get room first (fewer wrapped lines), then headers of number columns.
+    for first in (True, False):
+        for i, (_, least, natural, wraps) in enumerate(cols):
+            if wraps == first and room > 0:
+                extra = min(room, natural - widths[i])
+                widths[i] += extra
+                room -= extra
+    return widths
+
+
+def _blocks(cols, width: int):
+    """Split columns into blocks that fit `width`, each repeating the first column."""
+    key, rest = cols[0], cols[1:]
+    blocks, current = [], [key]
+    for c in rest:
+        if len(current) > 1 and _fit([*current, c], width) is None:
+            blocks.append(current)
+            current = [key, c]
+        else:
+            current.append(c)
+    blocks.append(current)
+    return blocks
+
+
+def total_width(widths: list[int]) -> int:
+    """A table's width in the terminal from its column widths."""
+    return sum(widths) + _GAP + len(widths) * (_PAD + _GAP)
+
+
+def print_grid(t: Grid, width: int | None = None) -> None:
+    """One table in the terminal: text columns wrap, numbers and ids never do."""
+    width = width if width is not None else output_width()
+    cols = _layout(t)
+    dropped = []
+    if width is not None and _fit(cols, width) is None:
+        kept = [c for c in cols if t.columns[c[0]] not in t.optional]
+        if _fit(kept, width) is not None:
+            dropped = [t.columns[c[0]] for c in cols if c not in kept]
+            cols = kept
+    if width is None:
+        blocks, widths = [cols], [[c[2] for c in cols]]
+    else:
+        blocks = [cols] if _fit(cols, width) else _blocks(cols, width)
+        widths = [_fit(b, width) or [c[1] for c in b] for b in blocks]
+    total = 0
+    for k, (block, ws) in enumerate(zip(blocks, widths)):
+        title = t.title
+        if len(blocks) > 1:
+            title += f" ({k + 1} of {len(blocks)}{': more columns below' if k < len(blocks) - 1 else ''})"
+        _print_at(Text(plain(title), style="italic"), width or total_width(ws))
+        table = Table()
+        for (j, _, _, wraps), w in zip(block, ws):
+            table.add_column(t.columns[j], justify="left" if j == 0 or wraps else "right", width=w,
+                             overflow="fold")
+        for i, row in enumerate(t.rows):
+            marked = i < len(t.marked) and t.marked[i]
+            table.add_row(*(str(row[j]) if j < len(row) else "" for j, *_ in block),
+                          style="bold yellow" if marked else None)
+        total = max(total, total_width(ws))
+        _print_at(table, max(total, width or 0))
+    caption = t.caption
+    if dropped:
+        left_out = (f"left out at this width: {', '.join(dropped)} "
+                    "(a wider terminal or --format csv shows every column)")
+        caption = f"{caption}; {left_out}" if caption else left_out
+    if caption:
+        _print_at(Text(plain(caption), style="dim"), width or total)
+
+
+def _print_at(renderable, width: int) -> None:
+    """Print at exactly `width` columns (wider than the terminal only when nothing else fits)."""
+    Console(width=width).print(renderable)

@@ -7,9 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.table import Table as RichTable
-
-from .common import console, fail
+from .common import FORMAT_OPTION, Grid, check_format, console, emit, err_console, fail
 
 app = typer.Typer(help="Reports over a results directory: win rates, score breakdowns, setup-card and "
                        "purple-effect balance, score trajectories, and an HTML summary; every rate with its "
@@ -19,7 +17,10 @@ RESULTS = typer.Argument(..., help="A results directory written by `hadara-sim s
                          show_default=False)
 OUT = typer.Option(None, "--out", "-o", help="Directory for the charts (default: RESULTS/report).",
                    show_default=False)
-FORMAT = typer.Option("png", "--format", "-f", help="Chart format: png or svg.")
+FORMAT = typer.Option("png", "--chart-format", help="Chart format: png or svg.")
+TABLES = FORMAT_OPTION
+# Columns a narrow terminal may leave out (the CI says what p says; 1/P and chance are constant).
+OPTIONAL = ("p", "q (BH)", "fair 1/P", "chance", "rows")
 BY = typer.Option(None, "--by", "-b", help="Group by: policy, seat, setup (card and side), players, or any "
                                            "column / swept key (repeat or comma-separate to combine). "
                                            "Default: policy (and players when the dataset mixes several).",
@@ -43,7 +44,7 @@ def _load(results: Path):
                         "hadara-sim simulate SCENARIO --out DIR [--overwrite]")
         fail(message)
     for w in caught:
-        console.print(f"[yellow]warning:[/] {w.message}", highlight=False)
+        err_console.print(f"[yellow]warning:[/] {w.message}", highlight=False)
     return df, dataset_info(df, meta)
 
 
@@ -52,7 +53,7 @@ def _check_format(fmt: str) -> str:
 
     fmt = fmt.lower().lstrip(".")
     if fmt not in FORMATS:
-        fail(f"--format must be {' or '.join(FORMATS)}, got '{fmt}'")
+        fail(f"--chart-format must be {' or '.join(FORMATS)}, got '{fmt}'")
     return fmt
 
 
@@ -63,46 +64,40 @@ def _out_dir(results: Path, out: Optional[Path]) -> Path:
     return out
 
 
-def print_table(t) -> None:
-    table = RichTable(title=t.title, caption=t.caption or None, title_justify="left", caption_justify="left")
-    for i, name in enumerate(t.columns):
-        table.add_column(name, justify="left" if i == 0 else "right")
-    for i, row in enumerate(t.rows):
-        marked = i < len(t.marked) and t.marked[i]
-        table.add_row(*row, style="bold yellow" if marked else None)
-    console.print(table)
-
-
-def _emit(section, out: Path, fmt: str) -> list[Path]:
+def _emit(section, info: dict, out: Path, fmt: str, tables: str = "table") -> list[Path]:
+    """Print a section's tables with its provenance footer, save its charts."""
+    from .. import provenance
     from ..report.charts import save
 
-    for note in section.notes:
-        console.print(f"[dim]{note}[/]", highlight=False)
-    for t in section.tables:
-        print_table(t)
+    notes = [section.intro, *section.notes] if tables == "table" else list(section.notes)
+    grids = [Grid(t.title, t.columns, t.rows, t.caption, t.marked, optional=OPTIONAL, data=t.data)
+             for t in section.tables]
+    prov = info.get("provenance", {})
+    emit(grids, tables, notes=notes, footer=provenance.text(prov), footer_data=prov)
     paths = []
     for stem, fig in section.figures:
         paths.append(save(fig, out / f"{stem}.{fmt}", fmt))
         fig.clear()
     for p in paths:
-        console.print(f"chart: {p}", highlight=False)
+        (console if tables == "table" else err_console).print(f"chart: {p}", highlight=False)
     return paths
 
 
-def _run(results: Path, out: Optional[Path], fmt: str, build) -> None:
+def _run(results: Path, out: Optional[Path], fmt: str, build, tables: str = "table") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
     from ..report import ReportError
 
     fmt = _check_format(fmt)
+    tables = check_format(tables)
     out = _out_dir(results, out)
     df, info = _load(results)
     try:
         section = build(df, info)
     except ReportError as err:
         fail(str(err))
-    _emit(section, out, fmt)
+    _emit(section, info, out, fmt, tables)
 
 
 def _by(df, by: Optional[list[str]]) -> list[str]:
@@ -116,34 +111,34 @@ def _by(df, by: Optional[list[str]]) -> list[str]:
 
 @app.command()
 def winrate(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Optional[Path] = OUT,
-            fmt: str = FORMAT):
+            fmt: str = FORMAT, tables: str = TABLES):
     """Win share per group with its 95% CI and sample size, against the fair share 1/P."""
     from ..report import sections
 
-    _run(results, out, fmt, lambda df, info: sections.winrate(df, info, _by(df, by)))
+    _run(results, out, fmt, lambda df, info: sections.winrate(df, info, _by(df, by)), tables)
 
 
 @app.command()
 def breakdown(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Optional[Path] = OUT,
-              fmt: str = FORMAT):
+              fmt: str = FORMAT, tables: str = TABLES):
     """The mean score sheet per group (colonies, statues, silver, gold, cards, coins and the purple
     bonus parts) as stacked bars, and the distribution of final totals."""
     from ..report import sections
 
-    _run(results, out, fmt, lambda df, info: sections.breakdown(df, info, _by(df, by)))
+    _run(results, out, fmt, lambda df, info: sections.breakdown(df, info, _by(df, by)), tables)
 
 
 @app.command("setup-cards")
-def setup_cards(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT):
+def setup_cards(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES):
     """Win share and mean score per setup card (initiative) and side, per player count, with the
     cards that differ significantly from the fair share 1/P marked."""
     from ..report import sections
 
-    _run(results, out, fmt, sections.setup_cards)
+    _run(results, out, fmt, sections.setup_cards, tables)
 
 
 @app.command()
-def purple(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT):
+def purple(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES):
     """What each purple effect is worth: paired differences from a grant sweep (experiment), and
     owners against the other seats of their game (observational)."""
     from ..report import sections
@@ -156,17 +151,17 @@ def purple(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT
             raise ReportError("nothing to report on purple effects: " + " ".join(section.notes))
         return section
 
-    _run(results, out, fmt, build)
+    _run(results, out, fmt, build, tables)
 
 
 @app.command()
 def trajectory(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Optional[Path] = OUT,
-               fmt: str = FORMAT):
+               fmt: str = FORMAT, tables: str = TABLES):
     """The mean running score after each epoch per group, and how often the leader after epoch I or
     II goes on to win."""
     from ..report import sections
 
-    _run(results, out, fmt, lambda df, info: sections.trajectory(df, info, _by(df, by)))
+    _run(results, out, fmt, lambda df, info: sections.trajectory(df, info, _by(df, by)), tables)
 
 
 @app.command()

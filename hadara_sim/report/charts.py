@@ -18,6 +18,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from .. import provenance
 from .stats import BONUS_PARTS, PART_LABELS, STACK_ORDER
 
 CI_NOTE = "error bars: 95% CI (t-test over deals)"
@@ -40,7 +41,8 @@ def _figure(width: float, height: float) -> Figure:
 def _finish(fig: Figure, title: str, footer: str) -> Figure:
     width = fig.get_figwidth()
     fig.suptitle("\n".join(textwrap.wrap(title, max(30, int(width * 8.5)))), fontsize=13, fontweight="bold")
-    lines = textwrap.wrap(footer, max(40, int(width * 15)), break_on_hyphens=False)
+    lines = [line for part in footer.split("\n")
+             for line in textwrap.wrap(part, max(40, int(width * 15)), break_on_hyphens=False)]
     fig.supxlabel("\n".join(lines), fontsize=8.5, color="#555555")
     return fig
 
@@ -58,7 +60,8 @@ def footer(info: dict, extra: str = "", note: str = CI_NOTE) -> str:
     if info.get("deals") and info.get("games") != info.get("deals"):
         size += f" on {info['deals']:,} deals"
     parts = [f"scenario '{info['scenario']}'", size, extra, note]
-    return "  ·  ".join(p for p in parts if p)
+    prov = {k: v for k, v in info.get("provenance", {}).items() if k not in ("scenario", "games")}
+    return "  ·  ".join(p for p in parts if p) + (f"\n{provenance.text(prov)}" if prov else "")
 
 
 def save(fig: Figure, path: str | Path, fmt: str | None = None) -> Path:

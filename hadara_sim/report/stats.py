@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as sps
 
+from .. import provenance
 from ..constants import EFFECT_IDS, EFFECTS, EPOCHS
 from ..results import EXTRA_POINTS, SHEET_COLUMNS
 
@@ -522,6 +523,7 @@ def dataset_info(df: pl.DataFrame, meta: dict | None = None) -> dict:
         "package_version": meta.get("package_version"),
         "status": meta.get("status"),
         "finished": meta.get("finished"),
+        "provenance": provenance.of_run(meta),
     }
     return info
 

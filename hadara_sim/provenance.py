@@ -1,0 +1,114 @@
+"""Where a result comes from: the component set (name, digest, how many values are estimates),
+the scenario, seed and game count, and the policies with the parameters they played. Reports and
+charts print it in their footers so that a number is never separated from what produced it."""
+
+from __future__ import annotations
+
+import json
+
+from .components import (CARD_VALUES, COLONY_VALUES, SETUP_VALUES, ComponentError, ComponentSet,
+                         default_components_path, load_components)
+
+BOARD_VALUES = {"sell": 3, "medals": 6, "bonus_tiles": 1}  # values per board.toml section
+STATUE_VALUES = ("requirement", "points", "bonus")
+
+
+def estimated_values(c: ComponentSet) -> tuple[int, int]:
+    """(estimated, total) value fields of a component set: every field not marked exact."""
+    total = estimated = 0
+    groups = [([card], CARD_VALUES if card.effect else CARD_VALUES[:-1]) for card in c.cards]
+    groups += [(c.colonies, COLONY_VALUES), (c.setup_cards.values(), SETUP_VALUES), (c.statues, STATUE_VALUES)]
+    for items, fields in groups:
+        for item in items:
+            total += len(fields)
+            estimated += sum(f not in item.exact for f in fields)
+    for section, count in BOARD_VALUES.items():
+        total += count
+        estimated += 0 if c.board_exact.get(section) else count
+    return estimated, total
+
+
+def component_set(c: ComponentSet) -> dict:
+    """Name, digest and estimate count of a loaded component set."""
+    estimated, total = estimated_values(c)
+    shipped = c.path in (None, "") or str(c.path) == str(default_components_path())
+    return {"name": "shipped reconstruction" if shipped else str(c.path), "digest": c.digest,
+            "estimated": estimated, "values": total}
+
+
+def of_components(record: dict | None) -> dict:
+    """The component set a run recorded (metadata `components`: path and digest), with its estimate
+    count when the set can still be loaded and has the same digest."""
+    record = record or {}
+    path = record.get("path")
+    found = {"name": "shipped reconstruction" if not path else str(path), "digest": record.get("digest")}
+    try:
+        c = load_components(path)
+    except (ComponentError, OSError):
+        return found
+    if found["digest"] and c.digest != found["digest"]:
+        return found
+    return {**component_set(c), "name": found["name"]}
+
+
+def of_run(meta: dict | None) -> dict:
+    """Provenance of a results directory from its metadata.json (empty dict: nothing known)."""
+    meta = meta or {}
+    scenario = meta.get("scenario") or {}
+    fields = meta.get("identity_fields") or {}
+    prov = {"scenario": scenario.get("name"), "scenario_file": scenario.get("path"), "seed": meta.get("seed"),
+            "games": meta.get("games"), "package_version": meta.get("package_version")}
+    if meta.get("components") is not None:
+        prov["components"] = of_components(meta["components"])
+    if fields.get("policy_settings"):
+        prov["policies"] = fields["policy_settings"]
+    return {k: v for k, v in prov.items() if v is not None}
+
+
+def components_text(comp: dict) -> str:
+    """'shipped reconstruction (cb571cac43c0cd28; 310 of 420 values estimated)'."""
+    if not comp:
+        return ""
+    est = (f"; {comp['estimated']} of {comp['values']} values estimated" if "estimated" in comp
+           else "; estimates unknown (set not found)")
+    return f"components: {comp['name']} ({comp.get('digest') or 'no digest'}{est})"
+
+
+def policies_text(settings: dict) -> str:
+    """'balanced, military (coin_end=0.5, ...)': labels, with the full parameters only of those
+    that differ from their built-in defaults."""
+    from .registry import PolicyNotFound, make_policy
+
+    parts = []
+    for label, params in settings.items():
+        name = label.split("(")[0]
+        try:
+            defaults = json.loads(json.dumps(make_policy(name).settings, default=str))
+        except (PolicyNotFound, ValueError, TypeError):
+            defaults = None
+        changed = {k: v for k, v in (params or {}).items()
+                   if defaults is None or defaults.get(k) != v} if params else {}
+        if changed and "(" not in label:
+            label += "(" + ", ".join(f"{k}={v}" for k, v in changed.items()) + ")"
+        parts.append(label)
+    return "policies: " + ", ".join(parts)
+
+
+def text(prov: dict) -> str:
+    """One line for a footer: scenario, seed, games, components, policies."""
+    if not prov:
+        return ""
+    parts = []
+    if prov.get("scenario"):
+        parts.append(f"scenario '{prov['scenario']}'")
+    if prov.get("seed") is not None:
+        parts.append(f"seed {prov['seed']}")
+    if prov.get("games"):
+        parts.append(f"{prov['games']:,} games per combination")
+    if prov.get("components"):
+        parts.append(components_text(prov["components"]))
+    if prov.get("policies"):
+        parts.append(policies_text(prov["policies"]))
+    if prov.get("package_version"):
+        parts.append(f"hadara-sim {prov['package_version']}")
+    return "; ".join(parts)
