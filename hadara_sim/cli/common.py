@@ -43,14 +43,20 @@ def components_or_exit(path: Optional[Path]) -> ComponentSet:
              f"Check it with: hadara-sim components validate {path}")
 
 
+def split_specs(specs: Sequence[str]) -> list[str]:
+    """--policy values, repeated or comma-separated: ["a,b", "c"] -> ["a", "b", "c"]."""
+    return [part.strip() for spec in specs for part in spec.split(",") if part.strip()]
+
+
 def policies_or_exit(specs: list[str], players: int, seed: int):
-    """One policy per seat from the --policy options: none = greedy everywhere, one = everywhere,
-    otherwise one per seat."""
-    specs = specs or ["greedy"]
+    """One policy per seat from the --policy options (repeated or comma-separated): none = greedy
+    everywhere, one = everywhere, otherwise one per seat."""
+    specs = split_specs(specs) or ["greedy"]
     if len(specs) == 1:
         specs = specs * players
     if len(specs) != players:
-        fail(f"give one --policy for every seat or a single one for all: got {len(specs)} for {players} players")
+        fail(f"give one --policy for every seat or a single one for all: got {len(specs)} for {players} players "
+             f"({', '.join(specs)}); set the player count with --players {len(specs)}")
     policies, made = [], {}
     for seat, spec in enumerate(specs):
         if spec not in made:
@@ -201,7 +207,7 @@ def _is_text(name: str, cells: list[str]) -> bool:
 
 
 def _layout(t: Grid):
-    """Per column: (name, cells as plain text, minimum width, natural width, wraps)."""
+    """Per column: (index, minimum width, natural width, wraps, left-aligned)."""
     cols = []
     for j, name in enumerate(t.columns):
         cells = [plain(row[j]) if j < len(row) else "" for row in t.rows]
@@ -212,7 +218,8 @@ def _layout(t: Grid):
             least = max(least, min(natural, 16))
         else:
             least = max([_longest_word(plain(name)), *map(_width, cells)], default=1)
-        cols.append((j, least, natural, wraps))
+        left = j == 0 or wraps or any(sum(ch.isalpha() for ch in c) > 2 for c in cells)
+        cols.append((j, least, natural, wraps, left))
     return cols
 
 
@@ -225,7 +232,7 @@ def _fit(cols, width: int) -> list[int] | None:
     room = width - overhead - sum(widths)
     # Text columns get room first (fewer wrapped lines), then headers of number columns.
     for first in (True, False):
-        for i, (_, least, natural, wraps) in enumerate(cols):
+        for i, (_, least, natural, wraps, _) in enumerate(cols):
             if wraps == first and room > 0:
                 extra = min(room, natural - widths[i])
                 widths[i] += extra
@@ -274,8 +281,8 @@ def print_grid(t: Grid, width: int | None = None) -> None:
             title += f" ({k + 1} of {len(blocks)}{': more columns below' if k < len(blocks) - 1 else ''})"
         _print_at(Text(plain(title), style="italic"), width or total_width(ws))
         table = Table()
-        for (j, _, _, wraps), w in zip(block, ws):
-            table.add_column(t.columns[j], justify="left" if j == 0 or wraps else "right", width=w,
+        for (j, _, _, _, left), w in zip(block, ws):
+            table.add_column(t.columns[j], justify="left" if left else "right", width=w,
                              overflow="fold")
         for i, row in enumerate(t.rows):
             marked = i < len(t.marked) and t.marked[i]

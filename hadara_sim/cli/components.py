@@ -6,11 +6,10 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.table import Table
 
 from ..components import default_components_path, validate_components
 from ..constants import COLOURS, TRACKS
-from .common import COMPONENTS_OPTION, components_or_exit, console, fail
+from .common import COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit, fail
 
 app = typer.Typer(help="Validate and show component sets (cards, colonies, setup cards, board).",
                   no_args_is_help=True)
@@ -35,8 +34,12 @@ def show(
     colour: Optional[str] = typer.Option(None, help=f"Only cards of this colour ({', '.join(COLOURS)})."),
     what: str = typer.Option("cards", help="Which table: cards, colonies, setup or board."),
     components: Optional[Path] = COMPONENTS_OPTION,
+    fmt: str = FORMAT_OPTION,
 ):
     """Print a component set as readable tables: exact values in bold, estimates dim."""
+    from ..provenance import component_set, components_text
+
+    fmt = check_format(fmt)
     c = components_or_exit(components)
     if colour is not None and colour not in COLOURS:
         fail(f"unknown colour '{colour}'; choose one of {', '.join(COLOURS)}")
@@ -45,43 +48,47 @@ def show(
         return f"[bold]{value}[/]" if name in exact else f"[dim]{value}[/]"
 
     if what == "cards":
-        table = Table(title=f"Epoch cards ({c.path or default_components_path()})")
-        for head in ("id", "epoch", "colour", "adv", "cost", "points", *TRACKS, "effect"):
-            table.add_column(head, justify="right" if head not in ("id", "colour", "effect") else "left")
+        which = ", ".join(filter(None, [f"epoch {epoch}" if epoch else "", colour or ""]))
+        table = Grid(f"Epoch cards{f' ({which})' if which else ''}",
+                     ["id", "epoch", "colour", "adv", "cost", "points", *TRACKS, "effect"], [],
+                     caption="adv: * = advanced game only; bold = exact (printed), dim = estimated; "
+                             "effects are explained by: hadara-sim components effects")
         for card in c.cards:
             if (epoch and card.epoch != epoch) or (colour and COLOURS[card.colour] != colour):
                 continue
-            table.add_row(card.id, str(card.epoch), COLOURS[card.colour], "*" if card.starred else "",
-                          cell(card.cost, "cost", card.exact), cell(card.points, "points", card.exact),
-                          *(cell(v, t, card.exact) for v, t in zip(card.values, TRACKS)),
-                          cell(card.effect or "", "effect", card.exact))
+            table.rows.append([card.id, str(card.epoch), COLOURS[card.colour], "*" if card.starred else "",
+                               cell(card.cost, "cost", card.exact), cell(card.points, "points", card.exact),
+                               *(cell(v, t, card.exact) for v, t in zip(card.values, TRACKS)),
+                               cell(card.effect or "", "effect", card.exact) if card.effect else ""])
+        # A column that the filter fixes or that is empty for every card shown says nothing.
+        keep = [j for j, name in enumerate(table.columns)
+                if not (name == "epoch" and epoch) and not (name == "colour" and colour)
+                and (name not in ("adv", "effect") or any(row[j] for row in table.rows))]
+        table.columns = [table.columns[j] for j in keep]
+        table.rows = [[row[j] for j in keep] for row in table.rows]
     elif what == "colonies":
-        table = Table(title="Colonies")
-        for head in ("id", "level", "req", "plunder", "integrate", "front", *TRACKS, "back"):
-            table.add_column(head, justify="right")
+        table = Grid("Colonies", ["id", "level", "req", "plunder", "integrate", "front", *TRACKS, "back"], [],
+                     caption="req: military needed; plunder: coins; integrate: coins to pay; front / back: "
+                             "points of the front and back; tracks: the back's values")
         for k in c.colonies:
             names = ("requirement", "plunder", "integrate", "front_points",
                      *(f"back_{t}" for t in TRACKS), "back_points")
             values = (k.requirement, k.plunder, k.integrate, k.front_points, *k.back_values, k.back_points)
-            table.add_row(k.id, str(k.level + 1), *(cell(v, n, k.exact) for v, n in zip(values, names)))
+            table.rows.append([k.id, str(k.level + 1), *(cell(v, n, k.exact) for v, n in zip(values, names))])
     elif what == "setup":
-        table = Table(title="Setup cards")
-        for head in ("initiative", "side", "coins", *TRACKS):
-            table.add_column(head, justify="right")
+        table = Grid("Setup cards", ["initiative", "side", "coins", *TRACKS], [])
         for (initiative, side), s in sorted(c.setup_cards.items()):
-            table.add_row(str(initiative), side, cell(s.coins, "coins", s.exact),
-                          *(cell(v, t, s.exact) for v, t in zip(s.values, TRACKS)))
+            table.rows.append([str(initiative), side, cell(s.coins, "coins", s.exact),
+                               *(cell(v, t, s.exact) for v, t in zip(s.values, TRACKS))])
     elif what == "board":
-        table = Table(title="Board")
-        table.add_column("item")
-        table.add_column("epoch I / II / III or values")
-        table.add_row("sell", " / ".join(map(str, c.sell)))
-        table.add_row("silver medal", " / ".join(map(str, c.silver_price)))
-        table.add_row("gold medal", " / ".join(map(str, c.gold_price)))
-        table.add_row("bonus tiles per colour", str(c.tiles_per_colour))
+        table = Grid("Board", ["item", "epoch I / II / III or values"], [], wrap=("item",))
+        table.rows += [["sell", " / ".join(map(str, c.sell))],
+                       ["silver medal", " / ".join(map(str, c.silver_price))],
+                       ["gold medal", " / ".join(map(str, c.gold_price))],
+                       ["bonus tiles per colour", str(c.tiles_per_colour)]]
         for i, s in enumerate(c.statues):
-            table.add_row(f"statue {i + 1}", f"culture {cell(s.requirement, 'requirement', s.exact)}: "
-                          f"{cell(s.points, 'points', s.exact)} points, bonus {cell(s.bonus, 'bonus', s.exact)}")
+            table.rows.append([f"statue {i + 1}", f"culture {cell(s.requirement, 'requirement', s.exact)}: "
+                               f"{cell(s.points, 'points', s.exact)} points, bonus {cell(s.bonus, 'bonus', s.exact)}"])
     else:
         fail(f"unknown table '{what}'; choose cards, colonies, setup or board")
-    console.print(table)
+    emit([table], fmt, footer=components_text(component_set(c)))

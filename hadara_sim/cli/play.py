@@ -6,14 +6,14 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich.table import Table
 
-from ..constants import TRACKS
+from ..constants import COINS_PER_POINT, TRACKS
 from ..deal import make_deals
 from ..policy import IllegalChoice
 from ..reference import SCORE_LINES, Game
 from ..trace import Recorder, write_trace
-from .common import COMPONENTS_OPTION, components_or_exit, console, fail, policies_or_exit
+from .common import (COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit,
+                     fail, policies_or_exit, print_grid)
 
 
 def register(app: typer.Typer):
@@ -23,37 +23,60 @@ def register(app: typer.Typer):
 class _Account(Recorder):
     """Records the trace and prints the tracks of every seat after each phase."""
 
-    def __init__(self, deal, components, policies, quiet: bool):
+    def __init__(self, deal, components, policies, quiet: bool, names=None):
         super().__init__(deal, components, policies)
-        self.quiet, self.policies = quiet, policies
+        self.quiet = quiet
+        self.names = names or [p.name for p in policies]
 
     def state(self, step, state):
         super().state(step, state)
         if not self.quiet and (step.endswith(".A.statues") or step.endswith(".B.medals")):
-            table = Table(title=f"after {step}", title_justify="left")
-            for head in ("seat", "policy", "coins", *TRACKS, "cards", "colonies", "statues", "medals"):
-                table.add_column(head, justify="right")
+            table = Grid(f"after {step}", ["seat", "policy", "coins", *TRACKS, "cards", "colonies", "statues",
+                                           "medals"], [], caption="medals: silver (s) and gold (g)")
             for s in range(len(state["coins"])):
                 cards = sum(1 for loc in state["location"] if loc == 8 + s)
                 medals = f"{sum(t >= 0 for t in state['silver'][s])}s {state['gold'][s]}g"
-                table.add_row(str(s), self.policies[s].name, str(state["coins"][s]),
-                              *map(str, state["tracks"][s]), str(cards),
-                              str(sum(x > 0 for x in state["colonies"][s])),
-                              str(sum(x >= 0 for x in state["statues"][s])), medals)
-            console.print(table)
+                table.rows.append([str(s), self.names[s], str(state["coins"][s]),
+                                   *map(str, state["tracks"][s]), str(cards),
+                                   str(sum(x > 0 for x in state["colonies"][s])),
+                                   str(sum(x >= 0 for x in state["statues"][s])), medals])
+            print_grid(table)
+
+
+def score_pad(sheet: list[dict], names: list[str]) -> Grid:
+    """The final score pad: one column per seat, one row per score line."""
+    table = Grid("Final score", ["", *(f"seat {row['seat']} ({names[row['seat']]})" for row in sheet)], [],
+                 caption=f"coins: 1 point per {COINS_PER_POINT} coins left at the end; coins left: the "
+                         f"remainder, which breaks a tie in total points")
+    for line in SCORE_LINES:
+        table.rows.append([line, *(str(row[line]) for row in sheet)])
+    table.rows.append(["[bold]total[/]", *(f"[bold]{row['total']}[/]" for row in sheet)])
+    table.rows.append(["coins left", *(str(row["leftover_coins"]) for row in sheet)])
+    return table
+
+
+def winners_text(sheet: list[dict]) -> str:
+    winners = [str(row["seat"]) for row in sheet if row["win_share"] > 0]
+    return f"Winner: seat {' and '.join(winners)}" + (" (shared)" if len(winners) > 1 else "")
 
 
 def play(
     players: int = typer.Option(4, "--players", "-p", min=2, max=5, help="Number of players, 2-5."),
     seed: int = typer.Option(0, "--seed", "-s", help="Seed of the deal (and of random policies)."),
     advanced: bool = typer.Option(False, "--advanced", help="Advanced game: starred purple cards and setup side B."),
-    policy: list[str] = typer.Option([], "--policy", help="Policy of a seat, once per seat in seat order, or "
-                                     "once for all seats (default greedy). A name, module:attr or file.py:attr."),
+    policy: list[str] = typer.Option([], "--policy", help="Policy of each seat in seat order, repeated or "
+                                     "comma-separated (--policy a,b,c), or one for all seats (default greedy). "
+                                     "A name, module:attr or file.py:attr."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write the game's trace (JSON Lines) here."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the final score sheet."),
     components: Optional[Path] = COMPONENTS_OPTION,
+    fmt: str = FORMAT_OPTION,
 ):
-    """Play one game and tell it step by step, ending with the score pad."""
+    """Play one game and tell it step by step, ending with the score pad.
+
+    With --format csv, markdown or json only the score pad is printed."""
+    fmt = check_format(fmt)
+    quiet = quiet or fmt != "table"
     c = components_or_exit(components)
     seats = policies_or_exit(policy, players, seed)
     deal = make_deals(c, players, 1, seed=seed, advanced=advanced)
@@ -71,20 +94,13 @@ def play(
         sheet = Game(deal, c, seats, recorder=account, narrator=narrate).play()
     except IllegalChoice as err:
         fail(str(err))
-    table = Table(title="Final score", title_justify="left")
-    table.add_column("")
-    for row in sheet:
-        table.add_column(f"seat {row['seat']} ({seats[row['seat']].name})", justify="right")
-    for line in SCORE_LINES:
-        table.add_row(line, *(str(row[line]) for row in sheet))
-    table.add_row("[bold]total[/]", *(f"[bold]{row['total']}[/]" for row in sheet))
-    table.add_row("coins left", *(str(row["leftover_coins"]) for row in sheet))
-    console.print(table)
-    winners = [str(row["seat"]) for row in sheet if row["win_share"] > 0]
-    console.print(f"Winner: seat {' and '.join(winners)}" + (" (shared)" if len(winners) > 1 else ""))
+    emit([score_pad(sheet, [p.name for p in seats])], fmt, notes=[] if fmt == "table" else [winners_text(sheet)])
+    if fmt == "table":
+        console.print(winners_text(sheet))
     if trace:
         try:
             write_trace(account.records, trace)
         except OSError as err:
             fail(f"cannot write the trace to {trace}: {err.strerror}")
-        console.print(f"Trace written to {trace}")
+        if fmt == "table":
+            console.print(f"Trace written to {trace}")

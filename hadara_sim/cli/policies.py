@@ -8,11 +8,11 @@ from typing import Optional
 
 import typer
 from rich.progress import Progress
-from rich.table import Table
 
 from ..ladder import ladder as run_ladder
 from ..registry import PolicyNotFound, available_policies, resolve_policy
-from .common import COMPONENTS_OPTION, components_or_exit, console, fail
+from .common import (COMPONENTS_OPTION, split_specs, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit,
+                     fail)
 
 app = typer.Typer(help="List, inspect and rank policies (built-ins, entry points, your own).",
                   no_args_is_help=True)
@@ -22,43 +22,58 @@ def _params(target) -> dict:
     return dict(getattr(target, "params", {}) or {})
 
 
+def _own_doc(cls) -> str:
+    """The class's own docstring (not one inherited from the Policy base class)."""
+    doc = cls.__dict__.get("__doc__")
+    return inspect.cleandoc(doc) if doc else ""
+
+
 @app.command("list")
-def list_():
+def list_(fmt: str = FORMAT_OPTION):
     """Every policy available by name, with its description and parameters."""
-    table = Table(title="Policies")
-    table.add_column("name")
-    table.add_column("description")
-    table.add_column("parameters (defaults)")
+    fmt = check_format(fmt)
+    table = Grid("Policies", ["name", "description", "parameters"], [], wrap=("description",),
+                 caption="parameters: how many; hadara-sim policies show NAME explains each one")
     for name, target in sorted(available_policies().items()):
         cls = target.load() if hasattr(target, "load") else target
-        params = ", ".join(f"{k}={v}" for k, v in _params(cls).items())
-        about = getattr(cls, "description", "") or inspect.getdoc(cls) or ""
-        table.add_row(name, about.split(". ")[0].rstrip(".") + ".", params)
-    console.print(table)
-    console.print("Use your own with --policy module:attr or --policy path/to/file.py:attr "
-                  "(see docs/policies.md).")
+        about = getattr(cls, "description", "") or _own_doc(cls)
+        table.rows.append([name, about.split(". ")[0].rstrip(".") + ".", str(len(_params(cls)))])
+    emit([table], fmt)
+    if fmt == "table":
+        console.print("Use your own with --policy module:attr or --policy path/to/file.py:attr "
+                      "(see docs/policies.md).")
 
 
 @app.command()
-def show(name: str = typer.Argument(..., help="A policy name, module:attr or file.py:attr.")):
-    """One policy in full: description, plan and every parameter with its default."""
+def show(name: str = typer.Argument(..., help="A policy name, module:attr or file.py:attr."),
+         fmt: str = FORMAT_OPTION):
+    """One policy in full: what it does and every parameter with its default and meaning."""
+    from policies.explain import param_text, value_text
+
+    fmt = check_format(fmt)
     try:
         cls = resolve_policy(name)
     except PolicyNotFound as err:
         fail(str(err))
-    console.print(f"[bold]{getattr(cls, 'name', name)}[/]")
-    console.print(getattr(cls, "description", ""))
-    doc = inspect.getdoc(cls)
-    if doc:
-        console.print(f"\n{doc}")
-    params = _params(cls)
-    if params:
-        table = Table(title="parameters")
-        table.add_column("name")
-        table.add_column("default", justify="right")
-        for k, v in params.items():
-            table.add_row(k, repr(v))
-        console.print(table)
+    about = getattr(cls, "description", "") or ""
+    doc = _own_doc(cls)
+    table = Grid(f"{getattr(cls, 'name', name)}: parameters", ["parameter", "default", "meaning"],
+                 [[k, value_text(k, v), param_text(cls, k) or "(not described)"] for k, v in _params(cls).items()],
+                 wrap=("meaning",),
+                 caption="change one in a scenario (policies = [{policy = \"NAME\", params = {...}}]) or "
+                         "from Python: make_policy(NAME, key=value)")
+    if fmt == "table":
+        console.print(f"[bold]{getattr(cls, 'name', name)}[/]")
+        if about:
+            console.print(about)
+        if doc and doc != about:
+            console.print(f"\n{doc}")
+        if table.rows:
+            emit([table], fmt)
+        else:
+            console.print("No parameters.")
+    else:
+        emit([table], fmt, notes=[n for n in (about, doc) if n])
 
 
 @app.command()
@@ -66,10 +81,11 @@ def ladder(
     games: int = typer.Option(1000, "--games", "-n", min=10, help="Games per pair and player count."),
     players: list[int] = typer.Option([2, 3, 4], "--players", "-p", help="Player counts."),
     policy: list[str] = typer.Option([], "--policy", help="Policies to rank (default: every built-in)."),
-    seed: int = typer.Option(0, "--seed", "-s"),
+    seed: int = typer.Option(0, "--seed", "-s", help="Seed of the deals (and of random policies)."),
     advanced: bool = typer.Option(False, "--advanced", help="Advanced game."),
-    quiet: bool = typer.Option(False, "--quiet", "-q"),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     components: Optional[Path] = COMPONENTS_OPTION,
+    fmt: str = FORMAT_OPTION,
 ):
     """Rank policies head to head, with 95% confidence intervals.
 
@@ -78,8 +94,9 @@ def ladder(
     """
     from policies import BUILTIN
 
+    fmt = check_format(fmt)
     c = components_or_exit(components)
-    names = policy or list(BUILTIN)
+    names = split_specs(policy) or list(BUILTIN)
     for name in names:
         try:
             resolve_policy(name)
@@ -91,15 +108,13 @@ def ladder(
     with Progress(console=console, disable=quiet, transient=True) as progress:
         task = progress.add_task("playing", total=pairs)
         frame = run_ladder(c, names, players, games, seed, advanced, lambda: progress.advance(task))
+    grids = []
     for p in players:
         sub = frame.filter(frame["players"] == p)
-        table = Table(title=f"{p} players: % of the wins that went to the row policy against the "
-                            f"column policy, ± half its 95% CI ({games} games per pair)")
-        table.add_column("", no_wrap=True)
-        for name in names:
-            table.add_column(name, justify="center")
-        table.add_column("mean", justify="right")
-        table.add_column("win pts", justify="right")
+        table = Grid(f"{p} players: % of the wins that went to the row policy against the column policy, "
+                     f"± half its 95% CI ({games} games per pair)", ["", *names, "mean", "win pts"], [],
+                     caption="green: significantly above even, red: significantly below (95%). mean: the row's "
+                             "mean win %. win pts: the row's mean total in the games it won.")
         for a in names:
             cells, rates = [], []
             for b in names:
@@ -113,8 +128,7 @@ def ladder(
                 half = (row["ci_high"] - row["ci_low"]) / 2
                 cells.append(f"{mark}{100 * row['win_rate']:.0f}±{100 * half:.0f}{end}")
             won = sub.filter(sub["policy"] == a)["winning_scores"].explode().drop_nulls()
-            table.add_row(a, *cells, f"{100 * sum(rates) / len(rates):.0f}",
-                          f"{won.mean():.0f}" if len(won) else "-")
-        console.print(table)
-    console.print("green: significantly above even, red: significantly below (95%). mean: the row's "
-                  "mean win %. win pts: the row's mean total in the games it won.")
+            table.rows.append([a, *cells, f"{100 * sum(rates) / len(rates):.0f}",
+                               f"{won.mean():.0f}" if len(won) else "-"])
+        grids.append(table)
+    emit(grids, fmt)

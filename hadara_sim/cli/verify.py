@@ -10,7 +10,7 @@ from joblib import Parallel, delayed
 from rich.progress import Progress
 
 from ..verify import VerifyResult, verify_chunk
-from .common import COMPONENTS_OPTION, components_or_exit, console, fail, policies_or_exit
+from .common import COMPONENTS_OPTION, components_or_exit, console, fail, policies_or_exit, split_specs
 
 
 def register(app: typer.Typer):
@@ -39,7 +39,8 @@ def verify(
     if any(not 2 <= p <= 5 for p in counts):
         fail(f"--players must be 2..5, got {counts}")
     kinds = [advanced] if advanced is not None else [False, True]
-    pols = policies_or_exit(policy, len(policy), seed)
+    specs = split_specs(policy)
+    pols = policies_or_exit(specs, len(specs), seed)
     tasks = []
     for p in counts:
         for kind in kinds:
