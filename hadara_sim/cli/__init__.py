@@ -2,7 +2,7 @@
 
 import typer
 
-from . import bench, components, play, policies, verify
+from . import bench, components, play, policies, show_game, verify
 from . import simulate as simulate_cli
 from . import report as report_cli
 
@@ -16,6 +16,7 @@ app.add_typer(components.app, name="components")
 app.add_typer(policies.app, name="policies")
 app.add_typer(report_cli.app, name="report")
 play.register(app)
+show_game.register(app)
 verify.register(app)
 bench.register(app)
 simulate_cli.register(app)

@@ -80,26 +80,39 @@ def play(
     c = components_or_exit(components)
     seats = policies_or_exit(policy, players, seed)
     deal = make_deals(c, players, 1, seed=seed, advanced=advanced)
-    account = _Account(deal, c, seats, quiet)
+    kind = "advanced" if advanced else "basic"
+    sheet, records = tell(deal, c, seats, [p.name for p in seats], quiet,
+                          f"Hadara, {players} players, {kind} game, seed {seed}")
+    finish(sheet, records, [p.name for p in seats], fmt, trace)
+
+
+def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[list[dict], list[dict]]:
+    """Play one deal in the reference engine, telling it unless quiet: (score sheet, trace records)."""
+    account = _Account(deal, c, seats, quiet, names)
 
     def narrate(seat, text):
         if not quiet:
-            console.print(f"  seat {seat} ({seats[seat].name}) {text}" if seat is not None
+            console.print(f"  seat {seat} ({names[seat]}) {text}" if seat is not None
                           else f"[bold]{text}[/]", highlight=False)
 
-    kind = "advanced" if advanced else "basic"
     if not quiet:
-        console.print(f"[bold]Hadara, {players} players, {kind} game, seed {seed}[/]")
+        console.print(f"[bold]{heading}[/]", highlight=False)
     try:
         sheet = Game(deal, c, seats, recorder=account, narrator=narrate).play()
     except IllegalChoice as err:
         fail(str(err))
-    emit([score_pad(sheet, [p.name for p in seats])], fmt, notes=[] if fmt == "table" else [winners_text(sheet)])
+    return sheet, account.records
+
+
+def finish(sheet: list[dict], records: list[dict], names: list[str], fmt: str, trace: Optional[Path],
+           footer: str = "") -> None:
+    """The score pad, the winner, and the trace file if asked for."""
+    emit([score_pad(sheet, names)], fmt, notes=[] if fmt == "table" else [winners_text(sheet)], footer=footer)
     if fmt == "table":
         console.print(winners_text(sheet))
     if trace:
         try:
-            write_trace(account.records, trace)
+            write_trace(records, trace)
         except OSError as err:
             fail(f"cannot write the trace to {trace}: {err.strerror}")
         if fmt == "table":

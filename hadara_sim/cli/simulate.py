@@ -7,13 +7,12 @@ from typing import Optional
 
 import typer
 from rich.markup import escape
-from rich.table import Table
 
 from ..policy import IllegalChoice
 from ..results import ResultsError, scan_results
 from ..runner import BACKENDS, RunError, plan_chunks, run
 from ..scenario import ScenarioError, load_scenario
-from .common import components_or_exit, console, fail
+from .common import FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit, fail
 
 
 def register(app: typer.Typer):
@@ -39,10 +38,16 @@ def simulate(
                                                  "cluster is started."),
     components: Optional[Path] = typer.Option(
         None, "--components", help="Directory of a component set; replaces the scenario's.", show_default=False),
+    trace_games: int = typer.Option(0, "--trace-games", min=0,
+                                    help="Also write the traces of this many games, spread over the run, to "
+                                         "OUT/traces (each replayed by the reference engine and checked "
+                                         "against the dataset)."),
+    fmt: str = FORMAT_OPTION,
 ):
     """Play a scenario's games in parallel chunks and write them as Parquet files plus metadata.json.
 
     Running the same command again after an interruption plays only the missing chunks."""
+    fmt = check_format(fmt)
     if backend not in BACKENDS:
         fail(f"--backend must be {' or '.join(BACKENDS)}, got '{backend}'")
     if jobs == 0:
@@ -73,6 +78,8 @@ def simulate(
         console.print(f"\n[yellow]interrupted[/]: {done} of {len(chunks)} chunks are complete in {out}; "
                       "run the same command again to play the rest", highlight=False)
         raise typer.Exit(130)
+    if trace_games:
+        write_sample_traces(out, trace_games, sc, quiet)
     if quiet:
         return
     if summary.played:
@@ -82,12 +89,38 @@ def simulate(
     else:
         console.print(f"all {summary.chunks} chunks were already in {out}: nothing to play", highlight=False)
     try:
-        console.print(win_table(scan_results(out, sweep_columns=False), sc.name))
+        emit([win_table(scan_results(out, sweep_columns=False), sc.name)], fmt)
     except ResultsError as err:
         fail(escape(str(err)))
 
 
-def win_table(results, title: str, limit: int = 40) -> Table:
+def write_sample_traces(out: Path, k: int, sc, quiet: bool) -> None:
+    """Traces of k games spread over the run, each verified, as OUT/traces/game-cC-gG.jsonl."""
+    import polars as pl
+
+    from ..sample import SampleError, check_against_rows, sample_game, sample_ids
+    from ..trace import write_trace
+
+    folder = out / "traces"
+    folder.mkdir(parents=True, exist_ok=True)
+    frame = scan_results(out, sweep_columns=False)
+    for combo, game in sample_ids(sc.games, len(sc.combinations), k):
+        try:
+            sample = sample_game(out, game, combo, scenario=sc)
+        except SampleError as err:
+            fail(escape(f"cannot trace game {game} of combination {combo}: {err}"))
+        rows = frame.filter((pl.col("combo") == combo) & (pl.col("game") == game)).collect().to_dicts()
+        problems = check_against_rows(sample, rows)
+        if problems:
+            fail(escape(f"game {game} of combination {combo} played again does not match the dataset: "
+                        + "; ".join(problems)), code=1)
+        write_trace(sample.records, folder / f"game-c{combo:04d}-g{game:07d}.jsonl")
+    if not quiet:
+        console.print(f"wrote {min(k, sc.total_games)} game traces to {folder} (each replayed by the reference "
+                      "engine and matched with the dataset; tell one with hadara-sim show-game)", highlight=False)
+
+
+def win_table(results, title: str, limit: int = 40) -> Grid:
     """Win rate per policy (and sweep cell) with its sample size and a 95% interval, from a
     LazyFrame or DataFrame of results (aggregated without loading every row)."""
     import polars as pl
@@ -101,18 +134,18 @@ def win_table(results, title: str, limit: int = 40) -> Table:
                   share=(1 / pl.col("players")).mean(), total=pl.col("total").mean())
              .sort(keys)
              .collect())
-    table = Table(title=f"{title}: win rate per seat played (fair share = 1 / players)")
-    if several:
-        table.add_column("combination")
-    for name in ("policy", "seats played", "win rate", "95% interval", "fair share", "mean total"):
-        table.add_column(name, justify="left" if name == "policy" else "right")
+    table = Grid(f"{title}: win rate per seat played (fair share = 1 / players)",
+                 [*(["combination"] if several else []), "policy", "seats played", "win rate", "95% interval",
+                  "fair share", "mean total"], [],
+                 caption="a quick look (normal interval over seats); hadara-sim report winrate pairs seats of "
+                         "a deal and gives the careful figures")
     for row in stats.head(limit).iter_rows(named=True):
         half = 1.96 * (row["sd"] or 0.0) / max(row["n"], 1) ** 0.5
         cells = [row["sweep"]] if several else []
-        cells += [row["policy_label"], f"{row['n']:,}", f"{row['win']:.3f}",
-                  f"{row['win'] - half:.3f}-{row['win'] + half:.3f}", f"{row['share']:.3f}",
+        cells += [row["policy_label"], f"{row['n']:,}", f"{100 * row['win']:.1f}%",
+                  f"[{100 * (row['win'] - half):.1f}, {100 * (row['win'] + half):.1f}]", f"{100 * row['share']:.1f}%",
                   f"{row['total']:.1f}"]
-        table.add_row(*cells)
+        table.rows.append(cells)
     if len(stats) > limit:
-        table.caption = f"first {limit} of {len(stats)} rows"
+        table.caption += f"; first {limit} of {len(stats)} rows"
     return table

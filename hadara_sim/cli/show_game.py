@@ -1,0 +1,65 @@
+"""`hadara-sim show-game RESULTS --game N`: any game of a results dataset, played again and told."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import FORMAT_OPTION, check_format, console, fail
+
+
+def register(app: typer.Typer):
+    app.command("show-game")(show_game)
+
+
+def show_game(
+    results: Path = typer.Argument(..., help="A results directory written by `hadara-sim simulate`.",
+                                   show_default=False),
+    game: int = typer.Option(0, "--game", "-g", help="The game (deal) number, 0 to games - 1."),
+    combo: int = typer.Option(0, "--combo", help="The combination (the `combo` column), for runs with a sweep."),
+    trace: Optional[Path] = typer.Option(None, "--trace", help="Write the game's trace (JSON Lines) here."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the final score sheet."),
+    fmt: str = FORMAT_OPTION,
+):
+    """Play one game of a dataset again from its deal and the run's policies, and tell it.
+
+    The game is rebuilt from the run's scenario, seed and chunk, played in the batch engine as the
+    run played it, replayed by the reference engine, and checked against the dataset's rows; then it
+    is told step by step as `hadara-sim play` tells a game."""
+    import polars as pl
+
+    from ..results import ResultsError, read_metadata, scan_results
+    from ..sample import SampleError, check_against_rows, sample_game
+    from .play import finish, tell
+
+    fmt = check_format(fmt)
+    quiet = quiet or fmt != "table"
+    try:
+        meta = read_metadata(results)
+        sample = sample_game(results, game, combo, meta=meta)
+        rows = (scan_results(results, sweep_columns=False)
+                .filter((pl.col("combo") == combo) & (pl.col("game") == game)).collect().to_dicts())
+    except (ResultsError, SampleError) as err:
+        fail(str(err))
+    problems = check_against_rows(sample, rows)
+    if problems:
+        fail(f"game {game} played again does not match the dataset: " + "; ".join(problems), code=1)
+    from ..registry import make_policy
+    from ..runner import policy_seed
+    from ..sample import run_scenario
+
+    sc = run_scenario(results, meta)
+    config = sc.combinations[combo].config
+    made = [make_policy(p.policy, seed=policy_seed(sc.seed, k), **p.params) for k, p in enumerate(config.policies)]
+    labels = [p.label for p in config.policies]
+    seats = [made[labels.index(name)] for name in sample.names]
+    kind = "advanced" if config.advanced else "basic"
+    sheet, records = tell(sample.deal, sc.components, seats, sample.names, quiet,
+                          f"{sc.name}: game {game} of combination {combo}, {config.players} players, {kind} game")
+    if sheet != sample.sheet or records[1:] != sample.records[1:]:
+        fail(f"the reference engine told game {game} differently from the batch engine's replay", code=1)
+    footer = (f"game {game} of {results} (combination {combo}); played again and checked: the reference engine "
+              f"agrees with the batch engine and with the dataset's {len(rows)} rows")
+    finish(sheet, records, sample.names, fmt, trace, footer=footer)

@@ -1,0 +1,119 @@
+"""Any game of a results dataset, played again: rebuilt from the run's scenario, seed and chunk,
+played alone in the batch engine with the policies of the run, and checked twice — its trace is
+replayed by the reference engine, and its score sheet must equal the dataset's rows."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .components import ComponentSet
+from .deal import Deals, make_deals
+from .engine.game import BatchGame
+from .engine.record import BatchRecorder
+from .results import read_metadata
+from .runner import chunk_setup, plan_chunks, policy_seed, seat_table
+from .scenario import Scenario, ScenarioError, identity_digest, parse_scenario
+
+
+class SampleError(ValueError):
+    """The game cannot be rebuilt (no such game, or the run's setup can no longer be reproduced)."""
+
+
+@dataclass
+class SampleGame:
+    combo: int
+    game: int
+    deal: Deals                 # the game's deal (one game)
+    names: list[str]            # policy label of each seat
+    records: list[dict]         # its trace, as `play --trace` writes it
+    sheet: list[dict]           # the final score sheet (one dict per seat)
+
+
+def run_scenario(results: str | Path, meta: dict | None = None) -> Scenario:
+    """The scenario of a results directory as it was run (its stored text, seed and game count);
+    SampleError when it no longer gives the same run (another hadara-sim or component set)."""
+    from . import __version__
+    from .results import SCHEMA_VERSION
+
+    meta = meta or read_metadata(Path(results))
+    stored = meta.get("scenario") or {}
+    path = stored.get("path")
+    base = Path(path).parent if path else Path(".")
+    components = (meta.get("components") or {}).get("path")
+    try:
+        sc = parse_scenario(stored.get("text", ""), file=path or "<scenario>", base_dir=base,
+                            default_name=stored.get("name") or "scenario", components=components)
+    except (ScenarioError, OSError) as err:
+        raise SampleError(f"the run's scenario cannot be read again: {err}") from None
+    sc = sc.with_overrides(games=meta.get("games"), seed=meta.get("seed"))
+    if identity_digest(sc.identity(__version__, SCHEMA_VERSION)) != meta.get("identity"):
+        raise SampleError(f"{results} was played by another hadara-sim version, component set or policy "
+                          "settings; its games cannot be played again exactly")
+    return sc
+
+
+def sample_game(results: str | Path, game: int, combo: int = 0, scenario: Scenario | None = None,
+                meta: dict | None = None) -> SampleGame:
+    """Game `game` of combination `combo` of a results directory, played again and verified."""
+    from .trace import ReplayMismatch, replay
+
+    meta = meta or read_metadata(Path(results))
+    sc = scenario or run_scenario(results, meta)
+    if not 0 <= combo < len(sc.combinations):
+        raise SampleError(f"--combo must be 0..{len(sc.combinations) - 1}, got {combo}")
+    if not 0 <= game < sc.games:
+        raise SampleError(f"--game must be 0..{sc.games - 1} (the run has {sc.games:,} games per combination), "
+                          f"got {game}")
+    chunk = next(c for c in plan_chunks(sc) if c.combo == combo and c.first_game <= game < c.first_game + c.games)
+    combination = sc.combinations[combo]
+    config = combination.config
+    c: ComponentSet = sc.components
+    deals = make_deals(c, config.players, chunk.games, seed=np.random.SeedSequence(sc.seed, spawn_key=(chunk.index,)),
+                       advanced=config.advanced, first_game=chunk.first_game, exclude=combination.exclude)
+    sides = chunk_setup(combination, sc.seed, chunk, deals)
+    i = game - chunk.first_game
+    if config.grants or (sides is not None):
+        raise SampleError("this game was played with granted cards or fixed setup sides, which the reference "
+                          "engine cannot replay; sample games of such scenarios are not supported yet")
+    deal = deals[i:i + 1]
+    table = seat_table(combination, deal.game_id)
+    from .registry import make_policy
+
+    policies = [make_policy(p.policy, seed=policy_seed(sc.seed, k), **p.params) for k, p in enumerate(config.policies)]
+    names = [config.policies[k].label for k in table[0]]
+    recorder = BatchRecorder(deal, c, [names])
+    BatchGame(deal, c, policies, table, recorder).play()
+    records = recorder.trace(0)
+    try:
+        sheet = replay(records, c)
+    except ReplayMismatch as err:
+        raise SampleError(f"the reference engine disagrees with the batch engine on game {game}: {err}") from None
+    return SampleGame(combo, game, deal, names, records, sheet)
+
+
+def check_against_rows(sample: SampleGame, rows: list[dict]) -> list[str]:
+    """Differences between a replayed game's score sheet and its rows in the dataset ([] = none)."""
+    problems = []
+    by_seat = {int(r["seat"]): r for r in rows}
+    for line in sample.sheet:
+        row = by_seat.get(line["seat"])
+        if row is None:
+            problems.append(f"seat {line['seat']} is not in the dataset")
+            continue
+        for key in ("total", "colonies", "statues", "silver", "gold", "cards", "coins"):
+            if key in row and int(row[key]) != int(line[key]):
+                problems.append(f"seat {line['seat']} {key}: dataset {row[key]}, replay {line[key]}")
+    return problems
+
+
+def sample_ids(games: int, combos: int, k: int) -> list[tuple[int, int]]:
+    """k (combo, game) pairs spread evenly over a run: the first, the last and those between."""
+    total = games * combos
+    picks = np.unique(np.linspace(0, total - 1, num=min(k, total)).round().astype(np.int64))
+    return [(int(p // games), int(p % games)) for p in picks]
+
+
+__all__ = ["SampleError", "SampleGame", "check_against_rows", "run_scenario", "sample_game", "sample_ids"]
