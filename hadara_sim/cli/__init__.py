@@ -1,17 +1,56 @@
 """The `hadara-sim` command line: a thin layer over the library, one module per command group."""
 
 import typer
+from typer.core import TyperGroup
 
 from . import bench, components, play, policies, show_game, verify
 from . import simulate as simulate_cli
 from . import report as report_cli
 
+
+def _tidy(command) -> None:
+    """Help without type placeholders: flags show none, repeatable options say what they take."""
+    for param in command.params:
+        if getattr(param, "param_type_name", "") == "option":
+            if param.is_flag or param.count:
+                param.metavar = ""
+            elif param.multiple:
+                param.metavar = "<int>..." if "int" in (param.display_type(None) or "") else "<text>..."
+    for sub in getattr(command, "commands", {}).values():
+        _tidy(sub)
+
+
+class _Root(TyperGroup):
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        _tidy(self)
+
+
+def _version(value: bool):
+    if value:
+        from .. import __version__
+
+        typer.echo(f"hadara-sim {__version__}")
+        raise typer.Exit()
+
+
 app = typer.Typer(
+    cls=_Root,
     help="Monte Carlo strategy analysis for the board game Hadara.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    rich_markup_mode="markdown",
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+@app.callback()
+def _main(version: bool = typer.Option(False, "--version", "-V", callback=_version, is_eager=True,
+                                       help="Print the version and exit.")):
+    """Monte Carlo strategy analysis for the board game Hadara."""
+
+
 app.add_typer(components.app, name="components")
 app.add_typer(policies.app, name="policies")
 app.add_typer(report_cli.app, name="report")
