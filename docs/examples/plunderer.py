@@ -14,6 +14,7 @@ class Plunderer(Balanced):
     name = "plunderer"
     description = "Balanced, but takes colonies only to plunder them and buys no silver medals."
     params = {**Balanced.params, "min_plunder": 0}
+    param_help = {"min_plunder": "fewest coins a colony must give to be plundered"}
 
     def colony(self, d: Decision) -> np.ndarray:
         legal = d.legal.copy()

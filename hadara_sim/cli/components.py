@@ -92,3 +92,25 @@ def show(
     else:
         fail(f"unknown table '{what}'; choose cards, colonies, setup or board")
     emit([table], fmt, footer=components_text(component_set(c)))
+
+
+@app.command()
+def effects(
+    components: Optional[Path] = COMPONENTS_OPTION,
+    fmt: str = FORMAT_OPTION,
+):
+    """The purple effects: which card carries each, its epoch and game, and what it does."""
+    from ..constants import EFFECTS
+    from ..effects import EFFECT_TEXT
+    from ..provenance import component_set, components_text
+
+    fmt = check_format(fmt)
+    c = components_or_exit(components)
+    epochs = {1: "I", 2: "II", 3: "III"}
+    table = Grid("Purple effects", ["effect", "card", "epoch", "game", "what it does"], [], wrap=("what it does",),
+                 caption="advanced: only in the advanced game (starred cards); a removed purple card takes its "
+                         "effect with it. Our wording; the rulings are in docs/rules.md")
+    for effect, (epoch, starred) in EFFECTS.items():
+        card = c.cards[c.effect_card[effect]].id if effect in c.effect_card else "-"
+        table.rows.append([effect, card, epochs[epoch], "advanced" if starred else "basic", EFFECT_TEXT[effect]])
+    emit([table], fmt, footer=components_text(component_set(c)))
