@@ -507,7 +507,8 @@ def as_scenario(scenario) -> Scenario:
     if isinstance(scenario, Scenario):
         return scenario
     if isinstance(scenario, dict):
-        return scenario_from_dict(scenario, file="<dict>")
+        # Kept as JSON text in the run's metadata, so that `show-game` can rebuild the run.
+        return scenario_from_dict(scenario, file="<dict>", text=json.dumps(scenario))
     if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario):
         return load_scenario(scenario)
     if isinstance(scenario, str):

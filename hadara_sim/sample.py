@@ -4,6 +4,7 @@ replayed by the reference engine, and its score sheet must equal the dataset's r
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from .engine.game import BatchGame
 from .engine.record import BatchRecorder
 from .results import read_metadata
 from .runner import chunk_setup, plan_chunks, policy_seed, seat_table
-from .scenario import Scenario, ScenarioError, identity_digest, parse_scenario
+from .scenario import Scenario, ScenarioError, identity_digest, parse_scenario, scenario_from_dict
 
 
 class SampleError(ValueError):
@@ -43,10 +44,17 @@ def run_scenario(results: str | Path, meta: dict | None = None) -> Scenario:
     path = stored.get("path")
     base = Path(path).parent if path else Path(".")
     components = (meta.get("components") or {}).get("path")
+    text = stored.get("text") or ""
     try:
-        sc = parse_scenario(stored.get("text", ""), file=path or "<scenario>", base_dir=base,
-                            default_name=stored.get("name") or "scenario", components=components)
-    except (ScenarioError, OSError) as err:
+        if path == "<dict>":
+            data = json.loads(text)
+            if components is not None:
+                data["components"] = str(Path(components).resolve())
+            sc = scenario_from_dict(data, file=path)
+        else:
+            sc = parse_scenario(text, file=path or "<scenario>", base_dir=base,
+                                default_name=stored.get("name") or "scenario", components=components)
+    except (ScenarioError, OSError, ValueError) as err:
         raise SampleError(f"the run's scenario cannot be read again: {err}") from None
     sc = sc.with_overrides(games=meta.get("games"), seed=meta.get("seed"))
     if identity_digest(sc.identity(__version__, SCHEMA_VERSION)) != meta.get("identity"):

@@ -1,0 +1,267 @@
+"""Tables at any width and in every format: a terminal table never cuts a number or an id (80 and
+200 columns, and piped), `--format` prints csv, markdown and json on every command that prints a
+table, reports end with their provenance, and `show-game` tells a game of a dataset exactly as
+`play` tells the same deal."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+
+import numpy as np
+import polars as pl
+import pytest
+from rich.text import Text
+from typer.testing import CliRunner
+
+import hadara_sim
+from hadara_sim.cli import app
+from hadara_sim.cli.common import Grid, emit, print_grid
+from hadara_sim.components import load_components
+
+runner = CliRunner()
+WIDE = Grid("Mean score sheet by policy",
+            ["policy", "n (deals)", "colonies", "statues", "silver medals", "silver_full bonus", "gold medals",
+             "set_collector bonus", "card points", "coins", "total", "p", "95% CI"],
+            [["balanced", "20,000", "21.9 ±1.3", "20.4 ±1.3", "20.7 ±0.9", "2.5 ±0.6", "20.0 ±1.5", "1.2 ±0.3",
+              "56.2 ±0.7", "1.9 ±0.2", "145.0", "<0.001", "[143.4, 146.7]"],
+             ["affinity_military", "19,876", "11.8 ±0.6", "46.0 ±1.1", "16.2 ±1.0", "1.4 ±0.4", "10.1 ±1.0",
+              "0.5 ±0.2", "54.7 ±0.6", "2.2 ±0.1", "142.8", "0.012", "[141.1, 144.6]"]],
+            caption="mean points per seat ± half the 95% CI", optional=("p",))
+
+
+def run(*args, columns: int | None = 200):
+    env = {"COLUMNS": str(columns)} if columns else {"COLUMNS": ""}
+    return runner.invoke(app, [str(a) for a in args], env=env)
+
+
+def cells_of(t: Grid) -> set[str]:
+    return {Text.from_markup(c).plain for row in t.rows for c in row if c}
+
+
+def printed(t: Grid, width: int | None, capsys) -> str:
+    print_grid(t, width)
+    return capsys.readouterr().out
+
+
+def table_cells(output: str) -> set[str]:
+    """Every cell of the box-drawn tables in the output."""
+    return {c.strip() for line in output.splitlines() if line.startswith("│")
+            for c in line.strip("│").split("│") if c.strip()}
+
+
+# --- width ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("width", [80, 200, None], ids=["80 columns", "200 columns", "piped"])
+def test_wide_table_never_cuts_a_cell(width, capsys):
+    """Every id and number appears whole on one line, and no line is wider than the terminal."""
+    out = printed(WIDE, width, capsys)
+    assert "…" not in out
+    assert cells_of(WIDE) - {"<0.001", "0.012"} <= table_cells(out)
+    if width is not None:
+        assert max(len(line) for line in out.splitlines()) <= width
+
+
+def test_narrow_terminal_continues_columns_in_blocks(capsys):
+    """At 80 columns the table continues in blocks, each repeating the policy column; optional
+    columns are kept when blocks are needed anyway."""
+    out = printed(WIDE, 80, capsys)
+    assert "(1 of " in out and "more columns below" in out
+    assert out.count("affinity_military") >= 2 and "0.012" in out
+
+
+def test_optional_columns_left_out_with_a_note(capsys):
+    """When leaving out the optional columns makes a table fit, they go and a note says which."""
+    t = Grid("win rate", ["policy", "n (deals)", "win share", "95% CI", "fair 1/P", "p"],
+             [["balanced", "20,000", "33.9%", "[32.1, 35.6]", "25.0%", "<0.001"]], optional=("fair 1/P", "p"))
+    out = printed(t, 60, capsys)
+    assert "fair 1/P" not in out.split("left out")[0] and "left out at this width: fair 1/P, p" in " ".join(out.split())
+    assert "[32.1, 35.6]" in out
+    assert "left out" not in printed(t, 200, capsys)
+
+
+def test_piped_table_keeps_its_full_width(capsys):
+    """Piped (no terminal, no COLUMNS) a table is one block at its natural width."""
+    out = printed(WIDE, None, capsys)
+    assert "(1 of" not in out
+    assert max(len(line) for line in out.splitlines()) > 150
+
+
+def test_text_columns_wrap_at_words(capsys):
+    t = Grid("Policies", ["name", "description"],
+             [["balanced", "The strongest all-rounder: the planner's full evaluation with lookahead to the next "
+                           "colony and statue requirement, expected colony backs and feeding risk."]])
+    out = printed(t, 60, capsys)
+    assert max(len(line) for line in out.splitlines()) <= 60
+    words = " ".join(line.strip("│ ").split("│")[-1].strip() for line in out.splitlines() if line.startswith("│"))
+    assert "expected colony backs and feeding risk." in " ".join(words.split())
+
+
+@pytest.mark.parametrize("columns", [80, 200])
+def test_components_show_keeps_every_id(columns):
+    """The issue's example: epoch II red cards at 80 columns showed every id as 'II-…'."""
+    result = run("components", "show", "--epoch", 2, "--colour", "red", columns=columns)
+    assert result.exit_code == 0, result.output
+    ids = [c.id for c in load_components().cards if c.epoch == 2 and c.colour == 1]
+    assert len(ids) == 10 and all(i in result.output for i in ids)
+    assert "…" not in result.output
+
+
+@pytest.mark.parametrize("columns", [80, 120, None], ids=["80", "120", "piped"])
+def test_play_score_pad_headers_whole(columns):
+    result = run("play", "-p", 4, "--policy", "balanced,military,culture,economy", "-q", columns=columns)
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    for name in ("balanced", "military", "culture", "economy", "coins left"):
+        assert name in result.output
+
+
+# --- formats ----------------------------------------------------------------------------------
+
+def test_every_format_of_one_table(capsys):
+    emit([WIDE], "csv", footer="scenario 'x'")
+    text = capsys.readouterr().out
+    rows = list(csv.reader(line for line in io.StringIO(text) if line.strip() and not line.startswith("#")))
+    assert rows[0] == WIDE.columns and rows[2][0] == "affinity_military" and rows[2][-1] == "[141.1, 144.6]"
+    emit([WIDE], "markdown")
+    md = capsys.readouterr().out
+    assert "| policy | n (deals) |" in md and "| affinity_military | 19,876 |" in md
+    emit([WIDE], "json", footer_data={"seed": 1})
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["tables"][0]["rows"][1][0] == "affinity_military" and doc["provenance"] == {"seed": 1}
+
+
+@pytest.fixture(scope="module")
+def dataset(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "tiny"
+    scenario = {"name": "tiny", "players": 3, "game": "basic", "policies": ["balanced", "military", "greedy"],
+                "assignment": "rotated", "games": 12, "seed": 3, "chunk": 12}
+    hadara_sim.simulate(scenario, out=out, jobs=1)
+    return out
+
+
+COMMANDS = [
+    ["components", "show", "--epoch", "1", "--colour", "purple"],
+    ["components", "show", "--what", "board"],
+    ["components", "effects"],
+    ["policies", "list"],
+    ["policies", "show", "military"],
+    ["play", "-p", "2", "--seed", "2"],
+]
+REPORTS = ["winrate", "breakdown", "setup-cards", "trajectory"]
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "markdown", "json"])
+@pytest.mark.parametrize("args", COMMANDS, ids=lambda a: " ".join(a[:2]))
+def test_format_on_every_table_command(args, fmt):
+    result = run(*args, "--format", fmt)
+    assert result.exit_code == 0, result.output
+    out = result.output
+    if fmt == "json":
+        assert json.loads(out)["tables"][0]["rows"]
+    elif fmt == "csv":
+        assert out.startswith("#") and "," in out and "┃" not in out
+    elif fmt == "markdown":
+        assert "| --- |" in out
+    else:
+        assert "┃" in out
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "markdown", "json"])
+@pytest.mark.parametrize("report", REPORTS)
+def test_format_on_every_report(dataset, tmp_path, report, fmt):
+    result = run("report", report, dataset, "--out", tmp_path, "--format", fmt)
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    if fmt == "json":
+        doc = json.loads(out)
+        assert doc["tables"] and doc["provenance"]["components"]["digest"]
+    elif fmt == "csv":
+        assert "components: shipped reconstruction" in out and "┃" not in out
+    elif fmt == "markdown":
+        assert "| --- |" in out
+    else:
+        assert "┃" in out
+
+
+def test_bad_format_is_refused():
+    result = run("components", "effects", "--format", "xml")
+    assert result.exit_code == 2 and "--format must be table, csv, markdown or json" in result.output
+
+
+# --- provenance -------------------------------------------------------------------------------
+
+def test_report_footer_names_components_and_estimates(dataset, tmp_path):
+    result = run("report", "winrate", dataset, "--out", tmp_path)
+    text = " ".join(result.output.split())
+    assert re.search(r"components: shipped reconstruction \([0-9a-f]{16}; \d+ of \d+ values estimated\)", text)
+    assert "scenario 'tiny'" in text and "seed 3" in text and "policies: balanced, military, greedy" in text
+
+
+def test_setup_cards_says_observational_in_the_terminal(dataset, tmp_path):
+    result = run("report", "setup-cards", dataset, "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    assert "observational" in result.output
+
+
+def test_policies_show_explains_every_parameter():
+    result = run("policies", "show", "military", "--format", "json")
+    doc = json.loads(result.output)
+    meanings = {row[0]: row[2] for row in doc["tables"][0]["rows"]}
+    assert len(meanings) == 17 and "(not described)" not in meanings.values()
+    colours = {row[0]: row[1] for row in doc["tables"][0]["rows"]}["colours"]
+    assert colours == "red 1"
+    assert "Base class" not in result.output
+
+
+# --- sample games -----------------------------------------------------------------------------
+
+def test_show_game_agrees_with_play_on_the_same_deal(dataset, tmp_path):
+    """Game 5 of the run, told by show-game, is the game `play` tells on that deal with those seats."""
+    from hadara_sim.deal import Deals
+    from hadara_sim.registry import make_policy
+    from hadara_sim.reference import Game
+    from hadara_sim.runner import policy_seed
+    from hadara_sim.trace import read_trace
+
+    trace = tmp_path / "g5.jsonl"
+    result = run("show-game", dataset, "--game", 5, "--trace", trace)
+    assert result.exit_code == 0, result.output
+    assert "played again and checked" in " ".join(result.output.split())
+    records = read_trace(trace)
+    header = records[0]
+    labels = ["balanced", "military", "greedy"]
+    names = [labels[(s + 5) % 3] for s in range(3)]  # seats rotated: game g, seat s plays (s + g) % 3
+    assert [p.split("(")[0] for p in header["policies"]] == names
+    seats = [make_policy(name, seed=policy_seed(3, labels.index(name))) for name in names]
+    sheet = Game(Deals.from_json(header["deal"]), load_components(), seats).play()
+    assert sheet == records[-1]["sheet"]
+    rows = hadara_sim.load_results(dataset).filter(pl.col("game") == 5).sort("seat")
+    assert rows["total"].to_list() == [r["total"] for r in sheet]
+
+
+def test_show_game_refuses_a_game_out_of_range(dataset):
+    result = run("show-game", dataset, "--game", 12)
+    assert result.exit_code == 2 and "--game must be 0..11" in result.output
+
+
+def test_simulate_trace_games_writes_verified_traces(tmp_path):
+    from hadara_sim.trace import read_trace, replay
+
+    result = run("simulate", "scenarios/default.toml", "-n", 8, "-o", tmp_path / "r", "--trace-games", 2,
+                 "-j", 1, "-q")
+    assert result.exit_code == 0, result.output
+    files = sorted((tmp_path / "r" / "traces").glob("*.jsonl"))
+    assert [f.name for f in files] == ["game-c0000-g0000000.jsonl", "game-c0000-g0000007.jsonl"]
+    totals = hadara_sim.load_results(tmp_path / "r").filter(pl.col("game") == 7).sort("seat")["total"].to_list()
+    assert [r["total"] for r in replay(read_trace(files[1]))] == totals
+
+
+def test_sample_ids_spread_over_the_run():
+    from hadara_sim.sample import sample_ids
+
+    assert sample_ids(10, 3, 4) == [(0, 0), (1, 0), (1, 9), (2, 9)]  # games 0, 10, 19, 29 of 30
+    assert len(sample_ids(2, 1, 5)) == 2
+    assert np.all(np.diff([c * 10 + g for c, g in sample_ids(10, 3, 7)]) > 0)
