@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench verify clean
+.PHONY: demo test bench verify notebook clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,14 @@ bench: $(STAMP)
 
 verify: $(STAMP)
 	$(BIN)/hadara-sim verify --games 2000
+
+# JupyterLab in the project's environment, on the notebooks folder (the `notebook` extra, installed once).
+$(VENV)/.notebook: $(STAMP)
+	$(BIN)/pip install --quiet -e '.[test,notebook]'
+	touch $(VENV)/.notebook
+
+notebook: $(VENV)/.notebook
+	$(BIN)/jupyter lab --notebook-dir=notebooks
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -112,3 +112,29 @@ def text(prov: dict) -> str:
     if prov.get("package_version"):
         parts.append(f"hadara-sim {prov['package_version']}")
     return "; ".join(parts)
+
+
+def combination_labels(meta: dict | None) -> dict[int, str]:
+    """combo number -> what the combination is ("balanced vs military", "grants = sell_bonus, players = 3")."""
+    labels = {}
+    for combo in (meta or {}).get("combinations") or []:
+        names = [p.get("label") or p.get("policy") for p in (combo.get("config") or {}).get("policies") or []]
+        parts = []
+        if combo.get("arrangement") is not None and names:
+            parts.append(" vs ".join(names[i] for i in combo["arrangement"]))
+        parts += [f"{k} = {v}" for k, v in (combo.get("sweep") or {}).items()]
+        if combo.get("setup_card") is not None:
+            parts.append(f"card {combo['setup_card']}" + (f"{combo['setup_side']}" if combo.get("setup_side") else ""))
+        labels[int(combo["index"])] = ", ".join(str(p) for p in parts) or f"combination {combo['index']}"
+    return labels
+
+
+def with_combination_labels(df, meta: dict | None):
+    """`df` with a `combination` column naming each row's combination (for --by combo)."""
+    import polars as pl
+
+    labels = combination_labels(meta)
+    if "combo" not in df.columns or not labels or "combination" in df.columns:
+        return df
+    return df.with_columns(combination=pl.col("combo").replace_strict(labels, default=None,
+                                                                       return_dtype=pl.String))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -517,19 +518,22 @@ def as_scenario(scenario) -> Scenario:
 
 
 def simulate(scenario, games: int | None = None, seed: int | None = None, out: str | Path | None = None,
-             jobs: int = -1, quiet: bool = True, *, backend: str = "local", scheduler: str | None = None,
+             jobs: int = -1, quiet: bool | None = None, *, backend: str = "local", scheduler: str | None = None,
              overwrite: bool = False, chunk: int | None = None):
     """Play a scenario and return its results as a polars DataFrame (one row per game and seat).
 
     `scenario`: a path to a scenario file, TOML text, a dict, or a `Scenario`. `games`, `seed` and
     `chunk` override the scenario's. With `out`, the dataset is also written there (and an
-    interrupted run into the same directory resumes); without, nothing is written.
+    interrupted run into the same directory resumes); without, nothing is written. `quiet`: None
+    (the default) shows a progress bar in a notebook and nothing in a script.
     """
     import polars as pl
 
     from .results import SCHEMA, SORT_KEYS, add_sweep_columns, load_results
 
     sc = as_scenario(scenario).with_overrides(games=games, seed=seed, chunk=chunk)
+    if quiet is None:  # a progress bar in a notebook, silence in scripts
+        quiet = "ipykernel" not in sys.modules
     summary = run(sc, out, jobs=jobs, backend=backend, scheduler=scheduler, overwrite=overwrite, quiet=quiet)
     if out is not None:
         return load_results(out)

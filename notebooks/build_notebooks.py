@@ -35,9 +35,17 @@ pl.Config.set_tbl_cols(20)
 print(f"{{GAMES}} games per combination (set HADARA_NOTEBOOK_GAMES to change)")
 
 
+# Win shares and their intervals, shown in percent as the command line shows them.
+SHARES = ("mean", "ci_low", "ci_high", "fair", "diff", "win", "win_low", "win_high", "win_a", "win_b",
+          "win_diff", "owned")
+
+
 def rounded(frame, digits=3):
-    """A DataFrame with its decimals rounded, for reading."""
-    return frame.with_columns(cs.float().round(digits))'''
+    """A DataFrame for reading: win shares in percent (1 decimal, as in `hadara-sim report`), other
+    decimals rounded. The frames from `stats` keep fractions; this is only how they are shown."""
+    shares = [c for c in frame.columns if c in SHARES]
+    return frame.with_columns(*[(pl.col(c) * 100).round(1) for c in shares],
+                              cs.float().exclude(shares).round(digits))'''
 
 
 def md(text: str):
@@ -104,6 +112,15 @@ each win share against the fair share 1/P (`p`). These are the numbers behind
 wins = stats.win_rates(df, ["policy_label"])
 rounded(wins)'''),
     md("""
+`rounded` shows win shares in percent, as the command line does; the frame itself keeps fractions
+for computing. The table `hadara-sim report winrate` prints is there too, formatted the same way:
+"""),
+    code('''
+from hadara_sim.report import sections
+
+info = stats.dataset_info(df, {"scenario": {"name": scenario.name}})
+sections.winrate(df, info, ["policy_label"]).tables[0]'''),
+    md("""
 ## 4. Plot
 
 By hand with matplotlib: the distribution of final scores per policy.
@@ -125,7 +142,6 @@ The report charts take the estimates and a small `info` dict (scenario name and 
 the title and footer):
 """),
     code('''
-info = stats.dataset_info(df, {"scenario": {"name": scenario.name}})
 label = lambda row: row["policy_label"]
 display(charts.winrate_chart(wins, label, info, "policy"))'''),
     md("""
@@ -221,8 +237,8 @@ print(design, "design;", pairs.height, "pairs")
 rounded(b_vs_a).select("players", "setup_card", "n", "win_diff", "win_low", "win_high", "win_p",
               "score_diff", "score_low", "score_high")'''),
     md("""
-`win_diff` > 0 means side B won more often than side A for that card (in percentage points ×
-0.01), `score_diff` is in points. An interval that excludes 0 is a difference at the 5% level.
+`win_diff` > 0 means side B won more often than side A for that card (in percentage points, as
+are all win shares shown here), `score_diff` is in points. An interval that excludes 0 is a difference at the 5% level.
 
 ## 3. Reading the result
 
@@ -343,7 +359,7 @@ observational run is basic-game, cards bought during play: the questions differ 
 
 ## 5. Reading the result
 
-- `win_diff` is in win-share units (0.10 = ten percentage points); a fair 3-player seat wins 1/3.
+- Win shares are shown in percent and `win_diff` in percentage points; a fair 3-player seat wins 33.3%.
 - An interval that excludes 0 is an effect at the 5% level; with 18 effects, about one may do so
   by chance alone, so weigh small p-values with the size of the effect.
 - A free card is worth more than a bought one: the experiment measures the card's value, not the

@@ -45,7 +45,9 @@ def _load(results: Path):
         fail(message)
     for w in caught:
         err_console.print(f"[yellow]warning:[/] {w.message}", highlight=False)
-    return df, dataset_info(df, meta)
+    from ..provenance import with_combination_labels
+
+    return with_combination_labels(df, meta), dataset_info(df, meta)
 
 
 def _check_format(fmt: str) -> str:
@@ -103,6 +105,8 @@ def _run(results: Path, out: Optional[Path], fmt: str, build, tables: str = "tab
 def _by(df, by: Optional[list[str]]) -> list[str]:
     from ..report import ReportError, stats
 
+    if by and "combination" in df.columns:  # the combination's name rather than its number
+        by = [",".join("combination" if p.strip() == "combo" else p for p in item.split(",")) for item in by]
     try:
         return stats.resolve_by(df, by) if by else stats.default_by(df)
     except ReportError as err:

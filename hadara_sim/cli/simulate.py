@@ -64,7 +64,7 @@ def simulate(
     if not quiet:
         console.print(f"[bold]{sc.name}[/]: {sc.games:,} games x {len(sc.combinations)} combination"
                       f"{'s' * (len(sc.combinations) > 1)} = {sc.total_games:,} games in {len(chunks)} "
-                      f"chunks of up to {sc.chunk:,}; seed {sc.seed} -> {out}", highlight=False)
+                      f"chunks of up to {sc.chunk:,}; seed {sc.seed} -> {out}", highlight=False, soft_wrap=True)
     try:
         summary = run(sc, out, jobs=jobs, backend=backend, scheduler=scheduler, overwrite=overwrite,
                       quiet=quiet, console=console)
@@ -85,7 +85,7 @@ def simulate(
     if summary.played:
         console.print(f"played {summary.games_played:,} games in {summary.seconds:.1f} s "
                       f"({summary.rate:,.0f} games/s); {summary.already} of {summary.chunks} chunks "
-                      f"were already there", highlight=False)
+                      f"were already there", highlight=False, soft_wrap=True)
     else:
         console.print(f"all {summary.chunks} chunks were already in {out}: nothing to play", highlight=False)
     try:

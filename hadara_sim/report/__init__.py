@@ -24,9 +24,11 @@ def load_dataset(path) -> tuple["pl.DataFrame", dict]:  # noqa: F821
     Raises ResultsError (unreadable, older schema) like `load_results`."""
     from ..results import load_results, read_metadata
 
+    from ..provenance import with_combination_labels
+
     meta = read_metadata(Path(path))
     df = load_results(path)
-    return df, dataset_info(df, meta)
+    return with_combination_labels(df, meta), dataset_info(df, meta)
 
 
 def write_summary(df, info: dict, out, fmt: str = "png") -> Path:

@@ -24,10 +24,11 @@ from .stats import BONUS_PARTS, PART_LABELS, STACK_ORDER
 CI_NOTE = "error bars: 95% CI (t-test over deals)"
 BLUE, ORANGE, GREY, RED = "#1f5f99", "#d9711c", "#8a8a8a", "#b2182b"
 PART_COLOURS = {
-    "colonies": "#c9a227", "statues": "#3a7dc2", "patron_points": "#9b6fc4",
+    # Colonies in military red, statues in culture blue: never two neighbours of one hue.
+    "colonies": "#b2182b", "statues": "#3a7dc2", "patron_points": "#9b6fc4",
     "silver": "#9aa5ad", "silver_full_points": "#b48fd6", "gold": "#e0b400",
     "set_collector_points": "#7b3fb0", "wildcard_points": "#5b2a86",
-    "cards": "#4c9a4c", "coins": "#c45a3a",
+    "cards": "#4c9a4c", "coins": "#8c564b",
 }
 FORMATS = ("png", "svg")
 Label = Callable[[dict], str]
@@ -351,13 +352,12 @@ def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[
     groups = running.select(keys).unique(maintain_order=True).to_dicts() if keys else [{}]
     palette = ["#1f5f99", "#d9711c", "#3b8f3b", "#b2182b", "#7b3fb0", "#8c564b", "#e377c2", "#555555",
                "#bcbd22", "#17becf"]
-    width = 0.5 / max(len(groups), 1)
     for i, g in enumerate(groups):
         sub = running
         for c in keys:
             sub = sub.filter(pl.col(c) == g[c])
         sub = sub.sort("epoch")
-        x = sub["epoch"].to_numpy() + (i - (len(groups) - 1) / 2) * width * 0.5
+        x = sub["epoch"].to_numpy()  # every group at the true epoch: a sideways dodge slants the lines
         m, err = _err(sub["mean"], sub["ci_low"], sub["ci_high"])
         colour = palette[i % len(palette)]
         name = label(g) if keys else "all seats"

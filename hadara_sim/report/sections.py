@@ -27,6 +27,12 @@ class Table:
     marked: list[bool] = field(default_factory=list)  # rows to highlight (significant)
     data: pl.DataFrame | None = None                  # the numbers behind the table
 
+    def _repr_html_(self) -> str:
+        """In a notebook, the table as the HTML summary shows it (percent, CIs, marked rows)."""
+        from .html import table_html
+
+        return table_html(self)
+
 
 @dataclass
 class Section:
