@@ -25,11 +25,12 @@ caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom:
 .note { background: #f5f7fa; border-left: 4px solid #9ab; padding: 0.5rem 0.8rem; margin: 0.8rem 0; }
 img { max-width: 100%; border: 1px solid #eee; margin: 0.6rem 0; }
 .scroll { overflow-x: auto; }
+.facts td { text-align: left; white-space: normal; } .facts td:first-child { white-space: nowrap; }
 """
 
 HOW_TO_READ = (
     "Every rate and difference comes with its sample size n and a 95% confidence interval. n counts deals "
-    "(`game`): rows of one group from the same deal are averaged first, because seats of one game (and one deal "
+    "(<code>game</code>): rows of one group from the same deal are averaged first, because seats of one game (and one deal "
     "played under several combinations) are not independent; the intervals are Student t intervals over deals "
     "(scipy <code>ttest_1samp</code> / <code>ttest_rel</code> with <code>confidence_interval(0.95)</code>). "
     "An interval that excludes the fair share (or 0 for a difference) is a difference at the 5% level; with many "
@@ -64,7 +65,7 @@ def render(sections: Sequence[Section], info: dict, notes: Sequence[str] = (), f
              f"<title>hadara-sim report: {escape(info['scenario'])}</title><style>{CSS}</style></head><body>",
              f"<h1>hadara-sim report: {escape(info['scenario'])}</h1>",
              f'<p class="sub">{escape(info["description"])} · {info["games"]:,} games · written {now}</p>',
-             table_html(overview(info)),
+             f'<div class="facts">{table_html(overview(info))}</div>',
              f'<div class="note"><b>How to read this report.</b> {HOW_TO_READ}</div>']
     for n in notes:
         parts.append(f'<div class="note">{escape(n)}</div>')

@@ -12,6 +12,7 @@ from typing import Sequence
 import polars as pl
 from matplotlib.figure import Figure
 
+from .. import provenance
 from . import charts
 from . import stats as S
 
@@ -329,6 +330,12 @@ def overview(info: dict) -> Table:
             ["swept keys", ", ".join(c[len("sweep_"):] for c in info["sweeps"]) or NA],
             ["seed", str(info["seed"])], ["run status", str(info["status"] or NA)],
             ["hadara-sim / schema", f"{info['package_version']} / {info['schema_version']}"]]
+    prov = info.get("provenance") or {}
+    if prov.get("components"):
+        rows.append(["component set", provenance.components_text(prov["components"])[len("components: "):]])
+    if prov.get("policies"):
+        rows.append(["policy settings", provenance.policies_text(prov["policies"])[len("policies: "):]
+                     + " (full parameters in metadata.json)"])
     return Table("Dataset", ["", ""], rows)
 
 
