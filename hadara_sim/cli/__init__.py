@@ -16,6 +16,15 @@ def _tidy(command) -> None:
                 param.metavar = ""
             elif param.multiple:
                 param.metavar = "<int>..." if "int" in (param.display_type(None) or "") else "<text>..."
+    make_help_option = command.get_help_option
+
+    def get_help_option(ctx):
+        option = make_help_option(ctx)
+        if option is not None:
+            option.metavar = ""
+        return option
+
+    command.get_help_option = get_help_option
     for sub in getattr(command, "commands", {}).values():
         _tidy(sub)
 

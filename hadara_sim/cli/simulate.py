@@ -27,7 +27,7 @@ def simulate(
     seed: Optional[int] = typer.Option(None, "--seed", "-s", min=0, help="Seed; overrides the scenario's."),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Parallel processes (-1: all cores)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o",
-                                       help="Results directory (default: results/<scenario name>)."),
+                                       help="Results directory (default: results/ and the scenario's name)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar and no summary."),
     overwrite: bool = typer.Option(False, "--overwrite",
                                    help="Replace a results directory that holds another run."),
