@@ -23,12 +23,18 @@ class SampleError(ValueError):
     """The game cannot be rebuilt (no such game, or the run's setup can no longer be reproduced)."""
 
 
+class SampleMismatch(SampleError):
+    """The game played again differs from the dataset or between the engines: a bug to report."""
+
+
 @dataclass
 class SampleGame:
     combo: int
     game: int
     deal: Deals                 # the game's deal (one game)
     names: list[str]            # policy label of each seat
+    seats: list                 # the policy playing each seat, as the run made it
+    scenario: Scenario          # the run's scenario
     records: list[dict]         # its trace, as `play --trace` writes it
     sheet: list[dict]           # the final score sheet (one dict per seat)
 
@@ -98,8 +104,9 @@ def sample_game(results: str | Path, game: int, combo: int = 0, scenario: Scenar
     try:
         sheet = replay(records, c)
     except ReplayMismatch as err:
-        raise SampleError(f"the reference engine disagrees with the batch engine on game {game}: {err}") from None
-    return SampleGame(combo, game, deal, names, records, sheet)
+        raise SampleMismatch(f"the reference engine disagrees with the batch engine on game {game}: {err}") from None
+    seats = [policies[k] for k in table[0]]
+    return SampleGame(combo, game, deal, names, seats, sc, records, sheet)
 
 
 def check_against_rows(sample: SampleGame, rows: list[dict]) -> list[str]:
@@ -117,6 +124,24 @@ def check_against_rows(sample: SampleGame, rows: list[dict]) -> list[str]:
     return problems
 
 
+def verified_game(results: str | Path, game: int, combo: int = 0, scenario: Scenario | None = None,
+                  meta: dict | None = None) -> tuple[SampleGame, int]:
+    """`sample_game`, also checked against the dataset's rows of that game: (sample, rows checked).
+    SampleError when the replay and the dataset differ."""
+    import polars as pl
+
+    from .results import scan_results
+
+    sample = sample_game(results, game, combo, scenario, meta)
+    rows = (scan_results(Path(results), sweep_columns=False)
+            .filter((pl.col("combo") == combo) & (pl.col("game") == game)).collect().to_dicts())
+    problems = check_against_rows(sample, rows)
+    if problems:
+        raise SampleMismatch(f"game {game} of combination {combo} played again does not match the dataset: "
+                          + "; ".join(problems))
+    return sample, len(rows)
+
+
 def sample_ids(games: int, combos: int, k: int) -> list[tuple[int, int]]:
     """k (combo, game) pairs spread evenly over a run: the first, the last and those between."""
     total = games * combos
@@ -124,4 +149,5 @@ def sample_ids(games: int, combos: int, k: int) -> list[tuple[int, int]]:
     return [(int(p // games), int(p % games)) for p in picks]
 
 
-__all__ = ["SampleError", "SampleGame", "check_against_rows", "run_scenario", "sample_game", "sample_ids"]
+__all__ = ["SampleError", "SampleGame", "SampleMismatch", "check_against_rows", "run_scenario", "sample_game", "sample_ids",
+           "verified_game"]

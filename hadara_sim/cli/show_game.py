@@ -28,38 +28,23 @@ def show_game(
     The game is rebuilt from the run's scenario, seed and chunk, played in the batch engine as the
     run played it, replayed by the reference engine, and checked against the dataset's rows; then it
     is told step by step as `hadara-sim play` tells a game."""
-    import polars as pl
-
-    from ..results import ResultsError, read_metadata, scan_results
-    from ..sample import SampleError, check_against_rows, sample_game
+    from ..results import ResultsError
+    from ..sample import SampleError, SampleMismatch, verified_game
     from .play import finish, tell
 
     fmt = check_format(fmt)
     quiet = quiet or fmt != "table"
     try:
-        meta = read_metadata(results)
-        sample = sample_game(results, game, combo, meta=meta)
-        rows = (scan_results(results, sweep_columns=False)
-                .filter((pl.col("combo") == combo) & (pl.col("game") == game)).collect().to_dicts())
+        sample, rows = verified_game(results, game, combo)
     except (ResultsError, SampleError) as err:
-        fail(str(err))
-    problems = check_against_rows(sample, rows)
-    if problems:
-        fail(f"game {game} played again does not match the dataset: " + "; ".join(problems), code=1)
-    from ..registry import make_policy
-    from ..runner import policy_seed
-    from ..sample import run_scenario
-
-    sc = run_scenario(results, meta)
+        fail(str(err), code=1 if isinstance(err, SampleMismatch) else 2)
+    sc = sample.scenario
     config = sc.combinations[combo].config
-    made = [make_policy(p.policy, seed=policy_seed(sc.seed, k), **p.params) for k, p in enumerate(config.policies)]
-    labels = [p.label for p in config.policies]
-    seats = [made[labels.index(name)] for name in sample.names]
     kind = "advanced" if config.advanced else "basic"
-    sheet, records = tell(sample.deal, sc.components, seats, sample.names, quiet,
+    sheet, records = tell(sample.deal, sc.components, sample.seats, sample.names, quiet,
                           f"{sc.name}: game {game} of combination {combo}, {config.players} players, {kind} game")
     if sheet != sample.sheet or records[1:] != sample.records[1:]:
         fail(f"the reference engine told game {game} differently from the batch engine's replay", code=1)
     footer = (f"game {game} of {results} (combination {combo}); played again and checked: the reference engine "
-              f"agrees with the batch engine and with the dataset's {len(rows)} rows")
+              f"agrees with the batch engine and with the dataset's {rows} rows")
     finish(sheet, records, sample.names, fmt, trace, footer=footer)

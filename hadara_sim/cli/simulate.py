@@ -96,24 +96,17 @@ def simulate(
 
 def write_sample_traces(out: Path, k: int, sc, quiet: bool) -> None:
     """Traces of k games spread over the run, each verified, as OUT/traces/game-cC-gG.jsonl."""
-    import polars as pl
-
-    from ..sample import SampleError, check_against_rows, sample_game, sample_ids
+    from ..sample import SampleError, SampleMismatch, sample_ids, verified_game
     from ..trace import write_trace
 
     folder = out / "traces"
     folder.mkdir(parents=True, exist_ok=True)
-    frame = scan_results(out, sweep_columns=False)
     for combo, game in sample_ids(sc.games, len(sc.combinations), k):
         try:
-            sample = sample_game(out, game, combo, scenario=sc)
+            sample, _ = verified_game(out, game, combo, scenario=sc)
         except SampleError as err:
-            fail(escape(f"cannot trace game {game} of combination {combo}: {err}"))
-        rows = frame.filter((pl.col("combo") == combo) & (pl.col("game") == game)).collect().to_dicts()
-        problems = check_against_rows(sample, rows)
-        if problems:
-            fail(escape(f"game {game} of combination {combo} played again does not match the dataset: "
-                        + "; ".join(problems)), code=1)
+            fail(escape(f"cannot trace game {game} of combination {combo}: {err}"),
+                 code=1 if isinstance(err, SampleMismatch) else 2)
         write_trace(sample.records, folder / f"game-c{combo:04d}-g{game:07d}.jsonl")
     if not quiet:
         console.print(f"wrote {min(k, sc.total_games)} game traces to {folder} (each replayed by the reference "
