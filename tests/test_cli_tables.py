@@ -265,3 +265,21 @@ def test_sample_ids_spread_over_the_run():
     assert sample_ids(10, 3, 4) == [(0, 0), (1, 0), (1, 9), (2, 9)]  # games 0, 10, 19, 29 of 30
     assert len(sample_ids(2, 1, 5)) == 2
     assert np.all(np.diff([c * 10 + g for c, g in sample_ids(10, 3, 7)]) > 0)
+
+
+def test_html_summary_names_the_component_set(dataset, tmp_path):
+    result = run("report", "summary", dataset, "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    html = (tmp_path / "summary.html").read_text(encoding="utf-8")
+    assert "<td>component set</td><td>shipped reconstruction (" in html and "values estimated)" in html
+    assert "<td>policy settings</td><td>balanced, military, greedy" in html
+
+
+def test_combinations_are_named_for_by_combo(tmp_path):
+    from hadara_sim.provenance import combination_labels
+
+    meta = {"combinations": [
+        {"index": 0, "sweep": {}, "arrangement": [1, 0],
+         "config": {"policies": [{"policy": "greedy", "label": "greedy"}, {"policy": "random", "label": "random"}]}},
+        {"index": 1, "sweep": {"grants": "sell_bonus", "players": 3}, "arrangement": None, "config": {"policies": []}}]}
+    assert combination_labels(meta) == {0: "random vs greedy", 1: "grants = sell_bonus, players = 3"}
