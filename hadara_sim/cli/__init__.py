@@ -2,7 +2,7 @@
 
 import typer
 
-from . import bench, components, play, policies, verify
+from . import balance, bench, components, play, policies, verify
 from . import simulate as simulate_cli
 from . import report as report_cli
 
@@ -15,6 +15,7 @@ app = typer.Typer(
 app.add_typer(components.app, name="components")
 app.add_typer(policies.app, name="policies")
 app.add_typer(report_cli.app, name="report")
+app.add_typer(balance.app, name="balance")
 play.register(app)
 verify.register(app)
 bench.register(app)
