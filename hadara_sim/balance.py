@@ -23,7 +23,7 @@ import polars as pl
 from statsmodels.stats.weightstats import DescrStatsW
 
 from .components import RANGES, SETUP_VALUES, load_components
-from .report.curve import Curve, curve, predict
+from .report.curve import Curve, curve, mean_ci, predict
 from .runner import simulate
 
 WORTH = {"coins": 1.0, "income": 2.5, "military": 1.0, "culture": 1.0, "food": 1.0}
@@ -114,10 +114,10 @@ def sides_fairness(df: pl.DataFrame, margin: float) -> list[Side]:
     fair_share = float((1 / df["players"]).mean())
     for (card, side), rows in sorted(df.group_by(["setup_card", "setup_side"]), key=lambda kv: kv[0]):
         per_deal = rows.group_by("game").agg(pl.col("win_share").mean())["win_share"].to_numpy()
-        d = DescrStatsW(per_deal)
-        low, high = d.tconfint_mean(alpha=0.05)
-        p = float(d.ttost_mean(fair_share - margin, fair_share + margin)[0])
-        out.append(Side(int(card), side, len(per_deal), float(d.mean), float(low), float(high), p, p < 0.05))
+        win, low, high = mean_ci(per_deal, share=True)
+        p = float(DescrStatsW(per_deal).ttost_mean(fair_share - margin, fair_share + margin)[0])
+        p = p if math.isfinite(p) else 1.0  # no spread at all (a tiny run): nothing shown equivalent
+        out.append(Side(int(card), side, len(per_deal), win, low, high, p, p < 0.05))
     return out
 
 

@@ -2,6 +2,7 @@
 on the same deals."""
 
 import json
+from pathlib import Path
 import textwrap
 
 import numpy as np
@@ -147,3 +148,12 @@ def test_sweep_of_an_override_plays_identical_deals(tmp_path):
     assert json.loads(df["sweep"][0]) == sc.combinations[0].sweep
     scores = [df.filter(df["combo"] == c)["total"].to_list() for c in range(4)]
     assert scores[0] != scores[2]  # the cost of I-Y-03 changed play
+
+
+def test_components_option_keeps_the_overrides(components):
+    from hadara_sim.scenario import parse_scenario
+
+    sc = parse_scenario('players = 2\npolicies = ["greedy"]\n[components.setup."2A"]\ncoins = 9\n',
+                        components=components.path)
+    assert sc.components_path == str(Path(components.path).resolve())
+    assert sc.combinations[0].config.components.setup_coins[1, 0] == 9

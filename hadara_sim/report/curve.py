@@ -24,6 +24,7 @@ import numpy as np
 import polars as pl
 import statsmodels.api as sm
 from scipy import stats as sps
+from statsmodels.stats.proportion import proportion_confint
 from statsmodels.stats.weightstats import DescrStatsW
 
 from .stats import LEVEL, ReportError
@@ -120,11 +121,18 @@ def per_deal(rows: pl.DataFrame, x: str) -> pl.DataFrame:
             .sort([x, "game"]))
 
 
-def _mean_ci(values: np.ndarray) -> tuple[float, float, float]:
+def mean_ci(values: np.ndarray, share: bool = False) -> tuple[float, float, float]:
+    """Mean and 95% t interval over deals. When every deal has the same value (a tiny run) a win
+    `share` gets the Wilson interval of that proportion, which never has zero width; others none."""
     d = DescrStatsW(values)
-    if len(values) < 2 or d.std == 0:
+    if len(values) < 2:
         return float(d.mean), math.nan, math.nan
-    low, high = d.tconfint_mean(alpha=1 - LEVEL)
+    if d.std == 0:
+        if not share:
+            return float(d.mean), math.nan, math.nan
+        low, high = proportion_confint(round(d.mean * len(values)), len(values), 1 - LEVEL, method="wilson")
+    else:
+        low, high = d.tconfint_mean(alpha=1 - LEVEL)
     return float(d.mean), float(low), float(high)
 
 
@@ -171,15 +179,15 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
     points = []
     for v in values:
         at = deals.filter(pl.col(x) == v)
-        win, win_low, win_high = _mean_ci(at["win"].to_numpy())
-        margin, m_low, m_high = _mean_ci(at["margin"].to_numpy())
+        win, win_low, win_high = mean_ci(at["win"].to_numpy(), share=True)
+        margin, m_low, m_high = mean_ci(at["margin"].to_numpy())
         pairs = at.join(base, on="game")
         point = {"value": float(v), "n": at.height, "rows": int(at["rows"].sum()), "win": win,
                  "win_low": win_low, "win_high": win_high, "margin": margin, "margin_low": m_low,
                  "margin_high": m_high, "paired": pairs.height}
         for what in ("win", "margin"):
             diff = (pairs[what] - pairs[f"{what}_ref"]).to_numpy()
-            mean, low, high = _mean_ci(diff) if v != reference else (0.0, math.nan, math.nan)
+            mean, low, high = mean_ci(diff) if v != reference else (0.0, math.nan, math.nan)
             point |= {f"{what}_diff": mean, f"{what}_diff_low": low, f"{what}_diff_high": high}
         points.append(point)
     fair = float(deals["fair"].mean())
