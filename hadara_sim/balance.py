@@ -23,6 +23,7 @@ import polars as pl
 from statsmodels.stats.weightstats import DescrStatsW
 
 from .components import RANGES, SETUP_VALUES, load_components
+from .report import ReportError
 from .report.curve import Curve, curve, mean_ci, predict
 from .runner import simulate
 
@@ -178,7 +179,10 @@ def suggest(plan: Plan, progress=None) -> tuple[list[Side], list[Suggestion]]:
             key = f"components.setup.{s.name}.{field_}"
             say(f"{s.name} {field_}: {values} x {plan.curve_games:,} games")
             df = simulate(scenario(plan, plan.curve_games, {key: values}), jobs=plan.jobs)
-            candidates.append(candidate(field_, currents[field_], values, curve(df, key), plan.margin))
+            try:
+                candidates.append(candidate(field_, currents[field_], values, curve(df, key), plan.margin))
+            except ReportError as err:  # a tiny run: too few deals held the side
+                candidates.append(Candidate(field_, currents[field_], values, None, note=str(err)))
         suggestions.append(Suggestion(s, candidates, time.perf_counter() - start))
     return sides, suggestions
 
