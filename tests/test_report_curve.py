@@ -81,3 +81,9 @@ def test_report_curve_on_a_tiny_run(tmp_path):
     assert (tmp_path / "charts" / "curve-components-setup-1A-coins.png").stat().st_size > 5000
     bad = CliRunner().invoke(app, ["report", "curve", str(tmp_path / "res"), "--key", "players"])
     assert bad.exit_code == 2 and "not swept" in bad.output and "Traceback" not in bad.output
+
+
+def test_reports_group_by_a_dotted_swept_key():
+    from hadara_sim.report import stats
+
+    assert stats.resolve_by(planted(deals=2), [KEY]) == [COLUMN]
