@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import math
 import time
+import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 from statsmodels.stats.weightstats import DescrStatsW
 
-from .components import RANGES, SETUP_VALUES, load_components
+from .components import RANGES, SETUP_VALUES, ComponentError, load_components, override_problems
 from .report import ReportError
 from .report.curve import Curve, curve, mean_ci, predict
 from .runner import simulate
@@ -96,14 +98,16 @@ class Plan:
     components: str | None = None
     jobs: int = -1
     only: list[str] = field(default_factory=list)  # card sides to look at ("3B"); empty = all unfair
+    overrides: dict = field(default_factory=dict)  # [components] overrides played on top of the set
 
 
 def scenario(plan: Plan, games: int, sweep: dict | None = None) -> dict:
     """The scenario of a baseline or curve run (a dict, as in a TOML file)."""
     data = {"name": "balance", "players": plan.players, "game": "advanced", "policies": [plan.policy],
             "games": games, "seed": plan.seed, "chunk": min(games, 2000), "setup": {"sides": "random"}}
-    if plan.components:
-        data["components"] = str(Path(plan.components).resolve())
+    components = {"path": str(Path(plan.components).resolve())} if plan.components else {}
+    if components or plan.overrides:
+        data["components"] = components | plan.overrides
     if sweep:
         data["sweep"] = sweep
     return data
@@ -116,7 +120,8 @@ def sides_fairness(df: pl.DataFrame, margin: float) -> list[Side]:
     for (card, side), rows in sorted(df.group_by(["setup_card", "setup_side"]), key=lambda kv: kv[0]):
         per_deal = rows.group_by("game").agg(pl.col("win_share").mean())["win_share"].to_numpy()
         win, low, high = mean_ci(per_deal, share=True)
-        p = float(DescrStatsW(per_deal).ttost_mean(fair_share - margin, fair_share + margin)[0])
+        with np.errstate(divide="ignore", invalid="ignore"):  # no spread: p is nan, handled below
+            p = float(DescrStatsW(per_deal).ttost_mean(fair_share - margin, fair_share + margin)[0])
         p = p if math.isfinite(p) else 1.0  # no spread at all (a tiny run): nothing shown equivalent
         out.append(Side(int(card), side, len(per_deal), win, low, high, p, p < 0.05))
     return out
@@ -154,14 +159,43 @@ def candidate(field_: str, current: int, values: list[int], c: Curve, margin: fl
     return cand
 
 
+def baseline(plan: Plan) -> list[Side]:
+    """Every setup card side's win share and equivalence verdict in the plan's baseline run."""
+    return sides_fairness(simulate(scenario(plan, plan.games), jobs=plan.jobs), plan.margin)
+
+
+def read_overrides(path: str | Path, components: str | Path | None = None) -> dict:
+    """The `[components.*]` override tables of a TOML file (such as the fix.toml `suggest` writes),
+    checked against the shipped set; ComponentError names file, line and key of each problem."""
+    from .problems import Problem, toml_error_line
+    from .tomlpos import key_lines, line_of
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError) as err:
+        raise ComponentError([Problem(str(path), None, "", f"cannot be read: {err}")]) from None
+    except tomllib.TOMLDecodeError as err:
+        raise ComponentError([Problem(str(path), toml_error_line(err, text), "", f"not valid TOML: {err}")]) from None
+    overrides = data.get("components", {})
+    if not isinstance(overrides, dict) or set(data) - {"components"}:
+        raise ComponentError([Problem(str(path), None, "", "expected only [components.*] tables of overrides")])
+    lines = key_lines(text)
+    problems = [Problem(str(path), line_of(lines, ("components", *key)), ".".join(map(str, ("components", *key))),
+                        message) for key, message in override_problems(load_components(components), overrides)]
+    if problems:
+        raise ComponentError(problems)
+    return overrides
+
+
 def suggest(plan: Plan, progress=None) -> tuple[list[Side], list[Suggestion]]:
     """The baseline verdicts and a suggestion for each side that is not fair (or each in `only`).
     `progress(text)` is called before each run."""
     say = progress or (lambda text: None)
-    components = load_components(plan.components)
+    components = load_components(plan.components).with_overrides(plan.overrides)
     say(f"baseline: {plan.games:,} games")
-    base = simulate(scenario(plan, plan.games), jobs=plan.jobs)
-    sides = sides_fairness(base, plan.margin)
+    sides = baseline(plan)
     fair_share = 1 / plan.players
     targets = [s for s in sides if (s.name in plan.only if plan.only else not s.fair)]
     suggestions = []

@@ -47,3 +47,19 @@ def test_tiny_suggestion_end_to_end(tmp_path):
     assert "1A" in result.output and (tmp_path / "fix.toml").is_file()
     bad = CliRunner().invoke(app, ["balance", "suggest", "--side", "6C"])
     assert bad.exit_code == 2 and "expected a card and side" in bad.output
+
+
+def test_check_plays_the_overrides_and_refuses_bad_ones_with_file_line_and_key(tmp_path):
+    from hadara_sim.balance import read_overrides
+
+    good = tmp_path / "fix.toml"
+    good.write_text('# a fix\n[components.setup."5B"]\nmilitary = 3\n')
+    assert read_overrides(good) == {"setup": {"5B": {"military": 3}}}
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[components.setup."5B"]\nmilitary = 3\nculture = 30\n')
+    result = CliRunner().invoke(app, ["balance", "check", "--overrides", str(bad)], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and f"{bad}:3: components.setup.5B.culture: 30 is out of range" in result.output
+    result = CliRunner().invoke(app, ["balance", "check", "-p", "2", "-n", "20", "--jobs", "1",
+                                      "--overrides", str(good)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "with 5B: {'military': 3}" in result.output and "TOST p" in result.output
