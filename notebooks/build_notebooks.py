@@ -373,7 +373,7 @@ and every seat's side drawn at random, so each card side lands on a random seat.
 `docs/reports.md`). This notebook plays `HADARA_NOTEBOOK_GAMES` games per combination (default
 2,000, about a minute on two cores); a curve gets at least 400 deals per value, so that even a
 tiny run fits.
-""".replace("{card}", "5B").replace("{field}", "coins")),
+""".replace("{card}", "5B").replace("{field}", "military")),
     code(SETUP.format(default=2000)),
     code('''
 from dataclasses import asdict
@@ -381,7 +381,7 @@ from dataclasses import asdict
 from hadara_sim import balance
 from hadara_sim.report import curve as C
 
-CARD, FIELD = "5B", "coins"
+CARD, FIELD = "5B", "military"
 KEY = f"components.setup.{CARD}.{FIELD}"
 CURVE_GAMES = max(GAMES, 400)
 plan = balance.Plan(players=4, games=GAMES, curve_games=CURVE_GAMES, margin=0.02, seed=1)'''),
@@ -400,7 +400,8 @@ rounded(pl.DataFrame([asdict(s) for s in sides]))'''),
     md("""
 ## 2. The curve of one value
 
-`scenarios/balance-fix.toml` sweeps the coins of setup card 5B. Every value is played on the
+`scenarios/balance-fix.toml` sweeps the starting military of setup card 5B (the change
+`hadara-sim balance suggest` proposes for it, see section 4). Every value is played on the
 same deals, so the differences between values are paired: the luck of the deal cancels.
 `curve` keeps the rows of the seat holding 5B, gives per value the win share and the score
 margin (the seat's total minus the mean of the other seats) with 95% CIs and the paired
@@ -428,7 +429,8 @@ criterion on the fit). Then the fix is played as an override, `[components.setup
 deals, and judged like the baseline.
 """),
     code('''
-current = int(scenario.components.setup_coins[4, 1])
+card = scenario.components.setup_cards[(5, "B")]
+current = dict(zip(["income", "military", "culture", "food"], card.values))[FIELD]
 fix = balance.candidate(FIELD, current, sorted(scenario.sweep[KEY]), c, plan.margin)
 print(f"{CARD} {FIELD}: {fix.current} -> {fix.value}; fitted win share {fix.win:.3f} "
       f"(90% CI {fix.low:.3f} to {fix.high:.3f}); fair within the margin: {fix.fair}. {fix.note}")'''),
@@ -446,6 +448,11 @@ plays the baseline and, for each side that is not fair, the curve of its coins a
 and proposes the change with the smallest worth (`coins + 2.5 x income + military + culture +
 food`). `results/balance/fix.toml` holds the suggested overrides, ready to paste into a scenario;
 the curve charts of every candidate are saved next to it as the evidence.
+
+On the shipped set, with 20,000 baseline games and 8,000 deals per swept value, it found 9 of the
+10 sides not fair at 4 players (only 4A is) and proposed for 5B `military 2 -> 3` (fair at 2.76,
+95% CI 2.40 to 3.13); `hadara-sim balance check --overrides fix.toml --seed 2` plays the fixes on
+new deals.
 
 These numbers hold for the `balanced` policy on every seat, and for the reconstructed component
 values (`docs/components.md`); a fix for human play needs the same check with other policies.
