@@ -106,7 +106,6 @@ def suggest(
         fail(str(err))
     seconds = time.perf_counter() - start
     _sides_table(plan, sides)
-    info = {"scenario": "balance suggest", "games": curve_games, "deals": curve_games}
     for s in suggestions:
         rows = []
         for c in s.candidates:
@@ -117,7 +116,8 @@ def suggest(
                          f"{pct(c.win)} {pct_ci(c.low, c.high)}" if c.value is not None else "–",
                          f"{c.worth:g}" if c.fair else "–", c.note])
             if out is not None and c.curve is not None:
-                fig = chart(c.curve, info)
+                fig = chart(c.curve, {"scenario": f"balance suggest, {s.side.name} {c.field}",
+                                      "games": curve_games * len(c.swept), "deals": curve_games})
                 save(fig, out / f"curve-{s.side.name}-{c.field}.png")
                 fig.clear()
         best = s.best
