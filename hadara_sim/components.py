@@ -9,9 +9,11 @@ and field. The validated set exposes plain Python records and numpy arrays for t
 from __future__ import annotations
 
 import csv
+import difflib
 import hashlib
+import json
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
@@ -42,7 +44,18 @@ SETUP_VALUES = ("coins", *TRACKS)
 SIDES = ("A", "B")
 # Plausibility ranges: a value outside is almost certainly a typo.
 RANGES = {"cost": (0, 40), "points": (0, 20), "track": (0, 10), "coins": (0, 30),
-          "requirement": (0, 60), "colony_coins": (0, 20), "colony_points": (0, 40)}
+          "requirement": (0, 60), "colony_coins": (0, 20), "colony_points": (0, 40),
+          "sell": (0, 20), "medal": (0, 60)}
+# The values an override may change (see `ComponentSet.with_overrides`), by section, with the
+# range each must keep. Structure (ids, epochs, colours, levels, requirements) is never overridden:
+# it decides the deals, which every combination of a sweep shares.
+OVERRIDABLE = {
+    "cards": {"cost": "cost", "points": "points", **{t: "track" for t in TRACKS}},
+    "colonies": {"plunder": "colony_coins", "integrate": "colony_coins", "front_points": "colony_points",
+                 **{f"back_{t}": "track" for t in TRACKS}, "back_points": "colony_points"},
+    "setup": {"coins": "coins", **{t: "track" for t in TRACKS}},
+    "board": {"sell_price": "sell", "silver_price": "medal", "gold_price": "medal"},
+}
 
 
 class ComponentError(InputError):
@@ -152,12 +165,126 @@ class ComponentSet:
         self.statue_points = np.array([s.points for s in self.statues], np.int16)
         self.statue_bonus = np.array([s.bonus for s in self.statues], np.int16)
 
+    def with_overrides(self, overrides: dict) -> "ComponentSet":
+        """This set with single values replaced, e.g. `{"setup": {"3B": {"culture": 4}}}`.
+
+        Sections: `cards` and `colonies` by id, `setup` by initiative and side ("3B"), `board`
+        (`sell_price`, `silver_price`, `gold_price`: three values per epoch, or a table of epoch
+        -> value). Raises ComponentError naming every unknown id or field and out-of-range value.
+        """
+        problems = override_problems(self, overrides)
+        if problems:
+            raise ComponentError([Problem("components", None, ".".join(map(str, path)), message)
+                                  for path, message in problems])
+        if not any(overrides.values()):
+            return self
+        cards = [_overridden(c, overrides.get("cards", {}).get(c.id)) for c in self.cards]
+        colonies = [_overridden(c, overrides.get("colonies", {}).get(c.id)) for c in self.colonies]
+        setup = {key: _overridden(card, overrides.get("setup", {}).get(f"{key[0]}{key[1]}"))
+                 for key, card in self.setup_cards.items()}
+        board = overrides.get("board", {})
+        prices = {name: _prices(getattr(self, attr), board.get(name))
+                  for name, attr in (("sell_price", "sell"), ("silver_price", "silver_price"),
+                                     ("gold_price", "gold_price"))}
+        digest = hashlib.sha256((self.digest + json.dumps(overrides, sort_keys=True)).encode())
+        return replace(self, cards=cards, colonies=colonies, setup_cards=setup, sell=prices["sell_price"],
+                       silver_price=prices["silver_price"], gold_price=prices["gold_price"],
+                       digest=digest.hexdigest()[:16])
+
     def cards_of(self, epoch: int, colour: int, advanced: bool) -> np.ndarray:
         """Indices of the cards that may enter the deck of this epoch and colour."""
         mask = (self.card_epoch == epoch) & (self.card_colour == colour)
         if not advanced:
             mask &= ~self.card_starred
         return np.flatnonzero(mask)
+
+
+def override_problems(components: ComponentSet, overrides) -> list[tuple[tuple, str]]:
+    """Every problem of an override table, as (key path, message): unknown sections, ids and
+    fields, values that are not whole numbers or leave their range, and back points of a colony
+    below its front points."""
+    if not isinstance(overrides, dict):
+        return [((), f"expected a table of overrides, got {overrides!r}")]
+    problems = []
+    known_ids = {"cards": components.card_index, "colonies": {c.id: c for c in components.colonies},
+                 "setup": {f"{i}{s}": None for i, s in components.setup_cards}}
+
+    def value(path, v, range_key):
+        low, high = RANGES[range_key]
+        if isinstance(v, bool) or not isinstance(v, int):
+            problems.append((path, f"expected a whole number, got {v!r}"))
+        elif not low <= v <= high:
+            problems.append((path, f"{v} is out of range {low}..{high}"))
+
+    for section, table in overrides.items():
+        if section not in OVERRIDABLE:
+            problems.append(((section,), f"unknown section '{section}' (known: {', '.join(OVERRIDABLE)})"))
+            continue
+        fields_ = OVERRIDABLE[section]
+        if not isinstance(table, dict):
+            problems.append(((section,), f"expected a table, got {table!r}"))
+            continue
+        if section == "board":
+            for name, v in table.items():
+                if name not in fields_:
+                    problems.append(((section, name), f"unknown field '{name}' (known: {', '.join(fields_)})"))
+                elif isinstance(v, list) and len(v) == len(EPOCHS):
+                    for i, x in enumerate(v):
+                        value((section, name, i), x, fields_[name])
+                elif isinstance(v, dict):
+                    for epoch, x in v.items():
+                        if str(epoch) not in {str(e) for e in EPOCHS}:
+                            problems.append(((section, name, epoch), f"unknown epoch '{epoch}' (epochs: 1, 2, 3)"))
+                        else:
+                            value((section, name, epoch), x, fields_[name])
+                else:
+                    problems.append(((section, name), f"expected {len(EPOCHS)} values (epochs I-III) or a "
+                                                      f"table of epoch = value, got {v!r}"))
+            continue
+        for item, values in table.items():
+            if item not in known_ids[section]:
+                close = difflib.get_close_matches(str(item), list(known_ids[section]), n=1)
+                hint = f"; did you mean '{close[0]}'?" if close else ""
+                what = {"cards": "card id", "colonies": "colony id", "setup": "setup card (initiative and side, e.g. '3B')"}
+                problems.append(((section, item), f"unknown {what[section]} '{item}'{hint}"))
+                continue
+            if not isinstance(values, dict):
+                problems.append(((section, item), f"expected a table of field = value, got {values!r}"))
+                continue
+            before = len(problems)
+            for name, v in values.items():
+                if name not in fields_:
+                    problems.append(((section, item, name), f"unknown field '{name}' (known: {', '.join(fields_)})"))
+                else:
+                    value((section, item, name), v, fields_[name])
+            if section == "colonies" and len(problems) == before:
+                tile = known_ids[section][item]
+                front, back = values.get("front_points", tile.front_points), values.get("back_points", tile.back_points)
+                if back < front:
+                    problems.append(((section, item, "back_points" if "back_points" in values else "front_points"),
+                                     f"back_points {back} would be lower than front_points {front}"))
+    return problems
+
+
+def _overridden(record, values: dict | None):
+    """A card, colony or setup card with some of its values replaced."""
+    if not values:
+        return record
+    changed = {k: v for k, v in values.items() if k in ("cost", "points", "coins", "plunder", "integrate",
+                                                          "front_points", "back_points")}
+    prefix = "back_" if isinstance(record, Colony) else ""
+    attr = "back_values" if isinstance(record, Colony) else "values"
+    tracks = [values.get(prefix + t, old) for t, old in zip(TRACKS, getattr(record, attr))]
+    return replace(record, **changed, **{attr: tuple(tracks)})
+
+
+def _prices(old: tuple[int, int, int], new) -> tuple[int, int, int]:
+    """Per-epoch prices with an override: a full list, or a table of epoch -> value."""
+    if new is None:
+        return old
+    if isinstance(new, list):
+        return tuple(new)
+    return tuple(new.get(str(e), new.get(e, p)) for e, p in zip(EPOCHS, old))
 
 
 def default_components_path() -> Path:
@@ -419,9 +546,9 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
             return frozenset()
         return frozenset(names)
 
-    sell = numbers("sell", "coins", 3, 0, 20)
-    silver = numbers("medals", "silver", 3, 0, 60)
-    gold = numbers("medals", "gold", 3, 0, 60)
+    sell = numbers("sell", "coins", 3, *RANGES["sell"])
+    silver = numbers("medals", "silver", 3, *RANGES["medal"])
+    gold = numbers("medals", "gold", 3, *RANGES["medal"])
     tiles = data.get("bonus_tiles", {}).get("per_colour")
     if not isinstance(tiles, int) or not 1 <= tiles <= 4:
         report("bonus_tiles.per_colour", f"expected a whole number in 1..4, got {tiles!r}")

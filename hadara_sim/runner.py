@@ -179,11 +179,12 @@ def _execute(scenario: Scenario, todo: list[Chunk], jobs: int, backend: str,
     from joblib import Parallel, delayed, parallel_config
 
     combos = scenario.combinations
-    calls = (delayed(play_chunk)(scenario.components, combos[c.combo], scenario.seed, c) for c in todo)
+    calls = (delayed(play_chunk)(combos[c.combo].config.components, combos[c.combo], scenario.seed, c)
+             for c in todo)
     if backend == "local":
         if jobs == 1 or len(todo) <= 1:
             for c in todo:  # in-process: no worker start-up, and exceptions keep their traceback
-                yield play_chunk(scenario.components, combos[c.combo], scenario.seed, c)
+                yield play_chunk(combos[c.combo].config.components, combos[c.combo], scenario.seed, c)
             return
         results = Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)
         try:

@@ -3,7 +3,7 @@
 A scenario names the player count, game kind, component set, the policies and how they take the
 seats, setup cards and sides, the board's colour order, cards granted to seats, the number of games,
 the seed and the chunk size; a `[sweep]` table plays the run once for every combination of listed
-values, on the same deals. See docs/scenarios.md for the format.
+values, on the same deals. `[components.*]` tables override single component values. See docs/scenarios.md for the format.
 
 `load_scenario(path)` returns a `Scenario` whose `combinations` are fully resolved, or raises
 `ScenarioError` listing every problem found with its file, line and key.
@@ -22,7 +22,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .components import ComponentError, ComponentSet, load_components
+from .components import OVERRIDABLE, ComponentError, ComponentSet, load_components, override_problems
 from .constants import COLOURS, EFFECT_IDS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, PURPLE
 from .problems import InputError, Problem, toml_error_line
 from .tomlpos import key_lines, line_of
@@ -43,6 +43,7 @@ POLICY_KEYS = ("policy", "params", "label")
 SETUP_KEYS = ("cards", "sides", "focus_seat")
 BOARD_KEYS = ("colour_order",)
 GRANT_KEYS = ("card", "epoch", "seat")
+COMPONENTS_KEYS = ("path", *OVERRIDABLE)  # a [components] table: the set's path and its overrides
 
 
 # --- problems ---------------------------------------------------------------------------------
@@ -228,14 +229,19 @@ class Config:
     setup: Setup
     colour_order: tuple[int, ...] | None  # deck colour at each board position; None = random
     grants: tuple[GrantEntry, ...]
+    overrides: dict = field(default_factory=dict)  # [components] overrides, e.g. {"setup": {"3B": {...}}}
+    components: ComponentSet | None = field(default=None, compare=False, repr=False)  # with overrides
 
     def to_dict(self) -> dict:
-        return {"players": self.players, "game": GAME_KINDS[self.advanced],
-                "policies": [p.to_dict() for p in self.policies], "assignment": self.assignment,
-                "setup": self.setup.to_dict(),
-                "board": {"colour_order": "random" if self.colour_order is None
-                          else [COLOURS[c] for c in self.colour_order]},
-                "grants": [g.to_dict() for g in self.grants]}
+        out = {"players": self.players, "game": GAME_KINDS[self.advanced],
+               "policies": [p.to_dict() for p in self.policies], "assignment": self.assignment,
+               "setup": self.setup.to_dict(),
+               "board": {"colour_order": "random" if self.colour_order is None
+                         else [COLOURS[c] for c in self.colour_order]},
+               "grants": [g.to_dict() for g in self.grants]}
+        if self.overrides:
+            out["components"] = self.overrides
+        return out
 
 
 @dataclass(frozen=True)
@@ -362,7 +368,9 @@ def parse_scenario(text: str, file: str = "<scenario>", base_dir: str | Path | N
     except tomllib.TOMLDecodeError as err:
         line = toml_error_line(err, text)
         raise ScenarioError([Problem(file, line, "", f"not valid TOML: {err}")]) from None
-    if components is not None:
+    if components is not None and isinstance(data.get("components"), dict):
+        data["components"]["path"] = str(Path(components).resolve())  # the overrides stay
+    elif components is not None:
         data["components"] = str(Path(components).resolve())
     return scenario_from_dict(data, file=file, base_dir=base_dir, default_name=default_name,
                               text=text, lines=key_lines(text))
@@ -383,7 +391,12 @@ def scenario_from_dict(data: dict, file: str = "<scenario>", base_dir: str | Pat
     games = check.integer(data, ("games",), DEFAULT_GAMES, low=1)
     seed = check.integer(data, ("seed",), 0, low=0)
     chunk = check.integer(data, ("chunk",), DEFAULT_CHUNK, low=1)
-    components_path = check.string(data, ("components",), None)
+    raw_components = data.get("components")
+    if isinstance(raw_components, dict):
+        check.unknown_keys(raw_components, ("components",), COMPONENTS_KEYS)
+        components_path = check.string(raw_components, ("components", "path"), None)
+    else:
+        components_path = check.string(data, ("components",), None)
     components = None
     if components_path is not None:
         where = Path(components_path).expanduser()
@@ -396,16 +409,17 @@ def scenario_from_dict(data: dict, file: str = "<scenario>", base_dir: str | Pat
             shown = "\n  ".join(str(p) for p in err.problems[:10])
             more = f"\n  ... and {len(err.problems) - 10} more" if len(err.problems) > 10 else ""
             check.report(("components",), f"the component set at {where} is not valid:\n  {shown}{more}")
-    elif "components" not in data:
+    elif raw_components is None or (isinstance(raw_components, dict) and "path" not in raw_components):
         components = load_components()
     sweep = _read_sweep(data, check)
     if components is None:
         raise ScenarioError(check.problems)
 
     policy_cache: dict[str, str | None] = {}
+    override_cache: dict[str, ComponentSet | list] = {}
     configs: list[tuple[dict, Config]] = []
     if not sweep:  # with a sweep, only the combinations are checked: a swept key's own value is unused
-        base = _config(data, check, components, base_dir, policy_cache)
+        base = _config(data, check, components, base_dir, policy_cache, override_cache)
         if base is not None:
             configs.append(({}, base))
     else:
@@ -430,7 +444,7 @@ def scenario_from_dict(data: dict, file: str = "<scenario>", base_dir: str | Pat
                 break
             count += 1
             check.context = "with " + ", ".join(f"{k} = {_show(v)}" for k, v in values.items()) + ": "
-            config = _config(raw, check, components, base_dir, policy_cache)
+            config = _config(raw, check, components, base_dir, policy_cache, override_cache)
             if config is not None:
                 configs.append((values, config))
         if check.found is not None:
@@ -470,11 +484,15 @@ def _read_sweep(data: dict, check: _Check) -> dict[str, tuple[tuple, list]]:
             check.report(("sweep", key), f"'{key}' is not a scenario key")
             continue
         top = path[0]
-        if top in RUN_KEYS or top == "sweep":
+        if top == "components" and len(path) > 2 and path[1] in OVERRIDABLE:
+            path = tuple(map(str, path))  # ids and epochs are table keys: "3" in silver_price.3
+        elif top in RUN_KEYS or top == "sweep":
+            also = (": sweep single values instead, e.g. \"components.setup.3B.culture\""
+                    if top == "components" else "")
             check.report(("sweep", key), f"'{top}' cannot be swept: a run has one {top} "
-                                         f"(sweepable: {', '.join(SWEEPABLE)})")
+                                         f"(sweepable: {', '.join(SWEEPABLE)}){also}")
             continue
-        if top not in SWEEPABLE:
+        if top not in SWEEPABLE and top != "components":
             check.report(("sweep", key), f"unknown key '{top}'{_suggest(top, SWEEPABLE)} "
                                          f"(sweepable: {', '.join(SWEEPABLE)})")
             continue
@@ -517,6 +535,9 @@ def _apply(raw: dict, path: tuple, value) -> dict:
         elif isinstance(child, str) and path[0] in ("policies", "seats") and depth == 1:
             child = {"policy": child}  # "greedy" -> {policy = "greedy"} to set its params
             node[key] = child
+        elif isinstance(child, str) and path[0] == "components" and depth == 0:
+            child = {"path": child}  # components = "dir" -> {path = "dir"} to override its values
+            node[key] = child
         node = child
     return data
 
@@ -524,8 +545,9 @@ def _apply(raw: dict, path: tuple, value) -> dict:
 # --- one configuration ------------------------------------------------------------------------
 
 def _config(data: dict, check: _Check, components: ComponentSet, base_dir: Path,
-            policy_cache: dict) -> Config | None:
+            policy_cache: dict, override_cache: dict) -> Config | None:
     before = check.count
+    components, overrides = _overrides(data, check, components, override_cache)
     players = check.integer(data, ("players",), DEFAULT_PLAYERS, MIN_PLAYERS, MAX_PLAYERS)
     game = check.string(data, ("game",), "basic", GAME_KINDS)
     advanced = game == "advanced"
@@ -545,7 +567,27 @@ def _config(data: dict, check: _Check, components: ComponentSet, base_dir: Path,
     grants = _grants(data, check, components, players, advanced)
     if check.count > before or players is None:
         return None
-    return Config(players, advanced, tuple(policies), assignment, setup, colour_order, tuple(grants))
+    return Config(players, advanced, tuple(policies), assignment, setup, colour_order, tuple(grants),
+                  overrides, components)
+
+
+def _overrides(data: dict, check: _Check, components: ComponentSet, cache: dict):
+    """The component set with the scenario's `[components.*]` overrides applied, and the overrides."""
+    raw = data.get("components")
+    if not isinstance(raw, dict):
+        return components, {}
+    overrides = {k: v for k, v in raw.items() if k in OVERRIDABLE}
+    if not overrides:
+        return components, {}
+    key = json.dumps(overrides, sort_keys=True)
+    if key not in cache:
+        problems = override_problems(components, overrides)
+        cache[key] = problems or components.with_overrides(overrides)
+    if isinstance(cache[key], list):
+        for path, message in cache[key]:
+            check.report(("components", *path), message)
+        return components, overrides
+    return cache[key], overrides
 
 
 def _policies(data: dict, check: _Check, base_dir: Path, cache: dict):

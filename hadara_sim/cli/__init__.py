@@ -3,7 +3,7 @@
 import typer
 from typer.core import TyperGroup
 
-from . import bench, components, play, policies, show_game, verify
+from . import balance, bench, components, play, policies, show_game, verify
 from . import simulate as simulate_cli
 from . import report as report_cli
 
@@ -63,6 +63,7 @@ def _main(version: bool = typer.Option(False, "--version", "-V", callback=_versi
 app.add_typer(components.app, name="components")
 app.add_typer(policies.app, name="policies")
 app.add_typer(report_cli.app, name="report")
+app.add_typer(balance.app, name="balance")
 play.register(app)
 show_game.register(app)
 verify.register(app)

@@ -186,3 +186,42 @@ def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMA
             fail(str(err))
     console.print(f"summary report: [bold]{path}[/] ({path.stat().st_size / 1024:,.0f} KiB)", highlight=False)
     console.print(f"open it in a browser: {path.resolve().as_uri()}", highlight=False, soft_wrap=True)
+
+
+@app.command()
+def curve(results: Path = RESULTS,
+          key: Optional[str] = typer.Option(None, "--key", "-k", help="The swept numeric key, e.g. "
+                                            "components.setup.3B.culture (default: the only one swept).",
+                                            show_default=False),
+          where: Optional[list[str]] = typer.Option(None, "--where", "-w", help="COLUMN=VALUE: the rows the "
+                                                    "value affects (repeat to combine). Default for a setup "
+                                                    "card value: the seat holding that card and side.",
+                                                    show_default=False),
+          reference: Optional[float] = typer.Option(None, "--reference", help="Value the paired differences "
+                                                    "are taken against (default: the smallest).",
+                                                    show_default=False),
+          out: Optional[Path] = OUT, fmt: str = FORMAT):
+    """Win share and score margin of the affected seat against a swept component value, paired on
+    deals, with a fitted 95% band and the value at which the seat is fair (with its 95% CI)."""
+    from ..report import ReportError
+    from ..report.curve import section, swept_numeric_keys
+    from ..results import read_metadata
+
+    conditions = {}
+    for item in where or []:
+        column, sep, value = item.partition("=")
+        if not sep or not column.strip():
+            fail(f"--where {item}: expected COLUMN=VALUE, e.g. --where seat=0")
+        conditions[column.strip()] = value.strip()
+
+    def build(df, info):
+        chosen = key
+        if chosen is None:
+            keys = swept_numeric_keys(df, read_metadata(results).get("combinations", []))
+            if len(keys) != 1:
+                raise ReportError("choose the swept key with --key; numeric swept keys here: "
+                                  f"{', '.join(keys) or 'none'}")
+            chosen = keys[0]
+        return section(df, info, chosen, conditions or None, reference)[0]
+
+    _run(results, out, fmt, build)

@@ -23,7 +23,7 @@ from scipy import stats as sps
 
 from .. import provenance
 from ..constants import EFFECT_IDS, EFFECTS, EPOCHS
-from ..results import EXTRA_POINTS, SHEET_COLUMNS
+from ..results import EXTRA_POINTS, SHEET_COLUMNS, sweep_column_name
 
 LEVEL = 0.95
 ALPHA = 1 - LEVEL
@@ -101,6 +101,8 @@ def resolve_by(df: pl.DataFrame, by: Sequence[str] | str | None, default: Sequen
             found = [item]
         elif f"sweep_{item}" in df.columns:
             found = [f"sweep_{item}"]
+        elif sweep_column_name(item) in df.columns:  # a dotted swept key: components.setup.3B.culture
+            found = [sweep_column_name(item)]
         elif item.replace("-", "_") in df.columns:
             found = [item.replace("-", "_")]
         else:

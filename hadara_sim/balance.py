@@ -1,0 +1,230 @@
+"""Balance suggestions: for each setup card side that is not fair, the smallest single-value change
+(its coins or one track) that makes it fair, found by running the curve of each value.
+
+A **baseline** run plays the advanced game with the same policy on every seat, setup cards dealt and
+every seat's side drawn at random, so each card side is held by a random seat in a random line-up.
+A side is *fair* when a TOST equivalence test (statsmodels, one value per deal) shows its win share
+within `margin` of 1/P at the 5% level. For a side that is not, each of its five values is swept
+over a few steps in the direction that corrects it (on the same deals), the curve (report/curve.py)
+gives the value at which the side is fair, and the nearest whole value whose fitted win share is
+fair (its 90% CI inside 1/P ± margin, the TOST criterion) becomes a candidate. The suggestion is
+the candidate with the smallest worth of change, `coins + 2.5 x income + military + culture + food`
+(the measure the default set's setup cards were built with, see docs/components.md).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import polars as pl
+from statsmodels.stats.weightstats import DescrStatsW
+
+from .components import RANGES, SETUP_VALUES, ComponentError, load_components, override_problems
+from .report import ReportError
+from .report.curve import Curve, curve, mean_ci, predict
+from .runner import simulate
+
+WORTH = {"coins": 1.0, "income": 2.5, "military": 1.0, "culture": 1.0, "food": 1.0}
+STEPS = {"coins": 2, "income": 1, "military": 1, "culture": 1, "food": 1}  # sweep step per value
+POINTS = 4  # swept values per curve: the current one and three steps towards fair
+
+
+@dataclass(frozen=True)
+class Side:
+    """One setup card side's win share in the baseline, with its equivalence verdict."""
+
+    card: int
+    side: str
+    n: int             # deals in which a seat held this card side
+    win: float
+    low: float         # 95% CI
+    high: float
+    tost_p: float      # TOST p-value for |win - 1/P| < margin
+    fair: bool
+
+    @property
+    def name(self) -> str:
+        return f"{self.card}{self.side}"
+
+
+@dataclass
+class Candidate:
+    """One value of a side tried: where its curve crosses fair, and the whole value proposed."""
+
+    field: str
+    current: int
+    swept: list[int]
+    curve: Curve | None
+    value: int | None = None     # the proposed whole value (None: no crossing, or none fair)
+    win: float = math.nan        # fitted win share at `value`, with its 90% CI
+    low: float = math.nan
+    high: float = math.nan
+    fair: bool = False
+    note: str = ""
+
+    @property
+    def worth(self) -> float:
+        return math.inf if self.value is None else abs(self.value - self.current) * WORTH[self.field]
+
+
+@dataclass
+class Suggestion:
+    side: Side
+    candidates: list[Candidate]
+    seconds: float
+
+    @property
+    def best(self) -> Candidate | None:
+        """The fair candidate with the smallest worth of change (None when no candidate is fair)."""
+        fair = [c for c in self.candidates if c.fair]
+        return min(fair, key=lambda c: (c.worth, c.high - c.low)) if fair else None
+
+
+@dataclass
+class Plan:
+    """What `suggest` plays: the baseline and every curve."""
+
+    players: int = 4
+    policy: str = "balanced"
+    games: int = 20000        # baseline deals
+    curve_games: int = 8000   # deals per swept value
+    margin: float = 0.02      # equivalence margin on the win share
+    seed: int = 1
+    components: str | None = None
+    jobs: int = -1
+    only: list[str] = field(default_factory=list)  # card sides to look at ("3B"); empty = all unfair
+    overrides: dict = field(default_factory=dict)  # [components] overrides played on top of the set
+
+
+def scenario(plan: Plan, games: int, sweep: dict | None = None) -> dict:
+    """The scenario of a baseline or curve run (a dict, as in a TOML file)."""
+    data = {"name": "balance", "players": plan.players, "game": "advanced", "policies": [plan.policy],
+            "games": games, "seed": plan.seed, "chunk": min(games, 2000), "setup": {"sides": "random"}}
+    components = {"path": str(Path(plan.components).resolve())} if plan.components else {}
+    if components or plan.overrides:
+        data["components"] = components | plan.overrides
+    if sweep:
+        data["sweep"] = sweep
+    return data
+
+
+def sides_fairness(df: pl.DataFrame, margin: float) -> list[Side]:
+    """Win share of every setup card side (one value per deal) against 1/P, with a TOST verdict."""
+    out = []
+    fair_share = float((1 / df["players"]).mean())
+    for (card, side), rows in sorted(df.group_by(["setup_card", "setup_side"]), key=lambda kv: kv[0]):
+        per_deal = rows.group_by("game").agg(pl.col("win_share").mean())["win_share"].to_numpy()
+        win, low, high = mean_ci(per_deal, share=True)
+        with np.errstate(divide="ignore", invalid="ignore"):  # no spread: p is nan, handled below
+            p = float(DescrStatsW(per_deal).ttost_mean(fair_share - margin, fair_share + margin)[0])
+        p = p if math.isfinite(p) else 1.0  # no spread at all (a tiny run): nothing shown equivalent
+        out.append(Side(int(card), side, len(per_deal), win, low, high, p, p < 0.05))
+    return out
+
+
+def swept_values(field_: str, current: int, too_strong: bool) -> list[int]:
+    """The current value and up to three steps towards fair, inside the value's range."""
+    low, high = RANGES["coins" if field_ == "coins" else "track"]
+    step = -STEPS[field_] if too_strong else STEPS[field_]
+    values = [current + k * step for k in range(POINTS)]
+    return sorted(v for v in values if low <= v <= high)
+
+
+def candidate(field_: str, current: int, values: list[int], c: Curve, margin: float) -> Candidate:
+    """The whole value nearest the curve's crossing whose fitted win share is fair."""
+    cand = Candidate(field_, current, values, c)
+    if not c.win.found:
+        cand.note = f"the win share does not move with {field_} (slope p = {c.win.slope_p:.2g})"
+        return cand
+    low, high = RANGES["coins" if field_ == "coins" else "track"]
+    centre = int(round(c.win.value))
+    tried = sorted({v for v in (centre, centre - 1, centre + 1) if low <= v <= high},
+                   key=lambda v: abs(v - c.win.value))
+    if not tried:
+        cand.note = f"fair at {c.win.value:.2f}, outside the range {low}..{high}"
+        return cand
+    fits = [(v, *predict(c, v, alpha=0.10)) for v in tried]
+    fair = [f for f in fits if c.fair - margin < f[2] and f[3] < c.fair + margin]
+    cand.value, cand.win, cand.low, cand.high = fair[0] if fair else min(fits, key=lambda f: abs(f[1] - c.fair))
+    cand.fair = bool(fair)
+    if not fair:
+        cand.note = f"no whole value near {c.win.value:.2f} is fair within ±{100 * margin:g} pp; the closest is shown"
+    elif c.win.extrapolated:
+        cand.note = "extrapolated beyond the swept values: confirm with a run at that value"
+    return cand
+
+
+def baseline(plan: Plan) -> list[Side]:
+    """Every setup card side's win share and equivalence verdict in the plan's baseline run."""
+    return sides_fairness(simulate(scenario(plan, plan.games), jobs=plan.jobs), plan.margin)
+
+
+def read_overrides(path: str | Path, components: str | Path | None = None) -> dict:
+    """The `[components.*]` override tables of a TOML file (such as the fix.toml `suggest` writes),
+    checked against the shipped set; ComponentError names file, line and key of each problem."""
+    from .problems import Problem, toml_error_line
+    from .tomlpos import key_lines, line_of
+
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError) as err:
+        raise ComponentError([Problem(str(path), None, "", f"cannot be read: {err}")]) from None
+    except tomllib.TOMLDecodeError as err:
+        raise ComponentError([Problem(str(path), toml_error_line(err, text), "", f"not valid TOML: {err}")]) from None
+    overrides = data.get("components", {})
+    if not isinstance(overrides, dict) or set(data) - {"components"}:
+        raise ComponentError([Problem(str(path), None, "", "expected only [components.*] tables of overrides")])
+    lines = key_lines(text)
+    problems = [Problem(str(path), line_of(lines, ("components", *key)), ".".join(map(str, ("components", *key))),
+                        message) for key, message in override_problems(load_components(components), overrides)]
+    if problems:
+        raise ComponentError(problems)
+    return overrides
+
+
+def suggest(plan: Plan, progress=None) -> tuple[list[Side], list[Suggestion]]:
+    """The baseline verdicts and a suggestion for each side that is not fair (or each in `only`).
+    `progress(text)` is called before each run."""
+    say = progress or (lambda text: None)
+    components = load_components(plan.components).with_overrides(plan.overrides)
+    say(f"baseline: {plan.games:,} games")
+    sides = baseline(plan)
+    fair_share = 1 / plan.players
+    targets = [s for s in sides if (s.name in plan.only if plan.only else not s.fair)]
+    suggestions = []
+    for s in targets:
+        start = time.perf_counter()
+        card = components.setup_cards[(s.card, s.side)]
+        currents = {"coins": card.coins, **dict(zip(SETUP_VALUES[1:], card.values))}
+        candidates = []
+        for field_ in SETUP_VALUES:
+            values = swept_values(field_, currents[field_], s.win > fair_share)
+            if len(values) < 2:
+                candidates.append(Candidate(field_, currents[field_], values, None,
+                                            note=f"{field_} cannot move further ({currents[field_]})"))
+                continue
+            key = f"components.setup.{s.name}.{field_}"
+            say(f"{s.name} {field_}: {values} x {plan.curve_games:,} games")
+            df = simulate(scenario(plan, plan.curve_games, {key: values}), jobs=plan.jobs)
+            try:
+                candidates.append(candidate(field_, currents[field_], values, curve(df, key), plan.margin))
+            except ReportError as err:  # a tiny run: too few deals held the side
+                candidates.append(Candidate(field_, currents[field_], values, None, note=str(err)))
+        suggestions.append(Suggestion(s, candidates, time.perf_counter() - start))
+    return sides, suggestions
+
+
+def fix_overrides(suggestions: list[Suggestion]) -> dict:
+    """The suggested changes as a `[components]` override table."""
+    setup = {}
+    for s in suggestions:
+        if s.best is not None:
+            setup.setdefault(s.side.name, {})[s.best.field] = s.best.value
+    return {"setup": setup} if setup else {}

@@ -1,0 +1,147 @@
+"""`hadara-sim balance suggest|check`: the smallest fix of each unfair setup card side, and the
+fairness of every side with a set of overrides (thin layer over hadara_sim.balance)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from .common import console, fail
+from .report import print_table
+
+app = typer.Typer(help="Balance what-ifs: changes of component values that make the game fair.",
+                  no_args_is_help=True)
+
+PLAYERS = typer.Option(4, "--players", "-p", min=2, max=5, help="Player count.")
+POLICY = typer.Option("balanced", "--policy", help="The policy on every seat.")
+GAMES = typer.Option(20000, "--games", "-n", min=10, help="Games of the baseline run.")
+MARGIN = typer.Option(0.02, "--margin", min=0.001, max=0.5,
+                      help="Equivalence margin on the win share (0.02 = ±2 percentage points).")
+SEED = typer.Option(1, "--seed", "-s", min=0, help="Seed of the deals.")
+JOBS = typer.Option(-1, "--jobs", "-j", help="Parallel processes (-1: all cores).")
+COMPONENTS = typer.Option(None, "--components", help="Directory of a component set (default: the shipped "
+                          "reconstruction).", show_default=False)
+OVERRIDES = typer.Option(None, "--overrides", help="A TOML file of [components.*] overrides played on top "
+                         "of the set, e.g. the fix.toml written by `suggest --out`.", show_default=False)
+
+
+def _plan(players, policy, games, margin, seed, jobs, components, overrides, curve_games=0, side=None):
+    from ..balance import Plan, read_overrides
+    from ..components import ComponentError
+
+    for name in side or []:
+        if len(name) != 2 or name[0] not in "12345" or name[1] not in "AB":
+            fail(f"--side {name}: expected a card and side like 3B (initiative 1..5, side A or B)")
+    try:
+        table = read_overrides(overrides, components) if overrides else {}
+    except ComponentError as err:
+        fail("the overrides are not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
+    return Plan(players, policy, games, curve_games, margin, seed, str(components) if components else None,
+                jobs, list(side or []), table)
+
+
+def _sides_table(plan, sides) -> None:
+    from ..report.sections import Table, pct, pct_ci
+
+    changed = ", ".join(f"{k}: {v}" for k, v in plan.overrides.get("setup", {}).items())
+    print_table(Table(
+        f"Setup card sides at {plan.players} players ({plan.policy} on every seat, advanced game, sides at "
+        f"random{'; with ' + changed if changed else ''})",
+        ["side", "n deals", "win share", "95% CI", "TOST p", f"fair within ±{100 * plan.margin:g} pp"],
+        [[s.name, f"{s.n:,}", pct(s.win), pct_ci(s.low, s.high), f"{s.tost_p:.3g}", "yes" if s.fair else "NO"]
+         for s in sides],
+        caption=f"fair share 1/P = {100 / plan.players:.1f}%; TOST: two one-sided t-tests over deals at 5%",
+        marked=[not s.fair for s in sides]))
+
+
+@app.command()
+def check(players: int = PLAYERS, policy: str = POLICY, games: int = GAMES, margin: float = MARGIN,
+          seed: int = SEED, jobs: int = JOBS, components: Optional[Path] = COMPONENTS,
+          overrides: Optional[Path] = OVERRIDES):
+    """Win share of every setup card side with an equivalence verdict (TOST against 1/P), on the
+    component set with the given overrides: check a fix on new deals (another --seed)."""
+    from ..balance import baseline
+
+    plan = _plan(players, policy, games, margin, seed, jobs, components, overrides)
+    start = time.perf_counter()
+    with console.status(f"{games:,} games"):
+        sides = baseline(plan)
+    _sides_table(plan, sides)
+    console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
+
+
+@app.command()
+def suggest(
+    players: int = PLAYERS, policy: str = POLICY, games: int = GAMES,
+    curve_games: int = typer.Option(8000, "--curve-games", min=10, help="Games per swept value of each curve."),
+    margin: float = MARGIN, seed: int = SEED, jobs: int = JOBS,
+    side: Optional[list[str]] = typer.Option(None, "--side", help="Only these card sides (e.g. 3B; repeat); "
+                                             "default: every side that is not fair.", show_default=False),
+    components: Optional[Path] = COMPONENTS, overrides: Optional[Path] = OVERRIDES,
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Directory for the curve charts and "
+                                       "fix.toml, the suggested overrides.", show_default=False),
+):
+    """For every setup card side that is not fair within the margin (TOST against 1/P), the smallest
+    single change of its coins or one track that makes it fair, found by running its curves."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from ..balance import fix_overrides, suggest as run_suggest
+    from ..components import ComponentError
+    from ..report.charts import save
+    from ..report.curve import chart
+    from ..report.sections import Table, pct, pct_ci
+
+    plan = _plan(players, policy, games, margin, seed, jobs, components, overrides, curve_games, side)
+    start = time.perf_counter()
+    try:
+        with console.status("baseline") as status:
+            sides, suggestions = run_suggest(plan, progress=lambda text: status.update(text))
+    except ComponentError as err:
+        fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
+    except ValueError as err:
+        fail(str(err))
+    seconds = time.perf_counter() - start
+    _sides_table(plan, sides)
+    for s in suggestions:
+        rows = []
+        for c in s.candidates:
+            crossing = (f"{c.curve.win.value:.2f} [{c.curve.win.low:.2f}, {c.curve.win.high:.2f}]"
+                        if c.curve is not None and c.curve.win.found else "–")
+            proposed = f"{c.current} → {c.value}" if c.value is not None else "–"
+            rows.append([c.field, str(c.current), ", ".join(map(str, c.swept)), crossing, proposed,
+                         f"{pct(c.win)} {pct_ci(c.low, c.high)}" if c.value is not None else "–",
+                         f"{c.worth:g}" if c.fair else "–", c.note])
+            if out is not None and c.curve is not None:
+                fig = chart(c.curve, {"scenario": f"balance suggest, {s.side.name} {c.field}",
+                                      "games": curve_games * len(c.swept), "deals": curve_games})
+                save(fig, out / f"curve-{s.side.name}-{c.field}.png")
+                fig.clear()
+        best = s.best
+        print_table(Table(
+            f"{s.side.name}: win share {pct(s.side.win)} {pct_ci(s.side.low, s.side.high)}; the curve of each value",
+            ["value", "now", "swept", "fair at (95% CI)", "proposed", "fitted win share (90% CI)", "worth", "note"],
+            rows, marked=[c is best for c in s.candidates],
+            caption=f"{curve_games:,} deals per swept value; {s.seconds:.0f} s"))
+        if best is None:
+            console.print(f"[bold]{s.side.name}[/]: no single whole-value change is fair within the margin", highlight=False)
+        else:
+            console.print(f"[bold]{s.side.name}: {best.field} {best.current} → {best.value}[/] "
+                          f"(fair at {best.curve.win.value:.2f}, 95% CI {best.curve.win.low:.2f} to "
+                          f"{best.curve.win.high:.2f}; fitted win share {pct(best.win)}, 90% CI "
+                          f"{pct_ci(best.low, best.high)})", highlight=False)
+    if not suggestions:
+        console.print(f"Every setup card side is fair within ±{100 * margin:g} pp.")
+    if out is not None:
+        out.mkdir(parents=True, exist_ok=True)
+        fix = fix_overrides(suggestions)
+        lines = [f"# hadara-sim balance suggest --players {players} --policy {policy} --games {games} "
+                 f"--curve-games {curve_games} --margin {margin} --seed {seed}"]
+        for name, values in fix.get("setup", {}).items():
+            lines += [f'[components.setup."{name}"]', *(f"{k} = {v}" for k, v in values.items())]
+        (out / "fix.toml").write_text("\n".join(lines) + "\n")
+        console.print(f"suggested overrides: {out / 'fix.toml'}", highlight=False)
+    console.print(f"took {seconds:.0f} s", highlight=False)

@@ -1,0 +1,284 @@
+"""The fair value of a component: the affected seat's win share and score against a swept value.
+
+A sweep of one component value (`"components.setup.3B.culture" = [2, 3, 4, 5]`) plays every value
+on the same deals. For the rows the value affects (the seat holding setup card 3 on side B, or rows
+chosen with `where`), `curve` gives per value the mean win share and the score margin (the seat's
+total minus the mean of the other seats of its game), each with n and a 95% CI, the paired
+difference to a reference value on the same deals, and two fits over all values:
+
+- win share: a binomial GLM with logit link (statsmodels), win share per deal as the response;
+- score margin: a linear model (Gaussian GLM).
+
+Both use cluster-robust standard errors by deal, since one deal is played under every value. The
+crossing of fair (win share 1/P, score margin 0) is where the fitted line meets it, with a 95% CI
+by the delta method; the band is the 95% CI of the fitted mean.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass, field
+
+import numpy as np
+import polars as pl
+import statsmodels.api as sm
+from scipy import stats as sps
+from statsmodels.stats.proportion import proportion_confint
+from statsmodels.stats.weightstats import DescrStatsW
+
+from .stats import LEVEL, ReportError
+
+SETUP_KEY = re.compile(r"^components\.setup\.([1-5])([AB])\.(\w+)$")
+
+
+@dataclass(frozen=True)
+class Crossing:
+    """Where a fitted line meets fair: `value` with its 95% CI; nan when the slope is not
+    significant (no crossing can be placed)."""
+
+    value: float
+    low: float
+    high: float
+    slope_p: float       # p-value of the slope (cluster-robust Wald test)
+    extrapolated: bool   # the crossing lies outside the swept values
+
+    @property
+    def found(self) -> bool:
+        return math.isfinite(self.value)
+
+
+@dataclass
+class Curve:
+    key: str
+    where: str                   # which rows the value affects, in words
+    fair: float                  # fair win share (mean 1/P of the affected rows)
+    reference: float             # the value paired differences are taken against
+    points: pl.DataFrame         # one row per value: n, win share and margin with CIs, paired diffs
+    band: pl.DataFrame           # x, fitted win share and margin with their 95% CI
+    win: Crossing
+    score: Crossing
+    fits: dict = field(default_factory=dict, repr=False)  # "win"/"score" -> statsmodels results
+
+
+def sweep_column(key: str) -> str:
+    from ..results import sweep_column_name
+
+    return sweep_column_name(key)
+
+
+def swept_numeric_keys(df: pl.DataFrame, combinations: list[dict]) -> list[str]:
+    """The swept keys whose values are all numbers (candidates for a curve)."""
+    keys = []
+    for combo in combinations:
+        for key, value in combo.get("sweep", {}).items():
+            if key not in keys and isinstance(value, (int, float)) and not isinstance(value, bool):
+                keys.append(key)
+    return [k for k in keys if sweep_column(k) in df.columns and df[sweep_column(k)].dtype.is_numeric()]
+
+
+def affected(df: pl.DataFrame, key: str, where: dict[str, str] | None = None) -> tuple[pl.DataFrame, str]:
+    """The rows a swept value affects and how they were chosen: for a setup card value the seats
+    holding that card and side; otherwise the rows matching `where` (column -> value)."""
+    conditions, words = [], []
+    found = SETUP_KEY.match(key)
+    if found and not where:
+        card, side = int(found.group(1)), found.group(2)
+        conditions = [pl.col("setup_card") == card, pl.col("setup_side") == side]
+        words = [f"the seat holding setup card {card} side {side}"]
+    elif where:
+        for column, text in where.items():
+            if column not in df.columns:
+                raise ReportError(f"--where {column}: no such column (columns: {', '.join(df.columns)})")
+            dtype = df[column].dtype
+            try:
+                value = text if dtype == pl.String else pl.Series([text]).cast(dtype, strict=True)[0]
+            except Exception:
+                raise ReportError(f"--where {column}={text}: not a value of column {column} ({dtype})") from None
+            conditions.append(pl.col(column) == value)
+            words.append(f"{column} = {text}")
+    else:
+        raise ReportError(f"which seats does {key} affect? The results do not record card or colony "
+                          "ownership: choose the rows with --where COLUMN=VALUE (e.g. --where "
+                          "policy_label=greedy or --where seat=0)")
+    rows = df.filter(pl.all_horizontal(conditions))
+    if rows.is_empty():
+        raise ReportError(f"no rows with {' and '.join(words)}")
+    return rows, " and ".join(words)
+
+
+def with_margin(df: pl.DataFrame) -> pl.DataFrame:
+    """`margin`: each row's total minus the mean total of the other seats of its game."""
+    other = (pl.col("total").sum().over(["combo", "game"]) - pl.col("total")) / (pl.col("players") - 1)
+    return df.with_columns(margin=pl.col("total") - other)
+
+
+def per_deal(rows: pl.DataFrame, x: str) -> pl.DataFrame:
+    """One row per (value, deal): mean win share, margin and fair share of the affected rows."""
+    return (rows.group_by([x, "game"])
+            .agg(win=pl.col("win_share").mean(), margin=pl.col("margin").mean(),
+                 fair=(1 / pl.col("players")).mean(), rows=pl.len())
+            .sort([x, "game"]))
+
+
+def mean_ci(values: np.ndarray, share: bool = False) -> tuple[float, float, float]:
+    """Mean and 95% t interval over deals. When every deal has the same value (a tiny run) a win
+    `share` gets the Wilson interval of that proportion, which never has zero width; others none."""
+    d = DescrStatsW(values)
+    if len(values) < 2:
+        return float(d.mean), math.nan, math.nan
+    if d.std == 0:
+        if not share:
+            return float(d.mean), math.nan, math.nan
+        low, high = proportion_confint(round(d.mean * len(values)), len(values), 1 - LEVEL, method="wilson")
+    else:
+        low, high = d.tconfint_mean(alpha=1 - LEVEL)
+    return float(d.mean), float(low), float(high)
+
+
+def fit(deals: pl.DataFrame, x: str, response: str):
+    """The cluster-robust GLM of `response` ("win": binomial, logit; "margin": Gaussian) on the value."""
+    exog = sm.add_constant(deals[x].cast(pl.Float64).to_numpy())
+    family = sm.families.Binomial() if response == "win" else sm.families.Gaussian()
+    model = sm.GLM(deals[response].to_numpy(), exog, family=family)  # one value per deal, as in stats.py
+    groups = deals["game"].to_numpy()
+    return model.fit(cov_type="cluster", cov_kwds={"groups": groups})
+
+
+def crossing(result, target: float, values: np.ndarray) -> Crossing:
+    """The value where the fitted linear predictor equals `target` (on the link scale), with a 95%
+    CI by the delta method; nan when the slope is not significant at 5%."""
+    b0, b1 = result.params
+    p = float(result.pvalues[1])
+    if not np.isfinite(b1) or b1 == 0 or p >= 1 - LEVEL:
+        return Crossing(math.nan, math.nan, math.nan, p, False)
+    x = (target - b0) / b1
+    grad = np.array([-1 / b1, -(target - b0) / b1 ** 2])
+    se = math.sqrt(float(grad @ result.cov_params() @ grad))
+    z = sps.norm.ppf(0.5 + LEVEL / 2)
+    return Crossing(float(x), float(x - z * se), float(x + z * se), p,
+                    bool(x < values.min() or x > values.max()))
+
+
+def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
+          reference: float | None = None) -> Curve:
+    """The curve of `key` (a swept numeric key) for the rows it affects; paired differences are
+    taken against `reference` (default: the smallest swept value)."""
+    x = sweep_column(key)
+    if x not in df.columns:
+        raise ReportError(f"'{key}' is not swept in this dataset")
+    rows, words = affected(with_margin(df), key, where)
+    deals = per_deal(rows, x)
+    values = np.sort(deals[x].unique().to_numpy())
+    if len(values) < 2:
+        raise ReportError(f"'{key}' takes one value only in these rows: a curve needs two or more")
+    reference = values[0] if reference is None else reference
+    if reference not in values:
+        raise ReportError(f"reference {reference} is not a swept value ({', '.join(map(str, values))})")
+    base = deals.filter(pl.col(x) == reference).select("game", win_ref="win", margin_ref="margin")
+    points = []
+    for v in values:
+        at = deals.filter(pl.col(x) == v)
+        win, win_low, win_high = mean_ci(at["win"].to_numpy(), share=True)
+        margin, m_low, m_high = mean_ci(at["margin"].to_numpy())
+        pairs = at.join(base, on="game")
+        point = {"value": float(v), "n": at.height, "rows": int(at["rows"].sum()), "win": win,
+                 "win_low": win_low, "win_high": win_high, "margin": margin, "margin_low": m_low,
+                 "margin_high": m_high, "paired": pairs.height}
+        for what in ("win", "margin"):
+            diff = (pairs[what] - pairs[f"{what}_ref"]).to_numpy()
+            mean, low, high = mean_ci(diff) if v != reference else (0.0, math.nan, math.nan)
+            point |= {f"{what}_diff": mean, f"{what}_diff_low": low, f"{what}_diff_high": high}
+        points.append(point)
+    fair = float(deals["fair"].mean())
+    fits = {"win": fit(deals, x, "win"), "score": fit(deals, x, "margin")}
+    grid = np.linspace(values.min(), values.max(), 50)
+    band = {"x": grid}
+    for name, res in fits.items():
+        frame = res.get_prediction(sm.add_constant(grid)).summary_frame(alpha=1 - LEVEL)
+        band |= {name: frame["mean"].to_numpy(), f"{name}_low": frame["mean_ci_lower"].to_numpy(),
+                 f"{name}_high": frame["mean_ci_upper"].to_numpy()}
+    logit_fair = math.log(fair / (1 - fair))
+    return Curve(key, words, fair, float(reference), pl.DataFrame(points), pl.DataFrame(band),
+                 crossing(fits["win"], logit_fair, values), crossing(fits["score"], 0.0, values), fits)
+
+
+def predict(c: Curve, value: float, alpha: float = 1 - LEVEL) -> tuple[float, float, float]:
+    """The fitted win share at `value` with its (1 - alpha) CI."""
+    frame = c.fits["win"].get_prediction(np.array([[1.0, value]])).summary_frame(alpha=alpha)
+    return float(frame["mean"].iloc[0]), float(frame["mean_ci_lower"].iloc[0]), float(frame["mean_ci_upper"].iloc[0])
+
+
+# --- presentation -----------------------------------------------------------------------------
+
+def describe(c: Crossing, unit: str = "") -> str:
+    if not c.found:
+        return f"no crossing: the fitted slope is not significant (p = {c.slope_p:.2g})"
+    text = f"{c.value:.2f} (95% CI {c.low:.2f} to {c.high:.2f})"
+    return text + (" — extrapolated beyond the swept values" if c.extrapolated else "")
+
+
+def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None = None,
+            reference: float | None = None):
+    """The curve report: a table per value, the crossings, and the chart."""
+    from .sections import Section, Table, num, num_ci, pct, pct_ci, pp, pp_ci
+
+    c = curve(df, key, where, reference)
+    rows = []
+    for p in c.points.to_dicts():
+        rows.append([f"{p['value']:g}", f"{p['n']:,}", pct(p["win"]), pct_ci(p["win_low"], p["win_high"]),
+                     pp(p["win_diff"]), pp_ci(p["win_diff_low"], p["win_diff_high"]),
+                     num(p["margin"], sign=True), num_ci(p["margin_low"], p["margin_high"], sign=True)])
+    table = Table(f"{key}: {c.where}",
+                  ["value", "n deals", "win share", "95% CI", f"vs {c.reference:g} (paired)", "95% CI",
+                   "score margin", "95% CI"], rows,
+                  caption=f"fair win share {100 * c.fair:.1f}% (1/P); score margin = the seat's total minus "
+                          "the mean of the other seats; paired = the same deals at both values",
+                  data=c.points)
+    crossings = Table("Value at which the seat is fair (fit over all values, cluster-robust by deal)",
+                      ["measure", "fair at", "fit"],
+                      [["win share = 1/P", describe(c.win), f"logit GLM, slope p = {c.win.slope_p:.2g}"],
+                       ["score margin = 0", describe(c.score), f"linear, slope p = {c.score.slope_p:.2g}"]])
+    s = Section("curve", f"Curve of {key}", f"Win share and score margin of {c.where} against {key}.",
+                tables=[table, crossings])
+    s.figures.append((f"curve-{_stem(key)}", chart(c, info)))
+    return s, c
+
+
+def _stem(key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "-", key).strip("-")
+
+
+def chart(c: Curve, info: dict):
+    """Two panels: win share and score margin against the value, with the fit's 95% band, fair
+    dashed and the crossing with its CI shaded."""
+    from .charts import BLUE, GREY, ORANGE, _figure, _finish, _legend_above, footer
+
+    fig = _figure(11, 4.6)
+    pts, band = c.points, c.band
+    for i, (name, fair, label, scale) in enumerate([("win", c.fair, "win share (%)", 100),
+                                                     ("margin", 0.0, "score margin (points)", 1)]):
+        ax = fig.add_subplot(1, 2, i + 1)
+        fitted = "win" if name == "win" else "score"
+        ax.fill_between(band["x"], band[f"{fitted}_low"] * scale, band[f"{fitted}_high"] * scale,
+                        color=BLUE, alpha=0.18, lw=0, label="fit, 95% band")
+        ax.plot(band["x"], band[fitted] * scale, color=BLUE, lw=1.6)
+        mean = pts[name].to_numpy() * scale
+        err = np.vstack([mean - pts[f"{name}_low"].to_numpy() * scale, pts[f"{name}_high"].to_numpy() * scale - mean])
+        ax.errorbar(pts["value"], mean, yerr=np.nan_to_num(err), fmt="o", color=BLUE, capsize=4,
+                    label="per value, 95% CI")
+        ax.axhline(fair * scale, color=GREY, ls="--", lw=1.2,
+                   label=f"fair {fair * scale:.1f}%" if name == "win" else "fair (0)")
+        cross = c.win if name == "win" else c.score
+        if cross.found:
+            ax.axvspan(cross.low, cross.high, color=ORANGE, alpha=0.15, lw=0)
+            ax.axvline(cross.value, color=ORANGE, lw=1.4, label=f"fair at {cross.value:.2f} [{cross.low:.2f}, {cross.high:.2f}]")
+        ax.set_xlabel(c.key)
+        ax.set_ylabel(label)
+        ax.set_xticks(pts["value"].to_list())
+        ax.grid(alpha=0.3)
+        _legend_above(ax, ncol=2)
+    n = int(pts["n"].sum())
+    return _finish(fig, f"Fair value of {c.key} for {c.where}",
+                   footer(info, f"{n:,} (value, deal) pairs", "bars: 95% CI over deals; band: 95% CI of the "
+                                                             "cluster-robust fit; crossing CI: delta method"))

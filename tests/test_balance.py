@@ -1,0 +1,65 @@
+"""`balance suggest`: equivalence verdicts per setup card side, the values swept towards fair, and a
+tiny end-to-end suggestion."""
+
+import numpy as np
+import polars as pl
+from typer.testing import CliRunner
+
+from hadara_sim.balance import Plan, fix_overrides, sides_fairness, suggest, swept_values
+from hadara_sim.cli import app
+
+
+def sides_data(deals=4000, strong=0.35, seed=0) -> pl.DataFrame:
+    """2-player deals: card 1A (win share `strong`) against 2A."""
+    rng = np.random.default_rng(seed)
+    wins = (rng.random(deals) < strong).astype(float)
+    return pl.DataFrame({"game": np.repeat(np.arange(deals), 2), "players": 2,
+                         "setup_card": np.tile([1, 2], deals), "setup_side": "A",
+                         "win_share": np.column_stack([wins, 1 - wins]).ravel()})
+
+
+def test_unfair_side_flagged_and_fair_side_passes():
+    sides = sides_fairness(sides_data(strong=0.35), margin=0.03)
+    assert [(s.name, s.fair) for s in sides] == [("1A", False), ("2A", False)]
+    assert sides[0].low < 0.35 < sides[0].high and sides[0].n == 4000
+    fair = sides_fairness(sides_data(strong=0.5), margin=0.03)
+    assert all(s.fair and s.tost_p < 0.05 for s in fair)
+
+
+def test_values_swept_towards_fair_within_range():
+    assert swept_values("coins", 12, too_strong=True) == [6, 8, 10, 12]
+    assert swept_values("coins", 2, too_strong=True) == [0, 2]
+    assert swept_values("culture", 4, too_strong=False) == [4, 5, 6, 7]
+    assert swept_values("food", 0, too_strong=True) == [0]
+
+
+def test_tiny_suggestion_end_to_end(tmp_path):
+    plan = Plan(players=2, games=60, curve_games=40, margin=0.05, jobs=1, only=["5B"])
+    sides, [s] = suggest(plan)
+    assert len(sides) == 10 and s.side.name == "5B"
+    assert [c.field for c in s.candidates] == ["coins", "income", "military", "culture", "food"]
+    assert s.candidates[0].current == 12 and (12 in s.candidates[0].swept)
+    assert fix_overrides([s]) == ({"setup": {"5B": {s.best.field: s.best.value}}} if s.best else {})
+    result = CliRunner().invoke(app, ["balance", "suggest", "-p", "2", "-n", "60", "--curve-games", "30",
+                                      "--side", "1A", "--jobs", "1", "--out", str(tmp_path)],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "1A" in result.output and (tmp_path / "fix.toml").is_file()
+    bad = CliRunner().invoke(app, ["balance", "suggest", "--side", "6C"])
+    assert bad.exit_code == 2 and "expected a card and side" in bad.output
+
+
+def test_check_plays_the_overrides_and_refuses_bad_ones_with_file_line_and_key(tmp_path):
+    from hadara_sim.balance import read_overrides
+
+    good = tmp_path / "fix.toml"
+    good.write_text('# a fix\n[components.setup."5B"]\nmilitary = 3\n')
+    assert read_overrides(good) == {"setup": {"5B": {"military": 3}}}
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[components.setup."5B"]\nmilitary = 3\nculture = 30\n')
+    result = CliRunner().invoke(app, ["balance", "check", "--overrides", str(bad)], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and f"{bad}:3: components.setup.5B.culture: 30 is out of range" in result.output
+    result = CliRunner().invoke(app, ["balance", "check", "-p", "2", "-n", "20", "--jobs", "1",
+                                      "--overrides", str(good)], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "with 5B: {'military': 3}" in result.output and "TOST p" in result.output
