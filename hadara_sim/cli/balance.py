@@ -9,8 +9,7 @@ from typing import Optional
 
 import typer
 
-from .common import console, fail
-from .report import print_table
+from .common import FORMAT_OPTION, Grid, check_format, emit, err_console, fail
 
 app = typer.Typer(help="Balance what-ifs: changes of component values that make the game fair.",
                   no_args_is_help=True)
@@ -43,34 +42,35 @@ def _plan(players, policy, games, margin, seed, jobs, components, overrides, cur
                 jobs, list(side or []), table)
 
 
-def _sides_table(plan, sides) -> None:
-    from ..report.sections import Table, pct, pct_ci
+def _sides_table(plan, sides) -> Grid:
+    from ..report.sections import pct, pct_ci
 
     changed = ", ".join(f"{k}: {v}" for k, v in plan.overrides.get("setup", {}).items())
-    print_table(Table(
+    return Grid(
         f"Setup card sides at {plan.players} players ({plan.policy} on every seat, advanced game, sides at "
         f"random{'; with ' + changed if changed else ''})",
         ["side", "n deals", "win share", "95% CI", "TOST p", f"fair within ±{100 * plan.margin:g} pp"],
         [[s.name, f"{s.n:,}", pct(s.win), pct_ci(s.low, s.high), f"{s.tost_p:.3g}", "yes" if s.fair else "NO"]
          for s in sides],
         caption=f"fair share 1/P = {100 / plan.players:.1f}%; TOST: two one-sided t-tests over deals at 5%",
-        marked=[not s.fair for s in sides]))
+        marked=[not s.fair for s in sides])
 
 
 @app.command()
 def check(players: int = PLAYERS, policy: str = POLICY, games: int = GAMES, margin: float = MARGIN,
           seed: int = SEED, jobs: int = JOBS, components: Optional[Path] = COMPONENTS,
-          overrides: Optional[Path] = OVERRIDES):
+          overrides: Optional[Path] = OVERRIDES, fmt: str = FORMAT_OPTION):
     """Win share of every setup card side with an equivalence verdict (TOST against 1/P), on the
     component set with the given overrides: check a fix on new deals (another --seed)."""
     from ..balance import baseline
 
+    fmt = check_format(fmt)
     plan = _plan(players, policy, games, margin, seed, jobs, components, overrides)
     start = time.perf_counter()
-    with console.status(f"{games:,} games"):
+    with err_console.status(f"{games:,} games"):
         sides = baseline(plan)
-    _sides_table(plan, sides)
-    console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
+    emit([_sides_table(plan, sides)], fmt)
+    err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
 
 
 @app.command()
@@ -83,6 +83,7 @@ def suggest(
     components: Optional[Path] = COMPONENTS, overrides: Optional[Path] = OVERRIDES,
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Directory for the curve charts and "
                                        "fix.toml, the suggested overrides.", show_default=False),
+    fmt: str = FORMAT_OPTION,
 ):
     """For every setup card side that is not fair within the margin (TOST against 1/P), the smallest
     single change of its coins or one track that makes it fair, found by running its curves."""
@@ -93,19 +94,20 @@ def suggest(
     from ..components import ComponentError
     from ..report.charts import save
     from ..report.curve import chart
-    from ..report.sections import Table, pct, pct_ci
+    from ..report.sections import pct, pct_ci
 
+    fmt = check_format(fmt)
     plan = _plan(players, policy, games, margin, seed, jobs, components, overrides, curve_games, side)
     start = time.perf_counter()
     try:
-        with console.status("baseline") as status:
+        with err_console.status("baseline") as status:
             sides, suggestions = run_suggest(plan, progress=lambda text: status.update(text))
     except ComponentError as err:
         fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
     except ValueError as err:
         fail(str(err))
     seconds = time.perf_counter() - start
-    _sides_table(plan, sides)
+    grids = [_sides_table(plan, sides)]
     for s in suggestions:
         rows = []
         for c in s.candidates:
@@ -121,20 +123,19 @@ def suggest(
                 save(fig, out / f"curve-{s.side.name}-{c.field}.png")
                 fig.clear()
         best = s.best
-        print_table(Table(
+        if best is None:
+            verdict = f"{s.side.name}: no single whole-value change is fair within the margin"
+        else:
+            verdict = (f"{s.side.name}: {best.field} {best.current} → {best.value} (fair at "
+                       f"{best.curve.win.value:.2f}, 95% CI {best.curve.win.low:.2f} to {best.curve.win.high:.2f}; "
+                       f"fitted win share {pct(best.win)}, 90% CI {pct_ci(best.low, best.high)})")
+        grids.append(Grid(
             f"{s.side.name}: win share {pct(s.side.win)} {pct_ci(s.side.low, s.side.high)}; the curve of each value",
             ["value", "now", "swept", "fair at (95% CI)", "proposed", "fitted win share (90% CI)", "worth", "note"],
             rows, marked=[c is best for c in s.candidates],
-            caption=f"{curve_games:,} deals per swept value; {s.seconds:.0f} s"))
-        if best is None:
-            console.print(f"[bold]{s.side.name}[/]: no single whole-value change is fair within the margin", highlight=False)
-        else:
-            console.print(f"[bold]{s.side.name}: {best.field} {best.current} → {best.value}[/] "
-                          f"(fair at {best.curve.win.value:.2f}, 95% CI {best.curve.win.low:.2f} to "
-                          f"{best.curve.win.high:.2f}; fitted win share {pct(best.win)}, 90% CI "
-                          f"{pct_ci(best.low, best.high)})", highlight=False)
-    if not suggestions:
-        console.print(f"Every setup card side is fair within ±{100 * margin:g} pp.")
+            caption=f"{verdict}. {curve_games:,} deals per swept value; {s.seconds:.0f} s"))
+    notes = [] if suggestions else [f"Every setup card side is fair within ±{100 * margin:g} pp."]
+    emit(grids, fmt, notes=notes)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         fix = fix_overrides(suggestions)
@@ -143,5 +144,5 @@ def suggest(
         for name, values in fix.get("setup", {}).items():
             lines += [f'[components.setup."{name}"]', *(f"{k} = {v}" for k, v in values.items())]
         (out / "fix.toml").write_text("\n".join(lines) + "\n")
-        console.print(f"suggested overrides: {out / 'fix.toml'}", highlight=False)
-    console.print(f"took {seconds:.0f} s", highlight=False)
+        err_console.print(f"suggested overrides: {out / 'fix.toml'}", highlight=False)
+    err_console.print(f"took {seconds:.0f} s", highlight=False)

@@ -200,7 +200,7 @@ def curve(results: Path = RESULTS,
           reference: Optional[float] = typer.Option(None, "--reference", help="Value the paired differences "
                                                     "are taken against (default: the smallest).",
                                                     show_default=False),
-          out: Optional[Path] = OUT, fmt: str = FORMAT):
+          out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES):
     """Win share and score margin of the affected seat against a swept component value, paired on
     deals, with a fitted 95% band and the value at which the seat is fair (with its 95% CI)."""
     from ..report import ReportError
@@ -224,4 +224,4 @@ def curve(results: Path = RESULTS,
             chosen = keys[0]
         return section(df, info, chosen, conditions or None, reference)[0]
 
-    _run(results, out, fmt, build)
+    _run(results, out, fmt, build, tables)
