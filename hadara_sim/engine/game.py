@@ -15,7 +15,7 @@ from ..components import ComponentSet
 from ..constants import EPOCH_NAMES, EPOCHS, PICKS_PER_PHASE_B
 from ..deal import Deals
 from ..policy import Decision, View, check_choices
-from .cards import gain_card
+from .cards import gain
 from .colonies import colony_step
 from .draft import draw_round, lay_out_decks, set_wheel
 from .feeding import feed_people
@@ -23,7 +23,7 @@ from .income import collect_income
 from .medals import medal_step
 from .pick import pick_turn
 from .scoring import final_scores, score
-from .state import BatchState
+from .state import BatchState, compiled
 from .statues import statue_step
 
 
@@ -124,7 +124,7 @@ class BatchGame:
         for grant in self.grants:
             if grant.epoch == epoch:
                 g = np.flatnonzero(grant.seat >= 0)
-                gain_card(s, g, grant.seat[g], np.full(len(g), grant.card), self.ask)
+                gain(s, g, grant.seat[g], np.full(len(g), grant.card), self.ask)
         set_wheel(s, self.ask)
         self.record("wheel")
         for s.round_now in range(5):

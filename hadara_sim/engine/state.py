@@ -7,9 +7,11 @@ lockstep, so the epoch, phase and draw round are plain integers. Sentinels: -1 m
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..components import ComponentSet
 from ..constants import COLONY_LEVELS, EFFECT_IDS, LOC_BOX, LOC_OWNED, STATUES
@@ -118,6 +120,16 @@ class BatchState:
                           c.colony_front_points[top]], axis=2)
         return np.where((self.colony_ptr < self.players)[:, :, None], front, 0).astype(np.int16)
 
+    @property
+    def arrays(self) -> "Arrays":
+        """The state and deal arrays in one tuple, as the compiled rule steps take them."""
+        d = self.deals
+        return Arrays(*(getattr(self, name) for name in STATE_ARRAYS), d.decks, d.colonies, d.colour_order)
+
+    @property
+    def tables(self) -> "Tables":
+        return component_tables(self.components)
+
     def snapshot(self) -> dict[str, np.ndarray]:
         """Copies of the arrays of the trace's state record (`reference.Game.snapshot`)."""
         return {name: getattr(self, name).copy() for name in SNAPSHOT_FIELDS}
@@ -126,3 +138,31 @@ class BatchState:
 # Fields of a trace state record, in the reference engine's order.
 SNAPSHOT_FIELDS = ("coins", "tracks", "tiles", "side", "colonies", "colony_tile", "statues", "silver",
                    "gold", "bonus_card_tile", "piles", "rotation", "location")
+
+
+# The rule steps are compiled (numba) loops over the games of a batch, cached on disk. They allocate
+# nothing (callers pass the output arrays): with `_nrt=False` numba counts no references to the
+# arrays of `Arrays` and `Tables` at each call, which would cost more than the rules themselves.
+compiled = njit(cache=True, _nrt=False)
+
+# The arrays handed to the compiled rule steps (numba kernels take arrays, not dataclasses).
+STATE_ARRAYS = ("first_player", "initiative", "side", "coins", "tracks", "location", "colour_count",
+                "effects", "effect_epoch", "tiles", "colonies", "colony_tile", "colony_ptr", "statues",
+                "silver", "gold", "bonus_card_tile", "deck_ptr", "piles", "pile_size", "rotation")
+Arrays = namedtuple("Arrays", STATE_ARRAYS + ("deal_decks", "deal_colonies", "colour_order"))
+
+# The component arrays the compiled rule steps read (see `ComponentSet`).
+TABLE_FIELDS = ("card_colour", "card_cost", "card_points", "card_values", "card_effect", "colony_requirement",
+                "colony_plunder", "colony_integrate", "colony_front_points", "colony_back_values",
+                "colony_back_points", "statue_requirement", "statue_points", "statue_bonus", "sell",
+                "silver_price", "gold_price")
+Tables = namedtuple("Tables", TABLE_FIELDS)
+
+
+def component_tables(components: ComponentSet) -> Tables:
+    """The component set's arrays for the compiled rule steps (made once per component set)."""
+    cached = components.__dict__.get("_tables")
+    if cached is None:
+        cached = Tables(*(np.asarray(getattr(components, name), np.int64) for name in TABLE_FIELDS))
+        components.__dict__["_tables"] = cached
+    return cached
