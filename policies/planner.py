@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import cached_property
 
 import numpy as np
+from numba import njit
 
 from hadara_sim import actions as A
 from hadara_sim.constants import (
@@ -25,6 +26,7 @@ from hadara_sim.policy import Decision, Policy
 from .common import EFFECT_VALUES, best, income_steps_left, own, price, sell_value
 
 _E = EFFECT_INDEX
+AFFINITY = _E["affinity_income"]  # affinity_<track t> is effect AFFINITY + t
 
 
 class Context:
@@ -50,6 +52,7 @@ class Context:
     silver = cached_property(lambda self: self.view.own("silver").astype(np.int64))
     gold = cached_property(lambda self: self.view.own("gold").astype(np.int64))
     colonies = cached_property(lambda self: self.view.own("colonies").astype(np.int64))
+    effects = cached_property(lambda self: self.view.own("effects"))
 
     @cached_property
     def track_value(self) -> np.ndarray:
@@ -65,31 +68,21 @@ class Context:
         return {MILITARY: np.full(self.n, self.w["colony_prize"]), CULTURE: np.full(self.n, self.w["statue_prize"])}
 
     def has(self, effect: str) -> np.ndarray:
-        return self.view.own("effects", _E[effect])
+        return self.effects[:, _E[effect]]
 
     def _track_values(self) -> np.ndarray:
         """Points from one more step on each track, (games, 4)."""
         w = self.w
-        tv = np.empty((self.n, 4))
-        tv[:, INCOME] = w["income"] * self.coin * self.income_left
-        active = np.minimum(self.steps_left, 4) / 4.0
-        tv[:, MILITARY] = w["military"] * active
-        tv[:, CULTURE] = w["culture"] * active
-        slack = self.tracks[:, FOOD] - self.counts.sum(axis=1)
-        tv[:, FOOD] = w["food"] * np.where(slack <= 1, 1.0, 0.35) * (self.feeds_left > 0)
-        silver_on = (self.silver[:, :, None] == np.arange(4)).sum(axis=1).astype(np.float64)
-        full = self.has("silver_full")
-        tv += np.where(full[:, None], 1.0, 0.5) * np.minimum(silver_on, 1) + 0.5 * np.maximum(silver_on - 1, 0)
-        return tv
+        return _track_values(float(w["income"]), float(w["military"]), float(w["culture"]), float(w["food"]),
+                             self.coin, self.income_left,
+                             self.steps_left, self.feeds_left, self.tracks, self.counts, self.silver,
+                             self.has("silver_full"))
 
     def _set_values(self) -> np.ndarray:
         """Points from one more card of each colour through gold medals and set_collector (games, 5)."""
         golds = self.gold + self.planned_golds()
         per_set = GOLD_POINTS_PER_SET * golds + SET_COLLECTOR_POINTS * self.has("set_collector")
-        low = self.counts.min(axis=1, keepdims=True)
-        lacking = (self.counts == low)
-        share = lacking / lacking.sum(axis=1, keepdims=True)
-        return self.w["sets"] * per_set[:, None] * np.where(lacking, share, 0.15)
+        return _set_values(float(self.w["sets"]), per_set, self.counts)
 
     def planned_golds(self) -> np.ndarray:
         """Gold medals the player can still expect to buy (0..2 - owned)."""
@@ -104,57 +97,125 @@ class Context:
         return np.where(slack < 0, if_short * weight, 0.0)
 
     def card_values(self, cards: np.ndarray) -> np.ndarray:
-        """Points-equivalent of owning each card of `cards` (games, k), before its price."""
+        """Points-equivalent of owning each card of `cards` (games, k), before its price: points,
+        track steps (affinity cards add one step per owned card of their colour, and later ones too),
+        set value, colour bonus, effect, the lookahead to the next requirement, less the feeding risk."""
         c, w = self.c, self.w
-        values = c.card_values[cards].astype(np.float64)
-        colour = c.card_colour[cards].astype(np.int64)
-        # affinity cards add one step per owned card of their colour, and later ones too
-        for t in range(4):
-            aff = self.has(f"affinity_{('income', 'military', 'culture', 'food')[t]}")
-            values[:, :, t] += (colour == t) * aff[:, None]
-        value = w["points"] * c.card_points[cards] + np.einsum("gkt,gt->gk", values, self.track_value)
-        value += np.take_along_axis(self.set_value, colour, axis=1)
-        value += np.asarray(w["colours"], float)[colour]
-        value += self.effect_values(cards)
-        value += self.threshold_bonus(values)
-        value -= self.feed_penalty(values[:, :, FOOD])
-        return value
-
-    def effect_values(self, cards: np.ndarray) -> np.ndarray:
-        effect = self.c.card_effect[cards]
-        value = EFFECT_VALUES[effect] * self.w["effects"] * np.minimum(1.0, self.income_left / 4.0)[:, None]
-        for t, name in enumerate(("affinity_income", "affinity_military", "affinity_culture", "affinity_food")):
-            m = effect == _E[name]
-            value = np.where(m, self.counts[:, t, None] * self.track_value[:, t, None] + 1.0, value)
-        return value
+        table = (c.card_values, c.card_colour, c.card_points, c.card_effect)
+        prizes = np.stack([self.prize[MILITARY], self.prize[CULTURE]], axis=1)
+        if_short = np.where(self.has("feed_with_coins"), FEED_COIN_PRICE * self.coin, w["feed_loss"])
+        weight = (float(w["points"]), float(w["effects"]), np.asarray(w["colours"], float))
+        return _card_values(np.asarray(cards, np.int64), table, weight, self.effects, self.counts, self.tracks,
+                            self.track_value, self.set_value, self.requirements, prizes, self.steps_left,
+                            self.income_left, self.phase, if_short)
 
     def next_requirement(self, track: int) -> np.ndarray:
         """The lowest requirement still open on a track (colony levels or statues), inf if none."""
-        return self._next_requirements[track]
+        return self.requirements[:, 0 if track == MILITARY else 1]
 
     @cached_property
-    def _next_requirements(self) -> dict:
-        return {MILITARY: self._open_requirement(MILITARY), CULTURE: self._open_requirement(CULTURE)}
+    def requirements(self) -> np.ndarray:
+        """(games, 2) the next military and culture requirement (`next_requirement`)."""
+        return _open_requirements(self.colonies, self.view.colony_left, self.statues, self.has("requirement_cut"),
+                                  self.c.level_requirement, self.c.statue_requirement)
 
-    def _open_requirement(self, track: int) -> np.ndarray:
-        c = self.c
-        cut = REQUIREMENT_CUT * self.has("requirement_cut")
-        if track == MILITARY:
-            req = np.where(self.colonies == 0, c.level_requirement[None, :], np.inf)
-            req = np.where(self.view.colony_left > 0, req, np.inf)
-        else:
-            req = np.where(self.statues < 0, c.statue_requirement[None, :], np.inf)
-        return req.min(axis=1) - cut
 
-    def threshold_bonus(self, values: np.ndarray) -> np.ndarray:
-        """Lookahead: a card that lifts military or culture to the next requirement before the next
-        colony or statue step is worth part of that colony or statue."""
-        bonus = np.zeros(values.shape[:2])
-        for track, prize in self.prize.items():
-            need = self.next_requirement(track)[:, None] - self.tracks[:, track, None]
-            reach = (need > 0) & (values[:, :, track] >= need) & (self.steps_left[:, None] > 0)
-            bonus += reach * prize[:, None]
-        return bonus
+@njit(cache=True)
+def _open_requirements(colonies, colony_left, statues, cut, level_requirement, statue_requirement):
+    """The lowest requirement of a colony level the player has not taken while tiles are left, and of
+    a statue not carved yet (4 lower with requirement_cut), inf if none (games, 2)."""
+    n = len(colonies)
+    req = np.full((n, 2), np.inf)
+    for g in range(n):
+        for level in range(len(level_requirement)):
+            if colonies[g, level] == 0 and colony_left[g, level] > 0:
+                req[g, 0] = min(req[g, 0], level_requirement[level])
+        for statue in range(len(statue_requirement)):
+            if statues[g, statue] < 0:
+                req[g, 1] = min(req[g, 1], statue_requirement[statue])
+        req[g] -= REQUIREMENT_CUT * cut[g]
+    return req
+
+
+@njit(cache=True)
+def _track_values(income, military, culture, food, coin, income_left, steps_left, feeds_left, tracks, counts,
+                  silver, silver_full):
+    """Points from one more step on each track (games, 4): income pays coins at every income step to
+    come, military and culture count while steps remain, food while a feeding is near, and a track
+    under a silver medal scores half a point more per step (all of it with silver_full)."""
+    n = len(coin)
+    tv = np.empty((n, 4))
+    for g in range(n):
+        tv[g, INCOME] = income * coin[g] * income_left[g]
+        active = min(steps_left[g], 4) / 4.0
+        tv[g, MILITARY] = military * active
+        tv[g, CULTURE] = culture * active
+        slack = tracks[g, FOOD] - counts[g].sum()
+        tv[g, FOOD] = food * (1.0 if slack <= 1 else 0.35) * (feeds_left[g] > 0)
+        for t in range(4):
+            silver_on = float((silver[g, 0] == t) + (silver[g, 1] == t))
+            tv[g, t] += (1.0 if silver_full[g] else 0.5) * min(silver_on, 1.0) + 0.5 * max(silver_on - 1.0, 0.0)
+    return tv
+
+
+@njit(cache=True)
+def _set_values(sets, per_set, counts):
+    """Points from one more card of each colour (games, 5): a share of a set for the colours the
+    player lacks most, 15% of one for the others."""
+    n, colours = counts.shape
+    value = np.empty((n, colours))
+    for g in range(n):
+        low = counts[g].min()
+        lacking = 0
+        for k in range(colours):
+            lacking += counts[g, k] == low
+        for k in range(colours):
+            value[g, k] = sets * per_set[g] * ((1 / lacking) if counts[g, k] == low else 0.15)
+    return value
+
+
+@njit(cache=True)
+def _card_values(cards, table, weight, effects, counts, tracks, track_value, set_value, requirements, prizes,
+                 steps_left, income_left, phase, if_short):
+    """See `Context.card_values`. A card that lifts military or culture to the next requirement
+    before the next colony or statue step is worth part of that colony or statue (the prize); one
+    beyond the food track risks a card at the next feeding (`if_short`, less in phase A)."""
+    card_values, card_colour, card_points, card_effect = table
+    points, effects_weight, colours = weight
+    n, k = cards.shape
+    value = np.empty((n, k))
+    steps = np.empty(4)
+    for g in range(n):
+        effect_scale = min(1.0, income_left[g] / 4.0)
+        for j in range(k):
+            card = cards[g, j]
+            colour = card_colour[card]
+            for t in range(4):
+                steps[t] = card_values[card, t]
+                if colour == t and effects[g, AFFINITY + t]:
+                    steps[t] += 1.0
+            # summed in the order of numpy's einsum (two lanes), which the planner was tuned with
+            dot = ((steps[0] * track_value[g, 0] + steps[2] * track_value[g, 2])
+                   + (steps[1] * track_value[g, 1] + steps[3] * track_value[g, 3]))
+            v = points * card_points[card] + dot
+            v += set_value[g, colour]
+            v += colours[colour]
+            effect = card_effect[card]
+            if AFFINITY <= effect < AFFINITY + 4:
+                v += counts[g, effect - AFFINITY] * track_value[g, effect - AFFINITY] + 1.0
+            else:
+                v += EFFECT_VALUES[effect] * effects_weight * effect_scale
+            bonus = 0.0
+            for r, track in enumerate((MILITARY, CULTURE)):
+                need = requirements[g, r] - tracks[g, track]
+                if need > 0 and steps[track] >= need and steps_left[g] > 0:
+                    bonus += prizes[g, r]
+            v += bonus
+            slack = tracks[g, FOOD] - counts[g].sum() - 1 + steps[FOOD]
+            if slack < 0:
+                v -= if_short[g] * (1.0 if phase[g] == 1 else 0.6)
+            value[g, j] = v
+    return value
 
 
 class Planner(Policy):

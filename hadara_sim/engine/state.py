@@ -107,18 +107,11 @@ class BatchState:
     def colony_left(self) -> np.ndarray:
         return (self.players - self.colony_ptr).astype(np.int8)
 
-    def colony_top(self) -> np.ndarray:
-        """(games, 5) tile index on top of each level's stack (the last tile when empty)."""
-        ptr = np.minimum(self.colony_ptr, self.players - 1).astype(np.int64)
-        return np.take_along_axis(self.deals.colonies, ptr[:, :, None], axis=2)[:, :, 0].astype(np.int64)
-
     @property
     def colony_front(self) -> np.ndarray:
-        c = self.components
-        top = self.colony_top()
-        front = np.stack([c.colony_requirement[top], c.colony_plunder[top], c.colony_integrate[top],
-                          c.colony_front_points[top]], axis=2)
-        return np.where((self.colony_ptr < self.players)[:, :, None], front, 0).astype(np.int16)
+        front = np.zeros((self.games, COLONY_LEVELS, 4), np.int16)
+        _colony_front(self.colony_ptr, self.deals.colonies, self.tables, front)
+        return front
 
     @property
     def arrays(self) -> "Arrays":
@@ -166,3 +159,19 @@ def component_tables(components: ComponentSet) -> Tables:
         cached = Tables(*(np.asarray(getattr(components, name), np.int64) for name in TABLE_FIELDS))
         components.__dict__["_tables"] = cached
     return cached
+
+
+@compiled
+def _colony_front(colony_ptr, deal_colonies, t, front):
+    """The top tile of each level's stack as (requirement, plunder, integrate cost, points); zeros
+    when the stack is empty."""
+    games, levels = colony_ptr.shape
+    players = deal_colonies.shape[2]
+    for g in range(games):
+        for level in range(levels):
+            if colony_ptr[g, level] < players:
+                tile = deal_colonies[g, level, colony_ptr[g, level]]
+                front[g, level, 0] = t.colony_requirement[tile]
+                front[g, level, 1] = t.colony_plunder[tile]
+                front[g, level, 2] = t.colony_integrate[tile]
+                front[g, level, 3] = t.colony_front_points[tile]
