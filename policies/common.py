@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from hadara_sim.constants import EFFECT_INDEX, INCOME, PURPLE
 from hadara_sim.policy import View
@@ -83,7 +84,19 @@ def sell_value(view: View) -> np.ndarray:
 
 def best(values: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """Index of the highest-valued legal option in each game (first on ties)."""
-    return np.where(legal, values, -np.inf).argmax(axis=1)
+    return _best(np.asarray(values, np.float64), legal)
+
+
+@njit(cache=True)
+def _best(values, legal):
+    n, options = legal.shape
+    choice = np.zeros(n, np.int64)  # the first option when no legal value beats -inf, as argmax does
+    for i in range(n):
+        top = -np.inf
+        for j in range(options):
+            if legal[i, j] and values[i, j] > top:
+                top, choice[i] = values[i, j], j
+    return choice
 
 
 def purple_count(view: View) -> np.ndarray:

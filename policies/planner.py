@@ -27,6 +27,7 @@ from .common import EFFECT_VALUES, best, income_steps_left, own, price, sell_val
 
 _E = EFFECT_INDEX
 AFFINITY = _E["affinity_income"]  # affinity_<track t> is effect AFFINITY + t
+SILVER_FULL, SET_COLLECTOR, CUT = _E["silver_full"], _E["set_collector"], _E["requirement_cut"]
 
 
 class Context:
@@ -56,11 +57,28 @@ class Context:
 
     @cached_property
     def track_value(self) -> np.ndarray:
-        return self._track_values()
+        """Points from one more step on each track, (games, 4)."""
+        return self._derived[0]
 
     @cached_property
     def set_value(self) -> np.ndarray:
-        return self._set_values()
+        """Points from one more card of each colour through gold medals and set_collector (games, 5)."""
+        return self._derived[1]
+
+    @cached_property
+    def requirements(self) -> np.ndarray:
+        """(games, 2) the next military and culture requirement (`next_requirement`)."""
+        return self._derived[2]
+
+    @cached_property
+    def _derived(self) -> tuple:
+        """Track values, set values and next requirements, from one compiled call."""
+        w, c = self.w, self.c
+        weights = (float(w["income"]), float(w["military"]), float(w["culture"]), float(w["food"]),
+                   float(w["sets"]), int(w["gold_plan"]))
+        return _derive(weights, self.coin, self.income_left, self.steps_left, self.feeds_left, self.epoch,
+                       self.tracks, self.counts, self.silver, self.gold, self.colonies, self.view.colony_left,
+                       self.statues, self.effects, c.level_requirement, c.statue_requirement)
 
     @cached_property
     def prize(self) -> dict:
@@ -70,31 +88,6 @@ class Context:
     def has(self, effect: str) -> np.ndarray:
         return self.effects[:, _E[effect]]
 
-    def _track_values(self) -> np.ndarray:
-        """Points from one more step on each track, (games, 4)."""
-        w = self.w
-        return _track_values(float(w["income"]), float(w["military"]), float(w["culture"]), float(w["food"]),
-                             self.coin, self.income_left,
-                             self.steps_left, self.feeds_left, self.tracks, self.counts, self.silver,
-                             self.has("silver_full"))
-
-    def _set_values(self) -> np.ndarray:
-        """Points from one more card of each colour through gold medals and set_collector (games, 5)."""
-        golds = self.gold + self.planned_golds()
-        per_set = GOLD_POINTS_PER_SET * golds + SET_COLLECTOR_POINTS * self.has("set_collector")
-        return _set_values(float(self.w["sets"]), per_set, self.counts)
-
-    def planned_golds(self) -> np.ndarray:
-        """Gold medals the player can still expect to buy (0..2 - owned)."""
-        return np.where(self.epoch < 3, np.maximum(0, np.minimum(2, self.w["gold_plan"]) - self.gold), 0)
-
-    def feed_penalty(self, food_gain: np.ndarray) -> np.ndarray:
-        """Expected loss at the next feeding from owning one more card with `food_gain` food."""
-        slack = self.tracks[:, FOOD, None] - self.counts.sum(axis=1, keepdims=True) - 1 + food_gain
-        if_short = np.where(self.has("feed_with_coins")[:, None], FEED_COIN_PRICE * self.coin[:, None],
-                            self.w["feed_loss"])
-        weight = np.where(self.phase == 1, 1.0, 0.6)[:, None]
-        return np.where(slack < 0, if_short * weight, 0.0)
 
     def card_values(self, cards: np.ndarray) -> np.ndarray:
         """Points-equivalent of owning each card of `cards` (games, k), before its price: points,
@@ -113,11 +106,21 @@ class Context:
         """The lowest requirement still open on a track (colony levels or statues), inf if none."""
         return self.requirements[:, 0 if track == MILITARY else 1]
 
-    @cached_property
-    def requirements(self) -> np.ndarray:
-        """(games, 2) the next military and culture requirement (`next_requirement`)."""
-        return _open_requirements(self.colonies, self.view.colony_left, self.statues, self.has("requirement_cut"),
-                                  self.c.level_requirement, self.c.statue_requirement)
+
+
+@njit(cache=True)
+def _derive(weights, coin, income_left, steps_left, feeds_left, epoch, tracks, counts, silver, gold, colonies,
+            colony_left, statues, effects, level_requirement, statue_requirement):
+    """`Context.track_value`, `set_value` and `requirements`."""
+    income, military, culture, food, sets, gold_plan = weights
+    track_value = _track_values(income, military, culture, food, coin, income_left, steps_left, feeds_left, tracks,
+                                counts, silver, effects[:, SILVER_FULL])
+    # gold medals the player can still expect to buy (0..2 - owned) make sets worth more
+    planned = np.where(epoch < 3, np.maximum(0, min(2, gold_plan) - gold), 0)
+    per_set = GOLD_POINTS_PER_SET * (gold + planned) + SET_COLLECTOR_POINTS * effects[:, SET_COLLECTOR]
+    requirements = _open_requirements(colonies, colony_left, statues, effects[:, CUT],
+                                      level_requirement, statue_requirement)
+    return track_value, _set_values(sets, per_set, counts), requirements
 
 
 @njit(cache=True)

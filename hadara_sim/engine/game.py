@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..components import ComponentSet
 from ..constants import EPOCH_NAMES, EPOCHS, PICKS_PER_PHASE_B
@@ -165,13 +166,15 @@ class BatchGame:
     def ask(self, kind: str, g: np.ndarray, seat: np.ndarray, legal: np.ndarray, **private) -> np.ndarray:
         """The policies of the acting seats pick one legal option in each game `g`; a single legal
         option is taken unasked."""
-        count = legal.sum(axis=1)
-        choices = legal.argmax(axis=1)
-        asked = count > 1
+        choices, asked = np.empty(len(g), np.int64), np.empty(len(g), bool)
+        _unasked(legal, choices, asked)
         if asked.any():
             owner = self.seat_policy[g, seat]
-            for k in np.unique(owner[asked]):
-                mine = np.flatnonzero(asked & (owner == k))
+            order, starts = _by_owner(asked, owner, len(self.policies))
+            for k in range(len(self.policies)):
+                mine = order[starts[k]:starts[k + 1]]
+                if not len(mine):
+                    continue
                 rows = mine if len(mine) < len(g) else slice(None)
                 games = g[rows]
                 view = View(self.s, games, self.s.players, self.c, player=seat[rows],
@@ -193,3 +196,33 @@ class BatchGame:
 def play_batch(deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None, **options):
     """Play every game of `deals`; returns the final score pad as (games, P) arrays."""
     return BatchGame(deals, components, policies, seat_policy, recorder, **options).play()
+
+
+@njit(cache=True)
+def _unasked(legal, choices, asked):
+    """The first legal option of each game, and whether it has more than one (then it is asked)."""
+    for i in range(legal.shape[0]):
+        count, choices[i] = 0, 0
+        for j in range(legal.shape[1]):
+            if legal[i, j]:
+                choices[i] = j if count == 0 else choices[i]
+                count += 1
+        asked[i] = count > 1
+
+
+@njit(cache=True)
+def _by_owner(asked, owner, policies):
+    """Asked games grouped by the policy that owns the seat: `order[starts[k]:starts[k + 1]]` are
+    policy k's, in game order."""
+    starts = np.zeros(policies + 1, np.int64)
+    for i in range(len(asked)):
+        if asked[i]:
+            starts[owner[i] + 1] += 1
+    starts = np.cumsum(starts)
+    order = np.empty(starts[-1], np.int64)
+    filled = starts[:-1].copy()
+    for i in range(len(asked)):
+        if asked[i]:
+            order[filled[owner[i]]] = i
+            filled[owner[i]] += 1
+    return order, starts
