@@ -62,7 +62,9 @@ class View:
 
     def __getattr__(self, name):
         if name in VIEW_FIELDS:
-            value = getattr(self._source, name)[self._idx]
+            field = getattr(self._source, name)
+            # `take` is several times faster than fancy indexing for the same rows
+            value = field[self._idx] if isinstance(self._idx, slice) else field.take(self._idx, axis=0)
             self.__dict__[name] = value
             return value
         raise AttributeError(f"a policy cannot see {name!r}; visible fields: "
@@ -76,9 +78,9 @@ class View:
             if name not in VIEW_FIELDS:
                 getattr(self, name)  # raises the helpful AttributeError
             field = getattr(self._source, name)
-            # one index into the (games * P, ...) rows is much faster than indexing games and seats
-            rows = field.reshape((-1,) + field.shape[2:])
-            self.__dict__[key] = rows[(self._rows, *index)]
+            # one `take` of (games * P, ...) rows is much faster than indexing games and seats
+            value = field.reshape((-1,) + field.shape[2:]).take(self._rows, axis=0)
+            self.__dict__[key] = value[(slice(None), *index)] if index else value
         return self.__dict__[key]
 
     @property

@@ -75,7 +75,7 @@ class BatchGame:
             if len(self.policies) != P:
                 raise ValueError(f"{P} players need {P} policies, got {len(self.policies)}")
             seat_policy = np.broadcast_to(np.arange(P), (len(deals), P))
-        self.seat_policy = np.asarray(seat_policy)
+        self.seat_policy = np.ascontiguousarray(seat_policy)
         self.recorder = recorder
         self.serial = np.zeros(len(deals), np.int32)
         self.firsts = first_players(deals.initiative)
@@ -167,19 +167,21 @@ class BatchGame:
         """The policies of the acting seats pick one legal option in each game `g`; a single legal
         option is taken unasked."""
         choices, asked = np.empty(len(g), np.int64), np.empty(len(g), bool)
-        _unasked(legal, choices, asked)
-        if asked.any():
-            owner = self.seat_policy[g, seat]
+        if _unasked(legal, choices, asked):
+            # `take` rather than fancy indexing: the same rows, several times faster
+            owner = self.seat_policy.take(g * self.s.players + seat)
             order, starts = _by_owner(asked, owner, len(self.policies))
             for k in range(len(self.policies)):
                 mine = order[starts[k]:starts[k + 1]]
                 if not len(mine):
                     continue
                 rows = mine if len(mine) < len(g) else slice(None)
-                games = g[rows]
-                view = View(self.s, games, self.s.players, self.c, player=seat[rows],
-                            **{name: value[rows] for name, value in private.items()})
-                decision = Decision(kind, legal[rows], view, self.s.deals.game_id[games], self.serial[games])
+                rows_of = (lambda a: a) if len(mine) == len(g) else (lambda a: a.take(mine, axis=0))
+                games = rows_of(g)
+                view = View(self.s, games, self.s.players, self.c, player=rows_of(seat),
+                            **{name: rows_of(value) for name, value in private.items()})
+                decision = Decision(kind, rows_of(legal), view, self.s.deals.game_id.take(games),
+                                    self.serial.take(games))
                 policy = self.policies[k]
                 choices[rows] = check_choices(policy, decision, policy.decide(decision))
             self.serial[g[asked]] += 1
@@ -200,7 +202,8 @@ def play_batch(deals: Deals, components: ComponentSet, policies, seat_policy=Non
 
 @njit(cache=True)
 def _unasked(legal, choices, asked):
-    """The first legal option of each game, and whether it has more than one (then it is asked)."""
+    """The first legal option of each game, and whether it has more than one (then it is asked);
+    returns how many are asked."""
     for i in range(legal.shape[0]):
         count, choices[i] = 0, 0
         for j in range(legal.shape[1]):
@@ -208,6 +211,7 @@ def _unasked(legal, choices, asked):
                 choices[i] = j if count == 0 else choices[i]
                 count += 1
         asked[i] = count > 1
+    return asked.sum()
 
 
 @njit(cache=True)
