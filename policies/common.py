@@ -17,9 +17,17 @@ def own(view: View, field: str) -> np.ndarray:
 def price(view: View, cards: np.ndarray) -> np.ndarray:
     """What the acting player pays for each card in `cards` (games, k): cost less owned colour."""
     c = view.components
-    counts = own(view, "colour_count")
-    held = np.take_along_axis(counts, c.card_colour[cards].astype(np.int64), axis=1)
-    return np.maximum(0, c.card_cost[cards] - held)
+    return _price(np.asarray(cards, np.int64), own(view, "colour_count"), c.card_cost, c.card_colour)
+
+
+@njit(cache=True)
+def _price(cards, counts, cost, colour):
+    n, k = cards.shape
+    paid = np.empty((n, k), np.int64)
+    for g in range(n):
+        for j in range(k):
+            paid[g, j] = max(0, cost[cards[g, j]] - counts[g, colour[cards[g, j]]])
+    return paid
 
 
 def income_steps_left(epoch, phase):
