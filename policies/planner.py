@@ -26,6 +26,12 @@ from hadara_sim.policy import Decision, Policy
 from .common import EFFECT_VALUES, best, income_steps_left, own, price, sell_value
 
 _E = EFFECT_INDEX
+# By epoch (index 0 unused): medal_discount's prices, the typical growth of a track by the end, and
+# the sets typically still to come.
+DISCOUNT_SILVER = np.array([0, 0, MEDAL_DISCOUNT_SILVER[2], MEDAL_DISCOUNT_SILVER[3]])
+DISCOUNT_GOLD = np.array([0, 0, MEDAL_DISCOUNT_GOLD[2], MEDAL_DISCOUNT_GOLD[3]])
+GROWTH = np.array([0.0, 1.0, 0.55, 0.15])
+SETS_TO_COME = np.array([0, 2.0, 1.0, 0.0])
 AFFINITY = _E["affinity_income"]  # affinity_<track t> is effect AFFINITY + t
 SILVER_FULL, SET_COLLECTOR, CUT = _E["silver_full"], _E["set_collector"], _E["requirement_cut"]
 
@@ -221,6 +227,108 @@ def _card_values(cards, table, weight, effects, counts, tracks, track_value, set
     return value
 
 
+def expected_backs(c) -> tuple[np.ndarray, np.ndarray]:
+    """(5, 4) mean track values and (5,) mean points of the backs of each level's colony tiles (made
+    once per component set)."""
+    cached = c.__dict__.get("_expected_backs")
+    if cached is None:
+        levels = range(5)
+        cached = (np.array([c.colony_back_values[c.colony_level == lv].mean(0) for lv in levels]),
+                  np.array([c.colony_back_points[c.colony_level == lv].mean() for lv in levels]))
+        c.__dict__["_expected_backs"] = cached
+    return cached
+
+
+@njit(cache=True)
+def _colony_values(points, margin, front, coin, back_track_value, back_points, bounty, cut, tracks):
+    """(games, 11) values of the colony options: plunder the front's coins and points, or integrate
+    for the level's expected back (track steps and points) at its cost; colony_bounty's coins count
+    either way, and missing military costs 3 coins a point (requirement_purchase)."""
+    n = len(coin)
+    values = np.zeros((n, 11))
+    for g in range(n):
+        gain = COLONY_BOUNTY * bounty[g]
+        for level in range(front.shape[1]):
+            requirement, plunder, integrate, front_points = front[g, level]
+            missing = max(0.0, float(requirement - REQUIREMENT_CUT * cut[g]) - tracks[g, MILITARY])
+            cost = coin[g] * 3 * missing
+            values[g, A.colony_option(level, A.PLUNDER)] = (
+                coin[g] * (plunder + gain) + points * front_points) - cost
+            values[g, A.colony_option(level, A.INTEGRATE)] = (
+                points * back_points[level] + back_track_value[g, level] - coin[g] * (integrate - gain) - margin) - cost
+    return values
+
+
+@njit(cache=True)
+def _statue_values(points, statues, late, coin, track_value, tracks, patron, cut):
+    """(games, 33) values of the statue options: the statue's points less the coins for missing
+    culture, plus its bonus on the tile's track (coloured side, +2 with statue_patron) or as points
+    (points side: better late, and spending the least useful tile)."""
+    requirement, statue_points, statue_bonus = statues
+    n = len(coin)
+    values = np.zeros((n, 33))
+    for g in range(n):
+        bonus_extra = 2 * patron[g]
+        for s in range(len(requirement)):
+            missing = max(0.0, float(requirement[s] - REQUIREMENT_CUT * cut[g]) - tracks[g, CULTURE])
+            base = points * statue_points[s] - coin[g] * 3 * missing
+            bonus = statue_bonus[s] + bonus_extra
+            for t in range(4):
+                values[g, A.statue_option(s, t, A.COLOURED)] = base + track_value[g, t] * bonus
+                side = base + points * bonus - 0.05 * track_value[g, t]
+                values[g, A.statue_option(s, t, A.POINTS_SIDE)] = side + (1.0 if late[g] else -1.0)
+    return values
+
+
+@njit(cache=True)
+def _feed_values(points, table, track_value, set_value, coin):
+    """(games, C + 1) values of the feeding options: minus the value of keeping each card (points,
+    track steps, set value, effect; its food counts thrice: losing food forces more removals), or
+    minus the coins of feeding with coins."""
+    card_values, card_colour, card_points, card_effect = table
+    n, cards = len(coin), len(card_points)
+    values = np.empty((n, cards + 1))
+    for g in range(n):
+        for c in range(cards):
+            # summed in the order of numpy's einsum (two lanes), which the planner was tuned with
+            dot = ((card_values[c, 0] * track_value[g, 0] + card_values[c, 2] * track_value[g, 2])
+                   + (card_values[c, 1] * track_value[g, 1] + card_values[c, 3] * track_value[g, 3]))
+            keep = points * card_points[c] + dot + 3.0 * card_values[c, FOOD] + set_value[g, card_colour[c]]
+            values[g, c] = -(keep + EFFECT_VALUES[card_effect[c]])
+        values[g, cards] = -FEED_COIN_PRICE * coin[g]
+    return values
+
+
+@njit(cache=True)
+def _medal_values(points, silver_min, prices, epoch, coin, tracks, counts, silver, statues, tiles, discount,
+                  silver_full, wildcard):
+    """(games, 6) values of the medal options, on the tracks and sets projected to the end (today's
+    plus what the remaining epochs typically add): a silver medal scores half its track (all of it,
+    the first, with silver_full) if that reaches `silver_min`, less its price and a tile a statue
+    may need; a gold medal scores 7 per projected set (a wildcard counts 0.7 of one)."""
+    silver_price, gold_price = prices
+    n = len(coin)
+    values = np.zeros((n, 6))
+    for g in range(n):
+        e = epoch[g]
+        cheap = discount[g] and e > 1
+        silver_cost = DISCOUNT_SILVER[e] if cheap else silver_price[e - 1]
+        gold_cost = DISCOUNT_GOLD[e] if cheap else gold_price[e - 1]
+        growth = GROWTH[e]
+        full = silver_full[g] and (silver[g] >= 0).sum() == 0
+        statues_left = (statues[g] < 0).sum()
+        tile_cost = 3.0 if tiles[g].sum() - 1 < statues_left else 0.0
+        for t in range(4):
+            end_track = tracks[g, t] * (1 + growth)
+            silver_points = end_track if full else np.ceil(end_track / 2)
+            value = points * silver_points - coin[g] * silver_cost - tile_cost
+            values[g, 1 + t] = value if silver_points >= silver_min else -1.0
+        sets_now = counts[g].min()
+        end_sets = sets_now + SETS_TO_COME[e] * (1 if sets_now >= 0 else 0)
+        values[g, 5] = points * GOLD_POINTS_PER_SET * (end_sets + wildcard[g] * 0.7) - coin[g] * gold_cost
+    return values
+
+
 class Planner(Policy):
     name = "planner"
     description = ("Values every option by the points it is expected to bring by the end of the game "
@@ -291,39 +399,19 @@ class Planner(Policy):
         v = d.view
         ctx = self.context(v)
         c, w = v.components, self.settings
-        front = v.colony_front.astype(float)
-        bounty = COLONY_BOUNTY * ctx.has("colony_bounty")
-        levels = range(5)
-        mean_back = np.array([c.colony_back_values[c.colony_level == lv].mean(0) for lv in levels])
-        mean_back_points = np.array([c.colony_back_points[c.colony_level == lv].mean() for lv in levels])
-        plunder = ctx.coin[:, None] * (front[:, :, 1] + bounty[:, None]) + w["points"] * front[:, :, 3]
-        integrate = (w["points"] * mean_back_points[None] + ctx.track_value @ mean_back.T
-                     - ctx.coin[:, None] * (front[:, :, 2] - bounty[:, None]) - w["integrate_margin"])
-        missing = np.maximum(0, front[:, :, 0] - REQUIREMENT_CUT * ctx.has("requirement_cut")[:, None]
-                             - ctx.tracks[:, MILITARY, None])
-        cost = ctx.coin[:, None] * 3 * missing
-        values = np.zeros((len(d), 11))
-        values[:, 1::2] = plunder - cost
-        values[:, 2::2] = integrate - cost
+        mean_back, mean_back_points = expected_backs(c)
+        values = _colony_values(float(w["points"]), float(w["integrate_margin"]), v.colony_front, ctx.coin,
+                                ctx.track_value @ mean_back.T, mean_back_points, ctx.has("colony_bounty"),
+                                ctx.has("requirement_cut"), ctx.tracks)
         return best(values, d.legal)
 
     def statue(self, d: Decision):
         v = d.view
         ctx = self.context(v)
         c, w = v.components, self.settings
-        patron = 2 * ctx.has("statue_patron")
-        late = ctx.epoch >= w["points_side_from"]
-        values = np.full((len(d), 33), 0.0)
-        for s in range(4):
-            missing = np.maximum(0, c.statue_requirement[s] - REQUIREMENT_CUT * ctx.has("requirement_cut")
-                                 - ctx.tracks[:, CULTURE])
-            base = w["points"] * c.statue_points[s] - ctx.coin * 3 * missing
-            for t in range(4):
-                coloured = base + ctx.track_value[:, t] * (c.statue_bonus[s] + patron)
-                points = base + w["points"] * (c.statue_bonus[s] + patron) - 0.05 * ctx.track_value[:, t]
-                points = points + np.where(late, 1.0, -1.0)
-                values[:, A.statue_option(s, t, A.COLOURED)] = coloured
-                values[:, A.statue_option(s, t, A.POINTS_SIDE)] = points
+        statues = (c.statue_requirement, c.statue_points, c.statue_bonus)
+        values = _statue_values(float(w["points"]), statues, ctx.epoch >= w["points_side_from"], ctx.coin,
+                                ctx.track_value, ctx.tracks, ctx.has("statue_patron"), ctx.has("requirement_cut"))
         return best(values, d.legal)
 
     # --- feeding and medals -----------------------------------------------------------------
@@ -332,41 +420,16 @@ class Planner(Policy):
         v = d.view
         ctx = self.context(v)
         c = v.components
-        # Value of keeping each card: points, tracks, sets, effect; losing food forces more removals.
-        keep = (self.settings["points"] * c.card_points[None, :]
-                + np.einsum("ct,gt->gc", c.card_values.astype(float), ctx.track_value)
-                + 3.0 * c.card_values[None, :, FOOD]
-                + ctx.set_value[:, c.card_colour.astype(np.int64)]
-                + EFFECT_VALUES[c.card_effect][None, :])
-        pay = (-FEED_COIN_PRICE * ctx.coin)[:, None]
-        return best(np.concatenate([-keep, pay], axis=1), d.legal)
+        table = (c.card_values, c.card_colour, c.card_points, c.card_effect)
+        values = _feed_values(float(self.settings["points"]), table, ctx.track_value, ctx.set_value, ctx.coin)
+        return best(values, d.legal)
 
     def medal(self, d: Decision):
         v = d.view
         ctx = self.context(v)
         c, w = v.components, self.settings
-        epoch = ctx.epoch
-        discount = ctx.has("medal_discount") & (epoch > 1)
-        silver_price = np.where(discount, np.array([0, 0, MEDAL_DISCOUNT_SILVER[2], MEDAL_DISCOUNT_SILVER[3]])[epoch],
-                                np.asarray(c.silver_price)[epoch - 1])
-        gold_price = np.where(discount, np.array([0, 0, MEDAL_DISCOUNT_GOLD[2], MEDAL_DISCOUNT_GOLD[3]])[epoch],
-                              np.asarray(c.gold_price)[epoch - 1])
-        # Projected end tracks and sets: today's plus what the remaining epochs typically add.
-        growth = np.array([0.0, 1.0, 0.55, 0.15])[epoch]
-        end_tracks = ctx.tracks * (1 + growth[:, None])
-        sets_now = ctx.counts.min(axis=1)
-        end_sets = sets_now + np.array([0, 2.0, 1.0, 0.0])[epoch] * np.where(ctx.counts.min(axis=1) >= 0, 1, 0)
-        full = ctx.has("silver_full") & ((ctx.silver >= 0).sum(axis=1) == 0)
-        silver_points = np.where(full[:, None], end_tracks, np.ceil(end_tracks / 2))
-        # A tile spent on a silver medal is not available for a statue.
-        statues_left = (ctx.statues < 0).sum(axis=1)
-        tiles_left = ctx.tiles.sum(axis=1)
-        tile_cost = np.where(tiles_left - 1 < statues_left, 3.0, 0.0)
-        values = np.zeros((len(d), 6))
-        values[:, 1:5] = (w["points"] * silver_points - ctx.coin[:, None] * silver_price[:, None]
-                          - tile_cost[:, None])
-        values[:, 1:5] = np.where(silver_points >= w["silver_min"], values[:, 1:5], -1.0)
-        wildcard = ctx.has("gold_wildcard")
-        values[:, 5] = (w["points"] * GOLD_POINTS_PER_SET * (end_sets + wildcard * 0.7)
-                        - ctx.coin * gold_price)
+        prices = (np.asarray(c.silver_price, np.int64), np.asarray(c.gold_price, np.int64))
+        values = _medal_values(float(w["points"]), float(w["silver_min"]), prices, ctx.epoch, ctx.coin, ctx.tracks,
+                               ctx.counts, ctx.silver, ctx.statues, ctx.tiles, ctx.has("medal_discount"),
+                               ctx.has("silver_full"), ctx.has("gold_wildcard"))
         return best(values, d.legal)

@@ -24,7 +24,7 @@ from .income import collect_income
 from .medals import medal_step
 from .pick import pick_turn
 from .scoring import final_scores, score
-from .state import BatchState, compiled
+from .state import BatchState
 from .statues import statue_step
 
 
