@@ -19,6 +19,8 @@ medal      0: stop buying; 1 + t: silver medal with a tile of track t; 5: gold m
 
 from __future__ import annotations
 
+from numba.extending import register_jitable
+
 from .constants import COLOURS, TRACKS
 
 KINDS = ("wheel", "side", "draw", "tile", "pick", "colony", "statue", "feed", "medal")
@@ -35,18 +37,22 @@ def option_count(kind: str, n_cards: int = 162) -> int:
             "statue": 33, "feed": n_cards + 1, "medal": 6}[kind]
 
 
+@register_jitable  # callable from the compiled rule steps too
 def draw_option(discard: int, action: int) -> int:
     return 2 * discard + action
 
 
+@register_jitable  # callable from the compiled rule steps too
 def pick_option(colour: int, action: int) -> int:
     return 2 * colour + action
 
 
+@register_jitable  # callable from the compiled rule steps too
 def colony_option(level: int, action: int) -> int:
     return 1 + 2 * level + action
 
 
+@register_jitable  # callable from the compiled rule steps too
 def statue_option(statue: int, track: int, side: int) -> int:
     return 1 + 8 * statue + 2 * track + side
 

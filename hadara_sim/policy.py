@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from .actions import KINDS
 
@@ -61,7 +62,9 @@ class View:
 
     def __getattr__(self, name):
         if name in VIEW_FIELDS:
-            value = getattr(self._source, name)[self._idx]
+            field = getattr(self._source, name)
+            # `take` is several times faster than fancy indexing for the same rows
+            value = field[self._idx] if isinstance(self._idx, slice) else field.take(self._idx, axis=0)
             self.__dict__[name] = value
             return value
         raise AttributeError(f"a policy cannot see {name!r}; visible fields: "
@@ -74,9 +77,19 @@ class View:
         if key not in self.__dict__:
             if name not in VIEW_FIELDS:
                 getattr(self, name)  # raises the helpful AttributeError
-            games = self._idx if not isinstance(self._idx, slice) else np.arange(len(self.player))
-            self.__dict__[key] = getattr(self._source, name)[(games, self.player, *index)]
+            field = getattr(self._source, name)
+            # one `take` of (games * P, ...) rows is much faster than indexing games and seats
+            value = field.reshape((-1,) + field.shape[2:]).take(self._rows, axis=0)
+            self.__dict__[key] = value[(slice(None), *index)] if index else value
         return self.__dict__[key]
+
+    @property
+    def _rows(self) -> np.ndarray:
+        """Row of the acting player in fields reshaped to (games * P, ...)."""
+        if "_rows_" not in self.__dict__:
+            games = self._idx if not isinstance(self._idx, slice) else np.arange(len(self.player))
+            self.__dict__["_rows_"] = np.asarray(games, np.int64) * self.players + self.player
+        return self.__dict__["_rows_"]
 
     def __len__(self) -> int:
         return len(self.player)
@@ -139,13 +152,23 @@ def check_choices(policy, decision: Decision, choices) -> np.ndarray:
     if choices.shape != (n,) or not np.issubdtype(choices.dtype, np.integer):
         raise IllegalChoice(f"policy '{name}' returned {choices.dtype}{list(choices.shape)} for "
                             f"decision '{decision.kind}'; expected {n} whole numbers, one per game")
-    bad = (choices < 0) | (choices >= options)
-    bad[~bad] = ~decision.legal[~bad, choices[~bad]]
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
+    choices = choices.astype(np.int64)
+    count, i = _illegal(decision.legal, choices)
+    if count:
         legal = np.flatnonzero(decision.legal[i]).tolist()
         raise IllegalChoice(
             f"policy '{name}' chose option {int(choices[i])} at decision '{decision.kind}' for seat "
             f"{int(decision.view.player[i])} in game {int(decision.game_id[i])}, which is not legal "
-            f"(legal options: {legal}); {int(bad.sum())} of {n} choices in this batch were illegal")
-    return choices.astype(np.int64)
+            f"(legal options: {legal}); {count} of {n} choices in this batch were illegal")
+    return choices
+
+
+@njit(cache=True)
+def _illegal(legal, choices):
+    """(how many, index of the first) choices that are not a legal option."""
+    count, first = 0, -1
+    for i in range(len(choices)):
+        if choices[i] < 0 or choices[i] >= legal.shape[1] or not legal[i, choices[i]]:
+            first = i if count == 0 else first
+            count += 1
+    return count, first

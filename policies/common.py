@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from hadara_sim.constants import EFFECT_INDEX, INCOME, PURPLE
 from hadara_sim.policy import View
@@ -16,9 +17,17 @@ def own(view: View, field: str) -> np.ndarray:
 def price(view: View, cards: np.ndarray) -> np.ndarray:
     """What the acting player pays for each card in `cards` (games, k): cost less owned colour."""
     c = view.components
-    counts = own(view, "colour_count")
-    held = np.take_along_axis(counts, c.card_colour[cards].astype(np.int64), axis=1)
-    return np.maximum(0, c.card_cost[cards] - held)
+    return _price(np.asarray(cards, np.int64), own(view, "colour_count"), c.card_cost, c.card_colour)
+
+
+@njit(cache=True)
+def _price(cards, counts, cost, colour):
+    n, k = cards.shape
+    paid = np.empty((n, k), np.int64)
+    for g in range(n):
+        for j in range(k):
+            paid[g, j] = max(0, cost[cards[g, j]] - counts[g, colour[cards[g, j]]])
+    return paid
 
 
 def income_steps_left(epoch, phase):
@@ -83,7 +92,19 @@ def sell_value(view: View) -> np.ndarray:
 
 def best(values: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """Index of the highest-valued legal option in each game (first on ties)."""
-    return np.where(legal, values, -np.inf).argmax(axis=1)
+    return _best(np.asarray(values, np.float64), legal)
+
+
+@njit(cache=True)
+def _best(values, legal):
+    n, options = legal.shape
+    choice = np.zeros(n, np.int64)  # the first option when no legal value beats -inf, as argmax does
+    for i in range(n):
+        top = -np.inf
+        for j in range(options):
+            if legal[i, j] and values[i, j] > top:
+                top, choice[i] = values[i, j], j
+    return choice
 
 
 def purple_count(view: View) -> np.ndarray:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from functools import cached_property
 
 import numpy as np
+from numba import njit
 
 from hadara_sim import actions as A
 from hadara_sim.constants import (
@@ -25,6 +26,14 @@ from hadara_sim.policy import Decision, Policy
 from .common import EFFECT_VALUES, best, income_steps_left, own, price, sell_value
 
 _E = EFFECT_INDEX
+# By epoch (index 0 unused): medal_discount's prices, the typical growth of a track by the end, and
+# the sets typically still to come.
+DISCOUNT_SILVER = np.array([0, 0, MEDAL_DISCOUNT_SILVER[2], MEDAL_DISCOUNT_SILVER[3]])
+DISCOUNT_GOLD = np.array([0, 0, MEDAL_DISCOUNT_GOLD[2], MEDAL_DISCOUNT_GOLD[3]])
+GROWTH = np.array([0.0, 1.0, 0.55, 0.15])
+SETS_TO_COME = np.array([0, 2.0, 1.0, 0.0])
+AFFINITY = _E["affinity_income"]  # affinity_<track t> is effect AFFINITY + t
+SILVER_FULL, SET_COLLECTOR, CUT = _E["silver_full"], _E["set_collector"], _E["requirement_cut"]
 
 
 class Context:
@@ -50,14 +59,32 @@ class Context:
     silver = cached_property(lambda self: self.view.own("silver").astype(np.int64))
     gold = cached_property(lambda self: self.view.own("gold").astype(np.int64))
     colonies = cached_property(lambda self: self.view.own("colonies").astype(np.int64))
+    effects = cached_property(lambda self: self.view.own("effects"))
 
     @cached_property
     def track_value(self) -> np.ndarray:
-        return self._track_values()
+        """Points from one more step on each track, (games, 4)."""
+        return self._derived[0]
 
     @cached_property
     def set_value(self) -> np.ndarray:
-        return self._set_values()
+        """Points from one more card of each colour through gold medals and set_collector (games, 5)."""
+        return self._derived[1]
+
+    @cached_property
+    def requirements(self) -> np.ndarray:
+        """(games, 2) the next military and culture requirement (`next_requirement`)."""
+        return self._derived[2]
+
+    @cached_property
+    def _derived(self) -> tuple:
+        """Track values, set values and next requirements, from one compiled call."""
+        w, c = self.w, self.c
+        weights = (float(w["income"]), float(w["military"]), float(w["culture"]), float(w["food"]),
+                   float(w["sets"]), int(w["gold_plan"]))
+        return _derive(weights, self.coin, self.income_left, self.steps_left, self.feeds_left, self.epoch,
+                       self.tracks, self.counts, self.silver, self.gold, self.colonies, self.view.colony_left,
+                       self.statues, self.effects, c.level_requirement, c.statue_requirement)
 
     @cached_property
     def prize(self) -> dict:
@@ -65,96 +92,241 @@ class Context:
         return {MILITARY: np.full(self.n, self.w["colony_prize"]), CULTURE: np.full(self.n, self.w["statue_prize"])}
 
     def has(self, effect: str) -> np.ndarray:
-        return self.view.own("effects", _E[effect])
+        return self.effects[:, _E[effect]]
 
-    def _track_values(self) -> np.ndarray:
-        """Points from one more step on each track, (games, 4)."""
-        w = self.w
-        tv = np.empty((self.n, 4))
-        tv[:, INCOME] = w["income"] * self.coin * self.income_left
-        active = np.minimum(self.steps_left, 4) / 4.0
-        tv[:, MILITARY] = w["military"] * active
-        tv[:, CULTURE] = w["culture"] * active
-        slack = self.tracks[:, FOOD] - self.counts.sum(axis=1)
-        tv[:, FOOD] = w["food"] * np.where(slack <= 1, 1.0, 0.35) * (self.feeds_left > 0)
-        silver_on = (self.silver[:, :, None] == np.arange(4)).sum(axis=1).astype(np.float64)
-        full = self.has("silver_full")
-        tv += np.where(full[:, None], 1.0, 0.5) * np.minimum(silver_on, 1) + 0.5 * np.maximum(silver_on - 1, 0)
-        return tv
-
-    def _set_values(self) -> np.ndarray:
-        """Points from one more card of each colour through gold medals and set_collector (games, 5)."""
-        golds = self.gold + self.planned_golds()
-        per_set = GOLD_POINTS_PER_SET * golds + SET_COLLECTOR_POINTS * self.has("set_collector")
-        low = self.counts.min(axis=1, keepdims=True)
-        lacking = (self.counts == low)
-        share = lacking / lacking.sum(axis=1, keepdims=True)
-        return self.w["sets"] * per_set[:, None] * np.where(lacking, share, 0.15)
-
-    def planned_golds(self) -> np.ndarray:
-        """Gold medals the player can still expect to buy (0..2 - owned)."""
-        return np.where(self.epoch < 3, np.maximum(0, np.minimum(2, self.w["gold_plan"]) - self.gold), 0)
-
-    def feed_penalty(self, food_gain: np.ndarray) -> np.ndarray:
-        """Expected loss at the next feeding from owning one more card with `food_gain` food."""
-        slack = self.tracks[:, FOOD, None] - self.counts.sum(axis=1, keepdims=True) - 1 + food_gain
-        if_short = np.where(self.has("feed_with_coins")[:, None], FEED_COIN_PRICE * self.coin[:, None],
-                            self.w["feed_loss"])
-        weight = np.where(self.phase == 1, 1.0, 0.6)[:, None]
-        return np.where(slack < 0, if_short * weight, 0.0)
 
     def card_values(self, cards: np.ndarray) -> np.ndarray:
-        """Points-equivalent of owning each card of `cards` (games, k), before its price."""
+        """Points-equivalent of owning each card of `cards` (games, k), before its price: points,
+        track steps (affinity cards add one step per owned card of their colour, and later ones too),
+        set value, colour bonus, effect, the lookahead to the next requirement, less the feeding risk."""
         c, w = self.c, self.w
-        values = c.card_values[cards].astype(np.float64)
-        colour = c.card_colour[cards].astype(np.int64)
-        # affinity cards add one step per owned card of their colour, and later ones too
-        for t in range(4):
-            aff = self.has(f"affinity_{('income', 'military', 'culture', 'food')[t]}")
-            values[:, :, t] += (colour == t) * aff[:, None]
-        value = w["points"] * c.card_points[cards] + np.einsum("gkt,gt->gk", values, self.track_value)
-        value += np.take_along_axis(self.set_value, colour, axis=1)
-        value += np.asarray(w["colours"], float)[colour]
-        value += self.effect_values(cards)
-        value += self.threshold_bonus(values)
-        value -= self.feed_penalty(values[:, :, FOOD])
-        return value
-
-    def effect_values(self, cards: np.ndarray) -> np.ndarray:
-        effect = self.c.card_effect[cards]
-        value = EFFECT_VALUES[effect] * self.w["effects"] * np.minimum(1.0, self.income_left / 4.0)[:, None]
-        for t, name in enumerate(("affinity_income", "affinity_military", "affinity_culture", "affinity_food")):
-            m = effect == _E[name]
-            value = np.where(m, self.counts[:, t, None] * self.track_value[:, t, None] + 1.0, value)
-        return value
+        table = (c.card_values, c.card_colour, c.card_points, c.card_effect)
+        prizes = np.stack([self.prize[MILITARY], self.prize[CULTURE]], axis=1)
+        if_short = np.where(self.has("feed_with_coins"), FEED_COIN_PRICE * self.coin, w["feed_loss"])
+        weight = (float(w["points"]), float(w["effects"]), np.asarray(w["colours"], float))
+        return _card_values(np.asarray(cards, np.int64), table, weight, self.effects, self.counts, self.tracks,
+                            self.track_value, self.set_value, self.requirements, prizes, self.steps_left,
+                            self.income_left, self.phase, if_short)
 
     def next_requirement(self, track: int) -> np.ndarray:
         """The lowest requirement still open on a track (colony levels or statues), inf if none."""
-        return self._next_requirements[track]
+        return self.requirements[:, 0 if track == MILITARY else 1]
 
-    @cached_property
-    def _next_requirements(self) -> dict:
-        return {MILITARY: self._open_requirement(MILITARY), CULTURE: self._open_requirement(CULTURE)}
 
-    def _open_requirement(self, track: int) -> np.ndarray:
-        c = self.c
-        cut = REQUIREMENT_CUT * self.has("requirement_cut")
-        if track == MILITARY:
-            req = np.where(self.colonies == 0, c.level_requirement[None, :], np.inf)
-            req = np.where(self.view.colony_left > 0, req, np.inf)
-        else:
-            req = np.where(self.statues < 0, c.statue_requirement[None, :], np.inf)
-        return req.min(axis=1) - cut
 
-    def threshold_bonus(self, values: np.ndarray) -> np.ndarray:
-        """Lookahead: a card that lifts military or culture to the next requirement before the next
-        colony or statue step is worth part of that colony or statue."""
-        bonus = np.zeros(values.shape[:2])
-        for track, prize in self.prize.items():
-            need = self.next_requirement(track)[:, None] - self.tracks[:, track, None]
-            reach = (need > 0) & (values[:, :, track] >= need) & (self.steps_left[:, None] > 0)
-            bonus += reach * prize[:, None]
-        return bonus
+@njit(cache=True)
+def _derive(weights, coin, income_left, steps_left, feeds_left, epoch, tracks, counts, silver, gold, colonies,
+            colony_left, statues, effects, level_requirement, statue_requirement):
+    """`Context.track_value`, `set_value` and `requirements`."""
+    income, military, culture, food, sets, gold_plan = weights
+    track_value = _track_values(income, military, culture, food, coin, income_left, steps_left, feeds_left, tracks,
+                                counts, silver, effects[:, SILVER_FULL])
+    # gold medals the player can still expect to buy (0..2 - owned) make sets worth more
+    planned = np.where(epoch < 3, np.maximum(0, min(2, gold_plan) - gold), 0)
+    per_set = GOLD_POINTS_PER_SET * (gold + planned) + SET_COLLECTOR_POINTS * effects[:, SET_COLLECTOR]
+    requirements = _open_requirements(colonies, colony_left, statues, effects[:, CUT],
+                                      level_requirement, statue_requirement)
+    return track_value, _set_values(sets, per_set, counts), requirements
+
+
+@njit(cache=True)
+def _open_requirements(colonies, colony_left, statues, cut, level_requirement, statue_requirement):
+    """The lowest requirement of a colony level the player has not taken while tiles are left, and of
+    a statue not carved yet (4 lower with requirement_cut), inf if none (games, 2)."""
+    n = len(colonies)
+    req = np.full((n, 2), np.inf)
+    for g in range(n):
+        for level in range(len(level_requirement)):
+            if colonies[g, level] == 0 and colony_left[g, level] > 0:
+                req[g, 0] = min(req[g, 0], level_requirement[level])
+        for statue in range(len(statue_requirement)):
+            if statues[g, statue] < 0:
+                req[g, 1] = min(req[g, 1], statue_requirement[statue])
+        req[g] -= REQUIREMENT_CUT * cut[g]
+    return req
+
+
+@njit(cache=True)
+def _track_values(income, military, culture, food, coin, income_left, steps_left, feeds_left, tracks, counts,
+                  silver, silver_full):
+    """Points from one more step on each track (games, 4): income pays coins at every income step to
+    come, military and culture count while steps remain, food while a feeding is near, and a track
+    under a silver medal scores half a point more per step (all of it with silver_full)."""
+    n = len(coin)
+    tv = np.empty((n, 4))
+    for g in range(n):
+        tv[g, INCOME] = income * coin[g] * income_left[g]
+        active = min(steps_left[g], 4) / 4.0
+        tv[g, MILITARY] = military * active
+        tv[g, CULTURE] = culture * active
+        slack = tracks[g, FOOD] - counts[g].sum()
+        tv[g, FOOD] = food * (1.0 if slack <= 1 else 0.35) * (feeds_left[g] > 0)
+        for t in range(4):
+            silver_on = float((silver[g, 0] == t) + (silver[g, 1] == t))
+            tv[g, t] += (1.0 if silver_full[g] else 0.5) * min(silver_on, 1.0) + 0.5 * max(silver_on - 1.0, 0.0)
+    return tv
+
+
+@njit(cache=True)
+def _set_values(sets, per_set, counts):
+    """Points from one more card of each colour (games, 5): a share of a set for the colours the
+    player lacks most, 15% of one for the others."""
+    n, colours = counts.shape
+    value = np.empty((n, colours))
+    for g in range(n):
+        low = counts[g].min()
+        lacking = 0
+        for k in range(colours):
+            lacking += counts[g, k] == low
+        for k in range(colours):
+            value[g, k] = sets * per_set[g] * ((1 / lacking) if counts[g, k] == low else 0.15)
+    return value
+
+
+@njit(cache=True)
+def _card_values(cards, table, weight, effects, counts, tracks, track_value, set_value, requirements, prizes,
+                 steps_left, income_left, phase, if_short):
+    """See `Context.card_values`. A card that lifts military or culture to the next requirement
+    before the next colony or statue step is worth part of that colony or statue (the prize); one
+    beyond the food track risks a card at the next feeding (`if_short`, less in phase A)."""
+    card_values, card_colour, card_points, card_effect = table
+    points, effects_weight, colours = weight
+    n, k = cards.shape
+    value = np.empty((n, k))
+    steps = np.empty(4)
+    for g in range(n):
+        effect_scale = min(1.0, income_left[g] / 4.0)
+        for j in range(k):
+            card = cards[g, j]
+            colour = card_colour[card]
+            for t in range(4):
+                steps[t] = card_values[card, t]
+                if colour == t and effects[g, AFFINITY + t]:
+                    steps[t] += 1.0
+            # summed in the order of numpy's einsum (two lanes), which the planner was tuned with
+            dot = ((steps[0] * track_value[g, 0] + steps[2] * track_value[g, 2])
+                   + (steps[1] * track_value[g, 1] + steps[3] * track_value[g, 3]))
+            v = points * card_points[card] + dot
+            v += set_value[g, colour]
+            v += colours[colour]
+            effect = card_effect[card]
+            if AFFINITY <= effect < AFFINITY + 4:
+                v += counts[g, effect - AFFINITY] * track_value[g, effect - AFFINITY] + 1.0
+            else:
+                v += EFFECT_VALUES[effect] * effects_weight * effect_scale
+            bonus = 0.0
+            for r, track in enumerate((MILITARY, CULTURE)):
+                need = requirements[g, r] - tracks[g, track]
+                if need > 0 and steps[track] >= need and steps_left[g] > 0:
+                    bonus += prizes[g, r]
+            v += bonus
+            slack = tracks[g, FOOD] - counts[g].sum() - 1 + steps[FOOD]
+            if slack < 0:
+                v -= if_short[g] * (1.0 if phase[g] == 1 else 0.6)
+            value[g, j] = v
+    return value
+
+
+def expected_backs(c) -> tuple[np.ndarray, np.ndarray]:
+    """(5, 4) mean track values and (5,) mean points of the backs of each level's colony tiles (made
+    once per component set)."""
+    cached = c.__dict__.get("_expected_backs")
+    if cached is None:
+        levels = range(5)
+        cached = (np.array([c.colony_back_values[c.colony_level == lv].mean(0) for lv in levels]),
+                  np.array([c.colony_back_points[c.colony_level == lv].mean() for lv in levels]))
+        c.__dict__["_expected_backs"] = cached
+    return cached
+
+
+@njit(cache=True)
+def _colony_values(points, margin, front, coin, back_track_value, back_points, bounty, cut, tracks):
+    """(games, 11) values of the colony options: plunder the front's coins and points, or integrate
+    for the level's expected back (track steps and points) at its cost; colony_bounty's coins count
+    either way, and missing military costs 3 coins a point (requirement_purchase)."""
+    n = len(coin)
+    values = np.zeros((n, 11))
+    for g in range(n):
+        gain = COLONY_BOUNTY * bounty[g]
+        for level in range(front.shape[1]):
+            requirement, plunder, integrate, front_points = front[g, level]
+            missing = max(0.0, float(requirement - REQUIREMENT_CUT * cut[g]) - tracks[g, MILITARY])
+            cost = coin[g] * 3 * missing
+            values[g, A.colony_option(level, A.PLUNDER)] = (
+                coin[g] * (plunder + gain) + points * front_points) - cost
+            values[g, A.colony_option(level, A.INTEGRATE)] = (
+                points * back_points[level] + back_track_value[g, level] - coin[g] * (integrate - gain) - margin) - cost
+    return values
+
+
+@njit(cache=True)
+def _statue_values(points, statues, late, coin, track_value, tracks, patron, cut):
+    """(games, 33) values of the statue options: the statue's points less the coins for missing
+    culture, plus its bonus on the tile's track (coloured side, +2 with statue_patron) or as points
+    (points side: better late, and spending the least useful tile)."""
+    requirement, statue_points, statue_bonus = statues
+    n = len(coin)
+    values = np.zeros((n, 33))
+    for g in range(n):
+        bonus_extra = 2 * patron[g]
+        for s in range(len(requirement)):
+            missing = max(0.0, float(requirement[s] - REQUIREMENT_CUT * cut[g]) - tracks[g, CULTURE])
+            base = points * statue_points[s] - coin[g] * 3 * missing
+            bonus = statue_bonus[s] + bonus_extra
+            for t in range(4):
+                values[g, A.statue_option(s, t, A.COLOURED)] = base + track_value[g, t] * bonus
+                side = base + points * bonus - 0.05 * track_value[g, t]
+                values[g, A.statue_option(s, t, A.POINTS_SIDE)] = side + (1.0 if late[g] else -1.0)
+    return values
+
+
+@njit(cache=True)
+def _feed_values(points, table, track_value, set_value, coin):
+    """(games, C + 1) values of the feeding options: minus the value of keeping each card (points,
+    track steps, set value, effect; its food counts thrice: losing food forces more removals), or
+    minus the coins of feeding with coins."""
+    card_values, card_colour, card_points, card_effect = table
+    n, cards = len(coin), len(card_points)
+    values = np.empty((n, cards + 1))
+    for g in range(n):
+        for c in range(cards):
+            # summed in the order of numpy's einsum (two lanes), which the planner was tuned with
+            dot = ((card_values[c, 0] * track_value[g, 0] + card_values[c, 2] * track_value[g, 2])
+                   + (card_values[c, 1] * track_value[g, 1] + card_values[c, 3] * track_value[g, 3]))
+            keep = points * card_points[c] + dot + 3.0 * card_values[c, FOOD] + set_value[g, card_colour[c]]
+            values[g, c] = -(keep + EFFECT_VALUES[card_effect[c]])
+        values[g, cards] = -FEED_COIN_PRICE * coin[g]
+    return values
+
+
+@njit(cache=True)
+def _medal_values(points, silver_min, prices, epoch, coin, tracks, counts, silver, statues, tiles, discount,
+                  silver_full, wildcard):
+    """(games, 6) values of the medal options, on the tracks and sets projected to the end (today's
+    plus what the remaining epochs typically add): a silver medal scores half its track (all of it,
+    the first, with silver_full) if that reaches `silver_min`, less its price and a tile a statue
+    may need; a gold medal scores 7 per projected set (a wildcard counts 0.7 of one)."""
+    silver_price, gold_price = prices
+    n = len(coin)
+    values = np.zeros((n, 6))
+    for g in range(n):
+        e = epoch[g]
+        cheap = discount[g] and e > 1
+        silver_cost = DISCOUNT_SILVER[e] if cheap else silver_price[e - 1]
+        gold_cost = DISCOUNT_GOLD[e] if cheap else gold_price[e - 1]
+        growth = GROWTH[e]
+        full = silver_full[g] and (silver[g] >= 0).sum() == 0
+        statues_left = (statues[g] < 0).sum()
+        tile_cost = 3.0 if tiles[g].sum() - 1 < statues_left else 0.0
+        for t in range(4):
+            end_track = tracks[g, t] * (1 + growth)
+            silver_points = end_track if full else np.ceil(end_track / 2)
+            value = points * silver_points - coin[g] * silver_cost - tile_cost
+            values[g, 1 + t] = value if silver_points >= silver_min else -1.0
+        sets_now = counts[g].min()
+        end_sets = sets_now + SETS_TO_COME[e] * (1 if sets_now >= 0 else 0)
+        values[g, 5] = points * GOLD_POINTS_PER_SET * (end_sets + wildcard[g] * 0.7) - coin[g] * gold_cost
+    return values
 
 
 class Planner(Policy):
@@ -227,39 +399,19 @@ class Planner(Policy):
         v = d.view
         ctx = self.context(v)
         c, w = v.components, self.settings
-        front = v.colony_front.astype(float)
-        bounty = COLONY_BOUNTY * ctx.has("colony_bounty")
-        levels = range(5)
-        mean_back = np.array([c.colony_back_values[c.colony_level == lv].mean(0) for lv in levels])
-        mean_back_points = np.array([c.colony_back_points[c.colony_level == lv].mean() for lv in levels])
-        plunder = ctx.coin[:, None] * (front[:, :, 1] + bounty[:, None]) + w["points"] * front[:, :, 3]
-        integrate = (w["points"] * mean_back_points[None] + ctx.track_value @ mean_back.T
-                     - ctx.coin[:, None] * (front[:, :, 2] - bounty[:, None]) - w["integrate_margin"])
-        missing = np.maximum(0, front[:, :, 0] - REQUIREMENT_CUT * ctx.has("requirement_cut")[:, None]
-                             - ctx.tracks[:, MILITARY, None])
-        cost = ctx.coin[:, None] * 3 * missing
-        values = np.zeros((len(d), 11))
-        values[:, 1::2] = plunder - cost
-        values[:, 2::2] = integrate - cost
+        mean_back, mean_back_points = expected_backs(c)
+        values = _colony_values(float(w["points"]), float(w["integrate_margin"]), v.colony_front, ctx.coin,
+                                ctx.track_value @ mean_back.T, mean_back_points, ctx.has("colony_bounty"),
+                                ctx.has("requirement_cut"), ctx.tracks)
         return best(values, d.legal)
 
     def statue(self, d: Decision):
         v = d.view
         ctx = self.context(v)
         c, w = v.components, self.settings
-        patron = 2 * ctx.has("statue_patron")
-        late = ctx.epoch >= w["points_side_from"]
-        values = np.full((len(d), 33), 0.0)
-        for s in range(4):
-            missing = np.maximum(0, c.statue_requirement[s] - REQUIREMENT_CUT * ctx.has("requirement_cut")
-                                 - ctx.tracks[:, CULTURE])
-            base = w["points"] * c.statue_points[s] - ctx.coin * 3 * missing
-            for t in range(4):
-                coloured = base + ctx.track_value[:, t] * (c.statue_bonus[s] + patron)
-                points = base + w["points"] * (c.statue_bonus[s] + patron) - 0.05 * ctx.track_value[:, t]
-                points = points + np.where(late, 1.0, -1.0)
-                values[:, A.statue_option(s, t, A.COLOURED)] = coloured
-                values[:, A.statue_option(s, t, A.POINTS_SIDE)] = points
+        statues = (c.statue_requirement, c.statue_points, c.statue_bonus)
+        values = _statue_values(float(w["points"]), statues, ctx.epoch >= w["points_side_from"], ctx.coin,
+                                ctx.track_value, ctx.tracks, ctx.has("statue_patron"), ctx.has("requirement_cut"))
         return best(values, d.legal)
 
     # --- feeding and medals -----------------------------------------------------------------
@@ -268,41 +420,16 @@ class Planner(Policy):
         v = d.view
         ctx = self.context(v)
         c = v.components
-        # Value of keeping each card: points, tracks, sets, effect; losing food forces more removals.
-        keep = (self.settings["points"] * c.card_points[None, :]
-                + np.einsum("ct,gt->gc", c.card_values.astype(float), ctx.track_value)
-                + 3.0 * c.card_values[None, :, FOOD]
-                + ctx.set_value[:, c.card_colour.astype(np.int64)]
-                + EFFECT_VALUES[c.card_effect][None, :])
-        pay = (-FEED_COIN_PRICE * ctx.coin)[:, None]
-        return best(np.concatenate([-keep, pay], axis=1), d.legal)
+        table = (c.card_values, c.card_colour, c.card_points, c.card_effect)
+        values = _feed_values(float(self.settings["points"]), table, ctx.track_value, ctx.set_value, ctx.coin)
+        return best(values, d.legal)
 
     def medal(self, d: Decision):
         v = d.view
         ctx = self.context(v)
         c, w = v.components, self.settings
-        epoch = ctx.epoch
-        discount = ctx.has("medal_discount") & (epoch > 1)
-        silver_price = np.where(discount, np.array([0, 0, MEDAL_DISCOUNT_SILVER[2], MEDAL_DISCOUNT_SILVER[3]])[epoch],
-                                np.asarray(c.silver_price)[epoch - 1])
-        gold_price = np.where(discount, np.array([0, 0, MEDAL_DISCOUNT_GOLD[2], MEDAL_DISCOUNT_GOLD[3]])[epoch],
-                              np.asarray(c.gold_price)[epoch - 1])
-        # Projected end tracks and sets: today's plus what the remaining epochs typically add.
-        growth = np.array([0.0, 1.0, 0.55, 0.15])[epoch]
-        end_tracks = ctx.tracks * (1 + growth[:, None])
-        sets_now = ctx.counts.min(axis=1)
-        end_sets = sets_now + np.array([0, 2.0, 1.0, 0.0])[epoch] * np.where(ctx.counts.min(axis=1) >= 0, 1, 0)
-        full = ctx.has("silver_full") & ((ctx.silver >= 0).sum(axis=1) == 0)
-        silver_points = np.where(full[:, None], end_tracks, np.ceil(end_tracks / 2))
-        # A tile spent on a silver medal is not available for a statue.
-        statues_left = (ctx.statues < 0).sum(axis=1)
-        tiles_left = ctx.tiles.sum(axis=1)
-        tile_cost = np.where(tiles_left - 1 < statues_left, 3.0, 0.0)
-        values = np.zeros((len(d), 6))
-        values[:, 1:5] = (w["points"] * silver_points - ctx.coin[:, None] * silver_price[:, None]
-                          - tile_cost[:, None])
-        values[:, 1:5] = np.where(silver_points >= w["silver_min"], values[:, 1:5], -1.0)
-        wildcard = ctx.has("gold_wildcard")
-        values[:, 5] = (w["points"] * GOLD_POINTS_PER_SET * (end_sets + wildcard * 0.7)
-                        - ctx.coin * gold_price)
+        prices = (np.asarray(c.silver_price, np.int64), np.asarray(c.gold_price, np.int64))
+        values = _medal_values(float(w["points"]), float(w["silver_min"]), prices, ctx.epoch, ctx.coin, ctx.tracks,
+                               ctx.counts, ctx.silver, ctx.statues, ctx.tiles, ctx.has("medal_discount"),
+                               ctx.has("silver_full"), ctx.has("gold_wildcard"))
         return best(values, d.legal)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from hadara_sim.constants import CULTURE, MILITARY
 from hadara_sim.policy import Decision
@@ -76,16 +77,27 @@ class Balanced(Planner):
     def context(self, view):
         ctx = super().context(view)
         w = self.settings
-        tracks = view.tracks.astype(float)
-        me = view.player.astype(np.int64)
-        rows = np.arange(len(view))
-        # Lead over the strongest rival on each track: contested tracks are worth less to chase.
-        rivals = tracks.copy()
-        rivals[rows, me] = -np.inf
-        lead = ctx.tracks[:, [MILITARY, CULTURE]] - rivals[:, :, [MILITARY, CULTURE]].max(axis=1)
-        own_edge = ctx.tracks[:, MILITARY] - ctx.tracks[:, CULTURE]
-        military_first = (lead[:, 0] - lead[:, 1] + 0.5 * own_edge) >= 0
+        military_first = _military_first(view.tracks, np.asarray(view.player, np.int64))
         for track, first in ((MILITARY, military_first), (CULTURE, ~military_first)):
             ctx.track_value[:, track] *= np.where(first, w["focus"], w["unfocus"])
             ctx.prize[track] = np.where(first, w["focus_prize"], w["other_prize"])
         return ctx
+
+
+@njit(cache=True)
+def _military_first(tracks, player):
+    """Whether each player leans into military rather than culture: its lead over the strongest rival
+    on military against that on culture, plus half its own military-culture edge (contested tracks
+    are worth less to chase)."""
+    n, players = tracks.shape[:2]
+    first = np.empty(n, np.bool_)
+    for g in range(n):
+        me = player[g]
+        rival_military, rival_culture = -np.inf, -np.inf
+        for seat in range(players):
+            if seat != me:
+                rival_military = max(rival_military, float(tracks[g, seat, MILITARY]))
+                rival_culture = max(rival_culture, float(tracks[g, seat, CULTURE]))
+        military, culture = float(tracks[g, me, MILITARY]), float(tracks[g, me, CULTURE])
+        first[g] = ((military - rival_military) - (culture - rival_culture) + 0.5 * (military - culture)) >= 0
+    return first

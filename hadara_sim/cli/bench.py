@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Optional
 
 import typer
+from rich import box
 from rich.progress import Progress
 from rich.table import Table
 
-from ..bench import bench_one, reference_speed
-from .common import COMPONENTS_OPTION, components_or_exit, console, fail, policies_or_exit
+from ..bench import bench_one, first_call_seconds, reference_speed
+from .common import COMPONENTS_OPTION, components_or_exit, console, err_console, fail, policies_or_exit
+
+PLANNER_MIX = "balanced,military,culture,economy"
 
 
 def register(app: typer.Typer):
@@ -18,40 +22,58 @@ def register(app: typer.Typer):
 
 
 def bench(
-    players: list[int] = typer.Option([], "--players", "-p", help="Player counts (default 2-5)."),
-    advanced: Optional[bool] = typer.Option(None, "--advanced/--basic", help="Only one game kind (default both)."),
-    batch: list[int] = typer.Option([256, 1024, 4096, 16384], "--batch", "-b", help="Batch sizes."),
-    policy: str = typer.Option("greedy", help="Policy at every seat."),
-    reference_games: int = typer.Option(30, help="Games the reference engine plays to measure its speed."),
+    players: list[int] = typer.Option([], "--players", "-p", help="Player counts (default 4; 2-5 with --full)."),
+    advanced: Optional[bool] = typer.Option(None, "--advanced/--basic",
+                                            help="Only one game kind (default basic; both with --full)."),
+    batch: list[int] = typer.Option([], "--batch", "-b",
+                                    help="Batch sizes (default 2000; 256, 1024, 4096, 16384 with --full)."),
+    policy: list[str] = typer.Option(
+        [], "--policy",
+        help=f"Policies at the table, comma-separated, seats rotated from game to game; repeat to bench "
+             f"several (default: greedy, and the planner mix {PLANNER_MIX})."),
+    reference_games: int = typer.Option(
+        0, help="Games the reference engine plays to measure its speed (default 5; 30 with --full)."),
+    full: bool = typer.Option(False, "--full", help="The full grid: 2-5 players, both game kinds, four batch sizes."),
     seed: int = typer.Option(0, "--seed", "-s"),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     components: Optional[Path] = COMPONENTS_OPTION,
 ):
     """Measure the speed and memory of the batch engine against the reference engine.
 
-    In one process: games per second and peak memory for each batch size, and the reference
-    engine's games per second on the same deals with the ratio between the two.
+    In one process: the first call (compiling the engine and bots, or loading them from numba's
+    cache), then games per second and peak memory for each configuration, and the reference engine's
+    games per second on the same deals with the ratio between the two. Quick by default (seconds);
+    `--full` runs the whole grid (minutes). Progress goes to stderr, the table to stdout.
     """
     c = components_or_exit(components)
-    counts = players or [2, 3, 4, 5]
-    if any(not 2 <= p <= 5 for p in counts) or any(b < 1 for b in batch):
+    counts = players or ([2, 3, 4, 5] if full else [4])
+    sizes = batch or ([256, 1024, 4096, 16384] if full else [2000])
+    if any(not 2 <= p <= 5 for p in counts) or any(b < 1 for b in sizes):
         fail("--players must be 2..5 and --batch positive")
-    kinds = [advanced] if advanced is not None else [False, True]
-    pol = policies_or_exit([policy], 1, seed)[0]
-    table = Table(title=f"hadara-sim bench ({policy} policy, one process)")
-    for head in ("players", "game", "batch", "games/s", "peak MiB", "peak MiB (3 batches)",
-                 "reference games/s", "ratio"):
-        table.add_column(head, justify="right")
-    configs = [(p, k) for p in counts for k in kinds]
-    with Progress(console=console, disable=quiet, transient=True) as progress:
-        task = progress.add_task("benchmarking", total=len(configs) * (len(batch) + 1))
-        for p, kind in configs:
-            ref = reference_speed(c, p, kind, pol, reference_games, seed)
+    kinds = [advanced] if advanced is not None else ([False, True] if full else [False])
+    ref_games = reference_games or (30 if full else 5)
+    mixes = policy or ["greedy", PLANNER_MIX]
+    tables = {mix: policies_or_exit(mix.split(","), len(mix.split(",")), seed) for mix in mixes}
+    with nullcontext() if quiet else err_console.status("compiling, or loading the compiled engine and bots"):
+        first = first_call_seconds(c, tables[mixes[0]], seed)
+    console.print(f"first call (compile, or load from numba's cache): {first:.2f} s")
+    table = Table(title="hadara-sim bench (one process)", box=box.SIMPLE, show_edge=False, collapse_padding=True,
+                  caption="MiB 1 / MiB 3: peak memory allocated (tracemalloc) while playing one batch / three "
+                          "batches in a row (equal: memory does not grow from batch to batch); ref g/s: games per "
+                          "second of the reference engine on the same deals; ratio: batch over reference")
+    for head in ("policies", "players", "game", "batch", "games/s", "MiB 1", "MiB 3", "ref g/s", "ratio"):
+        table.add_column(head, justify="right", no_wrap=True)
+    configs = [(mix, p, k) for mix in mixes for p in counts for k in kinds]
+    with Progress(console=err_console, disable=quiet, transient=True) as progress:
+        task = progress.add_task("benchmarking", total=len(configs) * (len(sizes) + 1))
+        for mix, p, kind in configs:
+            pols = tables[mix]
+            ref = reference_speed(c, p, kind, pols, ref_games, seed)
             progress.advance(task)
-            for size in batch:
-                row = bench_one(c, p, kind, size, pol, seed, ref)
-                table.add_row(str(p), "advanced" if kind else "basic", str(size), f"{row.games_per_second:,.0f}",
-                              f"{row.peak_mib:,.0f}", f"{row.peak_mib_after_3:,.0f}",
+            for size in sizes:
+                row = bench_one(c, p, kind, size, pols, seed, ref)
+                table.add_row("planner mix" if mix == PLANNER_MIX else mix, str(p), "advanced" if kind else "basic", str(size),
+                              f"{row.games_per_second:,.0f}", f"{row.peak_mib:,.1f}", f"{row.peak_mib_after_3:,.1f}",
                               f"{ref:,.1f}", f"{row.ratio:,.0f}x")
                 progress.advance(task)
     console.print(table)

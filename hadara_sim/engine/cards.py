@@ -1,6 +1,7 @@
-"""Buying, selling, discarding and losing cards, for a subset `g` of games and a seat in each.
+"""Buying, selling, discarding and losing cards, one game `g` and its acting `seat` at a time.
 
-Every function takes `g`, an index array of games, and `seat`, the acting seat in each of them.
+These are compiled (numba) functions on the state arrays `s` (`state.Arrays`) and the component
+tables `t` (`state.Tables`); the steps of the epoch call them in loops over the games of a batch.
 """
 
 from __future__ import annotations
@@ -9,119 +10,147 @@ import numpy as np
 
 from .. import actions as A
 from ..constants import (
-    AFFINITY_TRACK, BONUS_TILE_CARD_VALUE, EFFECT_INDEX, LOC_OWNED, LOC_PILE, LOC_REMOVED, LOC_SOLD,
-    PATRON_BONUS, PURPLE, SELL_BONUS, TRACKS,
+    BONUS_TILE_CARD_VALUE, EFFECT_INDEX, LOC_OWNED, LOC_PILE, LOC_REMOVED, LOC_SOLD, PATRON_BONUS,
+    PURPLE, SELL_BONUS, TRACKS,
 )
-from .state import BatchState
+from .state import BatchState, compiled
 
 # The affinity effect matching each track colour (yellow..green); purple has none.
 AFFINITY_OF_COLOUR = np.array([EFFECT_INDEX[f"affinity_{t}"] for t in TRACKS])
 SELL_BONUS_EFFECT = EFFECT_INDEX["sell_bonus"]
 BONUS_TILE_EFFECT = EFFECT_INDEX["bonus_tile_card"]
 PATRON_EFFECT = EFFECT_INDEX["statue_patron"]
+AFFINITY_FIRST = EFFECT_INDEX["affinity_income"]  # affinity_<track t> is effect AFFINITY_FIRST + t
 
 
-def price(s: BatchState, g, seat, card) -> np.ndarray:
+@compiled
+def price(s, t, g, seat, card):
     """Printed cost less 1 per owned card of the same colour, never below 0."""
-    c = s.components
-    return np.maximum(0, c.card_cost[card] - s.colour_count[g, seat, c.card_colour[card]])
+    return max(0, t.card_cost[card] - s.colour_count[g, seat, t.card_colour[card]])
 
 
-def can_buy(s: BatchState, g, seat, card) -> np.ndarray:
+@compiled
+def can_buy(s, t, g, seat, card):
     """Enough coins, and a free tile for the bonus-tile card."""
-    ok = s.coins[g, seat] >= price(s, g, seat, card)
-    needs_tile = s.components.card_effect[card] == BONUS_TILE_EFFECT
-    return ok & (~needs_tile | (s.tiles[g, seat].sum(axis=-1) > 0))
+    if s.coins[g, seat] < price(s, t, g, seat, card):
+        return False
+    return t.card_effect[card] != BONUS_TILE_EFFECT or s.tiles[g, seat].sum() > 0
 
 
-def discard(s: BatchState, g, card):
+@compiled
+def discard(s, t, g, card):
     """Put a card face up on top of its colour's discard pile."""
-    colour = s.components.card_colour[card]
+    colour = t.card_colour[card]
     s.piles[g, colour, s.pile_size[g, colour]] = card
     s.pile_size[g, colour] += 1
     s.location[g, card] = LOC_PILE
 
 
-def sell_card(s: BatchState, g, seat, card):
+@compiled
+def sell_card(s, t, g, seat, card, epoch):
     """Selling pays 2 / 3 / 4 coins by epoch (+1 with sell_bonus); the card leaves the game."""
-    s.coins[g, seat] += s.components.sell[s.epoch_now - 1] + SELL_BONUS * s.effects[g, seat, SELL_BONUS_EFFECT]
+    s.coins[g, seat] += t.sell[epoch - 1] + SELL_BONUS * s.effects[g, seat, SELL_BONUS_EFFECT]
     s.location[g, card] = LOC_SOLD
 
 
-def buy_card(s: BatchState, g, seat, card, ask):
-    """Pay the price, then gain the card."""
-    s.coins[g, seat] -= price(s, g, seat, card)
-    gain_card(s, g, seat, card, ask)
+@compiled
+def buy_or_sell(s, t, g, seat, card, action, epoch):
+    """Buy (pay the price, then gain the card) or sell; True when the card bought asks for a
+    bonus tile (`place_bonus_tiles`)."""
+    if action == A.BUY:
+        s.coins[g, seat] -= price(s, t, g, seat, card)
+        return gain_card(s, t, g, seat, card, epoch)
+    sell_card(s, t, g, seat, card, epoch)
+    return False
 
 
-def buy_or_sell(s: BatchState, g, seat, card, action, ask):
-    buy = action == A.BUY
-    buy_card(s, g[buy], seat[buy], card[buy], ask)
-    sell = ~buy
-    sell_card(s, g[sell], seat[sell], card[sell])
-
-
-def gain_card(s: BatchState, g, seat, card, ask):
-    """The card's track values and effect apply at once."""
-    c = s.components
+@compiled
+def gain_card(s, t, g, seat, card, epoch):
+    """The card's track values and effect apply at once; True when it is the bonus-tile card,
+    whose tile the owner places next (`place_bonus_tiles`)."""
     s.location[g, card] = LOC_OWNED + seat
-    s.tracks[g, seat] += c.card_values[card]
-    colour = c.card_colour[card]
+    for track in range(4):
+        s.tracks[g, seat, track] += t.card_values[card, track]
+    colour = t.card_colour[card]
     s.colour_count[g, seat, colour] += 1
-    _affinity_for(s, g, seat, colour, +1)
-    effect = c.card_effect[card]
-    has = effect >= 0
-    s.effects[g[has], seat[has], effect[has]] = True
-    s.effect_epoch[g[has], seat[has], effect[has]] = s.epoch_now
-    for e, track in AFFINITY_TRACK.items():
-        m = effect == e
-        s.tracks[g[m], seat[m], track] += s.colour_count[g[m], seat[m], track]
-    m = effect == BONUS_TILE_EFFECT
-    if m.any():
-        gm, sm = g[m], seat[m]
-        track = ask("tile", gm, sm, s.tiles[gm, sm] > 0, card=card[m])
-        s.tiles[gm, sm, track] -= 1
-        s.bonus_card_tile[gm, sm] = track
-        s.tracks[gm, sm, track] += BONUS_TILE_CARD_VALUE
-    m = effect == PATRON_EFFECT
-    apply_patron(s, g[m], seat[m], +1)
+    _affinity_for(s, g, seat, colour, 1)
+    effect = t.card_effect[card]
+    if effect >= 0:
+        s.effects[g, seat, effect] = True
+        s.effect_epoch[g, seat, effect] = epoch
+    if AFFINITY_FIRST <= effect < AFFINITY_FIRST + 4:
+        track = effect - AFFINITY_FIRST
+        s.tracks[g, seat, track] += s.colour_count[g, seat, track]
+    if effect == PATRON_EFFECT:
+        apply_patron(s, g, seat, 1)
+    return effect == BONUS_TILE_EFFECT
 
 
-def remove_card(s: BatchState, g, seat, card):
+@compiled
+def remove_card(s, t, g, seat, card):
     """A removed card takes its track values and effect with it; no coins."""
-    c = s.components
     s.location[g, card] = LOC_REMOVED
-    s.tracks[g, seat] -= c.card_values[card]
-    colour = c.card_colour[card]
+    for track in range(4):
+        s.tracks[g, seat, track] -= t.card_values[card, track]
+    colour = t.card_colour[card]
     s.colour_count[g, seat, colour] -= 1
     _affinity_for(s, g, seat, colour, -1)
-    effect = c.card_effect[card]
-    has = effect >= 0
-    s.effects[g[has], seat[has], effect[has]] = False
-    s.effect_epoch[g[has], seat[has], effect[has]] = 0
-    for e, track in AFFINITY_TRACK.items():
-        m = effect == e
-        s.tracks[g[m], seat[m], track] -= s.colour_count[g[m], seat[m], track]
-    m = effect == BONUS_TILE_EFFECT
-    gm, sm = g[m], seat[m]
-    track = s.bonus_card_tile[gm, sm]
-    s.tracks[gm, sm, track] -= BONUS_TILE_CARD_VALUE
-    s.tiles[gm, sm, track] += 1
-    s.bonus_card_tile[gm, sm] = -1
-    m = effect == PATRON_EFFECT
-    apply_patron(s, g[m], seat[m], -1)
+    effect = t.card_effect[card]
+    if effect >= 0:
+        s.effects[g, seat, effect] = False
+        s.effect_epoch[g, seat, effect] = 0
+    if AFFINITY_FIRST <= effect < AFFINITY_FIRST + 4:
+        track = effect - AFFINITY_FIRST
+        s.tracks[g, seat, track] -= s.colour_count[g, seat, track]
+    if effect == BONUS_TILE_EFFECT:
+        track = s.bonus_card_tile[g, seat]
+        s.tracks[g, seat, track] -= BONUS_TILE_CARD_VALUE
+        s.tiles[g, seat, track] += 1
+        s.bonus_card_tile[g, seat] = -1
+    if effect == PATRON_EFFECT:
+        apply_patron(s, g, seat, -1)
 
 
-def _affinity_for(s: BatchState, g, seat, colour, sign: int):
+@compiled
+def _affinity_for(s, g, seat, colour, sign):
     """affinity_<track>: a card of the matching colour gained (or lost) moves that track by 1."""
-    m = colour != PURPLE
-    gm, sm, cm = g[m], seat[m], colour[m]
-    s.tracks[gm, sm, cm] += sign * s.effects[gm, sm, AFFINITY_OF_COLOUR[cm]]
+    if colour != PURPLE:
+        s.tracks[g, seat, colour] += sign * s.effects[g, seat, AFFINITY_OF_COLOUR[colour]]
 
 
-def apply_patron(s: BatchState, g, seat, sign: int):
+@compiled
+def apply_patron(s, g, seat, sign):
     """statue_patron: +2 on the tile's track of every statue carved coloured side up."""
-    statues = s.statues[g, seat]
-    for j in range(statues.shape[1]):
-        m = (statues[:, j] >= 0) & (statues[:, j] % 2 == A.COLOURED)
-        s.tracks[g[m], seat[m], statues[m, j] // 2] += sign * PATRON_BONUS
+    for j in range(s.statues.shape[2]):
+        statue = s.statues[g, seat, j]
+        if statue >= 0 and statue % 2 == A.COLOURED:
+            s.tracks[g, seat, statue // 2] += sign * PATRON_BONUS
+
+
+@compiled
+def gain_cards(s, t, g, seat, card, epoch, tile):
+    """`gain_card` in each game of `g`; `tile` marks those that ask for a bonus tile."""
+    for i in range(len(g)):
+        tile[i] = gain_card(s, t, g[i], seat[i], card[i], epoch)
+
+
+@compiled
+def _place_tiles(s, g, seat, track):
+    for i in range(len(g)):
+        s.tiles[g[i], seat[i], track[i]] -= 1
+        s.bonus_card_tile[g[i], seat[i]] = track[i]
+        s.tracks[g[i], seat[i], track[i]] += BONUS_TILE_CARD_VALUE
+
+
+def place_bonus_tiles(s: BatchState, g, seat, card, ask):
+    """bonus_tile_card: its owner puts an unused bonus tile on it; that track rises by 2."""
+    if len(g):
+        track = ask("tile", g, seat, s.tiles[g, seat] > 0, card=card)
+        _place_tiles(s.arrays, g, seat, track)
+
+
+def gain(s: BatchState, g, seat, card, ask):
+    """Give `card[i]` to `seat[i]` in game `g[i]` (no payment), bonus tile included."""
+    tile = np.zeros(len(g), bool)
+    gain_cards(s.arrays, s.tables, g, seat, card, s.epoch_now, tile)
+    place_bonus_tiles(s, g[tile], seat[tile], card[tile], ask)

@@ -6,8 +6,8 @@ import numpy as np
 
 from .. import actions as A
 from ..constants import COLOURS, LOC_DECK
-from .cards import buy_or_sell, can_buy, discard
-from .state import BatchState
+from .cards import buy_or_sell, can_buy, discard, place_bonus_tiles
+from .state import BatchState, compiled
 
 
 def lay_out_decks(s: BatchState):
@@ -26,10 +26,37 @@ def set_wheel(s: BatchState, ask):
     s.rotation[:] = ask("wheel", g, s.first_player.astype(np.int64), np.ones((s.games, 5), bool))
 
 
-def faced_colour(s: BatchState, seat: int) -> np.ndarray:
+@compiled
+def faced_colour(s, g, seat, draw_round):
     """The deck colour a seat faces in the current draw round (the wheel turns each round)."""
-    position = (s.rotation.astype(np.int64) + seat + s.round_now) % len(COLOURS)
-    return np.take_along_axis(s.deals.colour_order, position[:, None], axis=1)[:, 0].astype(np.int64)
+    return s.colour_order[g, (s.rotation[g] + seat + draw_round) % len(COLOURS)]
+
+
+@compiled
+def draw_hands(s, t, epoch, draw_round, hands, legal):
+    """Every seat draws the top 2 cards of the deck it faces into `hands` (P, games, 2); `legal`
+    (P, games, 4) marks the draw options (discard either card; buy the other if affordable)."""
+    games, players = s.coins.shape
+    for g in range(games):
+        for seat in range(players):
+            colour = faced_colour(s, g, seat, draw_round)
+            ptr = s.deck_ptr[g, colour]
+            hands[seat, g, 0] = s.deal_decks[g, epoch - 1, colour, ptr]
+            hands[seat, g, 1] = s.deal_decks[g, epoch - 1, colour, ptr + 1]
+            s.deck_ptr[g, colour] += 2
+        for seat in range(players):
+            legal[seat, g, A.draw_option(0, A.BUY)] = can_buy(s, t, g, seat, hands[seat, g, 1])
+            legal[seat, g, A.draw_option(1, A.BUY)] = can_buy(s, t, g, seat, hands[seat, g, 0])
+
+
+@compiled
+def resolve_draw(s, t, seat, hand, choice, epoch, tile):
+    """One seat's draw in every game: discard the chosen card, buy or sell the other; `tile`
+    marks the games where the card bought asks for a bonus tile."""
+    for g in range(len(hand)):
+        dropped, action = divmod(choice[g], 2)
+        discard(s, t, g, hand[g, dropped])
+        tile[g] = buy_or_sell(s, t, g, seat, hand[g, 1 - dropped], action, epoch)
 
 
 def draw_round(s: BatchState, ask):
@@ -38,22 +65,12 @@ def draw_round(s: BatchState, ask):
     Players decide at the same time: every decision sees the state before anyone resolves.
     """
     g = np.arange(s.games)
-    decks = s.deals.decks[:, s.epoch_now - 1]
-    hands = []
-    for seat in range(s.players):
-        colour = faced_colour(s, seat)
-        ptr = s.deck_ptr[g, colour].astype(np.int64)
-        hands.append(np.stack([decks[g, colour, ptr], decks[g, colour, ptr + 1]], axis=1).astype(np.int64))
-        s.deck_ptr[g, colour] += 2
-    choices = []
-    for seat, hand in enumerate(hands):
-        seats = np.full(s.games, seat)
-        legal = np.ones((s.games, 4), bool)
-        legal[:, A.draw_option(0, A.BUY)] = can_buy(s, g, seats, hand[:, 1])
-        legal[:, A.draw_option(1, A.BUY)] = can_buy(s, g, seats, hand[:, 0])
-        choices.append(ask("draw", g, seats, legal, hand=hand))
+    hands = np.empty((s.players, s.games, 2), np.int64)
+    legal = np.ones((s.players, s.games, 4), bool)
+    draw_hands(s.arrays, s.tables, s.epoch_now, s.round_now, hands, legal)
+    choices = [ask("draw", g, np.full(s.games, seat), legal[seat], hand=hands[seat]) for seat in range(s.players)]
     for seat, (hand, choice) in enumerate(zip(hands, choices)):
-        seats = np.full(s.games, seat)
-        dropped, action = np.divmod(choice, 2)
-        discard(s, g, hand[g, dropped])
-        buy_or_sell(s, g, seats, hand[g, 1 - dropped], action, ask)
+        tile = np.zeros(s.games, bool)
+        resolve_draw(s.arrays, s.tables, seat, hand, choice, s.epoch_now, tile)
+        kept = hand[g, 1 - choice // 2]
+        place_bonus_tiles(s, g[tile], np.full(int(tile.sum()), seat), kept[tile], ask)

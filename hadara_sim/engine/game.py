@@ -10,12 +10,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..components import ComponentSet
 from ..constants import EPOCH_NAMES, EPOCHS, PICKS_PER_PHASE_B
 from ..deal import Deals
 from ..policy import Decision, View, check_choices
-from .cards import gain_card
+from .cards import gain
 from .colonies import colony_step
 from .draft import draw_round, lay_out_decks, set_wheel
 from .feeding import feed_people
@@ -74,7 +75,7 @@ class BatchGame:
             if len(self.policies) != P:
                 raise ValueError(f"{P} players need {P} policies, got {len(self.policies)}")
             seat_policy = np.broadcast_to(np.arange(P), (len(deals), P))
-        self.seat_policy = np.asarray(seat_policy)
+        self.seat_policy = np.ascontiguousarray(seat_policy)
         self.recorder = recorder
         self.serial = np.zeros(len(deals), np.int32)
         self.firsts = first_players(deals.initiative)
@@ -124,7 +125,7 @@ class BatchGame:
         for grant in self.grants:
             if grant.epoch == epoch:
                 g = np.flatnonzero(grant.seat >= 0)
-                gain_card(s, g, grant.seat[g], np.full(len(g), grant.card), self.ask)
+                gain(s, g, grant.seat[g], np.full(len(g), grant.card), self.ask)
         set_wheel(s, self.ask)
         self.record("wheel")
         for s.round_now in range(5):
@@ -165,18 +166,22 @@ class BatchGame:
     def ask(self, kind: str, g: np.ndarray, seat: np.ndarray, legal: np.ndarray, **private) -> np.ndarray:
         """The policies of the acting seats pick one legal option in each game `g`; a single legal
         option is taken unasked."""
-        count = legal.sum(axis=1)
-        choices = legal.argmax(axis=1)
-        asked = count > 1
-        if asked.any():
-            owner = self.seat_policy[g, seat]
-            for k in np.unique(owner[asked]):
-                mine = np.flatnonzero(asked & (owner == k))
+        choices, asked = np.empty(len(g), np.int64), np.empty(len(g), bool)
+        if _unasked(legal, choices, asked):
+            # `take` rather than fancy indexing: the same rows, several times faster
+            owner = self.seat_policy.take(g * self.s.players + seat)
+            order, starts = _by_owner(asked, owner, len(self.policies))
+            for k in range(len(self.policies)):
+                mine = order[starts[k]:starts[k + 1]]
+                if not len(mine):
+                    continue
                 rows = mine if len(mine) < len(g) else slice(None)
-                games = g[rows]
-                view = View(self.s, games, self.s.players, self.c, player=seat[rows],
-                            **{name: value[rows] for name, value in private.items()})
-                decision = Decision(kind, legal[rows], view, self.s.deals.game_id[games], self.serial[games])
+                rows_of = (lambda a: a) if len(mine) == len(g) else (lambda a: a.take(mine, axis=0))
+                games = rows_of(g)
+                view = View(self.s, games, self.s.players, self.c, player=rows_of(seat),
+                            **{name: rows_of(value) for name, value in private.items()})
+                decision = Decision(kind, rows_of(legal), view, self.s.deals.game_id.take(games),
+                                    self.serial.take(games))
                 policy = self.policies[k]
                 choices[rows] = check_choices(policy, decision, policy.decide(decision))
             self.serial[g[asked]] += 1
@@ -193,3 +198,35 @@ class BatchGame:
 def play_batch(deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None, **options):
     """Play every game of `deals`; returns the final score pad as (games, P) arrays."""
     return BatchGame(deals, components, policies, seat_policy, recorder, **options).play()
+
+
+@njit(cache=True)
+def _unasked(legal, choices, asked):
+    """The first legal option of each game, and whether it has more than one (then it is asked);
+    returns how many are asked."""
+    for i in range(legal.shape[0]):
+        count, choices[i] = 0, 0
+        for j in range(legal.shape[1]):
+            if legal[i, j]:
+                choices[i] = j if count == 0 else choices[i]
+                count += 1
+        asked[i] = count > 1
+    return asked.sum()
+
+
+@njit(cache=True)
+def _by_owner(asked, owner, policies):
+    """Asked games grouped by the policy that owns the seat: `order[starts[k]:starts[k + 1]]` are
+    policy k's, in game order."""
+    starts = np.zeros(policies + 1, np.int64)
+    for i in range(len(asked)):
+        if asked[i]:
+            starts[owner[i] + 1] += 1
+    starts = np.cumsum(starts)
+    order = np.empty(starts[-1], np.int64)
+    filled = starts[:-1].copy()
+    for i in range(len(asked)):
+        if asked[i]:
+            order[filled[owner[i]]] = i
+            filled[owner[i]] += 1
+    return order, starts

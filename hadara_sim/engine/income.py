@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from ..constants import DIVERSITY_COINS, DIVERSITY_MAX, EFFECT_INDEX, INCOME
-from .state import BatchState
+from .state import BatchState, compiled
 
 DIVERSITY_EFFECT = EFFECT_INDEX["income_diversity"]
+
+
+@compiled
+def _collect(s):
+    games, players = s.coins.shape
+    for g in range(games):
+        for seat in range(players):
+            income = s.tracks[g, seat, INCOME]
+            above = 0
+            for track in range(1, 4):
+                above += s.tracks[g, seat, track] > income
+            bonus = min(DIVERSITY_MAX, DIVERSITY_COINS * above) * s.effects[g, seat, DIVERSITY_EFFECT]
+            s.coins[g, seat] += income + bonus
 
 
 def collect_income(s: BatchState):
     """Every player gains coins equal to income (income_diversity: +2 per other track above
     income, at most 6)."""
-    income = s.tracks[:, :, INCOME]
-    above = (s.tracks[:, :, 1:] > income[:, :, None]).sum(axis=2)
-    bonus = np.minimum(DIVERSITY_MAX, DIVERSITY_COINS * above) * s.effects[:, :, DIVERSITY_EFFECT]
-    s.coins += income + bonus
+    _collect(s.arrays)

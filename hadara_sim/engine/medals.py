@@ -8,44 +8,49 @@ from .. import actions as A
 from ..constants import (
     EFFECT_INDEX, GOLD_MAX, MEDAL_DISCOUNT_GOLD, MEDAL_DISCOUNT_SILVER, SILVER_MAX,
 )
-from .state import BatchState
+from .state import BatchState, compiled
 
 DISCOUNT_EFFECT = EFFECT_INDEX["medal_discount"]
+# Discounted prices by epoch (medal_discount applies from epoch II; index 0 is unused).
+DISCOUNT_SILVER = np.array([0, 0, MEDAL_DISCOUNT_SILVER[2], MEDAL_DISCOUNT_SILVER[3]])
+DISCOUNT_GOLD = np.array([0, 0, MEDAL_DISCOUNT_GOLD[2], MEDAL_DISCOUNT_GOLD[3]])
 
 
-def medal_prices(s: BatchState, g, seat):
+@compiled
+def medal_prices(s, t, g, seat, epoch):
     """Silver and gold prices this epoch (medal_discount lowers them in epochs II and III)."""
-    c = s.components
-    silver = np.full(len(g), c.silver_price[s.epoch_now - 1])
-    gold = np.full(len(g), c.gold_price[s.epoch_now - 1])
-    if s.epoch_now in MEDAL_DISCOUNT_SILVER:
-        discount = s.effects[g, seat, DISCOUNT_EFFECT]
-        silver[discount] = MEDAL_DISCOUNT_SILVER[s.epoch_now]
-        gold[discount] = MEDAL_DISCOUNT_GOLD[s.epoch_now]
-    return silver, gold
+    if epoch > 1 and s.effects[g, seat, DISCOUNT_EFFECT]:
+        return DISCOUNT_SILVER[epoch], DISCOUNT_GOLD[epoch]
+    return t.silver_price[epoch - 1], t.gold_price[epoch - 1]
 
 
-def medal_options(s: BatchState, g, seat) -> np.ndarray:
-    silver, gold = medal_prices(s, g, seat)
-    coins = s.coins[g, seat]
-    legal = np.zeros((len(g), 6), bool)
-    legal[:, A.MEDAL_STOP] = True
-    can_silver = ((s.silver[g, seat] >= 0).sum(axis=1) < SILVER_MAX) & (coins >= silver)
-    legal[:, 1:5] = can_silver[:, None] & (s.tiles[g, seat] > 0)
-    legal[:, A.MEDAL_GOLD] = (s.gold[g, seat] < GOLD_MAX) & (coins >= gold)
-    return legal
+@compiled
+def medal_options(s, t, g, seat, epoch, legal):
+    """(n, 6) legal options: stop, a silver medal with a free tile, or a gold medal."""
+    for i in range(len(g)):
+        silver, gold = medal_prices(s, t, g[i], seat[i], epoch)
+        coins = s.coins[g[i], seat[i]]
+        legal[i, A.MEDAL_STOP] = True
+        silvers = (s.silver[g[i], seat[i], 0] >= 0) + (s.silver[g[i], seat[i], 1] >= 0)
+        for track in range(4):
+            legal[i, 1 + track] = silvers < SILVER_MAX and coins >= silver and s.tiles[g[i], seat[i], track] > 0
+        legal[i, A.MEDAL_GOLD] = s.gold[g[i], seat[i]] < GOLD_MAX and coins >= gold
 
 
-def buy_medals(s: BatchState, g, seat, option):
+@compiled
+def buy_medals(s, t, g, seat, option, epoch):
     """Pay for a silver medal (placing a tile of the chosen track) or a gold medal."""
-    silver, gold = medal_prices(s, g, seat)
-    is_gold = option == A.MEDAL_GOLD
-    s.coins[g, seat] -= np.where(is_gold, gold, silver)
-    s.gold[g[is_gold], seat[is_gold]] += 1
-    gs, ss, track = g[~is_gold], seat[~is_gold], option[~is_gold] - 1
-    s.tiles[gs, ss, track] -= 1
-    slot = (s.silver[gs, ss] >= 0).sum(axis=1)
-    s.silver[gs, ss, slot] = track
+    for i in range(len(g)):
+        silver, gold = medal_prices(s, t, g[i], seat[i], epoch)
+        if option[i] == A.MEDAL_GOLD:
+            s.coins[g[i], seat[i]] -= gold
+            s.gold[g[i], seat[i]] += 1
+        else:
+            track = option[i] - 1
+            s.coins[g[i], seat[i]] -= silver
+            s.tiles[g[i], seat[i], track] -= 1
+            slot = (s.silver[g[i], seat[i], 0] >= 0) + (s.silver[g[i], seat[i], 1] >= 0)
+            s.silver[g[i], seat[i], slot] = track
 
 
 def medal_step(s: BatchState, seat: np.ndarray, ask):
@@ -53,7 +58,9 @@ def medal_step(s: BatchState, seat: np.ndarray, ask):
     g = np.arange(s.games)
     seat = seat[g]
     while len(g):
-        choice = ask("medal", g, seat, medal_options(s, g, seat))
+        legal = np.zeros((len(g), 6), bool)
+        medal_options(s.arrays, s.tables, g, seat, s.epoch_now, legal)
+        choice = ask("medal", g, seat, legal)
         buying = choice != A.MEDAL_STOP
         g, seat, choice = g[buying], seat[buying], choice[buying]
-        buy_medals(s, g, seat, choice)
+        buy_medals(s.arrays, s.tables, g, seat, choice, s.epoch_now)

@@ -6,22 +6,23 @@ import numpy as np
 
 from .. import actions as A
 from ..constants import EFFECT_INDEX, REQUIREMENT_CUT, REQUIREMENT_MAX_COINS, REQUIREMENT_PRICE
-from .state import BatchState
+from .state import BatchState, compiled
 
 CUT_EFFECT = EFFECT_INDEX["requirement_cut"]
 PURCHASE_EFFECT = EFFECT_INDEX["requirement_purchase"]
 DOUBLE_EFFECT = EFFECT_INDEX["double_actions"]
 
 
-def requirement_payment(s: BatchState, g, seat, requirement, track: int, budget):
+@compiled
+def requirement_payment(s, g, seat, requirement, track, budget):
     """(coins to pay, reachable): 0 if the track meets the requirement (4 lower with
     requirement_cut); with requirement_purchase 3 coins per missing point within the step's budget."""
     requirement = requirement - REQUIREMENT_CUT * s.effects[g, seat, CUT_EFFECT]
-    lacking = np.maximum(0, requirement - s.tracks[g, seat, track])
+    lacking = max(0, requirement - s.tracks[g, seat, track])
+    if lacking == 0:
+        return 0, True
     cost = REQUIREMENT_PRICE * lacking
-    affordable = (cost <= np.minimum(budget, s.coins[g, seat])) & s.effects[g, seat, PURCHASE_EFFECT]
-    reachable = (lacking == 0) | affordable
-    return np.where(lacking == 0, 0, cost), reachable
+    return cost, (cost <= min(budget, s.coins[g, seat])) & s.effects[g, seat, PURCHASE_EFFECT]
 
 
 def actions_per_step(s: BatchState, g, seat) -> np.ndarray:
@@ -29,9 +30,14 @@ def actions_per_step(s: BatchState, g, seat) -> np.ndarray:
     return 1 + s.effects[g, seat, DOUBLE_EFFECT]
 
 
-def act_in_step(s: BatchState, seat: np.ndarray, ask, kind: str, options, act):
+def act_in_step(s: BatchState, seat: np.ndarray, ask, kind: str, n_options: int, options, act):
     """One seat's colony or statue step in every game: act once, or twice with double_actions,
-    both actions sharing the step's requirement_purchase budget; declining ends the step."""
+    both actions sharing the step's requirement_purchase budget; declining ends the step.
+
+    `options(arrays, tables, g, seat, budget, players, legal)` marks the legal options and
+    `act(arrays, tables, g, seat, option, paid)` acts, noting the coins paid for the requirement:
+    compiled loops over the games `g`.
+    """
     g = np.arange(s.games)
     seat = seat[g]
     budget = np.full(s.games, REQUIREMENT_MAX_COINS)
@@ -39,7 +45,11 @@ def act_in_step(s: BatchState, seat: np.ndarray, ask, kind: str, options, act):
     for k in range(2):
         live = actions > k
         g, seat, budget, actions = g[live], seat[live], budget[live], actions[live]
-        choice = ask(kind, g, seat, options(s, g, seat, budget))
+        legal = np.zeros((len(g), n_options), bool)
+        options(s.arrays, s.tables, g, seat, budget, s.players, legal)
+        choice = ask(kind, g, seat, legal)
         took = choice != A.NONE
         g, seat, budget, actions = g[took], seat[took], budget[took], actions[took]
-        budget = budget - act(s, g, seat, choice[took])
+        paid = np.zeros(len(g), np.int64)
+        act(s.arrays, s.tables, g, seat, choice[took], paid)
+        budget = budget - paid

@@ -8,7 +8,7 @@ from .. import actions as A
 from ..constants import (
     COINS_PER_POINT, EFFECT_INDEX, GOLD_POINTS_PER_SET, LOC_OWNED, PATRON_BONUS, SET_COLLECTOR_POINTS,
 )
-from .state import BatchState
+from .state import BatchState, compiled
 
 SCORE_COLUMNS = ("colonies", "statues", "silver", "gold", "cards", "coins", "total", "leftover_coins",
                  "patron_points", "silver_full_points", "set_collector_points", "wildcard_points",
@@ -44,15 +44,23 @@ def score(s: BatchState) -> dict[str, np.ndarray]:
     set_collector = SET_COLLECTOR_POINTS * plain * e[:, :, EFFECT_INDEX["set_collector"]]
     wildcard = GOLD_POINTS_PER_SET * s.gold * (gold_sets - plain)
     gold = GOLD_POINTS_PER_SET * s.gold * gold_sets + set_collector
-    seats = LOC_OWNED + np.arange(s.players)
-    owned = s.location[:, None, :] == seats[None, :, None]
-    cards = owned.astype(np.int64) @ c.card_points.astype(np.int64)
+    cards = np.zeros((s.games, s.players), np.int64)
+    card_points(s.location, s.tables, cards)
     coins = s.coins // COINS_PER_POINT
     lines = dict(colonies=colonies, statues=statues, silver=silver, gold=gold, cards=cards, coins=coins)
     total = sum(lines.values())
     return {**lines, "total": total, "leftover_coins": s.coins % COINS_PER_POINT,
             "patron_points": patron, "silver_full_points": full, "set_collector_points": set_collector,
             "wildcard_points": wildcard}
+
+
+@compiled
+def card_points(location, t, points):
+    """Printed points of the cards each seat owns."""
+    for g in range(location.shape[0]):
+        for card in range(location.shape[1]):
+            if location[g, card] >= LOC_OWNED:
+                points[g, location[g, card] - LOC_OWNED] += t.card_points[card]
 
 
 def final_scores(s: BatchState) -> dict[str, np.ndarray]:

@@ -7,9 +7,11 @@ lockstep, so the epoch, phase and draw round are plain integers. Sentinels: -1 m
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numpy as np
+from numba import njit
 
 from ..components import ComponentSet
 from ..constants import COLONY_LEVELS, EFFECT_IDS, LOC_BOX, LOC_OWNED, STATUES
@@ -105,18 +107,21 @@ class BatchState:
     def colony_left(self) -> np.ndarray:
         return (self.players - self.colony_ptr).astype(np.int8)
 
-    def colony_top(self) -> np.ndarray:
-        """(games, 5) tile index on top of each level's stack (the last tile when empty)."""
-        ptr = np.minimum(self.colony_ptr, self.players - 1).astype(np.int64)
-        return np.take_along_axis(self.deals.colonies, ptr[:, :, None], axis=2)[:, :, 0].astype(np.int64)
-
     @property
     def colony_front(self) -> np.ndarray:
-        c = self.components
-        top = self.colony_top()
-        front = np.stack([c.colony_requirement[top], c.colony_plunder[top], c.colony_integrate[top],
-                          c.colony_front_points[top]], axis=2)
-        return np.where((self.colony_ptr < self.players)[:, :, None], front, 0).astype(np.int16)
+        front = np.zeros((self.games, COLONY_LEVELS, 4), np.int16)
+        _colony_front(self.colony_ptr, self.deals.colonies, self.tables, front)
+        return front
+
+    @property
+    def arrays(self) -> "Arrays":
+        """The state and deal arrays in one tuple, as the compiled rule steps take them."""
+        d = self.deals
+        return Arrays(*(getattr(self, name) for name in STATE_ARRAYS), d.decks, d.colonies, d.colour_order)
+
+    @property
+    def tables(self) -> "Tables":
+        return component_tables(self.components)
 
     def snapshot(self) -> dict[str, np.ndarray]:
         """Copies of the arrays of the trace's state record (`reference.Game.snapshot`)."""
@@ -126,3 +131,47 @@ class BatchState:
 # Fields of a trace state record, in the reference engine's order.
 SNAPSHOT_FIELDS = ("coins", "tracks", "tiles", "side", "colonies", "colony_tile", "statues", "silver",
                    "gold", "bonus_card_tile", "piles", "rotation", "location")
+
+
+# The rule steps are compiled (numba) loops over the games of a batch, cached on disk. They allocate
+# nothing (callers pass the output arrays): with `_nrt=False` numba counts no references to the
+# arrays of `Arrays` and `Tables` at each call, which would cost more than the rules themselves.
+compiled = njit(cache=True, _nrt=False)
+
+# The arrays handed to the compiled rule steps (numba kernels take arrays, not dataclasses).
+STATE_ARRAYS = ("first_player", "initiative", "side", "coins", "tracks", "location", "colour_count",
+                "effects", "effect_epoch", "tiles", "colonies", "colony_tile", "colony_ptr", "statues",
+                "silver", "gold", "bonus_card_tile", "deck_ptr", "piles", "pile_size", "rotation")
+Arrays = namedtuple("Arrays", STATE_ARRAYS + ("deal_decks", "deal_colonies", "colour_order"))
+
+# The component arrays the compiled rule steps read (see `ComponentSet`).
+TABLE_FIELDS = ("card_colour", "card_cost", "card_points", "card_values", "card_effect", "colony_requirement",
+                "colony_plunder", "colony_integrate", "colony_front_points", "colony_back_values",
+                "colony_back_points", "statue_requirement", "statue_points", "statue_bonus", "sell",
+                "silver_price", "gold_price")
+Tables = namedtuple("Tables", TABLE_FIELDS)
+
+
+def component_tables(components: ComponentSet) -> Tables:
+    """The component set's arrays for the compiled rule steps (made once per component set)."""
+    cached = components.__dict__.get("_tables")
+    if cached is None:
+        cached = Tables(*(np.asarray(getattr(components, name), np.int64) for name in TABLE_FIELDS))
+        components.__dict__["_tables"] = cached
+    return cached
+
+
+@compiled
+def _colony_front(colony_ptr, deal_colonies, t, front):
+    """The top tile of each level's stack as (requirement, plunder, integrate cost, points); zeros
+    when the stack is empty."""
+    games, levels = colony_ptr.shape
+    players = deal_colonies.shape[2]
+    for g in range(games):
+        for level in range(levels):
+            if colony_ptr[g, level] < players:
+                tile = deal_colonies[g, level, colony_ptr[g, level]]
+                front[g, level, 0] = t.colony_requirement[tile]
+                front[g, level, 1] = t.colony_plunder[tile]
+                front[g, level, 2] = t.colony_integrate[tile]
+                front[g, level, 3] = t.colony_front_points[tile]
