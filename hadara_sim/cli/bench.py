@@ -22,8 +22,8 @@ def bench(
     advanced: Optional[bool] = typer.Option(None, "--advanced/--basic", help="Only one game kind (default both)."),
     batch: list[int] = typer.Option([256, 1024, 4096, 16384], "--batch", "-b", help="Batch sizes."),
     policy: str = typer.Option("greedy", help="Policy at every seat."),
-    reference_games: int = typer.Option(30, help="Games the reference engine plays to measure its speed."),
-    seed: int = typer.Option(0, "--seed", "-s"),
+    reference_games: int = typer.Option(30, min=1, help="Games the reference engine plays to measure its speed."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the deals."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     components: Optional[Path] = COMPONENTS_OPTION,
 ):

@@ -14,7 +14,7 @@ import numpy as np
 from ..components import ComponentSet
 from ..constants import EPOCH_NAMES, EPOCHS, PICKS_PER_PHASE_B
 from ..deal import Deals
-from ..policy import Decision, View, check_choices
+from ..policy import Decision, View, choose
 from .cards import gain_card
 from .colonies import colony_step
 from .draft import draw_round, lay_out_decks, set_wheel
@@ -178,7 +178,7 @@ class BatchGame:
                             **{name: value[rows] for name, value in private.items()})
                 decision = Decision(kind, legal[rows], view, self.s.deals.game_id[games], self.serial[games])
                 policy = self.policies[k]
-                choices[rows] = check_choices(policy, decision, policy.decide(decision))
+                choices[rows] = choose(policy, decision)
             self.serial[g[asked]] += 1
         if self.recorder:
             self.recorder.decision(kind, g[asked], seat[asked], legal[asked], choices[asked])
