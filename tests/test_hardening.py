@@ -498,3 +498,44 @@ def test_components_duplicated_column_and_bom(component_copy, components):
     assert "cost" in head
     with pytest.raises(ComponentError, match="cards.csv:1: header: column 'cost' given more than once"):
         load_components(component_copy)
+
+
+def test_a_policy_failing_on_dask_is_named(tmp_path, user_policies):
+    distributed = pytest.importorskip("distributed")
+    scenario = tiny(tmp_path).read_text().replace('"greedy"', '"mine.py:RaisesMidGame"')
+    (tmp_path / "s.toml").write_text(scenario)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        result = invoke("simulate", tmp_path / "s.toml", "-q", "--out", tmp_path / "out", "--backend", "dask",
+                        "--scheduler", cluster.scheduler_address)
+    clean_failure(result, 1, "policy 'raises_mid_game' raised ZeroDivisionError")
+
+
+def test_a_full_disk_is_one_line_and_resumable(tmp_path, monkeypatch):
+    import errno
+
+    import hadara_sim.runner as runner
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(runner, "write_table", full)
+    result = invoke("simulate", tiny(tmp_path), "-q", "--out", tmp_path / "out", "--jobs", "1")
+    clean_failure(result, 1, "No space left on device", "run the same command again")
+    assert json.loads((tmp_path / "out" / "metadata.json").read_text())["status"] == "failed"
+    monkeypatch.undo()
+    assert invoke("simulate", tiny(tmp_path), "-q", "--out", tmp_path / "out", "--jobs", "1").exit_code == 0
+
+
+def test_an_unexpected_error_is_one_line(tmp_path, monkeypatch, capsys):
+    import hadara_sim.cli as cli
+
+    def broken(*args, **kwargs):
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr(cli, "app", broken)
+    with pytest.raises(SystemExit) as caught:
+        cli.main()
+    assert caught.value.code == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "MemoryError: out of memory" in err

@@ -1,0 +1,86 @@
+"""Fuzz campaign for issue 14: many generated scenario files and component sets through
+`hadara-sim simulate`, counting how many misbehave (traceback, exit code other than 0/2, a file
+written outside results/<name>, exit 2 without a message).
+
+    .venv/bin/python scripts/fuzz_inputs.py --scenarios 2000 --components 1000 [--seed 1]
+
+Prints the count per verdict and the first input of every kind of misbehaviour; exits 1 if any.
+The same property runs with a few examples in CI (tests/test_fuzz_inputs.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+
+from input_strategies import (  # noqa: E402
+    apply_edits, check_simulate, component_edits, garbage_lines, scenario_dicts, toml_text,
+)
+
+
+def campaign(scenarios: int, components: int, random_seed: int) -> tuple[Counter, dict]:
+    verdicts: Counter = Counter()
+    first: dict[str, str] = {}
+
+    def record(verdict: str, shown: str, output: str):
+        verdicts[verdict] += 1
+        if not verdict.startswith("ok") and verdict not in first:
+            first[verdict] = f"{shown}\n--- output ---\n{output[-3000:]}"
+
+    common = dict(deadline=None, database=None, phases=[Phase.generate],
+                  suppress_health_check=list(HealthCheck))
+
+    @seed(random_seed)
+    @settings(max_examples=scenarios, **common)
+    @given(data=scenario_dicts(), garbage=garbage_lines)
+    def scenario_case(data, garbage):
+        text = toml_text(data, garbage)
+        with tempfile.TemporaryDirectory() as tmp:
+            verdict, output = check_simulate(Path(tmp), text)
+            record(verdict, text, output)
+
+    @seed(random_seed)
+    @settings(max_examples=components, **common)
+    @given(edits=component_edits())
+    def component_case(edits):
+        with tempfile.TemporaryDirectory() as tmp:
+            apply_edits(Path(tmp) / "components", edits)
+            verdict, output = check_simulate(Path(tmp), 'players = 2\npolicies = ["greedy", "random"]\n',
+                                             Path(tmp) / "components")
+            record(verdict, repr(edits), output)
+
+    if scenarios:
+        scenario_case()
+    if components:
+        component_case()
+    return verdicts, first
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenarios", type=int, default=2000)
+    parser.add_argument("--components", type=int, default=1000)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    verdicts, first = campaign(args.scenarios, args.components, args.seed)
+    total = sum(verdicts.values())
+    bad = sum(n for v, n in verdicts.items() if not v.startswith("ok"))
+    print(f"{total} inputs tried in {time.perf_counter() - start:.0f} s (seed {args.seed}); {bad} misbehaved")
+    for verdict, n in verdicts.most_common():
+        print(f"  {n:6d}  {verdict}")
+    for verdict, example in first.items():
+        print(f"\n=== first '{verdict}' ===\n{example}")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()
