@@ -278,6 +278,10 @@ def metadata_problem(meta) -> str | None:
     for key in ("games", "chunk_size", "seed"):
         if not _is_count(meta.get(key), 0 if key == "seed" else 1):
             return f"key '{key}' must be a whole number, got {json.dumps(meta.get(key))}"
+    for key, kind, name in (("scenario", dict, "a table"), ("identity_fields", dict, "a table"),
+                            ("sessions", list, "a list")):
+        if key in meta and not isinstance(meta[key], kind):
+            return f"key '{key}' must be {name}, got {json.dumps(meta[key])[:40]}"
     combos = meta.get("combinations")
     if not isinstance(combos, list) or not combos:
         return "key 'combinations' must be a non-empty list"

@@ -539,3 +539,13 @@ def test_an_unexpected_error_is_one_line(tmp_path, monkeypatch, capsys):
     assert caught.value.code == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "MemoryError: out of memory" in err
+
+
+def test_reports_that_cannot_be_written_are_one_line(two_runs, tmp_path):
+    a, _ = two_runs
+    (tmp_path / "file").write_text("x")
+    clean_failure(invoke("report", "winrate", a, "--out", tmp_path / "file" / "sub"), 2, "cannot write the charts")
+    clean_failure(invoke("report", "summary", a, "--out", "/proc/self/report"), 2, "cannot write the summary")
+    meta = json.loads((a / "metadata.json").read_text())
+    (a / "metadata.json").write_text(json.dumps({**meta, "scenario": "tiny"}))
+    clean_failure(invoke("report", "winrate", a), 2, "key 'scenario' must be a table")

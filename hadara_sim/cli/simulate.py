@@ -59,6 +59,9 @@ def simulate(
         if components is not None:
             components_or_exit(components)
         sc = load_scenario(scenario, components=components).with_overrides(games=games, seed=seed)
+    except KeyboardInterrupt:
+        console.print("\n[yellow]interrupted[/] before anything was written", highlight=False)
+        raise typer.Exit(130)
     except ScenarioError as err:
         fail(escape(f"the scenario is not valid ({len(err.problems)} problem{'s' * (len(err.problems) > 1)}):\n"
                     + "\n".join(f"  {p}" for p in err.problems)))
