@@ -1,8 +1,9 @@
 """Fuzz campaign for issue 14: many generated scenario files and component sets through
-`hadara-sim simulate`, counting how many misbehave (traceback, exit code other than 0/2, a file
-written outside results/<name>, exit 2 without a message).
+`hadara-sim simulate`, and damaged results directories through `report winrate` and a resuming
+`simulate`, counting how many misbehave (traceback, exit code other than 0/2, a file written
+outside its place, a file deleted that the program did not write, exit 2 without a message).
 
-    .venv/bin/python scripts/fuzz_inputs.py --scenarios 2000 --components 1000 [--seed 1]
+    .venv/bin/python scripts/fuzz_inputs.py --scenarios 2000 --components 1000 --results 600 [--seed 1]
 
 Prints the count per verdict and the first input of every kind of misbehaviour; exits 1 if any.
 The same property runs with a few examples in CI (tests/test_fuzz_inputs.py).
@@ -20,13 +21,15 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
 from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
 
 from input_strategies import (  # noqa: E402
-    apply_edits, check_simulate, component_edits, garbage_lines, scenario_dicts, toml_text,
+    check_component_set, check_results, check_simulate, component_edits, garbage_lines, results_edits,
+    scenario_dicts, toml_text,
 )
 
 
-def campaign(scenarios: int, components: int, random_seed: int) -> tuple[Counter, dict]:
+def campaign(scenarios: int, components: int, results: int, random_seed: int) -> tuple[Counter, dict]:
     verdicts: Counter = Counter()
     first: dict[str, str] = {}
 
@@ -39,7 +42,7 @@ def campaign(scenarios: int, components: int, random_seed: int) -> tuple[Counter
                   suppress_health_check=list(HealthCheck))
 
     @seed(random_seed)
-    @settings(max_examples=scenarios, **common)
+    @settings(max_examples=max(1, scenarios), **common)
     @given(data=scenario_dicts(), garbage=garbage_lines)
     def scenario_case(data, garbage):
         text = toml_text(data, garbage)
@@ -48,17 +51,25 @@ def campaign(scenarios: int, components: int, random_seed: int) -> tuple[Counter
             record(verdict, text, output)
 
     @seed(random_seed)
-    @settings(max_examples=components, **common)
+    @settings(max_examples=max(1, components), **common)
     @given(edits=component_edits())
     def component_case(edits):
         with tempfile.TemporaryDirectory() as tmp:
-            apply_edits(Path(tmp) / "components", edits)
-            verdict, output = check_simulate(Path(tmp), 'players = 2\npolicies = ["greedy", "random"]\n',
-                                             Path(tmp) / "components")
-            record(verdict, repr(edits), output)
+            verdict, output = check_component_set(Path(tmp), edits)
+        record(verdict, repr(edits), output)
+
+    @seed(random_seed)
+    @settings(max_examples=max(1, results), **common)
+    @given(edits=results_edits(), resume=st.booleans())
+    def results_case(edits, resume):
+        with tempfile.TemporaryDirectory() as tmp:
+            verdict, output = check_results(Path(tmp), edits, ["simulate"] if resume else ["report", "winrate"])
+        record(verdict, f"{'resume' if resume else 'report'}: {edits!r}", output)
 
     if scenarios:
         scenario_case()
+    if results:
+        results_case()
     if components:
         component_case()
     return verdicts, first
@@ -68,10 +79,11 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenarios", type=int, default=2000)
     parser.add_argument("--components", type=int, default=1000)
+    parser.add_argument("--results", type=int, default=600)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     start = time.perf_counter()
-    verdicts, first = campaign(args.scenarios, args.components, args.seed)
+    verdicts, first = campaign(args.scenarios, args.components, args.results, args.seed)
     total = sum(verdicts.values())
     bad = sum(n for v, n in verdicts.items() if not v.startswith("ok"))
     print(f"{total} inputs tried in {time.perf_counter() - start:.0f} s (seed {args.seed}); {bad} misbehaved")

@@ -100,7 +100,7 @@ def toml_value(value) -> str:
             return "inf" if value > 0 else "-inf"
         return repr(value)
     if isinstance(value, str):
-        return json.dumps(value)
+        return json.dumps(value, ensure_ascii=False)  # TOML takes JSON's escapes but for surrogate pairs
     if isinstance(value, (list, tuple)):
         return "[" + ", ".join(toml_value(v) for v in value if v is not None) + "]"
     if isinstance(value, dict):
@@ -160,7 +160,10 @@ def apply_edits(directory: Path, edits: list[tuple]) -> None:
             path = directory / "board.toml"
             if not path.exists():
                 continue
-            data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+            except (ValueError, UnicodeDecodeError):  # an earlier edit broke it already
+                continue
             if key is None:
                 data[section] = value
             elif isinstance(data.get(section), dict):
@@ -256,4 +259,121 @@ def check_simulate(root: Path, scenario_text: str, components: Path | None = Non
         return "exit 2 without a message", output
     if result.exit_code == 0 and len({k.split("/")[4] for k in changed if k.count("/") >= 4}) != 1:
         return f"exit 0 but not one results directory: {changed[:3]}", output
+    return f"ok (exit {result.exit_code})", output
+
+
+def check_component_set(root: Path, edits: list[tuple]) -> tuple[str, str]:
+    """check_simulate with a small valid scenario on the default component set after `edits`."""
+    apply_edits(root / "components", edits)
+    return check_simulate(root, 'players = 2\npolicies = ["greedy", "random"]\n', root / "components")
+
+
+# --- results directories ----------------------------------------------------------------------
+
+META_KEYS = ["schema_version", "identity", "games", "chunk_size", "seed", "combinations", "chunks_per_combination",
+             "scenario", "sessions", "identity_fields", "status", "chunks"]
+PARTS = ["part-c0000-k00000.parquet", "part-c0000-k00001.parquet"]
+
+
+@st.composite
+def results_edits(draw) -> list[tuple]:
+    """Edits to a finished two-chunk run: metadata keys changed or removed, parts truncated,
+    swapped, renamed or copied in from another run, stray files."""
+    kinds = st.one_of(
+        st.tuples(st.just("meta_set"), st.sampled_from(META_KEYS), junk),
+        st.tuples(st.just("meta_del"), st.sampled_from(META_KEYS)),
+        st.tuples(st.just("combo_set"), st.sampled_from(["index", "sweep"]), junk),
+        st.tuples(st.just("meta_text"), st.sampled_from(["", "{", "[]", "null", '{"schema_version": 1}', "\ufeff{}"])),
+        st.tuples(st.just("truncate"), st.sampled_from(PARTS), st.floats(0, 1)),
+        st.tuples(st.just("swap"),),
+        st.tuples(st.just("rename"), st.sampled_from(PARTS), st.sampled_from(
+            ["part-c0001-k00000.parquet", "part-c0000-k00002.parquet", "part-c0000-k99999.parquet",
+             "part-x.parquet", ".part-c0000-k00000.parquet.1.tmp"])),
+        st.tuples(st.just("foreign"), st.sampled_from(PARTS)),
+        st.tuples(st.just("stray"), st.sampled_from(["notes.txt", "part-c0000-k00003.parquet", ".lock"]),
+                  st.binary(max_size=20)),
+    )
+    return draw(st.lists(kinds, min_size=1, max_size=3))
+
+
+def make_run(directory: Path, seed: int) -> Path:
+    """A finished 2-player run of two chunks."""
+    from hadara_sim.runner import run
+    from hadara_sim.scenario import parse_scenario
+
+    sc = parse_scenario(f'players = 2\npolicies = ["greedy", "random"]\ngames = 4\nchunk = 2\nseed = {seed}\n')
+    run(sc, directory, jobs=1)
+    return directory
+
+
+def apply_results_edits(out: Path, other: Path, edits: list[tuple]) -> None:
+    for edit in edits:
+        kind = edit[0]
+        meta_path = out / "metadata.json"
+        if kind in ("meta_set", "meta_del", "combo_set"):
+            try:
+                meta = json.loads(meta_path.read_text())
+            except (OSError, ValueError):
+                continue
+            if not isinstance(meta, dict):
+                continue
+            if kind == "meta_set":
+                meta[edit[1]] = edit[2]
+            elif kind == "meta_del":
+                meta.pop(edit[1], None)
+            elif isinstance(meta.get("combinations"), list) and meta["combinations"] and \
+                    isinstance(meta["combinations"][0], dict):
+                meta["combinations"][0][edit[1]] = edit[2]
+            meta_path.write_text(json.dumps(meta, allow_nan=True))
+        elif kind == "meta_text":
+            meta_path.write_text(edit[1])
+        elif kind == "truncate" and (out / edit[1]).exists():
+            data = (out / edit[1]).read_bytes()
+            (out / edit[1]).write_bytes(data[: int(len(data) * edit[2])])
+        elif kind == "swap" and all((out / p).exists() for p in PARTS):
+            a, b = (out / p for p in PARTS)
+            data = a.read_bytes()
+            a.write_bytes(b.read_bytes())
+            b.write_bytes(data)
+        elif kind == "rename" and (out / edit[1]).exists():
+            (out / edit[1]).rename(out / edit[2])
+        elif kind == "foreign":
+            shutil.copy(other / edit[1], out / edit[1])
+        elif kind == "stray":
+            (out / edit[1]).write_bytes(edit[2])
+
+
+def check_results(root: Path, edits: list[tuple], command: list[str]) -> tuple[str, str]:
+    """Run a command (`report ...` or `simulate` to resume) on an edited results directory:
+    exit 0 or 2, no traceback; a report writes nothing but under its --out."""
+    out, other = make_run(root / "run", 1), make_run(root / "other", 2)
+    apply_results_edits(out, other, edits)
+    before = tree(root)
+    if command[0] == "simulate":
+        scenario = root / "s.toml"
+        scenario.write_text('players = 2\npolicies = ["greedy", "random"]\ngames = 4\nchunk = 2\nseed = 1\n')
+        before = tree(root)
+        args = ["simulate", str(scenario), "--out", str(out), "-q", "--jobs", "1"]
+    else:
+        args = [*command, str(out), "--out", str(root / "charts")]
+    result = CliRunner().invoke(app, args)
+    output = result.output
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        import traceback
+
+        return f"traceback: {type(result.exception).__name__}", output + "".join(
+            traceback.format_exception(result.exception))
+    if result.exit_code not in (0, 2) or "Traceback" in output:
+        return f"exit {result.exit_code}", output
+    after = tree(root)
+    allowed = ("run/", "charts") if command[0] == "simulate" else ("charts",)
+    changed = [k for k in set(after) | set(before) if before.get(k, 0) != after.get(k, 0)
+               and not k.startswith(allowed)]
+    if changed:
+        return f"changed outside its place: {sorted(changed)[:3]}", output
+    if command[0] == "simulate":
+        gone = [k for k in before if k.startswith("run/") and k not in after
+                and not k.startswith(("run/part-c", "run/.part-c", "run/metadata.json", "run/.metadata.json"))]
+        if gone:
+            return f"deleted what it did not write: {gone[:3]}", output
     return f"ok (exit {result.exit_code})", output

@@ -8,7 +8,10 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 
-from input_strategies import apply_edits, check_simulate, component_edits, garbage_lines, scenario_dicts, toml_text
+from input_strategies import (
+    check_component_set, check_results, check_simulate, component_edits, garbage_lines, results_edits, scenario_dicts,
+    toml_text,
+)
 
 FAST = settings(max_examples=25, deadline=None, derandomize=True,
                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
@@ -26,7 +29,14 @@ def test_any_scenario_file_exits_0_or_2_and_writes_only_its_results(data, garbag
 @given(edits=component_edits())
 def test_any_component_set_exits_0_or_2_and_writes_only_its_results(edits):
     with tempfile.TemporaryDirectory() as tmp:
-        apply_edits(Path(tmp) / "components", edits)
-        verdict, output = check_simulate(Path(tmp), 'players = 2\npolicies = ["greedy", "random"]\n',
-                                         Path(tmp) / "components")
+        verdict, output = check_component_set(Path(tmp), edits)
+    assert verdict.startswith("ok"), f"{verdict}\n{edits}\n{output}"
+
+
+@settings(max_examples=10, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(edits=results_edits())
+def test_any_damaged_results_directory_is_refused_or_read_cleanly(edits):
+    with tempfile.TemporaryDirectory() as tmp:
+        verdict, output = check_results(Path(tmp), edits, ["report", "winrate"])
     assert verdict.startswith("ok"), f"{verdict}\n{edits}\n{output}"
