@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .actions import KINDS
+from .params import check_params
 
 # Fields of the game state a policy may read, all (games, ...) arrays. Shapes use P players,
 # C cards, E effects. Hidden information (deck order, unseen colony backs, other players' sold
@@ -117,6 +118,10 @@ class Policy:
             known = ", ".join(f"{k} (default {v!r})" for k, v in self.params.items()) or "none"
             raise ValueError(f"policy '{self.name}' has no parameter {', '.join(sorted(unknown))}; "
                              f"its parameters: {known}")
+        wrong = check_params(self.params, params)
+        if wrong:
+            where, message = wrong[0]
+            raise ValueError(f"policy '{self.name}' parameter {'.'.join(map(str, where))}: {message}")
         self.seed = seed
         self.settings = {**self.params, **params}
 

@@ -484,7 +484,6 @@ def _run_into(scenario, out, chunks, jobs, backend, scheduler, overwrite, quiet,
     meta["sessions"].append(session)
     write_metadata(out, meta)
     todo = (c for c in chunks if c.file not in done)
-    summary = RunSummary(out, len(chunks), len(done))
     status = "failed"
     try:
         games_done = sum(_planned(chunks, name).games for name in done)

@@ -549,3 +549,13 @@ def test_reports_that_cannot_be_written_are_one_line(two_runs, tmp_path):
     meta = json.loads((a / "metadata.json").read_text())
     (a / "metadata.json").write_text(json.dumps({**meta, "scenario": "tiny"}))
     clean_failure(invoke("report", "winrate", a), 2, "key 'scenario' must be a table")
+
+
+def test_policy_parameters_are_checked_outside_scenarios_too():
+    from hadara_sim.registry import make_policy
+
+    with pytest.raises(ValueError, match="policy 'greedy' parameter colours: expected 5 entries"):
+        make_policy("greedy", colours=[1, 2])
+    with pytest.raises(ValueError, match="parameter coin: must be a finite number"):
+        make_policy("greedy", coin=float("nan"))
+    assert make_policy("greedy", coin=1).settings["coin"] == 1  # a whole number is a number
