@@ -7,9 +7,11 @@ from the scenario seed and the policy's place in the list, never from the chunk,
 random policy is keyed by game number, so a dataset does not depend on `jobs`, on the backend or on
 the order in which chunks finish.
 
-A run into a directory writes each chunk to a temporary name and renames it into place when
-complete: an interrupted run leaves complete chunks and temporary files only, and running it again
-plays just the missing chunks (after checking that the directory holds the same run).
+A run into a directory holds its lock (`process.directory_lock`), writes each chunk to a temporary
+name and renames it into place when complete, tagged with the run's identity digest: an
+interrupted run leaves complete chunks and temporary files only, and running it again plays just
+the missing chunks (after checking that the directory, and every part in it, holds the same run).
+The plan of chunks is lazy, so nothing before the first game grows with the number of games.
 """
 
 from __future__ import annotations

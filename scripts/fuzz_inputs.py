@@ -66,12 +66,12 @@ def campaign(scenarios: int, components: int, results: int, random_seed: int) ->
             verdict, output = check_results(Path(tmp), edits, ["simulate"] if resume else ["report", "winrate"])
         record(verdict, f"{'resume' if resume else 'report'}: {edits!r}", output)
 
-    if scenarios:
-        scenario_case()
-    if results:
-        results_case()
-    if components:
-        component_case()
+    for count, case, what in ((scenarios, scenario_case, "scenario files"), (components, component_case,
+                              "component sets"), (results, results_case, "damaged results directories")):
+        if count:
+            before = Counter(verdicts)
+            case()
+            print(f"{what}: {dict(verdicts - before)}", flush=True)
     return verdicts, first
 
 
