@@ -377,3 +377,51 @@ def check_results(root: Path, edits: list[tuple], command: list[str]) -> tuple[s
         if gone:
             return f"deleted what it did not write: {gone[:3]}", output
     return f"ok (exit {result.exit_code})", output
+
+
+# --- scenario files of the right types, with extreme values -----------------------------------
+
+def _like(default):
+    """Values of the same type and shape as a policy parameter's default, extremes included."""
+    if isinstance(default, bool):
+        return st.booleans()
+    if isinstance(default, int):
+        return st.one_of(st.integers(-3, 12), st.integers(-2**62, 2**62))
+    if isinstance(default, float):
+        return st.one_of(st.floats(-5, 5), st.floats(-1e300, 1e300), st.just(0.0), st.integers(-5, 5))
+    if isinstance(default, (list, tuple)):
+        return st.tuples(*(_like(d) for d in default)).map(list)
+    return st.just(default)
+
+
+@st.composite
+def typed_scenario_dicts(draw) -> dict:
+    """Scenarios whose every value has the right type: built-in policies with parameters of any
+    size, every assignment, setup, board and grant, small sweeps. They must run (exit 0) or be
+    refused with a reason (exit 2: e.g. a grant that empties a deck), never fail mid-run."""
+    from policies import BUILTIN
+
+    players = draw(st.integers(2, 5))
+    names = draw(st.lists(st.sampled_from(sorted(BUILTIN)), min_size=1, max_size=players + 1))
+    policies = []
+    for name in names:
+        declared = BUILTIN[name].params
+        keys = draw(st.lists(st.sampled_from(sorted(declared)), max_size=3, unique=True)) if declared else []
+        params = {k: draw(_like(declared[k])) for k in keys}
+        policies.append({"policy": name, "params": params} if params else name)
+    advanced = draw(st.booleans())
+    data = {"players": players, "game": "advanced" if advanced else "basic", "policies": policies,
+            "assignment": draw(st.sampled_from(["fixed", "rotated", "permutations"])),
+            "games": draw(st.integers(1, 3)), "chunk": draw(st.integers(1, 3)), "seed": draw(st.integers(0, 2**32))}
+    data["setup"] = {"cards": draw(st.one_of(st.just("random"), st.just("grid"),
+                                             st.permutations([1, 2, 3, 4, 5]).map(lambda c: c[:players]))),
+                     "sides": draw(st.sampled_from(["policy", "random", "grid"] if advanced else ["policy"])),
+                     "focus_seat": draw(st.integers(0, players - 1))}
+    data["board"] = {"colour_order": draw(st.one_of(st.just("random"),
+                                                    st.permutations(["yellow", "red", "blue", "green", "purple"])))}
+    grants = draw(st.lists(st.sampled_from(EFFECTS[:4] + CARD_IDS[:3]), max_size=2, unique=True))
+    data["grants"] = [{"card": g, "seat": draw(st.one_of(st.integers(0, players - 1), st.just("rotate")))}
+                      for g in grants]
+    if draw(st.booleans()):
+        data["sweep"] = {"players": draw(st.lists(st.integers(2, 5), min_size=1, max_size=2, unique=True))}
+    return data

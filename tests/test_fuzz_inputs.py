@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 
 from input_strategies import (
     check_component_set, check_results, check_simulate, component_edits, garbage_lines, results_edits, scenario_dicts,
-    toml_text,
+    toml_text, typed_scenario_dicts,
 )
 
 FAST = settings(max_examples=25, deadline=None, derandomize=True,
@@ -40,3 +40,12 @@ def test_any_damaged_results_directory_is_refused_or_read_cleanly(edits):
     with tempfile.TemporaryDirectory() as tmp:
         verdict, output = check_results(Path(tmp), edits, ["report", "winrate"])
     assert verdict.startswith("ok"), f"{verdict}\n{edits}\n{output}"
+
+
+@settings(max_examples=8, deadline=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(data=typed_scenario_dicts())
+def test_scenarios_of_the_right_types_run_or_are_refused_before_playing(data):
+    with tempfile.TemporaryDirectory() as tmp:
+        verdict, output = check_simulate(Path(tmp), toml_text(data))
+    assert verdict.startswith("ok"), f"{verdict}\n{toml_text(data)}\n{output}"

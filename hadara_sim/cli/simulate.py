@@ -82,8 +82,11 @@ def simulate(
                           quiet=quiet, console=console)
     except RunError as err:
         fail(escape(str(err)))
-    except (IllegalChoice, RunFailed) as err:
-        fail(escape(f"{err}\n{complete()}; run the same command again to resume"), code=1)
+    except RunFailed as err:
+        fail(escape(f"{err}\n{complete()}"), code=1)
+    except IllegalChoice as err:
+        fail(escape(f"{err}\n{complete()}; fix the policy, then run again (with --overwrite once its "
+                    "code changed: the chunks played by the old code cannot be mixed with the new)"), code=1)
     except KeyboardInterrupt as err:
         console.print(f"\n[yellow]{'terminated' if isinstance(err, Terminated) else 'interrupted'}[/]: "
                       f"{escape(complete())}; to play the rest, run the same command again:\n  "
