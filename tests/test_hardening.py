@@ -559,3 +559,13 @@ def test_policy_parameters_are_checked_outside_scenarios_too():
     with pytest.raises(ValueError, match="parameter coin: must be a finite number"):
         make_policy("greedy", coin=float("nan"))
     assert make_policy("greedy", coin=1).settings["coin"] == 1  # a whole number is a number
+
+
+def test_the_documented_pandas_reader_works(two_runs):
+    """docs/results.md: pandas reads the part files (the directory also holds metadata.json)."""
+    import pandas as pd
+
+    a, _ = two_runs
+    assert 'pd.read_parquet(sorted(Path("DIR").glob("part-*.parquet")))' in Path("docs/results.md").read_text()
+    df = pd.read_parquet(sorted(Path(a).glob("part-*.parquet")))
+    assert len(df) == len(load_results(a))
