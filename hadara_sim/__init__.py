@@ -1,12 +1,22 @@
 """hadara-sim: Monte Carlo strategy analysis for the board game Hadara."""
 
-from .components import ComponentError, load_components
-from .deal import Deals, make_deals
-from .reference import Game, play_game
-from .results import load_results, scan_results
-from .runner import simulate
-from .scenario import Scenario, ScenarioError, load_scenario
+from importlib import import_module
 
 __version__ = "0.1.0"
-__all__ = ["ComponentError", "Deals", "Game", "load_components", "make_deals", "play_game",
-           "load_results", "scan_results", "simulate", "Scenario", "ScenarioError", "load_scenario"]
+# Public names and the module each comes from, imported on first use: `import hadara_sim` stays
+# quick, so the command line starts (and a Ctrl-C while it starts stops it) without a traceback.
+_EXPORTS = {
+    "ComponentError": "components", "load_components": "components", "Deals": "deal",
+    "make_deals": "deal", "Game": "reference", "play_game": "reference", "load_results": "results",
+    "scan_results": "results", "simulate": "runner", "Scenario": "scenario",
+    "ScenarioError": "scenario", "load_scenario": "scenario",
+}
+__all__ = list(_EXPORTS)
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        value = getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'hadara_sim' has no attribute '{name}'")

@@ -349,12 +349,17 @@ class _Rows:
         self.name, self.problems = path.name, problems
         self.rows: list[tuple[int, dict[str, str]]] = []
         try:
-            text = path.read_text(encoding="utf-8")
+            text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Excel writes, is not a column
         except (OSError, UnicodeDecodeError) as err:
             self.report(None, "file", f"cannot be read: {err}")
             return
         reader = csv.DictReader(text.splitlines())
         header = tuple(h.strip() for h in (reader.fieldnames or ()))
+        twice = sorted({c for c in header if header.count(c) > 1})
+        if twice:
+            self.report(1, "header", f"column{'s' * (len(twice) > 1)} {', '.join(map(repr, twice))} "
+                                     "given more than once; keep one of each")
+            return
         absent = [c for c in columns if c not in header]
         extra = [c for c in header if c not in columns]
         if absent or extra:
@@ -522,7 +527,7 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
         problems.append(Problem(name, line, field_, message))
 
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         report("toml", f"not valid TOML: {err}", toml_error_line(err, text))
@@ -531,10 +536,20 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
         report("file", f"cannot be read: {err}")
         return {}
 
+    def table(section):
+        value = data.get(section, {})
+        if not isinstance(value, dict):
+            report(section, f"expected a table [{section}], got {value!r}")
+            return {}
+        return value
+
+    def whole(v) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
     def numbers(section, key, count, low, high):
-        value = data.get(section, {}).get(key)
+        value = table(section).get(key)
         if (not isinstance(value, list) or len(value) != count
-                or not all(isinstance(v, int) and low <= v <= high for v in value)):
+                or not all(whole(v) and low <= v <= high for v in value)):
             report(f"{section}.{key}", f"expected {count} whole numbers in {low}..{high}, got {value!r}")
             return (0,) * count
         return tuple(value)
@@ -549,8 +564,8 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
     sell = numbers("sell", "coins", 3, *RANGES["sell"])
     silver = numbers("medals", "silver", 3, *RANGES["medal"])
     gold = numbers("medals", "gold", 3, *RANGES["medal"])
-    tiles = data.get("bonus_tiles", {}).get("per_colour")
-    if not isinstance(tiles, int) or not 1 <= tiles <= 4:
+    tiles = table("bonus_tiles").get("per_colour")
+    if not whole(tiles) or not 1 <= tiles <= 4:
         report("bonus_tiles.per_colour", f"expected a whole number in 1..4, got {tiles!r}")
         tiles = 2
     statues = []
@@ -562,7 +577,7 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
         vals = {}
         for key, high in (("requirement", 60), ("points", 60), ("bonus", 20)):
             v = s.get(key) if isinstance(s, dict) else None
-            if not isinstance(v, int) or not 0 <= v <= high:
+            if not whole(v) or not 0 <= v <= high:
                 report(f"statues[{i}].{key}", f"expected a whole number in 0..{high}, got {v!r}")
                 v = 0
             vals[key] = v

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from .actions import KINDS
+from .params import check_params
 
 # Fields of the game state a policy may read, all (games, ...) arrays. Shapes use P players,
 # C cards, E effects. Hidden information (deck order, unseen colony backs, other players' sold
@@ -130,6 +131,10 @@ class Policy:
             known = ", ".join(f"{k} (default {v!r})" for k, v in self.params.items()) or "none"
             raise ValueError(f"policy '{self.name}' has no parameter {', '.join(sorted(unknown))}; "
                              f"its parameters: {known}")
+        wrong = check_params(self.params, params)
+        if wrong:
+            where, message = wrong[0]
+            raise ValueError(f"policy '{self.name}' parameter {'.'.join(map(str, where))}: {message}")
         self.seed = seed
         self.settings = {**self.params, **params}
 
@@ -144,11 +149,47 @@ class Policy:
         return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.settings.items())})"
 
 
+class StopGame(Exception):
+    """Raised by a policy on purpose to stop the game with its own message (a trace's replay
+    does); passed on as it is, where any other failure inside a policy becomes a PolicyError."""
+
+
+class PolicyError(IllegalChoice):
+    """A policy that failed while deciding: raised, exited, or wrote into what the engine lent it."""
+
+
+def policy_name(policy) -> str:
+    return getattr(policy, "name", None) or type(policy).__name__
+
+
+def choose(policy, decision: Decision) -> np.ndarray:
+    """The policy's checked choices for `decision`. The legality mask is lent read-only, and any
+    failure inside the policy (an exception, sys.exit) becomes a PolicyError naming it."""
+    legal = decision.legal.view()
+    legal.flags.writeable = False
+    decision.legal = legal
+    try:
+        choices = policy.decide(decision)
+    except (IllegalChoice, StopGame):
+        raise
+    except (Exception, SystemExit) as err:
+        what = "called sys.exit" if isinstance(err, SystemExit) else f"raised {type(err).__name__}: {err}"
+        if isinstance(err, ValueError) and "read-only" in str(err):
+            what = "tried to change the legality mask it was given (it is read-only; copy it first)"
+        raise PolicyError(f"policy '{policy_name(policy)}' {what} at decision '{decision.kind}' "
+                          f"(games {int(decision.game_id.min())}..{int(decision.game_id.max())})") from None
+    return check_choices(policy, decision, choices)
+
+
 def check_choices(policy, decision: Decision, choices) -> np.ndarray:
     """The policy's choices as an int array, or IllegalChoice naming the policy and decision."""
     n, options = decision.legal.shape
-    choices = np.asarray(choices)
-    name = getattr(policy, "name", type(policy).__name__)
+    name = policy_name(policy)
+    try:
+        choices = np.asarray(choices)
+    except Exception as err:  # whatever a policy returned
+        raise IllegalChoice(f"policy '{name}' returned {type(choices).__name__} for decision "
+                            f"'{decision.kind}', not an array of options: {err}") from None
     if choices.shape != (n,) or not np.issubdtype(choices.dtype, np.integer):
         raise IllegalChoice(f"policy '{name}' returned {choices.dtype}{list(choices.shape)} for "
                             f"decision '{decision.kind}'; expected {n} whole numbers, one per game")

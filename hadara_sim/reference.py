@@ -26,7 +26,7 @@ from .constants import (
     SURPLUS_MAX, COLOURS, extra_coin_seats, first_player_seats,
 )
 from .deal import Deals
-from .policy import Decision, View, check_choices
+from .policy import Decision, View, choose
 
 SCORE_LINES = ("colonies", "statues", "silver", "gold", "cards", "coins")
 # Purple bonuses, each already counted inside one of the score lines above.
@@ -515,7 +515,7 @@ class Game:
         extra = {k: np.array([v]) for k, v in private.items()}
         view = View(_Observation(self), [0], self.players, self.c, player=np.array([p.seat]), **extra)
         decision = Decision(kind, legal[None, :], view, self.deal.game_id, np.array([self.serial]))
-        choice = int(check_choices(policy, decision, policy.decide(decision))[0])
+        choice = int(choose(policy, decision)[0])
         self.serial += 1
         if self.recorder:
             self.recorder.decision(kind, p.seat, options.tolist(), choice)

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import importlib.util
+import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
@@ -34,30 +36,74 @@ def resolve_policy(spec: str):
         raise PolicyNotFound(f"unknown policy '{spec}'. Available: {', '.join(sorted(known))}; "
                              "or give module:attr or path/to/file.py:attr")
     where, _, attr = spec.rpartition(":")
+    module = _load_module(where)
+    if not attr.isidentifier() or not hasattr(module, attr):
+        raise PolicyNotFound(f"policy '{spec}': '{where}' has no attribute '{attr}'")
+    target = getattr(module, attr)
+    if not callable(target) and not callable(getattr(target, "decide", None)):
+        raise PolicyNotFound(f"policy '{spec}': '{attr}' is {type(target).__name__}, not a policy class, "
+                             "factory or instance (one with a decide(decision) method)")
+    return target
+
+
+def _load_module(where: str):
+    """The module of a `module:attr` or `file.py:attr` spec; PolicyNotFound when it cannot load."""
     try:
         if where.endswith(".py"):
             path = Path(where)
             if not path.is_file():
                 raise PolicyNotFound(f"policy file '{where}' does not exist")
-            module_spec = importlib.util.spec_from_file_location(f"_hadara_user_{path.stem}", path)
+            name = f"_hadara_user_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
+            if name in sys.modules and getattr(sys.modules[name], "__hadara_digest__", None) == code_digest(path):
+                return sys.modules[name]
+            module_spec = importlib.util.spec_from_file_location(name, path)
             module = importlib.util.module_from_spec(module_spec)
-            module_spec.loader.exec_module(module)
-        else:
-            module = importlib.import_module(where)
+            module.__hadara_digest__ = code_digest(path)
+            sys.modules[name] = module  # dataclasses and pickling look the module up by name
+            try:
+                module_spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[name]
+                raise
+            return module
+        return importlib.import_module(where)
     except PolicyNotFound:
         raise
-    except Exception as err:  # a user's module can fail in any way on import
+    except (Exception, SystemExit) as err:  # a user's module can fail in any way on import
         raise PolicyNotFound(f"cannot load policy module '{where}': {type(err).__name__}: {err}") from None
-    if not hasattr(module, attr):
-        raise PolicyNotFound(f"'{where}' has no attribute '{attr}'")
-    return getattr(module, attr)
+
+
+def code_digest(path: Path) -> str:
+    """sha256 of a policy file's bytes (part of a run's identity)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:16]
+    except OSError:
+        return "unreadable"
+
+
+def policy_code(spec: str) -> str | None:
+    """The digest of the code behind a user policy spec (file.py:attr or module:attr), or None for
+    a built-in or installed policy (those are covered by the package versions)."""
+    if spec in available_policies() or ":" not in spec:
+        return None
+    where = spec.rpartition(":")[0]
+    if where.endswith(".py"):
+        return code_digest(Path(where))
+    module = sys.modules.get(where)
+    file = getattr(module, "__file__", None)
+    return code_digest(Path(file)) if file else None
 
 
 def make_policy(spec: str, seed: int = 0, **params):
     """A ready policy instance from a spec and parameters."""
     target = resolve_policy(spec)
     if isinstance(target, type) or callable(target) and not hasattr(target, "decide"):
-        return target(seed=seed, **params)
-    if params:
+        policy = target(seed=seed, **params)
+    elif params:
         raise ValueError(f"policy '{spec}' is an instance and takes no parameters")
-    return target
+    else:
+        policy = target
+    if not callable(getattr(policy, "decide", None)):
+        raise PolicyNotFound(f"policy '{spec}' made a {type(policy).__name__}, which has no "
+                             "decide(decision) method: not a policy")
+    return policy

@@ -6,13 +6,17 @@ Column names and types only change together with `SCHEMA_VERSION`, which every r
 records in `metadata.json` and in each Parquet file.
 
 A results directory holds `metadata.json` and one `part-cCCCC-kKKKKK.parquet` file per chunk
-(combination CCCC, chunk KKKKK). `load_results(path)` reads one back as a polars DataFrame.
+(combination CCCC, chunk KKKKK). Each part carries, in its Parquet key-value metadata, the run it
+belongs to (the run's identity digest, seed, combination, chunk and games), so a part copied in from
+another run, or a damaged one, is refused with its file name rather than mixed in.
+`load_results(path)` reads a directory back as a polars DataFrame.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import warnings
 from pathlib import Path
 
@@ -26,6 +30,9 @@ SCHEMA_VERSION = 1
 METADATA_FILE = "metadata.json"
 PART_GLOB = "part-*.parquet"
 SCHEMA_KEY = b"hadara_sim.schema_version"
+PART_KEY = b"hadara_sim.part"  # JSON: run (identity digest), seed, combo, chunk, first_game, games
+PART_NAME = re.compile(r"part-c(\d{4,})-k(\d{5,})\.parquet")
+TEMP_NAME = re.compile(r"\.(part-c\d{4,}-k\d{5,}\.parquet|metadata\.json)\.\d+\.tmp")
 
 SHEET_COLUMNS = ("colonies", "statues", "silver", "gold", "cards", "coins")
 EXTRA_POINTS = ("patron_points", "silver_full_points", "set_collector_points", "wildcard_points")
@@ -200,13 +207,42 @@ def _jsonable(value):
 
 # --- files ------------------------------------------------------------------------------------
 
+def part_name(combo: int, chunk: int) -> str:
+    """The file name of chunk `chunk` of combination `combo`."""
+    return f"part-c{combo:04d}-k{chunk:05d}.parquet"
+
+
+def parse_part_name(name: str) -> tuple[int, int] | None:
+    """(combo, chunk) of a part file name, or None for any other name."""
+    found = PART_NAME.fullmatch(name)
+    return (int(found.group(1)), int(found.group(2))) if found else None
+
+
+def chunks_per_combination(games: int, chunk: int) -> int:
+    return -(-games // chunk)
+
+
+def our_parts(out: Path) -> list[Path]:
+    """The part files in a results directory (by their exact name pattern), sorted."""
+    return sorted(f for f in Path(out).glob(PART_GLOB) if PART_NAME.fullmatch(f.name))
+
+
+def is_temp_file(name: str) -> bool:
+    """A temporary file this program writes (`temp_name`), which a later run may remove."""
+    return TEMP_NAME.fullmatch(name) is not None
+
+
 def temp_name(final: Path) -> Path:
     """Where a file is written before it is moved into place (cleaned by the next run)."""
     return final.with_name(f".{final.name}.{os.getpid()}.tmp")
 
 
-def write_table(table: pa.Table, path: Path):
-    """Write a Parquet file atomically: a temporary name, then one rename."""
+def write_table(table: pa.Table, path: Path, part: dict | None = None):
+    """Write a Parquet file atomically: a temporary name, then one rename. `part` (the run and
+    chunk the rows belong to) goes into the file's key-value metadata."""
+    if part is not None:
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}),
+                                               PART_KEY: json.dumps(part, sort_keys=True).encode()})
     tmp = temp_name(path)
     try:
         pq.write_table(table, tmp, compression="zstd")
@@ -219,8 +255,50 @@ def write_table(table: pa.Table, path: Path):
 def write_metadata(out: Path, metadata: dict):
     path = out / METADATA_FILE
     tmp = temp_name(path)
-    tmp.write_text(json.dumps(metadata, indent=1) + "\n", encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(json.dumps(metadata, indent=1) + "\n", encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+
+
+def _is_count(value, low: int = 1) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= low
+
+
+def metadata_problem(meta) -> str | None:
+    """What makes run metadata unusable (a key and why), or None."""
+    if not isinstance(meta, dict) or "schema_version" not in meta:
+        return "it is not hadara-sim run metadata (no schema_version)"
+    if meta["schema_version"] != SCHEMA_VERSION:
+        return None  # reported by check_schema_version, with how to fix it
+    if not isinstance(meta.get("identity"), str):
+        return "key 'identity' is missing or not a string"
+    for key in ("games", "chunk_size", "seed"):
+        if not _is_count(meta.get(key), 0 if key == "seed" else 1):
+            return f"key '{key}' must be a whole number, got {json.dumps(meta.get(key))}"
+    for key, kind, name in (("scenario", dict, "a table"), ("identity_fields", dict, "a table"),
+                            ("sessions", list, "a list")):
+        if key in meta and not isinstance(meta[key], kind):
+            return f"key '{key}' must be {name}, got {json.dumps(meta[key])[:40]}"
+    combos = meta.get("combinations")
+    if not isinstance(combos, list) or not combos:
+        return "key 'combinations' must be a non-empty list"
+    seen = set()
+    for i, combo in enumerate(combos):
+        if not isinstance(combo, dict) or not _is_count(combo.get("index"), 0) or combo["index"] in seen:
+            return f"combinations[{i}] must be a table with its own index (a whole number)"
+        seen.add(combo["index"])
+        if not isinstance(combo.get("sweep", {}), dict):
+            return f"combinations[{i}].sweep must be a table"
+    if "chunks_per_combination" not in meta:
+        return "key 'chunks_per_combination' is missing (written by an older hadara-sim?)"
+    if meta["chunks_per_combination"] != chunks_per_combination(meta["games"], meta["chunk_size"]):
+        return (f"key 'chunks_per_combination' is {json.dumps(meta['chunks_per_combination'])}, but "
+                f"{meta['games']} games in chunks of {meta['chunk_size']} make "
+                f"{chunks_per_combination(meta['games'], meta['chunk_size'])}")
+    return None
 
 
 def read_metadata(out: Path) -> dict:
@@ -236,10 +314,11 @@ def read_metadata(out: Path) -> dict:
                            "(write one with `hadara-sim simulate SCENARIO --out DIR`)")
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:
         raise ResultsError(f"{path} cannot be read: {err}") from None
-    if not isinstance(meta, dict) or "schema_version" not in meta:
-        raise ResultsError(f"{path} is not hadara-sim run metadata (no schema_version)")
+    problem = metadata_problem(meta)
+    if problem:
+        raise ResultsError(f"{path} is damaged: {problem}")
     return meta
 
 
@@ -251,40 +330,81 @@ def check_schema_version(meta: dict, where) -> None:
                            "(or with --overwrite)")
 
 
+def check_part(file: Path, run: str, combo: int, chunk: int, games: int | None) -> None:
+    """ResultsError unless `file` is a readable part of the current schema written by run `run`
+    for this combination and chunk (with `games` rows per seat, unless None)."""
+    if file.is_symlink():
+        raise ResultsError(f"{file} is a symbolic link, not a chunk written by this run")
+    try:
+        schema = pq.read_schema(file)
+    except (OSError, pa.ArrowException) as err:
+        raise ResultsError(f"{file} cannot be read (damaged?): {err}") from None
+    version = (schema.metadata or {}).get(SCHEMA_KEY)
+    if version != str(SCHEMA_VERSION).encode():
+        shown = version.decode(errors="replace") if version else "unknown"
+        raise ResultsError(f"{file} has schema version {shown}, not {SCHEMA_VERSION}; "
+                           "rerun its scenario into a new directory")
+    if not schema.equals(SCHEMA, check_metadata=False):
+        missing = [n for n in SCHEMA.names if n not in schema.names]
+        changed = [n for n in SCHEMA.names if n in schema.names and schema.field(n).type != SCHEMA.field(n).type]
+        detail = "; ".join(part for part in (
+            f"missing columns: {', '.join(missing)}" if missing else "",
+            f"columns of another type: {', '.join(changed)}" if changed else "",
+            f"unknown columns: {', '.join(n for n in schema.names if n not in SCHEMA.names)}"
+            if set(schema.names) - set(SCHEMA.names) else "") if part)
+        raise ResultsError(f"{file} does not have the columns of schema version {SCHEMA_VERSION} "
+                           f"({detail}); rerun its scenario into a new directory")
+    try:
+        part = json.loads((schema.metadata or {}).get(PART_KEY, b"null"))
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        part = None
+    if not isinstance(part, dict):
+        raise ResultsError(f"{file} does not say which run wrote it: not a chunk of this run")
+    expected = {"run": run, "combo": combo, "chunk": chunk, **({"games": games} if games is not None else {})}
+    wrong = [k for k, v in expected.items() if part.get(k) != v]
+    if wrong:
+        shown = ", ".join(f"{k} {json.dumps(part.get(k))} (expected {json.dumps(expected[k])})" for k in wrong)
+        raise ResultsError(f"{file} belongs to another run or chunk ({shown}): it is not a chunk of this run")
+
+
 def result_files(path, *, allow_partial: bool = True) -> tuple[dict, list[Path]]:
-    """The metadata and the checked chunk files of a results directory."""
+    """The metadata and the checked chunk files of a results directory: every part file must be a
+    chunk of the run that metadata.json describes."""
     out = Path(path)
     meta = read_metadata(out)
     check_schema_version(meta, out)
-    planned = [c["file"] for c in meta.get("chunks", [])]
-    present = [out / f for f in planned if (out / f).is_file()]
-    if len(present) < len(planned):
-        message = (f"{out}: {len(planned) - len(present)} of {len(planned)} chunks are missing (an "
+    combos, per_combo = {c["index"] for c in meta["combinations"]}, meta["chunks_per_combination"]
+    games, size = meta["games"], meta["chunk_size"]
+    present = our_parts(out)
+    for file in present:
+        combo, chunk = parse_part_name(file.name)
+        if combo not in combos or chunk >= per_combo:
+            raise ResultsError(f"{file} is not a chunk of the run in {out / METADATA_FILE} (it has "
+                               f"{len(combos)} combinations of {per_combo} chunks)")
+        check_part(file, meta["identity"], combo, chunk, min(size, games - chunk * size))
+    planned = len(combos) * per_combo
+    if len(present) < planned:
+        message = (f"{out}: {planned - len(present)} of {planned} chunks are missing (an "
                    "interrupted run?); run the same simulate command again to complete it")
         if not allow_partial:
             raise ResultsError(message)
         warnings.warn(message, stacklevel=3)
-    for file in present:
-        try:
-            schema = pq.read_schema(file)
-        except (OSError, pa.ArrowException) as err:
-            raise ResultsError(f"{file} cannot be read: {err}") from None
-        version = (schema.metadata or {}).get(SCHEMA_KEY)
-        if version != str(SCHEMA_VERSION).encode():
-            shown = version.decode() if version else "unknown"
-            raise ResultsError(f"{file} has schema version {shown}, not {SCHEMA_VERSION}; "
-                               "rerun its scenario into a new directory")
-        if not schema.equals(SCHEMA, check_metadata=False):
-            missing = [n for n in SCHEMA.names if n not in schema.names]
-            changed = [n for n in SCHEMA.names if n in schema.names and schema.field(n).type != SCHEMA.field(n).type]
-            detail = "; ".join(part for part in (
-                f"missing columns: {', '.join(missing)}" if missing else "",
-                f"columns of another type: {', '.join(changed)}" if changed else "",
-                f"unknown columns: {', '.join(n for n in schema.names if n not in SCHEMA.names)}"
-                if set(schema.names) - set(SCHEMA.names) else "") if part)
-            raise ResultsError(f"{file} does not have the columns of schema version {SCHEMA_VERSION} "
-                               f"({detail}); rerun its scenario into a new directory")
     return meta, present
+
+
+def _read_parts(files: list[Path], path):
+    """The rows of the part files; a file that cannot be read is named."""
+    import polars as pl
+
+    try:
+        return pl.read_parquet([str(f) for f in files])
+    except Exception:  # polars raises its own exception types; find the file at fault
+        for f in files:
+            try:
+                pq.read_table(f)
+            except Exception as err:
+                raise ResultsError(f"{f} cannot be read (damaged?): {err}") from None
+        raise ResultsError(f"{path}: the chunk files cannot be read together") from None
 
 
 def load_results(path, *, sweep_columns: bool = True, allow_partial: bool = True):
@@ -300,11 +420,7 @@ def load_results(path, *, sweep_columns: bool = True, allow_partial: bool = True
 
     meta, files = result_files(path, allow_partial=allow_partial)
     if files:
-        try:
-            df = pl.read_parquet([str(f) for f in files])
-        except Exception as err:  # polars raises its own exception types
-            raise ResultsError(f"{path}: the chunk files cannot be read: {err}") from None
-        df = df.sort(SORT_KEYS)
+        df = _read_parts(files, path).sort(SORT_KEYS)
     else:
         df = pl.from_arrow(SCHEMA.empty_table())
     if sweep_columns:

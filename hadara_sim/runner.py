@@ -7,9 +7,11 @@ from the scenario seed and the policy's place in the list, never from the chunk,
 random policy is keyed by game number, so a dataset does not depend on `jobs`, on the backend or on
 the order in which chunks finish.
 
-A run into a directory writes each chunk to a temporary name and renames it into place when
-complete: an interrupted run leaves complete chunks and temporary files only, and running it again
-plays just the missing chunks (after checking that the directory holds the same run).
+A run into a directory holds its lock (`process.directory_lock`), writes each chunk to a temporary
+name and renames it into place when complete, tagged with the run's identity digest: an
+interrupted run leaves complete chunks and temporary files only, and running it again plays just
+the missing chunks (after checking that the directory, and every part in it, holds the same run).
+The plan of chunks is lazy, so nothing before the first game grows with the number of games.
 """
 
 from __future__ import annotations
@@ -30,19 +32,26 @@ import pyarrow as pa
 from .components import ComponentSet
 from .deal import make_deals
 from .engine.game import BatchGame, Grant
+from .policy import IllegalChoice, PolicyError
+from .process import LockBusy, die_with_parent, directory_lock, stop_local_workers
 from .results import (
-    METADATA_FILE, PART_GLOB, SCHEMA_VERSION, build_table, read_metadata, write_metadata, write_table,
+    METADATA_FILE, SCHEMA_VERSION, ResultsError, build_table, check_part, chunks_per_combination,
+    is_temp_file, our_parts, part_name, read_metadata, write_metadata, write_table,
 )
 from .scenario import Combination, Scenario, identity_digest
 
 POLICY_STREAM = 0x706F6C  # spawn-key prefix of the policies' seeds, apart from the chunks' (k,)
 SIDE_STREAM = 1           # spawn key (k, 1): random setup sides of chunk k
-LOCK_FILE = ".lock"
+LOCK_FILE = ".lock"      # held with filelock while a run writes to the directory
 BACKENDS = ("local", "dask")
 
 
 class RunError(RuntimeError):
     """A run that cannot start: a directory holding another run, a busy directory, no backend."""
+
+
+class RunFailed(RuntimeError):
+    """A run that failed while playing: a worker died, the scheduler went away, a disk filled up."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +67,7 @@ class Chunk:
 
     @property
     def file(self) -> str:
-        return f"part-c{self.combo:04d}-k{self.index:05d}.parquet"
+        return part_name(self.combo, self.index)
 
     def to_dict(self) -> dict:
         return {"file": self.file, "combo": self.combo, "chunk": self.index,
@@ -66,12 +75,36 @@ class Chunk:
                 "game": "advanced" if self.advanced else "basic"}
 
 
-def plan_chunks(scenario: Scenario) -> list[Chunk]:
-    """Every chunk of the run, chunk-major: a partial run covers all combinations evenly."""
-    n = -(-scenario.games // scenario.chunk)
-    return [Chunk(combo.index, k, k * scenario.chunk, min(scenario.chunk, scenario.games - k * scenario.chunk),
-                  combo.players, combo.advanced)
-            for k in range(n) for combo in scenario.combinations]
+class ChunkPlan:
+    """Every chunk of the run, chunk-major (a partial run covers all combinations evenly), made on
+    demand: memory does not grow with the number of games."""
+
+    def __init__(self, scenario: Scenario):
+        self.games, self.size = scenario.games, scenario.chunk
+        self.combos = [(c.index, c.players, c.advanced) for c in scenario.combinations]
+        self.per_combo = chunks_per_combination(self.games, self.size)
+
+    def __len__(self) -> int:
+        return self.per_combo * len(self.combos)
+
+    def __iter__(self) -> Iterator[Chunk]:
+        for k in range(self.per_combo):
+            for combo in range(len(self.combos)):
+                yield self.chunk(combo, k)
+
+    def __getitem__(self, i: int) -> Chunk:
+        if not 0 <= i < len(self):
+            raise IndexError(i)
+        return self.chunk(i % len(self.combos), i // len(self.combos))
+
+    def chunk(self, combo: int, k: int) -> Chunk:
+        index, players, advanced = self.combos[combo]
+        return Chunk(index, k, k * self.size, min(self.size, self.games - k * self.size), players, advanced)
+
+
+def plan_chunks(scenario: Scenario) -> ChunkPlan:
+    """Every chunk of the run, chunk-major, as a lazy sequence."""
+    return ChunkPlan(scenario)
 
 
 def policy_seed(seed: int, index: int) -> int:
@@ -141,8 +174,12 @@ def play_chunk(components: ComponentSet, combo: Combination, seed: int, chunk: C
                        advanced=config.advanced, first_game=chunk.first_game, exclude=combo.exclude)
     sides = chunk_setup(combo, seed, chunk, deals)
     table = seat_table(combo, deals.game_id)
-    policies = [make_policy(p.policy, seed=policy_seed(seed, i), **p.params)
-                for i, p in enumerate(config.policies)]
+    policies = []
+    for i, p in enumerate(config.policies):
+        try:
+            policies.append(make_policy(p.policy, seed=policy_seed(seed, i), **p.params))
+        except (Exception, SystemExit) as err:  # a user's policy may fail in any way
+            raise PolicyError(f"policy '{p.policy}' cannot be made: {type(err).__name__}: {err}") from None
     grants, grant_rows = [], []
     for g in config.grants:
         if g.seat == "rotate":
@@ -167,37 +204,54 @@ def _dask_client(scheduler: str | None, jobs: int):
     if scheduler:
         try:
             return Client(scheduler, timeout="15s", set_as_default=False), None
-        except (OSError, TimeoutError, ValueError) as err:
+        except Exception as err:  # distributed raises OSError, TimeoutError, ValueError and its own
             raise RunError(f"cannot reach the dask scheduler at {scheduler}: {err}") from None
-    workers = jobs if jobs and jobs > 0 else (os.cpu_count() or 1)
+    workers = jobs if jobs and jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + jobs)
     cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
     return Client(cluster, set_as_default=False), cluster
 
 
-def _execute(scenario: Scenario, todo: list[Chunk], jobs: int, backend: str,
+def _play_in_worker(components: ComponentSet, combo: Combination, seed: int, chunk: Chunk):
+    """play_chunk in a local worker process, which the kernel kills if the run dies."""
+    die_with_parent()
+    return play_chunk(components, combo, seed, chunk)
+
+
+def _execute(scenario: Scenario, todo: Iterator[Chunk], count: int, jobs: int, backend: str,
              scheduler: str | None) -> Iterator[tuple[Chunk, pa.Table]]:
+    """The played chunks of `todo` (`count` of them), in the order they finish."""
     from joblib import Parallel, delayed, parallel_config
 
     combos = scenario.combinations
-    calls = (delayed(play_chunk)(combos[c.combo].config.components, combos[c.combo], scenario.seed, c)
-             for c in todo)
     if backend == "local":
-        if jobs == 1 or len(todo) <= 1:
-            for c in todo:  # in-process: no worker start-up, and exceptions keep their traceback
+        if jobs == 1 or count <= 1:
+            for c in todo:  # in-process: no worker start-up
                 yield play_chunk(combos[c.combo].config.components, combos[c.combo], scenario.seed, c)
             return
+        calls = (delayed(_play_in_worker)(combos[c.combo].config.components, combos[c.combo], scenario.seed, c)
+                 for c in todo)
         results = Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)
+        finished = False
         try:
             yield from results
+            finished = True
         finally:
             results.close()
+            if not finished:  # interrupted or failed: no worker may outlive the run
+                stop_local_workers()
         return
     client, cluster = _dask_client(scheduler, jobs)
+    calls = (delayed(play_chunk)(combos[c.combo].config.components, combos[c.combo], scenario.seed, c) for c in todo)
     try:
         with parallel_config(backend="dask", client=client):
             results = Parallel(n_jobs=-1, return_as="generator_unordered")(calls)
             try:
                 yield from results
+            except (IllegalChoice, RunFailed, KeyboardInterrupt):
+                raise
+            except Exception as err:  # the scheduler or a worker went away, in one of many ways
+                raise RunFailed(f"the dask cluster failed ({type(err).__name__}: {err}); the completed "
+                                "chunks are kept: run the same command again to resume") from None
             finally:
                 results.close()
     finally:
@@ -261,60 +315,32 @@ def describe_mismatch(old: dict, new: dict) -> str:
     if old.get("combinations") != new.get("combinations"):
         where = _first_difference(old.get("combinations"), new.get("combinations"), "combinations")
         reasons.append(f"a different scenario (first difference: {where})")
+    if old.get("policy_code", {}) != new.get("policy_code", {}):
+        changed = sorted(k for k in {**old.get("policy_code", {}), **new.get("policy_code", {})}
+                         if old.get("policy_code", {}).get(k) != new.get("policy_code", {}).get(k))
+        reasons.append(f"the code of policy {', '.join(changed)} changed since that run was played")
     if old.get("policy_settings") != new.get("policy_settings"):
         where = _first_difference(old.get("policy_settings"), new.get("policy_settings"), "policy_settings")
         reasons.append(f"policies with other parameters (first difference: {where})")
     return "; ".join(reasons) or "a different run"
 
 
-@contextmanager
-def _lock(out: Path):
-    path = out / LOCK_FILE
-    for _ in range(2):
-        try:
-            fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY)
-        except FileExistsError:
-            try:
-                pid = int(path.read_text().strip() or 0)
-            except (OSError, ValueError):
-                pid = 0
-            alive = False
-            if pid > 0 and pid != os.getpid():
-                try:
-                    os.kill(pid, 0)
-                    alive = True
-                except ProcessLookupError:
-                    alive = False
-                except PermissionError:
-                    alive = True
-            if alive:
-                raise RunError(f"another run (process {pid}) is writing to {out}; wait for it or stop it "
-                               f"(if none is, delete {path})") from None
-            path.unlink(missing_ok=True)  # left by a run that was killed
-            continue
-        with os.fdopen(fd, "w") as f:
-            f.write(str(os.getpid()))
-        break
-    try:
-        yield
-    finally:
-        path.unlink(missing_ok=True)
-
-
 def _clear(out: Path):
     """Remove what a run writes (only that: other files in the directory stay)."""
-    for f in out.glob(PART_GLOB):
+    for f in our_parts(out):
         f.unlink()
     (out / METADATA_FILE).unlink(missing_ok=True)
     _clean_temp(out)
 
 
 def _clean_temp(out: Path):
+    """Remove the temporary files of runs (named by `results.temp_name`), nothing else."""
     for f in out.glob(".*.tmp"):
-        f.unlink(missing_ok=True)
+        if is_temp_file(f.name):
+            f.unlink(missing_ok=True)
 
 
-def _prepare(scenario: Scenario, out: Path, chunks: list[Chunk], overwrite: bool) -> tuple[dict, set[str]]:
+def _prepare(scenario: Scenario, out: Path, chunks: ChunkPlan, overwrite: bool) -> tuple[dict, set[str]]:
     """Check the directory holds this run (or nothing), clean temporary files; the metadata to
     write and the files already complete."""
     from . import __version__
@@ -326,11 +352,11 @@ def _prepare(scenario: Scenario, out: Path, chunks: list[Chunk], overwrite: bool
     if meta_path.exists():
         try:
             old = read_metadata(out)
-        except Exception as err:
+        except ResultsError as err:
             if not overwrite:
-                raise RunError(f"{out} holds a results directory whose {METADATA_FILE} cannot be read "
-                               f"({err}); use --overwrite to replace it, or another --out") from None
-    elif any(out.glob(PART_GLOB)) and not overwrite:
+                raise RunError(f"{out} holds a results directory that cannot be used ({err}); use "
+                               "--overwrite to replace it, or another --out") from None
+    elif any(our_parts(out)) and not overwrite:
         raise RunError(f"{out} holds chunk files but no {METADATA_FILE}: not a run this command can "
                        "resume; use --overwrite to replace them, or another --out")
     if overwrite:
@@ -343,20 +369,30 @@ def _prepare(scenario: Scenario, out: Path, chunks: list[Chunk], overwrite: bool
             name = old.get("scenario", {}).get("name", "?")
             raise RunError(f"{out} holds another run (scenario '{name}'; {reason}). Use --overwrite to "
                            "replace it, or --out for another directory")
-        old_games = old.get("games")
+        old_games = old["games"]
         if old_games != scenario.games:
-            if not isinstance(old_games, int) or old_games > scenario.games:
+            if old_games > scenario.games:
                 raise RunError(f"{out} holds a run of {old_games} games per combination; this run asks for "
                                f"{scenario.games}. To use fewer, load the results and keep `game < "
                                f"{scenario.games}`; or use --overwrite to replace them, or another --out")
             # More games extend the run: full chunks stay, a partial last chunk grows (is replayed).
             extended_from = old_games
-            planned = {c.file: c.games for c in chunks}
-            for entry in old.get("chunks", []):
-                if planned.get(entry.get("file")) != entry.get("games"):
-                    (out / entry["file"]).unlink(missing_ok=True)
+            last = chunks_per_combination(old_games, scenario.chunk) - 1
+            if old_games % scenario.chunk:
+                for combo in range(len(chunks.combos)):
+                    old_part = out / part_name(combo, last)
+                    if old_part.is_file():
+                        _check_part(old_part, digest, combo, last, old_games - last * scenario.chunk)
+                        old_part.unlink()
     _clean_temp(out)
-    done = {c.file for c in chunks if (out / c.file).is_file()}
+    done = set()
+    for f in our_parts(out):
+        chunk = _planned(chunks, f.name)
+        if chunk is None:
+            raise RunError(f"{f} is not a chunk of this run (no such combination or chunk); move it "
+                           "away, or use --overwrite to replace the directory")
+        _check_part(f, digest, chunk.combo, chunk.index, chunk.games)
+        done.add(f.name)
     sessions = old.get("sessions", []) if old else []
     meta = {
         "schema_version": SCHEMA_VERSION,
@@ -375,9 +411,40 @@ def _prepare(scenario: Scenario, out: Path, chunks: list[Chunk], overwrite: bool
         "status": "running",
         "sessions": sessions,
         "combinations": [c.to_dict(scenario.components) for c in scenario.combinations],
-        "chunks": [c.to_dict() for c in chunks],
+        "chunks_per_combination": chunks.per_combo,
     }
     return meta, done
+
+
+def _planned(chunks: ChunkPlan, name: str) -> Chunk | None:
+    """The chunk of the plan a part file name stands for, or None."""
+    from .results import parse_part_name
+
+    found = parse_part_name(name)
+    if found is None or found[0] >= len(chunks.combos) or found[1] >= chunks.per_combo:
+        return None
+    return chunks.chunk(*found)
+
+
+def _check_part(path: Path, digest: str, combo: int, index: int, games: int):
+    try:
+        check_part(path, digest, combo, index, games)
+    except ResultsError as err:
+        raise RunError(f"{err}; move it away, or use --overwrite to replace the directory") from None
+
+
+def _part_info(digest: str, seed: int, chunk: Chunk) -> dict:
+    return {"run": digest, "seed": seed, "combo": chunk.combo, "chunk": chunk.index,
+            "first_game": chunk.first_game, "games": chunk.games}
+
+
+def check_scheduler(address: str) -> None:
+    """A dask scheduler address must be protocol://host:port with a protocol dask speaks."""
+    import re
+
+    if not re.fullmatch(r"(tcp|tls|ws|wss|ucx|inproc)://[^\s/:]+(:\d{1,5})?(/\S*)?", address or ""):
+        raise RunError(f"--scheduler '{address}' is not a dask scheduler address; give one like "
+                       "tcp://10.0.0.5:8786 (protocol tcp, tls, ws, wss or ucx)")
 
 
 def run(scenario: Scenario, out: str | Path | None = None, *, jobs: int = -1, backend: str = "local",
@@ -386,70 +453,89 @@ def run(scenario: Scenario, out: str | Path | None = None, *, jobs: int = -1, ba
     """Play every chunk of `scenario` not yet in `out` (all of them, kept in memory, if out is None).
 
     `after_chunk(chunk, played_so_far)` is called after each chunk is stored (a hook for progress
-    reporting and tests). KeyboardInterrupt leaves `out` resumable.
+    reporting and tests). KeyboardInterrupt leaves `out` resumable; a failure while playing is
+    RunFailed (or the policy's PolicyError) and leaves it resumable too.
     """
     if backend not in BACKENDS:
         raise RunError(f"unknown backend '{backend}' (choose {' or '.join(BACKENDS)})")
     if scheduler and backend != "dask":
         raise RunError("--scheduler is for --backend dask")
-    if jobs == 0:
-        raise RunError("jobs must be a number of processes (or -1 for all cores, -2 for all but one), not 0")
+    if scheduler:
+        check_scheduler(scheduler)
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0 or jobs < -(os.cpu_count() or 1):
+        raise RunError(f"jobs must be a number of processes (or -1 for all cores, -2 for all but one), not {jobs}")
     chunks = plan_chunks(scenario)
     if out is None:
-        return _run_chunks(scenario, chunks, None, jobs, backend, scheduler, quiet, console, after_chunk, {})
+        return _run_chunks(scenario, iter(chunks), len(chunks), None, None, jobs, backend, scheduler, quiet,
+                           console, after_chunk, 0, 0)
     out = Path(out)
-    if out.exists() and not out.is_dir():
-        raise RunError(f"--out {out} is a file, not a directory")
-    out.mkdir(parents=True, exist_ok=True)
-    with _lock(out):
-        meta, done = _prepare(scenario, out, chunks, overwrite)
-        session = {"started": _now(), "finished": None, "chunks_played": 0, "jobs": jobs, "backend": backend}
-        meta["sessions"].append(session)
+    try:
+        if out.exists() and not out.is_dir():
+            raise RunError(f"--out {out} is a file, not a directory")
+        out.mkdir(parents=True, exist_ok=True)
+        with directory_lock(out / LOCK_FILE):
+            return _run_into(scenario, out, chunks, jobs, backend, scheduler, overwrite, quiet, console,
+                             after_chunk)
+    except LockBusy as err:
+        raise RunError(str(err)) from None
+    except OSError as err:
+        raise RunError(f"cannot write to --out {out}: {err.strerror or err}") from None
+
+
+def _run_into(scenario, out, chunks, jobs, backend, scheduler, overwrite, quiet, console, after_chunk):
+    meta, done = _prepare(scenario, out, chunks, overwrite)
+    session = {"started": _now(), "finished": None, "chunks_played": 0, "jobs": jobs, "backend": backend}
+    meta["sessions"].append(session)
+    write_metadata(out, meta)
+    todo = (c for c in chunks if c.file not in done)
+    status = "failed"
+    try:
+        games_done = sum(_planned(chunks, name).games for name in done)
+        summary = _run_chunks(scenario, todo, len(chunks) - len(done), out, meta["identity"], jobs, backend,
+                              scheduler, quiet, console, after_chunk, len(done), games_done)
+        status = "complete" if summary.complete else "incomplete"
+    except KeyboardInterrupt:
+        status = "interrupted"
+        raise
+    finally:
+        present = sum(1 for f in our_parts(out) if _planned(chunks, f.name) is not None)
+        session["finished"] = _now()
+        session["chunks_played"] = present - len(done)
+        if present == len(chunks):
+            status = "complete"
+        meta["status"] = status
+        meta["finished"] = _now() if status == "complete" else None
+        _clean_temp(out)
         write_metadata(out, meta)
-        todo = [c for c in chunks if c.file not in done]
-        summary = RunSummary(out, len(chunks), len(done))
-        try:
-            summary = _run_chunks(scenario, todo, out, jobs, backend, scheduler, quiet, console,
-                                  after_chunk, {"chunks": len(chunks), "already": len(done)})
-            status = "complete" if summary.complete else "incomplete"
-        except KeyboardInterrupt:
-            status = "interrupted"
-            raise
-        except BaseException:
-            status = "failed"
-            raise
-        finally:
-            present = sum((out / c.file).is_file() for c in chunks)
-            session["finished"] = _now()
-            session["chunks_played"] = present - len(done)
-            if present == len(chunks):
-                status = "complete"
-            meta["status"] = status
-            meta["finished"] = _now() if status == "complete" else None
-            _clean_temp(out)
-            write_metadata(out, meta)
     return summary
 
 
-def _run_chunks(scenario, todo, out, jobs, backend, scheduler, quiet, console, after_chunk, counts) -> RunSummary:
-    total_chunks = counts.get("chunks", len(todo))
-    already = counts.get("already", 0)
-    summary = RunSummary(out, total_chunks, already)
-    games_total = scenario.total_games
-    games_done = games_total - sum(c.games for c in todo)
+def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, quiet, console, after_chunk,
+                already, games_done) -> RunSummary:
+    from joblib.externals.loky.process_executor import TerminatedWorkerError
+
+    summary = RunSummary(out, already + count, already)
     start = time.perf_counter()
-    with progress_bar(games_total, games_done, quiet or not todo, console, scenario.name) as advance:
-        for chunk, table in _execute(scenario, todo, jobs, backend, scheduler):
-            if out is None:
-                summary.tables.append(table)
-            else:
-                write_table(table, out / chunk.file)
-            summary.played += 1
-            summary.games_played += chunk.games
-            summary.seconds = time.perf_counter() - start
-            advance(chunk.games)
-            if after_chunk:
-                after_chunk(chunk, summary.played)
+    with progress_bar(scenario.total_games, games_done, quiet or not count, console, scenario.name) as advance:
+        try:
+            for chunk, table in _execute(scenario, todo, count, jobs, backend, scheduler):
+                if out is None:
+                    summary.tables.append(table)
+                else:
+                    try:
+                        write_table(table, out / chunk.file, _part_info(digest, scenario.seed, chunk))
+                    except OSError as err:
+                        raise RunFailed(f"cannot write {out / chunk.file}: {err.strerror or err} (disk "
+                                        "full?); free space and run the same command again") from None
+                summary.played += 1
+                summary.games_played += chunk.games
+                summary.seconds = time.perf_counter() - start
+                advance(chunk.games)
+                if after_chunk:
+                    after_chunk(chunk, summary.played)
+        except TerminatedWorkerError:
+            raise RunFailed("a worker process died (killed by a signal, or out of memory?); run the same "
+                            "command again to resume, perhaps with fewer --jobs or a smaller chunk") from None
     summary.seconds = time.perf_counter() - start
     return summary
 

@@ -322,7 +322,15 @@ class Scenario:
                 "seed": self.seed, "chunk": self.chunk,
                 "components_digest": self.components.digest,
                 "combinations": [c.to_dict(self.components) for c in self.combinations],
-                "policy_settings": self.policy_settings()}
+                "policy_settings": self.policy_settings(), "policy_code": self.policy_code()}
+
+    def policy_code(self) -> dict:
+        """The digest of each user policy's code (file.py:attr, module:attr): a policy edited
+        between an interrupted run and its resume would mix two policies in one dataset."""
+        from .registry import policy_code
+
+        specs = {e.policy for c in self.combinations for e in c.config.policies}
+        return {spec: digest for spec in sorted(specs) if (digest := policy_code(spec)) is not None}
 
     def policy_settings(self) -> dict:
         """Every policy's full parameters, defaults included, by label: a change of a built-in's
@@ -340,6 +348,16 @@ class Scenario:
 
 def identity_digest(identity: dict) -> str:
     return hashlib.sha256(json.dumps(identity, sort_keys=True).encode()).hexdigest()[:16]
+
+
+MAX_NAME = 100
+PLAIN_NAME = re.compile(r"[^\W][\w.\- ]*", re.UNICODE)
+
+
+def is_plain_name(name: str) -> bool:
+    """A name usable as one directory under results/: no separators, no '..', not hidden."""
+    return (isinstance(name, str) and 0 < len(name) <= MAX_NAME and PLAIN_NAME.fullmatch(name) is not None
+            and not name.endswith((" ", ".")))
 
 
 # --- reading ----------------------------------------------------------------------------------
@@ -386,7 +404,12 @@ def scenario_from_dict(data: dict, file: str = "<scenario>", base_dir: str | Pat
         raise ScenarioError([Problem(file, None, "", f"expected a table of keys, got {_type_name(data)}")])
     check.unknown_keys(data, (), TOP_KEYS)
 
-    name = check.string(data, ("name",), default_name)
+    name = check.string(data, ("name",), default_name if is_plain_name(default_name) else "scenario")
+    if name is not None and not is_plain_name(name):
+        check.report(("name",), f"{_show(name)} cannot name the results directory results/<name>: use "
+                                f"1..{MAX_NAME} letters, digits, '-', '_', '.' or spaces, not starting with "
+                                "'.' or a space (no '/', '..' or absolute paths)")
+        name = None
     description = check.string(data, ("description",), "")
     games = check.integer(data, ("games",), DEFAULT_GAMES, low=1)
     seed = check.integer(data, ("seed",), 0, low=0)
@@ -591,8 +614,6 @@ def _overrides(data: dict, check: _Check, components: ComponentSet, cache: dict)
 
 
 def _policies(data: dict, check: _Check, base_dir: Path, cache: dict):
-    from .registry import PolicyNotFound, make_policy
-
     if "policies" in data and "seats" in data:
         check.report(("seats",), "give either `policies` or `[[seats]]`, not both")
         return [], "policies"
@@ -637,21 +658,41 @@ def _policies(data: dict, check: _Check, base_dir: Path, cache: dict):
             label = spec if not params else f"{spec}({', '.join(f'{k}={_show(v)}' for k, v in params.items())})"
         cache_key = json.dumps([spec, params], sort_keys=True)
         if cache_key not in cache:
-            try:
-                make_policy(spec, seed=0, **params)
-                cache[cache_key] = None
-            except PolicyNotFound as err:
-                cache[cache_key] = ("policy", str(err))
-            except (ValueError, TypeError) as err:
-                cache[cache_key] = ("params", f"policy '{spec}' does not accept these parameters: {err}")
-            except Exception as err:  # a user's policy may fail in any way
-                cache[cache_key] = ("policy", f"policy '{spec}' cannot be made: {type(err).__name__}: {err}")
+            cache[cache_key] = _policy_problem(spec, params)
+        if isinstance(cache[cache_key], list):
+            for where, message in cache[cache_key]:
+                check.report(path + ("params", *where), f"policy '{spec}': {message}")
+            continue
         if cache[cache_key] is not None:
             where, message = cache[cache_key]
             check.report(path + ((where,) if where in item else ("policy",)), message)
             continue
         entries.append(PolicyEntry(spec, params, label))
     return entries, key
+
+
+def _policy_problem(spec: str, params: dict):
+    """None when the policy can be made with these parameters; else a list of (key path in
+    params, message), or (key of the entry at fault, message)."""
+    from .params import check_params
+    from .registry import PolicyNotFound, make_policy, resolve_policy
+
+    try:
+        declared = getattr(resolve_policy(spec), "params", None)
+    except PolicyNotFound as err:
+        return ("policy", str(err))
+    problems = check_params(declared if isinstance(declared, dict) else {}, params)
+    if problems:
+        return problems
+    try:
+        make_policy(spec, seed=0, **params)
+    except PolicyNotFound as err:
+        return ("policy", str(err))
+    except (ValueError, TypeError) as err:
+        return ("params", f"policy '{spec}' does not accept these parameters: {err}")
+    except (Exception, SystemExit) as err:  # a user's policy may fail in any way
+        return ("policy", f"policy '{spec}' cannot be made: {type(err).__name__}: {err}")
+    return None
 
 
 def _resolve_spec(spec: str, base_dir: Path) -> str:

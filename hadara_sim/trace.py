@@ -18,6 +18,7 @@ import numpy as np
 
 from .components import ComponentSet, load_components
 from .deal import Deals
+from .policy import StopGame
 from .reference import Game
 
 TRACE_VERSION = 1
@@ -62,7 +63,7 @@ def read_trace(path: str | Path) -> list[dict]:
     return records
 
 
-class ReplayMismatch(Exception):
+class ReplayMismatch(StopGame):
     """A trace disagrees with what the reference engine does with the same deal and choices."""
 
 

@@ -10,7 +10,7 @@ import polars as pl
 import pyarrow as pa
 
 from hadara_sim.results import (
-    COLUMNS, SCHEMA, SCHEMA_VERSION, add_sweep_columns, write_metadata, write_table,
+    COLUMNS, SCHEMA, SCHEMA_VERSION, add_sweep_columns, part_name, write_metadata, write_table,
 )
 
 
@@ -131,15 +131,16 @@ def write_results(df: pl.DataFrame, out: Path, combos: list[dict] | None = None,
     writes them; `table` replaces the chunk's Arrow table (to write a broken one)."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    if table is None:
-        table = df.select([name for name, _, _ in COLUMNS]).to_arrow().cast(SCHEMA)
-    file = "part-c0000-k00000.parquet"
-    write_table(table, out / file)
     combos = combos or [{"index": 0, "sweep": {}}]
-    meta = {"schema_version": schema_version, "package_version": "test",
+    games = df["game"].n_unique()
+    for combo in (c["index"] for c in combos):
+        part = table if table is not None and combo == combos[0]["index"] else (
+            df.filter(pl.col("combo") == combo).select([name for name, _, _ in COLUMNS]).to_arrow().cast(SCHEMA))
+        write_table(part, out / part_name(combo, 0),
+                    {"run": "hand-made", "seed": 0, "combo": combo, "chunk": 0, "first_game": 0, "games": games})
+    meta = {"schema_version": schema_version, "package_version": "test", "identity": "hand-made",
             "scenario": {"name": name, "path": None, "text": "", "parsed": {"description": "hand-made"}},
-            "seed": 0, "games": df["game"].n_unique(), "chunk_size": df["game"].n_unique(),
-            "status": "complete", "combinations": combos,
-            "chunks": [{"file": file, "combo": 0, "chunk": 0, "first_game": 0, "games": df["game"].n_unique()}]}
+            "seed": 0, "games": games, "chunk_size": games,
+            "status": "complete", "combinations": combos, "chunks_per_combination": 1}
     write_metadata(out, meta)
     return out

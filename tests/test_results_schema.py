@@ -1,6 +1,7 @@
 """The results schema: docs/results.md documents exactly the columns and types of SCHEMA, and
 every chunk table is built with it."""
 
+import json
 import re
 from pathlib import Path
 
@@ -9,7 +10,7 @@ import pytest
 
 import hadara_sim
 from hadara_sim.constants import EFFECT_IDS
-from hadara_sim.results import COLUMNS, SCHEMA, SCHEMA_VERSION, load_results, schema_markdown
+from hadara_sim.results import COLUMNS, PART_KEY, SCHEMA, SCHEMA_KEY, SCHEMA_VERSION, load_results, schema_markdown
 from hadara_sim.scenario import parse_scenario
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "results.md"
@@ -66,7 +67,11 @@ def test_files_have_the_schema(advanced_run):
     files = sorted(advanced_run.glob("part-*.parquet"))
     assert len(files) == 2
     for f in files:
-        assert pq.read_schema(f).equals(SCHEMA, check_metadata=True)
+        schema = pq.read_schema(f)
+        assert schema.equals(SCHEMA) and schema.metadata[SCHEMA_KEY] == SCHEMA.metadata[SCHEMA_KEY]
+        part = json.loads(schema.metadata[PART_KEY])  # the run and chunk the file belongs to
+        assert part["combo"] == int(f.name[6:10]) and part["chunk"] == int(f.name[12:17])
+        assert part["run"] == json.loads((advanced_run / "metadata.json").read_text())["identity"]
 
 
 def test_values_are_consistent(advanced_run):

@@ -12,6 +12,7 @@ import time
 import numpy as np
 import polars as pl
 import pytest
+from filelock import FileLock
 from typer.testing import CliRunner
 
 import hadara_sim
@@ -94,9 +95,12 @@ def test_interrupted_run_resumes_to_the_same_dataset(small_reference, tmp_path):
         partial = load_results(out)
     assert partial.height == 2 * 20 * 4
     (out / ".part-c0000-k00003.parquet.12345.tmp").write_bytes(b"half a file")  # a killed write
+    (out / ".my-notes.tmp").write_text("the user's own file")
     summary = run(sc, out, jobs=1)
     assert (summary.already, summary.played) == (2, 4)
-    assert not list(out.glob(".*.tmp")) and not (out / ".lock").exists()
+    assert [f.name for f in out.glob(".*.tmp")] == [".my-notes.tmp"]  # only what the run wrote is removed
+    with FileLock(str(out / ".lock"), timeout=0):  # the lock is free again
+        pass
     assert json.loads((out / "metadata.json").read_text())["status"] == "complete"
     assert same(load_results(out), reference)
     assert run(sc, out, jobs=1).played == 0  # nothing left to play
@@ -117,7 +121,6 @@ def test_killed_process_resumes_to_the_same_dataset(small_reference, tmp_path):
         proc.wait(timeout=60)
     done = len(list(out.glob("part-*.parquet")))
     assert 1 <= done < 6, "the kill should land mid-run"
-    assert (out / ".lock").exists()  # left by the killed run; the next run must take it over
     result = cli(path, "--jobs", "1", "--out", out)
     assert result.exit_code == 0, result.output
     assert f"{done} of 6 chunks were already there" in " ".join(result.output.split())
@@ -201,9 +204,10 @@ def test_lock_refuses_a_concurrent_run(small_reference, tmp_path):
     path, _ = small_reference
     out = tmp_path / "out"
     out.mkdir()
-    (out / ".lock").write_text(str(os.getppid()))  # a live process
-    with pytest.raises(RunError, match="another run"):
-        run(load_scenario(path), out, jobs=1)
+    with FileLock(str(out / ".lock")):  # another run holds the directory
+        with pytest.raises(RunError, match="another run is writing"):
+            run(load_scenario(path), out, jobs=1)
+    assert run(load_scenario(path), out, jobs=1).played == 6
 
 
 GRANTS = """

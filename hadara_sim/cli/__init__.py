@@ -1,7 +1,17 @@
 """The `hadara-sim` command line: a thin layer over the library, one module per command group."""
 
-import typer
-from typer.core import TyperGroup
+import signal
+import sys
+import threading
+
+# A Ctrl-C while the command line starts (imports take a second or two) stops it at once: there is
+# nothing to clean up yet, and no traceback to print. The usual KeyboardInterrupt is back below.
+_STARTING = threading.current_thread() is threading.main_thread()
+if _STARTING:
+    _interrupt = signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+import typer  # noqa: E402
+from typer.core import TyperGroup  # noqa: E402
 
 from . import balance, bench, components, play, policies, show_game, verify
 from . import simulate as simulate_cli
@@ -71,5 +81,22 @@ bench.register(app)
 simulate_cli.register(app)
 
 
+if _STARTING:
+    signal.signal(signal.SIGINT, _interrupt)
+
+
 def main():
-    app()
+    """The `hadara-sim` command: a Ctrl-C exits 130, an unexpected error one line and 1."""
+    import os
+
+    try:
+        app()
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        sys.exit(130)
+    except Exception as err:
+        if os.environ.get("HADARA_SIM_DEBUG"):
+            raise
+        print(f"error: unexpected {type(err).__name__}: {err} (set HADARA_SIM_DEBUG=1 for the traceback, "
+              "and please report it)", file=sys.stderr)
+        sys.exit(1)

@@ -64,6 +64,8 @@ def policies_or_exit(specs: list[str], players: int, seed: int):
                 made[spec] = make_policy(spec, seed=seed + seat)
             except (PolicyNotFound, ValueError, TypeError) as err:
                 fail(str(err))
+            except (Exception, SystemExit) as err:  # a user's policy may fail in any way
+                fail(f"policy '{spec}' cannot be made: {type(err).__name__}: {err}")
         policies.append(made[spec])
     return policies
 

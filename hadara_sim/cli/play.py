@@ -62,7 +62,7 @@ def winners_text(sheet: list[dict]) -> str:
 
 def play(
     players: int = typer.Option(4, "--players", "-p", min=2, max=5, help="Number of players, 2-5."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Seed of the deal (and of random policies)."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the deal (and of random policies)."),
     advanced: bool = typer.Option(False, "--advanced", help="Advanced game: starred purple cards and setup side B."),
     policy: list[str] = typer.Option([], "--policy", help="Policy of each seat in seat order, repeated or "
                                      "comma-separated (--policy a,b,c), or one for all seats (default greedy). "

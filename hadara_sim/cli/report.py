@@ -99,7 +99,10 @@ def _run(results: Path, out: Optional[Path], fmt: str, build, tables: str = "tab
         section = build(df, info)
     except ReportError as err:
         fail(str(err))
-    _emit(section, info, out, fmt, tables)
+    try:
+        _emit(section, info, out, fmt, tables)
+    except OSError as err:
+        fail(f"cannot write the charts to --out {out}: {err.strerror or err}")
 
 
 def _by(df, by: Optional[list[str]]) -> list[str]:
@@ -184,6 +187,8 @@ def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMA
             path = write_summary(df, info, out, fmt)
         except ReportError as err:
             fail(str(err))
+        except OSError as err:
+            fail(f"cannot write the summary report to --out {out}: {err.strerror or err}")
     console.print(f"summary report: [bold]{path}[/] ({path.stat().st_size / 1024:,.0f} KiB)", highlight=False)
     console.print(f"open it in a browser: {path.resolve().as_uri()}", highlight=False, soft_wrap=True)
 

@@ -9,10 +9,12 @@ import typer
 from rich.markup import escape
 
 from ..policy import IllegalChoice
-from ..results import ResultsError, scan_results
-from ..runner import BACKENDS, RunError, plan_chunks, run
+from ..process import Terminated, sigterm_as_interrupt
+from ..results import ResultsError, our_parts, scan_results
+from ..runner import BACKENDS, RunError, RunFailed, check_scheduler, plan_chunks, run
 from ..scenario import ScenarioError, load_scenario
 from .common import FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit, fail
+from .limits import jobs_or_exit, resume_command
 
 
 def register(app: typer.Typer):
@@ -50,34 +52,51 @@ def simulate(
     fmt = check_format(fmt)
     if backend not in BACKENDS:
         fail(f"--backend must be {' or '.join(BACKENDS)}, got '{backend}'")
-    if jobs == 0:
-        fail("--jobs must be a number of processes, or -1 for all cores")
+    jobs = jobs_or_exit(jobs)
+    if scheduler is not None:
+        if backend != "dask":
+            fail("--scheduler is for --backend dask; add --backend dask")
+        try:
+            check_scheduler(scheduler)
+        except RunError as err:
+            fail(escape(str(err)))
     try:
         if components is not None:
             components_or_exit(components)
         sc = load_scenario(scenario, components=components).with_overrides(games=games, seed=seed)
+    except KeyboardInterrupt:
+        console.print("\n[yellow]interrupted[/] before anything was written", highlight=False)
+        raise typer.Exit(130)
     except ScenarioError as err:
         fail(escape(f"the scenario is not valid ({len(err.problems)} problem{'s' * (len(err.problems) > 1)}):\n"
                     + "\n".join(f"  {p}" for p in err.problems)))
     out = out if out is not None else Path("results") / sc.name
     chunks = plan_chunks(sc)
     if not quiet:
-        console.print(f"[bold]{sc.name}[/]: {sc.games:,} games x {len(sc.combinations)} combination"
-                      f"{'s' * (len(sc.combinations) > 1)} = {sc.total_games:,} games in {len(chunks)} "
-                      f"chunks of up to {sc.chunk:,}; seed {sc.seed} -> {out}", highlight=False, soft_wrap=True)
+        console.print(f"[bold]{escape(sc.name)}[/]: {sc.games:,} games x {len(sc.combinations)} combination"
+                      f"{'s' * (len(sc.combinations) > 1)} = {sc.total_games:,} games in {len(chunks):,} "
+                      f"chunks of up to {sc.chunk:,}; seed {sc.seed} -> {escape(str(out))}", highlight=False, soft_wrap=True)
+
+    def complete() -> str:
+        done = len(our_parts(out)) if out.is_dir() else 0
+        return f"{done:,} of {len(chunks):,} chunks are complete in {out}"
+
     try:
-        summary = run(sc, out, jobs=jobs, backend=backend, scheduler=scheduler, overwrite=overwrite,
-                      quiet=quiet, console=console)
+        with sigterm_as_interrupt():
+            summary = run(sc, out, jobs=jobs, backend=backend, scheduler=scheduler, overwrite=overwrite,
+                          quiet=quiet, console=console)
     except RunError as err:
         fail(escape(str(err)))
+    except RunFailed as err:
+        fail(escape(f"{err}\n{complete()}"), code=1)
     except IllegalChoice as err:
-        done = sum((out / c.file).is_file() for c in chunks)
-        fail(escape(f"{err}\n{done} of {len(chunks)} chunks are complete in {out}"), code=1)
-    except KeyboardInterrupt:
-        done = sum((out / c.file).is_file() for c in chunks)
-        console.print(f"\n[yellow]interrupted[/]: {done} of {len(chunks)} chunks are complete in {out}; "
-                      "run the same command again to play the rest", highlight=False)
-        raise typer.Exit(130)
+        fail(escape(f"{err}\n{complete()}; fix the policy, then run again (with --overwrite once its "
+                    "code changed: the chunks played by the old code cannot be mixed with the new)"), code=1)
+    except KeyboardInterrupt as err:
+        console.print(f"\n[yellow]{'terminated' if isinstance(err, Terminated) else 'interrupted'}[/]: "
+                      f"{escape(complete())}; to play the rest, run the same command again:\n  "
+                      f"{escape(resume_command())}", highlight=False)
+        raise typer.Exit(143 if isinstance(err, Terminated) else 130)
     if trace_games:
         write_sample_traces(out, trace_games, sc, quiet)
     if quiet:

@@ -11,6 +11,7 @@ from rich.progress import Progress
 
 from ..verify import VerifyResult, verify_chunk
 from .common import COMPONENTS_OPTION, components_or_exit, console, fail, policies_or_exit, split_specs
+from .limits import jobs_or_exit
 
 
 def register(app: typer.Typer):
@@ -23,8 +24,8 @@ def verify(
     advanced: Optional[bool] = typer.Option(None, "--advanced/--basic", help="Only one game kind (default both)."),
     policy: list[str] = typer.Option(["random", "greedy"], "--policy",
                                      help="Policies to mix; seats rotate over them."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Seed of the deals."),
-    chunk: int = typer.Option(250, help="Games per batch."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the deals."),
+    chunk: int = typer.Option(250, min=1, help="Games per batch."),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Parallel processes (-1: all cores)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     components: Optional[Path] = COMPONENTS_OPTION,
@@ -34,6 +35,7 @@ def verify(
     Plays games in the vectorised engine and replays each one in the reference engine: the same
     legal options at every decision, the same state after every step, the same score sheet.
     """
+    jobs = jobs_or_exit(jobs)
     c = components_or_exit(components)
     counts = players or [2, 3, 4, 5]
     if any(not 2 <= p <= 5 for p in counts):
@@ -41,16 +43,12 @@ def verify(
     kinds = [advanced] if advanced is not None else [False, True]
     specs = split_specs(policy)
     pols = policies_or_exit(specs, len(specs), seed)
-    tasks = []
-    for p in counts:
-        for kind in kinds:
-            n_chunks = -(-games // chunk)
-            for k in range(n_chunks):
-                size = min(chunk, games - k * chunk)
-                tasks.append((p, kind, size, k, pols))
+    n_chunks = -(-games // chunk)
+    tasks = ((p, kind, min(chunk, games - k * chunk), k, pols)  # made as played: memory does not grow with --games
+             for p in counts for kind in kinds for k in range(n_chunks))
     total = VerifyResult()
     with Progress(console=console, disable=quiet, transient=True) as progress:
-        bar = progress.add_task("verifying", total=sum(t[2] for t in tasks))
+        bar = progress.add_task("verifying", total=games * len(counts) * len(kinds))
         runner = Parallel(n_jobs=jobs, return_as="generator")
         for result in runner(delayed(verify_chunk)(c, p, kind, size, seed + 1000 * p + 100 * kind, k, pols)
                              for p, kind, size, k, pols in tasks):

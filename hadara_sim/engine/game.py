@@ -15,7 +15,7 @@ from numba import njit
 from ..components import ComponentSet
 from ..constants import EPOCH_NAMES, EPOCHS, PICKS_PER_PHASE_B
 from ..deal import Deals
-from ..policy import Decision, View, check_choices
+from ..policy import Decision, View, choose
 from .cards import gain
 from .colonies import colony_step
 from .draft import draw_round, lay_out_decks, set_wheel
@@ -183,7 +183,7 @@ class BatchGame:
                 decision = Decision(kind, rows_of(legal), view, self.s.deals.game_id.take(games),
                                     self.serial.take(games))
                 policy = self.policies[k]
-                choices[rows] = check_choices(policy, decision, policy.decide(decision))
+                choices[rows] = choose(policy, decision)
             self.serial[g[asked]] += 1
         if self.recorder:
             self.recorder.decision(kind, g[asked], seat[asked], legal[asked], choices[asked])

@@ -1,0 +1,109 @@
+"""Fuzz campaign for issue 14: many generated scenario files and component sets through
+`hadara-sim simulate`, and damaged results directories through `report winrate` and a resuming
+`simulate`, counting how many misbehave (traceback, exit code other than 0/2, a file written
+outside its place, a file deleted that the program did not write, exit 2 without a message).
+
+    .venv/bin/python scripts/fuzz_inputs.py --scenarios 2000 --typed 1000 --components 1000 --results 600 [--seed 1]
+
+Prints the count per verdict and the first input of every kind of misbehaviour; exits 1 if any.
+The same property runs with a few examples in CI (tests/test_fuzz_inputs.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
+
+from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from input_strategies import (  # noqa: E402
+    check_component_set, check_results, check_simulate, component_edits, garbage_lines, results_edits,
+    scenario_dicts, toml_text, typed_scenario_dicts,
+)
+
+
+def campaign(scenarios: int, typed: int, components: int, results: int, random_seed: int) -> tuple[Counter, dict]:
+    verdicts: Counter = Counter()
+    first: dict[str, str] = {}
+
+    def record(verdict: str, shown: str, output: str):
+        verdicts[verdict] += 1
+        if not verdict.startswith("ok") and verdict not in first:
+            first[verdict] = f"{shown}\n--- output ---\n{output[-3000:]}"
+
+    common = dict(deadline=None, database=None, phases=[Phase.generate],
+                  suppress_health_check=list(HealthCheck))
+
+    @seed(random_seed)
+    @settings(max_examples=max(1, scenarios), **common)
+    @given(data=scenario_dicts(), garbage=garbage_lines)
+    def scenario_case(data, garbage):
+        text = toml_text(data, garbage)
+        with tempfile.TemporaryDirectory() as tmp:
+            verdict, output = check_simulate(Path(tmp), text)
+            record(verdict, text, output)
+
+    @seed(random_seed)
+    @settings(max_examples=max(1, typed), **common)
+    @given(data=typed_scenario_dicts())
+    def typed_case(data):
+        text = toml_text(data)
+        with tempfile.TemporaryDirectory() as tmp:
+            verdict, output = check_simulate(Path(tmp), text)
+        record(verdict, text, output)
+
+    @seed(random_seed)
+    @settings(max_examples=max(1, components), **common)
+    @given(edits=component_edits())
+    def component_case(edits):
+        with tempfile.TemporaryDirectory() as tmp:
+            verdict, output = check_component_set(Path(tmp), edits)
+        record(verdict, repr(edits), output)
+
+    @seed(random_seed)
+    @settings(max_examples=max(1, results), **common)
+    @given(edits=results_edits(), resume=st.booleans())
+    def results_case(edits, resume):
+        with tempfile.TemporaryDirectory() as tmp:
+            verdict, output = check_results(Path(tmp), edits, ["simulate"] if resume else ["report", "winrate"])
+        record(verdict, f"{'resume' if resume else 'report'}: {edits!r}", output)
+
+    for count, case, what in ((scenarios, scenario_case, "scenario files"),
+                              (typed, typed_case, "scenario files of the right types"), (components, component_case,
+                              "component sets"), (results, results_case, "damaged results directories")):
+        if count:
+            before = Counter(verdicts)
+            case()
+            print(f"{what}: {dict(verdicts - before)}", flush=True)
+    return verdicts, first
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenarios", type=int, default=2000)
+    parser.add_argument("--typed", type=int, default=1000)
+    parser.add_argument("--components", type=int, default=1000)
+    parser.add_argument("--results", type=int, default=600)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    start = time.perf_counter()
+    verdicts, first = campaign(args.scenarios, args.typed, args.components, args.results, args.seed)
+    total = sum(verdicts.values())
+    bad = sum(n for v, n in verdicts.items() if not v.startswith("ok"))
+    print(f"{total} inputs tried in {time.perf_counter() - start:.0f} s (seed {args.seed}); {bad} misbehaved")
+    for verdict, n in verdicts.most_common():
+        print(f"  {n:6d}  {verdict}")
+    for verdict, example in first.items():
+        print(f"\n=== first '{verdict}' ===\n{example}")
+    sys.exit(1 if bad else 0)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,427 @@
+"""Hypothesis strategies for malformed (and sometimes valid) user inputs: scenario files and
+component sets, and the check every one of them must pass through the command line.
+
+Used by tests/test_fuzz_inputs.py (a few examples, in CI) and scripts/fuzz_inputs.py (a campaign).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import shutil
+from pathlib import Path
+
+from hypothesis import strategies as st
+from typer.testing import CliRunner
+
+from hadara_sim.cli import app
+from hadara_sim.components import default_components_path
+
+CARD_IDS = ["I-Y-01", "II-P-03", "III-P-01", "I-P-01", "IV-Z-09"]
+EFFECTS = ["sell_bonus", "set_collector", "colony_bounty", "double_actions", "no_such_effect"]
+POLICIES = ["greedy", "random", "military", "balanced", "sets", "nobody", "math:pi", "os:getcwd",
+            "missing.py:X", ""]
+GREEDY_PARAMS = ["income", "military", "culture", "food", "coin", "points", "colours", "focus", "gold_plan",
+                 "silver_min"]
+NAMES = ["ok", "../../escaped", "/abs/olute", "", ".", "..", "a" * 300, "a/b", ".hidden", "con", "x\ny",
+         "naïve run", " lead", "trail ", "a\\b", "~", "$HOME"]
+
+junk = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.integers(-3, 8),
+              st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12), st.sampled_from(NAMES)),
+    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+    max_leaves=8)
+number = st.one_of(st.floats(-5, 5), st.integers(-3, 12), st.floats(allow_nan=True, allow_infinity=True),
+                   st.floats(-1e300, 1e300), junk)
+params = st.dictionaries(st.sampled_from(GREEDY_PARAMS + ["nonsense"]),
+                         st.one_of(number, st.lists(number, min_size=0, max_size=6)), max_size=3)
+policy = st.one_of(st.sampled_from(POLICIES),
+                   st.fixed_dictionaries({"policy": st.sampled_from(POLICIES)},
+                                         optional={"params": st.one_of(params, junk), "label": st.one_of(st.text(max_size=8), junk)}),
+                   junk)
+grant = st.one_of(st.sampled_from(CARD_IDS + EFFECTS + ["none"]),
+                  st.fixed_dictionaries({"card": st.sampled_from(CARD_IDS + EFFECTS)},
+                                        optional={"epoch": st.one_of(st.integers(0, 4), junk),
+                                                  "seat": st.one_of(st.integers(-1, 5), st.just("rotate"), junk)}),
+                  junk)
+SWEEP_KEYS = ["players", "game", "policies", "policies[0].params.coin", "policies[1]", "policies.0.params.colours",
+              "seats[0].policy", "assignment", "setup.cards", "setup.sides", "board.colour_order", "grants",
+              "grants[0].epoch", "seed", "nowhere", "policies[9].params.x", "[", ""]
+VALUES = {
+    "name": st.one_of(st.sampled_from(NAMES), junk),
+    "description": st.one_of(st.text(max_size=20), junk),
+    "players": st.one_of(st.integers(1, 6), junk),
+    "game": st.one_of(st.sampled_from(["basic", "advanced", "expert"]), junk),
+    "policies": st.one_of(st.lists(policy, min_size=0, max_size=5), policy),
+    "seats": st.lists(st.one_of(policy, junk), max_size=5),
+    "assignment": st.one_of(st.sampled_from(["fixed", "rotated", "permutations", "random"]), junk),
+    "setup": st.one_of(st.fixed_dictionaries({}, optional={
+        "cards": st.one_of(st.sampled_from(["random", "grid"]), st.lists(st.integers(0, 6), max_size=6), junk),
+        "sides": st.one_of(st.sampled_from(["policy", "random", "grid"]),
+                           st.lists(st.sampled_from(["A", "B", "C"]), max_size=6), junk),
+        "focus_seat": st.one_of(st.integers(-1, 5), junk)}), junk),
+    "board": st.one_of(st.fixed_dictionaries({}, optional={"colour_order": st.one_of(
+        st.just("random"), st.permutations(["yellow", "red", "blue", "green", "purple"]),
+        st.lists(st.sampled_from(["yellow", "red", "blue", "green", "purple", "pink"]), max_size=6), junk)}), junk),
+    "grants": st.one_of(st.lists(grant, max_size=3), grant),
+    "games": st.one_of(st.integers(1, 6), junk),
+    "seed": st.one_of(st.integers(0, 5), st.integers(-5, -1), junk),
+    "chunk": st.one_of(st.integers(1, 4), junk),
+    "sweep": st.one_of(st.dictionaries(st.sampled_from(SWEEP_KEYS),
+                                       st.one_of(st.lists(junk, min_size=0, max_size=3),
+                                                 st.lists(st.sampled_from([2, 3, "greedy", "random", "advanced"]),
+                                                          max_size=3), junk), max_size=2), junk),
+    "components": st.sampled_from(["../nowhere", "", "/proc/self"]),
+    "unknown_key": junk,
+}
+
+
+@st.composite
+def scenario_dicts(draw) -> dict:
+    """A scenario's values: a valid core most of the time, then keys changed or added at random."""
+    data = {"players": 2, "policies": ["greedy", "random"], "games": 2, "chunk": 2}
+    keys = draw(st.lists(st.sampled_from(sorted(VALUES)), max_size=4, unique=True))
+    for key in keys:
+        data[key] = draw(VALUES[key])
+    for key in draw(st.lists(st.sampled_from(["players", "policies", "games", "chunk"]), max_size=1)):
+        data.pop(key, None)
+    return data
+
+
+def toml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        if math.isinf(value):
+            return "inf" if value > 0 else "-inf"
+        return repr(value)
+    if isinstance(value, str):
+        return json.dumps(value, ensure_ascii=False)  # TOML takes JSON's escapes but for surrogate pairs
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(toml_value(v) for v in value if v is not None) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(str(k))} = {toml_value(v)}" for k, v in value.items()
+                               if v is not None) + "}"
+    return '"?"'
+
+
+def toml_text(data: dict, garbage: str = "") -> str:
+    """A scenario dict as TOML (inline tables; None values left out), with a garbage line."""
+    lines = [f"{json.dumps(k)} = {toml_value(v)}" for k, v in data.items() if v is not None]
+    if garbage:
+        lines.insert(len(lines) // 2, garbage)
+    return "\n".join(lines) + "\n"
+
+
+garbage_lines = st.one_of(st.just(""), st.just(""), st.just("[table"), st.just("x = "), st.just("= 1"),
+                          st.just("\ufeffplayers = 2"), st.text(max_size=15))
+
+# --- component sets ---------------------------------------------------------------------------
+
+CSV_FILES = ["cards.csv", "colonies.csv", "setup_cards.csv"]
+cell_values = st.one_of(st.sampled_from(["", "-1", "0", "99999", "1.5", "true", "x", "yellow", "I-Y-01", '"',
+                                         "1,2", "\ufeff", "nan", "sell_bonus", " 3 "]), st.text(max_size=6))
+board_values = st.one_of(st.integers(-3, 80), st.booleans(), st.floats(allow_nan=True),
+                         st.lists(st.integers(-1, 70), max_size=5), st.text(max_size=5))
+BOARD_KEYS = [("sell", "coins"), ("medals", "silver"), ("medals", "gold"), ("bonus_tiles", "per_colour"),
+              ("sell", None), ("medals", None), ("statues", None)]
+
+
+@st.composite
+def component_edits(draw) -> list[tuple]:
+    """Edits to the default component set: a cell, a whole line, a column, a byte order mark,
+    a board value, a file removed."""
+    kinds = st.one_of(
+        st.tuples(st.just("cell"), st.sampled_from(CSV_FILES), st.integers(0, 80), st.integers(0, 13), cell_values),
+        st.tuples(st.just("drop_line"), st.sampled_from(CSV_FILES), st.integers(0, 80)),
+        st.tuples(st.just("dup_line"), st.sampled_from(CSV_FILES), st.integers(1, 80)),
+        st.tuples(st.just("dup_column"), st.sampled_from(CSV_FILES), st.integers(0, 11)),
+        st.tuples(st.just("bom"), st.sampled_from(CSV_FILES + ["board.toml"])),
+        st.tuples(st.just("board"), st.sampled_from(BOARD_KEYS), board_values),
+        st.tuples(st.just("remove"), st.sampled_from(CSV_FILES + ["board.toml"])),
+        st.tuples(st.just("bytes"), st.sampled_from(CSV_FILES + ["board.toml"]), st.binary(max_size=8)),
+    )
+    return draw(st.lists(kinds, min_size=1, max_size=3))
+
+
+def apply_edits(directory: Path, edits: list[tuple]) -> None:
+    """Write the default component set into `directory`, then apply `edits`."""
+    shutil.copytree(default_components_path(), directory)
+    import tomllib
+
+    for edit in edits:
+        kind, file = edit[0], edit[1]
+        if kind == "board":
+            (section, key), value = edit[1], edit[2]
+            path = directory / "board.toml"
+            if not path.exists():
+                continue
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8-sig"))
+            except (ValueError, UnicodeDecodeError):  # an earlier edit broke it already
+                continue
+            if key is None:
+                data[section] = value
+            elif isinstance(data.get(section), dict):
+                data[section][key] = value
+            path.write_text(_board_toml(data))
+            continue
+        path = directory / file
+        if not path.exists():
+            continue
+        if kind == "remove":
+            path.unlink()
+        elif kind == "bom":
+            path.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+        elif kind == "bytes":
+            data = path.read_bytes()
+            path.write_bytes(data[: len(data) // 2] + edit[2] + data[len(data) // 2:])
+        else:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            if kind == "cell":
+                row = edit[2] % len(lines)
+                cells = lines[row].split(",")
+                cells[edit[3] % len(cells)] = edit[4]
+                lines[row] = ",".join(cells)
+            elif kind == "drop_line":
+                del lines[edit[2] % len(lines)]
+            elif kind == "dup_line":
+                lines.append(lines[edit[2] % len(lines)])
+            elif kind == "dup_column":
+                col = edit[2]
+                lines = [line + "," + (line.split(",") + [""] * 12)[col] for line in lines]
+            path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def _board_toml(data: dict) -> str:
+    out = []
+    for key, value in data.items():
+        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+            for item in value:
+                out.append(f"[[{key}]]")
+                out += [f"{k} = {toml_value(v)}" for k, v in item.items()]
+        elif isinstance(value, dict):
+            out.append(f"[{key}]")
+            out += [f"{k} = {toml_value(v)}" for k, v in value.items()]
+        else:
+            out.insert(0, f"{key} = {toml_value(value)}")
+    return "\n".join(out) + "\n"
+
+
+# --- the property -----------------------------------------------------------------------------
+
+def tree(root: Path) -> dict[str, bytes | None]:
+    """Every file under `root` with its content (None for directories)."""
+    return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None) for p in root.rglob("*")}
+
+
+def check_simulate(root: Path, scenario_text: str, components: Path | None = None) -> tuple[str, str]:
+    """Run `hadara-sim simulate` on the input, from root/a/b/work without --out (so the results go
+    to results/<name>), and check the property: exit 0 or 2, no traceback, a message with every
+    failure, nothing written but under work/results/. Returns (verdict, output); verdict is
+    "ok (exit 0)", "ok (exit 2)" or says what misbehaved."""
+    import os
+
+    work = root / "a" / "b" / "work"
+    work.mkdir(parents=True, exist_ok=True)
+    scenario = work / "scenario.toml"
+    scenario.write_bytes(scenario_text.encode("utf-8", errors="surrogatepass"))
+    before = tree(root)
+    args = ["simulate", str(scenario), "--quiet", "--jobs", "1", "--games", "2"]
+    if components is not None:
+        args += ["--components", str(components)]
+    cwd = os.getcwd()
+    os.chdir(work)
+    try:
+        result = CliRunner().invoke(app, args)
+    finally:
+        os.chdir(cwd)
+    after = tree(root)
+    output = result.output
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        import traceback
+
+        return f"traceback: {type(result.exception).__name__}", output + "".join(
+            traceback.format_exception(result.exception))
+    if "Traceback" in output:
+        return "traceback in output", output
+    if result.exit_code not in (0, 2):
+        return f"exit {result.exit_code}", output
+    changed = sorted(k for k in set(after) | set(before) if before.get(k, 0) != after.get(k, 0))
+    outside = [k for k in changed if k != "a/b/work/results" and not k.startswith("a/b/work/results/")]
+    if outside or Path("/abs/olute").exists():
+        return f"wrote outside results/<name>: {outside[:3]}", output
+    if result.exit_code == 2 and not output.strip():
+        return "exit 2 without a message", output
+    if result.exit_code == 0 and len({k.split("/")[4] for k in changed if k.count("/") >= 4}) != 1:
+        return f"exit 0 but not one results directory: {changed[:3]}", output
+    return f"ok (exit {result.exit_code})", output
+
+
+def check_component_set(root: Path, edits: list[tuple]) -> tuple[str, str]:
+    """check_simulate with a small valid scenario on the default component set after `edits`."""
+    apply_edits(root / "components", edits)
+    return check_simulate(root, 'players = 2\npolicies = ["greedy", "random"]\n', root / "components")
+
+
+# --- results directories ----------------------------------------------------------------------
+
+META_KEYS = ["schema_version", "identity", "games", "chunk_size", "seed", "combinations", "chunks_per_combination",
+             "scenario", "sessions", "identity_fields", "status", "chunks"]
+PARTS = ["part-c0000-k00000.parquet", "part-c0000-k00001.parquet"]
+
+
+@st.composite
+def results_edits(draw) -> list[tuple]:
+    """Edits to a finished two-chunk run: metadata keys changed or removed, parts truncated,
+    swapped, renamed or copied in from another run, stray files."""
+    kinds = st.one_of(
+        st.tuples(st.just("meta_set"), st.sampled_from(META_KEYS), junk),
+        st.tuples(st.just("meta_del"), st.sampled_from(META_KEYS)),
+        st.tuples(st.just("combo_set"), st.sampled_from(["index", "sweep"]), junk),
+        st.tuples(st.just("meta_text"), st.sampled_from(["", "{", "[]", "null", '{"schema_version": 1}', "\ufeff{}"])),
+        st.tuples(st.just("truncate"), st.sampled_from(PARTS), st.floats(0, 1)),
+        st.tuples(st.just("swap"),),
+        st.tuples(st.just("rename"), st.sampled_from(PARTS), st.sampled_from(
+            ["part-c0001-k00000.parquet", "part-c0000-k00002.parquet", "part-c0000-k99999.parquet",
+             "part-x.parquet", ".part-c0000-k00000.parquet.1.tmp"])),
+        st.tuples(st.just("foreign"), st.sampled_from(PARTS)),
+        st.tuples(st.just("stray"), st.sampled_from(["notes.txt", "part-c0000-k00003.parquet", ".lock"]),
+                  st.binary(max_size=20)),
+    )
+    return draw(st.lists(kinds, min_size=1, max_size=3))
+
+
+def make_run(directory: Path, seed: int) -> Path:
+    """A finished 2-player run of two chunks."""
+    from hadara_sim.runner import run
+    from hadara_sim.scenario import parse_scenario
+
+    sc = parse_scenario(f'players = 2\npolicies = ["greedy", "random"]\ngames = 4\nchunk = 2\nseed = {seed}\n')
+    run(sc, directory, jobs=1)
+    return directory
+
+
+def apply_results_edits(out: Path, other: Path, edits: list[tuple]) -> None:
+    for edit in edits:
+        kind = edit[0]
+        meta_path = out / "metadata.json"
+        if kind in ("meta_set", "meta_del", "combo_set"):
+            try:
+                meta = json.loads(meta_path.read_text())
+            except (OSError, ValueError):
+                continue
+            if not isinstance(meta, dict):
+                continue
+            if kind == "meta_set":
+                meta[edit[1]] = edit[2]
+            elif kind == "meta_del":
+                meta.pop(edit[1], None)
+            elif isinstance(meta.get("combinations"), list) and meta["combinations"] and \
+                    isinstance(meta["combinations"][0], dict):
+                meta["combinations"][0][edit[1]] = edit[2]
+            meta_path.write_text(json.dumps(meta, allow_nan=True))
+        elif kind == "meta_text":
+            meta_path.write_text(edit[1])
+        elif kind == "truncate" and (out / edit[1]).exists():
+            data = (out / edit[1]).read_bytes()
+            (out / edit[1]).write_bytes(data[: int(len(data) * edit[2])])
+        elif kind == "swap" and all((out / p).exists() for p in PARTS):
+            a, b = (out / p for p in PARTS)
+            data = a.read_bytes()
+            a.write_bytes(b.read_bytes())
+            b.write_bytes(data)
+        elif kind == "rename" and (out / edit[1]).exists():
+            (out / edit[1]).rename(out / edit[2])
+        elif kind == "foreign":
+            shutil.copy(other / edit[1], out / edit[1])
+        elif kind == "stray":
+            (out / edit[1]).write_bytes(edit[2])
+
+
+def check_results(root: Path, edits: list[tuple], command: list[str]) -> tuple[str, str]:
+    """Run a command (`report ...` or `simulate` to resume) on an edited results directory:
+    exit 0 or 2, no traceback; a report writes nothing but under its --out."""
+    out, other = make_run(root / "run", 1), make_run(root / "other", 2)
+    apply_results_edits(out, other, edits)
+    before = tree(root)
+    if command[0] == "simulate":
+        scenario = root / "s.toml"
+        scenario.write_text('players = 2\npolicies = ["greedy", "random"]\ngames = 4\nchunk = 2\nseed = 1\n')
+        before = tree(root)
+        args = ["simulate", str(scenario), "--out", str(out), "-q", "--jobs", "1"]
+    else:
+        args = [*command, str(out), "--out", str(root / "charts")]
+    result = CliRunner().invoke(app, args)
+    output = result.output
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        import traceback
+
+        return f"traceback: {type(result.exception).__name__}", output + "".join(
+            traceback.format_exception(result.exception))
+    if result.exit_code not in (0, 2) or "Traceback" in output:
+        return f"exit {result.exit_code}", output
+    after = tree(root)
+    allowed = ("run/", "charts") if command[0] == "simulate" else ("charts",)
+    changed = [k for k in set(after) | set(before) if before.get(k, 0) != after.get(k, 0)
+               and not k.startswith(allowed)]
+    if changed:
+        return f"changed outside its place: {sorted(changed)[:3]}", output
+    if command[0] == "simulate":
+        gone = [k for k in before if k.startswith("run/") and k not in after
+                and not k.startswith(("run/part-c", "run/.part-c", "run/metadata.json", "run/.metadata.json"))]
+        if gone:
+            return f"deleted what it did not write: {gone[:3]}", output
+    return f"ok (exit {result.exit_code})", output
+
+
+# --- scenario files of the right types, with extreme values -----------------------------------
+
+def _like(default):
+    """Values of the same type and shape as a policy parameter's default, extremes included."""
+    if isinstance(default, bool):
+        return st.booleans()
+    if isinstance(default, int):
+        return st.one_of(st.integers(-3, 12), st.integers(-2**62, 2**62))
+    if isinstance(default, float):
+        return st.one_of(st.floats(-5, 5), st.floats(-1e300, 1e300), st.just(0.0), st.integers(-5, 5))
+    if isinstance(default, (list, tuple)):
+        return st.tuples(*(_like(d) for d in default)).map(list)
+    return st.just(default)
+
+
+@st.composite
+def typed_scenario_dicts(draw) -> dict:
+    """Scenarios whose every value has the right type: built-in policies with parameters of any
+    size, every assignment, setup, board and grant, small sweeps. They must run (exit 0) or be
+    refused with a reason (exit 2: e.g. a grant that empties a deck), never fail mid-run."""
+    from policies import BUILTIN
+
+    players = draw(st.integers(2, 5))
+    names = draw(st.lists(st.sampled_from(sorted(BUILTIN)), min_size=1, max_size=players + 1))
+    policies = []
+    for name in names:
+        declared = BUILTIN[name].params
+        keys = draw(st.lists(st.sampled_from(sorted(declared)), max_size=3, unique=True)) if declared else []
+        params = {k: draw(_like(declared[k])) for k in keys}
+        policies.append({"policy": name, "params": params} if params else name)
+    advanced = draw(st.booleans())
+    data = {"players": players, "game": "advanced" if advanced else "basic", "policies": policies,
+            "assignment": draw(st.sampled_from(["fixed", "rotated", "permutations"])),
+            "games": draw(st.integers(1, 3)), "chunk": draw(st.integers(1, 3)), "seed": draw(st.integers(0, 2**32))}
+    data["setup"] = {"cards": draw(st.one_of(st.just("random"), st.just("grid"),
+                                             st.permutations([1, 2, 3, 4, 5]).map(lambda c: c[:players]))),
+                     "sides": draw(st.sampled_from(["policy", "random", "grid"] if advanced else ["policy"])),
+                     "focus_seat": draw(st.integers(0, players - 1))}
+    data["board"] = {"colour_order": draw(st.one_of(st.just("random"),
+                                                    st.permutations(["yellow", "red", "blue", "green", "purple"])))}
+    grants = draw(st.lists(st.sampled_from(EFFECTS[:4] + CARD_IDS[:3]), max_size=2, unique=True))
+    data["grants"] = [{"card": g, "seat": draw(st.one_of(st.integers(0, players - 1), st.just("rotate")))}
+                      for g in grants]
+    if draw(st.booleans()):
+        data["sweep"] = {"players": draw(st.lists(st.integers(2, 5), min_size=1, max_size=2, unique=True))}
+    return data

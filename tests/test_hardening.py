@@ -1,0 +1,571 @@
+"""Hostile but realistic use: every failure is one line naming its cause, exit 2 (1 during a run),
+no traceback, nothing read or written outside the results directory, nothing deleted that the
+program did not write, no run mixed with another, no worker left behind."""
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from typer.testing import CliRunner
+
+from hadara_sim.cli import app
+from hadara_sim.components import ComponentError, default_components_path, load_components
+from hadara_sim.results import ResultsError, load_results, scan_results
+from hadara_sim.runner import RunError, run
+from hadara_sim.scenario import ScenarioError, load_scenario, parse_scenario
+
+TINY = """
+name = "tiny"
+players = 2
+policies = ["greedy", "random"]
+games = {games}
+seed = {seed}
+chunk = 4
+"""
+CLI = [sys.executable, "-c", "from hadara_sim.cli import main; main()"]
+
+
+def tiny(tmp_path, games=8, seed=1, name="tiny.toml", extra=""):
+    path = tmp_path / name
+    path.write_text(textwrap.dedent(TINY.format(games=games, seed=seed)) + extra)
+    return path
+
+
+def invoke(*args):
+    return CliRunner().invoke(app, [str(a) for a in args])
+
+
+def clean_failure(result, code=2, *words):
+    """Exit `code`, no traceback, and the message names each of `words`."""
+    text = " ".join(result.output.split())
+    assert result.exit_code == code, result.output
+    assert "Traceback" not in result.output and result.exception is None or isinstance(result.exception, SystemExit)
+    compact = "".join(text.split())  # rich wraps long lines, even inside words
+    for word in words:
+        assert "".join(word.split()) in compact, (word, text)
+    return text
+
+
+# --- a results directory knows what belongs to it ---------------------------------------------
+
+@pytest.fixture
+def two_runs(tmp_path):
+    """Two finished runs of one scenario with other seeds."""
+    a = tmp_path / "a"
+    b = tmp_path / "b"
+    assert run(load_scenario(tiny(tmp_path, seed=1)), a, jobs=1).played == 2
+    assert run(load_scenario(tiny(tmp_path, seed=2, name="other.toml")), b, jobs=1).played == 2
+    return a, b
+
+
+def test_a_part_from_another_run_is_refused_everywhere(two_runs, tmp_path):
+    a, b = two_runs
+    shutil.copy(b / "part-c0000-k00001.parquet", a / "part-c0000-k00001.parquet")
+    for read in (load_results, scan_results):
+        with pytest.raises(ResultsError, match="part-c0000-k00001.parquet belongs to another run"):
+            read(a)
+    clean_failure(invoke("report", "winrate", a), 2, "part-c0000-k00001.parquet", "another run")
+    # a resume refuses it too, rather than keeping it as one of its chunks
+    (a / "part-c0000-k00000.parquet").unlink()
+    clean_failure(invoke("simulate", tiny(tmp_path, seed=1), "--out", a, "-q", "--jobs", "1"), 2,
+                  "part-c0000-k00001.parquet", "another run")
+
+
+def test_a_part_from_another_player_count_is_refused(two_runs, tmp_path):
+    a, _ = two_runs
+    other = tmp_path / "three"
+    text = textwrap.dedent(TINY.format(games=8, seed=1))
+    sc = parse_scenario(text.replace("players = 2", "players = 3").replace('"random"]', '"random", "random"]'))
+    run(sc, other, jobs=1)
+    shutil.copy(other / "part-c0000-k00000.parquet", a / "part-c0000-k00000.parquet")
+    with pytest.raises(ResultsError, match="part-c0000-k00000.parquet belongs to another run"):
+        load_results(a)
+
+
+def test_a_damaged_or_unplanned_part_is_named(two_runs):
+    a, _ = two_runs
+    data = (a / "part-c0000-k00001.parquet").read_bytes()
+    (a / "part-c0000-k00001.parquet").write_bytes(data[: len(data) // 2])
+    with pytest.raises(ResultsError, match="part-c0000-k00001.parquet cannot be read"):
+        load_results(a)
+    (a / "part-c0000-k00001.parquet").write_bytes(data)
+    shutil.copy(a / "part-c0000-k00001.parquet", a / "part-c0007-k00000.parquet")
+    with pytest.raises(ResultsError, match="part-c0007-k00000.parquet is not a chunk of the run"):
+        load_results(a)
+    clean_failure(invoke("report", "breakdown", a), 2, "part-c0007-k00000.parquet")
+
+
+@pytest.mark.parametrize("change", [
+    lambda m: m.update(chunks_per_combination="2"),
+    lambda m: m.update(games="8"),
+    lambda m: m["combinations"][0].pop("index"),
+    lambda m: m.update(combinations="all"),
+    lambda m: m.pop("identity"),
+    lambda m: m.update(chunks=[{"file": "../../etc/passwd"}], chunks_per_combination=5),
+])
+def test_damaged_metadata_is_refused_by_key(two_runs, tmp_path, change):
+    a, _ = two_runs
+    meta = json.loads((a / "metadata.json").read_text())
+    change(meta)
+    (a / "metadata.json").write_text(json.dumps(meta))
+    with pytest.raises(ResultsError, match="metadata.json is damaged: key|metadata.json is damaged: combinations"):
+        load_results(a)
+    clean_failure(invoke("report", "winrate", a), 2, "metadata.json is damaged")
+    clean_failure(invoke("simulate", tiny(tmp_path, seed=1), "--out", a, "-q", "--jobs", "1"), 2,
+                  "metadata.json is damaged", "--overwrite")
+
+
+def test_overwrite_deletes_only_what_a_run_writes(two_runs, tmp_path):
+    a, _ = two_runs
+    mine = ["notes.txt", ".my-notes.tmp", "part-old.parquet", "part-c1-k1.parquet"]
+    for name in mine:
+        (a / name).write_text("the user's")
+    result = invoke("simulate", tiny(tmp_path, seed=3), "--out", a, "-q", "--jobs", "1", "--overwrite")
+    assert result.exit_code == 0, result.output
+    assert all((a / name).read_text() == "the user's" for name in mine)
+    assert load_results(a).height == 8 * 2
+
+
+def test_the_lock_holds_under_contention(tmp_path):
+    """Two processes taking the directory lock 300 times each, each time reading a counter,
+    sleeping and writing it back: no increment is lost, so they were never inside together."""
+    counter = tmp_path / "counter"
+    counter.write_text("0")
+    script = textwrap.dedent(f"""
+        import time
+        from pathlib import Path
+        from hadara_sim.process import LockBusy, directory_lock
+        counter, taken = Path({str(counter)!r}), 0
+        while taken < 300:
+            try:
+                with directory_lock(Path({str(tmp_path / '.lock')!r})):
+                    n = int(counter.read_text())
+                    time.sleep(0.0002)
+                    counter.write_text(str(n + 1))
+                    taken += 1
+            except LockBusy:
+                time.sleep(0.0001)
+    """)
+    procs = [subprocess.Popen([sys.executable, "-c", script]) for _ in range(2)]
+    assert [p.wait(timeout=120) for p in procs] == [0, 0]
+    assert counter.read_text() == "600"
+
+
+# --- paths ------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["../../escaped", "/tmp/absolute", "", ".", "..", "a" * 300, "a/b", ".hidden"])
+def test_a_scenario_name_cannot_leave_results(tmp_path, name, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    path = tiny(tmp_path, extra=f"\n").read_text().replace('name = "tiny"', f"name = {json.dumps(name)}")
+    (tmp_path / "s.toml").write_text(path)
+    before = set(tmp_path.rglob("*"))
+    result = invoke("simulate", tmp_path / "s.toml", "-q", "--jobs", "1")
+    clean_failure(result, 2, "s.toml:2", "name")
+    assert set(tmp_path.rglob("*")) == before
+    assert not Path("/tmp/absolute").exists()
+
+
+def test_out_that_cannot_be_a_directory(tmp_path):
+    (tmp_path / "file").write_text("x")
+    scenario = tiny(tmp_path)
+    clean_failure(invoke("simulate", scenario, "--out", tmp_path / "file" / "sub", "-q"), 2, "--out")
+    clean_failure(invoke("simulate", scenario, "--out", tmp_path / "file", "-q"), 2, "is a file")
+    clean_failure(invoke("simulate", scenario, "--out", "/proc/self", "-q", "--jobs", "1"), 2, "/proc/self")
+
+
+# --- policy parameters ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("params, where", [
+    ("coin = [1]", "policies[0].params.coin"),
+    ("colours = [1.0, 2.0]", "policies[0].params.colours"),
+    ('colours = "red"', "policies[0].params.colours"),
+    ('points = "many"', "policies[0].params.points"),
+    ("points = nan", "policies[0].params.points"),
+    ("coin = inf", "policies[0].params.coin"),
+    ("colours = [0.0, 0.0, 0.0, 0.0, -inf]", "policies[0].params.colours[4]"),
+    ("points = true", "policies[0].params.points"),
+])
+def test_policy_parameters_match_their_defaults(params, where):
+    text = f'players = 2\npolicies = [{{policy = "greedy", params = {{{params}}}}}, "random"]\n'
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(text, file="s.toml")
+    assert f"s.toml:2: {where}: policy 'greedy'" in str(caught.value)
+
+
+def test_policy_parameters_are_checked_in_every_sweep_value():
+    text = ('players = 2\npolicies = ["greedy", "random"]\n[sweep]\n'
+            '"policies[0].params.coin" = [0.5, "lots", [1]]\n')
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(text, file="s.toml")
+    message = str(caught.value)
+    assert 'policies[0].params.coin = "lots"' in message and "policies[0].params.coin = [1]" in message
+    assert "0.5" not in message.replace("like the default 0.5", "")
+
+
+# --- user policies ----------------------------------------------------------------------------
+
+USER_POLICIES = '''
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+from hadara_sim.policy import Policy
+
+NOT_CALLABLE = 42
+
+
+@dataclass
+class Weights:  # a dataclass in a module with postponed annotations
+    coin: float = 1.0
+
+
+class Broken(Policy):
+    name = "broken"
+
+    def __init__(self, seed=0, **params):
+        raise RuntimeError("no weights file")
+
+
+def not_a_policy(seed=0):
+    return "a string"
+
+
+class RaisesMidGame(Policy):
+    name = "raises_mid_game"
+
+    def draw(self, decision):
+        raise ZeroDivisionError("division by zero in my heuristic")
+
+
+class Exits(Policy):
+    name = "exits"
+
+    def draw(self, decision):
+        sys.exit(3)
+
+
+class Mutates(Policy):
+    name = "mutates"
+
+    def draw(self, decision):
+        decision.legal[:] = True
+        return decision.legal.argmax(axis=1)
+
+
+class Fine(Policy):
+    name = "fine"
+    weights = Weights()
+'''
+
+
+@pytest.fixture
+def user_policies(tmp_path):
+    (tmp_path / "mine.py").write_text(USER_POLICIES)
+    return tmp_path / "mine.py"
+
+
+@pytest.mark.parametrize("attr, words", [
+    ("NOT_CALLABLE", ["'NOT_CALLABLE' is int, not a policy"]),
+    ("nothing_here", ["has no attribute 'nothing_here'"]),
+    ("Broken", ["cannot be made", "RuntimeError: no weights file"]),
+    ("not_a_policy", ["made a str", "not a policy"]),
+])
+def test_user_policies_that_cannot_be_made(tmp_path, user_policies, attr, words):
+    scenario = tiny(tmp_path).read_text().replace('"greedy"', f'"mine.py:{attr}"')
+    (tmp_path / "s.toml").write_text(scenario)
+    clean_failure(invoke("simulate", tmp_path / "s.toml", "-q", "--out", tmp_path / "out"), 2, "s.toml:4", *words)
+    clean_failure(invoke("play", "--policy", f"{user_policies}:{attr}", "-q"), 2, *words)
+
+
+def test_module_attr_that_is_not_a_policy():
+    clean_failure(invoke("play", "--policy", "math:pi", "-q"), 2, "'pi' is float, not a policy")
+    clean_failure(invoke("play", "--policy", "no_such_module_here:x", "-q"), 2, "cannot load policy module")
+
+
+def test_a_policy_file_with_postponed_annotations_and_a_dataclass_loads(tmp_path, user_policies):
+    scenario = tiny(tmp_path).read_text().replace('"greedy"', '"mine.py:Fine"')
+    (tmp_path / "s.toml").write_text(scenario)
+    result = invoke("simulate", tmp_path / "s.toml", "-q", "--out", tmp_path / "out", "--jobs", "1")
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("attr, words", [
+    ("RaisesMidGame", ["policy 'raises_mid_game' raised ZeroDivisionError", "decision 'draw'"]),
+    ("Exits", ["policy 'exits' called sys.exit", "decision 'draw'"]),
+    ("Mutates", ["policy 'mutates' tried to change the legality mask"]),
+])
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_a_policy_failing_mid_game_is_named(tmp_path, user_policies, attr, words, jobs):
+    scenario = tiny(tmp_path).read_text().replace('"greedy"', f'"mine.py:{attr}"')
+    (tmp_path / "s.toml").write_text(scenario)
+    result = invoke("simulate", tmp_path / "s.toml", "-q", "--out", tmp_path / "out", "--jobs", jobs)
+    clean_failure(result, 1, *words, "0 of 2 chunks are complete")
+    assert json.loads((tmp_path / "out" / "metadata.json").read_text())["status"] == "failed"
+
+
+def test_an_edited_policy_file_is_not_resumed(tmp_path, user_policies):
+    scenario = tiny(tmp_path, games=8).read_text().replace('"greedy"', '"mine.py:Fine"')
+    (tmp_path / "s.toml").write_text(scenario)
+    sc = load_scenario(tmp_path / "s.toml")
+
+    def stop(chunk, played):
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        run(sc, tmp_path / "out", jobs=1, after_chunk=stop)
+    user_policies.write_text(USER_POLICIES.replace("coin: float = 1.0", "coin: float = 2.0"))
+    result = invoke("simulate", tmp_path / "s.toml", "-q", "--out", tmp_path / "out", "--jobs", "1")
+    clean_failure(result, 2, "holds another run", "the code of policy", "mine.py:Fine", "changed")
+
+
+# --- interrupts -------------------------------------------------------------------------------
+
+def _children(pid: int) -> set[int]:
+    """Every live descendant of `pid` (from /proc)."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    found, frontier = set(), {pid}
+    while frontier:
+        frontier = {p for p, parent in parents.items() if parent in frontier} - found
+        found |= frontier
+    return found
+
+
+def _alive(pids) -> set[int]:
+    out = set()
+    for pid in pids:
+        try:
+            state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            out.add(pid)
+    return out
+
+
+def _start_long_run(tmp_path):
+    scenario = tiny(tmp_path, games=100_000)
+    out = tmp_path / "out"
+    proc = subprocess.Popen([*CLI, "simulate", str(scenario), "--jobs", "2", "--quiet", "--out", str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    while len(list(out.glob("part-*.parquet"))) < 2 and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    workers = _children(proc.pid)
+    assert workers, "the run should have started its workers"
+    return proc, out, workers
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
+def test_interrupt_or_terminate_stops_workers_and_says_how_to_resume(tmp_path, sig, code):
+    proc, out, workers = _start_long_run(tmp_path)
+    proc.send_signal(sig)
+    stdout, stderr = proc.communicate(timeout=60)  # returns: no worker holds the output open
+    assert proc.returncode == code, stderr
+    assert "Traceback" not in stdout + stderr
+    assert "run the same command again" in stdout and "hadara-sim simulate" in stdout
+    time.sleep(1)
+    assert not _alive(workers)
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["status"] == "interrupted"
+    with pytest.warns(UserWarning, match="chunks are missing"):
+        assert load_results(out).height > 0  # the completed chunks are kept
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+def test_workers_die_with_a_killed_run(tmp_path):
+    proc, out, workers = _start_long_run(tmp_path)
+    proc.kill()
+    proc.communicate(timeout=60)
+    deadline = time.time() + 20
+    while _alive(workers) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not _alive(workers)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_a_killed_worker_is_one_line_and_exit_1(tmp_path):
+    proc, out, workers = _start_long_run(tmp_path)
+    loky = {p for p in workers if "popen_loky" in (Path("/proc") / str(p) / "cmdline").read_text(errors="replace")}
+    assert loky
+    os.kill(min(loky), signal.SIGKILL)  # as the OOM killer would
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 1, stdout + stderr
+    assert "Traceback" not in stdout + stderr and "worker process died" in " ".join(stderr.split())
+    assert json.loads((out / "metadata.json").read_text())["status"] == "failed"
+
+
+def test_ctrl_c_while_starting_prints_no_traceback(tmp_path):
+    proc = subprocess.Popen([*CLI, "simulate", str(tiny(tmp_path)), "--out", str(tmp_path / "o")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    time.sleep(0.3)
+    proc.send_signal(signal.SIGINT)
+    stdout, stderr = proc.communicate(timeout=60)
+    assert "Traceback" not in stdout + stderr and proc.returncode in (130, -signal.SIGINT, 0)
+
+
+# --- options ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, words", [
+    (["play", "--seed", "-1"], ["--seed"]),
+    (["verify", "--chunk", "0"], ["--chunk"]),
+    (["verify", "--chunk", "-5"], ["--chunk"]),
+    (["verify", "--jobs", "0"], ["--jobs"]),
+    (["verify", "--seed", "-1"], ["--seed"]),
+    (["bench", "--reference-games", "0"], ["--reference-games"]),
+    (["simulate", "scenarios/default.toml", "--backend", "dask", "--scheduler", "not-a-url"], ["--scheduler"]),
+    (["simulate", "scenarios/default.toml", "--backend", "dask", "--scheduler", "udp://127.0.0.1:1"], ["--scheduler"]),
+    (["simulate", "scenarios/default.toml", "--scheduler", "tcp://127.0.0.1:1"], ["--backend dask"]),
+    (["simulate", "scenarios/default.toml", "--jobs", "0"], ["--jobs"]),
+    (["simulate", "scenarios/default.toml", "--seed", "-1"], ["--seed"]),
+])
+def test_bad_options_are_one_line(args, words):
+    clean_failure(invoke(*args), 2, *words)
+
+
+def test_jobs_are_capped_to_the_cores(monkeypatch, capsys):
+    from hadara_sim.cli.limits import jobs_or_exit
+
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    assert jobs_or_exit(16) == 2 and "using 2" in capsys.readouterr().err
+    assert jobs_or_exit(-1) == -1 and jobs_or_exit(1) == 1
+
+
+def test_planning_does_not_grow_with_games(tmp_path):
+    """10**12 games: the first chunk is played before anything proportional to --games is made."""
+    import tracemalloc
+
+    sc = load_scenario(tiny(tmp_path)).with_overrides(games=10**12)
+
+    def stop(chunk, played):
+        raise KeyboardInterrupt
+
+    tracemalloc.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            run(sc, tmp_path / "out", jobs=1, after_chunk=stop)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 50 * 2**20
+    assert (tmp_path / "out" / "metadata.json").stat().st_size < 100_000
+    assert json.loads((tmp_path / "out" / "metadata.json").read_text())["chunks_per_combination"] == 25 * 10**10
+
+
+# --- components -------------------------------------------------------------------------------
+
+@pytest.fixture
+def component_copy(tmp_path):
+    mine = tmp_path / "mine"
+    shutil.copytree(default_components_path(), mine)
+    return mine
+
+
+def test_components_scalar_sell_and_boolean_tiles(component_copy):
+    board = (component_copy / "board.toml").read_text()
+    (component_copy / "board.toml").write_text("sell = 3\n" + board.replace("[sell]", "[old_sell]"))
+    with pytest.raises(ComponentError, match="board.toml: sell: expected a table"):
+        load_components(component_copy)
+    import re
+    (component_copy / "board.toml").write_text(re.sub(r"per_colour = \d+", "per_colour = true", board))
+    with pytest.raises(ComponentError, match="bonus_tiles.per_colour: expected a whole number"):
+        load_components(component_copy)
+
+
+def test_components_duplicated_column_and_bom(component_copy, components):
+    cards = (component_copy / "cards.csv").read_text().splitlines()
+    (component_copy / "cards.csv").write_text("\ufeff" + "\n".join(cards) + "\n")  # as Excel writes
+    assert load_components(component_copy).card_ids == components.card_ids
+    head = cards[0].split(",")
+    (component_copy / "cards.csv").write_text(
+        "\n".join([cards[0] + ",cost"] + [row + "," for row in cards[1:]]) + "\n")
+    assert "cost" in head
+    with pytest.raises(ComponentError, match="cards.csv:1: header: column 'cost' given more than once"):
+        load_components(component_copy)
+
+
+def test_a_policy_failing_on_dask_is_named(tmp_path, user_policies):
+    distributed = pytest.importorskip("distributed")
+    scenario = tiny(tmp_path).read_text().replace('"greedy"', '"mine.py:RaisesMidGame"')
+    (tmp_path / "s.toml").write_text(scenario)
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        result = invoke("simulate", tmp_path / "s.toml", "-q", "--out", tmp_path / "out", "--backend", "dask",
+                        "--scheduler", cluster.scheduler_address)
+    clean_failure(result, 1, "policy 'raises_mid_game' raised ZeroDivisionError")
+
+
+def test_a_full_disk_is_one_line_and_resumable(tmp_path, monkeypatch):
+    import errno
+
+    import hadara_sim.runner as runner
+
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(runner, "write_table", full)
+    result = invoke("simulate", tiny(tmp_path), "-q", "--out", tmp_path / "out", "--jobs", "1")
+    clean_failure(result, 1, "No space left on device", "run the same command again")
+    assert json.loads((tmp_path / "out" / "metadata.json").read_text())["status"] == "failed"
+    monkeypatch.undo()
+    assert invoke("simulate", tiny(tmp_path), "-q", "--out", tmp_path / "out", "--jobs", "1").exit_code == 0
+
+
+def test_an_unexpected_error_is_one_line(tmp_path, monkeypatch, capsys):
+    import hadara_sim.cli as cli
+
+    def broken(*args, **kwargs):
+        raise MemoryError("out of memory")
+
+    monkeypatch.setattr(cli, "app", broken)
+    with pytest.raises(SystemExit) as caught:
+        cli.main()
+    assert caught.value.code == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "MemoryError: out of memory" in err
+
+
+def test_reports_that_cannot_be_written_are_one_line(two_runs, tmp_path):
+    a, _ = two_runs
+    (tmp_path / "file").write_text("x")
+    clean_failure(invoke("report", "winrate", a, "--out", tmp_path / "file" / "sub"), 2, "cannot write the charts")
+    clean_failure(invoke("report", "summary", a, "--out", "/proc/self/report"), 2, "cannot write the summary")
+    meta = json.loads((a / "metadata.json").read_text())
+    (a / "metadata.json").write_text(json.dumps({**meta, "scenario": "tiny"}))
+    clean_failure(invoke("report", "winrate", a), 2, "key 'scenario' must be a table")
+
+
+def test_policy_parameters_are_checked_outside_scenarios_too():
+    from hadara_sim.registry import make_policy
+
+    with pytest.raises(ValueError, match="policy 'greedy' parameter colours: expected 5 entries"):
+        make_policy("greedy", colours=[1, 2])
+    with pytest.raises(ValueError, match="parameter coin: must be a finite number"):
+        make_policy("greedy", coin=float("nan"))
+    assert make_policy("greedy", coin=1).settings["coin"] == 1  # a whole number is a number
+
+
+def test_the_documented_pandas_reader_works(two_runs):
+    """docs/results.md: pandas reads the part files (the directory also holds metadata.json)."""
+    import pandas as pd
+
+    a, _ = two_runs
+    assert 'pd.read_parquet(sorted(Path("DIR").glob("part-*.parquet")))' in Path("docs/results.md").read_text()
+    df = pd.read_parquet(sorted(Path(a).glob("part-*.parquet")))
+    assert len(df) == len(load_results(a))
