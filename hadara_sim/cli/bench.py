@@ -31,8 +31,9 @@ def bench(
         [], "--policy",
         help=f"Policies at the table, comma-separated, seats rotated from game to game; repeat to bench "
              f"several (default: greedy, and the planner mix {PLANNER_MIX})."),
-    reference_games: int = typer.Option(
-        0, min=0, help="Games the reference engine plays to measure its speed (default 5; 30 with --full)."),
+    reference_games: Optional[int] = typer.Option(
+        None, min=1, help="Games the reference engine plays to measure its speed (default 5; 30 with --full).",
+        show_default=False),
     full: bool = typer.Option(False, "--full", help="The full grid: 2-5 players, both game kinds, four batch sizes."),
     seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the deals."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
