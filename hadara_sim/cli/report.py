@@ -22,7 +22,8 @@ OUT = typer.Option(None, "--out", "-o", help="Directory for the charts (default:
 FORMAT = typer.Option("png", "--format", "-f", help="Chart format: png or svg.")
 BY = typer.Option(None, "--by", "-b", help="Group by: policy, seat, setup (card and side), players, or any "
                                            "column / swept key (repeat or comma-separate to combine). "
-                                           "Default: policy (and players when the dataset mixes several).",
+                                           "Default: policy, per player count and swept key (a setup grid "
+                                           "and grants have their own reports); titles name what is pooled.",
                   show_default=False)
 
 
@@ -109,7 +110,7 @@ def _by(df, by: Optional[list[str]]) -> list[str]:
     from ..report import ReportError, stats
 
     try:
-        return stats.resolve_by(df, by) if by else stats.default_by(df)
+        return stats.resolve_by(df, by) if by else stats.default_by(df, sweeps=True)
     except ReportError as err:
         fail(str(err))
 
@@ -140,6 +141,24 @@ def setup_cards(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = F
     from ..report import sections
 
     _run(results, out, fmt, sections.setup_cards)
+
+
+@app.command()
+def seats(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT):
+    """Seat and turn-order effects: win share by seat and of the first player of each epoch, per
+    player count and combination, against 1/P (run scenarios/seats.toml for a clean measurement)."""
+    from ..report import sections
+
+    _run(results, out, fmt, sections.seats)
+
+
+@app.command()
+def ratings(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT):
+    """Policy ratings: Bradley-Terry ratings with deal-clustered CIs, win share, finishing position,
+    tie rate and the head-to-head matrix (datasets with two or more policies)."""
+    from ..report import sections
+
+    _run(results, out, fmt, sections.ratings)
 
 
 @app.command()
