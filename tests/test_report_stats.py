@@ -61,16 +61,15 @@ def test_zero_wins_of_200_has_an_upper_end_above_one_percent():
     assert r["p"] < 1e-6  # and the test against 1/2 still works at the edge
 
 
-def test_seats_of_one_game_widen_the_interval_by_the_design_effect():
-    """Two seats of one policy in the same 4-player game: positively correlated rows are worth
-    fewer than independent seats, so the interval is wider than the rows' binomial one."""
-    rows = []
-    for g in range(100):
-        win = 0.5 if g % 2 else 0.0  # both seats of the policy share the win, or both lose
-        rows += [dict(game=g, seat=s, players=4, win_share=win, policy_label="p") for s in (0, 1)]
+def test_rows_of_one_deal_widen_the_interval_by_the_design_effect():
+    """One deal played under two combinations with the same outcome: 200 rows carry the
+    information of 100 deals, so the interval is Wilson's for 50 of 100 (99: the deal means'
+    variance has n - 1 degrees of freedom), not 100 of 200."""
+    rows = [dict(game=g, seat=0, combo=c, players=2, win_share=float(g % 2), policy_label="p")
+            for g in range(100) for c in (0, 1)]
     r = stats.win_rates(R.frame(rows), ["policy_label"]).to_dicts()[0]
-    naive = wilson(50, 200)
-    assert r["ci_high"] - r["ci_low"] > naive[1] - naive[0]
+    assert (r["n"], r["rows"]) == (100, 200)
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(49.5, 99))
 
 
 def test_win_rate_by_seat_and_aliases():

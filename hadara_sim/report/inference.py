@@ -33,8 +33,9 @@ def _quiet(fn, *args, **kwargs):
 
 def effective_n(x: np.ndarray, rows: int) -> float:
     """Kish's effective sample size of a rate from clustered rows: `rows` seats in len(x) deals
-    whose deal means are `x`. The binomial variance of the mean over `rows` seats, divided by the
-    cluster-robust variance (the variance of the deal means over deals); `rows` when either is 0."""
+    whose deal means are `x`, divided by the design effect (the cluster-robust variance of the
+    mean, from the deal means, over the binomial variance of `rows` independent seats); `rows`
+    when either variance is 0."""
     n = len(x)
     p = float(x.mean()) if n else math.nan
     if n < 2 or rows <= n:
@@ -43,7 +44,7 @@ def effective_n(x: np.ndarray, rows: int) -> float:
     binomial = p * (1 - p) / rows
     if robust <= 0 or binomial <= 0:
         return float(rows)
-    return binomial / robust
+    return rows * binomial / robust  # rows / design effect
 
 
 def rate_interval(x: np.ndarray, rows: int | None = None) -> tuple[float, float]:

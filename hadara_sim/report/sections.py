@@ -218,10 +218,12 @@ def setup_cards(df: pl.DataFrame, info: dict) -> Section:
     design = bal["design"][0]
     experimental = design == "experimental"
     others = [c for c in bal.columns if c.startswith("sweep_")]
-    label = group_label(["players", *others, "setup_card", "setup_side"])
+    extra = group_label(others)
+    label = lambda r: (f"{r['players']}P {r['setup_card']}{r['setup_side']}"  # noqa: E731
+                       + (f" ({extra(r)})" if others else ""))
     rows = [[label(r), f"{r['n']:,}", pct(r["win"]), pct_ci(r["win_low"], r["win_high"]), pct(r["fair"]),
              pp(r["diff"]), pp_ci(r["diff_low"], r["diff_high"]), pval(r["q"]), verdict_cell(r),
-             num(r["score"]), num_ci(r["score_low"], r["score_high"])] for r in bal.to_dicts()]
+             num(r["score"])] for r in bal.to_dicts()]
     if experimental:
         intro = ("A setup grid: the focus seat played every setup card on every side, on the same deals, and the "
                  "focus seat rotates over the seats with the deal. Each cell is compared with the mean of all cells "
@@ -234,8 +236,8 @@ def setup_cards(df: pl.DataFrame, info: dict) -> Section:
                  "experiment, run scenarios/setup-cards.toml.")
         vs = "vs fair 1/P"
     tables = [Table(f"Setup cards: win share per player count, card and side, {vs}",
-                    ["cell", "n (deals)", "win share", "95% CI", "1/P", vs, "95% CI", "q", "verdict",
-                     "mean score", "95% CI"], rows,
+                    ["players, card, side", "n (deals)", "win share", "95% CI", "1/P", vs, "95% CI", "q", "verdict",
+                     "mean score"], rows,
                     caption=("paired t-test over deals of the cell's win share minus the grid mean of the same "
                              "deal and seat; " if experimental else "score test of the win share against 1/P; ")
                     + "win share CI: Wilson; " + verdict_caption(bal.height) + needed_text(bal),
