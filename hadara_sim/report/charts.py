@@ -335,8 +335,8 @@ def forest_chart(tab: pl.DataFrame, label: Label, info: dict, *, observational: 
     else:
         controls = sorted({str(r.get("control", "none")) for r in rows}) or ["none"]
         if placebo:
-            title = "Purple effects, experiment: effect card vs a plain purple card of its epoch"
-            note = f"paired on deal and seat against the plain card of the same epoch ({', '.join(controls)}); n = deals"
+            title = "Purple effects, experiment: effect card vs the plain purple cards of its epoch"
+            note = f"paired on deal and seat against the {'; '.join(controls)}; n = deals"
         else:
             title = "Purple effects, experiment: granted seat vs the same seat in the control"
             note = f"paired on deal and seat against grants = '{controls[0]}'; n = deals"

@@ -208,9 +208,13 @@ def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
                    "distribution of final totals.", [table], figs)
 
 
-def _paired_rows(tab: pl.DataFrame, label) -> list[list[str]]:
-    return [[label(r), f"{r['n']:,}", pct(r["a"]), pct(r["b"]), pp(r["diff"]), pp_ci(r["low"], r["high"]),
+def _paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, label) -> Table:
+    """A table of paired differences a - b (`stats.paired_diff` with verdicts), one row per group."""
+    rows = [[label(r), f"{r['n']:,}", pct(r["a"]), pct(r["b"]), pp(r["diff"]), pp_ci(r["low"], r["high"]),
              pval(r["q"]), verdict_cell(r)] for r in tab.to_dicts()]
+    return Table(title, [first, "n (deals)", a, b, "difference", "95% CI", "q", "verdict"], rows,
+                 caption="paired t-test over deals; " + verdict_caption(tab.height) + needed_text(tab),
+                 marked=tab["significant"].to_list(), data=tab)
 
 
 def setup_cards(df: pl.DataFrame, info: dict) -> Section:
@@ -245,21 +249,15 @@ def setup_cards(df: pl.DataFrame, info: dict) -> Section:
     sides = S.setup_side_contrasts(df)
     if sides is not None:
         lab = group_label(["players", *[c for c in sides.columns if c.startswith("sweep_")], "setup_card"])
-        tables.append(Table("Setup cards: side B minus side A of each card (paired on the deal and seat)",
-                            ["card", "n (deals)", "side B", "side A", "B - A", "95% CI", "q", "verdict"],
-                            _paired_rows(sides, lab),
-                            caption="paired t-test over deals; " + verdict_caption(sides.height) + needed_text(sides),
-                            marked=sides["significant"].to_list(), data=sides))
+        tables.append(_paired_table("Setup cards: side B minus side A of each card (paired on the deal and seat)",
+                                    "card", "side B", "side A", sides, lab))
     cards = S.setup_card_contrasts(df)
     if cards is not None:
         extra = [c for c in cards.columns if c.startswith("sweep_")]
         base = group_label(["players", *extra])
         lab = lambda r: f"{base(r)}: card {r['card']} vs card {r['other']}"  # noqa: E731
-        tables.append(Table("Setup cards: card against card, both sides averaged (paired on the deal and seat)",
-                            ["cards", "n (deals)", "card", "other", "difference", "95% CI", "q", "verdict"],
-                            _paired_rows(cards, lab),
-                            caption="paired t-test over deals; " + verdict_caption(cards.height) + needed_text(cards),
-                            marked=cards["significant"].to_list(), data=cards))
+        tables.append(_paired_table("Setup cards: card against card, both sides averaged (paired on the deal and "
+                                    "seat)", "cards", "card", "other", cards, lab))
     focus = S.focus_seat_rates(df)
     if focus is not None:
         lab = group_label(["players", *[c for c in focus.columns if c.startswith("sweep_")], "focus_seat"])
