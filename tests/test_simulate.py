@@ -346,3 +346,21 @@ def test_changed_policy_defaults_are_not_resumed_into_an_old_run(tmp_path, monke
     monkeypatch.setattr(Greedy, "params", {**Greedy.params, "coin": 0.9})
     with pytest.raises(RunError, match="policy_settings"):
         simulate({**scenario, "games": 40}, out=tmp_path / "run", jobs=1)
+
+
+def test_closing_table_keeps_combinations_and_seats_apart():
+    """One policy on every seat of a grant sweep: one row per combination and seat, never pooled."""
+    from rich.console import Console
+
+    from hadara_sim.cli.simulate import win_table
+
+    df = hadara_sim.simulate(parse_scenario(
+        'players = 2\npolicies = ["greedy"]\ngames = 30\nchunk = 30\n[sweep]\ngrants = ["none", "sell_bonus"]\n'),
+        jobs=1)
+    console = Console(width=200, record=True)
+    console.print(win_table(df, "t"))
+    text = console.export_text()
+    assert "win rate per seat and combination" in text
+    rows = [line for line in text.splitlines() if '"sell_bonus"' in line or "none" in line]
+    assert len(rows) == 4  # 2 combinations x 2 seats
+    assert "%" in rows[0] and "[" in rows[0]

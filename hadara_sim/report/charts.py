@@ -21,6 +21,7 @@ from matplotlib.patches import Patch
 from .stats import BONUS_PARTS, PART_LABELS, STACK_ORDER
 
 CI_NOTE = "error bars: 95% CI (t-test over deals)"
+RATE_NOTE = "error bars: 95% Wilson CI (deal-clustered effective sample size)"
 BLUE, ORANGE, GREY, RED = "#1f5f99", "#d9711c", "#8a8a8a", "#b2182b"
 PART_COLOURS = {
     "colonies": "#c9a227", "statues": "#3a7dc2", "patron_points": "#9b6fc4",
@@ -124,7 +125,7 @@ def winrate_chart(stats: pl.DataFrame, label: Label, info: dict, by_text: str) -
     _pct_axis(ax)
     ax.grid(axis="x", alpha=0.3)
     _legend_above(ax, ncol=2)
-    return _finish(fig, f"Win rate by {by_text}", footer(info, "n = deals per group"))
+    return _finish(fig, f"Win rate by {by_text}", footer(info, "n = deals per group", note=RATE_NOTE))
 
 
 # --- score breakdown --------------------------------------------------------------------------
