@@ -549,7 +549,7 @@ def _config(data: dict, check: _Check, components: ComponentSet, base_dir: Path,
     if assignment == "fixed" and len({p.label for p in policies}) >= 2 and check.count == before:
         warnings.warn(DesignWarning(
             f"{check.file}: {len({p.label for p in policies})} different policies on fixed seats: "
-            "seat advantages (seat 0 wins 51.6 % at 2 players with one policy everywhere) are mixed into "
+            "seat advantages (seat 0 wins about 52 % of 2-player games with one policy everywhere) are mixed into "
             "every policy comparison; use assignment = \"rotated\" (or \"permutations\") to compare policies"),
             stacklevel=2)
     setup = _setup(data, check, players, advanced)

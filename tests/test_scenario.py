@@ -71,6 +71,7 @@ def test_shipped_scenarios_shapes():
 
 # --- parsing ----------------------------------------------------------------------------------
 
+@pytest.mark.filterwarnings("ignore::hadara_sim.scenario.DesignWarning")  # [[seats]] with two policies
 def test_defaults_and_forms(tmp_path):
     sc = load_scenario(write(tmp_path, """
         policies = ["greedy"]
@@ -234,6 +235,7 @@ def test_sweep_value_problem_points_at_the_value(tmp_path):
     assert (p.line, p.field) == (5, "players") and p.message.startswith("with players = 9: ")
 
 
+@pytest.mark.filterwarnings("ignore::hadara_sim.scenario.DesignWarning")
 def test_problem_in_some_combinations_names_them(tmp_path):
     p = one(tmp_path, """
         policies = ["greedy", "random"]
