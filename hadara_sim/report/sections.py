@@ -329,7 +329,7 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
         row = [a]
         for b in order:
             r = cells.get((a, b))
-            row.append("–" if r is None else f"{100 * r['share']:.1f} [{100 * r['low']:.0f}, {100 * r['high']:.0f}]"
+            row.append("–" if r is None else f"{100 * r['share']:.1f} {pct_ci(r['low'], r['high'])}"
                        + ("*" if r["significant"] else ""))
         rows.append(row)
         marked.append(False)

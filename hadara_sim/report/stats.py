@@ -444,9 +444,13 @@ def combination_by(df: pl.DataFrame, skip: Sequence[str] = ()) -> list[str]:
     return cols
 
 
+def _varies(df: pl.DataFrame, column: str) -> bool:
+    return column in df.columns and df[column].n_unique() > 1
+
+
 def pooled_over(df: pl.DataFrame, by: Sequence[str]) -> list[str]:
     """Swept keys (and the player count) with several values that a grouping by `by` pools over."""
-    cols = [c for c in combination_by(df) if c not in by]
+    cols = [c for c in combination_by(df) if c not in by and _varies(df, c)]
     if "players" in cols and "sweep_players" in by:
         cols.remove("players")
     return cols
