@@ -220,3 +220,11 @@ def test_summary_skips_what_does_not_apply(tmp_path):
     assert "Score trajectory" in text
     result = run("report", "purple", results)
     assert result.exit_code == 2 and "no control" in result.output
+
+
+def test_margin_sets_the_equivalence_verdict(four, tmp_path):
+    result = run("report", "winrate", four, "--out", tmp_path, "--margin", "5")
+    assert result.exit_code == 0, result.output
+    assert "±5 pp" in result.output and "Benjamini-Hochberg" in result.output
+    bad = run("report", "winrate", four, "--out", tmp_path, "--margin", "0")
+    assert bad.exit_code == 2 and "margin" in bad.output

@@ -25,6 +25,9 @@ BY = typer.Option(None, "--by", "-b", help="Group by: policy, seat, setup (card 
                                            "Default: policy, per player count and swept key (a setup grid "
                                            "and grants have their own reports); titles name what is pooled.",
                   show_default=False)
+MARGIN = typer.Option(2.0, "--margin", "-m", min=0.01, max=50.0,
+                      help="Equivalence margin in percentage points: a difference shown to lie within ±MARGIN "
+                           "(TOST) is called 'fair within ±MARGIN pp'.")
 
 
 def _load(results: Path):
@@ -117,11 +120,11 @@ def _by(df, by: Optional[list[str]]) -> list[str]:
 
 @app.command()
 def winrate(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Optional[Path] = OUT,
-            fmt: str = FORMAT):
+            fmt: str = FORMAT, margin: float = MARGIN):
     """Win share per group with its 95% CI and sample size, against the fair share 1/P."""
     from ..report import sections
 
-    _run(results, out, fmt, lambda df, info: sections.winrate(df, info, _by(df, by)))
+    _run(results, out, fmt, lambda df, info: sections.winrate(df, info, _by(df, by), margin / 100))
 
 
 @app.command()
@@ -135,21 +138,22 @@ def breakdown(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Option
 
 
 @app.command("setup-cards")
-def setup_cards(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT):
-    """Win share and mean score per setup card (initiative) and side, per player count, with the
-    cards that differ significantly from the fair share 1/P marked."""
+def setup_cards(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, margin: float = MARGIN):
+    """Setup-card balance: in a setup grid each card and side against the grid mean of the same
+    deal and seat, side B against side A and card against card, all paired on the deal, with
+    verdicts; otherwise win share against 1/P (observational)."""
     from ..report import sections
 
-    _run(results, out, fmt, sections.setup_cards)
+    _run(results, out, fmt, lambda df, info: sections.setup_cards(df, info, margin / 100))
 
 
 @app.command()
-def seats(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT):
+def seats(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, margin: float = MARGIN):
     """Seat and turn-order effects: win share by seat and of the first player of each epoch, per
     player count and combination, against 1/P (run scenarios/seats.toml for a clean measurement)."""
     from ..report import sections
 
-    _run(results, out, fmt, sections.seats)
+    _run(results, out, fmt, lambda df, info: sections.seats(df, info, margin / 100))
 
 
 @app.command()
@@ -162,13 +166,13 @@ def ratings(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMA
 
 
 @app.command()
-def purple(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT):
+def purple(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, margin: float = MARGIN):
     """What each purple effect is worth: paired differences from a grant sweep (experiment), and
     owners against the other seats of their game (observational)."""
     from ..report import sections
 
     def build(df, info):
-        section = sections.purple(df, info)
+        section = sections.purple(df, info, margin / 100)
         if not section.tables:
             from ..report import ReportError
 
@@ -189,7 +193,7 @@ def trajectory(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Optio
 
 
 @app.command()
-def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT):
+def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, margin: float = MARGIN):
     """Every report that applies to the dataset in one self-contained HTML file (charts embedded)."""
     import matplotlib
 
@@ -201,7 +205,7 @@ def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMA
     df, info = _load(results)
     with console.status("writing the summary report"):
         try:
-            path = write_summary(df, info, out, fmt)
+            path = write_summary(df, info, out, fmt, margin / 100)
         except ReportError as err:
             fail(str(err))
     console.print(f"summary report: [bold]{path}[/] ({path.stat().st_size / 1024:,.0f} KiB)", highlight=False)

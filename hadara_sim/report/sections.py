@@ -154,9 +154,9 @@ def _stem(by: Sequence[str]) -> str:
 
 # --- sections ---------------------------------------------------------------------------------
 
-def winrate(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
+def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = S.I.MARGIN) -> Section:
     by = list(by)
-    st = S.with_verdicts(S.win_rates(df, by))
+    st = S.with_verdicts(S.win_rates(df, by, margin), margin=margin)
     label = group_label(by)
     rows = [[label(r), f"{r['n']:,}", f"{r['rows']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]),
              pct(r["fair"]), pp(r["diff"]), pval(r["p"]), pval(r["q"]), verdict_cell(r)] for r in st.to_dicts()]
@@ -166,7 +166,7 @@ def winrate(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
                    "verdict"],
                   rows, caption="win share: 1 per sole win, 1/k per k-way tie; 95% CI: Wilson (statsmodels) on "
                                 "the deal-clustered effective sample size; p: score test against 1/P; "
-                                + verdict_caption(st.height) + needed_text(st),
+                                + verdict_caption(st.height, margin) + needed_text(st),
                   marked=st["significant"].to_list(), data=st)
     fig = charts.winrate_chart(st, label, info, by_text(by))
     return Section("winrate", title,
@@ -208,17 +208,17 @@ def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
                    "distribution of final totals.", [table], figs)
 
 
-def _paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, label) -> Table:
+def _paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, label, margin: float) -> Table:
     """A table of paired differences a - b (`stats.paired_diff` with verdicts), one row per group."""
     rows = [[label(r), f"{r['n']:,}", pct(r["a"]), pct(r["b"]), pp(r["diff"]), pp_ci(r["low"], r["high"]),
              pval(r["q"]), verdict_cell(r)] for r in tab.to_dicts()]
     return Table(title, [first, "n (deals)", a, b, "difference", "95% CI", "q", "verdict"], rows,
-                 caption="paired t-test over deals; " + verdict_caption(tab.height) + needed_text(tab),
+                 caption="paired t-test over deals; " + verdict_caption(tab.height, margin) + needed_text(tab),
                  marked=tab["significant"].to_list(), data=tab)
 
 
-def setup_cards(df: pl.DataFrame, info: dict) -> Section:
-    bal = S.setup_card_balance(df)
+def setup_cards(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
+    bal = S.setup_card_balance(df, margin)
     design = bal["design"][0]
     experimental = design == "experimental"
     others = [c for c in bal.columns if c.startswith("sweep_")]
@@ -244,35 +244,35 @@ def setup_cards(df: pl.DataFrame, info: dict) -> Section:
                      "mean score"], rows,
                     caption=("paired t-test over deals of the cell's win share minus the grid mean of the same "
                              "deal and seat; " if experimental else "score test of the win share against 1/P; ")
-                    + "win share CI: Wilson; " + verdict_caption(bal.height) + needed_text(bal),
+                    + "win share CI: Wilson; " + verdict_caption(bal.height, margin) + needed_text(bal),
                     marked=bal["significant"].to_list(), data=bal)]
-    sides = S.setup_side_contrasts(df)
+    sides = S.setup_side_contrasts(df, margin)
     if sides is not None:
         lab = group_label(["players", *[c for c in sides.columns if c.startswith("sweep_")], "setup_card"])
         tables.append(_paired_table("Setup cards: side B minus side A of each card (paired on the deal and seat)",
-                                    "card", "side B", "side A", sides, lab))
-    cards = S.setup_card_contrasts(df)
+                                    "card", "side B", "side A", sides, lab, margin))
+    cards = S.setup_card_contrasts(df, margin)
     if cards is not None:
         extra = [c for c in cards.columns if c.startswith("sweep_")]
         base = group_label(["players", *extra])
         lab = lambda r: f"{base(r)}: card {r['card']} vs card {r['other']}"  # noqa: E731
         tables.append(_paired_table("Setup cards: card against card, both sides averaged (paired on the deal and "
-                                    "seat)", "cards", "card", "other", cards, lab))
-    focus = S.focus_seat_rates(df)
+                                    "seat)", "cards", "card", "other", cards, lab, margin))
+    focus = S.focus_seat_rates(df, margin)
     if focus is not None:
         lab = group_label(["players", *[c for c in focus.columns if c.startswith("sweep_")], "focus_seat"])
         tables.append(Table("Setup grid: the focus seat's win share over all cells, per focus seat (the seat effect)",
                             ["focus seat", "n (deals)", "win share", "95% CI", "1/P", "vs 1/P", "q", "verdict"],
                             [[lab(r), f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]),
                               pp(r["diff"]), pval(r["q"]), verdict_cell(r)] for r in focus.to_dicts()],
-                            caption="Wilson CI, score test against 1/P; " + verdict_caption(focus.height),
+                            caption="Wilson CI, score test against 1/P; " + verdict_caption(focus.height, margin),
                             marked=focus["significant"].to_list(), data=focus))
     return Section("setup-cards", "Setup cards", intro, tables, [("setup-cards", charts.setup_chart(bal, info))])
 
 
-def seats(df: pl.DataFrame, info: dict) -> Section:
+def seats(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
     """Win share by seat and by the first player of each epoch, per player count and combination."""
-    st = S.seat_rates(df)
+    st = S.seat_rates(df, margin)
     by = S.combination_by(df)
     label = group_label([*by, "seat"])
     several = df["policy_label"].n_unique() > 1
@@ -281,9 +281,9 @@ def seats(df: pl.DataFrame, info: dict) -> Section:
              pp(r["diff"]), pval(r["q"]), verdict_cell(r)] for r in st.to_dicts()]
     t1 = Table(f"Win share by seat{note}",
                ["seat", "n (deals)", "win share", "95% CI", "fair 1/P", "vs fair", "q", "verdict"], rows,
-               caption="Wilson CI (statsmodels); score test against 1/P; " + verdict_caption(st.height)
+               caption="Wilson CI (statsmodels); score test against 1/P; " + verdict_caption(st.height, margin)
                        + needed_text(st), marked=st["significant"].to_list(), data=st)
-    fp = S.first_player_rates(df)
+    fp = S.first_player_rates(df, margin)
     label2 = group_label(by)
     rows2 = [[f"epoch {'I' * r['epoch']}" if r["epoch"] < 3 else "epoch III", label2(r), f"{r['n']:,}",
               pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]), pp(r["diff"]), pval(r["q"]),
@@ -292,7 +292,7 @@ def seats(df: pl.DataFrame, info: dict) -> Section:
                ["first player in", "games", "n (deals)", "win share", "95% CI", "fair 1/P", "vs fair", "q",
                 "verdict"], rows2,
                caption="the seat that was first player in the epoch (one per game); Wilson CI; "
-                       + verdict_caption(fp.height), marked=fp["significant"].to_list(), data=fp)
+                       + verdict_caption(fp.height, margin), marked=fp["significant"].to_list(), data=fp)
     fig = charts.winrate_chart(st, label, info, "seat")
     intro = ("Seat and turn-order effects: the win share of each seat and of each epoch's first player, against "
              "1/P. With the same policy on every seat (scenarios/seats.toml) every difference is the seat's. "
@@ -352,7 +352,7 @@ GRANT_COLUMNS = ["n (deals)", "win share granted", "control", "difference", "95%
                  "score difference (points)", "95% CI"]
 
 
-def purple(df: pl.DataFrame, info: dict) -> Section:
+def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
     section = Section("purple", "Purple effects",
                       "What each purple effect is worth. The grant experiment gives one seat (rotating with the "
                       "deal) the card for free and compares it with the same seat on the same deal in the control "
@@ -361,7 +361,7 @@ def purple(df: pl.DataFrame, info: dict) -> Section:
                       "difference mixes the card's value with the situations in which it is taken.")
     components = info.get("components")
     try:
-        grants = S.grant_effects(df)
+        grants = S.grant_effects(df, margin)
     except S.ReportError as err:
         if not any(c.startswith("sweep_grants") for c in df.columns):
             raise
@@ -381,12 +381,12 @@ def purple(df: pl.DataFrame, info: dict) -> Section:
             ["granted" + (", " + ", ".join(column_name(c) for c in others) if others else ""), *GRANT_COLUMNS],
             _grant_rows(grants, label),
             caption="paired t-test (scipy ttest_rel) over deals: same deal, same seat, same policies; "
-                    + verdict_caption(grants.height) + needed_text(grants, "win_needed"),
+                    + verdict_caption(grants.height, margin) + needed_text(grants, "win_needed"),
             marked=grants["win_significant"].to_list(), data=grants))
         section.figures.append(("purple-grants", charts.forest_chart(
             grants, group_label(["grant"]) if split else label, info, observational=False, split=split,
             split_label=lambda v, c=split: value_label(c, v) if c == "players" else f"{column_name(c)} = {v}")))
-    placebo, refused = S.placebo_effects(df, components) if isinstance(grants, pl.DataFrame) else (None, [])
+    placebo, refused = S.placebo_effects(df, components, margin) if isinstance(grants, pl.DataFrame) else (None, [])
     section.notes += [f"Refused as a placebo: {r}." for r in refused]
     if placebo is not None:
         section.tables.append(Table(
@@ -394,18 +394,18 @@ def purple(df: pl.DataFrame, info: dict) -> Section:
             ["effect", "placebo", *GRANT_COLUMNS], _grant_rows(placebo, group_label(["grant"]), control=True),
             caption="both are one more purple card (sets, discounts); the placebo is the average over the plain "
                     "purple cards of the epoch granted the same way, so this is the effect card's worth against "
-                    "a typical plain purple card; paired t-test over deals; " + verdict_caption(placebo.height)
+                    "a typical plain purple card; paired t-test over deals; " + verdict_caption(placebo.height, margin)
                     + needed_text(placebo, "win_needed"),
             marked=placebo["win_significant"].to_list(), data=placebo))
         section.figures.append(("purple-beyond-placebo", charts.forest_chart(
             placebo, group_label(["grant"]), info, observational=False, placebo=True)))
-        spread = S.placebo_spread(df, components)
+        spread = S.placebo_spread(df, components, margin)
         if spread is not None:
             section.tables.append(Table(
                 "The placebos among themselves: each plain purple card vs the mean of the plain cards of its epoch",
                 ["plain card", *GRANT_COLUMNS], _grant_rows(spread, group_label(["grant"])),
                 caption="the spread of the placebo: how much a plain card's own tracks and points matter; "
-                        "paired t-test over deals; " + verdict_caption(spread.height),
+                        "paired t-test over deals; " + verdict_caption(spread.height, margin),
                 marked=spread["win_significant"].to_list(), data=spread))
     elif isinstance(grants, pl.DataFrame):
         section.notes.append("The grant experiment measures the card, not only its effect: a granted card is "
@@ -483,7 +483,7 @@ def overview(info: dict) -> Table:
     return Table("Dataset", ["", ""], rows)
 
 
-def summary_sections(df: pl.DataFrame, info: dict) -> tuple[list[Section], list[str]]:
+def summary_sections(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> tuple[list[Section], list[str]]:
     """Every section that applies to the dataset, and notes on those skipped. Win rates and
     breakdowns are per combination of the run (player count and every swept key but the setup grid
     and grants, which have their own sections)."""
@@ -493,13 +493,13 @@ def summary_sections(df: pl.DataFrame, info: dict) -> tuple[list[Section], list[
     by = S.default_by(df, sweeps=True)
     multi_policy = df["policy_label"].n_unique() > 1
     seat_by = [*S.combination_by(df, skip=S.SETUP_SWEEPS), "seat"]
-    builders = [("win rate by policy", lambda: winrate(df, info, by)) if multi_policy else None,
+    builders = [("win rate by policy", lambda: winrate(df, info, by, margin)) if multi_policy else None,
                 ("ratings", lambda: ratings(df, info)) if multi_policy else None,
-                ("win rate by seat", lambda: winrate(df, info, seat_by)),
-                ("seats", lambda: seats(df, info)),
+                ("win rate by seat", lambda: winrate(df, info, seat_by, margin)),
+                ("seats", lambda: seats(df, info, margin)),
                 ("score breakdown", lambda: breakdown(df, info, by if multi_policy else seat_by)),
-                ("setup cards", lambda: setup_cards(df, info)),
-                ("purple effects", lambda: purple(df, info)),
+                ("setup cards", lambda: setup_cards(df, info, margin)),
+                ("purple effects", lambda: purple(df, info, margin)),
                 ("trajectory", lambda: trajectory(df, info, by))]
     for name, build in filter(None, builders):
         try:

@@ -277,11 +277,11 @@ def significance(p: pl.Series | Sequence[float], method: str = I.CORRECTION) -> 
 
 # --- the reports ------------------------------------------------------------------------------
 
-def win_rates(df: pl.DataFrame, by: Sequence[str] = ("policy_label",)) -> pl.DataFrame:
+def win_rates(df: pl.DataFrame, by: Sequence[str] = ("policy_label",), margin: float = I.MARGIN) -> pl.DataFrame:
     """Win share per group (1 = a sole win, 1/k for a k-way tie) with its 95% CI and sample size,
     against the fair share 1/players: `fair`, `diff` (= mean - fair) with its CI, and `p`."""
     check_columns(df, "winrate", by)
-    return mean_ci(df, "win_share", by, fair=1.0 / pl.col("players").cast(pl.Float64), rate=True)
+    return mean_ci(df, "win_share", by, fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin)
 
 
 def score_parts(df: pl.DataFrame) -> pl.DataFrame:
@@ -509,12 +509,12 @@ def _grant_sweep(df: pl.DataFrame):
     return column, grant_control(df, column), others, ["game", "seat", "players", "advanced", *others]
 
 
-def _paired_grants(pairs: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+def _paired_grants(pairs: pl.DataFrame, by: list[str], margin: float = I.MARGIN) -> pl.DataFrame:
     """Paired differences of win share and total (granted minus its comparison) per `by` group, with
     each group's `epoch` and `control`, corrected over the table (`win_q`, `win_verdict`, ...),
     largest win-share gain first."""
-    win = with_verdicts(paired_diff(pairs, "win_share", "win_control", by, prefix="win_"),
-                        p="win_p", equiv_p="win_equiv_p", diff="win_diff", prefix="win_")
+    win = with_verdicts(paired_diff(pairs, "win_share", "win_control", by, prefix="win_", margin=margin),
+                        p="win_p", equiv_p="win_equiv_p", diff="win_diff", margin=margin, prefix="win_")
     score = paired_diff(pairs, "total", "total_control", by, prefix="score_").drop("n", "rows")
     extra = pairs.group_by(by).agg(pl.col("epoch").min(), pl.col("control").first())
     return (win.join(score, on=by, how="left", maintain_order="left")
@@ -522,7 +522,7 @@ def _paired_grants(pairs: pl.DataFrame, by: list[str]) -> pl.DataFrame:
             .sort("win_diff", descending=True))
 
 
-def grant_effects(df: pl.DataFrame) -> pl.DataFrame | None:
+def grant_effects(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:
     """What each granted card is worth, from a grant sweep (None when there is none).
 
     Each granted seat's game is paired with the same seat of the same deal (`game`) in the control
@@ -545,7 +545,7 @@ def grant_effects(df: pl.DataFrame) -> pl.DataFrame | None:
     if pairs.height == 0:
         raise ReportError(f"the grant sweep ({column}) has no granted seat that pairs with a seat of the "
                           f"control '{control}' on the same deal; check the scenario's sweep")
-    return _paired_grants(pairs, ["grant", *others])
+    return _paired_grants(pairs, ["grant", *others], margin)
 
 
 def _grant_kinds(df: pl.DataFrame, column: str, control, components=None) -> tuple[dict, dict, list[str]]:
@@ -594,7 +594,7 @@ def _placebo_pairs(df: pl.DataFrame, components=None):
     return granted, plain, mean, effects, refused, keys, others
 
 
-def placebo_effects(df: pl.DataFrame, components=None) -> tuple[pl.DataFrame | None, list[str]]:
+def placebo_effects(df: pl.DataFrame, components=None, margin: float = I.MARGIN) -> tuple[pl.DataFrame | None, list[str]]:
     """Each effect card against the plain purple cards of its epoch (the placebo), and the grants
     refused as placebos (with the reason).
 
@@ -612,10 +612,10 @@ def placebo_effects(df: pl.DataFrame, components=None) -> tuple[pl.DataFrame | N
              .with_columns(pl.format("mean of {} plain epoch {} cards", "placebos", "epoch").alias("control")))
     if pairs.height == 0:
         return None, refused
-    return _paired_grants(pairs, ["grant", *others]), refused
+    return _paired_grants(pairs, ["grant", *others], margin), refused
 
 
-def placebo_spread(df: pl.DataFrame, components=None) -> pl.DataFrame | None:
+def placebo_spread(df: pl.DataFrame, components=None, margin: float = I.MARGIN) -> pl.DataFrame | None:
     """Each plain purple card against the mean of the plain cards of its epoch, paired on the deal
     and seat: how much the placebos differ among themselves (None without placebos)."""
     found = _placebo_pairs(df, components)
@@ -625,7 +625,7 @@ def placebo_spread(df: pl.DataFrame, components=None) -> pl.DataFrame | None:
     if plain.height == 0 or mean["placebos"].max() < 2:
         return None
     pairs = plain.join(mean, on=[*keys, "epoch"], how="inner").with_columns(pl.lit("plain mean").alias("control"))
-    return _paired_grants(pairs, ["grant", *others]).sort(["epoch", "win_diff"], descending=[False, True])
+    return _paired_grants(pairs, ["grant", *others], margin).sort(["epoch", "win_diff"], descending=[False, True])
 
 
 def owner_effects(df: pl.DataFrame) -> pl.DataFrame | None:
