@@ -239,7 +239,8 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Sec
                  "chosen by a policy is chosen because it looked better for that deal), pooled over seats. For an "
                  "experiment, run scenarios/setup-cards.toml.")
         vs = "vs fair 1/P"
-    tables = [Table(f"Setup cards: win share per player count, card and side, {vs}",
+    tables = [Table(f"Setup cards: win share per player count, card and side, {vs}"
+                    f"{pooled_title(df, ['players', *others, *S.SETUP_SWEEPS])}",
                     ["players, card, side", "n (deals)", "win share", "95% CI", "1/P", vs, "95% CI", "q", "verdict",
                      "mean score"], rows,
                     caption=("paired t-test over deals of the cell's win share minus the grid mean of the same "
