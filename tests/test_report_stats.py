@@ -317,4 +317,6 @@ def test_placebo_is_the_mean_of_every_plain_card_and_others_are_refused():
     assert any("II-P-07 is an epoch 2 card granted at the start of epoch 3" in r for r in refused)
     spread = stats.placebo_spread(df)
     assert sorted(spread["grant"].to_list()) == ["I-P-07", "I-P-08"]
+    # the run's component set is used when given; an unreadable one falls back to the shipped set
+    assert stats.placebo_effects(df, "/no/such/components")[1] == refused
     assert row(spread, grant="I-P-07")["win_diff"] == pytest.approx(np.mean(np.array(a) - mean))

@@ -360,7 +360,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
                       "combination: a causal, paired estimate. The observational part compares seats that ended up "
                       "owning an effect with the other seats of their game: owners chose (and kept) the card, so the "
                       "difference mixes the card's value with the situations in which it is taken.")
-    components = info.get("components")
+    components = info.get("components_path")
     try:
         grants = S.grant_effects(df, margin)
     except S.ReportError as err:

@@ -548,12 +548,24 @@ def grant_effects(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | 
     return _paired_grants(pairs, ["grant", *others], margin)
 
 
+def _component_set(components):
+    """A ComponentSet from a set, a directory (the run's `--components`) or None (the shipped set);
+    the shipped set when the run's directory can no longer be read."""
+    from ..components import ComponentError, ComponentSet, load_components
+
+    if isinstance(components, ComponentSet):
+        return components
+    try:
+        return load_components(components)
+    except (ComponentError, OSError):
+        return load_components()
+
+
 def _grant_kinds(df: pl.DataFrame, column: str, control, components=None) -> tuple[dict, dict, list[str]]:
     """Each granted value of the sweep as an effect (value -> epoch), a placebo (value -> epoch: a
-    plain purple card, given by id, at the start of its own epoch), or refused (with the reason)."""
-    from ..components import load_components
-
-    c = components or load_components()
+    plain purple card, given by id, at the start of its own epoch), or refused (with the reason).
+    `components`: the run's component set (a ComponentSet or its directory; None: the shipped one)."""
+    c = _component_set(components)
     effects, placebos, refused = {}, {}, []
     per_value = (df.filter((pl.col(column) != control) & pl.col("granted").is_not_null())
                  .group_by(column).agg(pl.col("granted").first(), pl.col("granted_epoch").first()))
@@ -735,6 +747,7 @@ def dataset_info(df: pl.DataFrame, meta: dict | None = None) -> dict:
         "package_version": meta.get("package_version"),
         "status": meta.get("status"),
         "finished": meta.get("finished"),
+        "components_path": (meta.get("components") or {}).get("path"),
     }
     return info
 
