@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 from scipy import stats as sps
 
-from ..constants import COLOURS, EFFECT_IDS, EFFECTS, EPOCHS, PURPLE
+from ..constants import COLOURS, EFFECT_IDS, EPOCHS, PURPLE
 from ..results import EXTRA_POINTS, SHEET_COLUMNS
 from . import inference as I
 
