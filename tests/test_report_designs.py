@@ -205,3 +205,25 @@ def test_a_kept_out_card_leaves_the_other_cards_in_their_order():
     others = np.ones(5, bool)
     others[4] = False
     assert (kept.decks[:, :, others] == full.decks[:, :, others]).all()
+
+
+def test_sweep_values_are_compared_with_the_first_value_on_the_same_deals():
+    """A swept parameter of policy 0: at x = 2 policy 0 wins every game, at x = 1 half of them."""
+    rows = []
+    combos = [{"index": 0, "sweep": {"x": 1}}, {"index": 1, "sweep": {"x": 2}}]
+    for combo, x in ((0, 1), (1, 2)):
+        for g in range(200):
+            win0 = 1.0 if x == 2 else float(g % 2)
+            for seat in range(2):
+                index = (seat + g) % 2  # rotated: policy 0 sits in seat g mod 2
+                rows.append(dict(combo=combo, game=g, seat=seat, players=2, policy_index=index,
+                                 policy_label=f"p{index}(x={x})" if index == 0 else "p1",
+                                 win_share=win0 if index == 0 else 1 - win0, sweep_x=x))
+    df = pl.DataFrame(rows, schema_overrides={"players": pl.Int8, "policy_index": pl.Int8})
+    tables = stats.sweep_contrasts(df)
+    tab = tables["sweep_x"]
+    p0 = tab.filter(pl.col("policy_index") == 0).row(0, named=True)
+    assert p0["first"] == "1" and p0["policy"] == "p0(x=2)" and p0["n"] == 200
+    assert p0["diff"] == pytest.approx(0.5) and p0["verdict"] == "stronger"
+    assert tab.filter(pl.col("policy_index") == 1)["verdict"].to_list() == ["weaker"]
+    assert stats.sweep_contrasts(df.with_columns(pl.lit(0, pl.Int8).alias("policy_index"))) == {}

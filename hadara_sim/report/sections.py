@@ -169,11 +169,20 @@ def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = S.I
                                 + verdict_caption(st.height, margin) + needed_text(st),
                   marked=st["significant"].to_list(), data=st)
     fig = charts.winrate_chart(st, label, info, by_text(by))
+    tables = [table]
+    for key, tab in (S.sweep_contrasts(df, margin) if "policy_label" in by else {}).items():
+        others = [c for c in tab.columns if c.startswith("sweep_") and c != key]
+        extra = group_label(["players", *others])
+        lab = lambda r, k=key, e=extra: f"{column_name(k)} = {value_label(k, r[k])}: {r['policy']} ({e(r)})"  # noqa: E731
+        tables.append(_paired_table(f"Sweep of {column_name(key)}: each value against {column_name(key)} = "
+                                    f"{tab['first'][0]}, per policy (paired on the deal)", "value, policy",
+                                    "win share", "first value", tab, lab, margin))
     return Section("winrate", title,
                    "The share of wins each group took, with its 95% confidence interval, against the fair "
                    "share 1/P that a player without an edge would take. Marked rows differ from fair after "
-                   "the table's multiple-comparison correction.",
-                   [table], [(f"winrate-by-{_stem(by)}", fig)])
+                   "the table's multiple-comparison correction. A sweep's values are also compared with its "
+                   "first value on the same deals.",
+                   tables, [(f"winrate-by-{_stem(by)}", fig)])
 
 
 def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:

@@ -433,6 +433,39 @@ def focus_seat_rates(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame
     return with_verdicts(out, margin=margin)
 
 
+def sweep_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> dict[str, pl.DataFrame]:
+    """Every value of each swept key (but the player count, the setup grid and grants, which have
+    their own reports) against the key's first value, paired on the deal: per deal, the win share
+    of the seats of each policy (by its place in the policy list, so a swept parameter keeps its
+    policy) under the value minus under the first value, on the same deal and the same values of
+    the other swept keys; verdicts corrected over each key's table. Needs two or more policies
+    (with one policy on every seat the seats always share 1/P). Key -> table with the key's
+    column, policy_index, policy (label under the value), other swept keys, n, rows, a, b, diff,
+    low, high, p, ..., verdict, and `first` (the value compared against)."""
+    if "policy_index" not in df.columns or df["policy_index"].n_unique() < 2:
+        return {}
+    skip = ("sweep_players", *analysed_sweeps(df))
+    keys = [c for c in df.columns if c.startswith("sweep_") and c not in skip and df[c].n_unique() > 1]
+    out = {}
+    for key in keys:
+        others = [c for c in combination_by(df) if c != key and c not in skip and c in df.columns]
+        first = df.sort("combo")[key][0]
+        per_deal = (df.group_by([key, *others, "policy_index", CLUSTER])
+                    .agg(pl.col("win_share").mean(), pl.col("policy_label").first()))
+        base = per_deal.filter(pl.col(key) == first).select(
+            *others, "policy_index", CLUSTER, pl.col("win_share").alias("win_first"))
+        pairs = (per_deal.filter(pl.col(key) != first)
+                 .join(base, on=[*others, "policy_index", CLUSTER], how="inner"))
+        if pairs.height == 0:
+            continue
+        by = [key, *others, "policy_index"]
+        table = with_verdicts(paired_diff(pairs, "win_share", "win_first", by, margin=margin), margin=margin)
+        labels = pairs.group_by(by).agg(pl.col("policy_label").first().alias("policy"))
+        out[key] = (table.join(labels, on=by, how="left", maintain_order="left")
+                    .with_columns(pl.lit(fmt_value(first)).alias("first")))
+    return out
+
+
 # --- seats and turn order ---------------------------------------------------------------------
 
 def combination_by(df: pl.DataFrame, skip: Sequence[str] = ()) -> list[str]:
