@@ -334,7 +334,7 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
     h2h = R.head_to_head(pairs)
     order = fin["policy"].to_list()
     cells = {(r["policy"], r["opponent"]): r for r in h2h.to_dicts()}
-    rows, marked = [], []
+    rows = []
     for a in order:
         row = [a]
         for b in order:
@@ -342,7 +342,6 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
             row.append("–" if r is None else f"{100 * r['share']:.1f} {pct_ci(r['low'], r['high'])}"
                        + ("*" if r["significant"] else ""))
         rows.append(row)
-        marked.append(False)
     t2 = Table(f"Head to head: % of comparisons the row policy won against the column policy{pooled}", ["", *order],
                rows, caption="a comparison: two seats of one game held by the two policies (ties count half); "
                              "[95% Wilson CI on the deal-clustered effective sample size]; * = differs from 50 "
