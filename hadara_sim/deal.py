@@ -55,9 +55,16 @@ class Deals:
                         for f in fields(first)[2:]})
 
 
-def _shuffled(rng: np.random.Generator, pool: np.ndarray, games: int, take: int) -> np.ndarray:
-    """`take` items of `pool` in random order, independently for each game."""
-    order = rng.random((games, len(pool))).argsort(axis=1)[:, :take]
+def _shuffled(rng: np.random.Generator, pool: np.ndarray, games: int, take: int,
+              kept_out: np.ndarray | None = None) -> np.ndarray:
+    """`take` items of `pool` in random order, independently for each game. Items `kept_out` (a
+    mask over `pool`) are shuffled too and then skipped, so that keeping a card out leaves the
+    other cards in the order they have without it: deals with and without a granted card differ
+    by that card alone."""
+    keys = rng.random((games, len(pool)))
+    if kept_out is not None:
+        keys[:, kept_out] = np.inf
+    order = keys.argsort(axis=1)[:, :take]
     return pool[order]
 
 
@@ -76,12 +83,13 @@ def make_deals(components: ComponentSet, players: int, games: int, seed=0,
     decks = np.empty((games, len(EPOCHS), len(COLOURS), 2 * players), np.int16)
     for e, epoch in enumerate(EPOCHS):
         for colour in range(len(COLOURS)):
-            pool = np.array([x for x in components.cards_of(epoch, colour, advanced) if x not in excluded])
-            if len(pool) < 2 * players:
-                raise ValueError(f"cannot keep {len(excluded)} card(s) out of the epoch {epoch} "
+            pool = np.asarray(components.cards_of(epoch, colour, advanced))
+            kept_out = np.isin(pool, list(excluded))
+            if len(pool) - kept_out.sum() < 2 * players:
+                raise ValueError(f"cannot keep {kept_out.sum()} card(s) out of the epoch {epoch} "
                                  f"{COLOURS[colour]} deck: {players} players need {2 * players} of "
-                                 f"its {len(pool) + len(excluded & set(components.cards_of(epoch, colour, advanced)))} cards")
-            decks[:, e, colour] = _shuffled(rng, pool, games, 2 * players)
+                                 f"its {len(pool)} cards")
+            decks[:, e, colour] = _shuffled(rng, pool, games, 2 * players, kept_out if kept_out.any() else None)
     colonies = np.empty((games, COLONY_LEVELS, players), np.int16)
     for level in range(COLONY_LEVELS):
         pool = np.flatnonzero(components.colony_level == level)

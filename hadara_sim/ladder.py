@@ -6,12 +6,13 @@ import itertools
 
 import numpy as np
 import polars as pl
-from scipy import stats
 
 from .components import ComponentSet
 from .deal import make_deals
 from .engine.game import play_batch
 from .registry import make_policy
+from .report.inference import adjust, rate_interval, rate_p
+from .report.ratings import bradley_terry
 
 
 def head_to_head_seats(games: int, players: int) -> np.ndarray:
@@ -29,12 +30,10 @@ def head_to_head_seats(games: int, players: int) -> np.ndarray:
 
 
 def win_rate(shares: np.ndarray) -> dict:
-    """Mean win share with its 95% confidence interval and the p-value against an even 0.5."""
-    test = stats.ttest_1samp(shares, 0.5)
-    ci = test.confidence_interval(0.95)
-    # A rate lies in [0, 1]; the t interval can overshoot when nearly every game goes one way.
-    return {"win_rate": float(shares.mean()), "ci_low": max(0.0, float(ci.low)),
-            "ci_high": min(1.0, float(ci.high)), "p_value": float(test.pvalue)}
+    """Mean win share with its 95% Wilson interval (never of zero width, even at 100 %) and the
+    p-value of the score test against an even 0.5."""
+    low, high = rate_interval(shares)
+    return {"win_rate": float(shares.mean()), "ci_low": low, "ci_high": high, "p_value": rate_p(shares, 0.5)}
 
 
 def head_to_head(components: ComponentSet, a: str, b: str, players: int, games: int, seed: int = 0,
@@ -48,6 +47,7 @@ def head_to_head(components: ComponentSet, a: str, b: str, players: int, games: 
     shares = np.where(seats == 0, sheet["win_share"], 0.0).sum(axis=1)
     won = sheet["win_share"] > 0
     return {"players": players, "policy": a, "opponent": b, "games": games, **win_rate(shares),
+            "shares": shares.tolist(),
             "mean_score": float(sheet["total"][seats == 0].mean()),
             "winning_scores": sheet["total"][won & (seats == 0)].tolist(),
             "opponent_winning_scores": sheet["total"][won & (seats == 1)].tolist()}
@@ -56,7 +56,8 @@ def head_to_head(components: ComponentSet, a: str, b: str, players: int, games: 
 def ladder(components: ComponentSet, names: list[str], player_counts=(2, 3, 4), games: int = 1000,
            seed: int = 0, advanced: bool = False, progress=None) -> pl.DataFrame:
     """Every pair of policies head to head at each player count, on the same deals: one row per
-    ordered pair, with the row policy's win rate and CI and its totals in the games it won."""
+    ordered pair, with the row policy's win rate and CI, `q` (Holm-corrected over the pairs of the
+    player count), its totals in the games it won and its per-game win shares."""
     rows = []
     for players in player_counts:
         for a, b in itertools.combinations(names, 2):
@@ -65,8 +66,21 @@ def ladder(components: ComponentSet, names: list[str], player_counts=(2, 3, 4), 
             rows.append(row)
             rows.append({**row, "policy": b, "opponent": a, "win_rate": 1 - row["win_rate"],
                          "ci_low": 1 - row["ci_high"], "ci_high": 1 - row["ci_low"], "mean_score": None,
-                         "winning_scores": theirs})
+                         "winning_scores": theirs, "shares": [1 - x for x in row["shares"]]})
             if progress:
                 progress()
-    return pl.DataFrame(rows, schema_overrides={"mean_score": pl.Float64,
-                                                "winning_scores": pl.List(pl.Int64)})
+    frame = pl.DataFrame(rows, schema_overrides={"mean_score": pl.Float64, "winning_scores": pl.List(pl.Int64),
+                                                 "shares": pl.List(pl.Float64)})
+    q = frame.select("players", "policy", "opponent", "p_value").with_columns(
+        pl.col("p_value").map_batches(lambda p: pl.Series(adjust(p, "holm"))).over("players").alias("q"))
+    return frame.with_columns(q["q"])
+
+
+def ladder_ratings(frame: pl.DataFrame, players: int) -> pl.DataFrame:
+    """Bradley-Terry ratings at one player count from a ladder's per-game win shares, with standard
+    errors clustered on the deal (every pair plays the same deals)."""
+    sub = frame.filter((pl.col("players") == players) & (pl.col("policy") < pl.col("opponent")))
+    pairs = (sub.select("policy", "opponent", pl.col("shares").alias("result"),
+                        pl.int_ranges(0, pl.col("shares").list.len()).alias("game"))
+             .explode(["result", "game"]))
+    return bradley_terry(pairs)

@@ -114,13 +114,21 @@ def policy_seed(seed: int, index: int) -> int:
 
 # --- playing one chunk ------------------------------------------------------------------------
 
-def _place_card(initiative: np.ndarray, seat: int, card: int):
-    """Give `seat` the setup card `card`: swapped with the seat holding it, if any."""
+def _place_card(initiative: np.ndarray, seat: np.ndarray, card: int):
+    """Give each game's `seat` the setup card `card`: swapped with the seat holding it, if any."""
     holder = initiative == card
     rows = np.flatnonzero(holder.any(axis=1))
     other = holder.argmax(axis=1)[rows]
-    initiative[rows, other] = initiative[rows, seat]
-    initiative[:, seat] = card
+    initiative[rows, other] = initiative[rows, seat[rows]]
+    initiative[np.arange(len(initiative)), seat] = card
+
+
+def focus_seats(setup, game_id: np.ndarray, players: int) -> np.ndarray:
+    """(games,) the focus seat of a setup grid: fixed, or game number mod players ("rotate"), so
+    that every seat is the focus equally often."""
+    if setup.focus_seat == "rotate":
+        return (game_id % players).astype(np.int64)
+    return np.full(len(game_id), setup.focus_seat, np.int64)
 
 
 def chunk_setup(combo: Combination, seed: int, chunk: Chunk, deals) -> np.ndarray | None:
@@ -129,10 +137,11 @@ def chunk_setup(combo: Combination, seed: int, chunk: Chunk, deals) -> np.ndarra
     config = combo.config
     setup = config.setup
     n, P = len(deals), config.players
+    focus = focus_seats(setup, deals.game_id, P)
     if isinstance(setup.cards, tuple):
         deals.initiative[:] = np.array(setup.cards, np.int8)
     elif combo.setup_card is not None:
-        _place_card(deals.initiative, setup.focus_seat, combo.setup_card)
+        _place_card(deals.initiative, focus, combo.setup_card)
     if config.colour_order is not None:
         deals.colour_order[:] = np.array(config.colour_order, np.int8)
     if not config.advanced:
@@ -146,7 +155,7 @@ def chunk_setup(combo: Combination, seed: int, chunk: Chunk, deals) -> np.ndarra
         else:
             sides = np.full((n, P), -1, np.int8)
         if combo.setup_side is not None:
-            sides[:, setup.focus_seat] = combo.setup_side
+            sides[np.arange(n), focus] = combo.setup_side
     else:
         sides = np.broadcast_to(np.array([0 if s == "A" else 1 for s in setup.sides], np.int8), (n, P)).copy()
     return sides

@@ -175,16 +175,22 @@ SETUP_CARDS = [
 **Question:** does the setup card you are dealt (initiative 1-5, side A or B) change your chances?
 A fair card wins 1/P of the games at P players.
 
-**Design:** `scenarios/setup-cards.toml` is a *setup grid*. Seat 0 (the focus seat) is given each
-card on each side in turn, at 2, 3, 4 and 5 players, advanced game, with the `balanced` policy on
-every seat. Every combination plays the same deals (common random numbers): only the focus
+**Design:** `scenarios/setup-cards.toml` is a *setup grid*. The focus seat is given each card on
+each side in turn, at 2, 3, 4 and 5 players, advanced game, with the `balanced` policy on every
+seat. The focus seat rotates with the deal (game number mod players), so every seat is the focus
+equally often. Every combination plays the same deals (common random numbers): only the focus
 seat's card and side change. That makes the comparison experimental, and lets us pair the
 combinations deal by deal.
 
+**Why not against 1/P?** Averaged over every card, the focus seat need not win 1/P: seats differ
+(`hadara-sim report seats`), and the other seats choose their sides while the focus seat's is
+forced. So each cell is compared with the mean of all cells *on the same deal and seat* (the grid
+mean); 1/P is only shown for reference.
+
 The notebook plays `HADARA_NOTEBOOK_GAMES` deals per combination (default 1,000; 40 combinations,
 so 40,000 games and about a minute on two cores). That is enough to see large effects;
-for the real study run `hadara-sim simulate scenarios/setup-cards.toml` (20,000 deals per
-combination) and `hadara-sim report setup-cards results/setup-cards`.
+for the real study run `hadara-sim simulate scenarios/setup-cards.toml --games 17000` (a 95% CI of
+±1 pp per paired contrast) and `hadara-sim report setup-cards results/setup-cards`.
 """),
     code(SETUP.format(default=1000)),
     code('''
@@ -197,24 +203,27 @@ print(f"{info['games']:,} games, {df.height:,} rows")'''),
     md("""
 ## 1. Win share and score per card and side
 
-`stats.setup_card_balance` keeps the focus seat's rows (the seat that holds the card of its grid
-cell) and estimates, per player count, card and side:
+`stats.setup_card_balance` keeps the focus seat's rows and estimates, per player count, card and
+side:
 
-- `win`: the mean win share, with `win_low`/`win_high` its 95% confidence interval, `n` deals;
-- `p`: a t-test of the win share against the fair share 1/P, and `q` the Benjamini-Hochberg
-  adjusted p-value over the whole table (with 40 cells, a few raw p < 0.05 are expected by chance);
-- `significant`: q < 0.05;
-- `score`: the mean final score, with its interval.
+- `win`: the mean win share, with `win_low`/`win_high` its 95% Wilson interval, `n` deals;
+- `diff` (`diff_low`, `diff_high`): the cell minus the grid mean of the same deal and seat, a paired
+  t-test over deals (`p`), and `q` the Benjamini-Hochberg adjusted p-value over the whole table
+  (with 40 cells, a few raw p < 0.05 are expected by chance);
+- `verdict`: "stronger"/"weaker" (q < 0.05), "fair within ±2 pp" (an equivalence test, TOST,
+  corrected the same way) or "undecided" (neither: more games needed);
+- `needed`: the deals a 95% CI of ±1 pp would need;
+- `score`: the mean final score.
 """),
     code('''
 bal = stats.setup_card_balance(df)
-rounded(bal).select("players", "setup_card", "setup_side", "n", "win", "win_low", "win_high", "fair", "p", "q",
-           "significant", "score")'''),
+rounded(bal).select("players", "setup_card", "setup_side", "n", "win", "win_low", "win_high", "diff", "diff_low",
+                    "diff_high", "q", "verdict", "needed", "score")'''),
     code('''
 display(charts.setup_chart(bal, info))'''),
     md("""
-Cards whose interval lies wholly above or below the dashed fair line, and that survive the
-adjustment, are drawn as stars. The same table in the terminal: `hadara-sim report setup-cards
+Cells whose interval lies wholly above or below the grid mean (the dashed line at 0), and that
+survive the adjustment, are drawn as stars. The same table in the terminal: `hadara-sim report setup-cards
 results/setup-cards`.
 
 ## 2. Side B against side A, deal by deal
@@ -222,7 +231,8 @@ results/setup-cards`.
 Because every combination plays the same deals, side B and side A of one card can be compared on
 identical deals: the paired difference removes the luck of the deal, so it needs far fewer games
 than comparing two independent means. `stats.paired_diff` averages the pairs of each deal and runs
-`scipy.stats.ttest_rel` over deals.
+`scipy.stats.ttest_rel` over deals; `stats.setup_side_contrasts` and `stats.setup_card_contrasts`
+make the B-A and card-against-card tables of the report. By hand, for the win share and the score:
 """),
     code('''
 focus, design = stats.setup_rows(df)
@@ -242,9 +252,10 @@ are all win shares shown here), `score_diff` is in points. An interval that excl
 
 ## 3. Reading the result
 
-- A card far from 1/P at every player count is a balance problem of the card; one that moves with
-  the player count (initiative decides the first player, and turn order matters more with fewer
-  players) is an interaction with the table size.
+- A cell far from the grid mean at every player count is a balance problem of the card; one that
+  moves with the player count (initiative decides the first player, and turn order matters more
+  with fewer players) is an interaction with the table size.
+- "Not significant" is not "fair": only the equivalence verdict says a card is fair within ±2 pp.
 - These results hold for the `balanced` policy on every seat. Stronger or different play can
   change them: rerun with other policies (`policies = [...]` in the scenario) to check.
 - The component values are a reconstruction (see `docs/components.md`): with the printed values,
@@ -260,28 +271,29 @@ PURPLE = [
 **Question:** how much does each purple effect card add to a player's chances and score?
 
 **Design (experiment):** `scenarios/purple-effects.toml` sweeps over `grants`. In each combination
-seat 0 is *given* one purple card (free) at the start of its epoch; the combination `"none"` is
-the control. All granted cards are kept out of the decks in every combination, so all 22
-combinations play exactly the same deals (common random numbers). For each effect, each deal gives
-one pair: seat 0 with the card against seat 0 without it, same deal, same opponents. The paired
-difference is the card's causal effect, for these policies.
+one seat, rotating with the deal (game number mod players), is *given* one purple card (free) at
+the start of its epoch; the combination `"none"` is the control. The granted card is kept out of
+that combination's decks and every other card keeps its place, so all 43 combinations play the
+same deals but for the granted card (common random numbers). For each card, each deal gives one
+pair: the seat with the card against the same seat without it, same deal, same opponents. The
+paired difference is the card's causal effect, for these policies.
 
 A granted card is also *one more purple card* (sets for gold medals, the purple discount, its
-points), and that alone is worth a lot. So the sweep also grants a **placebo** in each epoch: a
-plain purple card without an effect (`I-P-07`, `II-P-07`, `III-P-07`). Comparing an effect card
-with the placebo of its epoch, deal by deal, asks whether the effect card beats a typical plain
-purple card of its epoch (section 2): both add a purple card; the plain one brings its own tracks
-and points instead of an effect.
+points), and that alone is worth a lot. So the sweep also grants every **plain purple card**
+(no effect) of each epoch, by card id: the placebos. Comparing an effect card with the mean of the
+plain cards of its epoch, deal by deal, asks whether the effect card beats a typical plain purple
+card (section 2); the spread among the plain cards shows how much a plain card's own tracks and
+points matter.
 
 **Contrast (observational):** in ordinary games, players who end up owning an effect can be
 compared with those who do not. That difference mixes the card's value with *why* it was taken and
 kept, so it is not the card's effect. Section 3 shows both side by side.
 
-The notebook plays `HADARA_NOTEBOOK_GAMES` deals per combination (default 1,500: 33,000
-3-player advanced games, about a minute on two cores). For the real study: `hadara-sim simulate
+The notebook plays `HADARA_NOTEBOOK_GAMES` deals per combination (default 800: 34,400 3-player
+advanced games, about a minute on two cores). For the real study: `hadara-sim simulate
 scenarios/purple-effects.toml` then `hadara-sim report purple results/purple-effects`.
 """),
-    code(SETUP.format(default=1500)),
+    code(SETUP.format(default=800)),
     code('''
 scenario = load_scenario(ROOT / "scenarios" / "purple-effects.toml")
 print(scenario.description)
@@ -306,14 +318,18 @@ display(charts.forest_chart(grants, label, info, observational=False))'''),
     md("""
 ## 2. Against a plain purple card of the same epoch
 
-`stats.placebo_effects` pairs each effect grant with the placebo grant of the same epoch, on the
-same deal and seat. Both are one more purple card, so the difference is the effect card against
-a typical plain purple card: its effect against the plain card's tracks and points.
+`stats.placebo_effects` pairs each effect grant with the mean of the plain purple cards of its epoch,
+on the same deal and seat, and lists the grants it refuses as placebos (anything but a plain purple
+card granted in its own epoch). Both are one more purple card, so the difference is the effect card
+against a typical plain purple card. `stats.placebo_spread` shows each plain card against that mean.
 """),
     code('''
-alone = stats.placebo_effects(df)
-rounded(alone).select("grant", "control", "n", "win_diff", "win_low", "win_high", "score_diff", "score_low",
-                      "score_high")'''),
+alone, refused = stats.placebo_effects(df)
+print("refused as placebos:", refused or "none")
+rounded(alone).select("grant", "control", "n", "win_diff", "win_low", "win_high", "win_q", "win_verdict",
+                      "score_diff")'''),
+    code('''
+rounded(stats.placebo_spread(df)).select("grant", "epoch", "n", "win_diff", "win_low", "win_high", "score_diff")'''),
     md("""
 ## 3. The same test by hand, for one effect
 
@@ -361,7 +377,8 @@ observational run is basic-game, cards bought during play: the questions differ 
 
 - Win shares are shown in percent and `win_diff` in percentage points; a fair 3-player seat wins 33.3%.
 - An interval that excludes 0 is an effect at the 5% level; with 18 effects, about one may do so
-  by chance alone, so weigh small p-values with the size of the effect.
+  by chance alone: the report marks only rows that survive the Benjamini-Hochberg correction
+  (`win_q` < 0.05) and says "fair within ±2 pp" only when an equivalence test shows it.
 - A free card is worth more than a bought one: the experiment measures the card's value, not the
   value of the decision to buy it at its price.
 """),

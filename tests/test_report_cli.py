@@ -14,7 +14,7 @@ from hadara_sim.results import SCHEMA
 import report_data as R
 
 runner = CliRunner()
-COMMANDS = ["winrate", "breakdown", "setup-cards", "purple", "trajectory", "summary"]
+COMMANDS = ["winrate", "breakdown", "setup-cards", "purple", "trajectory", "seats", "ratings", "summary"]
 
 
 def run(*args):
@@ -145,8 +145,10 @@ def test_every_command_on_a_real_run(real_run, tmp_path, command):
         text = (tmp_path / "summary.html").read_text()
         assert text.count("data:image/png;base64,") >= 6 and "tiny-grants" in text
         for heading in ("Win rate by policy", "Score breakdown", "Setup cards", "Purple effects",
-                        "Score trajectory"):
+                        "Score trajectory", "Seats and turn order", "Policy ratings", "Bradley-Terry"):
             assert heading in text
+    elif command == "ratings":
+        assert "Bradley-Terry" in result.output and "Head to head" in result.output
     else:
         charts_in(tmp_path)
     if command == "purple":
@@ -218,3 +220,11 @@ def test_summary_skips_what_does_not_apply(tmp_path):
     assert "Score trajectory" in text
     result = run("report", "purple", results)
     assert result.exit_code == 2 and "no control" in result.output
+
+
+def test_margin_sets_the_equivalence_verdict(four, tmp_path):
+    result = run("report", "winrate", four, "--out", tmp_path, "--margin", "5")
+    assert result.exit_code == 0, result.output
+    assert "±5 pp" in result.output and "Benjamini-Hochberg" in result.output
+    bad = run("report", "winrate", four, "--out", tmp_path, "--margin", "0")
+    assert bad.exit_code == 2 and "margin" in bad.output

@@ -1,7 +1,8 @@
 """The report statistics against hand computations on tiny hand-made datasets (tests/report_data.py).
 
-The intervals are recomputed here with the textbook formula mean ± t(0.975, n-1) * sd / sqrt(n),
-so these tests check that the library calls scipy the right way (and on the right unit: deals)."""
+Intervals of means are recomputed here with the textbook formula mean ± t(0.975, n-1) * sd / sqrt(n)
+and those of rates with Wilson's (statsmodels), so these tests check that the library is called
+the right way (and on the right unit: deals)."""
 
 import json
 import math
@@ -10,6 +11,7 @@ import numpy as np
 import polars as pl
 import pytest
 from scipy import stats as sps
+from statsmodels.stats.proportion import proportion_confint
 
 from hadara_sim.report import ReportError, stats
 
@@ -20,6 +22,10 @@ def t_interval(x):
     x = np.asarray(x, dtype=float)
     half = sps.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x))
     return x.mean() - half, x.mean() + half
+
+
+def wilson(count, n):
+    return proportion_confint(count, n, alpha=0.05, method="wilson")
 
 
 def row(df: pl.DataFrame, **key) -> dict:
@@ -38,17 +44,32 @@ def test_win_rate_by_policy_matches_hand_computation():
     a, b = row(out, policy_label="A"), row(out, policy_label="B")
     assert (a["n"], a["rows"], b["n"]) == (4, 4, 4)
     assert a["mean"] == pytest.approx(0.625) and b["mean"] == pytest.approx(0.375)
-    # the t interval, cut at the bounds of a rate
-    low, high = t_interval([1, 0, 0.5, 1])
-    assert low < 0 and high > 1
-    assert (a["ci_low"], a["ci_high"]) == (0.0, 1.0)
-    low, high = t_interval([0, 1, 0.5, 0])
-    assert (b["ci_low"], b["ci_high"]) == pytest.approx((max(0.0, low), min(1.0, high)))
+    # Wilson's interval of 2.5 wins in 4 seats (one seat per deal: no clustering to correct for)
+    assert (a["ci_low"], a["ci_high"]) == pytest.approx(wilson(2.5, 4))
+    assert (b["ci_low"], b["ci_high"]) == pytest.approx(wilson(1.5, 4))
     assert a["fair"] == pytest.approx(0.5) and a["diff"] == pytest.approx(0.125)
-    # p of the one-sample t-test of A's win shares against 1/2, by hand
-    x = np.array([1, 0, 0.5, 1])
-    t = (x.mean() - 0.5) / (x.std(ddof=1) / 2)
-    assert a["p"] == pytest.approx(2 * sps.t.sf(abs(t), 3))
+    # p of the score test against 1/2, by hand: z = (p - 1/2) / sqrt(1/2 * 1/2 / n)
+    z = (0.625 - 0.5) / math.sqrt(0.25 / 4)
+    assert a["p"] == pytest.approx(2 * sps.norm.sf(z))
+
+
+def test_zero_wins_of_200_has_an_upper_end_above_one_percent():
+    rows = [dict(game=g, seat=0, players=2, win_share=0.0, policy_label="weak") for g in range(200)]
+    r = stats.win_rates(R.frame(rows), ["policy_label"]).to_dicts()[0]
+    assert r["mean"] == 0 and r["ci_low"] == pytest.approx(0, abs=1e-12) and r["ci_high"] > 0.01
+    assert r["ci_high"] == pytest.approx(wilson(0, 200)[1])  # 1.9 %
+    assert r["p"] < 1e-6  # and the test against 1/2 still works at the edge
+
+
+def test_rows_of_one_deal_widen_the_interval_by_the_design_effect():
+    """One deal played under two combinations with the same outcome: 200 rows carry the
+    information of 100 deals, so the interval is Wilson's for 50 of 100 (99: the deal means'
+    variance has n - 1 degrees of freedom), not 100 of 200."""
+    rows = [dict(game=g, seat=0, combo=c, players=2, win_share=float(g % 2), policy_label="p")
+            for g in range(100) for c in (0, 1)]
+    r = stats.win_rates(R.frame(rows), ["policy_label"]).to_dicts()[0]
+    assert (r["n"], r["rows"]) == (100, 200)
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(49.5, 99))
 
 
 def test_win_rate_by_seat_and_aliases():
@@ -65,12 +86,13 @@ def test_win_rate_by_seat_and_aliases():
 
 def test_rows_of_one_deal_are_averaged_before_the_test():
     """All seats of a 2-player game together always take exactly 1/2 on average: the deal means
-    have no spread, so the interval is the point and n counts deals, not seats."""
+    have no spread, so n counts deals, not seats, and the interval falls back to the seats'
+    binomial one (never of zero width)."""
     out = stats.win_rates(R.four_games(), ["players"])
     r = out.to_dicts()[0]
     assert (r["n"], r["rows"]) == (4, 8)
     assert r["mean"] == pytest.approx(0.5)
-    assert (r["ci_low"], r["ci_high"]) == pytest.approx((0.5, 0.5))
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(4, 8))
 
 
 # --- breakdown --------------------------------------------------------------------------------
@@ -106,11 +128,10 @@ def test_running_scores_and_leader_wins():
     # epoch I leaders: seat 0 (won), seat 1 (lost), both (tied at the end: 1/2 + 1/2), seat 0 (lost)
     assert e1["n"] == 4 and e1["mean"] == pytest.approx(0.5)
     assert e1["fair"] == pytest.approx((0.5 + 0.5 + 1 + 0.5) / 4)  # chance: leaders / players
-    assert (e1["ci_low"], e1["ci_high"]) == (0.0, 1.0)  # the t interval [-0.42, 1.42], cut at the bounds
+    assert (e1["ci_low"], e1["ci_high"]) == pytest.approx(wilson(2, 4))
     # epoch II leaders: seat 0 (won), seat 0 (won), seat 0 (tie: 1/2), seat 1 (won)
     assert e2["mean"] == pytest.approx(0.875)
-    low, high = t_interval([1, 1, 0.5, 1])
-    assert (e2["ci_low"], e2["ci_high"]) == pytest.approx((max(0.0, low), min(1.0, high)))
+    assert (e2["ci_low"], e2["ci_high"]) == pytest.approx(wilson(3.5, 4))
 
 
 # --- purple effects ---------------------------------------------------------------------------
@@ -187,11 +208,13 @@ def test_setup_card_balance_marks_significant_cards():
     assert strong["significant"] and weak["significant"]
     b1 = row(out, setup_card=1, setup_side="B")
     assert b1["win"] == pytest.approx(0.5) and not b1["significant"]
-    assert (b1["win_low"], b1["win_high"]) == pytest.approx(t_interval([float((g % 2)) for g in range(10, 20)]))
+    assert (b1["win_low"], b1["win_high"]) == pytest.approx(wilson(5, 10))
     assert b1["score"] == pytest.approx(105.0)
     ps = out["p"].to_numpy()
     ok = np.isfinite(ps)
     assert out["q"].to_numpy()[ok] == pytest.approx(sps.false_discovery_control(ps[ok]))
+    # 10 deals are too few to call anything fair within ±2 pp
+    assert b1["verdict"] == "undecided" and strong["verdict"] == "stronger" and weak["verdict"] == "weaker"
 
 
 def test_setup_grid_uses_the_focus_seat_only():
@@ -208,6 +231,11 @@ def test_setup_grid_uses_the_focus_seat_only():
     assert out["design"][0] == "experimental"
     assert sorted(out["setup_card"].to_list()) == [1, 2]  # card 3 (the other seat) is not studied
     assert row(out, setup_card=1)["win"] == 1.0 and row(out, setup_card=2)["win"] == 0.5
+    # paired on the deal against the grid mean (card 1 and card 2 of the same deal)
+    one = row(out, setup_card=1)
+    assert one["vs"] == "grid mean" and one["diff"] == pytest.approx(0.25)
+    grid = [(1 + g % 2) / 2 for g in range(4)]
+    assert (one["diff_low"], one["diff_high"]) == pytest.approx(t_interval([1 - m for m in grid]))
 
 
 # --- bad input --------------------------------------------------------------------------------
@@ -242,12 +270,53 @@ def test_placebo_effects_pair_each_effect_with_the_plain_card_of_its_epoch():
                                  win_share=wins[game] if seat == 0 else 1 - wins[game],
                                  total=totals[game] if seat == 0 else 105))
     df = R.frame(rows, combos)
-    out = stats.placebo_effects(df)
+    out, refused = stats.placebo_effects(df)
     assert out["grant"].to_list() == ["sell_bonus"]  # only effects are compared, with their epoch's placebo
+    assert refused == []
     sell = row(out, grant="sell_bonus")
-    assert sell["control"] == "I-P-07" and sell["epoch"] == 1 and sell["n"] == 4
+    assert sell["control"] == "mean of 1 plain epoch 1 cards" and sell["epoch"] == 1 and sell["n"] == 4
     d = np.array(R.SELL_WIN) - np.array(placebo_win)
     assert sell["win_diff"] == pytest.approx(d.mean())
     assert (sell["win_low"], sell["win_high"]) == pytest.approx(t_interval(d))
     assert sell["score_diff"] == pytest.approx(np.mean(np.array(R.SELL_TOTAL) - placebo_total))
-    assert stats.placebo_effects(R.grant_sweep()[0]) is None  # no placebo in the sweep
+    assert stats.placebo_effects(R.grant_sweep()[0]) == (None, [])  # no placebo in the sweep
+
+
+def _placebo_sweep(grants: dict[str, tuple[str, int, list[float]]]) -> pl.DataFrame:
+    """Seat 0 of 6 deals granted each card: value -> (card id, epoch, win shares); 'none' first."""
+    combos = [{"index": i, "sweep": {"grants": v}} for i, v in enumerate(["none", *grants])]
+    rows = []
+    for combo in combos:
+        value = combo["sweep"]["grants"]
+        card, epoch, wins = grants.get(value, (None, 0, [0.5] * 6))
+        for game in range(6):
+            for seat in range(2):
+                rows.append(dict(game=game, seat=seat, players=2, advanced=True, combo=combo["index"],
+                                 sweep=json.dumps(combo["sweep"]), policy_label="p",
+                                 granted=card if seat == 0 else None,
+                                 granted_epoch=epoch if card and seat == 0 else 0,
+                                 win_share=wins[game] if seat == 0 else 1 - wins[game], total=100))
+    return R.frame(rows, combos)
+
+
+def test_placebo_is_the_mean_of_every_plain_card_and_others_are_refused():
+    a, b = [1, 0, 1, 0, 1, 0], [1, 1, 1, 0, 0, 0]
+    df = _placebo_sweep({"I-P-07": ("I-P-07", 1, a), "I-P-08": ("I-P-08", 1, b),
+                         "sell_bonus": ("I-P-01", 1, [1.0] * 6),
+                         "I-Y-01": ("I-Y-01", 1, [1.0] * 6),          # a yellow card
+                         "II-P-07": ("II-P-07", 3, [1.0] * 6),        # plain purple, wrong epoch
+                         "colony_bounty": ("II-P-01", 2, [1.0] * 6)})  # an effect: not a placebo
+    out, refused = stats.placebo_effects(df)
+    sell = row(out, grant="sell_bonus")
+    mean = (np.array(a) + np.array(b)) / 2
+    assert sell["control"] == "mean of 2 plain epoch 1 cards"
+    assert sell["win_diff"] == pytest.approx(np.mean(1 - mean))
+    assert "colony_bounty" not in out["grant"].to_list()  # no plain epoch II card to compare with
+    assert len(refused) == 2
+    assert any("I-Y-01 is a yellow card" in r for r in refused)
+    assert any("II-P-07 is an epoch 2 card granted at the start of epoch 3" in r for r in refused)
+    spread = stats.placebo_spread(df)
+    assert sorted(spread["grant"].to_list()) == ["I-P-07", "I-P-08"]
+    # the run's component set is used when given; an unreadable one falls back to the shipped set
+    assert stats.placebo_effects(df, "/no/such/components")[1] == refused
+    assert row(spread, grant="I-P-07")["win_diff"] == pytest.approx(np.mean(np.array(a) - mean))

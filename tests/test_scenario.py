@@ -55,10 +55,13 @@ def test_shipped_scenarios_shapes():
     assert all(c.advanced for c in setup.combinations)
     purple = load_scenario(ROOT / "scenarios/purple-effects.toml")
     granted = [tuple(g.effect for g in c.config.grants) for c in purple.combinations]
-    # the control, a plain purple card (placebo) per epoch, then the 18 effect cards
-    assert granted[0] == () and granted[1:4] == [(None,)] * 3 and len(granted) == 22
-    assert {g[0] for g in granted[4:]} == set(EFFECT_IDS)
-    assert all(c.exclude == purple.combinations[0].exclude for c in purple.combinations)  # same deals
+    # the control, every plain purple card (placebo) of each epoch, then the 18 effect cards
+    assert granted[0] == () and granted[1:25] == [(None,)] * 24 and len(granted) == 43
+    assert {g[0] for g in granted[25:]} == set(EFFECT_IDS)
+    # each combination keeps only its own granted card out of the decks, and the seat rotates
+    assert purple.combinations[0].exclude == ()
+    assert all(len(c.exclude) == 1 for c in purple.combinations[1:])
+    assert all(g.seat == "rotate" for c in purple.combinations for g in c.config.grants)
     tournament = load_scenario(ROOT / "scenarios/tournament.toml")
     names = [p.policy for p in tournament.combinations[0].config.policies]
     assert set(names) == set(available_policies())  # every built-in
@@ -68,13 +71,14 @@ def test_shipped_scenarios_shapes():
 
 # --- parsing ----------------------------------------------------------------------------------
 
+@pytest.mark.filterwarnings("ignore::hadara_sim.scenario.DesignWarning")  # [[seats]] with two policies
 def test_defaults_and_forms(tmp_path):
     sc = load_scenario(write(tmp_path, """
         policies = ["greedy"]
     """))
     assert (sc.name, sc.games, sc.seed, sc.chunk) == ("s", 10000, 0, 2000)
     config = sc.combinations[0].config
-    assert (config.players, config.advanced, config.assignment) == (4, False, "fixed")
+    assert (config.players, config.advanced, config.assignment) == (4, False, "rotated")
     sc = load_scenario(write(tmp_path, """
         players = 2
         game = "advanced"
@@ -128,15 +132,15 @@ def test_grid_and_permutations(tmp_path):
     assert all(c.arrangement is not None for c in sc.combinations)
 
 
-def test_grants_exclusion_shared_by_all_combinations(tmp_path):
+def test_each_combination_keeps_its_own_grants_out(tmp_path):
     sc = load_scenario(write(tmp_path, """
         policies = ["greedy"]
         [sweep]
         grants = ["none", "sell_bonus", {card = "II-P-01", seat = "rotate", epoch = 3}]
     """))
     c = sc.components
-    expected = tuple(sorted([c.effect_card["sell_bonus"], c.card_index["II-P-01"]]))
-    assert all(combo.exclude == expected for combo in sc.combinations)
+    assert [combo.exclude for combo in sc.combinations] == [
+        (), (c.effect_card["sell_bonus"],), (c.card_index["II-P-01"],)]
     grant = sc.combinations[2].config.grants[0]
     assert (grant.card, grant.effect, grant.epoch, grant.seat) == ("II-P-01", "colony_bounty", 3, "rotate")
 
@@ -179,7 +183,7 @@ def test_nested_unknown_key_and_line(tmp_path):
     ('policies = ["greedy", "gredy"]', 1, "policies[1].policy", "Available: "),
     ('[[seats]]\npolicy = "greedy"\n[seats.params]\ncoinz = 1', 3, "seats[0].params", "coinz"),
     ('policies = ["greedy"]\ngame = "expert"', 2, "game", '"basic", "advanced"'),
-    ('policies = ["greedy", "random"]\nplayers = 3', 1, "policies", "one policy per seat"),
+    ('policies = ["greedy", "random"]\nplayers = 3\nassignment = "fixed"', 1, "policies", "one policy per seat"),
     ('policies = ["greedy"]\n[setup]\nsides = ["A", "B", "A", "A"]', 3, "setup.sides", "advanced"),
     ('policies = ["greedy"]\n[setup]\ncards = [1, 1, 2, 3]', 3, "setup.cards", "repeats"),
     ('policies = ["greedy"]\n[board]\ncolour_order = ["red"]', 3, "board.colour_order", "5 colours"),
@@ -231,9 +235,11 @@ def test_sweep_value_problem_points_at_the_value(tmp_path):
     assert (p.line, p.field) == (5, "players") and p.message.startswith("with players = 9: ")
 
 
+@pytest.mark.filterwarnings("ignore::hadara_sim.scenario.DesignWarning")
 def test_problem_in_some_combinations_names_them(tmp_path):
     p = one(tmp_path, """
         policies = ["greedy", "random"]
+        assignment = "fixed"
         [sweep]
         players = [2, 3]
     """)

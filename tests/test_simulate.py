@@ -218,14 +218,14 @@ games = 40
 chunk = 20
 seed = 9
 [sweep]
-grants = ["none", {card = "set_collector", epoch = 3}, {card = "sell_bonus", seat = "rotate"}]
+grants = ["none", {card = "set_collector", epoch = 3, seat = 0}, {card = "sell_bonus"}]
 """
 
 
 def test_grant_sweep_plays_the_same_deals(tmp_path):
     df = hadara_sim.simulate(parse_scenario(GRANTS), jobs=1)
     assert df["sweep_grants"].unique(maintain_order=True).to_list() == [
-        "none", '{"card": "set_collector", "epoch": 3}', '{"card": "sell_bonus", "seat": "rotate"}']
+        "none", '{"card": "set_collector", "epoch": 3, "seat": 0}', '{"card": "sell_bonus"}']
     control = df.filter(pl.col("combo") == 0)
     late = df.filter(pl.col("combo") == 1)
     rotate = df.filter(pl.col("combo") == 2)
@@ -241,9 +241,11 @@ def test_grant_sweep_plays_the_same_deals(tmp_path):
     assert late.filter(pl.col("seat") == 0)["granted"].to_list() == ["III-P-02"] * 40
     assert late.filter(pl.col("seat") != 0)["granted"].null_count() == 120
     assert (late.filter(pl.col("seat") != 0)["set_collector_points"] == 0).all()
-    assert (control["effect_set_collector"] == 0).all()
+    assert (late.filter(pl.col("seat") != 0)["effect_set_collector"] == 0).all()
+    # the control keeps the card in its deck (deals differ by the granted card alone): drafted there
+    assert (control["effect_set_collector"] > 0).any()
     assert (late.filter(pl.col("seat") == 0)["total"] != control.filter(pl.col("seat") == 0)["total"]).any()
-    # seat = "rotate": game g's seat g mod 4 receives it
+    # the default seat = "rotate": game g's seat g mod 4 receives it
     owner = rotate.filter(pl.col("granted") == "I-P-01")
     assert owner.height == 40 and (owner["seat"] == owner["game"] % 4).all()
     assert (owner["granted_epoch"] == 1).all()
@@ -348,3 +350,21 @@ def test_changed_policy_defaults_are_not_resumed_into_an_old_run(tmp_path, monke
     monkeypatch.setattr(Greedy, "params", {**Greedy.params, "coin": 0.9})
     with pytest.raises(RunError, match="policy_settings"):
         simulate({**scenario, "games": 40}, out=tmp_path / "run", jobs=1)
+
+
+def test_closing_table_keeps_combinations_and_seats_apart():
+    """One policy on every seat of a grant sweep: one row per combination and seat, never pooled."""
+    from rich.console import Console
+
+    from hadara_sim.cli.simulate import win_table
+
+    df = hadara_sim.simulate(parse_scenario(
+        'players = 2\npolicies = ["greedy"]\ngames = 30\nchunk = 30\n[sweep]\ngrants = ["none", "sell_bonus"]\n'),
+        jobs=1)
+    console = Console(width=200, record=True)
+    console.print(win_table(df, "t"))
+    text = console.export_text()
+    assert "win rate per seat and combination" in text
+    rows = [line for line in text.splitlines() if '"sell_bonus"' in line or "none" in line]
+    assert len(rows) == 4  # 2 combinations x 2 seats
+    assert "%" in rows[0] and "[" in rows[0]

@@ -10,9 +10,10 @@ import typer
 from rich.progress import Progress
 
 from ..ladder import ladder as run_ladder
+from ..ladder import ladder_ratings
 from ..registry import PolicyNotFound, available_policies, resolve_policy
-from .common import (COMPONENTS_OPTION, split_specs, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit,
-                     fail)
+from .common import (COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit,
+                     fail, split_specs)
 
 app = typer.Typer(help="List, inspect and rank policies (built-ins, entry points, your own).",
                   no_args_is_help=True)
@@ -87,7 +88,7 @@ def ladder(
     components: Optional[Path] = COMPONENTS_OPTION,
     fmt: str = FORMAT_OPTION,
 ):
-    """Rank policies head to head, with 95% confidence intervals.
+    """Rank policies head to head, with 95% confidence intervals and Bradley-Terry ratings.
 
     Each policy plays each other on the same deals with seats rotated; the table gives the share
     of the wins that went to the row policy (50 = even) and its mean total in the games it won.
@@ -113,8 +114,9 @@ def ladder(
         sub = frame.filter(frame["players"] == p)
         table = Grid(f"{p} players: % of the wins that went to the row policy against the column policy, "
                      f"± half its 95% CI ({games} games per pair)", ["", *names, "mean", "win pts"], [],
-                     caption="green: significantly above even, red: significantly below (95%). mean: the row's "
-                             "mean win %. win pts: the row's mean total in the games it won.")
+                     caption="± half the 95% Wilson interval. green: above even, red: below, after Holm "
+                             "correction over the pairs of the player count (q < 0.05). mean: the row's mean win %. "
+                             "win pts: the row's mean total in the games it won.")
         for a in names:
             cells, rates = [], []
             for b in names:
@@ -123,12 +125,19 @@ def ladder(
                     continue
                 row = sub.filter((sub["policy"] == a) & (sub["opponent"] == b)).row(0, named=True)
                 rates.append(row["win_rate"])
-                mark = "[green]" if row["ci_low"] > 0.5 else "[red]" if row["ci_high"] < 0.5 else ""
+                significant = row["q"] < 0.05
+                mark = ("[green]" if row["win_rate"] > 0.5 else "[red]") if significant else ""
                 end = "[/]" if mark else ""
                 half = (row["ci_high"] - row["ci_low"]) / 2
-                cells.append(f"{mark}{100 * row['win_rate']:.0f}±{100 * half:.0f}{end}")
+                digits = 0 if half >= 0.01 else 1  # a half-width under 1 pp is never printed as ±0
+                cells.append(f"{mark}{100 * row['win_rate']:.{digits}f}±{100 * half:.{digits}f}{end}")
             won = sub.filter(sub["policy"] == a)["winning_scores"].explode().drop_nulls()
             table.rows.append([a, *cells, f"{100 * sum(rates) / len(rates):.0f}",
                                f"{won.mean():.0f}" if len(won) else "-"])
         grids.append(table)
+        ratings = ladder_ratings(frame, p)
+        grids.append(Grid(f"{p} players: Bradley-Terry ratings (log-odds against the average policy, 95% CI "
+                          "clustered on the deal)", ["policy", "rating", "95% CI"],
+                          [[r["policy"], f"{r['rating']:+.2f}", f"[{r['low']:+.2f}, {r['high']:+.2f}]"]
+                           for r in ratings.iter_rows(named=True)], data=ratings))
     emit(grids, fmt)

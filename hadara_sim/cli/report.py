@@ -23,8 +23,12 @@ TABLES = FORMAT_OPTION
 OPTIONAL = ("p", "q (BH)", "fair 1/P", "chance", "rows")
 BY = typer.Option(None, "--by", "-b", help="Group by: policy, seat, setup (card and side), players, or any "
                                            "column / swept key (repeat or comma-separate to combine). "
-                                           "Default: policy (and players when the dataset mixes several).",
+                                           "Default: policy, per player count and swept key (a setup grid "
+                                           "and grants have their own reports); titles name what is pooled.",
                   show_default=False)
+MARGIN = typer.Option(2.0, "--margin", "-m", min=0.01, max=50.0,
+                      help="Equivalence margin in percentage points: a difference shown to lie within ±MARGIN "
+                           "(TOST) is called 'fair within ±MARGIN pp'.")
 
 
 def _load(results: Path):
@@ -111,18 +115,18 @@ def _by(df, by: Optional[list[str]]) -> list[str]:
     if by and "combination" in df.columns:  # the combination's name rather than its number
         by = [",".join("combination" if p.strip() == "combo" else p for p in item.split(",")) for item in by]
     try:
-        return stats.resolve_by(df, by) if by else stats.default_by(df)
+        return stats.resolve_by(df, by) if by else stats.default_by(df, sweeps=True)
     except ReportError as err:
         fail(str(err))
 
 
 @app.command()
 def winrate(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Optional[Path] = OUT,
-            fmt: str = FORMAT, tables: str = TABLES):
+            fmt: str = FORMAT, tables: str = TABLES, margin: float = MARGIN):
     """Win share per group with its 95% CI and sample size, against the fair share 1/P."""
     from ..report import sections
 
-    _run(results, out, fmt, lambda df, info: sections.winrate(df, info, _by(df, by)), tables)
+    _run(results, out, fmt, lambda df, info: sections.winrate(df, info, _by(df, by), margin / 100), tables)
 
 
 @app.command()
@@ -136,22 +140,44 @@ def breakdown(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Option
 
 
 @app.command("setup-cards")
-def setup_cards(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES):
-    """Win share and mean score per setup card (initiative) and side, per player count, with the
-    cards that differ significantly from the fair share 1/P marked."""
+def setup_cards(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES,
+                margin: float = MARGIN):
+    """Setup-card balance: in a setup grid each card and side against the grid mean of the same
+    deal and seat, side B against side A and card against card, all paired on the deal, with
+    verdicts; otherwise win share against 1/P (observational)."""
     from ..report import sections
 
-    _run(results, out, fmt, sections.setup_cards, tables)
+    _run(results, out, fmt, lambda df, info: sections.setup_cards(df, info, margin / 100), tables)
 
 
 @app.command()
-def purple(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES):
+def seats(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES,
+                margin: float = MARGIN):
+    """Seat and turn-order effects: win share by seat and of the first player of each epoch, per
+    player count and combination, against 1/P (run scenarios/seats.toml for a clean measurement)."""
+    from ..report import sections
+
+    _run(results, out, fmt, lambda df, info: sections.seats(df, info, margin / 100), tables)
+
+
+@app.command()
+def ratings(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES):
+    """Policy ratings: Bradley-Terry ratings with deal-clustered CIs, win share, finishing position,
+    tie rate and the head-to-head matrix (datasets with two or more policies)."""
+    from ..report import sections
+
+    _run(results, out, fmt, sections.ratings, tables)
+
+
+@app.command()
+def purple(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES,
+                margin: float = MARGIN):
     """What each purple effect is worth: paired differences from a grant sweep (experiment), and
     owners against the other seats of their game (observational)."""
     from ..report import sections
 
     def build(df, info):
-        section = sections.purple(df, info)
+        section = sections.purple(df, info, margin / 100)
         if not section.tables:
             from ..report import ReportError
 
@@ -172,7 +198,7 @@ def trajectory(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Optio
 
 
 @app.command()
-def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT):
+def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, margin: float = MARGIN):
     """Every report that applies to the dataset in one self-contained HTML file (charts embedded)."""
     import matplotlib
 
@@ -184,7 +210,7 @@ def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMA
     df, info = _load(results)
     with console.status("writing the summary report"):
         try:
-            path = write_summary(df, info, out, fmt)
+            path = write_summary(df, info, out, fmt, margin / 100)
         except ReportError as err:
             fail(str(err))
         except OSError as err:

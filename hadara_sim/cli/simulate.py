@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from pathlib import Path
 from typing import Optional
 
@@ -12,7 +13,7 @@ from ..policy import IllegalChoice
 from ..process import Terminated, sigterm_as_interrupt
 from ..results import ResultsError, our_parts, scan_results
 from ..runner import BACKENDS, RunError, RunFailed, check_scheduler, plan_chunks, run
-from ..scenario import ScenarioError, load_scenario
+from ..scenario import DesignWarning, ScenarioError, load_scenario
 from .common import FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit, fail
 from .limits import jobs_or_exit, resume_command
 
@@ -63,13 +64,17 @@ def simulate(
     try:
         if components is not None:
             components_or_exit(components)
-        sc = load_scenario(scenario, components=components).with_overrides(games=games, seed=seed)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", DesignWarning)
+            sc = load_scenario(scenario, components=components).with_overrides(games=games, seed=seed)
     except KeyboardInterrupt:
         console.print("\n[yellow]interrupted[/] before anything was written", highlight=False)
         raise typer.Exit(130)
     except ScenarioError as err:
         fail(escape(f"the scenario is not valid ({len(err.problems)} problem{'s' * (len(err.problems) > 1)}):\n"
                     + "\n".join(f"  {p}" for p in err.problems)))
+    for w in dict.fromkeys(str(w.message) for w in caught):
+        console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
     out = out if out is not None else Path("results") / sc.name
     chunks = plan_chunks(sc)
     if not quiet:
@@ -133,31 +138,35 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool) -> None:
 
 
 def win_table(results, title: str, limit: int = 40) -> Grid:
-    """Win rate per policy (and sweep cell) with its sample size and a 95% interval, from a
-    LazyFrame or DataFrame of results (aggregated without loading every row)."""
+    """Win rate per combination and policy (per seat when one policy plays every seat), with its
+    sample size and a 95% Wilson interval, from a LazyFrame or DataFrame of results (aggregated
+    without loading every row). Nothing is pooled over the combinations of a sweep."""
     import polars as pl
+    from statsmodels.stats.proportion import proportion_confint
 
     lf = results.lazy()
     several = lf.select(pl.col("sweep").n_unique()).collect().item() > 1
-    keys = ["sweep", "policy_label"] if several else ["policy_label"]
+    one_policy = lf.select(pl.col("policy_label").n_unique()).collect().item() == 1
+    who = "seat" if one_policy else "policy_label"
+    keys = ["sweep", who] if several else [who]
     stats = (lf.select([*keys, "win_share", "players", "total"])
              .group_by(keys)
-             .agg(n=pl.len(), win=pl.col("win_share").mean(), sd=pl.col("win_share").std(),
+             .agg(n=pl.len(), wins=pl.col("win_share").sum(),
                   share=(1 / pl.col("players")).mean(), total=pl.col("total").mean())
              .sort(keys)
              .collect())
-    table = Grid(f"{title}: win rate per seat played (fair share = 1 / players)",
-                 [*(["combination"] if several else []), "policy", "seats played", "win rate", "95% interval",
-                  "fair share", "mean total"], [],
-                 caption="a quick look (normal interval over seats); hadara-sim report winrate pairs seats of "
-                         "a deal and gives the careful figures")
+    table = Grid(f"{title}: win rate per {'seat' if one_policy else 'policy'}"
+                 f"{' and combination' if several else ''} (fair share = 1 / players)",
+                 [*(["combination"] if several else []), "seat" if one_policy else "policy", "seats played",
+                  "win rate", "95% CI", "fair share", "mean total"], [])
     for row in stats.head(limit).iter_rows(named=True):
-        half = 1.96 * (row["sd"] or 0.0) / max(row["n"], 1) ** 0.5
+        low, high = proportion_confint(row["wins"], row["n"], method="wilson")
         cells = [row["sweep"]] if several else []
-        cells += [row["policy_label"], f"{row['n']:,}", f"{100 * row['win']:.1f}%",
-                  f"[{100 * (row['win'] - half):.1f}, {100 * (row['win'] + half):.1f}]", f"{100 * row['share']:.1f}%",
-                  f"{row['total']:.1f}"]
+        cells += [str(row[who]), f"{row['n']:,}", f"{100 * row['wins'] / row['n']:.1f}%",
+                  f"[{100 * low:.1f}, {100 * high:.1f}]", f"{100 * row['share']:.1f}%", f"{row['total']:.1f}"]
         table.rows.append(cells)
+    caption = "a first look (Wilson CI over seats); `hadara-sim report` gives the paired, deal-clustered analysis"
     if len(stats) > limit:
-        table.caption += f"; first {limit} of {len(stats)} rows"
+        caption = f"first {limit} of {len(stats)} rows; " + caption
+    table.caption = caption
     return table

@@ -1,7 +1,10 @@
-"""Reports over a results dataset: win rates, score breakdowns, setup-card and purple-effect
-balance, score trajectories, each with sample sizes and 95% confidence intervals.
+"""Reports over a results dataset: win rates, seats, policy ratings, score breakdowns, setup-card
+and purple-effect balance, score trajectories, each with sample sizes, 95% confidence intervals,
+corrected marks and verdicts.
 
 - `stats`: pure functions from a results DataFrame to DataFrames of estimates (use them in notebooks);
+- `inference`: the intervals, corrections, equivalence tests and sample sizes (statsmodels);
+- `ratings`: head-to-head matrices and Bradley-Terry ratings;
 - `charts`: matplotlib figures of those estimates;
 - `sections`: estimates + tables + charts per report, as the command line and the summary use them;
 - `html`: the self-contained HTML summary.
@@ -15,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from . import charts, html, sections, stats
+from . import charts, html, inference, ratings, sections, stats
 from .stats import ReportError, dataset_info
 
 
@@ -31,13 +34,13 @@ def load_dataset(path) -> tuple["pl.DataFrame", dict]:  # noqa: F821
     return with_combination_labels(df, meta), dataset_info(df, meta)
 
 
-def write_summary(df, info: dict, out, fmt: str = "png") -> Path:
+def write_summary(df, info: dict, out, fmt: str = "png", margin: float = inference.MARGIN) -> Path:
     """Every report that applies to `df` in one HTML file `out` (a file path or a directory, where
-    it is written as summary.html)."""
+    it is written as summary.html); `margin` is the equivalence margin of the verdicts."""
     out = Path(out)
     if out.suffix.lower() != ".html":
         out = out / "summary.html"
-    secs, notes = sections.summary_sections(df, info)
+    secs, notes = sections.summary_sections(df, info, margin)
     try:
         return html.write(out, secs, info, notes, fmt)
     finally:
@@ -46,4 +49,5 @@ def write_summary(df, info: dict, out, fmt: str = "png") -> Path:
                 fig.clear()
 
 
-__all__ = ["ReportError", "charts", "dataset_info", "html", "load_dataset", "sections", "stats", "write_summary"]
+__all__ = ["ReportError", "charts", "dataset_info", "html", "inference", "load_dataset", "ratings", "sections", "stats",
+           "write_summary"]

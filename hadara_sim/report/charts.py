@@ -22,6 +22,7 @@ from .. import provenance
 from .stats import BONUS_PARTS, PART_LABELS, STACK_ORDER
 
 CI_NOTE = "error bars: 95% CI (t-test over deals)"
+RATE_NOTE = "error bars: 95% Wilson CI (deal-clustered effective sample size)"
 BLUE, ORANGE, GREY, RED = "#1f5f99", "#d9711c", "#8a8a8a", "#b2182b"
 PART_COLOURS = {
     # Colonies in military red, statues in culture blue: never two neighbours of one hue.
@@ -128,7 +129,7 @@ def winrate_chart(stats: pl.DataFrame, label: Label, info: dict, by_text: str) -
     _pct_axis(ax)
     ax.grid(axis="x", alpha=0.3)
     _legend_above(ax, ncol=2)
-    return _finish(fig, f"Win rate by {by_text}", footer(info, "n = deals per group"))
+    return _finish(fig, f"Win rate by {by_text}", footer(info, "n = deals per group", note=RATE_NOTE))
 
 
 # --- score breakdown --------------------------------------------------------------------------
@@ -228,6 +229,7 @@ def setup_chart(bal: pl.DataFrame, info: dict) -> Figure:
     with 95% CIs; the fair share dashed; cards that differ significantly from fair marked."""
     players = sorted(bal["players"].unique().to_list())
     sides = sorted(bal["setup_side"].unique().to_list())
+    paired = bal["design"][0] == "experimental"
     ncol = len(players)
     fig = _figure(max(7.5, 3.3 * ncol + 0.6), 7.2)
     axes = fig.subplots(2, ncol, squeeze=False, sharey="row")
@@ -243,33 +245,39 @@ def setup_chart(bal: pl.DataFrame, info: dict) -> Figure:
                 continue
             x = s["setup_card"].to_numpy() + offset[side]
             c = colours.get(side, GREY)
-            m, err = _err(s["win"], s["win_low"], s["win_high"], 100)
+            if paired:
+                m, err = _err(s["diff"], s["diff_low"], s["diff_high"], 100)
+            else:
+                m, err = _err(s["win"], s["win_low"], s["win_high"], 100)
             sig = s["significant"].to_numpy()
             top.errorbar(x, m, yerr=err, fmt="none", ecolor=c, capsize=3, lw=1.3)
             top.scatter(x[~sig], m[~sig], color="white", edgecolor=c, s=30, zorder=3, lw=1.5)
             top.scatter(x[sig], m[sig], color=c, edgecolor=c, s=70, marker="*", zorder=4)
             ms, errs = _err(s["score"], s["score_low"], s["score_high"])
             bottom.errorbar(x, ms, yerr=errs, fmt="o", color=c, ecolor=c, capsize=3, lw=1.3, markersize=5)
-        top.axhline(100.0 / p, color=GREY, ls="--", lw=1.1)
+        top.axhline(0.0 if paired else 100.0 / p, color=GREY, ls="--", lw=1.1)
         top.set_title(f"{p} players (n ≥ {n:,} per card)", fontsize=10)
         for ax in (top, bottom):
             ax.set_xticks(range(1, 6))
             ax.set_xlim(0.5, 5.5)
             ax.grid(axis="y", alpha=0.3)
         bottom.set_xlabel("setup card (initiative)")
-        _pct_axis(top, "y")
-    axes[0][0].set_ylabel("win share (%)")
+        if not paired:
+            _pct_axis(top, "y")
+    axes[0][0].set_ylabel("win share minus the grid mean of the deal (pp)" if paired else "win share (%)")
     axes[1][0].set_ylabel("mean final score (points)")
     handles = [Line2D([], [], marker="o", ls="", markerfacecolor="white", markeredgecolor=colours.get(s, GREY),
                       label=f"side {s}") for s in sides]
     handles += [Line2D([], [], marker="*", ls="", color=GREY, markersize=10,
-                       label="differs from fair (BH q < 0.05)"),
-                Line2D([], [], color=GREY, ls="--", label="fair share 1/P")]
+                       label="differs from the " + ("grid mean" if paired else "fair share") + " (BH q < 0.05)"),
+                Line2D([], [], color=GREY, ls="--", label="the grid mean" if paired else "fair share 1/P")]
     fig.legend(handles=handles, loc="outside right center", fontsize=8.5)
     design = bal["design"][0]
-    what = ("focus seat of the setup grid (experiment)" if design == "experimental"
-            else "cards as dealt, sides as chosen (observational)")
-    return _finish(fig, "Setup cards: win share and mean score per card and side",
+    what = ("focus seat of the setup grid, rotated over the seats (experiment, paired on the deal)"
+            if design == "experimental" else "cards as dealt, sides as chosen (observational)")
+    title = ("Setup cards: win share against the grid mean of the same deal and seat, and mean score"
+             if paired else "Setup cards: win share and mean score per card and side")
+    return _finish(fig, title,
                    footer(info, what + "; n = deals per card and side"))
 
 
@@ -332,8 +340,8 @@ def forest_chart(tab: pl.DataFrame, label: Label, info: dict, *, observational: 
     else:
         controls = sorted({str(r.get("control", "none")) for r in rows}) or ["none"]
         if placebo:
-            title = "Purple effects, experiment: effect card vs a plain purple card of its epoch"
-            note = f"paired on deal and seat against the plain card of the same epoch ({', '.join(controls)}); n = deals"
+            title = "Purple effects, experiment: effect card vs the plain purple cards of its epoch"
+            note = f"paired on deal and seat against the {'; '.join(controls)}; n = deals"
         else:
             title = "Purple effects, experiment: granted seat vs the same seat in the control"
             note = f"paired on deal and seat against grants = '{controls[0]}'; n = deals"

@@ -82,6 +82,34 @@ def pval(p) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
+def verdict_cell(r: dict, key: str = "verdict") -> str:
+    v = r.get(key) or NA
+    return {"stronger": "▲ stronger", "weaker": "▼ weaker"}.get(v, v)
+
+
+def needed_text(table: pl.DataFrame, column: str = "needed") -> str:
+    """The sample-size hint of a table: deals per row for a 95% CI of ±1 pp."""
+    if column not in table.columns or table.height == 0:
+        return ""
+    values = [v for v in table[column].to_list() if _ok(v)]
+    if not values:
+        return ""
+    return (f"; a 95% CI of ±1 pp needs about {max(values):,.0f} deals per row "
+            f"(statsmodels power; n now {table['n'].min():,})")
+
+
+def verdict_caption(rows: int, margin: float = S.I.MARGIN) -> str:
+    return (f"verdict: ▲/▼ = differs ({S.I.correction_text(rows)}); 'fair within ±{100 * margin:g} pp' = "
+            f"equivalent by TOST (corrected the same way); 'undecided' = neither, more games needed. "
+            "Not significant is never shown as fair")
+
+
+def pooled_title(df: pl.DataFrame, by) -> str:
+    """" (pooled over ...)" when the grouping mixes combinations of the run."""
+    pooled = S.pooled_over(df, by)
+    return f" (pooled over {', '.join(column_name(c) for c in pooled)})" if pooled else ""
+
+
 COLUMN_NAMES = {"policy_label": "policy", "seat": "seat", "players": "players", "setup_card": "setup card",
                 "setup_side": "side", "advanced": "game", "colour_order": "colour order"}
 
@@ -105,6 +133,10 @@ def value_label(col: str, value) -> str:
         return f"side {value}"
     if col == "advanced":
         return "advanced" if value else "basic"
+    if col.startswith("first_player_epoch"):
+        return f"first player in epoch {col[-1]}: " + ("yes" if value else "no")
+    if col == "focus_seat":
+        return f"focus seat {value}"
     return S.fmt_value(value)
 
 
@@ -129,22 +161,35 @@ def _stem(by: Sequence[str]) -> str:
 
 # --- sections ---------------------------------------------------------------------------------
 
-def winrate(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
+def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = S.I.MARGIN) -> Section:
     by = list(by)
-    st = S.win_rates(df, by)
+    st = S.with_verdicts(S.win_rates(df, by, margin), margin=margin)
     label = group_label(by)
     rows = [[label(r), f"{r['n']:,}", f"{r['rows']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]),
-             pct(r["fair"]), pp(r["diff"]), pval(r["p"])] for r in st.to_dicts()]
-    table = Table(f"Win rate by {by_text(by)}",
-                  [by_text(by), "n (deals)", "seats", "win share", "95% CI", "fair 1/P", "vs fair", "p"],
-                  rows, caption="win share: 1 per sole win, 1/k per k-way tie; CI and p: t-test over deals "
-                                "(p against the fair share 1/P)",
-                  marked=[_ok(r["p"]) and r["p"] < S.ALPHA for r in st.to_dicts()], data=st)
+             pct(r["fair"]), pp(r["diff"]), pval(r["p"]), pval(r["q"]), verdict_cell(r)] for r in st.to_dicts()]
+    title = f"Win rate by {by_text(by)}{pooled_title(df, by)}"
+    table = Table(title,
+                  [by_text(by), "n (deals)", "seats", "win share", "95% CI", "fair 1/P", "vs fair", "p", "q",
+                   "verdict"],
+                  rows, caption="win share: 1 per sole win, 1/k per k-way tie; 95% CI: Wilson (statsmodels) on "
+                                "the deal-clustered effective sample size; p: score test against 1/P; "
+                                + verdict_caption(st.height, margin) + needed_text(st),
+                  marked=st["significant"].to_list(), data=st)
     fig = charts.winrate_chart(st, label, info, by_text(by))
-    return Section("winrate", f"Win rate by {by_text(by)}",
+    tables = [table]
+    for key, tab in (S.sweep_contrasts(df, margin) if "policy_label" in by else {}).items():
+        others = [c for c in tab.columns if c.startswith("sweep_") and c != key]
+        extra = group_label(["players", *others])
+        lab = lambda r, k=key, e=extra: f"{column_name(k)} = {value_label(k, r[k])}: {r['policy']} ({e(r)})"  # noqa: E731
+        tables.append(_paired_table(f"Sweep of {column_name(key)}: each value against {column_name(key)} = "
+                                    f"{tab['first'][0]}, per policy (paired on the deal)", "value, policy",
+                                    "win share", "first value", tab, lab, margin))
+    return Section("winrate", title,
                    "The share of wins each group took, with its 95% confidence interval, against the fair "
-                   "share 1/P that a player without an edge would take. Rows marked differ from fair at p < 0.05.",
-                   [table], [(f"winrate-by-{_stem(by)}", fig)])
+                   "share 1/P that a player without an edge would take. Marked rows differ from fair after "
+                   "the table's multiple-comparison correction. A sweep's values are also compared with its "
+                   "first value on the same deals.",
+                   tables, [(f"winrate-by-{_stem(by)}", fig)])
 
 
 def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
@@ -179,42 +224,160 @@ def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
                    "distribution of final totals.", [table], figs)
 
 
-def setup_cards(df: pl.DataFrame, info: dict) -> Section:
-    bal = S.setup_card_balance(df)
+def _paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, label, margin: float) -> Table:
+    """A table of paired differences a - b (`stats.paired_diff` with verdicts), one row per group."""
+    rows = [[label(r), f"{r['n']:,}", pct(r["a"]), pct(r["b"]), pp(r["diff"]), pp_ci(r["low"], r["high"]),
+             pval(r["q"]), verdict_cell(r)] for r in tab.to_dicts()]
+    return Table(title, [first, "n (deals)", a, b, "difference", "95% CI", "q", "verdict"], rows,
+                 caption="paired t-test over deals; " + verdict_caption(tab.height, margin) + needed_text(tab),
+                 marked=tab["significant"].to_list(), data=tab)
+
+
+def setup_cards(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
+    bal = S.setup_card_balance(df, margin)
     design = bal["design"][0]
-    rows, marked = [], []
-    for r in bal.to_dicts():
-        mark = ""
-        if r["significant"]:
-            mark = "▲ strong" if r["diff"] > 0 else "▼ weak"
-        rows.append([str(r["players"]), str(r["setup_card"]), r["setup_side"], f"{r['n']:,}", pct(r["win"]),
-                     pct_ci(r["win_low"], r["win_high"]), pct(r["fair"]), pp(r["diff"]), pval(r["p"]),
-                     pval(r["q"]), mark, num(r["score"]), num_ci(r["score_low"], r["score_high"])])
-        marked.append(bool(r["significant"]))
-    if design == "experimental":
-        intro = ("A setup grid: the focus seat played every setup card on every side, on the same deals, so "
-                 "these are experimental comparisons (only the focus seat's rows are used).")
+    experimental = design == "experimental"
+    others = [c for c in bal.columns if c.startswith("sweep_")]
+    extra = group_label(others)
+    label = lambda r: (f"{r['players']}P {r['setup_card']}{r['setup_side']}"  # noqa: E731
+                       + (f" ({extra(r)})" if others else ""))
+    rows = [[label(r), f"{r['n']:,}", pct(r["win"]), pct_ci(r["win_low"], r["win_high"]), pct(r["fair"]),
+             pp(r["diff"]), pp_ci(r["diff_low"], r["diff_high"]), pval(r["q"]), verdict_cell(r),
+             num(r["score"])] for r in bal.to_dicts()]
+    if experimental:
+        intro = ("A setup grid: the focus seat played every setup card on every side, on the same deals, and the "
+                 "focus seat rotates over the seats with the deal. Each cell is compared with the mean of all cells "
+                 "on the same deal and seat (paired), so seat advantages and the other seats' choices cancel; "
+                 "side B is compared with side A, and card with card, the same way. 1/P is shown for reference only.")
+        vs = "vs grid mean (paired)"
     else:
         intro = ("Cards as dealt and sides as the policies chose them: an observational comparison (a side "
-                 "chosen by a policy is chosen because it looked better for that deal). For an experiment, "
-                 "run scenarios/setup-cards.toml.")
-    table = Table("Setup cards: win share and mean score per player count, card and side",
-                  ["players", "card", "side", "n (deals)", "win share", "95% CI", "fair 1/P", "vs fair", "p",
-                   "q (BH)", "differs", "mean score", "95% CI"], rows,
-                  caption="p: t-test of the win share against 1/P over deals; q: Benjamini-Hochberg adjusted "
-                          "over the table; 'differs' marks q < 0.05", marked=marked, data=bal)
-    return Section("setup-cards", "Setup cards", intro, [table], [("setup-cards", charts.setup_chart(bal, info))])
+                 "chosen by a policy is chosen because it looked better for that deal), pooled over seats. For an "
+                 "experiment, run scenarios/setup-cards.toml.")
+        vs = "vs fair 1/P"
+    tables = [Table(f"Setup cards: win share per player count, card and side, {vs}"
+                    f"{pooled_title(df, ['players', *others, *S.SETUP_SWEEPS])}",
+                    ["players, card, side", "n (deals)", "win share", "95% CI", "1/P", vs, "95% CI", "q", "verdict",
+                     "mean score"], rows,
+                    caption=("paired t-test over deals of the cell's win share minus the grid mean of the same "
+                             "deal and seat; " if experimental else "score test of the win share against 1/P; ")
+                    + "win share CI: Wilson; " + verdict_caption(bal.height, margin) + needed_text(bal),
+                    marked=bal["significant"].to_list(), data=bal)]
+    sides = S.setup_side_contrasts(df, margin)
+    if sides is not None:
+        lab = group_label(["players", *[c for c in sides.columns if c.startswith("sweep_")], "setup_card"])
+        tables.append(_paired_table("Setup cards: side B minus side A of each card (paired on the deal and seat)",
+                                    "card", "side B", "side A", sides, lab, margin))
+    cards = S.setup_card_contrasts(df, margin)
+    if cards is not None:
+        extra = [c for c in cards.columns if c.startswith("sweep_")]
+        base = group_label(["players", *extra])
+        lab = lambda r: f"{base(r)}: card {r['card']} vs card {r['other']}"  # noqa: E731
+        tables.append(_paired_table("Setup cards: card against card, both sides averaged (paired on the deal and "
+                                    "seat)", "cards", "card", "other", cards, lab, margin))
+    focus = S.focus_seat_rates(df, margin)
+    if focus is not None:
+        lab = group_label(["players", *[c for c in focus.columns if c.startswith("sweep_")], "focus_seat"])
+        tables.append(Table("Setup grid: the focus seat's win share over all cells, per focus seat (the seat effect)",
+                            ["focus seat", "n (deals)", "win share", "95% CI", "1/P", "vs 1/P", "q", "verdict"],
+                            [[lab(r), f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]),
+                              pp(r["diff"]), pval(r["q"]), verdict_cell(r)] for r in focus.to_dicts()],
+                            caption="Wilson CI, score test against 1/P; " + verdict_caption(focus.height, margin),
+                            marked=focus["significant"].to_list(), data=focus))
+    return Section("setup-cards", "Setup cards", intro, tables, [("setup-cards", charts.setup_chart(bal, info))])
 
 
-def purple(df: pl.DataFrame, info: dict) -> Section:
+def seats(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
+    """Win share by seat and by the first player of each epoch, per player count and combination."""
+    st = S.seat_rates(df, margin)
+    by = S.combination_by(df)
+    label = group_label([*by, "seat"])
+    several = df["policy_label"].n_unique() > 1
+    note = (" (several policies: every seat's rate averages over the policies that sat there)" if several else "")
+    rows = [[label(r), f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]),
+             pp(r["diff"]), pval(r["q"]), verdict_cell(r)] for r in st.to_dicts()]
+    t1 = Table(f"Win share by seat{note}",
+               ["seat", "n (deals)", "win share", "95% CI", "fair 1/P", "vs fair", "q", "verdict"], rows,
+               caption="Wilson CI (statsmodels); score test against 1/P; " + verdict_caption(st.height, margin)
+                       + needed_text(st), marked=st["significant"].to_list(), data=st)
+    fp = S.first_player_rates(df, margin)
+    label2 = group_label(by)
+    rows2 = [[f"epoch {'I' * r['epoch']}" if r["epoch"] < 3 else "epoch III", label2(r), f"{r['n']:,}",
+              pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]), pp(r["diff"]), pval(r["q"]),
+              verdict_cell(r)] for r in fp.to_dicts()]
+    t2 = Table("Win share of the first player of each epoch",
+               ["first player in", "games", "n (deals)", "win share", "95% CI", "fair 1/P", "vs fair", "q",
+                "verdict"], rows2,
+               caption="the seat that was first player in the epoch (one per game); Wilson CI; "
+                       + verdict_caption(fp.height, margin), marked=fp["significant"].to_list(), data=fp)
+    fig = charts.winrate_chart(st, label, info, "seat")
+    intro = ("Seat and turn-order effects: the win share of each seat and of each epoch's first player, against "
+             "1/P. With the same policy on every seat (scenarios/seats.toml) every difference is the seat's. "
+             "Policy comparisons need seats rotated (assignment = \"rotated\", the default) to cancel these.")
+    return Section("seats", "Seats and turn order", intro, [t1, t2], [("seats", fig)])
+
+
+def ratings(df: pl.DataFrame, info: dict) -> Section:
+    """Head-to-head matrix, finishing positions and Bradley-Terry ratings of the policies."""
+    from . import ratings as R
+
+    if "rank" not in df.columns or df["policy_label"].n_unique() < 2:
+        raise S.ReportError("ratings need a dataset with two or more policies (e.g. scenarios/tournament.toml)")
+    pairs = R.pairwise(df)
+    if pairs.height == 0:
+        raise S.ReportError("no game seats two different policies: nothing to rate")
+    bt = R.bradley_terry(pairs)
+    fin = R.finishing(df).join(bt.select("policy", "rating", "low", "high"), on="policy", how="left")
+    fin = fin.sort("rating", descending=True, nulls_last=True)
+    pooled = pooled_title(df, ["policy_label"])
+    t1 = Table(f"Policies: Bradley-Terry rating, win share, finishing position and ties{pooled}",
+               ["policy", "n (deals)", "rating", "95% CI", "win share", "95% CI", "mean position", "ties"],
+               [[r["policy"], f"{r['n']:,}", num(r["rating"], 2, True), num_ci(r["low"], r["high"], 2, True),
+                 pct(r["win"]), pct_ci(r["win_low"], r["win_high"]),
+                 f"{num(r['rank'], 2)} ±{num(r['rank_half'], 2)}", pct(r["tie_rate"])] for r in fin.to_dicts()],
+               caption="rating: Bradley-Terry log-odds of beating the average policy, from every pair of seats "
+                       "with different policies (binomial GLM, statsmodels; CIs clustered on the deal); position: "
+                       "1 = best, ±half its 95% CI; ties: share of its seats that tied for first", data=fin)
+    h2h = R.head_to_head(pairs)
+    order = fin["policy"].to_list()
+    cells = {(r["policy"], r["opponent"]): r for r in h2h.to_dicts()}
+    rows = []
+    for a in order:
+        row = [a]
+        for b in order:
+            r = cells.get((a, b))
+            row.append("–" if r is None else f"{100 * r['share']:.1f} {pct_ci(r['low'], r['high'])}"
+                       + ("*" if r["significant"] else ""))
+        rows.append(row)
+    t2 = Table(f"Head to head: % of comparisons the row policy won against the column policy{pooled}", ["", *order],
+               rows, caption="a comparison: two seats of one game held by the two policies (ties count half); "
+                             "[95% Wilson CI on the deal-clustered effective sample size]; * = differs from 50 "
+                             f"(Holm correction over the {h2h.height // 2} pairs)", data=h2h)
+    return Section("ratings", "Policy ratings",
+                   "How the policies rank against each other, from every game in which they met.", [t1, t2], [])
+
+
+def _grant_rows(tab: pl.DataFrame, label, control: bool = False) -> list[list[str]]:
+    return [[label(r), *([r["control"]] if control else []), f"{r['n']:,}", pct(r["win_a"]), pct(r["win_b"]),
+             pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"]), verdict_cell(r, "win_verdict"),
+             num(r["score_diff"], 2, True), num_ci(r["score_low"], r["score_high"], 2, True)]
+            for r in tab.to_dicts()]
+
+
+GRANT_COLUMNS = ["n (deals)", "win share granted", "control", "difference", "95% CI", "q", "verdict",
+                 "score difference (points)", "95% CI"]
+
+
+def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
     section = Section("purple", "Purple effects",
-                      "What each purple effect is worth. The grant experiment gives one seat the card for free "
-                      "and compares it with the same seat on the same deal in the control combination: a causal, "
-                      "paired estimate. The observational part compares seats that ended up owning an effect with "
-                      "the other seats of their game: owners chose (and kept) the card, so the difference mixes "
-                      "the card's value with the situations in which it is taken.")
+                      "What each purple effect is worth. The grant experiment gives one seat (rotating with the "
+                      "deal) the card for free and compares it with the same seat on the same deal in the control "
+                      "combination: a causal, paired estimate. The observational part compares seats that ended up "
+                      "owning an effect with the other seats of their game: owners chose (and kept) the card, so the "
+                      "difference mixes the card's value with the situations in which it is taken.")
+    components = info.get("components_path")
     try:
-        grants = S.grant_effects(df)
+        grants = S.grant_effects(df, margin)
     except S.ReportError as err:
         if not any(c.startswith("sweep_grants") for c in df.columns):
             raise
@@ -229,44 +392,46 @@ def purple(df: pl.DataFrame, info: dict) -> Section:
         others = [c for c in grants.columns if c.startswith("sweep_")]
         label = group_label(["grant", *others])
         split = others[0] if len(others) == 1 and grants[others[0]].n_unique() > 1 else None
-        rows = [[label(r), f"{r['n']:,}", pct(r["win_a"]), pct(r["win_b"]), pp(r["win_diff"]),
-                 pp_ci(r["win_low"], r["win_high"]), pval(r["win_p"]), num(r["score_diff"], 2, True),
-                 num_ci(r["score_low"], r["score_high"], 2, True), pval(r["score_p"])] for r in grants.to_dicts()]
         section.tables.append(Table(
             f"Experiment: granted seat vs the same seat under grants = '{grants['control'][0]}' (paired on deal)",
-            ["granted" + (", " + ", ".join(column_name(c) for c in others) if others else ""), "n (deals)",
-             "win share granted", "control", "difference", "95% CI", "p", "score difference (points)",
-             "95% CI", "p"], rows,
-            caption="paired t-test (scipy ttest_rel) over deals: same deal, same seat, same policies",
-            marked=[_ok(r["win_p"]) and r["win_p"] < S.ALPHA for r in grants.to_dicts()], data=grants))
+            ["granted" + (", " + ", ".join(column_name(c) for c in others) if others else ""), *GRANT_COLUMNS],
+            _grant_rows(grants, label),
+            caption="paired t-test (scipy ttest_rel) over deals: same deal, same seat, same policies; "
+                    + verdict_caption(grants.height, margin) + needed_text(grants, "win_needed"),
+            marked=grants["win_significant"].to_list(), data=grants))
         section.figures.append(("purple-grants", charts.forest_chart(
             grants, group_label(["grant"]) if split else label, info, observational=False, split=split,
             split_label=lambda v, c=split: value_label(c, v) if c == "players" else f"{column_name(c)} = {v}")))
-    placebo = S.placebo_effects(df) if isinstance(grants, pl.DataFrame) else None
+    placebo, refused = S.placebo_effects(df, components, margin) if isinstance(grants, pl.DataFrame) else (None, [])
+    section.notes += [f"Refused as a placebo: {r}." for r in refused]
     if placebo is not None:
-        rows = [[r["grant"], r["control"], f"{r['n']:,}", pct(r["win_a"]), pct(r["win_b"]), pp(r["win_diff"]),
-                 pp_ci(r["win_low"], r["win_high"]), pval(r["win_p"]), num(r["score_diff"], 2, True),
-                 num_ci(r["score_low"], r["score_high"], 2, True), pval(r["score_p"])]
-                for r in placebo.to_dicts()]
         section.tables.append(Table(
-            "Effect card vs a plain purple card of its epoch (the placebo), granted the same way",
-            ["effect", "placebo", "n (deals)", "win share effect", "placebo", "difference", "95% CI", "p",
-             "score difference (points)", "95% CI", "p"], rows,
-            caption="both are one more purple card (sets, discounts); the placebo brings its own tracks and "
-                    "points where the effect card brings its effect, so this is the effect card's worth "
-                    "against a typical plain purple card; paired t-test over deals",
-            marked=[_ok(r["win_p"]) and r["win_p"] < S.ALPHA for r in placebo.to_dicts()], data=placebo))
+            "Effect card vs the mean of every plain purple card of its epoch (the placebo), same deal and seat",
+            ["effect", "placebo", *GRANT_COLUMNS], _grant_rows(placebo, group_label(["grant"]), control=True),
+            caption="both are one more purple card (sets, discounts); the placebo is the average over the plain "
+                    "purple cards of the epoch granted the same way, so this is the effect card's worth against "
+                    "a typical plain purple card; paired t-test over deals; " + verdict_caption(placebo.height, margin)
+                    + needed_text(placebo, "win_needed"),
+            marked=placebo["win_significant"].to_list(), data=placebo))
         section.figures.append(("purple-beyond-placebo", charts.forest_chart(
             placebo, group_label(["grant"]), info, observational=False, placebo=True)))
+        spread = S.placebo_spread(df, components, margin)
+        if spread is not None:
+            section.tables.append(Table(
+                "The placebos among themselves: each plain purple card vs the mean of the plain cards of its epoch",
+                ["plain card", *GRANT_COLUMNS], _grant_rows(spread, group_label(["grant"])),
+                caption="the spread of the placebo: how much a plain card's own tracks and points matter; "
+                        "paired t-test over deals; " + verdict_caption(spread.height, margin),
+                marked=spread["win_significant"].to_list(), data=spread))
     elif isinstance(grants, pl.DataFrame):
         section.notes.append("The grant experiment measures the card, not only its effect: a granted card is "
-                             "also one more purple card. Add a plain purple card of each epoch to the grants "
-                             "sweep by card id (a placebo, as in scenarios/purple-effects.toml) to compare "
+                             "also one more purple card. Add the plain purple cards of each epoch to the grants "
+                             "sweep by card id (placebos, as in scenarios/purple-effects.toml) to compare "
                              "each effect card with a plain purple card.")
     owners = S.owner_effects(df)
     if owners is None:
         section.notes.append("No observational comparison: no seat owns a purple effect at the end of a game "
-                             "without grants.")
+                             "without grants (a grant sweep's control combination counts).")
     else:
         by = ["effect", *(["players"] if "players" in owners.columns else [])]
         label = group_label(by)
@@ -277,8 +442,9 @@ def purple(df: pl.DataFrame, info: dict) -> Section:
             "Observational (not causal): owners vs the other seats of the same game",
             [by_text(by), "n (deals)", "games owned", "owner win share", "others", "difference", "95% CI",
              "score difference (points)", "95% CI"], rows,
-            caption="OBSERVATIONAL: owners chose and kept the card; games with a grant are left out; "
-                    "paired t-test over deals of owner vs mean of the other seats", data=owners))
+            caption="OBSERVATIONAL: owners chose and kept the card; only games without grants; games owned: "
+                    "share of the games at that player count; paired t-test over deals of owner vs mean of the "
+                    "other seats; no row is marked", data=owners))
         split = "players" if "players" in owners.columns else None
         section.figures.append(("purple-owners", charts.forest_chart(
             owners, group_label(["effect"]), info, observational=True, split=split,
@@ -339,19 +505,23 @@ def overview(info: dict) -> Table:
     return Table("Dataset", ["", ""], rows)
 
 
-def summary_sections(df: pl.DataFrame, info: dict) -> tuple[list[Section], list[str]]:
-    """Every section that applies to the dataset, and notes on those skipped."""
+def summary_sections(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> tuple[list[Section], list[str]]:
+    """Every section that applies to the dataset, and notes on those skipped. Win rates and
+    breakdowns are per combination of the run (player count and every swept key but the setup grid
+    and grants, which have their own sections)."""
     sections, notes = [], []
     for report in S.REQUIRED:
         S.check_columns(df, report)
     by = S.default_by(df, sweeps=True)
     multi_policy = df["policy_label"].n_unique() > 1
-    seat_by = ["seat", *by[1:]]
-    builders = [("win rate by policy", lambda: winrate(df, info, by)) if multi_policy else None,
-                ("win rate by seat", lambda: winrate(df, info, seat_by)),
+    seat_by = [*S.combination_by(df, skip=S.SETUP_SWEEPS), "seat"]
+    builders = [("win rate by policy", lambda: winrate(df, info, by, margin)) if multi_policy else None,
+                ("ratings", lambda: ratings(df, info)) if multi_policy else None,
+                ("win rate by seat", lambda: winrate(df, info, seat_by, margin)),
+                ("seats", lambda: seats(df, info, margin)),
                 ("score breakdown", lambda: breakdown(df, info, by if multi_policy else seat_by)),
-                ("setup cards", lambda: setup_cards(df, info)),
-                ("purple effects", lambda: purple(df, info)),
+                ("setup cards", lambda: setup_cards(df, info, margin)),
+                ("purple effects", lambda: purple(df, info, margin)),
                 ("trajectory", lambda: trajectory(df, info, by))]
     for name, build in filter(None, builders):
         try:

@@ -14,6 +14,7 @@ policy in a rotated run, the focus seat of a setup grid), the two are the same t
 from __future__ import annotations
 
 import json
+import math
 import warnings
 from typing import Iterable, Sequence
 
@@ -22,8 +23,9 @@ import polars as pl
 from scipy import stats as sps
 
 from .. import provenance
-from ..constants import EFFECT_IDS, EFFECTS, EPOCHS
+from ..constants import COLOURS, EFFECT_IDS, EPOCHS, PURPLE
 from ..results import EXTRA_POINTS, SHEET_COLUMNS, sweep_column_name
+from . import inference as I
 
 LEVEL = 0.95
 ALPHA = 1 - LEVEL
@@ -115,6 +117,11 @@ def resolve_by(df: pl.DataFrame, by: Sequence[str] | str | None, default: Sequen
     return columns
 
 
+def analysed_sweeps(df: pl.DataFrame) -> tuple[str, ...]:
+    """Swept keys that a report of their own analyses (setup grid, grants)."""
+    return (*SETUP_SWEEPS, *filter(None, [grant_sweep_column(df)]))
+
+
 def default_by(df: pl.DataFrame, sweeps: bool = False) -> list[str]:
     """Group by policy, and by player count when the dataset mixes several; with `sweeps`, also by
     every swept key but those the setup-card and purple reports analyse (setup grid, grants)."""
@@ -122,7 +129,7 @@ def default_by(df: pl.DataFrame, sweeps: bool = False) -> list[str]:
     if "players" in df.columns and df["players"].n_unique() > 1:
         cols.append("players")
     if sweeps:
-        skip = ("sweep_players", "sweep_setup_card", "sweep_setup_side", grant_sweep_column(df))
+        skip = ("sweep_players", *analysed_sweeps(df))
         cols += [c for c in df.columns if c.startswith("sweep_") and c not in skip and df[c].n_unique() > 1]
     return cols
 
@@ -154,20 +161,22 @@ def _grouped(df: pl.DataFrame, by: Sequence[str]) -> tuple[pl.DataFrame, list[st
 
 
 def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, fair: str | pl.Expr | None = None,
-            cluster: str = CLUSTER, rate: bool = False) -> pl.DataFrame:
+            cluster: str = CLUSTER, rate: bool = False, margin: float = I.MARGIN) -> pl.DataFrame:
     """Mean of `value` per group with its 95% confidence interval, over deals.
 
-    Rows of one group and one `cluster` value (deal) are averaged first; the interval is
-    `scipy.stats.ttest_1samp(deal_means).confidence_interval(0.95)`. With `fair` (a column or
-    expression: the value expected by chance, e.g. 1 / players), also `fair` (its mean) and `p`,
-    the p-value of the paired t-test of the deal means against the deal's fair value
-    (`ttest_rel`; with one player count this is `ttest_1samp(x, 1/P)`).
+    Rows of one group and one `cluster` value (deal) are averaged first. A plain mean gets the t
+    interval of the deal means (`scipy.stats.ttest_1samp(...).confidence_interval`). With `rate`
+    (a share in [0, 1]) the interval is Wilson's (statsmodels), with the effective sample size
+    of the clustered seats (`inference.rate_interval`): never of zero width, never outside [0, 1].
 
-    With `rate`, the value is a share in [0, 1] and the interval is clipped to it (a t interval
-    overshoots when nearly every deal goes one way).
+    With `fair` (a column or expression: the value expected by chance, e.g. 1 / players), also
+    `fair` (its mean), `diff` (mean - fair) with its interval, `p` (against fair: the score test
+    for a rate with one fair value, else the paired t-test of the deal means against the deal's
+    fair value), `equiv_p` (TOST: |diff| < margin) and `sd` (of the per-deal differences) with
+    `needed`, the deals a 95% CI of ±1 pp needs.
 
     Returns `by` columns, n (deals), rows (seats), mean, ci_low, ci_high [, fair, diff, diff_low,
-    diff_high, p], sorted by `by`.
+    diff_high, p, equiv_p, sd, needed], sorted by `by`.
     """
     expr = pl.col(value) if isinstance(value, str) else value
     data, keys = _grouped(df, by)
@@ -179,31 +188,33 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
     groups = (per_deal.group_by(keys, maintain_order=True)
               .agg(pl.col("_x"), pl.col("_rows").sum().alias("rows"), pl.len().alias("n"),
                    *([pl.col("_f")] if fair is not None else [])))
+    extra = ("fair", "diff", "diff_low", "diff_high", "p", "equiv_p", "sd", "needed")
     out: dict[str, list] = {k: groups[k].to_list() for k in keys}
     out.update(n=groups["n"].to_list(), rows=groups["rows"].to_list(), mean=[], ci_low=[], ci_high=[])
     if fair is not None:
-        out.update(fair=[], diff=[], diff_low=[], diff_high=[], p=[])
+        out.update({k: [] for k in extra})
     for i, xs in enumerate(groups["_x"].to_list()):
         x = np.asarray(xs, dtype=float)
-        low, high = _ttest_1samp(x)
-        if rate:
-            low, high = max(0.0, low), min(1.0, high)
+        rows = int(groups["rows"][i])
+        low, high = I.rate_interval(x, rows) if rate else _ttest_1samp(x)
         out["mean"].append(float(x.mean()))
         out["ci_low"].append(low)
         out["ci_high"].append(high)
         if fair is not None:
             f = np.asarray(groups["_f"][i].to_list(), dtype=float)
-            p, dlow, dhigh = _ttest_rel(x, f)
-            out["fair"].append(float(f.mean()))
-            out["diff"].append(float((x - f).mean()))
-            out["diff_low"].append(dlow)
-            out["diff_high"].append(dhigh)
-            out["p"].append(p)
+            one_fair = rate and len(f) and float(f.min()) == float(f.max())
+            if one_fair:
+                p, dlow, dhigh = I.rate_p(x, float(f[0]), rows), low - f[0], high - f[0]
+            else:
+                p, dlow, dhigh = _ttest_rel(x, f)
+            sd = float((x - f).std(ddof=1)) if len(x) > 1 else math.nan
+            for k, v in zip(extra, (f.mean(), (x - f).mean(), dlow, dhigh, p, I.equivalence_p(x, f, margin),
+                                    sd, I.games_needed(sd))):
+                out[k].append(float(v))
     schema = {k: groups.schema[k] for k in keys}
     schema.update(n=pl.Int64, rows=pl.Int64, mean=pl.Float64, ci_low=pl.Float64, ci_high=pl.Float64)
     if fair is not None:
-        schema.update(fair=pl.Float64, diff=pl.Float64, diff_low=pl.Float64, diff_high=pl.Float64,
-                      p=pl.Float64)
+        schema.update({k: pl.Float64 for k in extra})
     result = pl.DataFrame(out, schema=schema)
     if not by:
         result = result.drop("_all")
@@ -212,13 +223,29 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
     return result
 
 
+def with_verdicts(table: pl.DataFrame, p: str = "p", equiv_p: str = "equiv_p", diff: str = "diff",
+                  margin: float = I.MARGIN, method: str = I.CORRECTION, prefix: str = "") -> pl.DataFrame:
+    """A table with its corrected p-values and verdicts: `{prefix}q` (the difference, corrected over
+    the table), `{prefix}q_equiv` (the TOST, corrected the same way), `{prefix}significant`
+    (q < 0.05) and `{prefix}verdict` (stronger / weaker / fair within ±margin / undecided)."""
+    q = I.adjust(table[p], method)
+    qe = I.adjust(table[equiv_p], method) if equiv_p in table.columns else np.full(table.height, np.nan)
+    verdicts = [I.verdict(d if d is not None else math.nan, a, b, margin)
+                for d, a, b in zip(table[diff].to_list(), q, qe)]
+    return table.with_columns(pl.Series(f"{prefix}q", q), pl.Series(f"{prefix}q_equiv", qe),
+                              pl.Series(f"{prefix}significant", np.nan_to_num(q, nan=1.0) < ALPHA),
+                              pl.Series(f"{prefix}verdict", verdicts, dtype=pl.String))
+
+
 def paired_diff(pairs: pl.DataFrame, a: str, b: str, by: Sequence[str] = (), cluster: str = CLUSTER,
-                prefix: str = "") -> pl.DataFrame:
+                prefix: str = "", margin: float = I.MARGIN) -> pl.DataFrame:
     """Paired difference a - b per group: pairs of one deal are averaged first, then
-    `scipy.stats.ttest_rel(a, b)` over deals gives the p-value and `confidence_interval(0.95)`.
+    `scipy.stats.ttest_rel(a, b)` over deals gives the p-value and `confidence_interval(0.95)`;
+    the paired TOST (statsmodels) whether |a - b| < margin; `sd` of the per-deal differences and
+    `needed`, the deals a 95% CI of ±1 pp needs.
 
     Returns `by`, n (deals), rows (pairs), {prefix}a, {prefix}b, {prefix}diff, {prefix}low,
-    {prefix}high, {prefix}p.
+    {prefix}high, {prefix}p, {prefix}equiv_p, {prefix}sd, {prefix}needed.
     """
     data, keys = _grouped(pairs, by)
     per_deal = (data.group_by([*keys, cluster])
@@ -227,13 +254,15 @@ def paired_diff(pairs: pl.DataFrame, a: str, b: str, by: Sequence[str] = (), clu
                 .sort([*keys, cluster]))
     groups = (per_deal.group_by(keys, maintain_order=True)
               .agg(pl.col("_a"), pl.col("_b"), pl.len().alias("n"), pl.col("_rows").sum().alias("rows")))
-    names = [f"{prefix}{s}" for s in ("a", "b", "diff", "low", "high", "p")]
+    names = [f"{prefix}{s}" for s in ("a", "b", "diff", "low", "high", "p", "equiv_p", "sd", "needed")]
     out: dict[str, list] = {k: groups[k].to_list() for k in keys}
     out.update(n=groups["n"].to_list(), rows=groups["rows"].to_list(), **{n: [] for n in names})
     for xa, xb in zip(groups["_a"].to_list(), groups["_b"].to_list()):
         va, vb = np.asarray(xa, dtype=float), np.asarray(xb, dtype=float)
         p, low, high = _ttest_rel(va, vb)
-        for name, v in zip(names, (va.mean(), vb.mean(), (va - vb).mean(), low, high, p)):
+        sd = float((va - vb).std(ddof=1)) if len(va) > 1 else math.nan
+        for name, v in zip(names, (va.mean(), vb.mean(), (va - vb).mean(), low, high, p,
+                                   I.equivalence_p(va, vb, margin), sd, I.games_needed(sd))):
             out[name].append(float(v))
     schema = {k: groups.schema[k] for k in keys}
     schema.update(n=pl.Int64, rows=pl.Int64, **{n: pl.Float64 for n in names})
@@ -243,24 +272,19 @@ def paired_diff(pairs: pl.DataFrame, a: str, b: str, by: Sequence[str] = (), clu
     return result.sort(list(by), nulls_last=True)
 
 
-def significance(p: pl.Series | Sequence[float]) -> pl.Series:
-    """Benjamini-Hochberg adjusted p-values (`scipy.stats.false_discovery_control`) of the finite
-    p-values of a table; NaN stays NaN."""
-    arr = np.asarray(list(p), dtype=float)
-    q = np.full(arr.shape, np.nan)
-    ok = np.isfinite(arr)
-    if ok.any():
-        q[ok] = sps.false_discovery_control(arr[ok])
-    return pl.Series("q", q)
+def significance(p: pl.Series | Sequence[float], method: str = I.CORRECTION) -> pl.Series:
+    """Adjusted p-values of a table (Benjamini-Hochberg by default, statsmodels `multipletests`)
+    of its finite p-values; NaN stays NaN."""
+    return pl.Series("q", I.adjust(p, method))
 
 
 # --- the reports ------------------------------------------------------------------------------
 
-def win_rates(df: pl.DataFrame, by: Sequence[str] = ("policy_label",)) -> pl.DataFrame:
+def win_rates(df: pl.DataFrame, by: Sequence[str] = ("policy_label",), margin: float = I.MARGIN) -> pl.DataFrame:
     """Win share per group (1 = a sole win, 1/k for a k-way tie) with its 95% CI and sample size,
     against the fair share 1/players: `fair`, `diff` (= mean - fair) with its CI, and `p`."""
     check_columns(df, "winrate", by)
-    return mean_ci(df, "win_share", by, fair=1.0 / pl.col("players").cast(pl.Float64), rate=True)
+    return mean_ci(df, "win_share", by, fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin)
 
 
 def score_parts(df: pl.DataFrame) -> pl.DataFrame:
@@ -293,40 +317,201 @@ def score_breakdown(df: pl.DataFrame, by: Sequence[str] = ("policy_label",)) -> 
     return out.sort([*by, "order"]) if by else out.sort("order")
 
 
+SETUP_SWEEPS = ("sweep_setup_card", "sweep_setup_side", "sweep_setup_focus_seat")
+
+
+def focus_seat_expr(df: pl.DataFrame) -> pl.Expr:
+    """The focus seat of each row's game in a setup grid: `setup.focus_seat` of the combination
+    ("rotate": game mod players); in datasets from before it was recorded, the seat holding the
+    grid's card, else seat 0."""
+    if "sweep_setup_focus_seat" in df.columns:
+        focus = pl.col("sweep_setup_focus_seat").cast(pl.String)
+        rotated = (pl.col("game") % pl.col("players").cast(pl.Int64)).cast(pl.String)
+        return pl.when(focus == "rotate").then(rotated).otherwise(focus).cast(pl.Int64)
+    if "sweep_setup_card" in df.columns:
+        holder = pl.col("setup_card") == pl.col("sweep_setup_card")
+        return pl.col("seat").filter(holder).first().over(["combo", "game"]).cast(pl.Int64)
+    return pl.lit(0, pl.Int64)
+
+
 def setup_rows(df: pl.DataFrame) -> tuple[pl.DataFrame, str]:
     """The rows a setup-card study uses, and its design.
 
-    A setup grid (`sweep_setup_card`) is an experiment: only the focus seat's rows, which hold the
-    card (and side) the combination assigned. Otherwise, the cards are as dealt and the sides as the
+    A setup grid (a `setup.card` or `setup.side` sweep) is an experiment: only the focus seat's
+    rows, with a `focus_seat` column. Otherwise, the cards are as dealt and the sides as the
     policies chose: every row, an observational comparison."""
-    if "sweep_setup_card" in df.columns:
-        cond = pl.col("setup_card") == pl.col("sweep_setup_card")
-        if "sweep_setup_side" in df.columns:
-            cond = cond & (pl.col("setup_side") == pl.col("sweep_setup_side"))
-        return df.filter(cond), "experimental"
+    if "sweep_setup_card" in df.columns or "sweep_setup_side" in df.columns:
+        rows = df.with_columns(focus_seat_expr(df).alias("focus_seat"))
+        return rows.filter(pl.col("seat") == pl.col("focus_seat")), "experimental"
     return df, "observational"
 
 
-def setup_card_balance(df: pl.DataFrame) -> pl.DataFrame:
-    """Win share and mean score per player count, setup card (initiative) and side.
+def _grid_by(rows: pl.DataFrame) -> list[str]:
+    """Swept keys besides the grid (and the player count) that split a setup study."""
+    return [c for c in rows.columns if c.startswith("sweep_") and c not in SETUP_SWEEPS
+            and c != "sweep_players" and rows[c].n_unique() > 1]
 
-    Columns: players, setup_card, setup_side, n, rows, win, win_low, win_high, fair (1/P), p (win
-    share against fair), q (Benjamini-Hochberg adjusted over the table), significant (q < 0.05),
-    score, score_low, score_high, design ("experimental" for a setup grid, else "observational")."""
+
+def setup_card_balance(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame:
+    """Win share and mean score per player count, setup card (initiative) and side, with a verdict.
+
+    In a setup grid (experimental) the comparison is paired: the focus seat's win share with the
+    cell's card and side against the mean over every cell of the grid on the same deal and seat
+    (`vs` = "grid mean"); the focus seat rotates over the seats with the deal, so every seat
+    weighs equally. Without a grid (observational) it is the win share against 1/P. Both also
+    give the win share (Wilson interval) and 1/P, as a secondary column.
+
+    Columns: players, [other swept keys], setup_card, setup_side, n, rows, win, win_low, win_high,
+    fair (1/P), vs, diff, diff_low, diff_high, p, equiv_p, sd, needed (deals for ±1 pp), q,
+    q_equiv, significant, verdict (corrected over the table), score, score_low, score_high,
+    design ("experimental" or "observational")."""
     check_columns(df, "setup-cards")
     rows, design = setup_rows(df)
-    by = ["players", "setup_card", "setup_side"]
     if rows.height == 0:
-        raise ReportError("no rows where the focus seat holds the card of its setup grid cell")
-    win = mean_ci(rows, "win_share", by, fair=1.0 / pl.col("players").cast(pl.Float64), rate=True)
+        raise ReportError("no rows of the focus seat of a setup grid cell")
+    by = ["players", *_grid_by(rows), "setup_card", "setup_side"]
+    fair = 1.0 / pl.col("players").cast(pl.Float64)
+    win = mean_ci(rows, "win_share", by, fair=fair, rate=True, margin=margin)
+    if design == "experimental":
+        deal = [c for c in by if c not in ("setup_card", "setup_side")] + [CLUSTER]
+        grid = rows.with_columns(pl.col("win_share").mean().over(deal).alias("_grid"))
+        contrast = paired_diff(grid, "win_share", "_grid", by, margin=margin).select(
+            *by, "diff", pl.col("low").alias("diff_low"), pl.col("high").alias("diff_high"),
+            "p", "equiv_p", "sd", "needed")
+        win = (win.select(*by, "n", "rows", "mean", "ci_low", "ci_high", "fair")
+               .join(contrast, on=by, how="left", maintain_order="left")
+               .with_columns(pl.lit("grid mean").alias("vs")))
+    else:
+        win = win.with_columns(pl.lit("1/P").alias("vs"))
     score = mean_ci(rows, "total", by).select(
         *by, pl.col("mean").alias("score"), pl.col("ci_low").alias("score_low"),
         pl.col("ci_high").alias("score_high"))
     out = (win.rename({"mean": "win", "ci_low": "win_low", "ci_high": "win_high"})
            .join(score, on=by, how="left", maintain_order="left"))
-    q = significance(out["p"])
-    return out.with_columns(q, (q < ALPHA).fill_null(False).alias("significant"),
-                            pl.lit(design).alias("design"))
+    return with_verdicts(out, margin=margin).with_columns(pl.lit(design).alias("design"))
+
+
+def setup_side_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:
+    """Side B against side A of each card for the focus seat, paired on the deal (a setup grid over
+    sides; None otherwise). Columns: players, [swept keys], setup_card, n, rows, a (side B), b (side
+    A), diff, low, high, p, equiv_p, sd, needed, q, q_equiv, significant, verdict."""
+    rows, design = setup_rows(df)
+    if design != "experimental" or "sweep_setup_side" not in rows.columns:
+        return None
+    keys = ["players", *_grid_by(rows), "setup_card", CLUSTER]
+    wide = (rows.group_by([*keys, "setup_side"]).agg(pl.col("win_share").mean())
+            .pivot(on="setup_side", index=keys, values="win_share"))
+    if not {"A", "B"} <= set(wide.columns):
+        return None
+    out = paired_diff(wide.drop_nulls(["A", "B"]), "B", "A", keys[:-1], margin=margin)
+    return with_verdicts(out, margin=margin)
+
+
+def setup_card_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:
+    """Every setup card against every other for the focus seat, both sides averaged, paired on
+    the deal (a setup grid over cards; None otherwise). Columns: players, [swept keys], card,
+    other, n, rows, a, b, diff (card minus other), low, high, p, ..., verdict."""
+    rows, design = setup_rows(df)
+    if design != "experimental" or "sweep_setup_card" not in rows.columns:
+        return None
+    keys = ["players", *_grid_by(rows), CLUSTER]
+    per_card = rows.group_by([*keys, "setup_card"]).agg(pl.col("win_share").mean())
+    pairs = (per_card.join(per_card, on=keys, suffix="_other")
+             .filter(pl.col("setup_card") < pl.col("setup_card_other"))
+             .rename({"setup_card": "card", "setup_card_other": "other"}))
+    if pairs.height == 0:
+        return None
+    out = paired_diff(pairs, "win_share", "win_share_other", [*keys[:-1], "card", "other"], margin=margin)
+    return with_verdicts(out, margin=margin)
+
+
+def focus_seat_rates(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:
+    """The focus seat's win share over the whole grid, per player count and focus seat, against
+    1/P: the seat's own advantage inside the grid (None without a grid)."""
+    rows, design = setup_rows(df)
+    if design != "experimental":
+        return None
+    out = mean_ci(rows, "win_share", ["players", *_grid_by(rows), "focus_seat"],
+                  fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin)
+    return with_verdicts(out, margin=margin)
+
+
+def sweep_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> dict[str, pl.DataFrame]:
+    """Every value of each swept key (but the player count, the setup grid and grants, which have
+    their own reports) against the key's first value, paired on the deal: per deal, the win share
+    of the seats of each policy (by its place in the policy list, so a swept parameter keeps its
+    policy) under the value minus under the first value, on the same deal and the same values of
+    the other swept keys; verdicts corrected over each key's table. Needs two or more policies
+    (with one policy on every seat the seats always share 1/P). Key -> table with the key's
+    column, policy_index, policy (label under the value), other swept keys, n, rows, a, b, diff,
+    low, high, p, ..., verdict, and `first` (the value compared against)."""
+    if "policy_index" not in df.columns or df["policy_index"].n_unique() < 2:
+        return {}
+    skip = ("sweep_players", *analysed_sweeps(df))
+    keys = [c for c in df.columns if c.startswith("sweep_") and c not in skip and df[c].n_unique() > 1]
+    out = {}
+    for key in keys:
+        others = [c for c in combination_by(df) if c != key and c not in skip and c in df.columns]
+        first = df.sort("combo")[key][0]
+        per_deal = (df.group_by([key, *others, "policy_index", CLUSTER])
+                    .agg(pl.col("win_share").mean(), pl.col("policy_label").first()))
+        base = per_deal.filter(pl.col(key) == first).select(
+            *others, "policy_index", CLUSTER, pl.col("win_share").alias("win_first"))
+        pairs = (per_deal.filter(pl.col(key) != first)
+                 .join(base, on=[*others, "policy_index", CLUSTER], how="inner"))
+        if pairs.height == 0:
+            continue
+        by = [key, *others, "policy_index"]
+        table = with_verdicts(paired_diff(pairs, "win_share", "win_first", by, margin=margin), margin=margin)
+        labels = pairs.group_by(by).agg(pl.col("policy_label").first().alias("policy"))
+        out[key] = (table.join(labels, on=by, how="left", maintain_order="left")
+                    .with_columns(pl.lit(fmt_value(first)).alias("first")))
+    return out
+
+
+# --- seats and turn order ---------------------------------------------------------------------
+
+def combination_by(df: pl.DataFrame, skip: Sequence[str] = ()) -> list[str]:
+    """The player count and every swept key with several values (but `skip`): the columns that
+    keep the combinations of a run apart."""
+    cols = ["players"]
+    cols += [c for c in df.columns if c.startswith("sweep_") and c != "sweep_players" and c not in skip
+             and df[c].n_unique() > 1]
+    return cols
+
+
+def _varies(df: pl.DataFrame, column: str) -> bool:
+    return column in df.columns and df[column].n_unique() > 1
+
+
+def pooled_over(df: pl.DataFrame, by: Sequence[str]) -> list[str]:
+    """Swept keys (and the player count) with several values that a grouping by `by` pools over."""
+    cols = [c for c in combination_by(df) if c not in by and _varies(df, c)]
+    if "players" in cols and "sweep_players" in by:
+        cols.remove("players")
+    return cols
+
+
+def seat_rates(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame:
+    """Win share per seat (0 = the seat the game starts from) for every player count and
+    combination, against 1/P, with verdicts corrected over the table."""
+    check_columns(df, "winrate", ["seat"])
+    out = mean_ci(df, "win_share", [*combination_by(df), "seat"],
+                  fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin)
+    return with_verdicts(out, margin=margin)
+
+
+def first_player_rates(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame:
+    """The first player of each epoch: their win share per player count and combination, against
+    1/P, with verdicts corrected over the table. Columns: epoch, players, ..., as `mean_ci`."""
+    check_columns(df, "winrate", [f"first_player_epoch{e}" for e in EPOCHS])
+    by = combination_by(df)
+    frames = [mean_ci(df.filter(pl.col(f"first_player_epoch{e}")), "win_share", by,
+                      fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin)
+              .with_columns(pl.lit(e).cast(pl.Int8).alias("epoch")) for e in EPOCHS]
+    out = pl.concat(frames)
+    out = out.select("epoch", *[c for c in out.columns if c != "epoch"]).sort(["epoch", *by])
+    return with_verdicts(out, margin=margin)
 
 
 # --- purple effects ---------------------------------------------------------------------------
@@ -360,10 +545,12 @@ def _grant_sweep(df: pl.DataFrame):
     return column, grant_control(df, column), others, ["game", "seat", "players", "advanced", *others]
 
 
-def _paired_grants(pairs: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+def _paired_grants(pairs: pl.DataFrame, by: list[str], margin: float = I.MARGIN) -> pl.DataFrame:
     """Paired differences of win share and total (granted minus its comparison) per `by` group, with
-    each group's `epoch` and `control`, largest win-share gain first."""
-    win = paired_diff(pairs, "win_share", "win_control", by, prefix="win_")
+    each group's `epoch` and `control`, corrected over the table (`win_q`, `win_verdict`, ...),
+    largest win-share gain first."""
+    win = with_verdicts(paired_diff(pairs, "win_share", "win_control", by, prefix="win_", margin=margin),
+                        p="win_p", equiv_p="win_equiv_p", diff="win_diff", margin=margin, prefix="win_")
     score = paired_diff(pairs, "total", "total_control", by, prefix="score_").drop("n", "rows")
     extra = pairs.group_by(by).agg(pl.col("epoch").min(), pl.col("control").first())
     return (win.join(score, on=by, how="left", maintain_order="left")
@@ -371,14 +558,15 @@ def _paired_grants(pairs: pl.DataFrame, by: list[str]) -> pl.DataFrame:
             .sort("win_diff", descending=True))
 
 
-def grant_effects(df: pl.DataFrame) -> pl.DataFrame | None:
+def grant_effects(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:
     """What each granted card is worth, from a grant sweep (None when there is none).
 
     Each granted seat's game is paired with the same seat of the same deal (`game`) in the control
     combination (and the same values of every other swept key): the paired differences of win share
     and of total score, `ttest_rel` over deals. Columns: grant (the swept value), the other sweep
     columns, n (deals), rows, win_a (granted), win_b (control), win_diff, win_low, win_high, win_p,
-    score_a, score_b, score_diff, score_low, score_high, score_p, epoch (of the grant), control."""
+    win_q, win_verdict, ..., score_a, score_b, score_diff, score_low, score_high, score_p, epoch (of
+    the grant), control."""
     sweep = _grant_sweep(df)
     if sweep is None:
         return None
@@ -393,34 +581,99 @@ def grant_effects(df: pl.DataFrame) -> pl.DataFrame | None:
     if pairs.height == 0:
         raise ReportError(f"the grant sweep ({column}) has no granted seat that pairs with a seat of the "
                           f"control '{control}' on the same deal; check the scenario's sweep")
-    return _paired_grants(pairs, ["grant", *others])
+    return _paired_grants(pairs, ["grant", *others], margin)
 
 
-def placebo_effects(df: pl.DataFrame) -> pl.DataFrame | None:
-    """Each effect card against a plain purple card of its epoch (None without such a placebo).
+def _component_set(components):
+    """A ComponentSet from a set, a directory (the run's `--components`) or None (the shipped set);
+    the shipped set when the run's directory can no longer be read."""
+    from ..components import ComponentError, ComponentSet, load_components
 
-    A granted card brings its effect and also one more purple card (sets, the colour discount). A
-    placebo grant is a grant given by card id, of a purple card without an effect; each effect grant
-    (given by effect id) is paired with the placebo grant of its epoch on the same deal and seat.
-    Both add a purple card, so the difference is the effect card's worth against a typical plain
-    purple card: its effect (and points) against the plain card's tracks and points. Columns as
-    `grant_effects`, with `control` the placebo's card id."""
+    if isinstance(components, ComponentSet):
+        return components
+    try:
+        return load_components(components)
+    except (ComponentError, OSError):
+        return load_components()
+
+
+def _grant_kinds(df: pl.DataFrame, column: str, control, components=None) -> tuple[dict, dict, list[str]]:
+    """Each granted value of the sweep as an effect (value -> epoch), a placebo (value -> epoch: a
+    plain purple card, given by id, at the start of its own epoch), or refused (with the reason).
+    `components`: the run's component set (a ComponentSet or its directory; None: the shipped one)."""
+    c = _component_set(components)
+    effects, placebos, refused = {}, {}, []
+    per_value = (df.filter((pl.col(column) != control) & pl.col("granted").is_not_null())
+                 .group_by(column).agg(pl.col("granted").first(), pl.col("granted_epoch").first()))
+    for value, granted, epoch in per_value.sort(column).iter_rows():
+        name = str(value)
+        card_id = str(granted).split(",")[0]
+        card = c.cards[c.card_index[card_id]] if card_id in c.card_index else None
+        if "," in str(granted) or card is None:
+            refused.append(f"'{name}' is not a placebo: it grants {granted}, not one card of the component set")
+        elif card.effect:
+            effects[name] = int(epoch)
+        elif card.colour != PURPLE:
+            refused.append(f"'{name}' is not a placebo: {card.id} is a {COLOURS[card.colour]} card; a placebo "
+                           "is a plain purple card (no effect) of the effect's epoch")
+        elif int(epoch) != card.epoch:
+            refused.append(f"'{name}' is not a placebo: {card.id} is an epoch {card.epoch} card granted at the "
+                           f"start of epoch {epoch}; grant it in its own epoch")
+        else:
+            placebos[name] = card.epoch
+    return effects, placebos, refused
+
+
+def _placebo_pairs(df: pl.DataFrame, components=None):
+    """(the granted rows of every value with its kind, the placebo mean per deal and seat, refused
+    values, pairing keys), or None without a grant sweep."""
     sweep = _grant_sweep(df)
     if sweep is None:
         return None
     column, control, others, keys = sweep
-    granted = df.filter((pl.col(column) != control) & pl.col("granted").is_not_null())
-    name = pl.col(column).cast(pl.String)
-    is_effect = name.is_in(list(EFFECTS))
-    epoch_of = {effect: epoch for effect, (epoch, _) in EFFECTS.items()}
-    effects = granted.filter(is_effect).select(
-        *keys, name.alias("grant"), "win_share", "total",
-        name.replace_strict(epoch_of, return_dtype=pl.Int8).alias("epoch"))
-    placebo = granted.filter(~is_effect).select(
-        *keys, pl.col("granted_epoch").cast(pl.Int8).alias("epoch"), name.alias("control"),
-        pl.col("win_share").alias("win_control"), pl.col("total").alias("total_control"))
-    pairs = effects.join(placebo, on=[*keys, "epoch"], how="inner")
-    return _paired_grants(pairs, ["grant", *others]) if pairs.height else None
+    effects, placebos, refused = _grant_kinds(df, column, control, components)
+    granted = (df.filter(pl.col(column).cast(pl.String).is_in([*effects, *placebos]) & pl.col("granted").is_not_null())
+               .select(*keys, pl.col(column).cast(pl.String).alias("grant"), "win_share", "total",
+                       pl.col("granted_epoch").cast(pl.Int8).alias("epoch")))
+    plain = granted.filter(pl.col("grant").is_in(list(placebos)))
+    mean = (plain.group_by([*keys, "epoch"])
+            .agg(pl.col("win_share").mean().alias("win_control"), pl.col("total").mean().alias("total_control"),
+                 pl.len().alias("placebos")))
+    return granted, plain, mean, effects, refused, keys, others
+
+
+def placebo_effects(df: pl.DataFrame, components=None, margin: float = I.MARGIN) -> tuple[pl.DataFrame | None, list[str]]:
+    """Each effect card against the plain purple cards of its epoch (the placebo), and the grants
+    refused as placebos (with the reason).
+
+    A granted card brings its effect and also one more purple card (sets, the colour discount). The
+    placebo is the average, on the same deal and seat, over every plain purple card of the epoch
+    granted in the sweep (by card id, in its own epoch); anything else given by id is refused, not
+    taken as a placebo. The difference is the effect card's worth against a typical plain purple
+    card. Columns as `grant_effects`, with `control` naming how many plain cards the mean takes."""
+    found = _placebo_pairs(df, components)
+    if found is None:
+        return None, []
+    granted, _, mean, effects, refused, keys, others = found
+    pairs = (granted.filter(pl.col("grant").is_in(list(effects)))
+             .join(mean, on=[*keys, "epoch"], how="inner")
+             .with_columns(pl.format("mean of {} plain epoch {} cards", "placebos", "epoch").alias("control")))
+    if pairs.height == 0:
+        return None, refused
+    return _paired_grants(pairs, ["grant", *others], margin), refused
+
+
+def placebo_spread(df: pl.DataFrame, components=None, margin: float = I.MARGIN) -> pl.DataFrame | None:
+    """Each plain purple card against the mean of the plain cards of its epoch, paired on the deal
+    and seat: how much the placebos differ among themselves (None without placebos)."""
+    found = _placebo_pairs(df, components)
+    if found is None:
+        return None
+    _, plain, mean, _, _, keys, others = found
+    if plain.height == 0 or mean["placebos"].max() < 2:
+        return None
+    pairs = plain.join(mean, on=[*keys, "epoch"], how="inner").with_columns(pl.lit("plain mean").alias("control"))
+    return _paired_grants(pairs, ["grant", *others], margin).sort(["epoch", "win_diff"], descending=[False, True])
 
 
 def owner_effects(df: pl.DataFrame) -> pl.DataFrame | None:
@@ -437,7 +690,7 @@ def owner_effects(df: pl.DataFrame) -> pl.DataFrame | None:
     if base.height == 0:
         return None
     by_players = base["players"].n_unique() > 1
-    games = base.select(pl.struct("combo", "game").n_unique()).item()
+    games_at = dict(base.group_by("players").agg(pl.struct("combo", "game").n_unique().alias("g")).iter_rows())
     by = ["players"] if by_players else []
     aggs = [pl.col("players").first(), pl.len().alias("_seats")]
     for effect in EFFECT_IDS:
@@ -459,8 +712,13 @@ def owner_effects(df: pl.DataFrame) -> pl.DataFrame | None:
         win = paired_diff(g, "win_own", "win_other", by, prefix="win_")
         score = paired_diff(g, "total_own", "total_other", by, prefix="score_").drop("n", "rows")
         part = win.join(score, on=by, how="left") if by else pl.concat([win, score], how="horizontal")
-        frames.append(part.with_columns(pl.lit(effect).alias("effect"),
-                                        (pl.col("rows") / games).alias("owned")))
+        owned = (g.group_by("players").len().with_columns(
+            (pl.col("len") / pl.col("players").replace_strict(games_at, return_dtype=pl.Float64)).alias("owned")))
+        if by:
+            part = part.join(owned.select("players", "owned"), on="players", how="left")
+        else:
+            part = part.with_columns(pl.lit(owned["owned"][0]).alias("owned"))
+        frames.append(part.with_columns(pl.lit(effect).alias("effect")))
     if not frames:
         return None
     out = pl.concat(frames, how="diagonal_relaxed")
@@ -526,6 +784,7 @@ def dataset_info(df: pl.DataFrame, meta: dict | None = None) -> dict:
         "status": meta.get("status"),
         "finished": meta.get("finished"),
         "provenance": provenance.of_run(meta),
+        "components_path": (meta.get("components") or {}).get("path"),
     }
     return info
 
@@ -537,7 +796,7 @@ def fmt_value(value) -> str:
     if isinstance(value, float):
         return f"{value:g}"
     if isinstance(value, bool):
-        return "advanced" if value else "basic"
+        return "yes" if value else "no"
     if isinstance(value, (list, dict)):
         return json.dumps(value)
     return str(value)

@@ -1,0 +1,130 @@
+"""The inference behind every report table, from statsmodels: rate intervals that stay honest at
+0 % and 100 %, multiple-comparison corrections, equivalence (TOST) verdicts, sample-size hints and
+Bradley-Terry ratings.
+
+Every function takes plain numpy arrays of per-deal values (the deal is the unit of analysis: seats
+of one game and one deal played under several combinations are not independent).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+
+import numpy as np
+from statsmodels.stats.multitest import multipletests
+from statsmodels.stats.power import tt_solve_power
+from statsmodels.stats.proportion import proportion_confint, proportions_ztest
+from statsmodels.stats.weightstats import ttost_paired
+
+LEVEL = 0.95
+ALPHA = 1 - LEVEL
+MARGIN = 0.02          # default equivalence margin: "fair within ±2 pp"
+TARGET_HALF_WIDTH = 0.01  # the sample-size hint: deals for a 95% CI of ±1 pp
+CORRECTIONS = {"fdr_bh": "Benjamini-Hochberg", "holm": "Holm"}
+CORRECTION = "fdr_bh"
+
+
+def _quiet(fn, *args, **kwargs):
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        return fn(*args, **kwargs)
+
+
+def effective_n(x: np.ndarray, rows: int) -> float:
+    """Kish's effective sample size of a rate from clustered rows: `rows` seats in len(x) deals
+    whose deal means are `x`, divided by the design effect (the cluster-robust variance of the
+    mean, from the deal means, over the binomial variance of `rows` independent seats); `rows`
+    when either variance is 0."""
+    n = len(x)
+    p = float(x.mean()) if n else math.nan
+    if n < 2 or rows <= n:
+        return float(rows)
+    robust = float(x.var(ddof=1)) / n
+    binomial = p * (1 - p) / rows
+    if robust <= 0 or binomial <= 0:
+        return float(rows)
+    return rows * binomial / robust  # rows / design effect
+
+
+def rate_interval(x: np.ndarray, rows: int | None = None) -> tuple[float, float]:
+    """95% Wilson interval (statsmodels `proportion_confint`) of a rate from per-deal values `x`
+    (win shares, mean over the deal's `rows` seats). With several seats per deal the count and
+    the number of trials are scaled to the effective sample size (cluster-robust). Never of zero
+    width: 0 wins of 200 gives [0, 1.9 %]."""
+    x = np.asarray(x, dtype=float)
+    if len(x) == 0:
+        return math.nan, math.nan
+    nobs = effective_n(x, rows if rows is not None else len(x))
+    low, high = _quiet(proportion_confint, float(x.mean()) * nobs, nobs, alpha=ALPHA, method="wilson")
+    return float(low), float(high)
+
+
+def rate_p(x: np.ndarray, fair: float, rows: int | None = None) -> float:
+    """Two-sided p-value of the score test of a rate against `fair` (statsmodels
+    `proportions_ztest` with the null's variance, so that 0 of 200 has a finite p)."""
+    x = np.asarray(x, dtype=float)
+    if len(x) == 0 or not 0 < fair < 1:
+        return math.nan
+    nobs = effective_n(x, rows if rows is not None else len(x))
+    _, p = _quiet(proportions_ztest, float(x.mean()) * nobs, nobs, value=fair, prop_var=fair)
+    return float(p)
+
+
+def adjust(p, method: str = CORRECTION) -> np.ndarray:
+    """Adjusted p-values (statsmodels `multipletests`) of the finite p-values of one table; NaN
+    stays NaN."""
+    arr = np.asarray(list(p), dtype=float)
+    out = np.full(arr.shape, np.nan)
+    ok = np.isfinite(arr)
+    if ok.any():
+        out[ok] = multipletests(arr[ok], alpha=ALPHA, method=method)[1]
+    return out
+
+
+def correction_text(rows: int, method: str = CORRECTION) -> str:
+    """The caption fragment that states a table's correction."""
+    return (f"marks at q < {ALPHA:g} after {CORRECTIONS[method]} correction over the {rows} "
+            f"row{'s' * (rows != 1)} of this table")
+
+
+def equivalence_p(a: np.ndarray, b: np.ndarray, margin: float = MARGIN) -> float:
+    """p-value of the paired TOST (statsmodels `ttost_paired`) that mean(a - b) lies within
+    ±margin; small p = equivalent. NaN for fewer than 2 pairs."""
+    a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if len(a) < 2:
+        return math.nan
+    d = a - b
+    if float(d.std()) == 0:  # no spread: equivalent exactly when the constant difference is inside
+        return 0.0 if abs(float(d.mean())) < margin else 1.0
+    p, _, _ = _quiet(ttost_paired, a, b, -margin, margin)
+    return float(p)
+
+
+def verdict(diff: float, q: float, q_equiv: float, margin: float = MARGIN) -> str:
+    """The row's verdict: "stronger"/"weaker" (differs, corrected), "fair within ±m pp"
+    (equivalent, corrected TOST), or "undecided" (neither: more games needed). A row can differ
+    and still be equivalent when the difference is small and well measured."""
+    m = f"±{100 * margin:g} pp"
+    differs = math.isfinite(q) and q < ALPHA
+    equivalent = math.isfinite(q_equiv) and q_equiv < ALPHA
+    if equivalent:
+        return f"fair within {m}" + ((" (slightly " + ("stronger)" if diff > 0 else "weaker)")) if differs else "")
+    if differs:
+        return "stronger" if diff > 0 else "weaker"
+    return "undecided"
+
+
+def games_needed(sd: float, half_width: float = TARGET_HALF_WIDTH) -> float:
+    """Deals for a 95% CI of ±half_width on a mean whose per-deal standard deviation is `sd`: the
+    n at which a t-test detects a difference of half_width with 50 % power (statsmodels
+    `tt_solve_power`), which is where the interval's half-width equals it."""
+    if not math.isfinite(sd) or sd <= 0:
+        return math.nan
+    effect = half_width / sd
+    try:
+        n = _quiet(tt_solve_power, effect_size=effect, alpha=ALPHA, power=0.5, alternative="two-sided")
+    except (ValueError, RuntimeError):
+        return math.nan
+    n = float(np.asarray(n).ravel()[0])
+    return float(math.ceil(n)) if math.isfinite(n) else math.nan
