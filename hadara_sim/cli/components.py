@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from ..components import default_components_path, validate_components
+from ..components import validate_components
 from ..constants import COLOURS, TRACKS
 from .common import COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit, fail
 

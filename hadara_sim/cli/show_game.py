@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from .common import FORMAT_OPTION, check_format, console, fail
+from .common import FORMAT_OPTION, check_format, fail
 
 
 def register(app: typer.Typer):
