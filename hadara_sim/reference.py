@@ -103,7 +103,7 @@ class Game:
     def play_epoch(self, epoch: int):
         """Phase A (draw rounds, income, colonies, statues), then phase B (picks, the same steps,
         feeding, medals)."""
-        self.epoch, self.phase = epoch, 0
+        self.epoch, self.phase, self.draw_round = epoch, 0, 0
         self.lay_out_decks()
         self.first = first_player_seats([p.initiative for p in self.seats])[epoch - 1]
         self.tell(None, f"Epoch {EPOCH_NAMES[epoch]}: seat {self.first} is first player")

@@ -94,20 +94,25 @@ class BatchGame:
         return sheet
 
     def set_up(self):
-        """Each player takes a setup card side, its coins and track values; some get an extra coin."""
+        """Each player takes a setup card side, its coins and track values; some get an extra coin.
+
+        Sides are chosen at the same time: every seat decides before any side is stored.
+        """
         s, c = self.s, self.c
         g = np.arange(s.games)
+        chosen = np.zeros((s.games, s.players), np.int8)
         for seat in range(s.players):
             seats = np.full(s.games, seat)
             if not s.deals.advanced:
-                s.side[:, seat] = 0
-            elif self.sides is not None:
-                s.side[:, seat] = self.sides[:, seat]
+                continue
+            if self.sides is not None:
+                chosen[:, seat] = self.sides[:, seat]
                 free = np.flatnonzero(self.sides[:, seat] < 0)  # -1: the seat's policy chooses
                 if len(free):
-                    s.side[free, seat] = self.ask("side", free, seats[free], np.ones((len(free), 2), bool))
+                    chosen[free, seat] = self.ask("side", free, seats[free], np.ones((len(free), 2), bool))
             else:
-                s.side[:, seat] = self.ask("side", g, seats, np.ones((s.games, 2), bool))
+                chosen[:, seat] = self.ask("side", g, seats, np.ones((s.games, 2), bool))
+        s.side[:] = chosen
         card = s.initiative.astype(np.int64) - 1
         side = s.side.astype(np.int64)
         s.coins[:] = c.setup_coins[card, side] + extra_coins(s.initiative)
