@@ -26,6 +26,7 @@ from .constants import (
     SURPLUS_MAX, COLOURS, extra_coin_seats, first_player_seats,
 )
 from .deal import Deals
+from .forward import Forward
 from .policy import Decision, View, check_choices
 
 SCORE_LINES = ("colonies", "statues", "silver", "gold", "cards", "coins")
@@ -66,6 +67,7 @@ class Game:
         self.recorder = recorder
         self.narrator = narrator  # called with (seat or None, text) for a readable account
         self.serial = 0
+        self.history: list[int] = []  # choice at each asked decision
         self.seats = [Player(s, int(deal.initiative[0, s]), [components.tiles_per_colour] * 4)
                       for s in range(self.players)]
         self.location = np.full(components.n_cards, LOC_BOX, np.int8)
@@ -514,8 +516,12 @@ class Game:
         policy = self.policies[p.seat]
         extra = {k: np.array([v]) for k, v in private.items()}
         view = View(_Observation(self), [0], self.players, self.c, player=np.array([p.seat]), **extra)
-        decision = Decision(kind, legal[None, :], view, self.deal.game_id, np.array([self.serial]))
+        past = lambda: {"deals": self.deal, "lengths": np.array([self.serial]),
+                        "history": np.array([self.history], np.int16).reshape(1, -1), "sides": None, "grants": []}
+        decision = Decision(kind, legal[None, :], view, self.deal.game_id, np.array([self.serial]),
+                            Forward(self.c, kind, np.array([p.seat]), past))
         choice = int(check_choices(policy, decision, policy.decide(decision))[0])
+        self.history.append(choice)
         self.serial += 1
         if self.recorder:
             self.recorder.decision(kind, p.seat, options.tolist(), choice)

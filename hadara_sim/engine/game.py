@@ -14,6 +14,7 @@ import numpy as np
 from ..components import ComponentSet
 from ..constants import EPOCH_NAMES, EPOCHS, PICKS_PER_PHASE_B
 from ..deal import Deals
+from ..forward import Forward
 from ..policy import Decision, View, check_choices
 from .cards import gain_card
 from .colonies import colony_step
@@ -77,6 +78,7 @@ class BatchGame:
         self.seat_policy = np.asarray(seat_policy)
         self.recorder = recorder
         self.serial = np.zeros(len(deals), np.int32)
+        self.history = np.zeros((len(deals), 64), np.int16)  # choice at each asked decision, by serial
         self.firsts = first_players(deals.initiative)
         self.sides = sides
         self.grants = list(grants)
@@ -181,13 +183,28 @@ class BatchGame:
                 games = g[rows]
                 view = View(self.s, games, self.s.players, self.c, player=seat[rows],
                             **{name: value[rows] for name, value in private.items()})
-                decision = Decision(kind, legal[rows], view, self.s.deals.game_id[games], self.serial[games])
+                decision = Decision(kind, legal[rows], view, self.s.deals.game_id[games], self.serial[games],
+                                    Forward(self.c, kind, view.player, lambda games=games: self.past(games)))
                 policy = self.policies[k]
                 choices[rows] = check_choices(policy, decision, policy.decide(decision))
-            self.serial[g[asked]] += 1
+            self.remember(g[asked], choices[asked])
         if self.recorder:
             self.recorder.decision(kind, g[asked], seat[asked], legal[asked], choices[asked])
         return choices
+
+    def remember(self, g: np.ndarray, choices: np.ndarray):
+        """Keep the choices of the asked decisions (the forward model replays them)."""
+        if len(g) and self.serial[g].max() >= self.history.shape[1]:
+            self.history = np.concatenate([self.history, np.zeros_like(self.history)], axis=1)
+        self.history[g, self.serial[g]] = choices
+        self.serial[g] += 1
+
+    def past(self, games: np.ndarray) -> dict:
+        """Deals, experiment options and choices so far of some games, for the forward model."""
+        return {"deals": self.s.deals[games], "lengths": self.serial[games].copy(),
+                "history": self.history[games, :self.serial[games].max()].copy(),
+                "sides": None if self.sides is None else self.sides[games],
+                "grants": [Grant(grant.epoch, grant.card, grant.seat[games]) for grant in self.grants]}
 
     def record(self, step: str):
         if self.recorder:
