@@ -118,3 +118,78 @@ def ladder(
         console.print(table)
     console.print("green: significantly above even, red: significantly below (95%). mean: the row's "
                   "mean win %. win pts: the row's mean total in the games it won.")
+
+
+@app.command()
+def tune(
+    policy: str = typer.Argument(..., help="The policy to tune (name, module:attr or file.py:attr)."),
+    opponent: list[str] = typer.Option(["start"], "--opponent", "-o",
+                                       help="The field to beat, repeatable; 'start' is the policy itself "
+                                            "with its starting parameters."),
+    players: list[int] = typer.Option([2], "--players", "-p", help="Player counts, repeatable."),
+    advanced: bool = typer.Option(False, "--advanced", help="Advanced game (setup sides)."),
+    trials: int = typer.Option(30, "--trials", min=1, help="Candidates to try (optuna TPE)."),
+    games: int = typer.Option(500, "--games", "-n", min=2,
+                              help="Training games per candidate, opponent and player count (same deals "
+                                   "for every candidate)."),
+    validation_games: int = typer.Option(2000, "--validation-games", min=2,
+                                         help="Fresh games per player count for the held-out check."),
+    param: list[str] = typer.Option([], "--param",
+                                    help="Tune this parameter: name=low:high or name=a,b,c (choices per "
+                                         "entry, e.g. sides=-1,0,1); repeatable. Default: every number "
+                                         "parameter within ±50% and the side table."),
+    seed: int = typer.Option(0, "--seed", "-s"),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the chosen parameters, the command "
+                                                           "and the validation to this TOML file."),
+    quiet: bool = typer.Option(False, "--quiet", "-q"),
+    components: Optional[Path] = COMPONENTS_OPTION,
+):
+    """Tune a policy's parameters against a field, then check the choice on fresh deals.
+
+    Every candidate plays the same training deals; the best must then beat the starting parameters
+    head to head on fresh deals (95% Wilson interval above 50%), or nothing is written.
+    """
+    from ..tune import default_space, parse_range, to_toml
+    from ..tune import tune as run_tune
+
+    c = components_or_exit(components)
+    for name in [policy, *(o for o in opponent if o != "start")]:
+        try:
+            resolve_policy(name)
+        except PolicyNotFound as err:
+            fail(str(err))
+    if any(not 2 <= p <= 5 for p in players):
+        fail("--players must be 2..5")
+    try:
+        space = dict(parse_range(p) for p in param) if param else default_space(policy)
+    except ValueError as err:
+        fail(str(err))
+    argv = ["hadara-sim", "policies", "tune", policy, *[x for o in opponent for x in ("--opponent", o)],
+            *[x for p in players for x in ("--players", str(p))], *(["--advanced"] if advanced else []),
+            "--trials", str(trials), "--games", str(games), "--validation-games", str(validation_games),
+            *[x for p in param for x in ("--param", p)], "--seed", str(seed),
+            *(["--components", str(components)] if components else []), *(["--out", str(out)] if out else [])]
+    with Progress(console=console, disable=quiet, transient=True) as progress:
+        task = progress.add_task("trying candidates", total=trials)
+        try:
+            result = run_tune(c, policy, opponent, players, trials, games, validation_games, seed, advanced,
+                              space, progress=lambda: progress.advance(task))
+        except ValueError as err:
+            fail(str(err))
+    table = Table(title=f"{policy}: the chosen parameters against the starting ones on fresh deals")
+    for column in ("players", "games", "win share", "95% CI (Wilson)"):
+        table.add_column(column, justify="right")
+    for m in result.validation:
+        low, high = m.wilson()
+        table.add_row(str(m.players), str(len(m.shares)), f"{100 * m.shares.mean():.1f}%",
+                      f"[{100 * low:.1f}, {100 * high:.1f}]")
+    console.print(table)
+    console.print(f"training score (mean win share against the field): {100 * result.training_score:.1f}%")
+    console.print("chosen: " + ", ".join(f"{k}={v}" for k, v in result.params.items()))
+    if not result.passed:
+        fail("the best candidate did not beat the starting parameters on fresh deals (held-out check "
+             "failed), so nothing was written; try more --games per candidate or a narrower --param", code=1)
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(to_toml(result, argv), encoding="utf-8")
+        console.print(f"wrote {out}")

@@ -1,0 +1,42 @@
+"""`hadara-sim policies tune`: tuning on common deals, then a held-out check on fresh ones."""
+
+import tomllib
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from hadara_sim import load_components
+from hadara_sim.cli import app
+from hadara_sim.tune import Range, tune
+
+HERE = Path(__file__).parent
+
+
+def test_tune_runs_end_to_end_and_writes_the_command_next_to_the_weights(tmp_path):
+    out = tmp_path / "skilled.toml"
+    spec = f"{HERE / 'tune_policies.py'}:Skilled"
+    args = ["policies", "tune", spec, "--param", "skill=0:1", "--trials", "4", "--games", "30",
+            "--validation-games", "200", "--seed", "1", "--out", str(out), "-q"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    written = tomllib.loads(out.read_text())
+    assert written["params"]["skill"] > 0.5
+    assert written["validation_passed"] is True
+    assert written["command"].startswith(f"hadara-sim policies tune {spec} --opponent start --players 2")
+    low, high = written["validation"][0]["ci95"]
+    assert 0.5 < low < written["validation"][0]["win_share"] < high
+
+
+def test_the_held_out_check_rejects_a_candidate_that_only_won_on_the_training_deals():
+    c = load_components()
+    result = tune(c, f"{HERE / 'tune_policies.py'}:Lucky", ["start"], [2], trials=12, games=16,
+                  validation_games=400, seed=3, space={"luck": Range(0, 1000)})
+    assert result.training_score >= 0.65  # a lucky stream on 16 training deals
+    assert not result.passed                # and no better than the start on fresh deals
+    assert len(result.validation_shares) == 400
+
+
+def test_a_bad_parameter_range_is_a_one_line_error():
+    result = CliRunner().invoke(app, ["policies", "tune", "greedy", "--param", "coin=high"])
+    assert result.exit_code == 2
+    assert "name=low:high" in result.output
