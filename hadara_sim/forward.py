@@ -2,7 +2,7 @@
 
 At a decision, `decision.forward` (set by both engines) can
 
-- `determinise(copies, seed)`: deal `copies` games per game of the decision that agree with everything
+- `determinise(copies, seed)` (an int, or one per game): deal `copies` games per game of the decision that agree with everything
   the acting player has seen and resample everything hidden from them: the unseen deck cards and their
   order (this epoch's and later epochs'), the cards other players sold face down in draw rounds, the
   colony tiles under each visible top and the top's back (a tile with the same front), and the choices
@@ -95,6 +95,11 @@ class _Replay:
             self.sides.extend((rows[i], int(d.serial[i]), int(d.view.player[i])) for i in range(len(d)))
 
 
+def one_policy(deals: Deals) -> np.ndarray:
+    """A seat-to-policy table giving every seat policy 0: the replay sees each step's games at once."""
+    return np.zeros((len(deals), deals.players), np.int64)
+
+
 def subset(d: Decision, rows: np.ndarray) -> Decision:
     """The decision in some of its games only (the same view, cut to those rows)."""
     v = d.view
@@ -113,7 +118,7 @@ def reach(components, past: dict, fill=None) -> tuple[Decision, "_Replay"]:
     policy = _Replay(past["history"], np.asarray(past["lengths"], np.int64), stop=True,
                      me=fill, others=[fill] * past["deals"].players,
                      acting=np.full(len(past["deals"]), -1))
-    game = BatchGame(past["deals"], components, [policy] * past["deals"].players,
+    game = BatchGame(past["deals"], components, [policy], one_policy(past["deals"]),
                      sides=past["sides"], grants=past["grants"])
     try:
         game.play()
@@ -162,11 +167,12 @@ class Forward:
         hand = at.view.__dict__.get("hand")
         hidden = self._hidden_choices(rec, state, lengths)
         known = self._known(state, rec, hand[order] if hand is not None else None, past["grants"])
-        rng = np.random.default_rng(seed)
+        seeds = self._seeds(seed, games)
         decks = np.repeat(deals.decks, copies, axis=0)
         colonies = np.repeat(deals.colonies, copies, axis=0)
         for g in range(games):
             out = slice(g * copies, (g + 1) * copies)
+            rng = np.random.default_rng(seeds[g])
             decks[out] = self._decks(deals.decks[g], known[g], deals.advanced, copies, rng, past["grants"], g)
             colonies[out] = self._colonies(deals.colonies[g], state.colony_ptr[g], copies, rng)
         hist = history.copy()
@@ -195,14 +201,22 @@ class Forward:
                 + np.zeros((1, K, 1), np.int64)).reshape(-1)
         deals = det.deals[copy]
         # fresh game ids keep the continuations' own randomness apart from the real games'
-        deals.game_id = np.random.default_rng(seed).integers(1 << 40, 1 << 50) + copy
+        deals.game_id = (self._seeds(seed, games)[copy // copies] % (1 << 40)) * 4096 + copy % copies
         root = np.repeat(options, copies, axis=1).reshape(-1)
         policy = _Replay(det.history[copy], det.lengths[copy], root=root, kind=self.kind,
                          me=me, others=per_seat, acting=det.seat[copy])
         grants = [type(grant)(grant.epoch, grant.card, grant.seat[copy]) for grant in det.grants]
         sides = None if det.sides is None else det.sides[copy]
-        sheet = BatchGame(deals, self.c, [policy] * P, sides=sides, grants=grants).play()
+        sheet = BatchGame(deals, self.c, [policy], one_policy(deals), sides=sides, grants=grants).play()
         return {name: value.reshape(games, K, copies, *value.shape[1:]) for name, value in sheet.items()}
+
+    @staticmethod
+    def _seeds(seed, games: int) -> np.ndarray:
+        """One seed per game: `seed` itself if it is a sequence (so a game's copies do not depend on
+        the other games of the batch), else spawned from it."""
+        if np.ndim(seed):
+            return np.asarray(seed, np.int64)
+        return np.random.default_rng(seed).integers(0, 1 << 62, size=games)
 
     # --- what the acting player has seen ------------------------------------------------------
 
