@@ -49,8 +49,8 @@ class _Replay:
         self.lengths = lengths
         self.stop, self.root, self.kind = stop, root, kind
         self.me, self.others, self.acting = me, others, acting
-        self.draws = []   # (row, serial, seat, epoch, round, hand (2,), choice) of every draw decision
-        self.sides = []   # (row, serial, seat) of every side decision
+        self.draws = []   # per draw decision asked: arrays row, serial, seat, epoch, round, hand (n, 2), choice
+        self.sides = []   # per side decision asked: arrays row, serial, seat
 
     def decide(self, d: Decision) -> np.ndarray:
         rows = self.rows_of(d)
@@ -77,7 +77,8 @@ class _Replay:
                 if where.any():
                     at = np.flatnonzero(where)
                     choice[at] = policy.decide(subset(d, at))
-        self.note(d, rows, choice)
+        if self.stop:
+            self.note(d, rows, choice)
         before = serial < length
         self.history[rows[before], serial[before]] = choice[before]
         return choice
@@ -86,13 +87,18 @@ class _Replay:
         return np.asarray(d.view._idx).reshape(-1) if not isinstance(d.view._idx, slice) else np.arange(len(d))
 
     def note(self, d: Decision, rows, choice):
+        v = d.view
         if d.kind == "draw":
-            v = d.view
-            for i in range(len(d)):
-                self.draws.append((rows[i], int(d.serial[i]), int(v.player[i]), int(v.epoch[i]),
-                                   int(v.draw_round[i]), v.hand[i].copy(), int(choice[i])))
+            self.draws.append((rows, d.serial.astype(np.int64), v.player.astype(np.int64), v.epoch.astype(np.int64),
+                               v.draw_round.astype(np.int64), v.hand.astype(np.int64), choice))
         elif d.kind == "side":
-            self.sides.extend((rows[i], int(d.serial[i]), int(d.view.player[i])) for i in range(len(d)))
+            self.sides.append((rows, d.serial.astype(np.int64), v.player.astype(np.int64)))
+
+    def drawn(self):
+        """Every draw decision noted, as arrays: row, serial, seat, epoch, round, hand (n, 2), choice."""
+        if not self.draws:
+            return tuple(np.zeros((0, 2) if k == 5 else 0, np.int64) for k in range(7))
+        return tuple(np.concatenate(parts) for parts in zip(*self.draws))
 
 
 def one_policy(deals: Deals) -> np.ndarray:
@@ -226,13 +232,13 @@ class Forward:
         hidden = np.zeros((len(lengths), max(1, int(lengths.max()))), bool)
         if self.kind == "side":
             for row, serial, seat in rec.sides:
-                if seat != self.seat[row]:
-                    hidden[row, serial] = True
-        loc = state.location
-        for row, serial, seat, epoch, rnd, hand, _ in rec.draws:
-            if (seat != self.seat[row] and epoch == state.epoch_now and state.phase_now == 0
-                    and rnd == state.round_now and (loc[row, hand] == LOC_DECK).all()):
-                hidden[row, serial] = True
+                other = seat != self.seat[row]
+                hidden[row[other], serial[other]] = True
+        row, serial, seat, epoch, rnd, hand, _ = rec.drawn()
+        unresolved = (state.location[row[:, None], hand] == LOC_DECK).all(axis=1)
+        pending = ((seat != self.seat[row]) & (epoch == state.epoch_now) & (state.phase_now == 0)
+                   & (rnd == state.round_now) & unresolved)
+        hidden[row[pending], serial[pending]] = True
         return hidden[:, :lengths.max()] if lengths.max() else hidden[:, :0]
 
     def _known(self, state, rec: _Replay, hand, grants) -> np.ndarray:
@@ -241,10 +247,11 @@ class Forward:
         loc = state.location
         games = len(loc)
         sold_unseen = np.zeros(loc.shape, bool)
-        for row, _, seat, _, _, h, choice in rec.draws:
-            discard, action = divmod(choice, 2)
-            if action == SELL and seat != self.seat[row]:
-                sold_unseen[row, h[1 - discard]] = True
+        row, _, seat, _, _, hand_of, choice = rec.drawn()
+        discard, action = np.divmod(choice, 2)
+        sold = (action == SELL) & (seat != self.seat[row])
+        kept = hand_of[np.arange(len(row)), 1 - discard]
+        sold_unseen[row[sold], kept[sold]] = True
         known = ((loc >= LOC_OWNED) | (loc == LOC_PILE) | (loc == LOC_REMOVED)
                  | ((loc == LOC_SOLD) & ~sold_unseen))
         if hand is not None:
@@ -282,10 +289,8 @@ class Forward:
             pool = np.setdiff1d(np.flatnonzero(c.colony_level == level), stacks[level, :top])
             same = pool[(front[pool] == front[stacks[level, top]]).all(axis=1)]
             first = same[rng.integers(len(same), size=copies)]
-            rest = stacks.shape[1] - top - 1
-            rows = []
-            for j in range(copies):
-                others = pool[pool != first[j]]
-                rows.append(np.concatenate([[first[j]], others[rng.permutation(len(others))[:rest]]]))
-            out[:, level, top:] = np.array(rows)
+            keys = rng.random((copies, len(pool)))
+            keys[pool[None, :] == first[:, None]] = np.inf  # the top is not also under itself
+            under = pool[keys.argsort(axis=1)[:, :stacks.shape[1] - top - 1]]
+            out[:, level, top:] = np.concatenate([first[:, None], under], axis=1)
         return out

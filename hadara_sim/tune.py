@@ -70,6 +70,7 @@ class Match:
     opponent: str
     shares: np.ndarray
     a_totals: np.ndarray  # totals of a's seats in the games a won
+    b_totals: np.ndarray  # totals of b's seats in the games b won
 
     def wilson(self) -> tuple[float, float]:
         return wilson(self.shares)
@@ -89,7 +90,8 @@ def match(components: ComponentSet, a, b, players: int, games: int, seed, advanc
     sheet = play_batch(deals, components, [a, b], seats)
     mine = seats == 0
     shares = np.where(mine, sheet["win_share"], 0.0).sum(axis=1)
-    return Match(players, opponent, shares, sheet["total"][mine & (sheet["win_share"] > 0)])
+    won = sheet["win_share"] > 0
+    return Match(players, opponent, shares, sheet["total"][mine & won], sheet["total"][~mine & won])
 
 
 @dataclass
