@@ -179,11 +179,14 @@ class Forward:
         for g in range(games):
             out = slice(g * copies, (g + 1) * copies)
             rng = np.random.default_rng(seeds[g])
-            decks[out] = self._decks(deals.decks[g], known[g], deals.advanced, copies, rng, past["grants"], g)
+            decks[out] = self._decks(deals.decks[g], known[g], deals.advanced, copies, rng)
             colonies[out] = self._colonies(deals.colonies[g], state.colony_ptr[g], copies, rng)
         hist = history.copy()
         hist[hidden] = HIDDEN
-        rep = lambda a: None if a is None else np.repeat(a, copies, axis=0)
+
+        def rep(a):
+            return None if a is None else np.repeat(a, copies, axis=0)
+
         dealt = Deals(deals.players, deals.advanced, rep(deals.game_id), rep(deals.initiative),
                       rep(deals.colour_order), decks, colonies)
         grants = [type(grant)(grant.epoch, grant.card, rep(grant.seat)) for grant in past["grants"]]
@@ -201,7 +204,6 @@ class Forward:
         det = self.determinise(copies, seed)
         P = det.deals.players
         per_seat = others if isinstance(others, (list, tuple)) else [others] * P
-        n = games * K * copies
         # inner game (g, k, j) uses copy (g, j): game-major, then candidate, then copy
         copy = (np.arange(games)[:, None, None] * copies + np.arange(copies)[None, None, :]
                 + np.zeros((1, K, 1), np.int64)).reshape(-1)
@@ -260,7 +262,7 @@ class Forward:
             known[:, grant.card] = True
         return known
 
-    def _decks(self, decks, known, advanced, copies, rng, grants, g) -> np.ndarray:
+    def _decks(self, decks, known, advanced, copies, rng) -> np.ndarray:
         """(copies, 3, 5, 2P) decks: seen cards stay where they are, the others are drawn anew from
         the cards of that epoch and colour the player has not seen."""
         out = np.repeat(decks[None], copies, axis=0)
