@@ -18,6 +18,17 @@ app = typer.Typer(help="List, inspect and rank policies (built-ins, entry points
                   no_args_is_help=True)
 
 
+def check_policies_and_players(names: list[str], players: list[int]):
+    """Exit with a one-line message if a policy cannot be found or a player count is out of range."""
+    for name in names:
+        try:
+            resolve_policy(name)
+        except PolicyNotFound as err:
+            fail(str(err))
+    if any(not 2 <= p <= 5 for p in players):
+        fail("--players must be 2..5")
+
+
 def _params(target) -> dict:
     return dict(getattr(target, "params", {}) or {})
 
@@ -80,13 +91,7 @@ def ladder(
 
     c = components_or_exit(components)
     names = policy or list(BUILTIN)
-    for name in names:
-        try:
-            resolve_policy(name)
-        except PolicyNotFound as err:
-            fail(str(err))
-    if any(not 2 <= p <= 5 for p in players):
-        fail("--players must be 2..5")
+    check_policies_and_players(names, players)
     pairs = len(names) * (len(names) - 1) // 2 * len(players)
     with Progress(console=console, disable=quiet, transient=True) as progress:
         task = progress.add_task("playing", total=pairs)
@@ -153,13 +158,7 @@ def tune(
     from ..tune import tune as run_tune
 
     c = components_or_exit(components)
-    for name in [policy, *(o for o in opponent if o != "start")]:
-        try:
-            resolve_policy(name)
-        except PolicyNotFound as err:
-            fail(str(err))
-    if any(not 2 <= p <= 5 for p in players):
-        fail("--players must be 2..5")
+    check_policies_and_players([policy, *(o for o in opponent if o != "start")], players)
     try:
         space = dict(parse_range(p) for p in param) if param else default_space(policy)
     except ValueError as err:
