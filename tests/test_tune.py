@@ -40,3 +40,11 @@ def test_a_bad_parameter_range_is_a_one_line_error():
     result = CliRunner().invoke(app, ["policies", "tune", "greedy", "--param", "coin=high"])
     assert result.exit_code == 2
     assert "name=low:high" in result.output
+
+
+def test_the_same_command_chooses_the_same_parameters():
+    c = load_components()
+    runs = [tune(c, f"{HERE / 'tune_policies.py'}:Skilled", ["start", "greedy"], [2, 3], trials=3, games=12,
+                 validation_games=20, seed=4, space={"skill": Range(0, 1)}) for _ in range(2)]
+    assert runs[0].params == runs[1].params
+    assert runs[0].trials == runs[1].trials
