@@ -516,16 +516,19 @@ class Game:
         policy = self.policies[p.seat]
         extra = {k: np.array([v]) for k, v in private.items()}
         view = View(_Observation(self), [0], self.players, self.c, player=np.array([p.seat]), **extra)
-        past = lambda: {"deals": self.deal, "lengths": np.array([self.serial]),
-                        "history": np.array([self.history], np.int16).reshape(1, -1), "sides": None, "grants": []}
         decision = Decision(kind, legal[None, :], view, self.deal.game_id, np.array([self.serial]),
-                            Forward(self.c, kind, np.array([p.seat]), past))
+                            Forward(self.c, kind, np.array([p.seat]), self.past))
         choice = int(check_choices(policy, decision, policy.decide(decision))[0])
         self.history.append(choice)
         self.serial += 1
         if self.recorder:
             self.recorder.decision(kind, p.seat, options.tolist(), choice)
         return choice
+
+    def past(self) -> dict:
+        """The deal and the choices so far, for the forward model."""
+        return {"deals": self.deal, "lengths": np.array([self.serial]), "sides": None, "grants": [],
+                "history": np.array([self.history], np.int16).reshape(1, -1)}
 
     def tell(self, seat: int | None, text: str):
         if self.narrator:
