@@ -48,3 +48,16 @@ def test_the_same_command_chooses_the_same_parameters():
                  validation_games=20, seed=4, space={"skill": Range(0, 1)}) for _ in range(2)]
     assert runs[0].params == runs[1].params
     assert runs[0].trials == runs[1].trials
+
+
+def test_balanced_plays_the_weights_written_by_the_tune_command():
+    from hadara_sim.registry import make_policy
+    from policies.tuned import TUNED_DIR
+
+    written = tomllib.loads((TUNED_DIR / "balanced.toml").read_text())
+    assert written["command"].startswith("hadara-sim policies tune balanced-v1 ")
+    assert written["validation_passed"] is True
+    balanced, v1 = make_policy("balanced").settings, make_policy("balanced-v1").settings
+    for name, value in written["params"].items():
+        assert balanced[name] == (tuple(value) if isinstance(value, list) else value)
+    assert {k for k in v1 if v1[k] != balanced[k]} == set(written["params"])
