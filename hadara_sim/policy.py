@@ -105,6 +105,7 @@ class Decision:
     view: View
     game_id: np.ndarray  # (games,) int64: global game number (keys a policy's own randomness)
     serial: np.ndarray   # (games,) int32: decisions already asked in this game
+    forward: object = None  # hadara_sim.forward.Forward: determinise and play on; None if unavailable
 
     def __len__(self) -> int:
         return len(self.legal)

@@ -26,6 +26,7 @@ from .constants import (
     SURPLUS_MAX, COLOURS, extra_coin_seats, first_player_seats,
 )
 from .deal import Deals
+from .forward import Forward
 from .policy import Decision, View, choose
 
 SCORE_LINES = ("colonies", "statues", "silver", "gold", "cards", "coins")
@@ -66,6 +67,7 @@ class Game:
         self.recorder = recorder
         self.narrator = narrator  # called with (seat or None, text) for a readable account
         self.serial = 0
+        self.history: list[int] = []  # choice at each asked decision
         self.seats = [Player(s, int(deal.initiative[0, s]), [components.tiles_per_colour] * 4)
                       for s in range(self.players)]
         self.location = np.full(components.n_cards, LOC_BOX, np.int8)
@@ -103,7 +105,7 @@ class Game:
     def play_epoch(self, epoch: int):
         """Phase A (draw rounds, income, colonies, statues), then phase B (picks, the same steps,
         feeding, medals)."""
-        self.epoch, self.phase = epoch, 0
+        self.epoch, self.phase, self.draw_round = epoch, 0, 0
         self.lay_out_decks()
         self.first = first_player_seats([p.initiative for p in self.seats])[epoch - 1]
         self.tell(None, f"Epoch {EPOCH_NAMES[epoch]}: seat {self.first} is first player")
@@ -514,12 +516,19 @@ class Game:
         policy = self.policies[p.seat]
         extra = {k: np.array([v]) for k, v in private.items()}
         view = View(_Observation(self), [0], self.players, self.c, player=np.array([p.seat]), **extra)
-        decision = Decision(kind, legal[None, :], view, self.deal.game_id, np.array([self.serial]))
+        decision = Decision(kind, legal[None, :], view, self.deal.game_id, np.array([self.serial]),
+                            Forward(self.c, kind, np.array([p.seat]), self.past))
         choice = int(choose(policy, decision)[0])
+        self.history.append(choice)
         self.serial += 1
         if self.recorder:
             self.recorder.decision(kind, p.seat, options.tolist(), choice)
         return choice
+
+    def past(self) -> dict:
+        """The deal and the choices so far, for the forward model."""
+        return {"deals": self.deal, "lengths": np.array([self.serial]), "sides": None, "grants": [],
+                "history": np.array([self.history], np.int16).reshape(1, -1)}
 
     def tell(self, seat: int | None, text: str):
         if self.narrator:

@@ -18,9 +18,9 @@ class PolicyNotFound(LookupError):
 
 def available_policies() -> dict[str, type]:
     """Every policy known by name: the built-ins, then installed entry points."""
-    from policies import BUILTIN
+    from policies import BUILTIN, REFERENCE
 
-    found = dict(BUILTIN)
+    found = {**BUILTIN, **REFERENCE}
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         found.setdefault(ep.name, ep)
     return found

@@ -3,7 +3,11 @@
 from .greedy import Greedy
 from .planner import Planner
 from .random import Random
-from .styles import Balanced, Culture, Economy, Military, Sets
+from .search import Search
+from .styles import Balanced, BalancedV1, Culture, Economy, Military, Sets
 
 BUILTIN = {cls.name: cls for cls in (Random, Greedy, Military, Culture, Economy, Sets, Balanced)}
-__all__ = ["BUILTIN", "Planner"]
+# Yardsticks (the slow `search`, `balanced` before tuning): available by name, not in the default
+# ladder or the tournament.
+REFERENCE = {cls.name: cls for cls in (Search, BalancedV1)}
+__all__ = ["BUILTIN", "REFERENCE", "Planner"]

@@ -8,7 +8,9 @@ from numba import njit
 from hadara_sim.constants import CULTURE, MILITARY
 from hadara_sim.policy import Decision
 
+from .common import own
 from .planner import Planner
+from .tuned import tuned_params
 
 
 class Military(Planner):
@@ -65,14 +67,20 @@ class Sets(Planner):
     params = {**Planner.params, "sets": 1.5, "gold_plan": 2, "colours": (0.0, 0.0, 0.0, 0.0, 0.5)}
 
 
-class Balanced(Planner):
-    name = "balanced"
-    description = ("The strongest all-rounder: the planner's full evaluation (lookahead to the next colony "
-                   "and statue requirement, expected colony backs, feeding risk, set value, medal timing, "
-                   "purple effects), and it specialises as the game unfolds: it leans into whichever of "
-                   "military and culture it leads in against its rivals.")
-    # Tuned by a random search against military, culture and economy at 2 and 4 players.
-    params = {**Planner.params, "focus": 1.3, "unfocus": 0.3, "focus_prize": 3.0, "other_prize": 3.0}
+class BalancedV1(Planner):
+    name = "balanced-v1"
+    description = ("The first `balanced`, kept as a yardstick: the planner's full evaluation, leaning into "
+                   "whichever of military and culture it leads in; sides chosen by the planner's valuation.")
+    # Found by a random search (script not kept) against military, culture and economy at 2 and 4 players.
+    params = {**Planner.params, "focus": 1.3, "unfocus": 0.3, "focus_prize": 3.0, "other_prize": 3.0,
+              "sides": (-1, -1, -1, -1, -1)}
+
+    def side(self, d: Decision):
+        """The side table's side for the player's setup card; -1 leaves it to the planner's valuation."""
+        table = np.asarray(self.settings["sides"], np.int64)
+        fixed = table[own(d.view, "initiative").astype(np.int64) - 1]
+        chosen = np.where(fixed >= 0, fixed, super().side(d))
+        return np.where(d.legal[np.arange(len(d)), chosen], chosen, d.legal.argmax(axis=1))
 
     def context(self, view):
         ctx = super().context(view)
@@ -82,6 +90,16 @@ class Balanced(Planner):
             ctx.track_value[:, track] *= np.where(first, w["focus"], w["unfocus"])
             ctx.prize[track] = np.where(first, w["focus_prize"], w["other_prize"])
         return ctx
+
+
+class Balanced(BalancedV1):
+    name = "balanced"
+    description = ("The strongest all-rounder: the planner's full evaluation (lookahead to the next colony "
+                   "and statue requirement, expected colony backs, feeding risk, set value, medal timing, "
+                   "purple effects), and it specialises as the game unfolds: it leans into whichever of "
+                   "military and culture it leads in against its rivals. Its weights and setup side per "
+                   "card come from `hadara-sim policies tune` (policies/tuned/balanced.toml).")
+    params = {**BalancedV1.params, **tuned_params("balanced")}
 
 
 @njit(cache=True)

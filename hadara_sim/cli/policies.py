@@ -13,10 +13,21 @@ from ..ladder import ladder as run_ladder
 from ..ladder import ladder_ratings
 from ..registry import PolicyNotFound, available_policies, resolve_policy
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit,
-                     fail, split_specs)
+                     err_console, fail, split_specs)
 
 app = typer.Typer(help="List, inspect and rank policies (built-ins, entry points, your own).",
                   no_args_is_help=True)
+
+
+def check_policies_and_players(names: list[str], players: list[int]):
+    """Exit with a one-line message if a policy cannot be found or a player count is out of range."""
+    for name in names:
+        try:
+            resolve_policy(name)
+        except PolicyNotFound as err:
+            fail(str(err))
+    if any(not 2 <= p <= 5 for p in players):
+        fail("--players must be 2..5")
 
 
 def _params(target) -> dict:
@@ -98,13 +109,7 @@ def ladder(
     fmt = check_format(fmt)
     c = components_or_exit(components)
     names = split_specs(policy) or list(BUILTIN)
-    for name in names:
-        try:
-            resolve_policy(name)
-        except PolicyNotFound as err:
-            fail(str(err))
-    if any(not 2 <= p <= 5 for p in players):
-        fail("--players must be 2..5")
+    check_policies_and_players(names, players)
     pairs = len(names) * (len(names) - 1) // 2 * len(players)
     with Progress(console=console, disable=quiet, transient=True) as progress:
         task = progress.add_task("playing", total=pairs)
@@ -141,3 +146,74 @@ def ladder(
                           [[r["policy"], f"{r['rating']:+.2f}", f"[{r['low']:+.2f}, {r['high']:+.2f}]"]
                            for r in ratings.iter_rows(named=True)], data=ratings))
     emit(grids, fmt)
+
+
+@app.command()
+def tune(
+    policy: str = typer.Argument(..., help="The policy to tune (name, module:attr or file.py:attr)."),
+    opponent: list[str] = typer.Option(["start"], "--opponent", "-o",
+                                       help="The field to beat, repeatable; 'start' is the policy itself "
+                                            "with its starting parameters."),
+    players: list[int] = typer.Option([2], "--players", "-p", help="Player counts, repeatable."),
+    advanced: bool = typer.Option(False, "--advanced", help="Advanced game (setup sides)."),
+    trials: int = typer.Option(30, "--trials", min=1, help="Candidates to try (optuna TPE)."),
+    games: int = typer.Option(500, "--games", "-n", min=2,
+                              help="Training games per candidate, opponent and player count (same deals "
+                                   "for every candidate)."),
+    validation_games: int = typer.Option(2000, "--validation-games", min=2,
+                                         help="Fresh games per player count for the held-out check."),
+    param: list[str] = typer.Option([], "--param",
+                                    help="Tune this parameter: name=low:high or name=a,b,c (choices per "
+                                         "entry, e.g. sides=-1,0,1); repeatable. Default: every number "
+                                         "parameter within ±50% and the side table."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the training and validation deals."),
+    out: Optional[Path] = typer.Option(None, "--out", help="Write the chosen parameters, the command "
+                                                           "and the validation to this TOML file."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
+    components: Optional[Path] = COMPONENTS_OPTION,
+    fmt: str = FORMAT_OPTION,
+):
+    """Tune a policy's parameters against a field, then check the choice on fresh deals.
+
+    Every candidate plays the same training deals; the best must then beat the starting parameters
+    head to head on fresh deals (95% Wilson interval above 50%), or nothing is written.
+    """
+    from ..tune import default_space, parse_range, to_toml
+    from ..tune import tune as run_tune
+
+    fmt = check_format(fmt)
+    c = components_or_exit(components)
+    check_policies_and_players([policy, *(o for o in opponent if o != "start")], players)
+    try:
+        space = dict(parse_range(p) for p in param) if param else default_space(policy)
+    except ValueError as err:
+        fail(str(err))
+    argv = ["hadara-sim", "policies", "tune", policy, *[x for o in opponent for x in ("--opponent", o)],
+            *[x for p in players for x in ("--players", str(p))], *(["--advanced"] if advanced else []),
+            "--trials", str(trials), "--games", str(games), "--validation-games", str(validation_games),
+            *[x for p in param for x in ("--param", p)], "--seed", str(seed),
+            *(["--components", str(components)] if components else []), *(["--out", str(out)] if out else [])]
+    with Progress(console=console, disable=quiet, transient=True) as progress:
+        task = progress.add_task("trying candidates", total=trials)
+        try:
+            result = run_tune(c, policy, opponent, players, trials, games, validation_games, seed, advanced,
+                              space, progress=lambda: progress.advance(task))
+        except ValueError as err:
+            fail(str(err))
+    chosen = ", ".join(f"{k}={v}" for k, v in result.params.items())
+    rows = []
+    for m in result.validation:
+        low, high = m.wilson()
+        rows.append([str(m.players), str(len(m.shares)), f"{100 * m.shares.mean():.1f}%",
+                     f"[{100 * low:.1f}, {100 * high:.1f}]"])
+    emit([Grid(f"{policy}: the chosen parameters against the starting ones on fresh deals",
+               ["players", "games", "win share", "95% CI (Wilson)"], rows,
+               caption=f"training score (mean win share against the field): {100 * result.training_score:.1f}%; "
+                       f"chosen: {chosen}")], fmt)
+    if not result.passed:
+        fail("the best candidate did not beat the starting parameters on fresh deals (held-out check "
+             "failed), so nothing was written; try more --games per candidate or a narrower --param", code=1)
+    if out:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(to_toml(result, argv), encoding="utf-8")
+        err_console.print(f"wrote {out}", highlight=False)

@@ -15,6 +15,7 @@ from numba import njit
 from ..components import ComponentSet
 from ..constants import EPOCH_NAMES, EPOCHS, PICKS_PER_PHASE_B
 from ..deal import Deals
+from ..forward import Forward
 from ..policy import Decision, View, choose
 from .cards import gain
 from .colonies import colony_step
@@ -78,6 +79,7 @@ class BatchGame:
         self.seat_policy = np.ascontiguousarray(seat_policy)
         self.recorder = recorder
         self.serial = np.zeros(len(deals), np.int32)
+        self.history = np.zeros((len(deals), 64), np.int16)  # choice at each asked decision, by serial
         self.firsts = first_players(deals.initiative)
         self.sides = sides
         self.grants = list(grants)
@@ -95,20 +97,25 @@ class BatchGame:
         return sheet
 
     def set_up(self):
-        """Each player takes a setup card side, its coins and track values; some get an extra coin."""
+        """Each player takes a setup card side, its coins and track values; some get an extra coin.
+
+        Sides are chosen at the same time: every seat decides before any side is stored.
+        """
         s, c = self.s, self.c
         g = np.arange(s.games)
+        chosen = np.zeros((s.games, s.players), np.int8)
         for seat in range(s.players):
             seats = np.full(s.games, seat)
             if not s.deals.advanced:
-                s.side[:, seat] = 0
-            elif self.sides is not None:
-                s.side[:, seat] = self.sides[:, seat]
+                continue
+            if self.sides is not None:
+                chosen[:, seat] = self.sides[:, seat]
                 free = np.flatnonzero(self.sides[:, seat] < 0)  # -1: the seat's policy chooses
                 if len(free):
-                    s.side[free, seat] = self.ask("side", free, seats[free], np.ones((len(free), 2), bool))
+                    chosen[free, seat] = self.ask("side", free, seats[free], np.ones((len(free), 2), bool))
             else:
-                s.side[:, seat] = self.ask("side", g, seats, np.ones((s.games, 2), bool))
+                chosen[:, seat] = self.ask("side", g, seats, np.ones((s.games, 2), bool))
+        s.side[:] = chosen
         card = s.initiative.astype(np.int64) - 1
         side = s.side.astype(np.int64)
         s.coins[:] = c.setup_coins[card, side] + extra_coins(s.initiative)
@@ -181,13 +188,28 @@ class BatchGame:
                 view = View(self.s, games, self.s.players, self.c, player=rows_of(seat),
                             **{name: rows_of(value) for name, value in private.items()})
                 decision = Decision(kind, rows_of(legal), view, self.s.deals.game_id.take(games),
-                                    self.serial.take(games))
+                                    self.serial.take(games),
+                                    Forward(self.c, kind, view.player, lambda games=games: self.past(games)))
                 policy = self.policies[k]
                 choices[rows] = choose(policy, decision)
-            self.serial[g[asked]] += 1
+            self.remember(g[asked], choices[asked])
         if self.recorder:
             self.recorder.decision(kind, g[asked], seat[asked], legal[asked], choices[asked])
         return choices
+
+    def remember(self, g: np.ndarray, choices: np.ndarray):
+        """Keep the choices of the asked decisions (the forward model replays them)."""
+        if len(g) and self.serial[g].max() >= self.history.shape[1]:
+            self.history = np.concatenate([self.history, np.zeros_like(self.history)], axis=1)
+        self.history[g, self.serial[g]] = choices
+        self.serial[g] += 1
+
+    def past(self, games: np.ndarray) -> dict:
+        """Deals, experiment options and choices so far of some games, for the forward model."""
+        return {"deals": self.s.deals[games], "lengths": self.serial[games].copy(),
+                "history": self.history[games, :self.serial[games].max()].copy(),
+                "sides": None if self.sides is None else self.sides[games],
+                "grants": [Grant(grant.epoch, grant.card, grant.seat[games]) for grant in self.grants]}
 
     def record(self, step: str):
         if self.recorder:

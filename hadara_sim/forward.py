@@ -1,0 +1,298 @@
+"""The forward model: what a policy may imagine about the rest of the game without seeing hidden cards.
+
+At a decision, `decision.forward` (set by both engines) can
+
+- `determinise(copies, seed)` (an int, or one per game): deal `copies` games per game of the decision that agree with everything
+  the acting player has seen and resample everything hidden from them: the unseen deck cards and their
+  order (this epoch's and later epochs'), the cards other players sold face down in draw rounds, the
+  colony tiles under each visible top and the top's back (a tile with the same front), and the choices
+  of other players the acting player has not seen yet (simultaneous side choices and draw choices of
+  the current draw round). Nothing else of the true game reaches the copies: two games the acting
+  player cannot tell apart give the same copies for the same seed.
+- `play(options, copies, me, others, seed)`: play on from the decision in each copy, once per
+  candidate option, all as one batch in the batch engine: `me` plays the acting seat after the
+  decision, `others` the other seats. Candidates share their copies (common random numbers).
+
+A copy is rebuilt by replaying the game's past choices on the determinised deal (the engine keeps
+them), so a continuation costs one whole game in the batch engine whatever the point of the game.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .actions import SELL
+from .constants import COLONY_LEVELS, COLOURS, EPOCHS, LOC_DECK, LOC_OWNED, LOC_PILE, LOC_REMOVED, LOC_SOLD
+from .deal import Deals
+from .policy import PRIVATE_FIELDS, Decision, View
+
+HIDDEN = -1  # a past choice the acting player has not seen: played again by a policy
+
+
+class _Reached(Exception):
+    """The replay has reached the decision: carries the state and what the replay saw."""
+
+    def __init__(self, decision: Decision):
+        self.decision = decision
+
+
+class _Replay:
+    """Replays recorded choices; at the recorded length stops (`stop`) or plays `root` options, then
+    hands every later decision (and every HIDDEN one) to the seat's policy."""
+
+    name = "replay"
+
+    def __init__(self, history, lengths, stop=False, root=None, kind=None, me=None, others=(), acting=None):
+        self.history = history.copy() if history.shape[1] else np.zeros((len(history), 1), np.int16)
+        self.lengths = lengths
+        self.stop, self.root, self.kind = stop, root, kind
+        self.me, self.others, self.acting = me, others, acting
+        self.draws = []   # per draw decision asked: arrays row, serial, seat, epoch, round, hand (n, 2), choice
+        self.sides = []   # per side decision asked: arrays row, serial, seat
+
+    def decide(self, d: Decision) -> np.ndarray:
+        rows = self.rows_of(d)
+        serial = d.serial.astype(np.int64)
+        length = self.lengths[rows]
+        if self.stop and (serial >= length).any():
+            raise _Reached(d)
+        at = np.minimum(serial, self.history.shape[1] - 1)
+        recorded = np.where(serial < length, self.history[rows, at], HIDDEN).astype(np.int64)
+        choice = recorded.copy()
+        root = serial == length
+        if root.any():
+            if d.kind != self.kind:
+                raise RuntimeError(f"forward model lost its place: replay reached a '{d.kind}' decision "
+                                   f"where the game had a '{self.kind}' decision")
+            choice[root] = self.root[rows[root]]
+        free = choice < 0
+        if free.any():
+            seat = d.view.player.astype(np.int64)
+            mine = seat == self.acting[rows] if self.me is not None else np.zeros(len(d), bool)
+            groups = [(self.me, free & mine)] + [(self.others[s], free & ~mine & (seat == s))
+                                                  for s in np.unique(seat[free & ~mine])]
+            for policy, where in groups:
+                if where.any():
+                    at = np.flatnonzero(where)
+                    choice[at] = policy.decide(subset(d, at))
+        if self.stop:
+            self.note(d, rows, choice)
+        before = serial < length
+        self.history[rows[before], serial[before]] = choice[before]
+        return choice
+
+    def rows_of(self, d: Decision) -> np.ndarray:
+        return np.asarray(d.view._idx).reshape(-1) if not isinstance(d.view._idx, slice) else np.arange(len(d))
+
+    def note(self, d: Decision, rows, choice):
+        v = d.view
+        if d.kind == "draw":
+            self.draws.append((rows, d.serial.astype(np.int64), v.player.astype(np.int64), v.epoch.astype(np.int64),
+                               v.draw_round.astype(np.int64), v.hand.astype(np.int64), choice))
+        elif d.kind == "side":
+            self.sides.append((rows, d.serial.astype(np.int64), v.player.astype(np.int64)))
+
+    def drawn(self):
+        """Every draw decision noted, as arrays: row, serial, seat, epoch, round, hand (n, 2), choice."""
+        if not self.draws:
+            return tuple(np.zeros((0, 2) if k == 5 else 0, np.int64) for k in range(7))
+        return tuple(np.concatenate(parts) for parts in zip(*self.draws))
+
+
+def one_policy(deals: Deals) -> np.ndarray:
+    """A seat-to-policy table giving every seat policy 0: the replay sees each step's games at once."""
+    return np.zeros((len(deals), deals.players), np.int64)
+
+
+def subset(d: Decision, rows: np.ndarray) -> Decision:
+    """The decision in some of its games only (the same view, cut to those rows)."""
+    v = d.view
+    idx = np.arange(len(d)) if isinstance(v._idx, slice) else np.asarray(v._idx)
+    private = {name: v.__dict__[name][rows] for name in PRIVATE_FIELDS if name in v.__dict__}
+    view = View(v._source, idx[rows], v.players, v.components, **private)
+    return Decision(d.kind, d.legal[rows], view, d.game_id[rows], d.serial[rows])
+
+
+def reach(components, past: dict, fill=None) -> tuple[Decision, "_Replay"]:
+    """Replay `past` (deals, lengths, history, sides, grants) up to its current decision, HIDDEN
+    choices played by `fill`; returns that decision (its view reads the replayed state) and the
+    replay, whose `history` then holds the choices made."""
+    from .engine.game import BatchGame
+
+    policy = _Replay(past["history"], np.asarray(past["lengths"], np.int64), stop=True,
+                     me=fill, others=[fill] * past["deals"].players,
+                     acting=np.full(len(past["deals"]), -1))
+    game = BatchGame(past["deals"], components, [policy], one_policy(past["deals"]),
+                     sides=past["sides"], grants=past["grants"])
+    try:
+        game.play()
+    except _Reached as reached:
+        return reached.decision, policy
+    raise RuntimeError("forward model: the replay never reached the decision")
+
+
+@dataclass
+class Determinisation:
+    """`copies` deals per game of a decision (game-major) and the past choices to replay on them."""
+
+    deals: Deals          # (games * copies) determinised deals
+    history: np.ndarray   # (games * copies, L) int16 past choices, HIDDEN where the player has not seen them
+    lengths: np.ndarray   # (games * copies,) decisions before the current one
+    sides: np.ndarray | None
+    grants: list
+    seat: np.ndarray      # (games * copies,) the acting seat
+    copies: int
+
+    def past(self) -> dict:
+        return {"deals": self.deals, "lengths": self.lengths, "history": self.history, "sides": self.sides,
+                "grants": self.grants}
+
+
+class Forward:
+    """The forward model of one decision (see the module docstring)."""
+
+    def __init__(self, components, kind: str, seat: np.ndarray, source):
+        self.c, self.kind = components, kind
+        self.seat = np.asarray(seat, np.int64)
+        self._source = source  # () -> the past of the decision's games; hidden from the policy
+
+    def determinise(self, copies: int, seed=0) -> Determinisation:
+        """`copies` deals per game consistent with what the acting player has seen."""
+        past = self._source()
+        deals, history = past["deals"], past["history"]
+        games = len(deals)
+        lengths = np.asarray(past["lengths"], np.int64)
+        history = history[:, :lengths.max()]
+        at, rec = reach(self.c, past)
+        state, rows = at.view._source, rec.rows_of(at)
+        order = np.argsort(rows)
+        if not np.array_equal(rows[order], np.arange(games)):
+            raise RuntimeError("forward model: not every game of the decision was reached at once")
+        hand = at.view.__dict__.get("hand")
+        hidden = self._hidden_choices(rec, state, lengths)
+        known = self._known(state, rec, hand[order] if hand is not None else None, past["grants"])
+        seeds = self._seeds(seed, games)
+        decks = np.repeat(deals.decks, copies, axis=0)
+        colonies = np.repeat(deals.colonies, copies, axis=0)
+        for g in range(games):
+            out = slice(g * copies, (g + 1) * copies)
+            rng = np.random.default_rng(seeds[g])
+            decks[out] = self._decks(deals.decks[g], known[g], deals.advanced, copies, rng)
+            colonies[out] = self._colonies(deals.colonies[g], state.colony_ptr[g], copies, rng)
+        hist = history.copy()
+        hist[hidden] = HIDDEN
+
+        def rep(a):
+            return None if a is None else np.repeat(a, copies, axis=0)
+
+        dealt = Deals(deals.players, deals.advanced, rep(deals.game_id), rep(deals.initiative),
+                      rep(deals.colour_order), decks, colonies)
+        grants = [type(grant)(grant.epoch, grant.card, rep(grant.seat)) for grant in past["grants"]]
+        return Determinisation(dealt, rep(hist), rep(lengths), rep(past["sides"]), grants,
+                               rep(self.seat), copies)
+
+    def play(self, options: np.ndarray, copies: int, me, others, seed=0) -> dict[str, np.ndarray]:
+        """Play on from the decision in `copies` determinised copies per game, once per candidate
+        option `options` (games, K); returns the score pad as (games, K, copies, P) arrays. `others`
+        is one policy for every other seat or a list with one per seat."""
+        from .engine.game import BatchGame
+
+        options = np.asarray(options, np.int64)
+        games, K = options.shape
+        det = self.determinise(copies, seed)
+        P = det.deals.players
+        per_seat = others if isinstance(others, (list, tuple)) else [others] * P
+        # inner game (g, k, j) uses copy (g, j): game-major, then candidate, then copy
+        copy = (np.arange(games)[:, None, None] * copies + np.arange(copies)[None, None, :]
+                + np.zeros((1, K, 1), np.int64)).reshape(-1)
+        deals = det.deals[copy]
+        # fresh game ids keep the continuations' own randomness apart from the real games'
+        deals.game_id = (self._seeds(seed, games)[copy // copies] % (1 << 40)) * 4096 + copy % copies
+        root = np.repeat(options, copies, axis=1).reshape(-1)
+        policy = _Replay(det.history[copy], det.lengths[copy], root=root, kind=self.kind,
+                         me=me, others=per_seat, acting=det.seat[copy])
+        grants = [type(grant)(grant.epoch, grant.card, grant.seat[copy]) for grant in det.grants]
+        sides = None if det.sides is None else det.sides[copy]
+        sheet = BatchGame(deals, self.c, [policy], one_policy(deals), sides=sides, grants=grants).play()
+        return {name: value.reshape(games, K, copies, *value.shape[1:]) for name, value in sheet.items()}
+
+    @staticmethod
+    def _seeds(seed, games: int) -> np.ndarray:
+        """One seed per game: `seed` itself if it is a sequence (so a game's copies do not depend on
+        the other games of the batch), else spawned from it."""
+        if np.ndim(seed):
+            return np.asarray(seed, np.int64)
+        return np.random.default_rng(seed).integers(0, 1 << 62, size=games)
+
+    # --- what the acting player has seen ------------------------------------------------------
+
+    def _hidden_choices(self, rec: _Replay, state, lengths) -> np.ndarray:
+        """(games, L) past choices of other players not yet seen: simultaneous sides at a side
+        decision, and draw choices of the current draw round not yet resolved."""
+        hidden = np.zeros((len(lengths), max(1, int(lengths.max()))), bool)
+        if self.kind == "side":
+            for row, serial, seat in rec.sides:
+                other = seat != self.seat[row]
+                hidden[row[other], serial[other]] = True
+        row, serial, seat, epoch, rnd, hand, _ = rec.drawn()
+        unresolved = (state.location[row[:, None], hand] == LOC_DECK).all(axis=1)
+        pending = ((seat != self.seat[row]) & (epoch == state.epoch_now) & (state.phase_now == 0)
+                   & (rnd == state.round_now) & unresolved)
+        hidden[row[pending], serial[pending]] = True
+        return hidden[:, :lengths.max()] if lengths.max() else hidden[:, :0]
+
+    def _known(self, state, rec: _Replay, hand, grants) -> np.ndarray:
+        """(games, C) cards whose place the acting player knows: owned, in a pile, removed, sold in
+        the open (phase B) or by the player, in the player's hand, or granted by the scenario."""
+        loc = state.location
+        games = len(loc)
+        sold_unseen = np.zeros(loc.shape, bool)
+        row, _, seat, _, _, hand_of, choice = rec.drawn()
+        discard, action = np.divmod(choice, 2)
+        sold = (action == SELL) & (seat != self.seat[row])
+        kept = hand_of[np.arange(len(row)), 1 - discard]
+        sold_unseen[row[sold], kept[sold]] = True
+        known = ((loc >= LOC_OWNED) | (loc == LOC_PILE) | (loc == LOC_REMOVED)
+                 | ((loc == LOC_SOLD) & ~sold_unseen))
+        if hand is not None:
+            known[np.arange(games)[:, None], hand.astype(np.int64)] = True
+        for grant in grants:
+            known[:, grant.card] = True
+        return known
+
+    def _decks(self, decks, known, advanced, copies, rng) -> np.ndarray:
+        """(copies, 3, 5, 2P) decks: seen cards stay where they are, the others are drawn anew from
+        the cards of that epoch and colour the player has not seen."""
+        out = np.repeat(decks[None], copies, axis=0)
+        for e, epoch in enumerate(EPOCHS):
+            for colour in range(len(COLOURS)):
+                cards = decks[e, colour].astype(np.int64)
+                free = np.flatnonzero(~known[cards])
+                if not len(free):
+                    continue
+                pool = self.c.cards_of(epoch, colour, advanced)
+                pool = pool[~known[pool]]
+                order = rng.random((copies, len(pool))).argsort(axis=1)[:, :len(free)]
+                out[:, e, colour, free] = pool[order]
+        return out
+
+    def _colonies(self, stacks, ptr, copies, rng) -> np.ndarray:
+        """(copies, 5, P) stacks: taken tiles stay; the top is a tile with the same front as the
+        visible one, the tiles under it any of the level's other tiles."""
+        c = self.c
+        out = np.repeat(stacks[None], copies, axis=0)
+        front = np.stack([c.colony_requirement, c.colony_plunder, c.colony_integrate, c.colony_front_points], 1)
+        for level in range(COLONY_LEVELS):
+            top = int(ptr[level])
+            if top >= stacks.shape[1]:
+                continue
+            pool = np.setdiff1d(np.flatnonzero(c.colony_level == level), stacks[level, :top])
+            same = pool[(front[pool] == front[stacks[level, top]]).all(axis=1)]
+            first = same[rng.integers(len(same), size=copies)]
+            keys = rng.random((copies, len(pool)))
+            keys[pool[None, :] == first[:, None]] = np.inf  # the top is not also under itself
+            under = pool[keys.argsort(axis=1)[:, :stacks.shape[1] - top - 1]]
+            out[:, level, top:] = np.concatenate([first[:, None], under], axis=1)
+        return out

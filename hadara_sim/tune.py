@@ -1,0 +1,222 @@
+"""Tuning a policy's parameters against a field of opponents, with a held-out validation.
+
+Every candidate plays the same training deals (common random numbers), so candidates differ by their
+play and not by their luck; optuna's TPE sampler proposes the candidates. The training winner then
+has to beat the starting parameters head to head on fresh deals, seats rotated: the win share's 95 %
+Wilson interval must lie above one half. A candidate that only won on the training deals fails there.
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+
+import numpy as np
+import optuna
+from statsmodels.stats.proportion import proportion_confint
+
+from .components import ComponentSet
+from .deal import make_deals
+from .engine.game import play_batch
+from .ladder import head_to_head_seats
+from .registry import make_policy, resolve_policy
+
+SIDES = "sides"  # a per-setup-card side table: tuned as one categorical choice per card
+
+
+@dataclass
+class Range:
+    """A parameter's search range: floats in [low, high], or one of `choices` per entry of a tuple."""
+
+    low: float = 0.0
+    high: float = 1.0
+    choices: tuple = ()
+
+
+def default_space(policy: str) -> dict[str, Range]:
+    """Every number parameter from half to one and a half times its default (0..1 if it is 0), and
+    a side table if the policy has one."""
+    space = {}
+    for name, value in getattr(resolve_policy(policy), "params", {}).items():
+        if name == SIDES:
+            space[name] = Range(choices=(-1, 0, 1))
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            space[name] = Range(0.5 * value, 1.5 * value) if value > 0 else Range(0.0, 1.0)
+    return space
+
+
+def parse_range(text: str) -> tuple[str, Range]:
+    """`name=low:high` or `name=a,b,c` (choices for every entry of a tuple parameter)."""
+    name, sep, spec = text.partition("=")
+    try:
+        if not sep:
+            raise ValueError
+        if ":" in spec:
+            low, high = (float(x) for x in spec.split(":"))
+            if low > high:
+                raise ValueError
+            return name.strip(), Range(low, high)
+        return name.strip(), Range(choices=tuple(int(x) for x in spec.split(",")))
+    except ValueError:
+        raise ValueError(f"--param {text!r}: write name=low:high (a number range) or name=a,b,c "
+                         "(whole-number choices for each entry of a tuple such as sides)") from None
+
+
+@dataclass
+class Match:
+    """Head to head of `a` against `b` on the same deals, seats rotated: per game, a's win share."""
+
+    players: int
+    opponent: str
+    shares: np.ndarray
+    a_totals: np.ndarray  # totals of a's seats in the games a won
+    b_totals: np.ndarray  # totals of b's seats in the games b won
+
+    def wilson(self) -> tuple[float, float]:
+        return wilson(self.shares)
+
+
+def wilson(shares: np.ndarray) -> tuple[float, float]:
+    """95 % Wilson interval of a win share (shared wins count their share)."""
+    low, high = proportion_confint(float(shares.sum()), len(shares), alpha=0.05, method="wilson")
+    return float(low), float(high)
+
+
+def match(components: ComponentSet, a, b, players: int, games: int, seed, advanced: bool,
+          opponent: str = "") -> Match:
+    """Policy instance `a` against `b` on `games` deals from `seed`, seats rotated."""
+    deals = make_deals(components, players, games, seed=seed, advanced=advanced)
+    seats = head_to_head_seats(games, players)
+    sheet = play_batch(deals, components, [a, b], seats)
+    mine = seats == 0
+    shares = np.where(mine, sheet["win_share"], 0.0).sum(axis=1)
+    won = sheet["win_share"] > 0
+    return Match(players, opponent, shares, sheet["total"][mine & won], sheet["total"][~mine & won])
+
+
+@dataclass
+class Tuning:
+    """What `tune` found: the chosen parameters, their training score and the held-out verdict."""
+
+    policy: str
+    params: dict
+    training_score: float
+    trials: list[dict]
+    validation: list[Match] = field(default_factory=list)
+
+    @property
+    def validation_shares(self) -> np.ndarray:
+        return np.concatenate([m.shares for m in self.validation])
+
+    @property
+    def passed(self) -> bool:
+        """The pooled win share against the starting parameters is above one half (95 % Wilson), and
+        no player count is significantly below it."""
+        low, _ = wilson(self.validation_shares)
+        return low > 0.5 and all(m.wilson()[1] >= 0.5 for m in self.validation)
+
+
+def suggest(trial: optuna.Trial, space: dict[str, Range], defaults: dict) -> dict:
+    params = {}
+    for name, r in space.items():
+        if r.choices:
+            n = len(defaults[name]) if isinstance(defaults.get(name), (tuple, list)) else 1
+            picks = tuple(trial.suggest_categorical(f"{name}[{i}]", list(r.choices)) for i in range(n))
+            params[name] = picks if isinstance(defaults.get(name), (tuple, list)) else picks[0]
+        else:
+            params[name] = trial.suggest_float(name, r.low, r.high)
+    return params
+
+
+def tune(components: ComponentSet, policy: str, opponents: list[str], players: list[int], trials: int,
+         games: int, validation_games: int, seed: int = 0, advanced: bool = True,
+         space: dict[str, Range] | None = None, start: dict | None = None, progress=None) -> Tuning:
+    """Tune `policy` against the field `opponents` (names; "start" is the policy with its starting
+    parameters), then validate the best candidate head to head against the start on fresh deals."""
+    space = default_space(policy) if space is None else space
+    start = dict(start or {})
+    defaults = {**getattr(resolve_policy(policy), "params", {}), **start}
+    unknown = set(space) - set(defaults)
+    if unknown:
+        raise ValueError(f"policy '{policy}' has no parameter {', '.join(sorted(unknown))}; its parameters: "
+                         f"{', '.join(defaults)}")
+    training, held_out = np.random.SeedSequence(seed).spawn(2)
+    train = dict(zip(players, training.spawn(len(players))))
+    fresh = dict(zip(players, held_out.spawn(len(players))))
+
+    def field_of():
+        return [(name, make_policy(policy, seed=seed, **start) if name == "start" else make_policy(name, seed=seed))
+                for name in opponents]
+
+    def objective(trial: optuna.Trial) -> float:
+        candidate = make_policy(policy, seed=seed, **{**start, **suggest(trial, space, defaults)})
+        scores = [match(components, candidate, opp, p, games, train[p], advanced).shares.mean()
+                  for p in players for _, opp in field_of()]
+        if progress:
+            progress()
+        return float(np.mean(scores))
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed))
+    study.enqueue_trial(_as_trial(space, defaults))  # the starting point is the first candidate
+    study.optimize(objective, n_trials=trials)
+    best = study.best_trial
+    chosen = {**start, **_from_trial(best.params, space, defaults)}
+    result = Tuning(policy, chosen, float(best.value),
+                    [{"number": t.number, "score": t.value, **t.params} for t in study.trials])
+    candidate = make_policy(policy, seed=seed, **chosen)
+    baseline = make_policy(policy, seed=seed, **start)
+    result.validation = [match(components, candidate, baseline, p, validation_games, fresh[p], advanced, "start")
+                         for p in players]
+    return result
+
+
+def _as_trial(space: dict[str, Range], defaults: dict) -> dict:
+    """The starting parameters as optuna trial values (clipped into the ranges)."""
+    values = {}
+    for name, r in space.items():
+        if r.choices:
+            entries = defaults[name] if isinstance(defaults[name], (tuple, list)) else (defaults[name],)
+            for i, v in enumerate(entries):
+                values[f"{name}[{i}]"] = v if v in r.choices else r.choices[0]
+        else:
+            values[name] = min(max(float(defaults[name]), r.low), r.high)
+    return values
+
+
+def _from_trial(values: dict, space: dict[str, Range], defaults: dict) -> dict:
+    params = {}
+    for name, r in space.items():
+        if r.choices:
+            if isinstance(defaults[name], (tuple, list)):
+                params[name] = tuple(values[f"{name}[{i}]"] for i in range(len(defaults[name])))
+            else:
+                params[name] = values[f"{name}[0]"]
+        else:
+            params[name] = round(values[name], 4)
+    return params
+
+
+def to_toml(result: Tuning, argv: list[str]) -> str:
+    """The tuned parameters with the command that produced them and the held-out verdict."""
+    lines = ["# Written by `hadara-sim policies tune`; rerun the command below to retune.",
+             f"command = {_toml(shlex.join(argv))}", f"policy = {_toml(result.policy)}",
+             f"training_score = {result.training_score:.4f}  # mean win share against the field",
+             f"validation_passed = {str(result.passed).lower()}", "", "[params]"]
+    lines += [f"{k} = {_toml(v)}" for k, v in sorted(result.params.items())]
+    for m in result.validation:
+        low, high = m.wilson()
+        lines += ["", "[[validation]]", f"players = {m.players}", f"games = {len(m.shares)}",
+                  f"win_share = {m.shares.mean():.4f}", f"ci95 = [{low:.4f}, {high:.4f}]",
+                  'against = "starting parameters"']
+    return "\n".join(lines) + "\n"
+
+
+def _toml(value) -> str:
+    if isinstance(value, str):
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, (tuple, list)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return str(value).lower()
+    return repr(value)

@@ -1,0 +1,66 @@
+"""`search`: determinised flat Monte Carlo, the strength reference (slow by design).
+
+At each decision of the searched kinds, every legal option is tried in `budget` determinised copies of
+the game (the forward model, `hadara_sim.forward`): the acting seat then plays on with the `rollout`
+policy, the other seats with the same policy as a model of the opponents. All options and copies of
+all games of the decision are played as one batch, on the same copies (common random numbers). The
+option with the best mean margin (own total minus the best other total) is taken; other kinds, and
+engines without a forward model, are left to the rollout policy.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hadara_sim.policy import Decision, Policy
+from hadara_sim.registry import make_policy
+
+from .random import _mix
+
+
+class Search(Policy):
+    name = "search"
+    description = ("Determinised flat Monte Carlo: tries every legal option in `budget` sampled copies of "
+                   "the game played on by the rollout policy, and takes the best mean margin. Slow; the "
+                   "strength reference.")
+    params = {"budget": 8, "rollout": "balanced", "kinds": ("side", "wheel", "draw", "pick", "colony", "tile"),
+              "max_options": 12}
+
+    def __init__(self, seed: int = 0, **params):
+        super().__init__(seed, **params)
+        self.rollout = make_policy(self.settings["rollout"], seed=seed)
+
+    def decide(self, d: Decision) -> np.ndarray:
+        if d.kind not in self.settings["kinds"] or d.forward is None:
+            return self.rollout.decide(d)
+        options = self.candidates(d)
+        if options.shape[1] == 1:
+            return options[:, 0]
+        seeds = self.keys(d)
+        sheet = d.forward.play(options, int(self.settings["budget"]), self.rollout, self.rollout, seed=seeds)
+        total = sheet["total"].astype(np.float64)  # (games, K, copies, P)
+        me = d.view.player.astype(np.int64)
+        rows = np.arange(len(d))
+        mine = total[rows, :, :, me]
+        others = total.copy()
+        others[rows, :, :, me] = -np.inf
+        margin = (mine - others.max(axis=3)).mean(axis=2)
+        return options[rows, margin.argmax(axis=1)]
+
+    def candidates(self, d: Decision) -> np.ndarray:
+        """(games, K) legal options, the rollout policy's own choice first; short rows repeat it."""
+        legal = d.legal.copy()
+        first = self.rollout.decide(d)
+        rows = np.arange(len(d))
+        legal[rows, first] = False
+        k = min(int(self.settings["max_options"]) - 1, int(legal.sum(axis=1).max()))
+        order = np.argsort(~legal, axis=1, kind="stable")[:, :k]
+        taken = np.take_along_axis(legal, order, axis=1)
+        rest = np.where(taken, order, first[:, None])
+        return np.concatenate([first[:, None], rest], axis=1)
+
+    def keys(self, d: Decision) -> np.ndarray:
+        """A seed per game from (policy seed, game, decision number): the same in any batch."""
+        with np.errstate(over="ignore"):
+            key = _mix(np.uint64(self.seed) ^ _mix(d.game_id.astype(np.uint64)) ^ d.serial.astype(np.uint64))
+        return (key >> np.uint64(2)).astype(np.int64)

@@ -1,0 +1,127 @@
+"""The forward model: determinised copies agree with what the acting player saw and with nothing else."""
+
+import numpy as np
+import pytest
+
+from hadara_sim import load_components, make_deals
+from hadara_sim.engine.game import play_batch
+from hadara_sim.forward import HIDDEN, Forward, reach
+from hadara_sim.policy import PRIVATE_FIELDS, VIEW_FIELDS
+from hadara_sim.reference import Game
+from hadara_sim.registry import make_policy
+
+COPIES = 3
+
+
+def seen(decision) -> dict:
+    """Everything the acting player sees at a decision, game by game."""
+    v = decision.view
+    out = {name: np.asarray(getattr(v, name)) for name in VIEW_FIELDS}
+    out.update({name: v.__dict__[name] for name in PRIVATE_FIELDS if name in v.__dict__})
+    out["legal"] = decision.legal
+    return out
+
+
+def in_game_order(decision, values: dict) -> dict:
+    order = np.argsort(np.asarray(decision.view._idx))
+    return {name: value[order] for name, value in values.items()}
+
+
+class Checker:
+    """Plays balanced; at the first decisions of every kind, checks the forward model's copies."""
+
+    name = "checker"
+
+    def __init__(self, components, per_kind=2):
+        self.c, self.per_kind = components, per_kind
+        self.inner = make_policy("balanced")
+        self.fill = make_policy("random", seed=5)
+        self.checked: dict[str, int] = {}
+        self.resampled = 0
+
+    def decide(self, d):
+        if self.checked.get(d.kind, 0) < self.per_kind:
+            self.checked[d.kind] = self.checked.get(d.kind, 0) + 1
+            self.check(d)
+        return self.inner.decide(d)
+
+    def check(self, d):
+        det = d.forward.determinise(COPIES, seed=7)
+        at, rep = reach(self.c, det.past(), fill=self.fill)
+        # the copies show the acting player exactly what the real game shows
+        theirs = in_game_order(at, seen(at))
+        mine = {name: np.repeat(value, COPIES, axis=0) for name, value in seen(d).items()}
+        assert at.kind == d.kind
+        for name in mine:
+            assert np.array_equal(theirs[name], mine[name]), f"{d.kind}: copies show a different {name}"
+        # the copies depend on what the player saw only: a copy as the real game gives the same copies
+        first = np.arange(len(d)) * COPIES
+        as_real = {"deals": det.deals[first], "lengths": det.lengths[first], "history": rep.history[first],
+                   "sides": None, "grants": []}
+        again = Forward(self.c, d.kind, d.view.player, lambda: as_real).determinise(COPIES, seed=7)
+        assert np.array_equal(again.deals.decks, det.deals.decks)
+        assert np.array_equal(again.deals.colonies, det.deals.colonies)
+        assert np.array_equal(again.history, det.history)
+        # and they do resample: the later decks differ from the real ones
+        real = d.forward._source()["deals"]
+        self.resampled += int((np.repeat(real.decks, COPIES, axis=0) != det.deals.decks).any(axis=(1, 2, 3)).sum())
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_determinised_copies_show_what_the_player_saw_and_nothing_hidden(players):
+    c = load_components()
+    deals = make_deals(c, players, 3, seed=30 + players, advanced=True)
+    checker = Checker(c)
+    play_batch(deals, c, [checker] + [make_policy("balanced")] * (players - 1))
+    assert set(checker.checked) >= {"side", "wheel", "draw", "pick", "colony", "statue", "medal"}
+    assert checker.resampled > 0
+
+
+def test_hidden_past_choices_are_the_simultaneous_ones():
+    """At a draw decision the earlier seats' draw choices of the round are hidden, nothing else."""
+    c = load_components()
+    deals = make_deals(c, 3, 2, seed=3, advanced=True)
+    hidden = []
+
+    class Last:
+        name = "last"
+
+        def decide(self, d):
+            if d.kind == "draw" and int(d.view.epoch[0]) == 2 and int(d.view.draw_round[0]) == 1:
+                det = d.forward.determinise(1, seed=0)
+                hidden.append((det.history == HIDDEN).sum(axis=1))
+            return make_policy("greedy").decide(d)
+
+    play_batch(deals, c, [make_policy("greedy")] * 2 + [Last()])
+    assert np.array_equal(hidden[0], [2, 2])  # seat 2 has not seen seats 0 and 1 choose
+
+
+def test_continuations_play_every_candidate_on_the_same_copies():
+    c = load_components()
+    deals = make_deals(c, 2, 4, seed=8, advanced=True)
+    balanced = make_policy("balanced")
+    out = {}
+
+    class Probe:
+        name = "probe"
+
+        def decide(self, d):
+            if d.kind == "pick" and not out:
+                same = np.repeat(d.legal.argmax(axis=1)[:, None], 2, axis=1)
+                out["same"] = d.forward.play(same, 3, balanced, balanced, seed=1)
+                out["games"] = len(d)
+            return balanced.decide(d)
+
+    play_batch(deals, c, [Probe(), balanced])
+    totals = out["same"]["total"]
+    assert totals.shape == (out["games"], 2, 3, 2)
+    assert np.array_equal(totals[:, 0], totals[:, 1])  # same option, same copies: same games
+    assert (totals[:, 0, :, 0] != totals[:, 0, :1, 0]).any()  # the copies differ from each other
+
+
+def test_the_reference_engine_offers_the_same_forward_model():
+    c = load_components()
+    deal = make_deals(c, 2, 1, seed=2, advanced=True)
+    checker = Checker(c, per_kind=1)
+    Game(deal, c, [checker, make_policy("balanced")]).play()
+    assert {"draw", "pick", "side"} <= set(checker.checked)

@@ -1,0 +1,41 @@
+"""`search`: flat Monte Carlo over the forward model."""
+
+import numpy as np
+
+from hadara_sim import load_components, make_deals
+from hadara_sim.engine.game import play_batch
+from hadara_sim.reference import Game
+from hadara_sim.registry import make_policy
+
+
+def test_search_plays_legally_and_a_game_plays_the_same_alone_as_in_a_batch():
+    c = load_components()
+    deals = make_deals(c, 2, 3, seed=5, advanced=True)
+    search = make_policy("search", seed=1, budget=2, kinds=("side", "draw"))
+    sheet = play_batch(deals, c, [search, make_policy("balanced")])
+    alone = play_batch(deals[2], c, [search, make_policy("balanced")])
+    assert np.array_equal(alone["total"][0], sheet["total"][2])
+    reference = Game(deals[2], c, [search, make_policy("balanced")]).play()
+    assert [row["total"] for row in reference] == sheet["total"][2].tolist()
+
+
+def test_search_keeps_the_rollout_policy_choice_among_its_candidates():
+    c = load_components()
+    deals = make_deals(c, 2, 2, seed=1, advanced=True)
+    search = make_policy("search", max_options=3)
+    seen = []
+
+    class Spy:
+        name = "spy"
+
+        def decide(self, d):
+            if d.kind == "pick":
+                options = search.candidates(d)
+                seen.append((options, search.rollout.decide(d), d.legal))
+            return search.rollout.decide(d)
+
+    play_batch(deals, c, [Spy(), make_policy("balanced")])
+    for options, first, legal in seen:
+        assert options.shape[1] <= 3
+        assert np.array_equal(options[:, 0], first)
+        assert np.take_along_axis(legal, options, axis=1).all()

@@ -1,0 +1,63 @@
+"""`hadara-sim policies tune`: tuning on common deals, then a held-out check on fresh ones."""
+
+import tomllib
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from hadara_sim import load_components
+from hadara_sim.cli import app
+from hadara_sim.tune import Range, tune
+
+HERE = Path(__file__).parent
+
+
+def test_tune_runs_end_to_end_and_writes_the_command_next_to_the_weights(tmp_path):
+    out = tmp_path / "skilled.toml"
+    spec = f"{HERE / 'tune_policies.py'}:Skilled"
+    args = ["policies", "tune", spec, "--param", "skill=0:1", "--trials", "4", "--games", "30",
+            "--validation-games", "200", "--seed", "1", "--out", str(out), "-q"]
+    result = CliRunner().invoke(app, args)
+    assert result.exit_code == 0, result.output
+    written = tomllib.loads(out.read_text())
+    assert written["params"]["skill"] > 0.5
+    assert written["validation_passed"] is True
+    assert written["command"].startswith(f"hadara-sim policies tune {spec} --opponent start --players 2")
+    low, high = written["validation"][0]["ci95"]
+    assert 0.5 < low < written["validation"][0]["win_share"] < high
+
+
+def test_the_held_out_check_rejects_a_candidate_that_only_won_on_the_training_deals():
+    c = load_components()
+    result = tune(c, f"{HERE / 'tune_policies.py'}:Lucky", ["start"], [2], trials=12, games=16,
+                  validation_games=400, seed=3, space={"luck": Range(0, 1000)})
+    assert result.training_score >= 0.65  # a lucky stream on 16 training deals
+    assert not result.passed                # and no better than the start on fresh deals
+    assert len(result.validation_shares) == 400
+
+
+def test_a_bad_parameter_range_is_a_one_line_error():
+    result = CliRunner().invoke(app, ["policies", "tune", "greedy", "--param", "coin=high"])
+    assert result.exit_code == 2
+    assert "name=low:high" in result.output
+
+
+def test_the_same_command_chooses_the_same_parameters():
+    c = load_components()
+    runs = [tune(c, f"{HERE / 'tune_policies.py'}:Skilled", ["start", "greedy"], [2, 3], trials=3, games=12,
+                 validation_games=20, seed=4, space={"skill": Range(0, 1)}) for _ in range(2)]
+    assert runs[0].params == runs[1].params
+    assert runs[0].trials == runs[1].trials
+
+
+def test_balanced_plays_the_weights_written_by_the_tune_command():
+    from hadara_sim.registry import make_policy
+    from policies.tuned import TUNED_DIR
+
+    written = tomllib.loads((TUNED_DIR / "balanced.toml").read_text())
+    assert written["command"].startswith("hadara-sim policies tune balanced-v1 ")
+    assert written["validation_passed"] is True
+    balanced, v1 = make_policy("balanced").settings, make_policy("balanced-v1").settings
+    for name, value in written["params"].items():
+        assert balanced[name] == (tuple(value) if isinstance(value, list) else value)
+    assert {k for k in v1 if v1[k] != balanced[k]} == set(written["params"])
