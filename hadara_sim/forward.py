@@ -26,12 +26,12 @@ import numpy as np
 from .actions import SELL
 from .constants import COLONY_LEVELS, COLOURS, EPOCHS, LOC_DECK, LOC_OWNED, LOC_PILE, LOC_REMOVED, LOC_SOLD
 from .deal import Deals
-from .policy import PRIVATE_FIELDS, Decision, View
+from .policy import PRIVATE_FIELDS, Decision, StopGame, View
 
 HIDDEN = -1  # a past choice the acting player has not seen: played again by a policy
 
 
-class _Reached(Exception):
+class _Reached(StopGame):
     """The replay has reached the decision: carries the state and what the replay saw."""
 
     def __init__(self, decision: Decision):

@@ -21,7 +21,8 @@ PLACEHOLDER = re.compile(r"\b[A-Z]{1,}\b|[<\[]|\\\||\.\.\.")
 CAPS = {"simulate": {"--games": 24}, "verify": {"--games": 8}, "ladder": {"--games": 10, "--players": 2},
         "bench": {"--players": 2, "--batch": 8, "--reference-games": 1}}
 ALIASES = {"-n": "--games", "-p": "--players", "-b": "--batch"}
-MENTIONS = {"hadara-sim simulate", "hadara-sim report", "hadara-sim report curve", "hadara-sim balance suggest"}  # names of commands in prose, not command lines
+MENTIONS = {"hadara-sim simulate", "hadara-sim report", "hadara-sim report curve", "hadara-sim balance suggest",
+            "hadara-sim policies tune", "hadara-sim report seats"}  # names of commands in prose, not command lines
 
 
 def documented_commands() -> list[tuple[str, str]]:
