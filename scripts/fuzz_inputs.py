@@ -29,59 +29,45 @@ from input_strategies import (  # noqa: E402
 )
 
 
-def campaign(scenarios: int, typed: int, components: int, results: int, random_seed: int) -> tuple[Counter, dict]:
+def phases() -> list[tuple[str, object, object, object]]:
+    """(name, strategy, check(tmp, case) -> (verdict, output), how to show a case)."""
+    def report_or_resume(tmp, case):
+        edits, resume = case
+        return check_results(tmp, edits, ["simulate"] if resume else ["report", "winrate"])
+
+    return [
+        ("scenario files", st.tuples(scenario_dicts(), garbage_lines),
+         lambda tmp, case: check_simulate(tmp, toml_text(*case)), lambda case: toml_text(*case)),
+        ("scenario files of the right types", typed_scenario_dicts(),
+         lambda tmp, case: check_simulate(tmp, toml_text(case)), toml_text),
+        ("component sets", component_edits(), check_component_set, repr),
+        ("damaged results directories (report or resume)", st.tuples(results_edits(), st.booleans()),
+         report_or_resume, repr),
+    ]
+
+
+def campaign(counts: list[int], random_seed: int) -> tuple[Counter, dict]:
+    """Run each phase for its count of examples; the verdicts and the first case of each failure."""
     verdicts: Counter = Counter()
     first: dict[str, str] = {}
+    for count, (name, strategy, check, shown) in zip(counts, phases()):
+        if not count:
+            continue
+        before = Counter(verdicts)
 
-    def record(verdict: str, shown: str, output: str):
-        verdicts[verdict] += 1
-        if not verdict.startswith("ok") and verdict not in first:
-            first[verdict] = f"{shown}\n--- output ---\n{output[-3000:]}"
-
-    common = dict(deadline=None, database=None, phases=[Phase.generate],
+        @seed(random_seed)
+        @settings(max_examples=count, deadline=None, database=None, phases=[Phase.generate],
                   suppress_health_check=list(HealthCheck))
+        @given(case=strategy)
+        def one(case):
+            with tempfile.TemporaryDirectory() as tmp:
+                verdict, output = check(Path(tmp), case)
+            verdicts[verdict] += 1
+            if not verdict.startswith("ok") and verdict not in first:
+                first[verdict] = f"{shown(case)}\n--- output ---\n{output[-3000:]}"
 
-    @seed(random_seed)
-    @settings(max_examples=max(1, scenarios), **common)
-    @given(data=scenario_dicts(), garbage=garbage_lines)
-    def scenario_case(data, garbage):
-        text = toml_text(data, garbage)
-        with tempfile.TemporaryDirectory() as tmp:
-            verdict, output = check_simulate(Path(tmp), text)
-            record(verdict, text, output)
-
-    @seed(random_seed)
-    @settings(max_examples=max(1, typed), **common)
-    @given(data=typed_scenario_dicts())
-    def typed_case(data):
-        text = toml_text(data)
-        with tempfile.TemporaryDirectory() as tmp:
-            verdict, output = check_simulate(Path(tmp), text)
-        record(verdict, text, output)
-
-    @seed(random_seed)
-    @settings(max_examples=max(1, components), **common)
-    @given(edits=component_edits())
-    def component_case(edits):
-        with tempfile.TemporaryDirectory() as tmp:
-            verdict, output = check_component_set(Path(tmp), edits)
-        record(verdict, repr(edits), output)
-
-    @seed(random_seed)
-    @settings(max_examples=max(1, results), **common)
-    @given(edits=results_edits(), resume=st.booleans())
-    def results_case(edits, resume):
-        with tempfile.TemporaryDirectory() as tmp:
-            verdict, output = check_results(Path(tmp), edits, ["simulate"] if resume else ["report", "winrate"])
-        record(verdict, f"{'resume' if resume else 'report'}: {edits!r}", output)
-
-    for count, case, what in ((scenarios, scenario_case, "scenario files"),
-                              (typed, typed_case, "scenario files of the right types"), (components, component_case,
-                              "component sets"), (results, results_case, "damaged results directories")):
-        if count:
-            before = Counter(verdicts)
-            case()
-            print(f"{what}: {dict(verdicts - before)}", flush=True)
+        one()
+        print(f"{name}: {dict(verdicts - before)}", flush=True)
     return verdicts, first
 
 
@@ -94,7 +80,7 @@ def main():
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     start = time.perf_counter()
-    verdicts, first = campaign(args.scenarios, args.typed, args.components, args.results, args.seed)
+    verdicts, first = campaign([args.scenarios, args.typed, args.components, args.results], args.seed)
     total = sum(verdicts.values())
     bad = sum(n for v, n in verdicts.items() if not v.startswith("ok"))
     print(f"{total} inputs tried in {time.perf_counter() - start:.0f} s (seed {args.seed}); {bad} misbehaved")

@@ -402,7 +402,7 @@ def typed_scenario_dicts(draw) -> dict:
     from policies import BUILTIN
 
     players = draw(st.integers(2, 5))
-    names = draw(st.lists(st.sampled_from(sorted(BUILTIN)), min_size=1, max_size=players + 1))
+    names = draw(st.lists(st.sampled_from(sorted(BUILTIN)), min_size=1, max_size=min(players, 3)))
     policies = []
     for name in names:
         declared = BUILTIN[name].params
@@ -412,7 +412,7 @@ def typed_scenario_dicts(draw) -> dict:
     advanced = draw(st.booleans())
     data = {"players": players, "game": "advanced" if advanced else "basic", "policies": policies,
             "assignment": draw(st.sampled_from(["fixed", "rotated", "permutations"])),
-            "games": draw(st.integers(1, 3)), "chunk": draw(st.integers(1, 3)), "seed": draw(st.integers(0, 2**32))}
+            "games": draw(st.integers(1, 3)), "chunk": draw(st.integers(2, 3)), "seed": draw(st.integers(0, 2**32))}
     data["setup"] = {"cards": draw(st.one_of(st.just("random"), st.just("grid"),
                                              st.permutations([1, 2, 3, 4, 5]).map(lambda c: c[:players]))),
                      "sides": draw(st.sampled_from(["policy", "random", "grid"] if advanced else ["policy"])),

@@ -1,23 +1,29 @@
-"""Property: whatever scenario file or component set a user gives `simulate`, it exits 0 or 2
-with a message, never a traceback, and writes nothing but its results directory.
+"""Properties over generated inputs: whatever scenario file or component set a user gives
+`simulate`, it exits 0 or 2 with a message, never a traceback, and writes nothing but its results
+directory; whatever damage a results directory has, `report` and a resume read it or refuse it
+in one line and delete nothing they did not write.
 
-A few examples here keep CI fast; scripts/fuzz_inputs.py runs the same property as a campaign."""
+A few examples here keep CI fast; scripts/fuzz_inputs.py runs the same properties as a campaign."""
 
 import tempfile
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from input_strategies import (
     check_component_set, check_results, check_simulate, component_edits, garbage_lines, results_edits, scenario_dicts,
     toml_text, typed_scenario_dicts,
 )
 
-FAST = settings(max_examples=25, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+
+def ci(examples: int):
+    """Hypothesis settings for CI: few examples, the same ones every run."""
+    return settings(max_examples=examples, deadline=None, derandomize=True,
+                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 
 
-@FAST
+@ci(25)
 @given(data=scenario_dicts(), garbage=garbage_lines)
 def test_any_scenario_file_exits_0_or_2_and_writes_only_its_results(data, garbage):
     with tempfile.TemporaryDirectory() as tmp:
@@ -25,7 +31,15 @@ def test_any_scenario_file_exits_0_or_2_and_writes_only_its_results(data, garbag
     assert verdict.startswith("ok"), f"{verdict}\n{toml_text(data, garbage)}\n{output}"
 
 
-@FAST
+@ci(8)
+@given(data=typed_scenario_dicts())
+def test_scenarios_of_the_right_types_run_or_are_refused_before_playing(data):
+    with tempfile.TemporaryDirectory() as tmp:
+        verdict, output = check_simulate(Path(tmp), toml_text(data))
+    assert verdict.startswith("ok"), f"{verdict}\n{toml_text(data)}\n{output}"
+
+
+@ci(25)
 @given(edits=component_edits())
 def test_any_component_set_exits_0_or_2_and_writes_only_its_results(edits):
     with tempfile.TemporaryDirectory() as tmp:
@@ -33,19 +47,9 @@ def test_any_component_set_exits_0_or_2_and_writes_only_its_results(edits):
     assert verdict.startswith("ok"), f"{verdict}\n{edits}\n{output}"
 
 
-@settings(max_examples=10, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(edits=results_edits())
-def test_any_damaged_results_directory_is_refused_or_read_cleanly(edits):
+@ci(10)
+@given(edits=results_edits(), resume=st.booleans())
+def test_any_damaged_results_directory_is_read_or_refused_cleanly(edits, resume):
     with tempfile.TemporaryDirectory() as tmp:
-        verdict, output = check_results(Path(tmp), edits, ["report", "winrate"])
+        verdict, output = check_results(Path(tmp), edits, ["simulate"] if resume else ["report", "winrate"])
     assert verdict.startswith("ok"), f"{verdict}\n{edits}\n{output}"
-
-
-@settings(max_examples=8, deadline=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-@given(data=typed_scenario_dicts())
-def test_scenarios_of_the_right_types_run_or_are_refused_before_playing(data):
-    with tempfile.TemporaryDirectory() as tmp:
-        verdict, output = check_simulate(Path(tmp), toml_text(data))
-    assert verdict.startswith("ok"), f"{verdict}\n{toml_text(data)}\n{output}"

@@ -12,14 +12,13 @@ import textwrap
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from hadara_sim.cli import app
 from hadara_sim.components import ComponentError, default_components_path, load_components
 from hadara_sim.results import ResultsError, load_results, scan_results
-from hadara_sim.runner import RunError, run
+from hadara_sim.runner import run
 from hadara_sim.scenario import ScenarioError, load_scenario, parse_scenario
 
 TINY = """
@@ -164,8 +163,8 @@ def test_the_lock_holds_under_contention(tmp_path):
 @pytest.mark.parametrize("name", ["../../escaped", "/tmp/absolute", "", ".", "..", "a" * 300, "a/b", ".hidden"])
 def test_a_scenario_name_cannot_leave_results(tmp_path, name, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    path = tiny(tmp_path, extra=f"\n").read_text().replace('name = "tiny"', f"name = {json.dumps(name)}")
-    (tmp_path / "s.toml").write_text(path)
+    text = tiny(tmp_path).read_text().replace('name = "tiny"', f"name = {json.dumps(name)}")
+    (tmp_path / "s.toml").write_text(text)
     before = set(tmp_path.rglob("*"))
     result = invoke("simulate", tmp_path / "s.toml", "-q", "--jobs", "1")
     clean_failure(result, 2, "s.toml:2", "name")
@@ -218,7 +217,6 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
-import numpy as np
 from hadara_sim.policy import Policy
 
 NOT_CALLABLE = 42

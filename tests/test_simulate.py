@@ -2,7 +2,6 @@
 runs, the Python API, and common random numbers across combinations and scenarios."""
 
 import json
-import os
 import signal
 import subprocess
 import sys

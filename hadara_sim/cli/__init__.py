@@ -6,9 +6,11 @@ import threading
 
 # A Ctrl-C while the command line starts (imports take a second or two) stops it at once: there is
 # nothing to clean up yet, and no traceback to print. The usual KeyboardInterrupt is back below.
-_STARTING = threading.current_thread() is threading.main_thread()
+# (Not in an interactive session or a notebook kernel, which a Ctrl-C must not end.)
+_STARTING = (threading.current_thread() is threading.main_thread() and not hasattr(sys, "ps1")
+             and "ipykernel" not in sys.modules and signal.getsignal(signal.SIGINT) is signal.default_int_handler)
 if _STARTING:
-    _interrupt = signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
@@ -82,7 +84,7 @@ simulate_cli.register(app)
 
 
 if _STARTING:
-    signal.signal(signal.SIGINT, _interrupt)
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def main():
