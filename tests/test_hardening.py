@@ -356,6 +356,10 @@ def _alive(pids) -> set[int]:
     return out
 
 
+LINUX_AND_TWO_CORES = pytest.mark.skipif(not sys.platform.startswith("linux") or (os.cpu_count() or 1) < 2,
+                                         reason="reads /proc and needs worker processes (2 cores)")
+
+
 def _start_long_run(tmp_path):
     scenario = tiny(tmp_path, games=100_000)
     out = tmp_path / "out"
@@ -369,7 +373,7 @@ def _start_long_run(tmp_path):
     return proc, out, workers
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@LINUX_AND_TWO_CORES
 @pytest.mark.parametrize("sig, code", [(signal.SIGINT, 130), (signal.SIGTERM, 143)])
 def test_interrupt_or_terminate_stops_workers_and_says_how_to_resume(tmp_path, sig, code):
     proc, out, workers = _start_long_run(tmp_path)
@@ -386,7 +390,7 @@ def test_interrupt_or_terminate_stops_workers_and_says_how_to_resume(tmp_path, s
         assert load_results(out).height > 0  # the completed chunks are kept
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG is Linux's")
+@LINUX_AND_TWO_CORES  # and PR_SET_PDEATHSIG is Linux's
 def test_workers_die_with_a_killed_run(tmp_path):
     proc, out, workers = _start_long_run(tmp_path)
     proc.kill()
@@ -397,7 +401,7 @@ def test_workers_die_with_a_killed_run(tmp_path):
     assert not _alive(workers)
 
 
-@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@LINUX_AND_TWO_CORES
 def test_a_killed_worker_is_one_line_and_exit_1(tmp_path):
     proc, out, workers = _start_long_run(tmp_path)
     loky = {p for p in workers if "popen_loky" in (Path("/proc") / str(p) / "cmdline").read_text(errors="replace")}
