@@ -30,13 +30,14 @@ img { max-width: 100%; border: 1px solid #eee; margin: 0.6rem 0; }
 
 HOW_TO_READ = (
     "Every rate and difference comes with its sample size n and a 95% confidence interval. n counts deals "
-    "(<code>game</code>): rows of one group from the same deal are averaged first, because seats of one game (and one deal "
-    "played under several combinations) are not independent; the intervals are Student t intervals over deals "
-    "(scipy <code>ttest_1samp</code> / <code>ttest_rel</code> with <code>confidence_interval(0.95)</code>). "
-    "An interval that excludes the fair share (or 0 for a difference) is a difference at the 5% level; with many "
-    "rows, some such differences are expected by chance, hence the Benjamini-Hochberg q for the setup cards. "
-    "Experimental comparisons (setup grid, grant sweep) pair on the deal and are causal for these policies; "
-    "observational ones are labelled so and are not.")
+    "(<code>game</code>): seats of one game (and one deal played under several combinations) are not "
+    "independent, so rates get Wilson intervals on the deal-clustered effective sample size (statsmodels) and "
+    "paired differences Student t intervals over deals (scipy). Every table that marks rows corrects for its "
+    "number of rows (Benjamini-Hochberg, or Holm for head-to-head tables) and says so in its caption: "
+    "&#9650; / &#9660; mark a difference after that correction, 'fair within &plusmn;2 pp' is an equivalence "
+    "test (TOST) of its own, and 'undecided' means more games are needed; a difference that is not "
+    "significant is never shown as fair. Experimental comparisons (setup grid, grant sweep) pair on the deal "
+    "and are causal for these policies; observational ones are labelled so and are not.")
 
 
 def table_html(t: Table) -> str:
