@@ -3,8 +3,9 @@
 
 A **baseline** run plays the advanced game with the same policy on every seat, setup cards dealt and
 every seat's side drawn at random, so each card side is held by a random seat in a random line-up.
-A side is *fair* when a TOST equivalence test (statsmodels, one value per deal) shows its win share
-within `margin` of 1/P at the 5% level. For a side that is not, each of its five values is swept
+A side is *fair* when the TOST equivalence test of report/inference.py (one value per deal) shows
+its win share within `margin` of 1/P at the 5% level after the setup-card report's correction over
+the sides (Benjamini-Hochberg). For a side that is not, each of its five values is swept
 over a few steps in the direction that corrects it (on the same deals), the curve (report/curve.py)
 gives the value at which the side is fair, and the nearest whole value whose fitted win share is
 fair (its 90% CI inside 1/P ± margin, the TOST criterion) becomes a candidate. The suggestion is
@@ -20,13 +21,13 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
 import polars as pl
-from statsmodels.stats.weightstats import DescrStatsW
 
 from .components import RANGES, SETUP_VALUES, ComponentError, load_components, override_problems
 from .report import ReportError
-from .report.curve import Curve, curve, mean_ci, predict
+from .report import inference as I
+from .report.curve import Curve, curve, predict
+from .report.stats import mean_ci
 from .runner import simulate
 
 WORTH = {"coins": 1.0, "income": 2.5, "military": 1.0, "culture": 1.0, "food": 1.0}
@@ -45,7 +46,8 @@ class Side:
     low: float         # 95% CI
     high: float
     tost_p: float      # TOST p-value for |win - 1/P| < margin
-    fair: bool
+    tost_q: float      # the same, corrected over the sides (inference.CORRECTION; nan: no spread)
+    fair: bool         # tost_q < 0.05
 
     @property
     def name(self) -> str:
@@ -114,17 +116,13 @@ def scenario(plan: Plan, games: int, sweep: dict | None = None) -> dict:
 
 
 def sides_fairness(df: pl.DataFrame, margin: float) -> list[Side]:
-    """Win share of every setup card side (one value per deal) against 1/P, with a TOST verdict."""
-    out = []
-    fair_share = float((1 / df["players"]).mean())
-    for (card, side), rows in sorted(df.group_by(["setup_card", "setup_side"]), key=lambda kv: kv[0]):
-        per_deal = rows.group_by("game").agg(pl.col("win_share").mean())["win_share"].to_numpy()
-        win, low, high = mean_ci(per_deal, share=True)
-        with np.errstate(divide="ignore", invalid="ignore"):  # no spread: p is nan, handled below
-            p = float(DescrStatsW(per_deal).ttost_mean(fair_share - margin, fair_share + margin)[0])
-        p = p if math.isfinite(p) else 1.0  # no spread at all (a tiny run): nothing shown equivalent
-        out.append(Side(int(card), side, len(per_deal), win, low, high, p, p < 0.05))
-    return out
+    """Win share of every setup card side (one value per deal, Wilson CI) against 1/P, with a TOST
+    verdict corrected over the sides as in the setup-card report (inference.CORRECTION)."""
+    table = mean_ci(df, "win_share", ["setup_card", "setup_side"], fair=1.0 / pl.col("players").cast(pl.Float64),
+                    rate=True, margin=margin)
+    q = I.adjust(table["equiv_p"])
+    return [Side(int(r["setup_card"]), r["setup_side"], r["n"], r["mean"], r["ci_low"], r["ci_high"], r["equiv_p"],
+                 float(qi), bool(qi < I.ALPHA)) for r, qi in zip(table.to_dicts(), q)]
 
 
 def swept_values(field_: str, current: int, too_strong: bool) -> list[int]:

@@ -61,6 +61,19 @@ def advanced_run(tmp_path_factory):
     return out
 
 
+def test_gold_minus_its_bonus_columns_is_the_medal_points(tmp_path):
+    """`gold` is the score sheet's gold line; without set_collector_points and wildcard_points it
+    is 7 points per gold medal per plain set (the fewest cards of one colour)."""
+    sc = parse_scenario('players = 3\ngame = "advanced"\npolicies = ["sets"]\ngames = 30\nseed = 3\n'
+                        '[sweep]\ngrants = ["set_collector", "gold_wildcard"]\n')
+    df = hadara_sim.simulate(sc, jobs=1)
+    plain = pl.min_horizontal([f"cards_{c}" for c in ("yellow", "red", "blue", "green", "purple")])
+    df = df.with_columns(plain=plain, medals=pl.col("gold") - pl.col("set_collector_points") - pl.col("wildcard_points"))
+    assert (df["medals"] == 7 * df["gold_medals"] * df["plain"]).all()
+    assert (df["set_collector_points"] == 4 * df["plain"] * (df["effect_set_collector"] > 0)).all()
+    assert (df["set_collector_points"] > 0).any() and (df["wildcard_points"] > 0).any()
+
+
 def test_files_have_the_schema(advanced_run):
     import pyarrow.parquet as pq
 

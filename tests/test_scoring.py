@@ -184,6 +184,20 @@ def test_total_is_sum_of_lines(game, components):
     assert row["silver"] == 9 and row["gold"] == 7 + 4
 
 
+def test_gold_line_minus_its_bonus_parts_is_the_medal_points(game):
+    """The gold line holds the medals and both gold bonuses: 2 medals, 2 plain sets and a third
+    set missing only purple. Medals 7 x 2 x 2 = 28, set_collector 4 x 2 plain sets = 8,
+    gold_wildcard fills the purple gap for the medals only: 7 x 2 x 1 = 14; gold 28 + 8 + 14 = 50."""
+    p = game.seats[0]
+    give(game, 0, "I-Y-01", "I-Y-02", "I-Y-03", "I-R-01", "I-R-02", "I-R-03", "I-B-01", "I-B-02",
+         "I-B-04", "I-G-01", "I-G-02", "I-G-03", "set_collector", "gold_wildcard")
+    p.gold = 2
+    row = game.score(p)
+    assert game.sets(p) == 2
+    assert (row["gold"], row["set_collector_points"], row["wildcard_points"]) == (50, 8, 14)
+    assert row["gold"] - row["set_collector_points"] - row["wildcard_points"] == 28
+
+
 @pytest.mark.parametrize("players", [2, 3, 4, 5])
 def test_played_game_sheet(components, players):
     """A played game returns one row per seat; win shares sum to 1 and go to the best rows."""

@@ -43,16 +43,20 @@ def _plan(players, policy, games, margin, seed, jobs, components, overrides, cur
 
 
 def _sides_table(plan, sides) -> Grid:
-    from ..report.sections import pct, pct_ci
+    from ..report.inference import ALPHA, CORRECTION, CORRECTIONS
+    from ..report.sections import pct, pct_ci, pval
 
     changed = ", ".join(f"{k}: {v}" for k, v in plan.overrides.get("setup", {}).items())
     return Grid(
         f"Setup card sides at {plan.players} players ({plan.policy} on every seat, advanced game, sides at "
         f"random{'; with ' + changed if changed else ''})",
-        ["side", "n deals", "win share", "95% CI", "TOST p", f"fair within ±{100 * plan.margin:g} pp"],
-        [[s.name, f"{s.n:,}", pct(s.win), pct_ci(s.low, s.high), f"{s.tost_p:.3g}", "yes" if s.fair else "NO"]
-         for s in sides],
-        caption=f"fair share 1/P = {100 / plan.players:.1f}%; TOST: two one-sided t-tests over deals at 5%",
+        ["side", "n deals", "win share", "95% CI", "TOST p", "q", f"fair within ±{100 * plan.margin:g} pp"],
+        [[s.name, f"{s.n:,}", pct(s.win), pct_ci(s.low, s.high), f"{s.tost_p:.3g}", pval(s.tost_q),
+          "yes" if s.fair else "NO"] for s in sides],
+        caption=(f"fair share 1/P = {100 / plan.players:.1f}%; win share CI: Wilson; TOST: two one-sided t-tests "
+                 f"over deals of |win share - 1/P| < {100 * plan.margin:g} pp; 'yes' = equivalent at q < "
+                 f"{ALPHA:g} after {CORRECTIONS[CORRECTION]} correction over the {len(sides)} sides of this "
+                 "table (as the setup-card report); marked = not shown fair"),
         marked=[not s.fair for s in sides])
 
 

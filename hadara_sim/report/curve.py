@@ -3,8 +3,9 @@
 A sweep of one component value (`"components.setup.3B.culture" = [2, 3, 4, 5]`) plays every value
 on the same deals. For the rows the value affects (the seat holding setup card 3 on side B, or rows
 chosen with `where`), `curve` gives per value the mean win share and the score margin (the seat's
-total minus the mean of the other seats of its game), each with n and a 95% CI, the paired
-difference to a reference value on the same deals, and two fits over all values:
+total minus the mean of the other seats of its game), each with n and a 95% CI (`stats.mean_ci`:
+Wilson for the win share, t for the margin), the paired difference to a reference value on the
+same deals (`stats.paired_diff`), and two fits over all values:
 
 - win share: a binomial GLM with logit link (statsmodels), win share per deal as the response;
 - score margin: a linear model (Gaussian GLM).
@@ -24,9 +25,8 @@ import numpy as np
 import polars as pl
 import statsmodels.api as sm
 from scipy import stats as sps
-from statsmodels.stats.proportion import proportion_confint
-from statsmodels.stats.weightstats import DescrStatsW
 
+from . import stats as S
 from .stats import LEVEL, ReportError
 
 SETUP_KEY = re.compile(r"^components\.setup\.([1-5])([AB])\.(\w+)$")
@@ -121,21 +121,6 @@ def per_deal(rows: pl.DataFrame, x: str) -> pl.DataFrame:
             .sort([x, "game"]))
 
 
-def mean_ci(values: np.ndarray, share: bool = False) -> tuple[float, float, float]:
-    """Mean and 95% t interval over deals. When every deal has the same value (a tiny run) a win
-    `share` gets the Wilson interval of that proportion, which never has zero width; others none."""
-    d = DescrStatsW(values)
-    if len(values) < 2:
-        return float(d.mean), math.nan, math.nan
-    if d.std == 0:
-        if not share:
-            return float(d.mean), math.nan, math.nan
-        low, high = proportion_confint(round(d.mean * len(values)), len(values), 1 - LEVEL, method="wilson")
-    else:
-        low, high = d.tconfint_mean(alpha=1 - LEVEL)
-    return float(d.mean), float(low), float(high)
-
-
 def fit(deals: pl.DataFrame, x: str, response: str):
     """The cluster-robust GLM of `response` ("win": binomial, logit; "margin": Gaussian) on the value."""
     exog = sm.add_constant(deals[x].cast(pl.Float64).to_numpy())
@@ -176,18 +161,20 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
     if reference not in values:
         raise ReportError(f"reference {reference} is not a swept value ({', '.join(map(str, values))})")
     base = deals.filter(pl.col(x) == reference).select("game", win_ref="win", margin_ref="margin")
+    win = {r[x]: r for r in S.mean_ci(rows, "win_share", [x], rate=True).to_dicts()}
+    margin = {r[x]: r for r in S.mean_ci(rows, "margin", [x]).to_dicts()}
+    pairs = deals.join(base, on="game")
+    diffs = {what: {r[x]: r for r in S.paired_diff(pairs, what, f"{what}_ref", [x]).to_dicts()}
+             for what in ("win", "margin")}
     points = []
     for v in values:
-        at = deals.filter(pl.col(x) == v)
-        win, win_low, win_high = mean_ci(at["win"].to_numpy(), share=True)
-        margin, m_low, m_high = mean_ci(at["margin"].to_numpy())
-        pairs = at.join(base, on="game")
-        point = {"value": float(v), "n": at.height, "rows": int(at["rows"].sum()), "win": win,
-                 "win_low": win_low, "win_high": win_high, "margin": margin, "margin_low": m_low,
-                 "margin_high": m_high, "paired": pairs.height}
+        w, m = win[v], margin[v]
+        point = {"value": float(v), "n": w["n"], "rows": w["rows"], "win": w["mean"], "win_low": w["ci_low"],
+                 "win_high": w["ci_high"], "margin": m["mean"], "margin_low": m["ci_low"],
+                 "margin_high": m["ci_high"], "paired": diffs["win"].get(v, {"n": 0})["n"]}
         for what in ("win", "margin"):
-            diff = (pairs[what] - pairs[f"{what}_ref"]).to_numpy()
-            mean, low, high = mean_ci(diff) if v != reference else (0.0, math.nan, math.nan)
+            d = diffs[what].get(v, {"diff": math.nan, "low": math.nan, "high": math.nan})
+            mean, low, high = (d["diff"], d["low"], d["high"]) if v != reference else (0.0, math.nan, math.nan)
             point |= {f"{what}_diff": mean, f"{what}_diff_low": low, f"{what}_diff_high": high}
         points.append(point)
     fair = float(deals["fair"].mean())

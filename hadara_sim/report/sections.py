@@ -214,9 +214,11 @@ def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
         cells += [num(t["mean"]), num_ci(t["ci_low"], t["ci_high"])]
         rows.append(cells)
     table = Table(f"Mean score sheet by {by_text(by)}", columns, rows,
-                  caption="mean points per seat ± half the 95% CI; purple bonus parts (statue_patron, "
-                          "silver_full, set_collector, gold_wildcard) are shown apart from the line that "
-                          "contains them, so the parts add up to the total", data=long)
+                  caption="mean points per seat ± half the 95% CI; each purple bonus has its own column, "
+                          "taken out of the score pad line that holds it: 'gold medals' = results `gold` minus "
+                          "the set_collector and gold_wildcard bonuses, 'silver medals' = `silver` minus "
+                          "silver_full, 'statues' = `statues` minus statue_patron; the parts add up to the "
+                          "total (docs/results.md)", data=long)
     figs = [(f"breakdown-by-{_stem(by)}", charts.breakdown_chart(long, by, label, info, by_text(by))),
             (f"totals-by-{_stem(by)}", charts.totals_chart(df, by, label, info, by_text(by)))]
     return Section("breakdown", f"Score breakdown by {by_text(by)}",
