@@ -367,3 +367,16 @@ def test_the_setup_and_purple_reports_add_the_robustness_tables_with_two_fields(
     table = next(t for t in purple.tables if t.title.startswith("Does each verdict hold"))
     sell = next(r for r in table.rows if r[0] == "sell_bonus")
     assert sell[1].startswith("+37.5 pp") and sell[2].startswith("+0.0 pp")
+
+
+def test_fields_are_named_by_their_policies_or_by_the_swept_parameter():
+    assert stats.field_label('["balanced"]') == "balanced"
+    assert stats.field_label('[{"policy": "search", "params": {"budget": 2}}, "random"]') == "search(budget=2)+random"
+    rng = np.random.default_rng(2)
+    df = pl.concat([R.setup_grid(rng, deals=40).with_columns(pl.lit(c).alias("sweep_policies_0_params_coin"))
+                    for c in (0.4, 0.6)])
+    assert stats.field_columns(df) == ["sweep_policies_0_params_coin"]
+    out = stats.verdict_robustness(stats.setup_card_balance(df), ["players", "setup_card", "setup_side"],
+                                   ["sweep_policies_0_params_coin"])
+    assert [c for c in out.columns if c.startswith("verdict ")] == [
+        "verdict policies_0_params_coin=0.4", "verdict policies_0_params_coin=0.6"]

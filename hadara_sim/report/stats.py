@@ -481,15 +481,20 @@ def field_columns(df: pl.DataFrame) -> list[str]:
 
 
 def field_label(value) -> str:
-    """A field value as a short label: a list of plain policy names joined with '+'
-    (`["balanced"]` -> "balanced"), anything else as `fmt_value` shows it."""
+    """A field value as a short label: a list of policies as their labels in results joined with
+    '+' (`["balanced"]` -> "balanced", `[{"policy": "search", "params": {"budget": 2}}]` ->
+    "search(budget=2)"), anything else as `fmt_value` shows it."""
+    from ..scenario import policy_label
+
     try:
         parsed = json.loads(value) if isinstance(value, str) else value
     except ValueError:
         parsed = value
-    if isinstance(parsed, list) and parsed and all(isinstance(p, str) for p in parsed):
-        return "+".join(parsed)
-    return fmt_value(value)
+    if not isinstance(parsed, list) or not parsed:
+        return fmt_value(value)
+    names = [p if isinstance(p, str) else p.get("label") or policy_label(p.get("policy", "?"), p.get("params") or {})
+             for p in parsed if isinstance(p, (str, dict))]
+    return "+".join(names) if len(names) == len(parsed) else fmt_value(value)
 
 
 def verdict_robustness(table: pl.DataFrame, cell: Sequence[str], fields: Sequence[str], verdict: str = "verdict",
@@ -505,8 +510,10 @@ def verdict_robustness(table: pl.DataFrame, cell: Sequence[str], fields: Sequenc
     "changes" (a cell missing under some field changes too)."""
     if not fields or table.select(fields).n_unique() < 2:
         return None
-    label = pl.concat_str([pl.col(f).map_elements(field_label, return_dtype=pl.String) for f in fields],
-                          separator=", ")
+    whole = tuple(f"sweep_{k}" for k in FIELD_KEYS)  # a whole list of policies; else one key inside it
+    label = pl.concat_str([pl.col(f).map_elements(field_label if f in whole else
+                                                  lambda v, k=f[len("sweep_"):]: f"{k}={fmt_value(v)}",
+                                                  return_dtype=pl.String) for f in fields], separator=", ")
     long = table.select(*cell, label.alias("_field"), pl.col(verdict).alias("_verdict"), pl.col(diff).alias("_diff"))
     names = long["_field"].unique(maintain_order=True).to_list()
     out = long.group_by(cell, maintain_order=True).agg(
