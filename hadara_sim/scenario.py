@@ -65,6 +65,11 @@ def show_path(path: tuple) -> str:
     return out
 
 
+def policy_label(spec: str, params: dict) -> str:
+    """A policy's default label in results: its name, with the parameters it sets: greedy(coin=0.5)."""
+    return spec if not params else f"{spec}({', '.join(f'{k}={_show(v)}' for k, v in params.items())})"
+
+
 def _show(value) -> str:
     if isinstance(value, str):
         return json.dumps(value)
@@ -667,7 +672,7 @@ def _policies(data: dict, check: _Check, base_dir: Path, cache: dict):
         spec = _resolve_spec(spec, base_dir)
         label = check.string(item, path + ("label",), None)
         if label is None:
-            label = spec if not params else f"{spec}({', '.join(f'{k}={_show(v)}' for k, v in params.items())})"
+            label = policy_label(spec, params)
         cache_key = json.dumps([spec, params], sort_keys=True)
         if cache_key not in cache:
             cache[cache_key] = _policy_problem(spec, params)

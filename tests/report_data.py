@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 
@@ -101,10 +102,11 @@ GRANT_COMBOS = [{"index": 0, "sweep": {"grants": "none"}},
                 {"index": 2, "sweep": {"grants": "colony_bounty"}}]
 
 
-def grant_sweep() -> tuple[pl.DataFrame, list[dict]]:
+def grant_sweep(sell_win: list[float] = SELL_WIN) -> tuple[pl.DataFrame, list[dict]]:
+    """The grant sweep above; `sell_win`: seat 0's win shares under sell_bonus."""
     rows = []
     for combo, (wins, totals, granted) in enumerate([(CONTROL_WIN, CONTROL_TOTAL, None),
-                                                      (SELL_WIN, SELL_TOTAL, "I-P-01"),
+                                                      (sell_win, SELL_TOTAL, "I-P-01"),
                                                       (CONTROL_WIN, CONTROL_TOTAL, "II-P-01")]):
         for game in range(4):
             for seat in range(2):
@@ -121,6 +123,39 @@ def grant_sweep() -> tuple[pl.DataFrame, list[dict]]:
                                  win_share=win, total=total, cards=total, total_epoch1=total // 4,
                                  total_epoch2=total // 2, total_epoch3=total, **effect))
     return frame(rows, GRANT_COMBOS), GRANT_COMBOS
+
+
+# --- a synthetic setup grid, and one dataset per opponent field ------------------------------
+
+def setup_grid(rng: np.random.Generator, deals: int, players: int = 2, effect: dict | None = None) -> pl.DataFrame:
+    """A synthetic setup grid (5 cards x 2 sides, focus seat rotated): the focus seat wins with a
+    probability that depends on the deal only (cards have no effect) plus `effect[(card, side)]`."""
+    cells = [(card, side) for card in range(1, 6) for side in "AB"]
+    base = rng.uniform(0.2, 0.8, deals)  # some deals favour the focus seat, some do not
+    rows = {k: [] for k in ("combo", "game", "seat", "players", "setup_card", "setup_side", "win_share",
+                            "total", "sweep_setup_card", "sweep_setup_side", "sweep_setup_focus_seat")}
+    for combo, (card, side) in enumerate(cells):
+        p = np.clip(base + (effect or {}).get((card, side), 0.0), 0, 1)
+        win = (rng.random(deals) < p).astype(float)
+        for g in range(deals):
+            focus = g % players
+            for seat in range(players):
+                mine = seat == focus
+                for k, v in (("combo", combo), ("game", g), ("seat", seat), ("players", players),
+                             ("setup_card", card if mine else 0), ("setup_side", side),
+                             ("win_share", win[g] if mine else (1 - win[g]) / (players - 1)), ("total", 100),
+                             ("sweep_setup_card", card), ("sweep_setup_side", side),
+                             ("sweep_setup_focus_seat", "rotate")):
+                    rows[k].append(v)
+    return pl.DataFrame(rows, schema_overrides={"players": pl.Int8, "game": pl.Int64})
+
+
+def fields(frames: dict[str, pl.DataFrame]) -> pl.DataFrame:
+    """One dataset of several opponent fields: each frame (the same deals) as the combinations of
+    one value of a `policies` sweep (`sweep_policies`, JSON as `load_results` writes it)."""
+    parts = [df.with_columns(pl.col("combo").cast(pl.Int32) + 100 * i, pl.lit(json.dumps([name])).alias("sweep_policies"))
+             for i, (name, df) in enumerate(frames.items())]
+    return pl.concat(parts, how="diagonal_relaxed")
 
 
 # --- writing a results directory --------------------------------------------------------------

@@ -16,30 +16,9 @@ from hadara_sim.deal import make_deals
 from hadara_sim.report import ratings, stats
 from hadara_sim.scenario import DesignWarning, parse_scenario
 
+from report_data import setup_grid
+
 DATA = Path(hadara_sim.__file__).parent / "data" / "default"
-
-
-def setup_grid(rng: np.random.Generator, deals: int, players: int = 2, effect: dict | None = None) -> pl.DataFrame:
-    """A synthetic setup grid (5 cards x 2 sides, focus seat rotated): the focus seat wins with a
-    probability that depends on the deal only (cards have no effect) plus `effect[(card, side)]`."""
-    cells = [(card, side) for card in range(1, 6) for side in "AB"]
-    base = rng.uniform(0.2, 0.8, deals)  # some deals favour the focus seat, some do not
-    rows = {k: [] for k in ("combo", "game", "seat", "players", "setup_card", "setup_side", "win_share",
-                            "total", "sweep_setup_card", "sweep_setup_side", "sweep_setup_focus_seat")}
-    for combo, (card, side) in enumerate(cells):
-        p = np.clip(base + (effect or {}).get((card, side), 0.0), 0, 1)
-        win = (rng.random(deals) < p).astype(float)
-        for g in range(deals):
-            focus = g % players
-            for seat in range(players):
-                mine = seat == focus
-                for k, v in (("combo", combo), ("game", g), ("seat", seat), ("players", players),
-                             ("setup_card", card if mine else 0), ("setup_side", side),
-                             ("win_share", win[g] if mine else (1 - win[g]) / (players - 1)), ("total", 100),
-                             ("sweep_setup_card", card), ("sweep_setup_side", side),
-                             ("sweep_setup_focus_seat", "rotate")):
-                    rows[k].append(v)
-    return pl.DataFrame(rows, schema_overrides={"players": pl.Int8, "game": pl.Int64})
 
 
 def test_null_setup_grid_marks_at_most_the_stated_false_discovery_rate():

@@ -320,3 +320,63 @@ def test_placebo_is_the_mean_of_every_plain_card_and_others_are_refused():
     # the run's component set is used when given; an unreadable one falls back to the shipped set
     assert stats.placebo_effects(df, "/no/such/components")[1] == refused
     assert row(spread, grant="I-P-07")["win_diff"] == pytest.approx(np.mean(np.array(a) - mean))
+
+
+# --- robustness to the opponent field ---------------------------------------------------------
+
+def test_a_verdict_that_flips_between_fields_is_marked_as_changing():
+    """Two fields on the same deals: card 3A is planted stronger under one field only, card 1B
+    weaker under both. Each field's contrasts are its own (never pooled), 3A changes, 1B holds."""
+    rng = np.random.default_rng(11)
+    strong = R.setup_grid(rng, deals=300, effect={(3, "A"): 0.3, (1, "B"): -0.3})
+    plain = R.setup_grid(rng, deals=300, effect={(1, "B"): -0.3})
+    df = R.fields({"balanced": strong, "balanced-v1": plain})
+    assert stats.field_columns(df) == ["sweep_policies"]
+    bal = stats.setup_card_balance(df)
+    out = stats.verdict_robustness(bal, ["players", "setup_card", "setup_side"], ["sweep_policies"])
+    three, one = row(out, setup_card=3, setup_side="A"), row(out, setup_card=1, setup_side="B")
+    assert (three["verdict balanced"], three["robust"]) == ("stronger", "changes")
+    assert three["verdict balanced-v1"] != "stronger"
+    assert (one["verdict balanced"], one["verdict balanced-v1"], one["robust"]) == ("weaker", "weaker", "holds")
+    alone = stats.setup_card_balance(plain)  # within the field: the same contrast as its own dataset
+    assert row(out, setup_card=2, setup_side="A")["diff balanced-v1"] == pytest.approx(
+        row(alone, setup_card=2, setup_side="A")["diff"])
+    assert stats.verdict_robustness(bal.filter(pl.col("sweep_policies") == '["balanced"]'),
+                                    ["players", "setup_card", "setup_side"], ["sweep_policies"]) is None
+
+
+def test_the_setup_and_purple_reports_add_the_robustness_tables_with_two_fields():
+    from hadara_sim.report import sections
+
+    rng = np.random.default_rng(5)
+    df = R.fields({"balanced": R.setup_grid(rng, deals=300, effect={(3, "A"): 0.3}),
+                   "balanced-v1": R.setup_grid(rng, deals=300)})
+    tables = sections.setup_cards(df, stats.dataset_info(df)).tables
+    robust = [t for t in tables if t.title.startswith("Does each verdict hold")]
+    assert len(robust) == 2 and robust[0].title.startswith("Does each verdict hold under every opponent field? "
+                                                           "Setup cards: ")
+    assert "between balanced and balanced-v1" in robust[0].title
+    cell, marked = next((r, m) for r, m in zip(robust[0].rows, robust[0].marked) if r[0] == "2P 3A")
+    assert cell[1].endswith("▲ stronger") and cell[-1] == "changes" and marked
+    one = R.setup_grid(rng, deals=50)
+    assert not any(t.title.startswith("Does each verdict hold")
+                   for t in sections.setup_cards(one, stats.dataset_info(one)).tables)
+
+    both = R.fields({"balanced": R.grant_sweep()[0], "balanced-v1": R.grant_sweep(sell_win=R.CONTROL_WIN)[0]})
+    purple = sections.purple(both, stats.dataset_info(both))
+    table = next(t for t in purple.tables if t.title.startswith("Does each verdict hold"))
+    sell = next(r for r in table.rows if r[0] == "sell_bonus")
+    assert sell[1].startswith("+37.5 pp") and sell[2].startswith("+0.0 pp")
+
+
+def test_fields_are_named_by_their_policies_or_by_the_swept_parameter():
+    assert stats.field_label('["balanced"]') == "balanced"
+    assert stats.field_label('[{"policy": "search", "params": {"budget": 2}}, "random"]') == "search(budget=2)+random"
+    rng = np.random.default_rng(2)
+    df = pl.concat([R.setup_grid(rng, deals=40).with_columns(pl.lit(c).alias("sweep_policies_0_params_coin"))
+                    for c in (0.4, 0.6)])
+    assert stats.field_columns(df) == ["sweep_policies_0_params_coin"]
+    out = stats.verdict_robustness(stats.setup_card_balance(df), ["players", "setup_card", "setup_side"],
+                                   ["sweep_policies_0_params_coin"])
+    assert [c for c in out.columns if c.startswith("verdict ")] == [
+        "verdict policies_0_params_coin=0.4", "verdict policies_0_params_coin=0.6"]

@@ -53,6 +53,11 @@ def test_shipped_scenarios_shapes():
     cells = {(c.players, c.setup_card, c.setup_side) for c in setup.combinations}
     assert cells == {(p, k, s) for p in range(2, 6) for k in range(1, 6) for s in (0, 1)}
     assert all(c.advanced for c in setup.combinations)
+    fields = load_scenario(ROOT / "scenarios/setup-cards-fields.toml")  # the same grid under two opponent fields
+    played = {(c.players, c.setup_card, c.setup_side, tuple(p.policy for p in c.config.policies))
+              for c in fields.combinations}
+    assert played == {(p, k, s, (f,)) for p in (2, 4) for k in range(1, 6) for s in (0, 1)
+                      for f in ("balanced", "balanced-v1")}
     purple = load_scenario(ROOT / "scenarios/purple-effects.toml")
     granted = [tuple(g.effect for g in c.config.grants) for c in purple.combinations]
     # the control, every plain purple card (placebo) of each epoch, then the 18 effect cards

@@ -115,6 +115,13 @@ def verdict(diff: float, q: float, q_equiv: float, margin: float = MARGIN) -> st
     return "undecided"
 
 
+def verdict_kind(text: str | None) -> str:
+    """What a verdict claims: "stronger", "weaker", "fair" (equivalent within the margin, with or
+    without "slightly") or "undecided"; two verdicts agree when their kinds are the same."""
+    text = text or "undecided"
+    return "fair" if text.startswith("fair") else text
+
+
 def games_needed(sd: float, half_width: float = TARGET_HALF_WIDTH) -> float:
     """Deals for a 95% CI of ±half_width on a mean whose per-deal standard deviation is `sd`: the
     n at which a t-test detects a difference of half_width with 50 % power (statsmodels

@@ -137,6 +137,8 @@ def value_label(col: str, value) -> str:
         return f"first player in epoch {col[-1]}: " + ("yes" if value else "no")
     if col == "focus_seat":
         return f"focus seat {value}"
+    if col.startswith(tuple(f"sweep_{k}" for k in S.FIELD_KEYS)):
+        return S.field_label(value)
     return S.fmt_value(value)
 
 
@@ -235,14 +237,36 @@ def _paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, lab
                  marked=tab["significant"].to_list(), data=tab)
 
 
+def robustness_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Table | None:
+    """Whether each verdict of a report table holds under every opponent field (a table from
+    `stats.verdict_robustness`; None passes through)."""
+    if tab is None:
+        return None
+    names = [c[len("verdict "):] for c in tab.columns if c.startswith("verdict ")]
+    changed = int((tab["robust"] == "changes").sum())
+    rows = [[label(r), *[f"{pp(r[f'diff {n}'])} {verdict_cell(r, f'verdict {n}')}" for n in names], r["robust"]]
+            for r in tab.to_dicts()]
+    return Table(f"Does each verdict hold under every opponent field? {what}: {changed} of {tab.height} change "
+                 f"between {' and '.join(names)}",
+                 [first, *[f"under {n}" for n in names], "under every field"], rows,
+                 caption="every field plays the same deals; each contrast is paired within its field, never pooled "
+                         "across fields; the difference and verdict are those of the table above (its correction "
+                         "runs over every field's rows together); holds: the same verdict under every field ('fair "
+                         "within' with or without 'slightly' counts as one); undecided: undecided under every "
+                         "field; changes: anything else; marked rows change",
+                 marked=[r == "changes" for r in tab["robust"].to_list()], data=tab)
+
+
 def setup_cards(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
     bal = S.setup_card_balance(df, margin)
     design = bal["design"][0]
     experimental = design == "experimental"
     others = [c for c in bal.columns if c.startswith("sweep_")]
-    extra = group_label(others)
-    label = lambda r: (f"{r['players']}P {r['setup_card']}{r['setup_side']}"  # noqa: E731
-                       + (f" ({extra(r)})" if others else ""))
+    fields = S.field_columns(df)
+
+    def label(r: dict, columns: Sequence[str] = others) -> str:
+        return f"{r['players']}P {r['setup_card']}{r['setup_side']}" + (
+            f" ({group_label(columns)(r)})" if columns else "")
     rows = [[label(r), f"{r['n']:,}", pct(r["win"]), pct_ci(r["win_low"], r["win_high"]), pct(r["fair"]),
              pp(r["diff"]), pp_ci(r["diff_low"], r["diff_high"]), pval(r["q"]), verdict_cell(r),
              num(r["score"])] for r in bal.to_dicts()]
@@ -265,11 +289,17 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Sec
                              "deal and seat; " if experimental else "score test of the win share against 1/P; ")
                     + "win share CI: Wilson; " + verdict_caption(bal.height, margin) + needed_text(bal),
                     marked=bal["significant"].to_list(), data=bal)]
+    rest = [c for c in others if c not in fields]
+    tables.append(robustness_table("Setup cards", "players, card, side", S.verdict_robustness(
+        bal, ["players", *rest, "setup_card", "setup_side"], fields), lambda r: label(r, rest)))
     sides = S.setup_side_contrasts(df, margin)
     if sides is not None:
         lab = group_label(["players", *[c for c in sides.columns if c.startswith("sweep_")], "setup_card"])
         tables.append(_paired_table("Setup cards: side B minus side A of each card (paired on the deal and seat)",
                                     "card", "side B", "side A", sides, lab, margin))
+        cell = ["players", *[c for c in sides.columns if c.startswith("sweep_") and c not in fields], "setup_card"]
+        tables.append(robustness_table("Side B minus side A", "card", S.verdict_robustness(sides, cell, fields),
+                                       group_label(cell)))
     cards = S.setup_card_contrasts(df, margin)
     if cards is not None:
         extra = [c for c in cards.columns if c.startswith("sweep_")]
@@ -286,7 +316,8 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Sec
                               pp(r["diff"]), pval(r["q"]), verdict_cell(r)] for r in focus.to_dicts()],
                             caption="Wilson CI, score test against 1/P; " + verdict_caption(focus.height, margin),
                             marked=focus["significant"].to_list(), data=focus))
-    return Section("setup-cards", "Setup cards", intro, tables, [("setup-cards", charts.setup_chart(bal, info))])
+    return Section("setup-cards", "Setup cards", intro, [t for t in tables if t is not None],
+                   [("setup-cards", charts.setup_chart(bal, info))])
 
 
 def seats(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
@@ -366,6 +397,13 @@ def _grant_rows(tab: pl.DataFrame, label, control: bool = False) -> list[list[st
             for r in tab.to_dicts()]
 
 
+def _grant_robustness(what: str, tab: pl.DataFrame, fields: list[str]) -> list[Table]:
+    """The robustness table of a grant table under several opponent fields (none with one field)."""
+    cell = ["grant", *[c for c in tab.columns if c.startswith("sweep_") and c not in fields]]
+    found = S.verdict_robustness(tab, cell, fields, verdict="win_verdict", diff="win_diff")
+    return [] if found is None else [robustness_table(what, "granted", found, group_label(cell))]
+
+
 GRANT_COLUMNS = ["n (deals)", "win share granted", "control", "difference", "95% CI", "q", "verdict",
                  "score difference (points)", "95% CI"]
 
@@ -378,6 +416,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
                       "owning an effect with the other seats of their game: owners chose (and kept) the card, so the "
                       "difference mixes the card's value with the situations in which it is taken.")
     components = info.get("components_path")
+    fields = S.field_columns(df)
     try:
         grants = S.grant_effects(df, margin)
     except S.ReportError as err:
@@ -401,6 +440,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
             caption="paired t-test (scipy ttest_rel) over deals: same deal, same seat, same policies; "
                     + verdict_caption(grants.height, margin) + needed_text(grants, "win_needed"),
             marked=grants["win_significant"].to_list(), data=grants))
+        section.tables += _grant_robustness("Granted card vs no grant", grants, fields)
         section.figures.append(("purple-grants", charts.forest_chart(
             grants, group_label(["grant"]) if split else label, info, observational=False, split=split,
             split_label=lambda v, c=split: value_label(c, v) if c == "players" else f"{column_name(c)} = {v}")))
@@ -415,6 +455,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
                     "a typical plain purple card; paired t-test over deals; " + verdict_caption(placebo.height, margin)
                     + needed_text(placebo, "win_needed"),
             marked=placebo["win_significant"].to_list(), data=placebo))
+        section.tables += _grant_robustness("Effect card vs the placebo", placebo, fields)
         section.figures.append(("purple-beyond-placebo", charts.forest_chart(
             placebo, group_label(["grant"]), info, observational=False, placebo=True)))
         spread = S.placebo_spread(df, components, margin)

@@ -469,6 +469,64 @@ def sweep_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> dict[str, pl.
     return out
 
 
+# --- robustness to the opponent field -----------------------------------------------------------
+
+FIELD_KEYS = ("policies", "seats")
+
+
+def field_columns(df: pl.DataFrame) -> list[str]:
+    """The swept keys that change the opponent field (`policies`, `seats`, or a key inside them such
+    as `policies.0.params.coin`) with two or more values in `df`."""
+    return [c for c in df.columns if c.startswith(tuple(f"sweep_{k}" for k in FIELD_KEYS)) and df[c].n_unique() > 1]
+
+
+def field_label(value) -> str:
+    """A field value as a short label: a list of policies as their labels in results joined with
+    '+' (`["balanced"]` -> "balanced", `[{"policy": "search", "params": {"budget": 2}}]` ->
+    "search(budget=2)"), anything else as `fmt_value` shows it."""
+    from ..scenario import policy_label
+
+    try:
+        parsed = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        parsed = value
+    if not isinstance(parsed, list) or not parsed:
+        return fmt_value(value)
+    names = [p if isinstance(p, str) else p.get("label") or policy_label(p.get("policy", "?"), p.get("params") or {})
+             for p in parsed if isinstance(p, (str, dict))]
+    return "+".join(names) if len(names) == len(parsed) else fmt_value(value)
+
+
+def verdict_robustness(table: pl.DataFrame, cell: Sequence[str], fields: Sequence[str], verdict: str = "verdict",
+                       diff: str = "diff") -> pl.DataFrame | None:
+    """Whether each verdict of a report table holds under every opponent field (None with fewer
+    than two fields).
+
+    `table` has one row per cell and field (its contrasts paired within each field, never pooled
+    across fields); `cell` are its group columns but the `fields` columns. One row per cell: `cell`,
+    then for each field (in the table's order) `verdict <label>` and `diff <label>`, then `fields`
+    (how many fields have the cell) and `robust`: "holds" when every field gives the same kind of
+    verdict (`inference.verdict_kind`), "undecided" when every field leaves it undecided, else
+    "changes" (a cell missing under some field changes too)."""
+    if not fields or table.select(fields).n_unique() < 2:
+        return None
+    whole = tuple(f"sweep_{k}" for k in FIELD_KEYS)  # a whole list of policies; else one key inside it
+    label = pl.concat_str([pl.col(f).map_elements(field_label if f in whole else
+                                                  lambda v, k=f[len("sweep_"):]: f"{k}={fmt_value(v)}",
+                                                  return_dtype=pl.String) for f in fields], separator=", ")
+    long = table.select(*cell, label.alias("_field"), pl.col(verdict).alias("_verdict"), pl.col(diff).alias("_diff"))
+    names = long["_field"].unique(maintain_order=True).to_list()
+    out = long.group_by(cell, maintain_order=True).agg(
+        *[pl.col(c).filter(pl.col("_field") == n).first().alias(f"{c[1:]} {n}") for n in names
+          for c in ("_verdict", "_diff")],
+        pl.len().alias("fields"),
+        pl.col("_verdict").map_elements(I.verdict_kind, return_dtype=pl.String).unique().alias("_kinds"))
+    same = (pl.col("_kinds").list.len() == 1) & (pl.col("fields") == len(names))
+    robust = (pl.when(same & (pl.col("_kinds").list.first() == "undecided")).then(pl.lit("undecided"))
+              .when(same).then(pl.lit("holds")).otherwise(pl.lit("changes")))
+    return out.with_columns(robust.alias("robust")).drop("_kinds")
+
+
 # --- seats and turn order ---------------------------------------------------------------------
 
 def combination_by(df: pl.DataFrame, skip: Sequence[str] = ()) -> list[str]:
