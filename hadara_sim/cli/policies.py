@@ -9,8 +9,6 @@ from typing import Optional
 import typer
 from rich.progress import Progress
 
-from ..ladder import ladder as run_ladder
-from ..ladder import ladder_ratings
 from ..registry import PolicyNotFound, available_policies, resolve_policy
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit,
                      err_console, fail, split_specs)
@@ -105,6 +103,11 @@ def ladder(
     of the wins that went to the row policy (50 = even) and its mean total in the games it won.
     """
     from policies import BUILTIN
+
+    # imported here: the ladder's statistics (statsmodels, scipy, matplotlib) take seconds to load,
+    # which every other command would pay at start-up
+    from ..ladder import ladder as run_ladder
+    from ..ladder import ladder_ratings
 
     fmt = check_format(fmt)
     c = components_or_exit(components)
