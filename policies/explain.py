@@ -32,6 +32,13 @@ PARAM_HELP = {
     "unfocus": "multiplier of the track values of the other of military and culture",
     "focus_prize": "colony / statue prize on the track the policy specialises in",
     "other_prize": "colony / statue prize on the other track",
+    "sides": "setup side per setup card 1-5 (0 = A, 1 = B, -1 = chosen by the planner's valuation); "
+             "written by hadara-sim policies tune",
+    "budget": "determinised copies of the game each candidate option is played out in (more = stronger "
+              "and slower)",
+    "rollout": "the policy that plays the copies on, for the searching seat and its opponents",
+    "kinds": "the decision kinds that are searched; any other kind is left to the rollout policy",
+    "max_options": "most options tried at one decision, starting with the rollout policy's own choice",
 }
 
 

@@ -216,6 +216,13 @@ def test_policies_show_explains_every_parameter():
     assert "Base class" not in result.output
 
 
+@pytest.mark.parametrize("name", ["random", "greedy", "military", "culture", "economy", "sets", "balanced",
+                                  "balanced-v1", "search"])
+def test_every_built_in_parameter_is_explained(name):
+    doc = json.loads(run("policies", "show", name, "--format", "json").output)
+    assert "(not described)" not in {row[2] for row in doc["tables"][0]["rows"]}
+
+
 # --- sample games -----------------------------------------------------------------------------
 
 def test_show_game_agrees_with_play_on_the_same_deal(dataset, tmp_path):
