@@ -9,6 +9,7 @@ reference engine asks the same way with a batch of one game, so every policy run
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numba import njit
@@ -84,13 +85,11 @@ class View:
             self.__dict__[key] = value[(slice(None), *index)] if index else value
         return self.__dict__[key]
 
-    @property
+    @cached_property
     def _rows(self) -> np.ndarray:
         """Row of the acting player in fields reshaped to (games * P, ...)."""
-        if "_rows_" not in self.__dict__:
-            games = self._idx if not isinstance(self._idx, slice) else np.arange(len(self.player))
-            self.__dict__["_rows_"] = np.asarray(games, np.int64) * self.players + self.player
-        return self.__dict__["_rows_"]
+        games = self._idx if not isinstance(self._idx, slice) else np.arange(len(self.player))
+        return np.asarray(games, np.int64) * self.players + self.player
 
     def __len__(self) -> int:
         return len(self.player)

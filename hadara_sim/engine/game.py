@@ -199,10 +199,11 @@ class BatchGame:
 
     def remember(self, g: np.ndarray, choices: np.ndarray):
         """Keep the choices of the asked decisions (the forward model replays them)."""
-        if len(g) and self.serial[g].max() >= self.history.shape[1]:
+        serial = self.serial[g]
+        if len(g) and serial.max() >= self.history.shape[1]:
             self.history = np.concatenate([self.history, np.zeros_like(self.history)], axis=1)
-        self.history[g, self.serial[g]] = choices
-        self.serial[g] += 1
+        self.history[g, serial] = choices
+        self.serial[g] = serial + 1
 
     def past(self, games: np.ndarray) -> dict:
         """Deals, experiment options and choices so far of some games, for the forward model."""
