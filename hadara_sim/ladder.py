@@ -29,6 +29,14 @@ def head_to_head_seats(games: int, players: int) -> np.ndarray:
     return patterns[np.arange(games) % len(patterns)]
 
 
+def play_head_to_head(components: ComponentSet, a, b, players: int, games: int, seed, advanced: bool):
+    """Policy `a` against policy `b` (instances) on `games` deals from `seed`, seats rotated:
+    (seats, score sheet), seats (games, P) 0 where `a` sits, 1 where `b` sits."""
+    deals = make_deals(components, players, games, seed=seed, advanced=advanced)
+    seats = head_to_head_seats(games, players)
+    return seats, play_batch(deals, components, [a, b], seats)
+
+
 def win_rate(shares: np.ndarray) -> dict:
     """Mean win share with its 95% Wilson interval (never of zero width, even at 100 %) and the
     p-value of the score test against an even 0.5."""
@@ -40,10 +48,9 @@ def head_to_head(components: ComponentSet, a: str, b: str, players: int, games: 
                  advanced: bool = False, params: dict | None = None) -> dict:
     """A against B: per game, the share of the win that went to A's seats."""
     params = params or {}
-    deals = make_deals(components, players, games, seed=seed, advanced=advanced)
-    seats = head_to_head_seats(games, players)
-    policies = [make_policy(a, seed=seed, **params.get(a, {})), make_policy(b, seed=seed + 1, **params.get(b, {}))]
-    sheet = play_batch(deals, components, policies, seats)
+    seats, sheet = play_head_to_head(components, make_policy(a, seed=seed, **params.get(a, {})),
+                                     make_policy(b, seed=seed + 1, **params.get(b, {})), players, games, seed,
+                                     advanced)
     shares = np.where(seats == 0, sheet["win_share"], 0.0).sum(axis=1)
     won = sheet["win_share"] > 0
     return {"players": players, "policy": a, "opponent": b, "games": games, **win_rate(shares),

@@ -324,9 +324,9 @@ def describe_mismatch(old: dict, new: dict) -> str:
     if old.get("combinations") != new.get("combinations"):
         where = _first_difference(old.get("combinations"), new.get("combinations"), "combinations")
         reasons.append(f"a different scenario (first difference: {where})")
-    if old.get("policy_code", {}) != new.get("policy_code", {}):
-        changed = sorted(k for k in {**old.get("policy_code", {}), **new.get("policy_code", {})}
-                         if old.get("policy_code", {}).get(k) != new.get("policy_code", {}).get(k))
+    old_code, new_code = old.get("policy_code", {}), new.get("policy_code", {})
+    if old_code != new_code:
+        changed = sorted(k for k in {**old_code, **new_code} if old_code.get(k) != new_code.get(k))
         reasons.append(f"the code of policy {', '.join(changed)} changed since that run was played")
     if old.get("policy_settings") != new.get("policy_settings"):
         where = _first_difference(old.get("policy_settings"), new.get("policy_settings"), "policy_settings")

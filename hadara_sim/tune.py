@@ -13,13 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import optuna
-from statsmodels.stats.proportion import proportion_confint
 
 from .components import ComponentSet
-from .deal import make_deals
-from .engine.game import play_batch
-from .ladder import head_to_head_seats
+from .ladder import play_head_to_head
 from .registry import make_policy, resolve_policy
+from .report.inference import rate_interval
 
 SIDES = "sides"  # a per-setup-card side table: tuned as one categorical choice per card
 
@@ -73,21 +71,13 @@ class Match:
     b_totals: np.ndarray  # totals of b's seats in the games b won
 
     def wilson(self) -> tuple[float, float]:
-        return wilson(self.shares)
-
-
-def wilson(shares: np.ndarray) -> tuple[float, float]:
-    """95 % Wilson interval of a win share (shared wins count their share)."""
-    low, high = proportion_confint(float(shares.sum()), len(shares), alpha=0.05, method="wilson")
-    return float(low), float(high)
+        return rate_interval(self.shares)
 
 
 def match(components: ComponentSet, a, b, players: int, games: int, seed, advanced: bool,
           opponent: str = "") -> Match:
     """Policy instance `a` against `b` on `games` deals from `seed`, seats rotated."""
-    deals = make_deals(components, players, games, seed=seed, advanced=advanced)
-    seats = head_to_head_seats(games, players)
-    sheet = play_batch(deals, components, [a, b], seats)
+    seats, sheet = play_head_to_head(components, a, b, players, games, seed, advanced)
     mine = seats == 0
     shares = np.where(mine, sheet["win_share"], 0.0).sum(axis=1)
     won = sheet["win_share"] > 0
@@ -112,7 +102,7 @@ class Tuning:
     def passed(self) -> bool:
         """The pooled win share against the starting parameters is above one half (95 % Wilson), and
         no player count is significantly below it."""
-        low, _ = wilson(self.validation_shares)
+        low, _ = rate_interval(self.validation_shares)
         return low > 0.5 and all(m.wilson()[1] >= 0.5 for m in self.validation)
 
 

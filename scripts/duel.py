@@ -17,7 +17,8 @@ import typer
 
 from hadara_sim import load_components
 from hadara_sim.registry import make_policy
-from hadara_sim.tune import match, wilson
+from hadara_sim.report.inference import rate_interval
+from hadara_sim.tune import match
 
 
 def main(a: str, b: str, players: list[int] = typer.Option([2], "--players", "-p"),
@@ -35,7 +36,7 @@ def main(a: str, b: str, players: list[int] = typer.Option([2], "--players", "-p
         t = time.perf_counter()
         m = match(c, pa, pb, p, games, np.random.SeedSequence([seed, p]), not basic)
         dt = time.perf_counter() - t
-        low, high = wilson(m.shares)
+        low, high = rate_interval(m.shares)
         print(f"{a}{params(set_) or ''} vs {b}{params(set_b) or ''}, {p} players, {'basic' if basic else 'advanced'}: "
               f"{games} games, win share {100 * m.shares.mean():.1f}% [95% Wilson {100 * low:.1f}, "
               f"{100 * high:.1f}], {games / dt:.2f} games/s; mean winning total: {a} {m.a_totals.mean():.1f} "
