@@ -13,7 +13,8 @@ from ..constants import (
     BONUS_TILE_CARD_VALUE, EFFECT_INDEX, LOC_OWNED, LOC_PILE, LOC_REMOVED, LOC_SOLD, PATRON_BONUS,
     PURPLE, SELL_BONUS, TRACKS,
 )
-from .state import BatchState, compiled
+from .decide import TILE, ask
+from .state import compiled, compiled_step
 
 # The affinity effect matching each track colour (yellow..green); purple has none.
 AFFINITY_OF_COLOUR = np.array([EFFECT_INDEX[f"affinity_{t}"] for t in TRACKS])
@@ -142,15 +143,24 @@ def _place_tiles(s, g, seat, track):
         s.tracks[g[i], seat[i], track[i]] += BONUS_TILE_CARD_VALUE
 
 
-def place_bonus_tiles(s: BatchState, g, seat, card, ask):
+@compiled_step
+def place_bonus_tiles(s, t, k, g, seat, card):
     """bonus_tile_card: its owner puts an unused bonus tile on it; that track rises by 2."""
-    if len(g):
-        track = ask("tile", g, seat, s.tiles[g, seat] > 0, card=card)
-        _place_tiles(s.arrays, g, seat, track)
+    n = len(g)
+    if n:
+        legal = np.empty((n, 4), np.bool_)
+        for i in range(n):
+            for track in range(4):
+                legal[i, track] = s.tiles[g[i], seat[i], track] > 0
+        none = np.zeros(n, np.int64)
+        track = ask(s, t, k, TILE, g, seat, legal, np.zeros((n, 2), np.int64), card, none)
+        _place_tiles(s, g, seat, track)
 
 
-def gain(s: BatchState, g, seat, card, ask):
+@compiled_step
+def gain(s, t, k, g, seat, card):
     """Give `card[i]` to `seat[i]` in game `g[i]` (no payment), bonus tile included."""
-    tile = np.zeros(len(g), bool)
-    gain_cards(s.arrays, s.tables, g, seat, card, s.epoch_now, tile)
-    place_bonus_tiles(s, g[tile], seat[tile], card[tile], ask)
+    tile = np.zeros(len(g), np.bool_)
+    gain_cards(s, t, g, seat, card, s.clock[0], tile)
+    given = np.flatnonzero(tile)
+    place_bonus_tiles(s, t, k, g[given], seat[given], card[given])

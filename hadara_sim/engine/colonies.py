@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import actions as A
 from ..constants import COLONY_BOUNTY, COLONY_LEVELS, EFFECT_INDEX, MILITARY, REQUIREMENT_MAX_COINS
-from .requirements import act_in_step, requirement_payment
-from .state import BatchState, compiled
+from .requirements import requirement_payment
+from .state import compiled
 
 BOUNTY_EFFECT = EFFECT_INDEX["colony_bounty"]
 
@@ -53,8 +51,3 @@ def take_colony(s, t, g, seat, option, paid):
         s.colonies[g[i], seat[i], level] = 2 if integrate else 1
         s.colony_tile[g[i], seat[i], level] = tile
         paid[i] = pay
-
-
-def colony_step(s: BatchState, seat: np.ndarray, ask):
-    """One seat's colony step in every game."""
-    act_in_step(s, seat, ask, "colony", 11, colony_options, take_colony)

@@ -7,23 +7,31 @@ import numpy as np
 from .. import actions as A
 from ..constants import COLOURS, LOC_DECK
 from .cards import buy_or_sell, can_buy, discard, place_bonus_tiles
-from .state import BatchState, compiled
+from .decide import DRAW, WHEEL, ask, ask_plain
+from .state import compiled, compiled_step
 
 
-def lay_out_decks(s: BatchState):
+@compiled
+def lay_out_decks(s, epoch):
     """Each colour deck gets the 2 x P cards the deal chose for this epoch, face down."""
-    decks = s.deals.decks[:, s.epoch_now - 1].reshape(s.games, -1).astype(np.int64)
-    np.put_along_axis(s.location, decks, LOC_DECK, axis=1)
-    s.deck_ptr[:] = 0
-    s.piles[:] = -1
-    s.pile_size[:] = 0
+    games, colours, size = s.deck_ptr.shape[0], s.deal_decks.shape[2], s.deal_decks.shape[3]
+    for g in range(games):
+        for colour in range(colours):
+            for k in range(size):
+                s.location[g, s.deal_decks[g, epoch - 1, colour, k]] = LOC_DECK
+            s.deck_ptr[g, colour] = 0
+            s.pile_size[g, colour] = 0
+            for k in range(s.piles.shape[2]):
+                s.piles[g, colour, k] = -1
 
 
-def set_wheel(s: BatchState, ask):
+@compiled_step
+def set_wheel(s, t, k):
     """The first player turns the wheel: which board position seat 0 faces in round 1."""
-    g = np.arange(s.games)
+    games = len(s.rotation)
     s.rotation[:] = -1
-    s.rotation[:] = ask("wheel", g, s.first_player.astype(np.int64), np.ones((s.games, 5), bool))
+    s.rotation[:] = ask_plain(s, t, k, WHEEL, np.arange(games), s.first_player.astype(np.int64),
+                              np.ones((games, 5), np.bool_))
 
 
 @compiled
@@ -59,18 +67,27 @@ def resolve_draw(s, t, seat, hand, choice, epoch, tile):
         tile[g] = buy_or_sell(s, t, g, seat, hand[g, 1 - dropped], action, epoch)
 
 
-def draw_round(s: BatchState, ask):
+@compiled_step
+def draw_round(s, t, k):
     """All players draw 2 from the deck they face, discard 1 face up, buy or sell the other.
 
     Players decide at the same time: every decision sees the state before anyone resolves.
     """
-    g = np.arange(s.games)
-    hands = np.empty((s.players, s.games, 2), np.int64)
-    legal = np.ones((s.players, s.games, 4), bool)
-    draw_hands(s.arrays, s.tables, s.epoch_now, s.round_now, hands, legal)
-    choices = [ask("draw", g, np.full(s.games, seat), legal[seat], hand=hands[seat]) for seat in range(s.players)]
-    for seat, (hand, choice) in enumerate(zip(hands, choices)):
-        tile = np.zeros(s.games, bool)
-        resolve_draw(s.arrays, s.tables, seat, hand, choice, s.epoch_now, tile)
-        kept = hand[g, 1 - choice // 2]
-        place_bonus_tiles(s, g[tile], np.full(int(tile.sum()), seat), kept[tile], ask)
+    games, players = s.coins.shape
+    epoch, draw_round = s.clock[0], s.clock[2]
+    g = np.arange(games)
+    hands = np.empty((players, games, 2), np.int64)
+    legal = np.ones((players, games, 4), np.bool_)
+    draw_hands(s, t, epoch, draw_round, hands, legal)
+    choices = np.empty((players, games), np.int64)
+    none = np.zeros(games, np.int64)
+    for seat in range(players):
+        choices[seat] = ask(s, t, k, DRAW, g, np.full(games, seat), legal[seat], hands[seat], none, none)
+    for seat in range(players):
+        tile = np.zeros(games, np.bool_)
+        resolve_draw(s, t, seat, hands[seat], choices[seat], epoch, tile)
+        bought = np.flatnonzero(tile)
+        kept = np.empty(len(bought), np.int64)
+        for i in range(len(bought)):
+            kept[i] = hands[seat, bought[i], 1 - choices[seat, bought[i]] // 2]
+        place_bonus_tiles(s, t, k, bought, np.full(len(bought), seat), kept)

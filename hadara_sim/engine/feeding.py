@@ -9,7 +9,8 @@ from ..constants import (
     SURPLUS_MAX,
 )
 from .cards import remove_card
-from .state import BatchState, compiled
+from .decide import FEED, ask
+from .state import compiled, compiled_step
 
 FEED_WITH_COINS_EFFECT = EFFECT_INDEX["feed_with_coins"]
 SURPLUS_EFFECT = EFFECT_INDEX["food_surplus"]
@@ -61,22 +62,24 @@ def food_surplus(s, seat):
             s.coins[g, seat[g]] += min(SURPLUS_MAX, SURPLUS_COINS_PER_FOOD * max(surplus, 0))
 
 
-def feed_people(s: BatchState, seat: np.ndarray, ask):
+@compiled_step
+def feed_people(s, t, k, seat):
     """While cards exceed food, remove a card (or pay 2 coins per card with feed_with_coins, at
     most 6); with food_surplus, 3 coins per surplus food (at most 12)."""
-    g = np.arange(s.games)
-    seat = seat[g]
-    paid = np.zeros(s.games, np.int64)
-    live_g, live_seat = g, seat
+    games = len(seat)
+    n_cards = s.location.shape[1]
+    paid = np.zeros(games, np.int64)
+    live_g, live_seat = np.arange(games), seat.copy()
     while len(live_g):
         need = np.empty(len(live_g), np.int64)
-        cards_to_feed(s.arrays, live_g, live_seat, paid, need)
-        hungry = need > 0
+        cards_to_feed(s, live_g, live_seat, paid, need)
+        hungry = np.flatnonzero(need > 0)
         live_g, live_seat, need = live_g[hungry], live_seat[hungry], need[hungry]
         if not len(live_g):
             break
-        legal = np.empty((len(live_g), s.components.n_cards + 1), bool)
-        feed_options(s.arrays, live_g, live_seat, paid, legal)
-        choice = ask("feed", live_g, live_seat, legal, feed_need=need)
-        feed(s.arrays, s.tables, live_g, live_seat, choice, paid)
-    food_surplus(s.arrays, seat)
+        legal = np.empty((len(live_g), n_cards + 1), np.bool_)
+        feed_options(s, live_g, live_seat, paid, legal)
+        n = len(live_g)
+        choice = ask(s, t, k, FEED, live_g, live_seat, legal, np.zeros((n, 2), np.int64), np.zeros(n, np.int64), need)
+        feed(s, t, live_g, live_seat, choice, paid)
+    food_surplus(s, seat)

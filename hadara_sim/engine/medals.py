@@ -8,7 +8,8 @@ from .. import actions as A
 from ..constants import (
     EFFECT_INDEX, GOLD_MAX, MEDAL_DISCOUNT_GOLD, MEDAL_DISCOUNT_SILVER, SILVER_MAX,
 )
-from .state import BatchState, compiled
+from .decide import MEDAL, ask_plain
+from .state import compiled, compiled_step
 
 DISCOUNT_EFFECT = EFFECT_INDEX["medal_discount"]
 # Discounted prices by epoch (medal_discount applies from epoch II; index 0 is unused).
@@ -53,14 +54,16 @@ def buy_medals(s, t, g, seat, option, epoch):
             s.silver[g[i], seat[i], slot] = track
 
 
-def medal_step(s: BatchState, seat: np.ndarray, ask):
+@compiled_step
+def medal_step(s, t, k, seat):
     """One seat buys medals until it stops, in every game."""
-    g = np.arange(s.games)
-    seat = seat[g]
+    epoch = s.clock[0]
+    g = np.arange(len(seat))
+    seat = seat.copy()
     while len(g):
-        legal = np.zeros((len(g), 6), bool)
-        medal_options(s.arrays, s.tables, g, seat, s.epoch_now, legal)
-        choice = ask("medal", g, seat, legal)
-        buying = choice != A.MEDAL_STOP
+        legal = np.zeros((len(g), 6), np.bool_)
+        medal_options(s, t, g, seat, epoch, legal)
+        choice = ask_plain(s, t, k, MEDAL, g, seat, legal)
+        buying = np.flatnonzero(choice != A.MEDAL_STOP)
         g, seat, choice = g[buying], seat[buying], choice[buying]
-        buy_medals(s.arrays, s.tables, g, seat, choice, s.epoch_now)
+        buy_medals(s, t, g, seat, choice, epoch)

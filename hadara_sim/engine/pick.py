@@ -6,13 +6,8 @@ import numpy as np
 
 from .. import actions as A
 from .cards import buy_or_sell, can_buy, place_bonus_tiles
-from .state import BatchState, compiled
-
-
-def pile_tops(s: BatchState) -> np.ndarray:
-    """(games, 5) top card of each discard pile (0 where empty; check pile_size)."""
-    top = np.maximum(s.pile_size.astype(np.int64) - 1, 0)
-    return np.maximum(np.take_along_axis(s.piles, top[:, :, None], axis=2)[:, :, 0], 0).astype(np.int64)
+from .decide import PICK, ask_plain
+from .state import compiled, compiled_step
 
 
 @compiled
@@ -38,12 +33,14 @@ def take_picks(s, t, seat, choice, epoch, cards, tile):
         tile[g] = buy_or_sell(s, t, g, seat[g], cards[g], action, epoch)
 
 
-def pick_turn(s: BatchState, seat: np.ndarray, ask):
+@compiled_step
+def pick_turn(s, t, k, seat):
     """Take the top card of a non-empty pile, then buy or sell it."""
-    g = np.arange(s.games)
-    legal = np.zeros((s.games, 10), bool)
-    pick_options(s.arrays, s.tables, seat, legal)
-    choice = ask("pick", g, seat, legal)
-    cards, tile = np.empty(s.games, np.int64), np.zeros(s.games, bool)
-    take_picks(s.arrays, s.tables, seat, choice, s.epoch_now, cards, tile)
-    place_bonus_tiles(s, g[tile], seat[tile], cards[tile], ask)
+    games = len(seat)
+    legal = np.zeros((games, 10), np.bool_)
+    pick_options(s, t, seat, legal)
+    choice = ask_plain(s, t, k, PICK, np.arange(games), seat, legal)
+    cards, tile = np.empty(games, np.int64), np.zeros(games, np.bool_)
+    take_picks(s, t, seat, choice, s.clock[0], cards, tile)
+    bought = np.flatnonzero(tile)
+    place_bonus_tiles(s, t, k, bought, seat[bought], cards[bought])

@@ -1,7 +1,7 @@
 """The state of a batch of games as a dataclass of arrays, game axis first.
 
 All games of a batch have the same player count and game kind and move through the same steps in
-lockstep, so the epoch, phase and draw round are plain integers. Sentinels: -1 marks an empty slot
+lockstep, so the epoch, phase and draw round are one clock for the batch. Sentinels: -1 marks an empty slot
 (no card in a pile position, no tile on a statue, no silver medal, no colony tile).
 """
 
@@ -23,9 +23,7 @@ class BatchState:
     players: int
     components: ComponentSet
     deals: Deals
-    epoch_now: int                # 1..3
-    phase_now: int                # 0 = phase A, 1 = phase B
-    round_now: int                # draw round 0..4 in phase A
+    clock: np.ndarray             # (3,) int64: epoch 1..3, phase 0 = A / 1 = B, draw round 0..4
     first_player: np.ndarray      # (games,) int8: seat of this epoch's first player
     initiative: np.ndarray        # (games, P) int8: initiative 1..5 of each seat's setup card
     side: np.ndarray              # (games, P) int8: setup side 0 = A, 1 = B, -1 not chosen yet
@@ -53,7 +51,7 @@ class BatchState:
         """Everything empty before set-up: no coins, no cards, all tiles unused."""
         G, P, C = len(deals), deals.players, components.n_cards
         return cls(
-            players=P, components=components, deals=deals, epoch_now=1, phase_now=0, round_now=0,
+            players=P, components=components, deals=deals, clock=np.array([1, 0, 0], np.int64),
             first_player=np.zeros(G, np.int8), initiative=deals.initiative.copy(),
             side=np.full((G, P), -1, np.int8), coins=np.zeros((G, P), np.int32),
             tracks=np.zeros((G, P, 4), np.int16), location=np.full((G, C), LOC_BOX, np.int8),
@@ -72,6 +70,11 @@ class BatchState:
     @property
     def games(self) -> int:
         return len(self.coins)
+
+    # The clock as plain numbers (the compiled steps read and set `clock` itself).
+    epoch_now = property(lambda self: int(self.clock[0]))
+    phase_now = property(lambda self: int(self.clock[1]))
+    round_now = property(lambda self: int(self.clock[2]))
 
     # Views a policy may read that are derived rather than stored (see policy.VIEW_FIELDS).
     @property
@@ -137,9 +140,11 @@ SNAPSHOT_FIELDS = ("coins", "tracks", "tiles", "side", "colonies", "colony_tile"
 # nothing (callers pass the output arrays): with `_nrt=False` numba counts no references to the
 # arrays of `Arrays` and `Tables` at each call, which would cost more than the rules themselves.
 compiled = njit(cache=True, _nrt=False)
+# The steps of the epoch that ask the players and make their own arrays (numba's memory management on).
+compiled_step = njit(cache=True)
 
 # The arrays handed to the compiled rule steps (numba kernels take arrays, not dataclasses).
-STATE_ARRAYS = ("first_player", "initiative", "side", "coins", "tracks", "location", "colour_count",
+STATE_ARRAYS = ("clock", "first_player", "initiative", "side", "coins", "tracks", "location", "colour_count",
                 "effects", "effect_epoch", "tiles", "colonies", "colony_tile", "colony_ptr", "statues",
                 "silver", "gold", "bonus_card_tile", "deck_ptr", "piles", "pile_size", "rotation")
 Arrays = namedtuple("Arrays", STATE_ARRAYS + ("deal_decks", "deal_colonies", "colour_order"))

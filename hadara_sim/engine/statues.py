@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from .. import actions as A
 from ..constants import CULTURE, EFFECT_INDEX, PATRON_BONUS, REQUIREMENT_MAX_COINS, STATUES
-from .requirements import act_in_step, requirement_payment
-from .state import BatchState, compiled
+from .requirements import requirement_payment
+from .state import compiled
 
 PATRON_EFFECT = EFFECT_INDEX["statue_patron"]
 
@@ -41,8 +39,3 @@ def carve_statue(s, t, g, seat, option, paid):
             bonus = t.statue_bonus[statue] + PATRON_BONUS * s.effects[g[i], seat[i], PATRON_EFFECT]
             s.tracks[g[i], seat[i], track] += bonus
         paid[i] = pay
-
-
-def statue_step(s: BatchState, seat: np.ndarray, ask):
-    """One seat's statue step in every game."""
-    act_in_step(s, seat, ask, "statue", 33, statue_options, carve_statue)

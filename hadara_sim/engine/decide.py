@@ -1,0 +1,270 @@
+"""Asking the players: the compiled `ask` that the steps of the epoch call at every decision.
+
+A built-in bot decides inside compiled code (`policies.kernels.decide`); any other policy, and
+any decision kind a subclass of a built-in overrides, is asked in Python through the policy
+interface (`policy.choose` with a `View` and a `Decision`), by a call from the compiled code back
+into the interpreter (numba's `objmode`). Which is which is fixed per policy before the batch
+starts (`Deciders`), so the compiled steps never look at a Python object.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import namedtuple
+
+import numpy as np
+from numba import njit, objmode
+
+from policies import kernels
+
+from ..actions import KINDS
+from ..constants import COLONY_LEVELS, EPOCH_NAMES, PICKS_PER_PHASE_B
+from ..forward import Forward
+from ..policy import Decision, View, check_choices, choose
+from .state import _colony_front
+
+WHEEL, SIDE, DRAW, TILE, PICK, COLONY, STATUE, FEED, MEDAL = (KINDS.index(k) for k in (
+    "wheel", "side", "draw", "tile", "pick", "colony", "statue", "feed", "medal"))
+
+# What the compiled steps know of the policies and of the decisions made so far.
+Deciders = namedtuple("Deciders", (
+    "handle",        # int: key of the BatchGame in `_GAMES`, for the calls back into Python
+    "seat_policy",   # (games, P) int64: policy index of each seat
+    "code",          # (K,) int64: the policy's kernel (kernels.PLANNER, ...), 0 = asked in Python
+    "kinds",         # (K,) int64: bit k set when the kernel decides kind k for that policy
+    "params",        # (K, L) float64: each policy's kernel parameters
+    "tables",        # (K, 3, 2, C) float64: each policy's value table (greedy), zeros otherwise
+    "policy_tables",  # kernels.policy_tables(components)
+    "colony_front",  # (games, 5, 4) int16: scratch for the top colony tiles at a colony decision
+    "serial",        # (games,) int32: decisions already asked in each game
+    "history",       # (games, W) int16: choice at each asked decision by serial (W = 0: not kept)
+    "recording",     # bool: a recorder takes every decision and state
+))
+
+# The batches being played, by handle, for the calls back into Python.
+_GAMES: dict[int, object] = {}
+_HANDLES = itertools.count(1)
+
+# Step labels of the state records, by code (see `record`).
+SETUP, WHEEL_SET, DRAWN, INCOME, COLONIES, STATUES, PICKED, FED, MEDALS = range(9)
+STEP_NAMES = ("setup", "wheel", "draw", "income", "colonies", "statues", "pick", "feeding", "medals")
+
+
+def history_width(players: int, n_cards: int, grants: int) -> int:
+    """An upper bound of the decisions asked in one game: sides; per epoch the wheel, five draws and
+    the picks (each with a bonus tile), two colony and two statue actions per income step, a medal
+    step of at most five purchases, feeding (a card removed or paid at a time) and the grants' tiles."""
+    per_player = 2 * (5 + PICKS_PER_PHASE_B) + 2 * 2 * 2 + 5 + 6
+    return players + 3 * (1 + players * per_player + n_cards) + grants * players
+
+
+def register(game) -> int:
+    handle = next(_HANDLES)
+    _GAMES[handle] = game
+    return handle
+
+
+def unregister(handle: int):
+    _GAMES.pop(handle, None)
+
+
+# --- calls back into Python ---------------------------------------------------------------------
+
+def _private(kind: int, hand, card, feed_need) -> dict:
+    name = KINDS[kind]
+    return {"draw": {"hand": hand}, "tile": {"card": card}, "feed": {"feed_need": feed_need}}.get(name, {})
+
+
+def python_choose(handle, k, kind, g, seat, legal, hand, card, feed_need):
+    """Policy k's checked choices, asked through the policy interface."""
+    game = _GAMES[handle]
+    s = game.s
+    view = View(s, g, s.players, game.c, player=seat, **_private(kind, hand, card, feed_need))
+    decision = Decision(KINDS[kind], legal, view, s.deals.game_id.take(g), game.serial.take(g),
+                        Forward(game.c, KINDS[kind], seat, lambda games=g: game.past(games)))
+    return choose(game.policies[k], decision)
+
+
+def python_refuse(handle, k, kind, g, seat, legal, choices):
+    """Raise IllegalChoice naming the built-in policy k (a kernel chose an illegal option)."""
+    game = _GAMES[handle]
+    view = View(game.s, g, game.s.players, game.c, player=seat)
+    check_choices(game.policies[k], Decision(KINDS[kind], legal, view, game.s.deals.game_id.take(g),
+                                             game.serial.take(g)), choices)
+
+
+def python_record_decision(handle, kind, g, seat, legal, choices):
+    _GAMES[handle].recorder.decision(KINDS[kind], g, seat, legal, choices)
+
+
+def python_record_state(handle, step, number):
+    game = _GAMES[handle]
+    s = game.s
+    label = STEP_NAMES[step] + (str(number) if number else "")
+    if step != SETUP:
+        label = f"{EPOCH_NAMES[s.epoch_now]}.{'AB'[s.phase_now]}.{label}"
+    game.recorder.state(label, s.snapshot())
+
+
+# --- compiled -------------------------------------------------------------------------------------
+
+# Each call back into Python is a compiled function of its own: numba cannot lower an `objmode`
+# block inside the loops and branches of `ask`.
+
+@njit(cache=True)
+def _choose_in_python(handle, p, kind, g, seat, legal, hand, card, feed_need):
+    with objmode(out="int64[:]"):
+        out = python_choose(handle, p, kind, g, seat, legal, hand, card, feed_need)
+    return out
+
+
+@njit(cache=True)
+def _refuse_in_python(handle, p, kind, g, seat, legal, choices):
+    with objmode():
+        python_refuse(handle, p, kind, g, seat, legal, choices)
+
+
+@njit(cache=True)
+def _record_decision_in_python(handle, kind, g, seat, legal, choices):
+    with objmode():
+        python_record_decision(handle, kind, g, seat, legal, choices)
+
+
+@njit(cache=True)
+def _record_state_in_python(handle, step, number):
+    with objmode():
+        python_record_state(handle, step, number)
+
+
+@njit(cache=True)
+def record(k, step, number):
+    """A state record for the trace (only when recording); `number` is the draw round or pick turn."""
+    if k.recording:
+        _record_state_in_python(k.handle, step, number)
+
+
+@njit(cache=True)
+def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
+    """The acting seats' policies pick one legal option in each game `g` (rows of `legal`, `hand`,
+    `card`, `feed_need`); a single legal option is taken unasked."""
+    n = len(g)
+    choices, asked = np.empty(n, np.int64), np.empty(n, np.bool_)
+    if _unasked(legal, choices, asked):
+        owner = np.empty(n, np.int64)
+        for i in range(n):
+            owner[i] = k.seat_policy[g[i], seat[i]]
+        order, starts = _by_owner(asked, owner, len(k.code))
+        for p in range(len(k.code)):
+            mine = order[starts[p]:starts[p + 1]]
+            if len(mine) == 0:
+                continue
+            rows_g, rows_seat, rows_legal = g[mine], seat[mine], legal[mine]
+            rows_hand, rows_card, rows_need = hand[mine], card[mine], feed_need[mine]
+            if k.code[p] != 0 and (k.kinds[p] >> kind) & 1:
+                out = np.empty(len(mine), np.int64)
+                if kind == COLONY:
+                    k.colony_front[:] = 0
+                    _colony_front(s.colony_ptr, s.deal_colonies, t, k.colony_front)
+                kernels.decide(k.code[p], kind, s, rows_g, rows_seat, s.clock[0], s.clock[1], rows_legal,
+                               rows_hand, rows_card, rows_need, k.colony_front, k.policy_tables, k.params[p],
+                               k.tables[p], out)
+                if _illegal_count(rows_legal, out):
+                    _refuse_in_python(k.handle, p, kind, rows_g, rows_seat, rows_legal, out)
+            else:
+                out = _choose_in_python(k.handle, p, kind, rows_g, rows_seat, rows_legal, rows_hand, rows_card,
+                                        rows_need)
+            for i in range(len(mine)):
+                choices[mine[i]] = out[i]
+        _remember(k, g, asked, choices)
+    if k.recording:
+        picked = np.flatnonzero(asked)
+        _record_decision_in_python(k.handle, kind, g[picked], seat[picked], legal[picked], choices[picked])
+    return choices
+
+
+@njit(cache=True)
+def ask_plain(s, t, k, kind, g, seat, legal):
+    """`ask` for a decision without private information (everything but draw, tile and feed)."""
+    n = len(g)
+    return ask(s, t, k, kind, g, seat, legal, np.zeros((n, 2), np.int64), np.zeros(n, np.int64),
+               np.zeros(n, np.int64))
+
+
+@njit(cache=True)
+def _remember(k, g, asked, choices):
+    """Count the asked decisions of each game, and keep their choices (the forward model replays them)."""
+    width = k.history.shape[1]
+    for i in range(len(g)):
+        if asked[i]:
+            serial = k.serial[g[i]]
+            if width:
+                if serial >= width:
+                    raise RuntimeError("more decisions in a game than history_width allows")
+                k.history[g[i], serial] = choices[i]
+            k.serial[g[i]] = serial + 1
+
+
+@njit(cache=True)
+def _unasked(legal, choices, asked):
+    """The first legal option of each game, and whether it has more than one (then it is asked);
+    returns how many are asked."""
+    count_asked = 0
+    for i in range(legal.shape[0]):
+        count, choices[i] = 0, 0
+        for j in range(legal.shape[1]):
+            if legal[i, j]:
+                choices[i] = j if count == 0 else choices[i]
+                count += 1
+        asked[i] = count > 1
+        count_asked += asked[i]
+    return count_asked
+
+
+@njit(cache=True)
+def _by_owner(asked, owner, policies):
+    """Asked games grouped by the policy that owns the seat: `order[starts[k]:starts[k + 1]]` are
+    policy k's, in game order."""
+    starts = np.zeros(policies + 1, np.int64)
+    for i in range(len(asked)):
+        if asked[i]:
+            starts[owner[i] + 1] += 1
+    starts = np.cumsum(starts)
+    order = np.empty(starts[-1], np.int64)
+    filled = starts[:-1].copy()
+    for i in range(len(asked)):
+        if asked[i]:
+            order[filled[owner[i]]] = i
+            filled[owner[i]] += 1
+    return order, starts
+
+
+@njit(cache=True)
+def _illegal_count(legal, choices):
+    count = 0
+    for i in range(len(choices)):
+        if choices[i] < 0 or choices[i] >= legal.shape[1] or not legal[i, choices[i]]:
+            count += 1
+    return count
+
+
+def make_deciders(game, history_width_: int) -> Deciders:
+    """The compiled view of a batch's policies: a kernel for each built-in, Python for the rest."""
+    c, policies = game.c, game.policies
+    specs = [policy.kernel(c) if hasattr(policy, "kernel") else None for policy in policies]
+    length = max([len(spec.params) for spec in specs if spec is not None], default=1)
+    params = np.zeros((len(policies), length))
+    tables = np.zeros((len(policies), 3, 2, c.n_cards))
+    code, kinds = np.zeros(len(policies), np.int64), np.zeros(len(policies), np.int64)
+    for p, spec in enumerate(specs):
+        if spec is not None and spec.kinds:
+            code[p] = spec.code
+            kinds[p] = sum(1 << KINDS.index(kind) for kind in spec.kinds)
+            params[p, :len(spec.params)] = spec.params
+            if spec.table is not None and spec.table.size > 1:
+                tables[p] = spec.table
+    G = len(game.s.coins)
+    width = history_width_ if (code == 0).any() or (kinds != (1 << len(KINDS)) - 1).any() else 0
+    game.history = np.zeros((G, width), np.int16)
+    return Deciders(game.handle, np.ascontiguousarray(game.seat_policy, np.int64), code, kinds, params, tables,
+                    kernels.policy_tables(c), np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
+                    game.history, game.recorder is not None)
