@@ -10,6 +10,7 @@ starts (`Deciders`), so the compiled steps never look at a Python object.
 from __future__ import annotations
 
 import itertools
+import weakref
 from collections import namedtuple
 
 import numpy as np
@@ -41,8 +42,8 @@ Deciders = namedtuple("Deciders", (
     "recording",     # bool: a recorder takes every decision and state
 ))
 
-# The batches being played, by handle, for the calls back into Python.
-_GAMES: dict[int, object] = {}
+# The batches being played, by handle, for the calls back into Python (gone with the batch).
+_GAMES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _HANDLES = itertools.count(1)
 
 # Step labels of the state records, by code (see `record`).
@@ -59,13 +60,10 @@ def history_width(players: int, n_cards: int, grants: int) -> int:
 
 
 def register(game) -> int:
+    """A handle by which the compiled steps name the batch when they call back into Python."""
     handle = next(_HANDLES)
     _GAMES[handle] = game
     return handle
-
-
-def unregister(handle: int):
-    _GAMES.pop(handle, None)
 
 
 # --- calls back into Python ---------------------------------------------------------------------

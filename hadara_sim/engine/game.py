@@ -20,7 +20,7 @@ from .cards import gain
 from .colonies import colony_options, take_colony
 from .decide import (
     COLONIES, COLONY, DRAWN, FED, INCOME, MEDALS, PICKED, SETUP, SIDE, STATUE, STATUES, WHEEL_SET, ask_plain,
-    history_width, make_deciders, record, register, unregister,
+    history_width, make_deciders, record, register,
 )
 from .draft import draw_round, lay_out_decks, set_wheel
 from .feeding import feed_people
@@ -88,33 +88,39 @@ class BatchGame:
         self.sides = sides
         self.grants = list(grants)
         self.epoch_totals = np.zeros((len(deals), P, len(EPOCHS)), np.int64)  # running totals
+        self.handle = register(self)
+        self.k = make_deciders(self, history_width(P, components.n_cards, len(self.grants)))
 
     def play(self) -> dict[str, np.ndarray]:
         """Set-up, the three epochs and the final score pad."""
-        s, games = self.s, len(self.s.coins)
-        self.handle = register(self)
-        try:
-            k = make_deciders(self, history_width(s.players, self.c.n_cards, len(self.grants)))
-            arrays, tables = s.arrays, s.tables
-            sides = np.full((games, s.players), -1, np.int8) if self.sides is None else np.asarray(self.sides, np.int8)
-            s.side[:] = choose_sides(arrays, tables, k, sides) if s.deals.advanced else 0
-            card, side = s.initiative.astype(np.int64) - 1, s.side.astype(np.int64)
-            s.coins[:] = self.c.setup_coins[card, side] + extra_coins(s.initiative)
-            s.tracks[:] = self.c.setup_values[card, side]
-            record(k, SETUP, 0)
-            grant_epoch = np.array([grant.epoch for grant in self.grants], np.int64)
-            grant_card = np.array([grant.card for grant in self.grants], np.int64)
-            grant_seat = np.array([grant.seat for grant in self.grants], np.int64).reshape(len(self.grants), games)
-            for epoch in EPOCHS:
-                play_epoch(arrays, tables, k, epoch, self.firsts[:, epoch - 1].astype(np.int64),
-                           grant_epoch, grant_card, grant_seat)
-                self.epoch_totals[:, :, epoch - 1] = score(s)["total"]
-        finally:
-            unregister(self.handle)
-        sheet = final_scores(s)
+        self.set_up()
+        for epoch in EPOCHS:
+            self.play_epoch(epoch)
+        sheet = final_scores(self.s)
         if self.recorder:
             self.recorder.final(sheet)
         return sheet
+
+    def set_up(self):
+        """Each player takes a setup card side (advanced game), its coins and track values; some get an
+        extra coin."""
+        s, c = self.s, self.c
+        sides = np.full((s.games, s.players), -1, np.int8) if self.sides is None else np.asarray(self.sides, np.int8)
+        s.side[:] = choose_sides(s.arrays, s.tables, self.k, sides) if s.deals.advanced else 0
+        card, side = s.initiative.astype(np.int64) - 1, s.side.astype(np.int64)
+        s.coins[:] = c.setup_coins[card, side] + extra_coins(s.initiative)
+        s.tracks[:] = c.setup_values[card, side]
+        record(self.k, SETUP, 0)
+
+    def play_epoch(self, epoch: int):
+        """One epoch in every game (`play_epoch` below), then the running score totals."""
+        s = self.s
+        grant_epoch = np.array([grant.epoch for grant in self.grants], np.int64)
+        grant_card = np.array([grant.card for grant in self.grants], np.int64)
+        grant_seat = np.array([grant.seat for grant in self.grants], np.int64).reshape(len(self.grants), s.games)
+        play_epoch(s.arrays, s.tables, self.k, epoch, self.firsts[:, epoch - 1].astype(np.int64),
+                   grant_epoch, grant_card, grant_seat)
+        self.epoch_totals[:, :, epoch - 1] = score(s)["total"]
 
     def past(self, games: np.ndarray) -> dict:
         """Deals, experiment options and choices so far of some games, for the forward model."""
