@@ -24,7 +24,9 @@ from ..forward import Forward
 from ..policy import Decision, View, check_choices, choose
 from .state import _colony_front
 
-WHEEL, SIDE, DRAW, TILE, PICK, COLONY, STATUE, FEED, MEDAL = (KINDS.index(k) for k in (
+# Decision kinds and step labels are numpy integers, not Python ints: numba would compile a copy of
+# `ask` for every literal value passed to it.
+WHEEL, SIDE, DRAW, TILE, PICK, COLONY, STATUE, FEED, MEDAL = (np.int64(KINDS.index(k)) for k in (
     "wheel", "side", "draw", "tile", "pick", "colony", "statue", "feed", "medal"))
 
 # What the compiled steps know of the policies and of the decisions made so far.
@@ -47,7 +49,8 @@ _GAMES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
 _HANDLES = itertools.count(1)
 
 # Step labels of the state records, by code (see `record`).
-SETUP, WHEEL_SET, DRAWN, INCOME, COLONIES, STATUES, PICKED, FED, MEDALS = range(9)
+SETUP, WHEEL_SET, DRAWN, INCOME, COLONIES, STATUES, PICKED, FED, MEDALS = (np.int64(k) for k in range(9))
+NO_NUMBER = np.int64(0)
 STEP_NAMES = ("setup", "wheel", "draw", "income", "colonies", "statues", "pick", "feeding", "medals")
 
 
@@ -98,7 +101,7 @@ def python_record_decision(handle, kind, g, seat, legal, choices):
 def python_record_state(handle, step, number):
     game = _GAMES[handle]
     s = game.s
-    label = STEP_NAMES[step] + (str(number) if number else "")
+    label = STEP_NAMES[step] + (str(number) if number else "")  # draw3, pick12; income
     if step != SETUP:
         label = f"{EPOCH_NAMES[s.epoch_now]}.{'AB'[s.phase_now]}.{label}"
     game.recorder.state(label, s.snapshot())
@@ -180,7 +183,7 @@ def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
     return choices
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def ask_plain(s, t, k, kind, g, seat, legal):
     """`ask` for a decision without private information (everything but draw, tile and feed)."""
     n = len(g)

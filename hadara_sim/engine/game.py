@@ -19,7 +19,7 @@ from ..deal import Deals
 from .cards import gain
 from .colonies import colony_options, take_colony
 from .decide import (
-    COLONIES, COLONY, DRAWN, FED, INCOME, MEDALS, PICKED, SETUP, SIDE, STATUE, STATUES, WHEEL_SET, ask_plain,
+    COLONIES, COLONY, DRAWN, FED, INCOME, MEDALS, NO_NUMBER, PICKED, SETUP, SIDE, STATUE, STATUES, WHEEL_SET, ask_plain,
     history_width, make_deciders, record, register,
 )
 from .draft import draw_round, lay_out_decks, set_wheel
@@ -110,7 +110,7 @@ class BatchGame:
         card, side = s.initiative.astype(np.int64) - 1, s.side.astype(np.int64)
         s.coins[:] = c.setup_coins[card, side] + extra_coins(s.initiative)
         s.tracks[:] = c.setup_values[card, side]
-        record(self.k, SETUP, 0)
+        record(self.k, SETUP, NO_NUMBER)
 
     def play_epoch(self, epoch: int):
         """One epoch in every game (`play_epoch` below), then the running score totals."""
@@ -165,7 +165,7 @@ def play_epoch(s, t, k, epoch, first, grant_epoch, grant_card, grant_seat):
             given = np.flatnonzero(grant_seat[j] >= 0)
             gain(s, t, k, given, grant_seat[j][given], np.full(len(given), grant_card[j]))
     set_wheel(s, t, k)
-    record(k, WHEEL_SET, 0)
+    record(k, WHEEL_SET, NO_NUMBER)
     for draw in range(5):
         s.clock[2] = draw
         draw_round(s, t, k)
@@ -178,10 +178,10 @@ def play_epoch(s, t, k, epoch, first, grant_epoch, grant_card, grant_seat):
     steps_after_phase(s, t, k, first)
     for turn in range(players):
         feed_people(s, t, k, seat_in_turn(first, turn, players))
-    record(k, FED, 0)
+    record(k, FED, NO_NUMBER)
     for turn in range(players):
         medal_step(s, t, k, seat_in_turn(first, turn, players))
-    record(k, MEDALS, 0)
+    record(k, MEDALS, NO_NUMBER)
 
 
 @compiled_step
@@ -189,13 +189,13 @@ def steps_after_phase(s, t, k, first):
     """Income, then a colony step and a statue step, each from the first player clockwise."""
     players = s.coins.shape[1]
     collect_income(s)
-    record(k, INCOME, 0)
+    record(k, INCOME, NO_NUMBER)
     for turn in range(players):
         act_in_step(s, t, k, seat_in_turn(first, turn, players), COLONY)
-    record(k, COLONIES, 0)
+    record(k, COLONIES, NO_NUMBER)
     for turn in range(players):
         act_in_step(s, t, k, seat_in_turn(first, turn, players), STATUE)
-    record(k, STATUES, 0)
+    record(k, STATUES, NO_NUMBER)
 
 
 @compiled_step

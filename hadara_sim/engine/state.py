@@ -141,7 +141,7 @@ SNAPSHOT_FIELDS = ("coins", "tracks", "tiles", "side", "colonies", "colony_tile"
 # arrays of `Arrays` and `Tables` at each call, which would cost more than the rules themselves.
 compiled = njit(cache=True, _nrt=False)
 # The steps of the epoch that ask the players and make their own arrays (numba's memory management on).
-compiled_step = njit(cache=True)
+compiled_step = njit(cache=True, inline="always")
 
 # The arrays handed to the compiled rule steps (numba kernels take arrays, not dataclasses).
 STATE_ARRAYS = ("clock", "first_player", "initiative", "side", "coins", "tracks", "location", "colour_count",
