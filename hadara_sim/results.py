@@ -133,22 +133,20 @@ def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, gra
     cols["advanced"] = np.full(n * P, config.advanced)
     cols["combo"] = np.full(n * P, combo.index)
     sweep = json.dumps(combo.sweep, sort_keys=False)
-    cols["sweep"] = pa.array([sweep] * (n * P), pa.string())
+    cols["sweep"] = _strings(np.zeros(n * P, np.int64), [sweep])
     table_idx = flat(seat_policy)
     entries = config.policies
-    names = np.array([e.policy for e in entries], dtype=object)
-    labels = np.array([e.label for e in entries], dtype=object)
-    params = np.array([json.dumps(_jsonable(getattr(p, "settings", e.params)), sort_keys=True)
-                       for p, e in zip(policies, entries)], dtype=object)
-    cols["policy"] = names[table_idx]
-    cols["policy_label"] = labels[table_idx]
-    cols["policy_params"] = params[table_idx]
+    params = [json.dumps(_jsonable(getattr(p, "settings", e.params)), sort_keys=True) for p, e in zip(policies, entries)]
+    cols["policy"] = _strings(table_idx, [e.policy for e in entries])
+    cols["policy_label"] = _strings(table_idx, [e.label for e in entries])
+    cols["policy_params"] = _strings(table_idx, params)
     cols["policy_index"] = table_idx
     cols["setup_card"] = s.initiative.ravel()
-    cols["setup_side"] = np.array(["A", "B"], dtype=object)[s.side.ravel().astype(np.int64)]
+    cols["setup_side"] = _strings(s.side.ravel(), ["A", "B"])
     initials = np.array([c[0].upper() for c in COLOURS])
-    orders = ["".join(row) for row in initials[deals.colour_order.astype(np.int64)]]
-    cols["colour_order"] = np.repeat(np.array(orders, dtype=object), P)
+    orders, order_of_game = np.unique(deals.colour_order, axis=0, return_inverse=True)
+    cols["colour_order"] = _strings(np.repeat(order_of_game.ravel(), P),
+                                    ["".join(row) for row in initials[orders.astype(np.int64)]])
     for e in EPOCHS:
         cols[f"first_player_epoch{e}"] = flat(game.firsts[:, e - 1][:, None] == np.arange(P)[None, :])
     granted = np.full((n, P), None, dtype=object)
@@ -189,6 +187,11 @@ def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, gra
         arrays.append(value.cast(f.type) if isinstance(value, pa.Array)
                       else pa.array(value, type=f.type, from_pandas=False))
     return pa.Table.from_arrays(arrays, schema=SCHEMA)
+
+
+def _strings(index: np.ndarray, values: list[str]) -> pa.Array:
+    """A string column of `values[index]`, made in Arrow (no Python string per row)."""
+    return pa.DictionaryArray.from_arrays(pa.array(index, pa.int32()), pa.array(values, pa.string())).dictionary_decode()
 
 
 def _jsonable(value):
