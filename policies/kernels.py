@@ -179,6 +179,11 @@ def _private(view, name: str, needed: bool, shape) -> np.ndarray:
     return np.zeros(shape, np.int64)
 
 
+# The helpers of `decide` count no references to the arrays they are passed (numba would at every
+# call, which costs more than their arithmetic); `decide` allocates their scratch arrays.
+inner = njit(cache=True, _nrt=False)
+
+
 @intrinsic
 def _fma(typingctx, a, b, c):
     """a * b + c with one rounding (llvm.fma), as OpenBLAS's compute kernels do."""
@@ -192,13 +197,13 @@ def _fma(typingctx, a, b, c):
     return sig, codegen
 
 
-@njit(cache=True)
+@inner
 def _dot_lanes(a, b):
     """a . b of two 4-vectors summed as numpy's einsum does (two lanes)."""
     return (a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])
 
 
-@njit(cache=True)
+@inner
 def _dot_fma(a, b):
     """a . b of two 4-vectors summed as OpenBLAS's matrix product does (fused, in order)."""
     return _fma(a[3], b[3], _fma(a[2], b[2], _fma(a[1], b[1], a[0] * b[0])))
@@ -208,16 +213,18 @@ def _dot_fma(a, b):
 def decide(code, kind, v, g, seat, epoch, phase, legal, hand, card, feed_need, colony_front, ct, params, table,
            out):
     """Built-in policy `code`'s choice in each row i (game g[i], acting seat seat[i]) into out[i]."""
+    values = np.empty(legal.shape[1])
+    work = np.empty((6, 5))  # a row's track, set and prize values, requirements, tracks, card steps
     if code == PLANNER:
-        _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out)
+        _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out, values, work)
     elif code == GREEDY:
-        _greedy(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
+        _greedy(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out, values, work[0])
     else:
         for i in range(len(g)):
             out[i] = _first_legal(legal, i, 0)
 
 
-@njit(cache=True)
+@inner
 def _best(values, legal, i):
     """The highest-valued legal option of row i (first on ties; option 0 when no legal value beats -inf)."""
     top, choice = -np.inf, 0
@@ -227,7 +234,7 @@ def _best(values, legal, i):
     return choice
 
 
-@njit(cache=True)
+@inner
 def _first_legal(legal, i, start):
     """The first legal option of row i from `start` on (`Policy.default` from 0), 0 if none."""
     for j in range(start, legal.shape[1]):
@@ -236,25 +243,25 @@ def _first_legal(legal, i, start):
     return 0
 
 
-@njit(cache=True)
+@inner
 def _income_left(epoch, phase):
     """Income steps still to come, the current phase's included."""
     return 2 * (3 - epoch) + (2 if phase == 0 else 1)
 
 
-@njit(cache=True)
+@inner
 def _price(ct, counts, card):
     """What a player with colour counts `counts` pays for `card`: cost less owned colour."""
     return max(0, ct.card_cost[card] - counts[ct.card_colour[card]])
 
 
-@njit(cache=True)
+@inner
 def _top(v, gi, colour):
     """The top card of a discard pile (card 0 for an empty pile)."""
     return max(v.piles[gi, colour, max(v.pile_size[gi, colour] - 1, 0)], 0)
 
 
-@njit(cache=True)
+@inner
 def _faced(v, gi, me, k):
     """The deck colour seat `me` faces at board position k + seat when seat 0 faces position k."""
     return v.colour_order[gi, (k + me) % 5]
@@ -263,13 +270,11 @@ def _faced(v, gi, me, k):
 # --- the planner ----------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out):
+@inner
+def _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out, values, work):
     """The planner styles: each row's context (track, set and prize values), then the kind's values."""
-    n, options = legal.shape
-    values = np.empty(options)
-    tv, sv, req, prize = np.empty(4), np.empty(5), np.empty(2), np.empty(2)
-    tracks, steps = np.empty(4), np.empty(4)
+    n = legal.shape[0]
+    tv, sv, req, prize, tracks, steps = work[0, :4], work[1], work[2, :2], work[3, :2], work[4, :4], work[5, :4]
     for i in range(n):
         gi, me = g[i], seat[i]
         for t in range(4):
@@ -304,7 +309,7 @@ def _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, para
         out[i] = choice
 
 
-@njit(cache=True)
+@inner
 def _context(v, gi, me, epoch, phase, params, ct, tracks, tv, sv, req, prize):
     """The acting player's track values `tv`, set values `sv`, next requirements `req` and prizes;
     returns the value of a coin, which falls from `coin` to `coin_end` as the income steps run out."""
@@ -327,7 +332,7 @@ def _context(v, gi, me, epoch, phase, params, ct, tracks, tv, sv, req, prize):
     return coin
 
 
-@njit(cache=True)
+@inner
 def _track_values(v, gi, me, epoch, income_left, params, coin, tracks, tv):
     """Points from one more step on each track: income pays coins at every income step to come,
     military and culture count while steps remain, food while a feeding is near, and a track under a
@@ -346,7 +351,7 @@ def _track_values(v, gi, me, epoch, income_left, params, coin, tracks, tv):
         tv[t] += (1.0 if full else 0.5) * min(silver_on, 1.0) + 0.5 * max(silver_on - 1.0, 0.0)
 
 
-@njit(cache=True)
+@inner
 def _card_count(v, gi, me):
     total = 0
     for k in range(5):
@@ -354,7 +359,7 @@ def _card_count(v, gi, me):
     return total
 
 
-@njit(cache=True)
+@inner
 def _set_values(v, gi, me, epoch, params, sv):
     """Points from one more card of each colour through gold medals (owned and planned) and
     set_collector: a share of a set for the colours the player lacks most, 15% of one for the others."""
@@ -371,7 +376,7 @@ def _set_values(v, gi, me, epoch, params, sv):
         sv[k] = params[SETS] * per_set * ((1 / lacking) if v.colour_count[gi, me, k] == low else 0.15)
 
 
-@njit(cache=True)
+@inner
 def _requirements(v, gi, me, ct, req):
     """The lowest requirement of a colony level the player has not taken while tiles are left, and of
     a statue not carved yet (4 lower with requirement_cut), inf if none."""
@@ -388,7 +393,7 @@ def _requirements(v, gi, me, ct, req):
     req[1] -= cut
 
 
-@njit(cache=True)
+@inner
 def _military_first(v, gi, me):
     """Whether the player leans into military rather than culture: its lead over the strongest rival
     on military against that on culture, plus half its own military-culture edge (contested tracks
@@ -402,7 +407,7 @@ def _military_first(v, gi, me):
     return ((military - rival_military) - (culture - rival_culture) + 0.5 * (military - culture)) >= 0
 
 
-@njit(cache=True)
+@inner
 def _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize, steps):
     """Points-equivalent of owning `card`, before its price: points, track steps (affinity cards add
     one step per owned card of their colour, and later ones too), set value, colour bonus, effect,
@@ -439,13 +444,13 @@ def _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv,
     return value
 
 
-@njit(cache=True)
+@inner
 def _sell_value(v, gi, me, epoch, ct):
     """Coins for selling a card now."""
     return ct.sell[epoch - 1] + np.int64(v.effects[gi, me, SELL_BONUS])
 
 
-@njit(cache=True)
+@inner
 def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv, req, prize, steps,
                   values):
     """Buy or sell the card kept; the discarded card feeds phase B for everyone, so all else equal
@@ -463,7 +468,7 @@ def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tra
     return _best(values, legal, i)
 
 
-@njit(cache=True)
+@inner
 def _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req, prize, steps,
                   values):
     """Buy or sell the top card of a discard pile."""
@@ -479,7 +484,7 @@ def _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, t
     return _best(values, legal, i)
 
 
-@njit(cache=True)
+@inner
 def _planner_side(v, gi, me, i, legal, ct, params, coin, tv, values):
     """The setup side worth most (coins and track values); balanced's side table overrules."""
     init = v.initiative[gi, me] - 1
@@ -494,7 +499,7 @@ def _planner_side(v, gi, me, i, legal, ct, params, coin, tv, values):
     return choice
 
 
-@njit(cache=True)
+@inner
 def _planner_colony(v, gi, me, i, n, legal, colony_front, ct, params, coin, tracks, tv, values):
     """Plunder the front's coins and points, or integrate for the level's expected back (track steps and
     points) at its cost; colony_bounty's coins count either way, and missing military costs 3 coins a
@@ -519,7 +524,7 @@ def _planner_colony(v, gi, me, i, n, legal, colony_front, ct, params, coin, trac
     return choice
 
 
-@njit(cache=True)
+@inner
 def _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv, values):
     """The statue's points less the coins for missing culture, plus its bonus on the tile's track
     (coloured side, +2 with statue_patron) or as points (points side: better late, and spending the
@@ -540,7 +545,7 @@ def _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv, va
     return _best(values, legal, i)
 
 
-@njit(cache=True)
+@inner
 def _planner_feed(i, legal, ct, params, coin, tv, sv, values):
     """Minus the value of keeping each card (points, track steps, set value, effect; its food counts
     thrice: losing food forces more removals), or minus the coins of feeding with coins."""
@@ -554,7 +559,7 @@ def _planner_feed(i, legal, ct, params, coin, tv, sv, values):
     return _best(values, legal, i)
 
 
-@njit(cache=True)
+@inner
 def _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks, values):
     """Medals on the tracks and sets projected to the end (today's plus what the remaining epochs
     typically add): a silver medal scores half its track (all of it, the first, with silver_full) if
@@ -594,12 +599,10 @@ def _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks, values)
 # --- greedy ---------------------------------------------------------------------------------------
 
 
-@njit(cache=True)
-def _greedy(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out):
+@inner
+def _greedy(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out, values, tw):
     """Greedy: each option's immediate value in points, cards looked up in its value `table`."""
-    n, options = legal.shape
-    values = np.empty(options)
-    tw = np.empty(4)
+    n = legal.shape[0]
     # points per track step: income earns its coins until the end, the others are flat
     tw[INCOME] = params[G_INCOME] * params[G_COIN] * float(_income_left(epoch, phase))
     tw[MILITARY], tw[CULTURE], tw[FOOD] = params[G_MILITARY], params[G_CULTURE], params[G_FOOD]
