@@ -182,6 +182,9 @@ def _private(view, name: str, needed: bool, shape) -> np.ndarray:
 # The helpers of `decide` count no references to the arrays they are passed (numba would at every
 # call, which costs more than their arithmetic); `decide` allocates their scratch arrays.
 inner = njit(cache=True, _nrt=False)
+# Small helpers are inlined into `_planner` and `_greedy`: passing them the view and table tuples
+# (dozens of array structs) would cost more than their work.
+helper = njit(cache=True, _nrt=False, inline="always")
 
 
 @intrinsic
@@ -197,13 +200,13 @@ def _fma(typingctx, a, b, c):
     return sig, codegen
 
 
-@inner
+@helper
 def _dot_lanes(a, b):
     """a . b of two 4-vectors summed as numpy's einsum does (two lanes)."""
     return (a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])
 
 
-@inner
+@helper
 def _dot_fma(a, b):
     """a . b of two 4-vectors summed as OpenBLAS's matrix product does (fused, in order)."""
     return _fma(a[3], b[3], _fma(a[2], b[2], _fma(a[1], b[1], a[0] * b[0])))
@@ -224,7 +227,7 @@ def decide(code, kind, v, g, seat, epoch, phase, legal, hand, card, feed_need, c
             out[i] = _first_legal(legal, i, 0)
 
 
-@inner
+@helper
 def _best(values, legal, i):
     """The highest-valued legal option of row i (first on ties; option 0 when no legal value beats -inf)."""
     top, choice = -np.inf, 0
@@ -234,7 +237,7 @@ def _best(values, legal, i):
     return choice
 
 
-@inner
+@helper
 def _first_legal(legal, i, start):
     """The first legal option of row i from `start` on (`Policy.default` from 0), 0 if none."""
     for j in range(start, legal.shape[1]):
@@ -243,25 +246,25 @@ def _first_legal(legal, i, start):
     return 0
 
 
-@inner
+@helper
 def _income_left(epoch, phase):
     """Income steps still to come, the current phase's included."""
     return 2 * (3 - epoch) + (2 if phase == 0 else 1)
 
 
-@inner
+@helper
 def _price(ct, counts, card):
     """What a player with colour counts `counts` pays for `card`: cost less owned colour."""
     return max(0, ct.card_cost[card] - counts[ct.card_colour[card]])
 
 
-@inner
+@helper
 def _top(v, gi, colour):
     """The top card of a discard pile (card 0 for an empty pile)."""
     return max(v.piles[gi, colour, max(v.pile_size[gi, colour] - 1, 0)], 0)
 
 
-@inner
+@helper
 def _faced(v, gi, me, k):
     """The deck colour seat `me` faces at board position k + seat when seat 0 faces position k."""
     return v.colour_order[gi, (k + me) % 5]
@@ -309,7 +312,7 @@ def _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, para
         out[i] = choice
 
 
-@inner
+@helper
 def _context(v, gi, me, epoch, phase, params, ct, tracks, tv, sv, req, prize):
     """The acting player's track values `tv`, set values `sv`, next requirements `req` and prizes;
     returns the value of a coin, which falls from `coin` to `coin_end` as the income steps run out."""
@@ -332,7 +335,7 @@ def _context(v, gi, me, epoch, phase, params, ct, tracks, tv, sv, req, prize):
     return coin
 
 
-@inner
+@helper
 def _track_values(v, gi, me, epoch, income_left, params, coin, tracks, tv):
     """Points from one more step on each track: income pays coins at every income step to come,
     military and culture count while steps remain, food while a feeding is near, and a track under a
@@ -351,7 +354,7 @@ def _track_values(v, gi, me, epoch, income_left, params, coin, tracks, tv):
         tv[t] += (1.0 if full else 0.5) * min(silver_on, 1.0) + 0.5 * max(silver_on - 1.0, 0.0)
 
 
-@inner
+@helper
 def _card_count(v, gi, me):
     total = 0
     for k in range(5):
@@ -359,7 +362,7 @@ def _card_count(v, gi, me):
     return total
 
 
-@inner
+@helper
 def _set_values(v, gi, me, epoch, params, sv):
     """Points from one more card of each colour through gold medals (owned and planned) and
     set_collector: a share of a set for the colours the player lacks most, 15% of one for the others."""
@@ -376,7 +379,7 @@ def _set_values(v, gi, me, epoch, params, sv):
         sv[k] = params[SETS] * per_set * ((1 / lacking) if v.colour_count[gi, me, k] == low else 0.15)
 
 
-@inner
+@helper
 def _requirements(v, gi, me, ct, req):
     """The lowest requirement of a colony level the player has not taken while tiles are left, and of
     a statue not carved yet (4 lower with requirement_cut), inf if none."""
@@ -393,7 +396,7 @@ def _requirements(v, gi, me, ct, req):
     req[1] -= cut
 
 
-@inner
+@helper
 def _military_first(v, gi, me):
     """Whether the player leans into military rather than culture: its lead over the strongest rival
     on military against that on culture, plus half its own military-culture edge (contested tracks
@@ -407,7 +410,7 @@ def _military_first(v, gi, me):
     return ((military - rival_military) - (culture - rival_culture) + 0.5 * (military - culture)) >= 0
 
 
-@inner
+@helper
 def _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize, steps):
     """Points-equivalent of owning `card`, before its price: points, track steps (affinity cards add
     one step per owned card of their colour, and later ones too), set value, colour bonus, effect,
@@ -444,13 +447,13 @@ def _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv,
     return value
 
 
-@inner
+@helper
 def _sell_value(v, gi, me, epoch, ct):
     """Coins for selling a card now."""
     return ct.sell[epoch - 1] + np.int64(v.effects[gi, me, SELL_BONUS])
 
 
-@inner
+@helper
 def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv, req, prize, steps,
                   values):
     """Buy or sell the card kept; the discarded card feeds phase B for everyone, so all else equal
@@ -468,7 +471,7 @@ def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tra
     return _best(values, legal, i)
 
 
-@inner
+@helper
 def _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req, prize, steps,
                   values):
     """Buy or sell the top card of a discard pile."""
@@ -484,7 +487,7 @@ def _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, t
     return _best(values, legal, i)
 
 
-@inner
+@helper
 def _planner_side(v, gi, me, i, legal, ct, params, coin, tv, values):
     """The setup side worth most (coins and track values); balanced's side table overrules."""
     init = v.initiative[gi, me] - 1
@@ -499,7 +502,7 @@ def _planner_side(v, gi, me, i, legal, ct, params, coin, tv, values):
     return choice
 
 
-@inner
+@helper
 def _planner_colony(v, gi, me, i, n, legal, colony_front, ct, params, coin, tracks, tv, values):
     """Plunder the front's coins and points, or integrate for the level's expected back (track steps and
     points) at its cost; colony_bounty's coins count either way, and missing military costs 3 coins a
@@ -524,7 +527,7 @@ def _planner_colony(v, gi, me, i, n, legal, colony_front, ct, params, coin, trac
     return choice
 
 
-@inner
+@helper
 def _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv, values):
     """The statue's points less the coins for missing culture, plus its bonus on the tile's track
     (coloured side, +2 with statue_patron) or as points (points side: better late, and spending the
@@ -545,7 +548,7 @@ def _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv, va
     return _best(values, legal, i)
 
 
-@inner
+@helper
 def _planner_feed(i, legal, ct, params, coin, tv, sv, values):
     """Minus the value of keeping each card (points, track steps, set value, effect; its food counts
     thrice: losing food forces more removals), or minus the coins of feeding with coins."""
@@ -559,7 +562,7 @@ def _planner_feed(i, legal, ct, params, coin, tv, sv, values):
     return _best(values, legal, i)
 
 
-@inner
+@helper
 def _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks, values):
     """Medals on the tracks and sets projected to the end (today's plus what the remaining epochs
     typically add): a silver medal scores half its track (all of it, the first, with silver_full) if
