@@ -61,12 +61,17 @@ DISCOUNT_GOLD = np.array([0, 0, MEDAL_DISCOUNT_GOLD[2], MEDAL_DISCOUNT_GOLD[3]])
 GROWTH = np.array([0.0, 1.0, 0.55, 0.15])
 SETS_TO_COME = np.array([0, 2.0, 1.0, 0.0])
 
-# The visible fields `decide` reads, with the dtypes the engine stores them in.
-VIEW_ARRAYS = {"coins": np.int32, "tracks": np.int16, "colour_count": np.int16, "effects": np.bool_,
-               "tiles": np.int8, "colonies": np.int8, "colony_ptr": np.int8, "statues": np.int8,
-               "silver": np.int8, "gold": np.int8, "initiative": np.int8, "piles": np.int16,
-               "pile_size": np.int8, "colour_order": np.int8}
+# The visible fields `decide` may read, with the dtype and dimensions the engine stores them in.
+VIEW_ARRAYS = {"coins": (np.int32, 2), "tracks": (np.int16, 3), "colour_count": (np.int16, 3),
+               "effects": (np.bool_, 3), "tiles": (np.int8, 3), "colonies": (np.int8, 3), "colony_ptr": (np.int8, 2),
+               "statues": (np.int8, 3), "silver": (np.int8, 3), "gold": (np.int8, 2), "initiative": (np.int8, 2),
+               "piles": (np.int16, 3), "pile_size": (np.int8, 2), "colour_order": (np.int8, 2)}
 KernelView = namedtuple("KernelView", VIEW_ARRAYS)
+# The fields every planner decision reads (its context), and those only some kinds read.
+CONTEXT_FIELDS = ("tracks", "colour_count", "effects", "colonies", "colony_ptr", "statues", "silver", "gold")
+KIND_FIELDS = {"pick": ("piles", "pile_size"), "side": ("initiative",), "wheel": ("colour_order",),
+               "medal": ("tiles",)}
+_EMPTY = {name: np.zeros((1,) * ndim, dtype) for name, (dtype, ndim) in VIEW_ARRAYS.items()}
 
 # Component arrays `decide` reads, in the dtypes the numpy code used (see `policy_tables`).
 TABLE_FIELDS = ("card_values", "card_colour", "card_points", "card_effect", "card_cost", "sell", "setup_coins",
@@ -134,11 +139,17 @@ def kernel_kinds(policy, base: type) -> frozenset:
     return frozenset(kind for kind in A.KINDS if getattr(cls, kind, None) is getattr(base, kind))
 
 
-def gather(view) -> KernelView:
-    """The fields `decide` reads from a policy's view, in the engine's dtypes."""
-    fields = {name: view.players - np.asarray(view.colony_left) if name == "colony_ptr" else getattr(view, name)
-              for name in VIEW_ARRAYS}
-    return KernelView(**{name: np.ascontiguousarray(value, VIEW_ARRAYS[name]) for name, value in fields.items()})
+def gather(view, kind: str) -> KernelView:
+    """The fields `decide` reads for a decision kind from a policy's view, in the engine's dtypes;
+    fields the kind does not read are passed empty (gathering every seat's rows costs time)."""
+    fields = {}
+    for name, (dtype, _) in VIEW_ARRAYS.items():
+        if name in CONTEXT_FIELDS or name in KIND_FIELDS.get(kind, ()):
+            value = view.players - np.asarray(view.colony_left) if name == "colony_ptr" else getattr(view, name)
+            fields[name] = np.ascontiguousarray(value, dtype)
+        else:
+            fields[name] = _EMPTY[name]
+    return KernelView(**fields)
 
 
 def choose(kernel: Kernel, kind: str, d) -> np.ndarray:
@@ -146,7 +157,7 @@ def choose(kernel: Kernel, kind: str, d) -> np.ndarray:
     phase (in practice all rows share them)."""
     view = d.view
     n = len(d)
-    v = gather(view)
+    v = gather(view, kind)
     legal = np.ascontiguousarray(d.legal)
     hand = _private(view, "hand", kind == "draw", (n, 2))
     card = _private(view, "card", kind == "tile", (n,))
@@ -383,7 +394,7 @@ def _set_values(v, gi, me, epoch, params, sv):
 def _requirements(v, gi, me, ct, req):
     """The lowest requirement of a colony level the player has not taken while tiles are left, and of
     a statue not carved yet (4 lower with requirement_cut), inf if none."""
-    players = v.coins.shape[1]
+    players = v.tracks.shape[1]
     req[0], req[1] = np.inf, np.inf
     for level in range(len(ct.level_requirement)):
         if v.colonies[gi, me, level] == 0 and players - v.colony_ptr[gi, level] > 0:
