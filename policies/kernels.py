@@ -184,10 +184,9 @@ def choose(kernel: Kernel, kind: str, d) -> np.ndarray:
 
 
 def _private(view, name: str, needed: bool, shape) -> np.ndarray:
-    """A decision-specific view field as int64 rows, zeros when the kind has none."""
-    if needed:
-        return np.ascontiguousarray(getattr(view, name), np.int64)
-    return np.zeros(shape, np.int64)
+    """A decision-specific view field as int64 rows, zeros when the kind (or the view) has none."""
+    value = getattr(view, name, None) if needed else None
+    return np.zeros(shape, np.int64) if value is None else np.ascontiguousarray(value, np.int64)
 
 
 # The helpers of `decide` count no references to the arrays they are passed (numba would at every
