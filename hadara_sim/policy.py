@@ -8,6 +8,7 @@ reference engine asks the same way with a batch of one game, so every policy run
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 from functools import cached_property
 
@@ -110,6 +111,12 @@ class Decision:
         return len(self.legal)
 
 
+# A built-in policy's decisions as a compiled function (policies/kernels.py): `code` names the kernel,
+# `params` and `table` are its settings, `kinds` the decision kinds it may decide for this policy
+# instance (any other kind is asked through the policy's Python method).
+Kernel = namedtuple("Kernel", ("code", "params", "table", "kinds"))
+
+
 class IllegalChoice(Exception):
     """A policy returned an option that was not legal."""
 
@@ -144,6 +151,10 @@ class Policy:
 
     def default(self, decision: Decision) -> np.ndarray:
         return decision.legal.argmax(axis=1)
+
+    def kernel(self, components) -> Kernel | None:
+        """The compiled function that decides for this policy on `components`, if it has one."""
+        return None
 
     def __repr__(self) -> str:
         return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.settings.items())})"

@@ -2,13 +2,6 @@
 
 from __future__ import annotations
 
-import numpy as np
-from numba import njit
-
-from hadara_sim.constants import CULTURE, MILITARY
-from hadara_sim.policy import Decision
-
-from .common import own
 from .planner import Planner
 from .tuned import tuned_params
 
@@ -20,13 +13,8 @@ class Military(Planner):
                    "more than the plunder. Red cards and military tiles are preferred.")
     params = {**Planner.params, "military": 1.8, "culture": 0.6, "colours": (0.0, 1.0, 0.0, 0.0, 0.0),
               "colony_prize": 6.0, "statue_prize": 1.5}
-
-    def colony(self, d: Decision):
-        """Any colony beats none; among colonies, the planner's valuation decides."""
-        choice = super().colony(d)
-        taking = d.legal[:, 1:].any(axis=1)
-        fallback = d.legal[:, 1:].argmax(axis=1) + 1
-        return np.where((choice == 0) & taking, fallback, choice)
+    # Any colony beats none; among colonies, the planner's valuation decides.
+    rules = frozenset({"any_colony"})
 
 
 class Culture(Planner):
@@ -36,13 +24,8 @@ class Culture(Planner):
                    "cards and silver medals on culture are preferred.")
     params = {**Planner.params, "culture": 1.8, "military": 0.6, "colours": (0.0, 0.0, 1.0, 0.0, 0.0),
               "statue_prize": 6.0, "colony_prize": 1.5, "points_side_from": 3}
-
-    def medal(self, d: Decision):
-        """Silver medals go on culture when that tile is free."""
-        choice = super().medal(d)
-        culture_silver = 1 + CULTURE
-        prefer = (choice >= 1) & (choice <= 4) & d.legal[:, culture_silver]
-        return np.where(prefer, culture_silver, choice)
+    # Silver medals go on culture when that tile is free.
+    rules = frozenset({"culture_silver"})
 
 
 class Economy(Planner):
@@ -51,13 +34,8 @@ class Economy(Planner):
                    "early, and converts coins into points in epoch III: points-heavy cards, medals and "
                    "statues bought with the money.")
     params = {**Planner.params, "income": 1.2, "colours": (1.0, 0.0, 0.0, 0.0, 0.0)}
-
-    def context(self, view):
-        """Points weigh more once income no longer compounds (epoch III)."""
-        ctx = super().context(view)
-        late = ctx.epoch == 3
-        ctx.track_value[:, MILITARY] *= np.where(late, 0.8, 1.0)
-        return ctx
+    # Points weigh more once income no longer compounds: military is valued x0.8 in epoch III.
+    rules = frozenset({"late_military"})
 
 
 class Sets(Planner):
@@ -74,22 +52,11 @@ class BalancedV1(Planner):
     # Found by a random search (script not kept) against military, culture and economy at 2 and 4 players.
     params = {**Planner.params, "focus": 1.3, "unfocus": 0.3, "focus_prize": 3.0, "other_prize": 3.0,
               "sides": (-1, -1, -1, -1, -1)}
-
-    def side(self, d: Decision):
-        """The side table's side for the player's setup card; -1 leaves it to the planner's valuation."""
-        table = np.asarray(self.settings["sides"], np.int64)
-        fixed = table[own(d.view, "initiative").astype(np.int64) - 1]
-        chosen = np.where(fixed >= 0, fixed, super().side(d))
-        return np.where(d.legal[np.arange(len(d)), chosen], chosen, d.legal.argmax(axis=1))
-
-    def context(self, view):
-        ctx = super().context(view)
-        w = self.settings
-        military_first = _military_first(view.tracks, np.asarray(view.player, np.int64))
-        for track, first in ((MILITARY, military_first), (CULTURE, ~military_first)):
-            ctx.track_value[:, track] *= np.where(first, w["focus"], w["unfocus"])
-            ctx.prize[track] = np.where(first, w["focus_prize"], w["other_prize"])
-        return ctx
+    # The side table's side for the player's setup card (-1 leaves it to the planner's valuation; an
+    # illegal side gives the first legal one), and the focus: track values and prizes scaled by
+    # focus / focus_prize on whichever of military and culture the player leads in against its rivals
+    # (`kernels._military_first`), by unfocus / other_prize on the other.
+    rules = frozenset({"focus", "side_table"})
 
 
 class Balanced(BalancedV1):
@@ -101,21 +68,3 @@ class Balanced(BalancedV1):
                    "card come from `hadara-sim policies tune` (policies/tuned/balanced.toml).")
     params = {**BalancedV1.params, **tuned_params("balanced")}
 
-
-@njit(cache=True)
-def _military_first(tracks, player):
-    """Whether each player leans into military rather than culture: its lead over the strongest rival
-    on military against that on culture, plus half its own military-culture edge (contested tracks
-    are worth less to chase)."""
-    n, players = tracks.shape[:2]
-    first = np.empty(n, np.bool_)
-    for g in range(n):
-        me = player[g]
-        rival_military, rival_culture = -np.inf, -np.inf
-        for seat in range(players):
-            if seat != me:
-                rival_military = max(rival_military, float(tracks[g, seat, MILITARY]))
-                rival_culture = max(rival_culture, float(tracks[g, seat, CULTURE]))
-        military, culture = float(tracks[g, me, MILITARY]), float(tracks[g, me, CULTURE])
-        first[g] = ((military - rival_military) - (culture - rival_culture) + 0.5 * (military - culture)) >= 0
-    return first

@@ -1,0 +1,697 @@
+"""The built-in bots' decisions as one compiled function, `decide`: the planner styles and greedy.
+
+`decide` values every option of one decision kind for each row (a game and its acting seat) and takes
+the best legal one. The Python methods of `Planner` and `Greedy` call it through `choose`, and a
+compiled engine can call it directly, so the decision logic exists once.
+
+Decisions are bit for bit those of the numpy code this replaced: every sum is written in the order
+numpy computed it. einsum summed 4-term dot products in two lanes, `(a0*b0 + a2*b2) + (a1*b1 + a3*b3)`
+(`_dot_lanes`); the planner's and greedy's `track values @ mean_back.T` was an OpenBLAS matmul, which
+for more than one row fuses each step (`fma(a3, b3, fma(a2, b2, fma(a1, b1, a0*b0)))`, `_dot_fma`) and
+for a single row (a matrix-vector product) sums in two lanes.
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+from hadara_sim import actions as A
+from hadara_sim.constants import (
+    COLONY_BOUNTY, CULTURE, EFFECT_INDEX, FEED_COIN_PRICE, FOOD, GOLD_POINTS_PER_SET, INCOME,
+    MEDAL_DISCOUNT_GOLD, MEDAL_DISCOUNT_SILVER, MILITARY, REQUIREMENT_CUT, SET_COLLECTOR_POINTS,
+)
+from hadara_sim.policy import Kernel
+
+from .common import EFFECT_VALUES
+
+PLANNER, GREEDY = 1, 2  # kernel codes (0 means "no kernel: ask the Python policy")
+KIND_CODE = {kind: i for i, kind in enumerate(A.KINDS)}
+WHEEL, SIDE, DRAW, TILE, PICK, COLONY, STATUE, FEED, MEDAL = (KIND_CODE[k] for k in A.KINDS)
+
+# Layout of a planner's `params`: its settings in this order (colours 5 wide), then its style rules.
+COIN, COIN_END, POINTS, W_INCOME, W_MILITARY, W_CULTURE, W_FOOD, SETS, EFFECTS = range(9)
+COLOURS_AT = 9
+GOLD_PLAN, FEED_LOSS, COLONY_PRIZE, STATUE_PRIZE, POINTS_SIDE_FROM, INTEGRATE_MARGIN, SILVER_MIN = range(14, 21)
+ANY_COLONY, CULTURE_SILVER, LATE_MILITARY = 21, 22, 23  # rule flags (1.0 on, 0.0 off)
+FOCUS_RULE, FOCUS, UNFOCUS, FOCUS_PRIZE, OTHER_PRIZE = 24, 25, 26, 27, 28
+SIDE_TABLE, SIDES_AT = 29, 30
+PLANNER_PARAMS = 35
+# Layout of greedy's `params`; its colours only enter its value table.
+G_INCOME, G_MILITARY, G_CULTURE, G_FOOD, G_COIN, G_POINTS = range(6)
+
+# The style rules a planner class may name in `Planner.rules` (policies/styles.py).
+RULES = {"any_colony": ANY_COLONY, "culture_silver": CULTURE_SILVER, "late_military": LATE_MILITARY,
+         "focus": FOCUS_RULE, "side_table": SIDE_TABLE}
+
+_E = EFFECT_INDEX
+AFFINITY = _E["affinity_income"]  # affinity_<track t> is effect AFFINITY + t
+SILVER_FULL, SET_COLLECTOR, CUT = _E["silver_full"], _E["set_collector"], _E["requirement_cut"]
+FEED_WITH_COINS, COLONY_BOUNTY_EFFECT, PATRON = _E["feed_with_coins"], _E["colony_bounty"], _E["statue_patron"]
+DISCOUNT, WILDCARD, SELL_BONUS = _E["medal_discount"], _E["gold_wildcard"], _E["sell_bonus"]
+# By epoch (index 0 unused): medal_discount's prices, the typical growth of a track by the end, and
+# the sets typically still to come.
+DISCOUNT_SILVER = np.array([0, 0, MEDAL_DISCOUNT_SILVER[2], MEDAL_DISCOUNT_SILVER[3]])
+DISCOUNT_GOLD = np.array([0, 0, MEDAL_DISCOUNT_GOLD[2], MEDAL_DISCOUNT_GOLD[3]])
+GROWTH = np.array([0.0, 1.0, 0.55, 0.15])
+SETS_TO_COME = np.array([0, 2.0, 1.0, 0.0])
+
+# The visible fields `decide` may read, with the dtype and dimensions the engine stores them in.
+VIEW_ARRAYS = {"coins": (np.int32, 2), "tracks": (np.int16, 3), "colour_count": (np.int16, 3),
+               "effects": (np.bool_, 3), "tiles": (np.int8, 3), "colonies": (np.int8, 3), "colony_ptr": (np.int8, 2),
+               "statues": (np.int8, 3), "silver": (np.int8, 3), "gold": (np.int8, 2), "initiative": (np.int8, 2),
+               "piles": (np.int16, 3), "pile_size": (np.int8, 2), "colour_order": (np.int8, 2)}
+KernelView = namedtuple("KernelView", VIEW_ARRAYS)
+# The fields every planner decision reads (its context), and those only some kinds read.
+CONTEXT_FIELDS = ("tracks", "colour_count", "effects", "colonies", "colony_ptr", "statues", "silver", "gold")
+KIND_FIELDS = {"pick": ("piles", "pile_size"), "side": ("initiative",), "wheel": ("colour_order",),
+               "medal": ("tiles",)}
+_EMPTY = {name: np.zeros((1,) * ndim, dtype) for name, (dtype, ndim) in VIEW_ARRAYS.items()}
+
+# Component arrays `decide` reads, in the dtypes the numpy code used (see `policy_tables`).
+TABLE_FIELDS = ("card_values", "card_colour", "card_points", "card_effect", "card_cost", "sell", "setup_coins",
+                "setup_values", "level_requirement", "statue_requirement", "statue_points", "statue_bonus",
+                "silver_price", "gold_price", "mean_back", "mean_back_points")
+PolicyTables = namedtuple("PolicyTables", TABLE_FIELDS)
+NO_TABLE = np.zeros((1, 1, 1))
+
+
+def expected_backs(c) -> tuple[np.ndarray, np.ndarray]:
+    """(5, 4) mean track values and (5,) mean points of the backs of each level's colony tiles (made
+    once per component set)."""
+    cached = c.__dict__.get("_expected_backs")
+    if cached is None:
+        levels = range(5)
+        cached = (np.array([c.colony_back_values[c.colony_level == lv].mean(0) for lv in levels]),
+                  np.array([c.colony_back_points[c.colony_level == lv].mean() for lv in levels]))
+        c.__dict__["_expected_backs"] = cached
+    return cached
+
+
+def policy_tables(components) -> PolicyTables:
+    """The component set's arrays for `decide` (made once per component set)."""
+    c = components
+    cached = c.__dict__.get("_policy_tables")
+    if cached is None:
+        mean_back, mean_back_points = expected_backs(c)
+        as_int64 = ("sell", "silver_price", "gold_price")  # tuples in the component set
+        cached = PolicyTables(*(np.asarray(getattr(c, name), np.int64 if name in as_int64 else None)
+                                for name in TABLE_FIELDS[:-2]), mean_back, mean_back_points)
+        c.__dict__["_policy_tables"] = cached
+    return cached
+
+
+def planner_params(settings: dict, rules) -> np.ndarray:
+    """A planner's settings and style rules as the flat `params` of `decide`."""
+    params = np.zeros(PLANNER_PARAMS)
+    for k, name in enumerate(("coin", "coin_end", "points", "income", "military", "culture", "food", "sets",
+                              "effects")):
+        params[k] = settings[name]
+    params[COLOURS_AT:COLOURS_AT + 5] = settings["colours"]
+    for k, name in enumerate(("gold_plan", "feed_loss", "colony_prize", "statue_prize", "points_side_from",
+                              "integrate_margin", "silver_min"), GOLD_PLAN):
+        params[k] = settings[name]
+    for rule in rules:
+        params[RULES[rule]] = 1.0
+    if "focus" in rules:
+        params[FOCUS:OTHER_PRIZE + 1] = [settings[k] for k in ("focus", "unfocus", "focus_prize", "other_prize")]
+    if "side_table" in rules:
+        params[SIDES_AT:SIDES_AT + 5] = settings["sides"]
+    return params
+
+
+def greedy_params(settings: dict) -> np.ndarray:
+    """Greedy's settings as the flat `params` of `decide`."""
+    return np.array([float(settings[k]) for k in ("income", "military", "culture", "food", "coin", "points")])
+
+
+def kernel_kinds(policy, base: type) -> frozenset:
+    """The kinds whose method `policy` takes unchanged from `base` (a subclass's own method is its own
+    decision, asked in Python); none if its class decides in its own `decide`."""
+    cls = type(policy)
+    if cls.decide is not base.decide:
+        return frozenset()
+    return frozenset(kind for kind in A.KINDS if getattr(cls, kind, None) is getattr(base, kind))
+
+
+def gather(view, kind: str) -> KernelView:
+    """The fields `decide` reads for a decision kind from a policy's view, in the engine's dtypes;
+    fields the kind does not read are passed empty (gathering every seat's rows costs time)."""
+    fields = {}
+    for name, (dtype, _) in VIEW_ARRAYS.items():
+        if name in CONTEXT_FIELDS or name in KIND_FIELDS.get(kind, ()):
+            value = view.players - np.asarray(view.colony_left) if name == "colony_ptr" else getattr(view, name)
+            fields[name] = np.ascontiguousarray(value, dtype)
+        else:
+            fields[name] = _EMPTY[name]
+    return KernelView(**fields)
+
+
+def choose(kernel: Kernel, kind: str, d) -> np.ndarray:
+    """`decide` for the decision `d` of a Python policy: its view gathered, rows split by epoch and
+    phase (in practice all rows share them)."""
+    view = d.view
+    n = len(d)
+    v = gather(view, kind)
+    legal = np.ascontiguousarray(d.legal)
+    hand = _private(view, "hand", kind == "draw", (n, 2))
+    card = _private(view, "card", kind == "tile", (n,))
+    feed_need = _private(view, "feed_need", kind == "feed", (n,))
+    front = np.ascontiguousarray(view.colony_front, np.int16) if kind == "colony" else np.zeros((1, 5, 4), np.int16)
+    seat = np.asarray(view.player, np.int64)
+    epoch, phase = np.asarray(view.epoch, np.int64), np.asarray(view.phase, np.int64)
+    ct = policy_tables(view.components)
+    out = np.empty(n, np.int64)
+    if n == 0:
+        return out
+    code = KIND_CODE[kind]
+    if (epoch == epoch[0]).all() and (phase == phase[0]).all():
+        decide(kernel.code, code, v, np.arange(n), seat, int(epoch[0]), int(phase[0]), legal, hand, card,
+               feed_need, front, ct, kernel.params, kernel.table, out)
+        return out
+    for e, p in sorted(set(zip(epoch.tolist(), phase.tolist()))):
+        rows = np.flatnonzero((epoch == e) & (phase == p))
+        part = np.empty(len(rows), np.int64)
+        decide(kernel.code, code, v, rows, seat[rows], e, p, legal[rows], hand[rows], card[rows], feed_need[rows],
+               front, ct, kernel.params, kernel.table, part)
+        out[rows] = part
+    return out
+
+
+def _private(view, name: str, needed: bool, shape) -> np.ndarray:
+    """A decision-specific view field as int64 rows, zeros when the kind (or the view) has none."""
+    value = getattr(view, name, None) if needed else None
+    return np.zeros(shape, np.int64) if value is None else np.ascontiguousarray(value, np.int64)
+
+
+# The helpers of `decide` count no references to the arrays they are passed (numba would at every
+# call, which costs more than their arithmetic); `decide` allocates their scratch arrays.
+inner = njit(cache=True, _nrt=False)
+# Small helpers are inlined into `_planner` and `_greedy`: passing them the view and table tuples
+# (dozens of array structs) would cost more than their work.
+helper = njit(cache=True, _nrt=False, inline="always")
+
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """a * b + c with one rounding (llvm.fma), as OpenBLAS's compute kernels do."""
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        double = ir.DoubleType()
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(double, [double] * 3), "llvm.fma.f64")
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@helper
+def _dot_lanes(a, b):
+    """a . b of two 4-vectors summed as numpy's einsum does (two lanes)."""
+    return (a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])
+
+
+@helper
+def _dot_fma(a, b):
+    """a . b of two 4-vectors summed as OpenBLAS's matrix product does (fused, in order)."""
+    return _fma(a[3], b[3], _fma(a[2], b[2], _fma(a[1], b[1], a[0] * b[0])))
+
+
+@njit(cache=True)
+def decide(code, kind, v, g, seat, epoch, phase, legal, hand, card, feed_need, colony_front, ct, params, table,
+           out):
+    """Built-in policy `code`'s choice in each row i (game g[i], acting seat seat[i]) into out[i]."""
+    values = np.empty(legal.shape[1])
+    work = np.empty((6, 5))  # a row's track, set and prize values, requirements, tracks, card steps
+    if code == PLANNER:
+        _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out, values, work)
+    elif code == GREEDY:
+        _greedy(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out, values, work[0])
+    else:
+        for i in range(len(g)):
+            out[i] = _first_legal(legal, i, 0)
+
+
+@helper
+def _best(values, legal, i):
+    """The highest-valued legal option of row i (first on ties; option 0 when no legal value beats -inf)."""
+    top, choice = -np.inf, 0
+    for j in range(legal.shape[1]):
+        if legal[i, j] and values[j] > top:
+            top, choice = values[j], j
+    return choice
+
+
+@helper
+def _first_legal(legal, i, start):
+    """The first legal option of row i from `start` on (`Policy.default` from 0), 0 if none."""
+    for j in range(start, legal.shape[1]):
+        if legal[i, j]:
+            return j
+    return 0
+
+
+@helper
+def _income_left(epoch, phase):
+    """Income steps still to come, the current phase's included."""
+    return 2 * (3 - epoch) + (2 if phase == 0 else 1)
+
+
+@helper
+def _price(ct, counts, card):
+    """What a player with colour counts `counts` pays for `card`: cost less owned colour."""
+    return max(0, ct.card_cost[card] - counts[ct.card_colour[card]])
+
+
+@helper
+def _top(v, gi, colour):
+    """The top card of a discard pile (card 0 for an empty pile)."""
+    return max(v.piles[gi, colour, max(v.pile_size[gi, colour] - 1, 0)], 0)
+
+
+@helper
+def _faced(v, gi, me, k):
+    """The deck colour seat `me` faces at board position k + seat when seat 0 faces position k."""
+    return v.colour_order[gi, (k + me) % 5]
+
+
+# --- the planner ----------------------------------------------------------------------------------
+
+
+@inner
+def _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out, values, work):
+    """The planner styles: each row's context (track, set and prize values), then the kind's values."""
+    n = legal.shape[0]
+    tv, sv, req, prize, tracks, steps = work[0, :4], work[1], work[2, :2], work[3, :2], work[4, :4], work[5, :4]
+    for i in range(n):
+        gi, me = g[i], seat[i]
+        for t in range(4):
+            tracks[t] = v.tracks[gi, me, t]
+        coin = _context(v, gi, me, epoch, phase, params, ct, tracks, tv, sv, req, prize)
+        if kind == DRAW:
+            choice = _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv,
+                                   req, prize, steps, values)
+        elif kind == PICK:
+            choice = _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req,
+                                   prize, steps, values)
+        elif kind == TILE:
+            choice = _best(tv, legal, i)
+        elif kind == SIDE:
+            choice = _planner_side(v, gi, me, i, legal, ct, params, coin, tv, values)
+        elif kind == WHEEL:
+            for k in range(5):
+                colour = _faced(v, gi, me, k)
+                base = tv[colour] if colour < 4 else 0.0
+                values[k] = (base + sv[colour]) + 0.3 * v.colour_count[gi, me, colour]
+            choice = _best(values, legal, i)
+        elif kind == COLONY:
+            choice = _planner_colony(v, gi, me, i, n, legal, colony_front, ct, params, coin, tracks, tv, values)
+        elif kind == STATUE:
+            choice = _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv, values)
+        elif kind == FEED:
+            choice = _planner_feed(i, legal, ct, params, coin, tv, sv, values)
+        elif kind == MEDAL:
+            choice = _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks, values)
+        else:
+            choice = _first_legal(legal, i, 0)
+        out[i] = choice
+
+
+@helper
+def _context(v, gi, me, epoch, phase, params, ct, tracks, tv, sv, req, prize):
+    """The acting player's track values `tv`, set values `sv`, next requirements `req` and prizes;
+    returns the value of a coin, which falls from `coin` to `coin_end` as the income steps run out."""
+    income_left = _income_left(epoch, phase)
+    coin = params[COIN_END] + (params[COIN] - params[COIN_END]) * income_left / 6.0
+    _track_values(v, gi, me, epoch, income_left, params, coin, tracks, tv)
+    _set_values(v, gi, me, epoch, params, sv)
+    _requirements(v, gi, me, ct, req)
+    prize[0], prize[1] = params[COLONY_PRIZE], params[STATUE_PRIZE]
+    if params[FOCUS_RULE]:
+        # balanced: lean into whichever of military and culture the player leads in
+        first = _military_first(v, gi, me)
+        tv[MILITARY] *= params[FOCUS] if first else params[UNFOCUS]
+        tv[CULTURE] *= params[UNFOCUS] if first else params[FOCUS]
+        prize[0] = params[FOCUS_PRIZE] if first else params[OTHER_PRIZE]
+        prize[1] = params[OTHER_PRIZE] if first else params[FOCUS_PRIZE]
+    if params[LATE_MILITARY]:
+        # economy: points weigh more once income no longer compounds (epoch III)
+        tv[MILITARY] *= 0.8 if epoch == 3 else 1.0
+    return coin
+
+
+@helper
+def _track_values(v, gi, me, epoch, income_left, params, coin, tracks, tv):
+    """Points from one more step on each track: income pays coins at every income step to come,
+    military and culture count while steps remain, food while a feeding is near, and a track under a
+    silver medal scores half a point more per step (all of it with silver_full)."""
+    steps_left = income_left
+    feeds_left = 3 - epoch + 1
+    tv[INCOME] = params[W_INCOME] * coin * income_left
+    active = min(steps_left, 4) / 4.0
+    tv[MILITARY] = params[W_MILITARY] * active
+    tv[CULTURE] = params[W_CULTURE] * active
+    slack = tracks[FOOD] - _card_count(v, gi, me)
+    tv[FOOD] = params[W_FOOD] * (1.0 if slack <= 1 else 0.35) * (1.0 if feeds_left > 0 else 0.0)
+    full = v.effects[gi, me, SILVER_FULL]
+    for t in range(4):
+        silver_on = float((v.silver[gi, me, 0] == t) + (v.silver[gi, me, 1] == t))
+        tv[t] += (1.0 if full else 0.5) * min(silver_on, 1.0) + 0.5 * max(silver_on - 1.0, 0.0)
+
+
+@helper
+def _card_count(v, gi, me):
+    total = 0
+    for k in range(5):
+        total += v.colour_count[gi, me, k]
+    return total
+
+
+@helper
+def _set_values(v, gi, me, epoch, params, sv):
+    """Points from one more card of each colour through gold medals (owned and planned) and
+    set_collector: a share of a set for the colours the player lacks most, 15% of one for the others."""
+    gold = np.int64(v.gold[gi, me])
+    planned = max(0, min(2, int(params[GOLD_PLAN])) - gold) if epoch < 3 else 0
+    per_set = GOLD_POINTS_PER_SET * (gold + planned) + SET_COLLECTOR_POINTS * np.int64(v.effects[gi, me, SET_COLLECTOR])
+    low = v.colour_count[gi, me, 0]
+    for k in range(1, 5):
+        low = min(low, v.colour_count[gi, me, k])
+    lacking = 0
+    for k in range(5):
+        lacking += v.colour_count[gi, me, k] == low
+    for k in range(5):
+        sv[k] = params[SETS] * per_set * ((1 / lacking) if v.colour_count[gi, me, k] == low else 0.15)
+
+
+@helper
+def _requirements(v, gi, me, ct, req):
+    """The lowest requirement of a colony level the player has not taken while tiles are left, and of
+    a statue not carved yet (4 lower with requirement_cut), inf if none."""
+    players = v.tracks.shape[1]
+    req[0], req[1] = np.inf, np.inf
+    for level in range(len(ct.level_requirement)):
+        if v.colonies[gi, me, level] == 0 and players - v.colony_ptr[gi, level] > 0:
+            req[0] = min(req[0], ct.level_requirement[level])
+    for statue in range(len(ct.statue_requirement)):
+        if v.statues[gi, me, statue] < 0:
+            req[1] = min(req[1], ct.statue_requirement[statue])
+    cut = REQUIREMENT_CUT * np.int64(v.effects[gi, me, CUT])
+    req[0] -= cut
+    req[1] -= cut
+
+
+@helper
+def _military_first(v, gi, me):
+    """Whether the player leans into military rather than culture: its lead over the strongest rival
+    on military against that on culture, plus half its own military-culture edge (contested tracks
+    are worth less to chase)."""
+    rival_military, rival_culture = -np.inf, -np.inf
+    for other in range(v.tracks.shape[1]):
+        if other != me:
+            rival_military = max(rival_military, float(v.tracks[gi, other, MILITARY]))
+            rival_culture = max(rival_culture, float(v.tracks[gi, other, CULTURE]))
+    military, culture = float(v.tracks[gi, me, MILITARY]), float(v.tracks[gi, me, CULTURE])
+    return ((military - rival_military) - (culture - rival_culture) + 0.5 * (military - culture)) >= 0
+
+
+@helper
+def _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize, steps):
+    """Points-equivalent of owning `card`, before its price: points, track steps (affinity cards add
+    one step per owned card of their colour, and later ones too), set value, colour bonus, effect,
+    part of the next colony or statue (the prize) when the card lifts military or culture to its
+    requirement before the next step, less the feeding risk of a card beyond the food track
+    (`feed_loss`, or the coins with feed_with_coins; less in phase A)."""
+    income_left = _income_left(epoch, phase)
+    steps_left = income_left
+    effect_scale = min(1.0, income_left / 4.0)
+    colour = ct.card_colour[card]
+    for t in range(4):
+        steps[t] = ct.card_values[card, t]
+        if colour == t and v.effects[gi, me, AFFINITY + t]:
+            steps[t] += 1.0
+    value = params[POINTS] * ct.card_points[card] + _dot_lanes(steps, tv)
+    value += sv[colour]
+    value += params[COLOURS_AT + colour]
+    effect = ct.card_effect[card]
+    if AFFINITY <= effect < AFFINITY + 4:
+        value += v.colour_count[gi, me, effect - AFFINITY] * tv[effect - AFFINITY] + 1.0
+    else:
+        value += EFFECT_VALUES[effect] * params[EFFECTS] * effect_scale
+    bonus = 0.0
+    for r in range(2):
+        track = MILITARY if r == 0 else CULTURE
+        need = req[r] - tracks[track]
+        if need > 0 and steps[track] >= need and steps_left > 0:
+            bonus += prize[r]
+    value += bonus
+    slack = tracks[FOOD] - _card_count(v, gi, me) - 1 + steps[FOOD]
+    if slack < 0:
+        if_short = FEED_COIN_PRICE * coin if v.effects[gi, me, FEED_WITH_COINS] else params[FEED_LOSS]
+        value -= if_short * (1.0 if phase == 1 else 0.6)
+    return value
+
+
+@helper
+def _sell_value(v, gi, me, epoch, ct):
+    """Coins for selling a card now."""
+    return ct.sell[epoch - 1] + np.int64(v.effects[gi, me, SELL_BONUS])
+
+
+@helper
+def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv, req, prize, steps,
+                  values):
+    """Buy or sell the card kept; the discarded card feeds phase B for everyone, so all else equal
+    keep the better one."""
+    worth0 = _card_value(v, gi, me, hand[i, 0], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize, steps)
+    worth1 = _card_value(v, gi, me, hand[i, 1], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize, steps)
+    sell = coin * _sell_value(v, gi, me, epoch, ct)
+    for d in range(2):
+        kept = hand[i, 1 - d]
+        kept_worth = worth1 if d == 0 else worth0
+        gone = worth0 if d == 0 else worth1
+        buy = kept_worth - coin * _price(ct, v.colour_count[gi, me], kept)
+        values[2 * d] = (buy if legal[i, 2 * d] else -np.inf) - 0.05 * gone
+        values[2 * d + 1] = sell - 0.05 * gone
+    return _best(values, legal, i)
+
+
+@helper
+def _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req, prize, steps,
+                  values):
+    """Buy or sell the top card of a discard pile."""
+    sell = coin * _sell_value(v, gi, me, epoch, ct)
+    for colour in range(5):
+        top = _top(v, gi, colour)
+        if legal[i, 2 * colour]:
+            worth = _card_value(v, gi, me, top, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize, steps)
+            values[2 * colour] = worth - coin * _price(ct, v.colour_count[gi, me], top)
+        else:
+            values[2 * colour] = -np.inf
+        values[2 * colour + 1] = sell
+    return _best(values, legal, i)
+
+
+@helper
+def _planner_side(v, gi, me, i, legal, ct, params, coin, tv, values):
+    """The setup side worth most (coins and track values); balanced's side table overrules."""
+    init = v.initiative[gi, me] - 1
+    for s in range(2):
+        values[s] = coin * ct.setup_coins[init, s] + _dot_lanes(ct.setup_values[init, s], tv)
+    choice = _best(values, legal, i)
+    if params[SIDE_TABLE]:
+        fixed = int(params[SIDES_AT + init])
+        choice = fixed if fixed >= 0 else choice
+        if not legal[i, choice]:
+            choice = _first_legal(legal, i, 0)
+    return choice
+
+
+@helper
+def _planner_colony(v, gi, me, i, n, legal, colony_front, ct, params, coin, tracks, tv, values):
+    """Plunder the front's coins and points, or integrate for the level's expected back (track steps and
+    points) at its cost; colony_bounty's coins count either way, and missing military costs 3 coins a
+    point (requirement_purchase). Military takes any colony rather than none."""
+    points, margin = params[POINTS], params[INTEGRATE_MARGIN]
+    gain = COLONY_BOUNTY * np.int64(v.effects[gi, me, COLONY_BOUNTY_EFFECT])
+    cut = np.int64(v.effects[gi, me, CUT])
+    values[0] = 0.0
+    for level in range(colony_front.shape[1]):
+        requirement, plunder = colony_front[gi, level, 0], colony_front[gi, level, 1]
+        integrate, front_points = colony_front[gi, level, 2], colony_front[gi, level, 3]
+        back = ct.mean_back[level]
+        back_track_value = _dot_lanes(back, tv) if n == 1 else _dot_fma(back, tv)
+        missing = max(0.0, float(requirement - REQUIREMENT_CUT * cut) - tracks[MILITARY])
+        cost = coin * 3 * missing
+        values[A.colony_option(level, A.PLUNDER)] = (coin * (plunder + gain) + points * front_points) - cost
+        values[A.colony_option(level, A.INTEGRATE)] = (
+            points * ct.mean_back_points[level] + back_track_value - coin * (integrate - gain) - margin) - cost
+    choice = _best(values, legal, i)
+    if params[ANY_COLONY] and choice == 0:
+        choice = _first_legal(legal, i, 1)
+    return choice
+
+
+@helper
+def _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv, values):
+    """The statue's points less the coins for missing culture, plus its bonus on the tile's track
+    (coloured side, +2 with statue_patron) or as points (points side: better late, and spending the
+    least useful tile)."""
+    points = params[POINTS]
+    late = epoch >= params[POINTS_SIDE_FROM]
+    bonus_extra = 2 * np.int64(v.effects[gi, me, PATRON])
+    cut = np.int64(v.effects[gi, me, CUT])
+    values[0] = 0.0
+    for s in range(len(ct.statue_requirement)):
+        missing = max(0.0, float(ct.statue_requirement[s] - REQUIREMENT_CUT * cut) - tracks[CULTURE])
+        base = points * ct.statue_points[s] - coin * 3 * missing
+        bonus = ct.statue_bonus[s] + bonus_extra
+        for t in range(4):
+            values[A.statue_option(s, t, A.COLOURED)] = base + tv[t] * bonus
+            side = base + points * bonus - 0.05 * tv[t]
+            values[A.statue_option(s, t, A.POINTS_SIDE)] = side + (1.0 if late else -1.0)
+    return _best(values, legal, i)
+
+
+@helper
+def _planner_feed(i, legal, ct, params, coin, tv, sv, values):
+    """Minus the value of keeping each card (points, track steps, set value, effect; its food counts
+    thrice: losing food forces more removals), or minus the coins of feeding with coins."""
+    cards = len(ct.card_points)
+    for c in range(cards):
+        if legal[i, c]:  # an illegal option's value is never read
+            dot = _dot_lanes(ct.card_values[c], tv)
+            keep = params[POINTS] * ct.card_points[c] + dot + 3.0 * ct.card_values[c, FOOD] + sv[ct.card_colour[c]]
+            values[c] = -(keep + EFFECT_VALUES[ct.card_effect[c]])
+    values[cards] = -FEED_COIN_PRICE * coin
+    return _best(values, legal, i)
+
+
+@helper
+def _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks, values):
+    """Medals on the tracks and sets projected to the end (today's plus what the remaining epochs
+    typically add): a silver medal scores half its track (all of it, the first, with silver_full) if
+    that reaches `silver_min`, less its price and a tile a statue may need; a gold medal scores 7 per
+    projected set (a wildcard counts 0.7 of one). Culture puts a silver medal on culture when free."""
+    points = params[POINTS]
+    cheap = v.effects[gi, me, DISCOUNT] and epoch > 1
+    silver_cost = DISCOUNT_SILVER[epoch] if cheap else ct.silver_price[epoch - 1]
+    gold_cost = DISCOUNT_GOLD[epoch] if cheap else ct.gold_price[epoch - 1]
+    growth = GROWTH[epoch]
+    full = v.effects[gi, me, SILVER_FULL] and v.silver[gi, me, 0] < 0 and v.silver[gi, me, 1] < 0
+    statues_left, tiles = 0, 0
+    for s in range(v.statues.shape[2]):
+        statues_left += v.statues[gi, me, s] < 0
+    for t in range(4):
+        tiles += v.tiles[gi, me, t]
+    tile_cost = 3.0 if tiles - 1 < statues_left else 0.0
+    values[0] = 0.0
+    for t in range(4):
+        end_track = tracks[t] * (1 + growth)
+        silver_points = end_track if full else np.ceil(end_track / 2)
+        value = points * silver_points - coin * silver_cost - tile_cost
+        values[1 + t] = value if silver_points >= params[SILVER_MIN] else -1.0
+    sets_now = v.colour_count[gi, me, 0]
+    for k in range(1, 5):
+        sets_now = min(sets_now, v.colour_count[gi, me, k])
+    end_sets = sets_now + SETS_TO_COME[epoch] * (1 if sets_now >= 0 else 0)
+    wildcard = np.int64(v.effects[gi, me, WILDCARD])
+    values[5] = points * GOLD_POINTS_PER_SET * (end_sets + wildcard * 0.7) - coin * gold_cost
+    choice = _best(values, legal, i)
+    culture_silver = 1 + CULTURE
+    if params[CULTURE_SILVER] and 1 <= choice <= 4 and legal[i, culture_silver]:
+        choice = culture_silver
+    return choice
+
+
+# --- greedy ---------------------------------------------------------------------------------------
+
+
+@inner
+def _greedy(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out, values, tw):
+    """Greedy: each option's immediate value in points, cards looked up in its value `table`."""
+    n = legal.shape[0]
+    # points per track step: income earns its coins until the end, the others are flat
+    tw[INCOME] = params[G_INCOME] * params[G_COIN] * float(_income_left(epoch, phase))
+    tw[MILITARY], tw[CULTURE], tw[FOOD] = params[G_MILITARY], params[G_CULTURE], params[G_FOOD]
+    worth = table[epoch - 1, phase]
+    coin, points = params[G_COIN], params[G_POINTS]
+    for i in range(n):
+        gi, me = g[i], seat[i]
+        if kind == DRAW:
+            sell = coin * _sell_value(v, gi, me, epoch, ct)
+            for d in range(2):
+                kept = hand[i, 1 - d]
+                buy = worth[kept] - coin * _price(ct, v.colour_count[gi, me], kept)
+                # among equal values, discard the card worth less (it feeds phase B for everyone)
+                gone = 0.01 * worth[hand[i, d]]
+                values[2 * d] = (buy if legal[i, 2 * d] else -np.inf) - gone
+                values[2 * d + 1] = sell - gone
+            choice = _best(values, legal, i)
+        elif kind == PICK:
+            sell = coin * _sell_value(v, gi, me, epoch, ct)
+            for colour in range(5):
+                top = _top(v, gi, colour)
+                buy = worth[top] - coin * _price(ct, v.colour_count[gi, me], top)
+                values[2 * colour] = buy if legal[i, 2 * colour] else -np.inf
+                values[2 * colour + 1] = sell
+            choice = _best(values, legal, i)
+        elif kind == TILE:
+            choice = _best(tw, legal, i)
+        elif kind == SIDE:
+            init = v.initiative[gi, me] - 1
+            for s in range(2):
+                values[s] = coin * ct.setup_coins[init, s] + _dot_lanes(ct.setup_values[init, s], tw)
+            choice = _best(values, legal, i)
+        elif kind == WHEEL:
+            # face first the deck of the colour the player holds most of (cheapest buys)
+            for k in range(5):
+                values[k] = float(v.colour_count[gi, me, _faced(v, gi, me, k)])
+            choice = _best(values, legal, i)
+        elif kind == COLONY:
+            bounty = COLONY_BOUNTY * np.int64(v.effects[gi, me, COLONY_BOUNTY_EFFECT])
+            values[0] = 0.0
+            for level in range(colony_front.shape[1]):
+                front = colony_front[gi, level]
+                back = ct.mean_back[level]
+                back_track_value = _dot_lanes(back, tw) if n == 1 else _dot_fma(back, tw)
+                values[A.colony_option(level, A.PLUNDER)] = (
+                    coin * (float(front[1]) + bounty) + points * float(front[3]))
+                values[A.colony_option(level, A.INTEGRATE)] = (
+                    points * ct.mean_back_points[level] + back_track_value - coin * (float(front[2]) - bounty))
+            choice = _best(values, legal, i)
+        elif kind == STATUE:
+            values[0] = 0.0
+            for s in range(4):
+                base = points * ct.statue_points[s]
+                for t in range(4):
+                    values[A.statue_option(s, t, A.COLOURED)] = base + tw[t] * ct.statue_bonus[s]
+                    # a points side spends the tile: prefer spending the least useful colour
+                    values[A.statue_option(s, t, A.POINTS_SIDE)] = base + points * ct.statue_bonus[s] - 0.01 * tw[t]
+            choice = _best(values, legal, i)
+        elif kind == FEED:
+            cards = len(worth)
+            for c in range(cards):
+                values[c] = -worth[c]
+            values[cards] = -coin * 2
+            choice = _best(values, legal, i)
+        elif kind == MEDAL:
+            cheap = v.effects[gi, me, DISCOUNT] and epoch > 1
+            silver_cost = DISCOUNT_SILVER[epoch] if cheap else ct.silver_price[epoch - 1]
+            gold_cost = DISCOUNT_GOLD[epoch] if cheap else ct.gold_price[epoch - 1]
+            values[0] = 0.0
+            for t in range(4):
+                values[1 + t] = points * np.ceil(float(v.tracks[gi, me, t]) / 2) - coin * silver_cost
+            sets = v.colour_count[gi, me, 0]
+            for k in range(1, 5):
+                sets = min(sets, v.colour_count[gi, me, k])
+            values[5] = points * GOLD_POINTS_PER_SET * sets - coin * gold_cost
+            choice = _best(values, legal, i)
+        else:
+            choice = _first_legal(legal, i, 0)
+        out[i] = choice

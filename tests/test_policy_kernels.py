@@ -1,0 +1,148 @@
+"""The compiled decisions of the built-in bots (policies/kernels.py): hand-worked choices, the kinds a
+subclass keeps for itself, and the same choice through the Python methods and a direct call."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from hadara_sim import load_components, make_deals
+from hadara_sim.constants import COLONY_LEVELS, EFFECT_IDS, MILITARY
+from hadara_sim.engine.game import play_batch
+from hadara_sim.policy import Decision, Policy, View
+from hadara_sim.registry import make_policy
+from policies import kernels
+from policies.greedy import Greedy
+from policies.planner import Planner
+from policies.styles import Balanced, Culture, Military
+
+RED_2 = 16   # I-R-07: red, cost 2, 2 points, one military step
+BLUE_2 = 23  # I-B-04: blue, cost 2, 2 points, one culture step
+
+
+@pytest.fixture(scope="module")
+def components():
+    return load_components()
+
+
+def decision(components, kind, legal, epoch=1, phase=0, players=2, **state):
+    """A one-game decision for seat 0 with an empty board, `state` overriding fields of that game."""
+    P = players
+    fields = dict(
+        epoch=[epoch], phase=[phase], coins=np.zeros((1, P)), tracks=np.zeros((1, P, 4)),
+        colour_count=np.zeros((1, P, 5)), effects=np.zeros((1, P, len(EFFECT_IDS)), bool),
+        tiles=np.full((1, P, 4), 2), colonies=np.zeros((1, P, COLONY_LEVELS)), statues=np.full((1, P, 4), -1),
+        silver=np.full((1, P, 2), -1), gold=np.zeros((1, P)), initiative=np.arange(1, P + 1)[None],
+        piles=np.full((1, 5, P), -1), pile_size=np.zeros((1, 5)), colony_left=np.full((1, COLONY_LEVELS), P),
+        colony_front=np.zeros((1, COLONY_LEVELS, 4)), colour_order=np.arange(5)[None])
+    private = {name: np.asarray(state.pop(name))[None] for name in ("hand", "card", "feed_need") if name in state}
+    for name, value in state.items():
+        fields[name] = np.asarray(value)
+    source = SimpleNamespace(**{name: np.asarray(value) for name, value in fields.items()})
+    view = View(source, np.array([0]), P, components, player=np.array([0]), **private)
+    return Decision(kind, np.array([legal], bool), view, np.array([0]), np.array([0], np.int32))
+
+
+def test_a_card_reaching_the_next_colony_requirement_is_worth_the_prize(components):
+    """Two cards alike but for the track: the planner values culture (1.0) over military (0.8) and
+    buys the blue card, unless the red one lifts military to the level-1 colony (3) in time: then its
+    colony_prize (3.0) decides."""
+    tracks = np.zeros((1, 2, 4))
+    tracks[0, 0, 3] = 5  # food to spare: no feeding risk
+    hand = [RED_2, BLUE_2]  # option 0 discards the red card and buys the blue one, option 2 the reverse
+    far = decision(components, "draw", [1, 1, 1, 1], tracks=tracks, hand=hand)
+    assert Planner().draw(far)[0] == 0
+    tracks[0, 0, MILITARY] = 2
+    near = decision(components, "draw", [1, 1, 1, 1], tracks=tracks, hand=hand)
+    assert Planner().draw(near)[0] == 2
+
+
+def test_tile_goes_where_a_step_is_worth_most(components):
+    """Last income step of the game: income 0.7 * 0.342 coin, military 0.8 and culture 1.0 a quarter
+    active, food 1.6 * 0.35 with slack: food (0.56); a silver medal on culture adds 0.5 (0.75)."""
+    tracks = np.zeros((1, 2, 4))
+    tracks[0, 0, 3] = 5
+    assert Planner().tile(decision(components, "tile", [1] * 4, epoch=3, phase=1, tracks=tracks))[0] == 3
+    silver = np.full((1, 2, 2), -1)
+    silver[0, 0, 0] = 2
+    assert Planner().tile(decision(components, "tile", [1] * 4, epoch=3, phase=1, tracks=tracks,
+                                   silver=silver))[0] == 2
+
+
+def test_military_takes_a_colony_the_planner_would_leave(components):
+    """A level-1 colony 3 military away, nothing to plunder: buying the military costs more than it
+    gives, so the planner takes none; military takes the first colony option."""
+    front = np.zeros((1, COLONY_LEVELS, 4))
+    front[0, 0] = (3, 0, 10, 0)
+    legal = [1, 1, 1] + [0] * 8
+    assert Planner().colony(decision(components, "colony", legal, colony_front=front))[0] == 0
+    assert Military().colony(decision(components, "colony", legal, colony_front=front))[0] == 1
+
+
+def test_culture_puts_a_silver_medal_on_culture(components):
+    """Military 12 projects to 24 by the end: a silver medal on it scores 12 >= silver_min; culture's
+    rule moves the planner's pick to the culture tile when that is legal."""
+    tracks = np.zeros((1, 2, 4))
+    tracks[0, 0, MILITARY] = 12
+    legal = [1, 1, 1, 1, 1, 0]
+    assert Planner().medal(decision(components, "medal", legal, tracks=tracks))[0] == 1 + MILITARY
+    assert Culture().medal(decision(components, "medal", legal, tracks=tracks))[0] == 3
+
+
+def test_greedy_faces_the_colour_it_holds_most_of(components):
+    counts = np.zeros((1, 2, 5))
+    counts[0, 1, 3] = 5  # seat 1 holds five green cards; seat 1 faces position k + 1
+    d = decision(components, "wheel", [1] * 5, colour_count=counts)
+    d.view.player = np.array([1])
+    assert Greedy().wheel(d)[0] == 2
+
+
+def test_a_subclass_keeps_the_kinds_it_overrides(components):
+    plunderer = make_policy("docs/examples/plunderer.py:Plunderer")
+    assert plunderer.kernel(components).kinds == frozenset(kernels.KIND_CODE) - {"colony", "medal"}
+    assert Balanced().kernel(components).kinds == frozenset(kernels.KIND_CODE)
+
+    class Own(Greedy):
+        def decide(self, d):
+            return super().decide(d)
+
+    assert Own().kernel(components).kinds == frozenset()
+    assert Policy().kernel(components) is None and make_policy("random").kernel(components) is None
+
+
+class Checked(Policy):
+    """Plays `inner` and checks each of its kernel's choices against a direct `decide` call on the
+    batch engine's own state tuple, the way a compiled engine calls it."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner, self.checked = inner, set()
+
+    def decide(self, d):
+        choice = self.inner.decide(d)
+        view = d.view
+        s = view._source
+        kernel = self.inner.kernel(view.components)
+        if d.kind in kernel.kinds:
+            g = np.arange(s.games)[view._idx] if isinstance(view._idx, slice) else np.asarray(view._idx, np.int64)
+            n = len(g)
+            rows = lambda name, shape: (np.asarray(getattr(view, name), np.int64) if name in view.__dict__
+                                        else np.zeros(shape, np.int64))
+            out = np.empty(n, np.int64)
+            kernels.decide(kernel.code, kernels.KIND_CODE[d.kind], s.arrays, g, view.player.astype(np.int64),
+                           s.epoch_now, s.phase_now, np.ascontiguousarray(d.legal), rows("hand", (n, 2)),
+                           rows("card", n), rows("feed_need", n), s.colony_front,
+                           kernels.policy_tables(view.components), kernel.params, kernel.table, out)
+            assert np.array_equal(out, choice), d.kind
+            self.checked.add(d.kind)
+        return choice
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_python_methods_and_a_direct_call_agree(components, players):
+    names = ["balanced", "military", "culture", "economy", "sets", "balanced-v1", "greedy"]
+    policies = [Checked(make_policy(name)) for name in names]
+    deals = make_deals(components, players, 70, seed=players, advanced=True)
+    seats = (np.arange(players)[None, :] + np.arange(70)[:, None]) % len(names)
+    play_batch(deals, components, policies, seats)
+    assert set().union(*(p.checked for p in policies)) == set(kernels.KIND_CODE)
