@@ -136,7 +136,8 @@ def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, gra
     cols["sweep"] = _strings(np.zeros(n * P, np.int64), [sweep])
     table_idx = flat(seat_policy)
     entries = config.policies
-    params = [json.dumps(_jsonable(getattr(p, "settings", e.params)), sort_keys=True) for p, e in zip(policies, entries)]
+    params = [json.dumps(_jsonable(getattr(p, "settings", e.params)), sort_keys=True)
+              for p, e in zip(policies, entries)]
     cols["policy"] = _strings(table_idx, [e.policy for e in entries])
     cols["policy_label"] = _strings(table_idx, [e.label for e in entries])
     cols["policy_params"] = _strings(table_idx, params)
@@ -191,7 +192,8 @@ def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, gra
 
 def _strings(index: np.ndarray, values: list[str]) -> pa.Array:
     """A string column of `values[index]`, made in Arrow (no Python string per row)."""
-    return pa.DictionaryArray.from_arrays(pa.array(index, pa.int32()), pa.array(values, pa.string())).dictionary_decode()
+    codes, strings = pa.array(index, pa.int32()), pa.array(values, pa.string())
+    return pa.DictionaryArray.from_arrays(codes, strings).dictionary_decode()
 
 
 def _jsonable(value):

@@ -19,8 +19,8 @@ from ..deal import Deals
 from .cards import gain
 from .colonies import colony_options, take_colony
 from .decide import (
-    COLONIES, COLONY, DRAWN, FED, INCOME, MEDALS, NO_NUMBER, PICKED, SETUP, SIDE, STATUE, STATUES, WHEEL_SET, ask_plain,
-    history_width, make_deciders, record, register,
+    COLONIES, COLONY, DRAWN, FED, INCOME, MEDALS, NO_NUMBER, PICKED, SETUP, SIDE, STATUE, STATUES, WHEEL_SET,
+    ask, ask_plain, history_width, make_deciders, record, register,
 )
 from .draft import draw_round, lay_out_decks, set_wheel
 from .feeding import feed_people
@@ -67,7 +67,8 @@ class BatchGame:
     """Plays a batch of deals with one policy per seat (or a per-game seat-to-policy table).
 
     Options for experiments: `sides` (games, P) fixes the setup sides instead of asking the
-    policies (an entry of -1 leaves that seat's choice to its policy); `grants` gives chosen cards to chosen seats at the start of an epoch.
+    policies (an entry of -1 leaves that seat's choice to its policy); `grants` gives chosen cards to
+    chosen seats at the start of an epoch.
     """
 
     def __init__(self, deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None,
@@ -106,11 +107,27 @@ class BatchGame:
         extra coin."""
         s, c = self.s, self.c
         sides = np.full((s.games, s.players), -1, np.int8) if self.sides is None else np.asarray(self.sides, np.int8)
-        s.side[:] = choose_sides(s.arrays, s.tables, self.k, sides) if s.deals.advanced else 0
+        s.side[:] = self.choose_sides(sides) if s.deals.advanced else 0
         card, side = s.initiative.astype(np.int64) - 1, s.side.astype(np.int64)
         s.coins[:] = c.setup_coins[card, side] + extra_coins(s.initiative)
         s.tracks[:] = c.setup_values[card, side]
         record(self.k, SETUP, NO_NUMBER)
+
+    def choose_sides(self, sides: np.ndarray) -> np.ndarray:
+        """(games, P) each seat's setup side: `sides` where given (>= 0), else its policy's choice.
+
+        Sides are chosen at the same time: every seat decides before any side is stored.
+        """
+        s = self.s
+        chosen = sides.copy()
+        arrays, tables = s.arrays, s.tables
+        for seat in range(s.players):
+            free = np.flatnonzero(sides[:, seat] < 0)
+            n = len(free)
+            if n:
+                chosen[free, seat] = ask(arrays, tables, self.k, SIDE, free, np.full(n, seat), np.ones((n, 2), bool),
+                                         np.zeros((n, 2), np.int64), np.zeros(n, np.int64), np.zeros(n, np.int64))
+        return chosen
 
     def play_epoch(self, epoch: int):
         """One epoch in every game (`play_epoch` below), then the running score totals."""
@@ -133,23 +150,6 @@ class BatchGame:
 def play_batch(deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None, **options):
     """Play every game of `deals`; returns the final score pad as (games, P) arrays."""
     return BatchGame(deals, components, policies, seat_policy, recorder, **options).play()
-
-
-@compiled_step
-def choose_sides(s, t, k, sides):
-    """Each player takes a setup card side: `sides` where given (>= 0), else its policy's choice.
-
-    Sides are chosen at the same time: every seat decides before any side is stored.
-    """
-    games, players = sides.shape
-    chosen = sides.copy()
-    for seat in range(players):
-        free = np.flatnonzero(sides[:, seat] < 0)
-        if len(free):
-            choice = ask_plain(s, t, k, SIDE, free, np.full(len(free), seat), np.ones((len(free), 2), np.bool_))
-            for i in range(len(free)):
-                chosen[free[i], seat] = choice[i]
-    return chosen
 
 
 @compiled_step
