@@ -37,6 +37,7 @@ Deciders = namedtuple("Deciders", (
     "kinds",         # (K,) int64: bit k set when the kernel decides kind k for that policy
     "params",        # (K, L) float64: each policy's kernel parameters
     "tables",        # (K, 3, 2, C) float64: each policy's value table (greedy), zeros otherwise
+    "seen",          # kernels.KernelView of the state's arrays: all a kernel may read of the state
     "policy_tables",  # kernels.policy_tables(components)
     "colony_front",  # (games, 5, 4) int16: scratch for the top colony tiles at a colony decision
     "serial",        # (games,) int32: decisions already asked in each game
@@ -166,7 +167,7 @@ def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
                 if kind == COLONY:
                     k.colony_front[:] = 0
                     _colony_front(s.colony_ptr, s.deal_colonies, t, k.colony_front)
-                kernels.decide(k.code[p], kind, s, rows_g, rows_seat, s.clock[0], s.clock[1], rows_legal,
+                kernels.decide(k.code[p], kind, k.seen, rows_g, rows_seat, s.clock[0], s.clock[1], rows_legal,
                                rows_hand, rows_card, rows_need, k.colony_front, k.policy_tables, k.params[p],
                                k.tables[p], out)
                 if _illegal_count(rows_legal, out):
@@ -266,6 +267,9 @@ def make_deciders(game, history_width_: int) -> Deciders:
     G = len(game.s.coins)
     width = history_width_ if (code == 0).any() or (kinds != (1 << len(KINDS)) - 1).any() else 0
     game.history = np.zeros((G, width), np.int16)
+    # The same arrays and types as a Python policy's gathered view: one compiled kernel for both,
+    # and the kernel cannot read what a player may not see.
+    view = kernels.KernelView(**{name: getattr(game.s, name) for name in kernels.VIEW_ARRAYS})
     return Deciders(game.handle, np.ascontiguousarray(game.seat_policy, np.int64), code, kinds, params, tables,
-                    kernels.policy_tables(c), np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
+                    view, kernels.policy_tables(c), np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
                     game.history, game.recorder is not None)
