@@ -276,11 +276,8 @@ def _top(v, gi, colour):
 
 @helper
 def _faced(v, gi, me, k):
-    """The deck colour seat `me` faces at board position k + seat when seat 0 faces position k."""
+    """The deck colour seat `me` faces in draw round 1 when seat 0 faces board position k."""
     return v.colour_order[gi, (k + me) % 5]
-
-
-# --- the planner ----------------------------------------------------------------------------------
 
 
 @inner
@@ -607,9 +604,6 @@ def _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks, values)
     if params[CULTURE_SILVER] and 1 <= choice <= 4 and legal[i, culture_silver]:
         choice = culture_silver
     return choice
-
-
-# --- greedy ---------------------------------------------------------------------------------------
 
 
 @inner
