@@ -3,7 +3,8 @@
 Values are in points: a card is worth its points plus its track steps times a weight per track
 (income earns its coins until the end) plus a flat value for a purple effect and a bonus per colour;
 coins are worth `coin` points each. Colonies, statues and medals are valued by the points and steps
-they give at once. No lookahead: a baseline that plays every decision sensibly.
+they give at once. No lookahead: a baseline that plays every decision sensibly. The valuation is
+compiled (`policies.kernels`); the card values come from a table made once per component set.
 """
 
 from hadara_sim.policy import Decision, Kernel, Policy
@@ -43,12 +44,15 @@ class Greedy(Policy):
         return self._choose("draw", d)
 
     def pick(self, d: Decision):
+        """Buy or sell the top card of a discard pile at its table value less its price."""
         return self._choose("pick", d)
 
     def tile(self, d: Decision):
+        """A bonus tile on the track whose step is worth most."""
         return self._choose("tile", d)
 
     def side(self, d: Decision):
+        """The setup side whose coins and track steps are worth most."""
         return self._choose("side", d)
 
     def wheel(self, d: Decision):
@@ -56,6 +60,7 @@ class Greedy(Policy):
         return self._choose("wheel", d)
 
     def colony(self, d: Decision):
+        """Plunder or integrate, valued by the coins, points and expected back steps at once."""
         return self._choose("colony", d)
 
     def statue(self, d: Decision):
@@ -63,7 +68,9 @@ class Greedy(Policy):
         return self._choose("statue", d)
 
     def feed(self, d: Decision):
+        """Give up the card worth least, or pay coins when that costs less."""
         return self._choose("feed", d)
 
     def medal(self, d: Decision):
+        """A silver medal on the track scoring most, or gold for the sets owned, less the price."""
         return self._choose("medal", d)

@@ -189,11 +189,11 @@ def _private(view, name: str, needed: bool, shape) -> np.ndarray:
     return np.zeros(shape, np.int64) if value is None else np.ascontiguousarray(value, np.int64)
 
 
-# The helpers of `decide` count no references to the arrays they are passed (numba would at every
-# call, which costs more than their arithmetic); `decide` allocates their scratch arrays.
+# `decide` and its helpers allocate nothing and count no references to the arrays they are passed
+# (numba would at every call, which costs more than their arithmetic), so a compiled engine built
+# without reference counting can call it. Small helpers are inlined into `_planner` and `_greedy`:
+# passing them the view and table tuples (dozens of array structs) would cost more than their work.
 inner = njit(cache=True, _nrt=False)
-# Small helpers are inlined into `_planner` and `_greedy`: passing them the view and table tuples
-# (dozens of array structs) would cost more than their work.
 helper = njit(cache=True, _nrt=False, inline="always")
 
 
@@ -222,29 +222,26 @@ def _dot_fma(a, b):
     return _fma(a[3], b[3], _fma(a[2], b[2], _fma(a[1], b[1], a[0] * b[0])))
 
 
-@njit(cache=True)
+@inner
 def decide(code, kind, v, g, seat, epoch, phase, legal, hand, card, feed_need, colony_front, ct, params, table,
            out):
     """Built-in policy `code`'s choice in each row i (game g[i], acting seat seat[i]) into out[i]."""
-    values = np.empty(legal.shape[1])
-    work = np.empty((6, 5))  # a row's track, set and prize values, requirements, tracks, card steps
     if code == PLANNER:
-        _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out, values, work)
+        _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out)
     elif code == GREEDY:
-        _greedy(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out, values, work[0])
+        _greedy(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
     else:
         for i in range(len(g)):
             out[i] = _first_legal(legal, i, 0)
 
 
 @helper
-def _best(values, legal, i):
-    """The highest-valued legal option of row i (first on ties; option 0 when no legal value beats -inf)."""
-    top, choice = -np.inf, 0
-    for j in range(legal.shape[1]):
-        if legal[i, j] and values[j] > top:
-            top, choice = values[j], j
-    return choice
+def _better(legal, i, j, value, top, choice):
+    """(top, choice) after option j of row i: options are offered in order, and the highest-valued
+    legal one wins (the first on ties; option 0 when no legal value beats -inf), as `common.best`."""
+    if legal[i, j] and value > top:
+        return value, j
+    return top, choice
 
 
 @helper
@@ -263,9 +260,15 @@ def _income_left(epoch, phase):
 
 
 @helper
-def _price(ct, counts, card):
-    """What a player with colour counts `counts` pays for `card`: cost less owned colour."""
-    return max(0, ct.card_cost[card] - counts[ct.card_colour[card]])
+def _price(v, gi, me, ct, card):
+    """What the player pays for `card`: cost less owned cards of its colour."""
+    return max(0, ct.card_cost[card] - v.colour_count[gi, me, ct.card_colour[card]])
+
+
+@helper
+def _sell_value(v, gi, me, epoch, ct):
+    """Coins for selling a card now."""
+    return ct.sell[epoch - 1] + np.int64(v.effects[gi, me, SELL_BONUS])
 
 
 @helper
@@ -276,92 +279,8 @@ def _top(v, gi, colour):
 
 @helper
 def _faced(v, gi, me, k):
-    """The deck colour seat `me` faces at board position k + seat when seat 0 faces position k."""
+    """The deck colour seat `me` faces in draw round 1 when seat 0 faces board position k."""
     return v.colour_order[gi, (k + me) % 5]
-
-
-# --- the planner ----------------------------------------------------------------------------------
-
-
-@inner
-def _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out, values, work):
-    """The planner styles: each row's context (track, set and prize values), then the kind's values."""
-    n = legal.shape[0]
-    tv, sv, req, prize, tracks, steps = work[0, :4], work[1], work[2, :2], work[3, :2], work[4, :4], work[5, :4]
-    for i in range(n):
-        gi, me = g[i], seat[i]
-        for t in range(4):
-            tracks[t] = v.tracks[gi, me, t]
-        coin = _context(v, gi, me, epoch, phase, params, ct, tracks, tv, sv, req, prize)
-        if kind == DRAW:
-            choice = _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv,
-                                   req, prize, steps, values)
-        elif kind == PICK:
-            choice = _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req,
-                                   prize, steps, values)
-        elif kind == TILE:
-            choice = _best(tv, legal, i)
-        elif kind == SIDE:
-            choice = _planner_side(v, gi, me, i, legal, ct, params, coin, tv, values)
-        elif kind == WHEEL:
-            for k in range(5):
-                colour = _faced(v, gi, me, k)
-                base = tv[colour] if colour < 4 else 0.0
-                values[k] = (base + sv[colour]) + 0.3 * v.colour_count[gi, me, colour]
-            choice = _best(values, legal, i)
-        elif kind == COLONY:
-            choice = _planner_colony(v, gi, me, i, n, legal, colony_front, ct, params, coin, tracks, tv, values)
-        elif kind == STATUE:
-            choice = _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv, values)
-        elif kind == FEED:
-            choice = _planner_feed(i, legal, ct, params, coin, tv, sv, values)
-        elif kind == MEDAL:
-            choice = _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks, values)
-        else:
-            choice = _first_legal(legal, i, 0)
-        out[i] = choice
-
-
-@helper
-def _context(v, gi, me, epoch, phase, params, ct, tracks, tv, sv, req, prize):
-    """The acting player's track values `tv`, set values `sv`, next requirements `req` and prizes;
-    returns the value of a coin, which falls from `coin` to `coin_end` as the income steps run out."""
-    income_left = _income_left(epoch, phase)
-    coin = params[COIN_END] + (params[COIN] - params[COIN_END]) * income_left / 6.0
-    _track_values(v, gi, me, epoch, income_left, params, coin, tracks, tv)
-    _set_values(v, gi, me, epoch, params, sv)
-    _requirements(v, gi, me, ct, req)
-    prize[0], prize[1] = params[COLONY_PRIZE], params[STATUE_PRIZE]
-    if params[FOCUS_RULE]:
-        # balanced: lean into whichever of military and culture the player leads in
-        first = _military_first(v, gi, me)
-        tv[MILITARY] *= params[FOCUS] if first else params[UNFOCUS]
-        tv[CULTURE] *= params[UNFOCUS] if first else params[FOCUS]
-        prize[0] = params[FOCUS_PRIZE] if first else params[OTHER_PRIZE]
-        prize[1] = params[OTHER_PRIZE] if first else params[FOCUS_PRIZE]
-    if params[LATE_MILITARY]:
-        # economy: points weigh more once income no longer compounds (epoch III)
-        tv[MILITARY] *= 0.8 if epoch == 3 else 1.0
-    return coin
-
-
-@helper
-def _track_values(v, gi, me, epoch, income_left, params, coin, tracks, tv):
-    """Points from one more step on each track: income pays coins at every income step to come,
-    military and culture count while steps remain, food while a feeding is near, and a track under a
-    silver medal scores half a point more per step (all of it with silver_full)."""
-    steps_left = income_left
-    feeds_left = 3 - epoch + 1
-    tv[INCOME] = params[W_INCOME] * coin * income_left
-    active = min(steps_left, 4) / 4.0
-    tv[MILITARY] = params[W_MILITARY] * active
-    tv[CULTURE] = params[W_CULTURE] * active
-    slack = tracks[FOOD] - _card_count(v, gi, me)
-    tv[FOOD] = params[W_FOOD] * (1.0 if slack <= 1 else 0.35) * (1.0 if feeds_left > 0 else 0.0)
-    full = v.effects[gi, me, SILVER_FULL]
-    for t in range(4):
-        silver_on = float((v.silver[gi, me, 0] == t) + (v.silver[gi, me, 1] == t))
-        tv[t] += (1.0 if full else 0.5) * min(silver_on, 1.0) + 0.5 * max(silver_on - 1.0, 0.0)
 
 
 @helper
@@ -373,37 +292,136 @@ def _card_count(v, gi, me):
 
 
 @helper
-def _set_values(v, gi, me, epoch, params, sv):
+def _fewest(v, gi, me):
+    """The count of the colour the player owns fewest cards of (complete sets)."""
+    low = v.colour_count[gi, me, 0]
+    for k in range(1, 5):
+        low = min(low, v.colour_count[gi, me, k])
+    return low
+
+
+@inner
+def _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out):
+    """The planner styles: each row's context (coin, track, set and prize values), then the kind's values."""
+    n = legal.shape[0]
+    for i in range(n):
+        gi, me = g[i], seat[i]
+        tracks = (float(v.tracks[gi, me, 0]), float(v.tracks[gi, me, 1]), float(v.tracks[gi, me, 2]),
+                  float(v.tracks[gi, me, 3]))
+        coin, tv, sv, req, prize = _context(v, gi, me, epoch, phase, params, ct, tracks)
+        if kind == DRAW:
+            choice = _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv, req,
+                                   prize)
+        elif kind == PICK:
+            choice = _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req, prize)
+        elif kind == TILE:
+            top, choice = -np.inf, 0
+            for t in range(4):
+                top, choice = _better(legal, i, t, tv[t], top, choice)
+        elif kind == SIDE:
+            choice = _planner_side(v, gi, me, i, legal, ct, params, coin, tv)
+        elif kind == WHEEL:
+            top, choice = -np.inf, 0
+            for k in range(5):
+                colour = _faced(v, gi, me, k)
+                base = tv[colour] if colour < 4 else 0.0
+                value = (base + sv[colour]) + 0.3 * v.colour_count[gi, me, colour]
+                top, choice = _better(legal, i, k, value, top, choice)
+        elif kind == COLONY:
+            choice = _planner_colony(v, gi, me, i, n, legal, colony_front, ct, params, coin, tracks, tv)
+        elif kind == STATUE:
+            choice = _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv)
+        elif kind == FEED:
+            choice = _planner_feed(i, legal, ct, params, coin, tv, sv)
+        elif kind == MEDAL:
+            choice = _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks)
+        else:
+            choice = _first_legal(legal, i, 0)
+        out[i] = choice
+
+
+@helper
+def _context(v, gi, me, epoch, phase, params, ct, tracks):
+    """(coin, track values, set values, next requirements, prizes) of the acting player; a coin's value
+    falls from `coin` to `coin_end` as the income steps run out."""
+    income_left = _income_left(epoch, phase)
+    coin = params[COIN_END] + (params[COIN] - params[COIN_END]) * income_left / 6.0
+    income, military, culture, food = _track_values(v, gi, me, epoch, income_left, params, coin, tracks)
+    prize_military, prize_culture = params[COLONY_PRIZE], params[STATUE_PRIZE]
+    if params[FOCUS_RULE]:
+        # balanced: lean into whichever of military and culture the player leads in
+        first = _military_first(v, gi, me)
+        military *= params[FOCUS] if first else params[UNFOCUS]
+        culture *= params[UNFOCUS] if first else params[FOCUS]
+        prize_military = params[FOCUS_PRIZE] if first else params[OTHER_PRIZE]
+        prize_culture = params[OTHER_PRIZE] if first else params[FOCUS_PRIZE]
+    if params[LATE_MILITARY]:
+        # economy: points weigh more once income no longer compounds (epoch III)
+        military *= 0.8 if epoch == 3 else 1.0
+    tv = (income, military, culture, food)
+    return coin, tv, _set_values(v, gi, me, epoch, params), _requirements(v, gi, me, ct), (prize_military,
+                                                                                           prize_culture)
+
+
+@helper
+def _track_values(v, gi, me, epoch, income_left, params, coin, tracks):
+    """Points from one more step on each track: income pays coins at every income step to come,
+    military and culture count while steps remain, food while a feeding is near, and a track under a
+    silver medal scores half a point more per step (all of it with silver_full)."""
+    steps_left = income_left
+    feeds_left = 3 - epoch + 1
+    active = min(steps_left, 4) / 4.0
+    slack = tracks[FOOD] - _card_count(v, gi, me)
+    full = v.effects[gi, me, SILVER_FULL]
+    income = params[W_INCOME] * coin * income_left + _silver_bonus(v, gi, me, INCOME, full)
+    military = params[W_MILITARY] * active + _silver_bonus(v, gi, me, MILITARY, full)
+    culture = params[W_CULTURE] * active + _silver_bonus(v, gi, me, CULTURE, full)
+    food = (params[W_FOOD] * (1.0 if slack <= 1 else 0.35) * (1.0 if feeds_left > 0 else 0.0)
+            + _silver_bonus(v, gi, me, FOOD, full))
+    return income, military, culture, food
+
+
+@helper
+def _silver_bonus(v, gi, me, t, full):
+    """Points per step of track t from the player's silver medals on it."""
+    silver_on = float((v.silver[gi, me, 0] == t) + (v.silver[gi, me, 1] == t))
+    return (1.0 if full else 0.5) * min(silver_on, 1.0) + 0.5 * max(silver_on - 1.0, 0.0)
+
+
+@helper
+def _set_values(v, gi, me, epoch, params):
     """Points from one more card of each colour through gold medals (owned and planned) and
     set_collector: a share of a set for the colours the player lacks most, 15% of one for the others."""
     gold = np.int64(v.gold[gi, me])
     planned = max(0, min(2, int(params[GOLD_PLAN])) - gold) if epoch < 3 else 0
     per_set = GOLD_POINTS_PER_SET * (gold + planned) + SET_COLLECTOR_POINTS * np.int64(v.effects[gi, me, SET_COLLECTOR])
-    low = v.colour_count[gi, me, 0]
-    for k in range(1, 5):
-        low = min(low, v.colour_count[gi, me, k])
+    low = _fewest(v, gi, me)
     lacking = 0
     for k in range(5):
         lacking += v.colour_count[gi, me, k] == low
-    for k in range(5):
-        sv[k] = params[SETS] * per_set * ((1 / lacking) if v.colour_count[gi, me, k] == low else 0.15)
+    scale = params[SETS] * per_set
+    share = 1 / lacking
+    return (scale * (share if v.colour_count[gi, me, 0] == low else 0.15),
+            scale * (share if v.colour_count[gi, me, 1] == low else 0.15),
+            scale * (share if v.colour_count[gi, me, 2] == low else 0.15),
+            scale * (share if v.colour_count[gi, me, 3] == low else 0.15),
+            scale * (share if v.colour_count[gi, me, 4] == low else 0.15))
 
 
 @helper
-def _requirements(v, gi, me, ct, req):
+def _requirements(v, gi, me, ct):
     """The lowest requirement of a colony level the player has not taken while tiles are left, and of
     a statue not carved yet (4 lower with requirement_cut), inf if none."""
     players = v.tracks.shape[1]
-    req[0], req[1] = np.inf, np.inf
+    military, culture = np.inf, np.inf
     for level in range(len(ct.level_requirement)):
         if v.colonies[gi, me, level] == 0 and players - v.colony_ptr[gi, level] > 0:
-            req[0] = min(req[0], ct.level_requirement[level])
+            military = min(military, ct.level_requirement[level])
     for statue in range(len(ct.statue_requirement)):
         if v.statues[gi, me, statue] < 0:
-            req[1] = min(req[1], ct.statue_requirement[statue])
+            culture = min(culture, ct.statue_requirement[statue])
     cut = REQUIREMENT_CUT * np.int64(v.effects[gi, me, CUT])
-    req[0] -= cut
-    req[1] -= cut
+    return military - cut, culture - cut
 
 
 @helper
@@ -421,7 +439,16 @@ def _military_first(v, gi, me):
 
 
 @helper
-def _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize, steps):
+def _step(v, gi, me, ct, card, colour, t):
+    """Steps of track t that `card` gives: its value, one more if affinity_<t> and the card is of colour t."""
+    step = float(ct.card_values[card, t])
+    if colour == t and v.effects[gi, me, AFFINITY + t]:
+        step += 1.0
+    return step
+
+
+@helper
+def _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize):
     """Points-equivalent of owning `card`, before its price: points, track steps (affinity cards add
     one step per owned card of their colour, and later ones too), set value, colour bonus, effect,
     part of the next colony or statue (the prize) when the card lifts military or culture to its
@@ -431,10 +458,8 @@ def _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv,
     steps_left = income_left
     effect_scale = min(1.0, income_left / 4.0)
     colour = ct.card_colour[card]
-    for t in range(4):
-        steps[t] = ct.card_values[card, t]
-        if colour == t and v.effects[gi, me, AFFINITY + t]:
-            steps[t] += 1.0
+    steps = (_step(v, gi, me, ct, card, colour, 0), _step(v, gi, me, ct, card, colour, 1),
+             _step(v, gi, me, ct, card, colour, 2), _step(v, gi, me, ct, card, colour, 3))
     value = params[POINTS] * ct.card_points[card] + _dot_lanes(steps, tv)
     value += sv[colour]
     value += params[COLOURS_AT + colour]
@@ -444,11 +469,12 @@ def _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv,
     else:
         value += EFFECT_VALUES[effect] * params[EFFECTS] * effect_scale
     bonus = 0.0
-    for r in range(2):
-        track = MILITARY if r == 0 else CULTURE
-        need = req[r] - tracks[track]
-        if need > 0 and steps[track] >= need and steps_left > 0:
-            bonus += prize[r]
+    need = req[0] - tracks[MILITARY]
+    if need > 0 and steps[MILITARY] >= need and steps_left > 0:
+        bonus += prize[0]
+    need = req[1] - tracks[CULTURE]
+    if need > 0 and steps[CULTURE] >= need and steps_left > 0:
+        bonus += prize[1]
     value += bonus
     slack = tracks[FOOD] - _card_count(v, gi, me) - 1 + steps[FOOD]
     if slack < 0:
@@ -458,52 +484,46 @@ def _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv,
 
 
 @helper
-def _sell_value(v, gi, me, epoch, ct):
-    """Coins for selling a card now."""
-    return ct.sell[epoch - 1] + np.int64(v.effects[gi, me, SELL_BONUS])
-
-
-@helper
-def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv, req, prize, steps,
-                  values):
+def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv, req, prize):
     """Buy or sell the card kept; the discarded card feeds phase B for everyone, so all else equal
     keep the better one."""
-    worth0 = _card_value(v, gi, me, hand[i, 0], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize, steps)
-    worth1 = _card_value(v, gi, me, hand[i, 1], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize, steps)
+    worth0 = _card_value(v, gi, me, hand[i, 0], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
+    worth1 = _card_value(v, gi, me, hand[i, 1], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
     sell = coin * _sell_value(v, gi, me, epoch, ct)
+    top, choice = -np.inf, 0
     for d in range(2):
         kept = hand[i, 1 - d]
         kept_worth = worth1 if d == 0 else worth0
         gone = worth0 if d == 0 else worth1
-        buy = kept_worth - coin * _price(ct, v.colour_count[gi, me], kept)
-        values[2 * d] = (buy if legal[i, 2 * d] else -np.inf) - 0.05 * gone
-        values[2 * d + 1] = sell - 0.05 * gone
-    return _best(values, legal, i)
+        buy = kept_worth - coin * _price(v, gi, me, ct, kept)
+        top, choice = _better(legal, i, A.draw_option(d, A.BUY), buy - 0.05 * gone, top, choice)
+        top, choice = _better(legal, i, A.draw_option(d, A.SELL), sell - 0.05 * gone, top, choice)
+    return choice
 
 
 @helper
-def _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req, prize, steps,
-                  values):
+def _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req, prize):
     """Buy or sell the top card of a discard pile."""
     sell = coin * _sell_value(v, gi, me, epoch, ct)
+    top, choice = -np.inf, 0
     for colour in range(5):
-        top = _top(v, gi, colour)
-        if legal[i, 2 * colour]:
-            worth = _card_value(v, gi, me, top, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize, steps)
-            values[2 * colour] = worth - coin * _price(ct, v.colour_count[gi, me], top)
-        else:
-            values[2 * colour] = -np.inf
-        values[2 * colour + 1] = sell
-    return _best(values, legal, i)
+        if legal[i, A.pick_option(colour, A.BUY)]:
+            card = _top(v, gi, colour)
+            worth = _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
+            buy = worth - coin * _price(v, gi, me, ct, card)
+            top, choice = _better(legal, i, A.pick_option(colour, A.BUY), buy, top, choice)
+        top, choice = _better(legal, i, A.pick_option(colour, A.SELL), sell, top, choice)
+    return choice
 
 
 @helper
-def _planner_side(v, gi, me, i, legal, ct, params, coin, tv, values):
+def _planner_side(v, gi, me, i, legal, ct, params, coin, tv):
     """The setup side worth most (coins and track values); balanced's side table overrules."""
     init = v.initiative[gi, me] - 1
+    top, choice = -np.inf, 0
     for s in range(2):
-        values[s] = coin * ct.setup_coins[init, s] + _dot_lanes(ct.setup_values[init, s], tv)
-    choice = _best(values, legal, i)
+        value = coin * ct.setup_coins[init, s] + _dot_lanes(ct.setup_values[init, s], tv)
+        top, choice = _better(legal, i, s, value, top, choice)
     if params[SIDE_TABLE]:
         fixed = int(params[SIDES_AT + init])
         choice = fixed if fixed >= 0 else choice
@@ -513,32 +533,33 @@ def _planner_side(v, gi, me, i, legal, ct, params, coin, tv, values):
 
 
 @helper
-def _planner_colony(v, gi, me, i, n, legal, colony_front, ct, params, coin, tracks, tv, values):
+def _planner_colony(v, gi, me, i, n, legal, colony_front, ct, params, coin, tracks, tv):
     """Plunder the front's coins and points, or integrate for the level's expected back (track steps and
     points) at its cost; colony_bounty's coins count either way, and missing military costs 3 coins a
     point (requirement_purchase). Military takes any colony rather than none."""
     points, margin = params[POINTS], params[INTEGRATE_MARGIN]
     gain = COLONY_BOUNTY * np.int64(v.effects[gi, me, COLONY_BOUNTY_EFFECT])
     cut = np.int64(v.effects[gi, me, CUT])
-    values[0] = 0.0
+    top, choice = _better(legal, i, A.NONE, 0.0, -np.inf, 0)
     for level in range(colony_front.shape[1]):
         requirement, plunder = colony_front[gi, level, 0], colony_front[gi, level, 1]
         integrate, front_points = colony_front[gi, level, 2], colony_front[gi, level, 3]
         back = ct.mean_back[level]
+        # a one-row matrix product was a matrix-vector product in numpy, summed differently
         back_track_value = _dot_lanes(back, tv) if n == 1 else _dot_fma(back, tv)
         missing = max(0.0, float(requirement - REQUIREMENT_CUT * cut) - tracks[MILITARY])
         cost = coin * 3 * missing
-        values[A.colony_option(level, A.PLUNDER)] = (coin * (plunder + gain) + points * front_points) - cost
-        values[A.colony_option(level, A.INTEGRATE)] = (
-            points * ct.mean_back_points[level] + back_track_value - coin * (integrate - gain) - margin) - cost
-    choice = _best(values, legal, i)
-    if params[ANY_COLONY] and choice == 0:
+        value = (coin * (plunder + gain) + points * front_points) - cost
+        top, choice = _better(legal, i, A.colony_option(level, A.PLUNDER), value, top, choice)
+        value = (points * ct.mean_back_points[level] + back_track_value - coin * (integrate - gain) - margin) - cost
+        top, choice = _better(legal, i, A.colony_option(level, A.INTEGRATE), value, top, choice)
+    if params[ANY_COLONY] and choice == A.NONE:
         choice = _first_legal(legal, i, 1)
     return choice
 
 
 @helper
-def _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv, values):
+def _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv):
     """The statue's points less the coins for missing culture, plus its bonus on the tile's track
     (coloured side, +2 with statue_patron) or as points (points side: better late, and spending the
     least useful tile)."""
@@ -546,34 +567,37 @@ def _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv, va
     late = epoch >= params[POINTS_SIDE_FROM]
     bonus_extra = 2 * np.int64(v.effects[gi, me, PATRON])
     cut = np.int64(v.effects[gi, me, CUT])
-    values[0] = 0.0
+    top, choice = _better(legal, i, A.NONE, 0.0, -np.inf, 0)
     for s in range(len(ct.statue_requirement)):
         missing = max(0.0, float(ct.statue_requirement[s] - REQUIREMENT_CUT * cut) - tracks[CULTURE])
         base = points * ct.statue_points[s] - coin * 3 * missing
         bonus = ct.statue_bonus[s] + bonus_extra
         for t in range(4):
-            values[A.statue_option(s, t, A.COLOURED)] = base + tv[t] * bonus
+            value = base + tv[t] * bonus
+            top, choice = _better(legal, i, A.statue_option(s, t, A.COLOURED), value, top, choice)
             side = base + points * bonus - 0.05 * tv[t]
-            values[A.statue_option(s, t, A.POINTS_SIDE)] = side + (1.0 if late else -1.0)
-    return _best(values, legal, i)
+            value = side + (1.0 if late else -1.0)
+            top, choice = _better(legal, i, A.statue_option(s, t, A.POINTS_SIDE), value, top, choice)
+    return choice
 
 
 @helper
-def _planner_feed(i, legal, ct, params, coin, tv, sv, values):
+def _planner_feed(i, legal, ct, params, coin, tv, sv):
     """Minus the value of keeping each card (points, track steps, set value, effect; its food counts
     thrice: losing food forces more removals), or minus the coins of feeding with coins."""
     cards = len(ct.card_points)
+    top, choice = -np.inf, 0
     for c in range(cards):
-        if legal[i, c]:  # an illegal option's value is never read
+        if legal[i, c]:  # only owned cards can go
             dot = _dot_lanes(ct.card_values[c], tv)
             keep = params[POINTS] * ct.card_points[c] + dot + 3.0 * ct.card_values[c, FOOD] + sv[ct.card_colour[c]]
-            values[c] = -(keep + EFFECT_VALUES[ct.card_effect[c]])
-    values[cards] = -FEED_COIN_PRICE * coin
-    return _best(values, legal, i)
+            top, choice = _better(legal, i, c, -(keep + EFFECT_VALUES[ct.card_effect[c]]), top, choice)
+    top, choice = _better(legal, i, cards, -FEED_COIN_PRICE * coin, top, choice)
+    return choice
 
 
 @helper
-def _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks, values):
+def _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks):
     """Medals on the tracks and sets projected to the end (today's plus what the remaining epochs
     typically add): a silver medal scores half its track (all of it, the first, with silver_full) if
     that reaches `silver_min`, less its price and a tile a statue may need; a gold medal scores 7 per
@@ -590,108 +614,100 @@ def _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks, values)
     for t in range(4):
         tiles += v.tiles[gi, me, t]
     tile_cost = 3.0 if tiles - 1 < statues_left else 0.0
-    values[0] = 0.0
+    top, choice = _better(legal, i, A.MEDAL_STOP, 0.0, -np.inf, 0)
     for t in range(4):
         end_track = tracks[t] * (1 + growth)
         silver_points = end_track if full else np.ceil(end_track / 2)
         value = points * silver_points - coin * silver_cost - tile_cost
-        values[1 + t] = value if silver_points >= params[SILVER_MIN] else -1.0
-    sets_now = v.colour_count[gi, me, 0]
-    for k in range(1, 5):
-        sets_now = min(sets_now, v.colour_count[gi, me, k])
+        top, choice = _better(legal, i, 1 + t, value if silver_points >= params[SILVER_MIN] else -1.0, top, choice)
+    sets_now = _fewest(v, gi, me)
     end_sets = sets_now + SETS_TO_COME[epoch] * (1 if sets_now >= 0 else 0)
     wildcard = np.int64(v.effects[gi, me, WILDCARD])
-    values[5] = points * GOLD_POINTS_PER_SET * (end_sets + wildcard * 0.7) - coin * gold_cost
-    choice = _best(values, legal, i)
+    value = points * GOLD_POINTS_PER_SET * (end_sets + wildcard * 0.7) - coin * gold_cost
+    top, choice = _better(legal, i, A.MEDAL_GOLD, value, top, choice)
     culture_silver = 1 + CULTURE
     if params[CULTURE_SILVER] and 1 <= choice <= 4 and legal[i, culture_silver]:
         choice = culture_silver
     return choice
 
 
-# --- greedy ---------------------------------------------------------------------------------------
-
-
 @inner
-def _greedy(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out, values, tw):
+def _greedy(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out):
     """Greedy: each option's immediate value in points, cards looked up in its value `table`."""
     n = legal.shape[0]
-    # points per track step: income earns its coins until the end, the others are flat
-    tw[INCOME] = params[G_INCOME] * params[G_COIN] * float(_income_left(epoch, phase))
-    tw[MILITARY], tw[CULTURE], tw[FOOD] = params[G_MILITARY], params[G_CULTURE], params[G_FOOD]
-    worth = table[epoch - 1, phase]
     coin, points = params[G_COIN], params[G_POINTS]
+    # points per track step: income earns its coins until the end, the others are flat
+    tw = (params[G_INCOME] * coin * float(_income_left(epoch, phase)), params[G_MILITARY], params[G_CULTURE],
+          params[G_FOOD])
+    worth = table[epoch - 1, phase]
     for i in range(n):
         gi, me = g[i], seat[i]
+        top, choice = -np.inf, 0
         if kind == DRAW:
             sell = coin * _sell_value(v, gi, me, epoch, ct)
             for d in range(2):
                 kept = hand[i, 1 - d]
-                buy = worth[kept] - coin * _price(ct, v.colour_count[gi, me], kept)
+                buy = worth[kept] - coin * _price(v, gi, me, ct, kept)
                 # among equal values, discard the card worth less (it feeds phase B for everyone)
                 gone = 0.01 * worth[hand[i, d]]
-                values[2 * d] = (buy if legal[i, 2 * d] else -np.inf) - gone
-                values[2 * d + 1] = sell - gone
-            choice = _best(values, legal, i)
+                top, choice = _better(legal, i, A.draw_option(d, A.BUY), buy - gone, top, choice)
+                top, choice = _better(legal, i, A.draw_option(d, A.SELL), sell - gone, top, choice)
         elif kind == PICK:
             sell = coin * _sell_value(v, gi, me, epoch, ct)
             for colour in range(5):
-                top = _top(v, gi, colour)
-                buy = worth[top] - coin * _price(ct, v.colour_count[gi, me], top)
-                values[2 * colour] = buy if legal[i, 2 * colour] else -np.inf
-                values[2 * colour + 1] = sell
-            choice = _best(values, legal, i)
+                card = _top(v, gi, colour)
+                buy = worth[card] - coin * _price(v, gi, me, ct, card)
+                top, choice = _better(legal, i, A.pick_option(colour, A.BUY), buy, top, choice)
+                top, choice = _better(legal, i, A.pick_option(colour, A.SELL), sell, top, choice)
         elif kind == TILE:
-            choice = _best(tw, legal, i)
+            for t in range(4):
+                top, choice = _better(legal, i, t, tw[t], top, choice)
         elif kind == SIDE:
             init = v.initiative[gi, me] - 1
             for s in range(2):
-                values[s] = coin * ct.setup_coins[init, s] + _dot_lanes(ct.setup_values[init, s], tw)
-            choice = _best(values, legal, i)
+                value = coin * ct.setup_coins[init, s] + _dot_lanes(ct.setup_values[init, s], tw)
+                top, choice = _better(legal, i, s, value, top, choice)
         elif kind == WHEEL:
             # face first the deck of the colour the player holds most of (cheapest buys)
             for k in range(5):
-                values[k] = float(v.colour_count[gi, me, _faced(v, gi, me, k)])
-            choice = _best(values, legal, i)
+                top, choice = _better(legal, i, k, float(v.colour_count[gi, me, _faced(v, gi, me, k)]), top, choice)
         elif kind == COLONY:
             bounty = COLONY_BOUNTY * np.int64(v.effects[gi, me, COLONY_BOUNTY_EFFECT])
-            values[0] = 0.0
+            top, choice = _better(legal, i, A.NONE, 0.0, top, choice)
             for level in range(colony_front.shape[1]):
-                front = colony_front[gi, level]
                 back = ct.mean_back[level]
+                # a one-row matrix product was a matrix-vector product in numpy, summed differently
                 back_track_value = _dot_lanes(back, tw) if n == 1 else _dot_fma(back, tw)
-                values[A.colony_option(level, A.PLUNDER)] = (
-                    coin * (float(front[1]) + bounty) + points * float(front[3]))
-                values[A.colony_option(level, A.INTEGRATE)] = (
-                    points * ct.mean_back_points[level] + back_track_value - coin * (float(front[2]) - bounty))
-            choice = _best(values, legal, i)
+                value = coin * (float(colony_front[gi, level, 1]) + bounty) + points * float(colony_front[gi, level, 3])
+                top, choice = _better(legal, i, A.colony_option(level, A.PLUNDER), value, top, choice)
+                value = (points * ct.mean_back_points[level] + back_track_value
+                         - coin * (float(colony_front[gi, level, 2]) - bounty))
+                top, choice = _better(legal, i, A.colony_option(level, A.INTEGRATE), value, top, choice)
         elif kind == STATUE:
-            values[0] = 0.0
+            top, choice = _better(legal, i, A.NONE, 0.0, top, choice)
             for s in range(4):
                 base = points * ct.statue_points[s]
                 for t in range(4):
-                    values[A.statue_option(s, t, A.COLOURED)] = base + tw[t] * ct.statue_bonus[s]
+                    value = base + tw[t] * ct.statue_bonus[s]
+                    top, choice = _better(legal, i, A.statue_option(s, t, A.COLOURED), value, top, choice)
                     # a points side spends the tile: prefer spending the least useful colour
-                    values[A.statue_option(s, t, A.POINTS_SIDE)] = base + points * ct.statue_bonus[s] - 0.01 * tw[t]
-            choice = _best(values, legal, i)
+                    value = base + points * ct.statue_bonus[s] - 0.01 * tw[t]
+                    top, choice = _better(legal, i, A.statue_option(s, t, A.POINTS_SIDE), value, top, choice)
         elif kind == FEED:
             cards = len(worth)
             for c in range(cards):
-                values[c] = -worth[c]
-            values[cards] = -coin * 2
-            choice = _best(values, legal, i)
+                top, choice = _better(legal, i, c, -worth[c], top, choice)
+            top, choice = _better(legal, i, cards, -coin * 2, top, choice)
         elif kind == MEDAL:
             cheap = v.effects[gi, me, DISCOUNT] and epoch > 1
             silver_cost = DISCOUNT_SILVER[epoch] if cheap else ct.silver_price[epoch - 1]
             gold_cost = DISCOUNT_GOLD[epoch] if cheap else ct.gold_price[epoch - 1]
-            values[0] = 0.0
+            top, choice = _better(legal, i, A.MEDAL_STOP, 0.0, top, choice)
             for t in range(4):
-                values[1 + t] = points * np.ceil(float(v.tracks[gi, me, t]) / 2) - coin * silver_cost
-            sets = v.colour_count[gi, me, 0]
-            for k in range(1, 5):
-                sets = min(sets, v.colour_count[gi, me, k])
-            values[5] = points * GOLD_POINTS_PER_SET * sets - coin * gold_cost
-            choice = _best(values, legal, i)
+                value = points * np.ceil(float(v.tracks[gi, me, t]) / 2) - coin * silver_cost
+                top, choice = _better(legal, i, 1 + t, value, top, choice)
+            value = points * GOLD_POINTS_PER_SET * _fewest(v, gi, me) - coin * gold_cost
+            top, choice = _better(legal, i, A.MEDAL_GOLD, value, top, choice)
         else:
             choice = _first_legal(legal, i, 0)
         out[i] = choice

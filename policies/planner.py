@@ -5,7 +5,7 @@ end, a military or culture step is worth a colony or statue when it reaches the 
 in time, a card beyond the food track costs a card at the next feeding, a card of a missing colour
 is worth a set to a player with gold medals, and medals are bought while they are cheap and will
 pay. The built-in styles (`military`, `culture`, `economy`, `sets`, `balanced`) are planners with
-different weights and a few rules of their own.
+different weights and a few rules of their own. The valuation is compiled: `policies.kernels`.
 """
 
 from __future__ import annotations
@@ -45,12 +45,15 @@ class Planner(Policy):
         return kernels.choose(self.kernel(), "draw", d)
 
     def pick(self, d: Decision):
+        """Buy or sell the top card of a discard pile, valued like a drawn card."""
         return kernels.choose(self.kernel(), "pick", d)
 
     def tile(self, d: Decision):
+        """A bonus tile on the track where one more step is worth most."""
         return kernels.choose(self.kernel(), "tile", d)
 
     def side(self, d: Decision):
+        """The setup side worth most: its coins and its track steps at their value."""
         return kernels.choose(self.kernel(), "side", d)
 
     def wheel(self, d: Decision):
@@ -58,13 +61,17 @@ class Planner(Policy):
         return kernels.choose(self.kernel(), "wheel", d)
 
     def colony(self, d: Decision):
+        """Plunder for the front's coins and points, or integrate for the level's expected back."""
         return kernels.choose(self.kernel(), "colony", d)
 
     def statue(self, d: Decision):
+        """A statue's points and bonus, on the coloured side early and the points side late."""
         return kernels.choose(self.kernel(), "statue", d)
 
     def feed(self, d: Decision):
+        """Give up the card worth least to keep, or pay coins when that costs less."""
         return kernels.choose(self.kernel(), "feed", d)
 
     def medal(self, d: Decision):
+        """Silver and gold medals on the tracks and sets projected to the end, while cheap."""
         return kernels.choose(self.kernel(), "medal", d)
