@@ -16,11 +16,16 @@ class PolicyNotFound(LookupError):
     """A policy spec that names nothing loadable; the message lists what exists."""
 
 
-def available_policies() -> dict[str, type]:
-    """Every policy known by name: the built-ins, then installed entry points."""
+def built_in_policies() -> dict[str, type]:
+    """The policies shipped in `policies/`, by name (an installed policy cannot take their names)."""
     from policies import BUILTIN, REFERENCE
 
-    found = {**BUILTIN, **REFERENCE}
+    return {**BUILTIN, **REFERENCE}
+
+
+def available_policies() -> dict[str, type]:
+    """Every policy known by name: the built-ins, then installed entry points."""
+    found = built_in_policies()
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         found.setdefault(ep.name, ep)
     return found
@@ -28,6 +33,8 @@ def available_policies() -> dict[str, type]:
 
 def resolve_policy(spec: str):
     """The policy class (or factory) a spec names."""
+    if spec in built_in_policies():  # without scanning the installed entry points, which is slow
+        return built_in_policies()[spec]
     known = available_policies()
     if spec in known:
         target = known[spec]
@@ -84,7 +91,7 @@ def code_digest(path: Path) -> str:
 def policy_code(spec: str) -> str | None:
     """The digest of the code behind a user policy spec (file.py:attr or module:attr), or None for
     a built-in or installed policy (those are covered by the package versions)."""
-    if spec in available_policies() or ":" not in spec:
+    if ":" not in spec or spec in built_in_policies() or spec in available_policies():
         return None
     where = spec.rpartition(":")[0]
     if where.endswith(".py"):

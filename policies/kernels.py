@@ -7,8 +7,9 @@ compiled engine can call it directly, so the decision logic exists once.
 Decisions are bit for bit those of the numpy code this replaced: every sum is written in the order
 numpy computed it. einsum summed 4-term dot products in two lanes, `(a0*b0 + a2*b2) + (a1*b1 + a3*b3)`
 (`_dot_lanes`); the planner's and greedy's `track values @ mean_back.T` was an OpenBLAS matmul, which
-for more than one row fuses each step (`fma(a3, b3, fma(a2, b2, fma(a1, b1, a0*b0)))`, `_dot_fma`) and
-for a single row (a matrix-vector product) sums in two lanes.
+for more than one row fuses each step (`fma(a3, b3, fma(a2, b2, fma(a1, b1, a0*b0)))`, `_dot_fma`).
+For a single row numpy summed in two lanes instead; `decide` always fuses, so that a game's decisions
+never depend on how many other games share its batch (and both engines sum alike).
 """
 
 from __future__ import annotations
@@ -158,7 +159,7 @@ def choose(kernel: Kernel, kind: str, d) -> np.ndarray:
     view = d.view
     n = len(d)
     v = gather(view, kind)
-    legal = np.ascontiguousarray(d.legal)
+    legal = np.require(d.legal, requirements=("C", "W"))  # writable: the engine's type, one compiled decide
     hand = _private(view, "hand", kind == "draw", (n, 2))
     card = _private(view, "card", kind == "tile", (n,))
     feed_need = _private(view, "feed_need", kind == "feed", (n,))
@@ -328,7 +329,7 @@ def _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, para
                 value = (base + sv[colour]) + 0.3 * v.colour_count[gi, me, colour]
                 top, choice = _better(legal, i, k, value, top, choice)
         elif kind == COLONY:
-            choice = _planner_colony(v, gi, me, i, n, legal, colony_front, ct, params, coin, tracks, tv)
+            choice = _planner_colony(v, gi, me, i, legal, colony_front, ct, params, coin, tracks, tv)
         elif kind == STATUE:
             choice = _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv)
         elif kind == FEED:
@@ -533,7 +534,7 @@ def _planner_side(v, gi, me, i, legal, ct, params, coin, tv):
 
 
 @helper
-def _planner_colony(v, gi, me, i, n, legal, colony_front, ct, params, coin, tracks, tv):
+def _planner_colony(v, gi, me, i, legal, colony_front, ct, params, coin, tracks, tv):
     """Plunder the front's coins and points, or integrate for the level's expected back (track steps and
     points) at its cost; colony_bounty's coins count either way, and missing military costs 3 coins a
     point (requirement_purchase). Military takes any colony rather than none."""
@@ -546,7 +547,7 @@ def _planner_colony(v, gi, me, i, n, legal, colony_front, ct, params, coin, trac
         integrate, front_points = colony_front[gi, level, 2], colony_front[gi, level, 3]
         back = ct.mean_back[level]
         # a one-row matrix product was a matrix-vector product in numpy, summed differently
-        back_track_value = _dot_lanes(back, tv) if n == 1 else _dot_fma(back, tv)
+        back_track_value = _dot_fma(back, tv)
         missing = max(0.0, float(requirement - REQUIREMENT_CUT * cut) - tracks[MILITARY])
         cost = coin * 3 * missing
         value = (coin * (plunder + gain) + points * front_points) - cost
@@ -675,9 +676,7 @@ def _greedy(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, param
             bounty = COLONY_BOUNTY * np.int64(v.effects[gi, me, COLONY_BOUNTY_EFFECT])
             top, choice = _better(legal, i, A.NONE, 0.0, top, choice)
             for level in range(colony_front.shape[1]):
-                back = ct.mean_back[level]
-                # a one-row matrix product was a matrix-vector product in numpy, summed differently
-                back_track_value = _dot_lanes(back, tw) if n == 1 else _dot_fma(back, tw)
+                back_track_value = _dot_fma(ct.mean_back[level], tw)
                 value = coin * (float(colony_front[gi, level, 1]) + bounty) + points * float(colony_front[gi, level, 3])
                 top, choice = _better(legal, i, A.colony_option(level, A.PLUNDER), value, top, choice)
                 value = (points * ct.mean_back_points[level] + back_track_value

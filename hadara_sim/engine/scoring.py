@@ -15,52 +15,101 @@ SCORE_COLUMNS = ("colonies", "statues", "silver", "gold", "cards", "coins", "tot
                  "rank", "win_share")
 
 
-def complete_sets(colour_count: np.ndarray, wildcard: np.ndarray | None = None) -> np.ndarray:
-    """Sets of 5 differently coloured cards; a wildcard fills one gap in one set."""
-    k = colour_count.min(axis=-1)
-    if wildcard is not None:
-        gaps = np.maximum(0, k[..., None] + 1 - colour_count).sum(axis=-1)
-        k = k + (wildcard & (gaps <= 1))
-    return k
+# The lines `score_pad` fills, in this order.
+PAD_LINES = ("colonies", "statues", "silver", "gold", "cards", "coins", "total", "leftover_coins",
+             "patron_points", "silver_full_points", "set_collector_points", "wildcard_points")
+PATRON_EFFECT, SILVER_FULL_EFFECT = EFFECT_INDEX["statue_patron"], EFFECT_INDEX["silver_full"]
+SET_COLLECTOR_EFFECT, WILDCARD_EFFECT = EFFECT_INDEX["set_collector"], EFFECT_INDEX["gold_wildcard"]
 
 
 def score(s: BatchState) -> dict[str, np.ndarray]:
     """Every line of the score pad, (games, P) each, as if the game ended now."""
-    c = s.components
-    e = s.effects
-    colonies = s.colony_points.astype(np.int64)
-    carved = s.statues >= 0
-    points_side = carved & (s.statues % 2 == A.POINTS_SIDE)
-    patron = PATRON_BONUS * points_side.sum(axis=2) * e[:, :, EFFECT_INDEX["statue_patron"]]
-    statues = ((c.statue_points * carved).sum(axis=2) + (c.statue_bonus * points_side).sum(axis=2)
-               + patron)
-    track = np.take_along_axis(s.tracks, np.maximum(s.silver, 0).astype(np.int64), axis=2)
-    has_silver = s.silver >= 0
-    halves = np.where(has_silver, (track + 1) // 2, 0)
-    full = np.where(has_silver, track - halves, 0).max(axis=2) * e[:, :, EFFECT_INDEX["silver_full"]]
-    silver = halves.sum(axis=2) + full
-    plain = complete_sets(s.colour_count)
-    gold_sets = complete_sets(s.colour_count, e[:, :, EFFECT_INDEX["gold_wildcard"]])
-    set_collector = SET_COLLECTOR_POINTS * plain * e[:, :, EFFECT_INDEX["set_collector"]]
-    wildcard = GOLD_POINTS_PER_SET * s.gold * (gold_sets - plain)
-    gold = GOLD_POINTS_PER_SET * s.gold * gold_sets + set_collector
-    cards = np.zeros((s.games, s.players), np.int64)
-    card_points(s.location, s.tables, cards)
-    coins = s.coins // COINS_PER_POINT
-    lines = dict(colonies=colonies, statues=statues, silver=silver, gold=gold, cards=cards, coins=coins)
-    total = sum(lines.values())
-    return {**lines, "total": total, "leftover_coins": s.coins % COINS_PER_POINT,
-            "patron_points": patron, "silver_full_points": full, "set_collector_points": set_collector,
-            "wildcard_points": wildcard}
+    pad = np.zeros((len(PAD_LINES), s.games, s.players), np.int64)
+    score_pad(s.arrays, s.tables, pad)
+    return dict(zip(PAD_LINES, pad))
 
 
 @compiled
-def card_points(location, t, points):
-    """Printed points of the cards each seat owns."""
-    for g in range(location.shape[0]):
-        for card in range(location.shape[1]):
-            if location[g, card] >= LOC_OWNED:
-                points[g, location[g, card] - LOC_OWNED] += t.card_points[card]
+def colony_points(s, t, g, seat):
+    """Points of a seat's colonies as they lie: the front of a plundered tile, the back of an
+    integrated one."""
+    points = 0
+    for level in range(s.colonies.shape[2]):
+        tile = s.colony_tile[g, seat, level]
+        if s.colonies[g, seat, level] == 2:
+            points += t.colony_back_points[tile]
+        elif s.colonies[g, seat, level] == 1:
+            points += t.colony_front_points[tile]
+    return points
+
+
+@compiled
+def complete_sets(s, g, seat, wildcard):
+    """Sets of 5 differently coloured cards; a wildcard (gold_wildcard) fills one gap in one set."""
+    colours = s.colour_count.shape[2]
+    sets = s.colour_count[g, seat, 0]
+    for colour in range(1, colours):
+        sets = min(sets, s.colour_count[g, seat, colour])
+    gaps = 0
+    for colour in range(colours):
+        gaps += max(0, sets + 1 - s.colour_count[g, seat, colour])
+    return sets + (1 if wildcard and gaps <= 1 else 0)
+
+
+@compiled
+def all_colony_points(s, t, points):
+    """`colony_points` of every seat (games, P)."""
+    games, players = points.shape
+    for g in range(games):
+        for seat in range(players):
+            points[g, seat] = colony_points(s, t, g, seat)
+
+
+@compiled
+def score_pad(s, t, pad):
+    """`pad` (PAD_LINES, games, P): colonies; statues (their points, points-side bonuses, +2 per
+    points-side tile with statue_patron); silver (half the medal's track rounded up, the other half
+    of the better one with silver_full); gold (7 per medal and complete set, gold_wildcard filling a
+    gap, 4 per set with set_collector); printed card points; a point per 5 coins."""
+    games, players = s.coins.shape
+    for g in range(games):
+        for seat in range(players):
+            pad[0, g, seat] = colony_points(s, t, g, seat)
+            points_side, statues = 0, 0
+            for j in range(s.statues.shape[2]):
+                statue = s.statues[g, seat, j]
+                if statue >= 0:
+                    statues += t.statue_points[j]
+                    if statue % 2 == A.POINTS_SIDE:
+                        statues += t.statue_bonus[j]
+                        points_side += 1
+            patron = PATRON_BONUS * points_side * s.effects[g, seat, PATRON_EFFECT]
+            pad[1, g, seat] = statues + patron
+            halves, full = 0, 0
+            for k in range(s.silver.shape[2]):
+                if s.silver[g, seat, k] >= 0:
+                    track = np.int64(s.tracks[g, seat, s.silver[g, seat, k]])
+                    half = (track + 1) // 2
+                    halves += half
+                    full = max(full, track - half)
+            full *= s.effects[g, seat, SILVER_FULL_EFFECT]
+            pad[2, g, seat] = halves + full
+            plain = complete_sets(s, g, seat, False)
+            gold_sets = complete_sets(s, g, seat, s.effects[g, seat, WILDCARD_EFFECT])
+            set_collector = SET_COLLECTOR_POINTS * plain * s.effects[g, seat, SET_COLLECTOR_EFFECT]
+            pad[3, g, seat] = GOLD_POINTS_PER_SET * s.gold[g, seat] * gold_sets + set_collector
+            pad[5, g, seat] = s.coins[g, seat] // COINS_PER_POINT
+            pad[7, g, seat] = s.coins[g, seat] % COINS_PER_POINT
+            pad[8, g, seat] = patron
+            pad[9, g, seat] = full
+            pad[10, g, seat] = set_collector
+            pad[11, g, seat] = GOLD_POINTS_PER_SET * s.gold[g, seat] * (gold_sets - plain)
+        for card in range(s.location.shape[1]):
+            if s.location[g, card] >= LOC_OWNED:
+                pad[4, g, s.location[g, card] - LOC_OWNED] += t.card_points[card]
+        for seat in range(players):
+            for line in range(6):  # total: the six lines
+                pad[6, g, seat] += pad[line, g, seat]
 
 
 def final_scores(s: BatchState) -> dict[str, np.ndarray]:

@@ -101,10 +101,11 @@ class BatchState:
 
     @property
     def colony_points(self) -> np.ndarray:
-        c = self.components
-        tile = np.maximum(self.colony_tile, 0)
-        points = np.where(self.colonies == 2, c.colony_back_points[tile], c.colony_front_points[tile])
-        return np.where(self.colonies > 0, points, 0).sum(axis=2).astype(np.int16)
+        from .scoring import all_colony_points
+
+        points = np.zeros((self.games, self.players), np.int16)
+        all_colony_points(self.arrays, self.tables, points)
+        return points
 
     @property
     def colony_left(self) -> np.ndarray:
