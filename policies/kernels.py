@@ -168,19 +168,11 @@ def choose(kernel: Kernel, kind: str, d) -> np.ndarray:
     epoch, phase = np.asarray(view.epoch, np.int64), np.asarray(view.phase, np.int64)
     ct = policy_tables(view.components)
     out = np.empty(n, np.int64)
-    if n == 0:
-        return out
-    code = KIND_CODE[kind]
-    if (epoch == epoch[0]).all() and (phase == phase[0]).all():
-        decide(kernel.code, code, v, np.arange(n), seat, int(epoch[0]), int(phase[0]), legal, hand, card,
-               feed_need, front, ct, kernel.params, kernel.table, out)
-        return out
+    g = np.arange(n)
     for e, p in sorted(set(zip(epoch.tolist(), phase.tolist()))):
-        rows = np.flatnonzero((epoch == e) & (phase == p))
-        part = np.empty(len(rows), np.int64)
-        decide(kernel.code, code, v, rows, seat[rows], e, p, legal[rows], hand[rows], card[rows], feed_need[rows],
-               front, ct, kernel.params, kernel.table, part)
-        out[rows] = part
+        rows = g if (epoch == e).all() and (phase == p).all() else np.flatnonzero((epoch == e) & (phase == p))
+        decide(kernel.code, KIND_CODE[kind], v, rows, g, seat, e, p, legal, hand, card, feed_need, front, ct,
+               kernel.params, kernel.table, out)
     return out
 
 
@@ -224,15 +216,16 @@ def _dot_fma(a, b):
 
 
 @inner
-def decide(code, kind, v, g, seat, epoch, phase, legal, hand, card, feed_need, colony_front, ct, params, table,
-           out):
-    """Built-in policy `code`'s choice in each row i (game g[i], acting seat seat[i]) into out[i]."""
+def decide(code, kind, v, rows, g, seat, epoch, phase, legal, hand, card, feed_need, colony_front, ct, params,
+           table, out):
+    """Built-in policy `code`'s choice in each row i of `rows` (game g[i], acting seat seat[i]) into
+    out[i]; the other rows are left alone (the engine passes one decision's rows of every policy)."""
     if code == PLANNER:
-        _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out)
+        _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out)
     elif code == GREEDY:
-        _greedy(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
+        _greedy(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
     else:
-        for i in range(len(g)):
+        for i in rows:
             out[i] = _first_legal(legal, i, 0)
 
 
@@ -302,10 +295,9 @@ def _fewest(v, gi, me):
 
 
 @inner
-def _planner(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out):
+def _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out):
     """The planner styles: each row's context (coin, track, set and prize values), then the kind's values."""
-    n = legal.shape[0]
-    for i in range(n):
+    for i in rows:
         gi, me = g[i], seat[i]
         tracks = (float(v.tracks[gi, me, 0]), float(v.tracks[gi, me, 1]), float(v.tracks[gi, me, 2]),
                   float(v.tracks[gi, me, 3]))
@@ -633,15 +625,14 @@ def _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks):
 
 
 @inner
-def _greedy(kind, v, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out):
+def _greedy(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out):
     """Greedy: each option's immediate value in points, cards looked up in its value `table`."""
-    n = legal.shape[0]
     coin, points = params[G_COIN], params[G_POINTS]
     # points per track step: income earns its coins until the end, the others are flat
     tw = (params[G_INCOME] * coin * float(_income_left(epoch, phase)), params[G_MILITARY], params[G_CULTURE],
           params[G_FOOD])
     worth = table[epoch - 1, phase]
-    for i in range(n):
+    for i in rows:
         gi, me = g[i], seat[i]
         top, choice = -np.inf, 0
         if kind == DRAW:

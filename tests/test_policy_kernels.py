@@ -112,7 +112,7 @@ def test_a_subclass_keeps_the_kinds_it_overrides(components):
 
 class Checked(Policy):
     """Plays `inner` and checks each of its kernel's choices against a direct `decide` call on the
-    batch engine's own state tuple, the way a compiled engine calls it."""
+    batch engine's own state arrays, the way the compiled engine calls it."""
 
     def __init__(self, inner):
         super().__init__()
@@ -129,8 +129,9 @@ class Checked(Policy):
             rows = lambda name, shape: (np.asarray(getattr(view, name), np.int64) if name in view.__dict__
                                         else np.zeros(shape, np.int64))
             out = np.empty(n, np.int64)
-            kernels.decide(kernel.code, kernels.KIND_CODE[d.kind], s.arrays, g, view.player.astype(np.int64),
-                           s.epoch_now, s.phase_now, np.ascontiguousarray(d.legal), rows("hand", (n, 2)),
+            seen = kernels.KernelView(**{name: getattr(s, name) for name in kernels.VIEW_ARRAYS})
+            kernels.decide(kernel.code, kernels.KIND_CODE[d.kind], seen, np.arange(n), g, view.player.astype(int),
+                           s.epoch_now, s.phase_now, np.array(d.legal), rows("hand", (n, 2)),
                            rows("card", n), rows("feed_need", n), s.colony_front,
                            kernels.policy_tables(view.components), kernel.params, kernel.table, out)
             assert np.array_equal(out, choice), d.kind

@@ -22,7 +22,7 @@ from ..actions import KINDS
 from ..constants import COLONY_LEVELS, EPOCH_NAMES, PICKS_PER_PHASE_B
 from ..forward import Forward
 from ..policy import Decision, View, check_choices, choose
-from .state import _colony_front
+from .state import colony_fronts
 
 # Decision kinds and step labels are numpy integers, not Python ints: numba would compile a copy of
 # `ask` for every literal value passed to it.
@@ -160,23 +160,18 @@ def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
             mine = order[starts[p]:starts[p + 1]]
             if len(mine) == 0:
                 continue
-            rows_g, rows_seat, rows_legal = g[mine], seat[mine], legal[mine]
-            rows_hand, rows_card, rows_need = hand[mine], card[mine], feed_need[mine]
             if k.code[p] != 0 and (k.kinds[p] >> kind) & 1:
-                out = np.empty(len(mine), np.int64)
                 if kind == COLONY:
-                    k.colony_front[:] = 0
-                    _colony_front(s.colony_ptr, s.deal_colonies, t, k.colony_front)
-                kernels.decide(k.code[p], kind, k.seen, rows_g, rows_seat, s.clock[0], s.clock[1], rows_legal,
-                               rows_hand, rows_card, rows_need, k.colony_front, k.policy_tables, k.params[p],
-                               k.tables[p], out)
-                if _illegal_count(rows_legal, out):
-                    _refuse_in_python(k.handle, p, kind, rows_g, rows_seat, rows_legal, out)
+                    colony_fronts(s, t, g, mine, k.colony_front)
+                kernels.decide(k.code[p], kind, k.seen, mine, g, seat, s.clock[0], s.clock[1], legal, hand, card,
+                               feed_need, k.colony_front, k.policy_tables, k.params[p], k.tables[p], choices)
+                if _illegal_count(legal, mine, choices):
+                    _refuse_in_python(k.handle, p, kind, g[mine], seat[mine], legal[mine], choices[mine])
             else:
-                out = _choose_in_python(k.handle, p, kind, rows_g, rows_seat, rows_legal, rows_hand, rows_card,
-                                        rows_need)
-            for i in range(len(mine)):
-                choices[mine[i]] = out[i]
+                out = _choose_in_python(k.handle, p, kind, g[mine], seat[mine], legal[mine], hand[mine], card[mine],
+                                        feed_need[mine])
+                for i in range(len(mine)):
+                    choices[mine[i]] = out[i]
         _remember(k, g, asked, choices)
     if k.recording:
         picked = np.flatnonzero(asked)
@@ -241,12 +236,14 @@ def _by_owner(asked, owner, policies):
 
 
 @njit(cache=True)
-def _illegal_count(legal, choices):
+def _illegal_count(legal, rows, choices):
+    """How many of the choices of `rows` are not a legal option."""
     count = 0
-    for i in range(len(choices)):
+    for i in rows:
         if choices[i] < 0 or choices[i] >= legal.shape[1] or not legal[i, choices[i]]:
             count += 1
     return count
+
 
 
 def make_deciders(game, history_width_: int) -> Deciders:

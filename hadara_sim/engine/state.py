@@ -114,7 +114,8 @@ class BatchState:
     @property
     def colony_front(self) -> np.ndarray:
         front = np.zeros((self.games, COLONY_LEVELS, 4), np.int16)
-        _colony_front(self.colony_ptr, self.deals.colonies, self.tables, front)
+        every = np.arange(self.games)
+        colony_fronts(self.arrays, self.tables, every, every, front)
         return front
 
     @property
@@ -168,16 +169,17 @@ def component_tables(components: ComponentSet) -> Tables:
 
 
 @compiled
-def _colony_front(colony_ptr, deal_colonies, t, front):
-    """The top tile of each level's stack as (requirement, plunder, integrate cost, points); zeros
-    when the stack is empty."""
-    games, levels = colony_ptr.shape
-    players = deal_colonies.shape[2]
-    for g in range(games):
-        for level in range(levels):
-            if colony_ptr[g, level] < players:
-                tile = deal_colonies[g, level, colony_ptr[g, level]]
-                front[g, level, 0] = t.colony_requirement[tile]
-                front[g, level, 1] = t.colony_plunder[tile]
-                front[g, level, 2] = t.colony_integrate[tile]
-                front[g, level, 3] = t.colony_front_points[tile]
+def colony_fronts(s, t, g, rows, front):
+    """The top tile of each level's stack as (requirement, plunder, integrate cost, points) in the
+    games g[i] of `rows`, into `front` (games, 5, 4); zeros when the stack is empty."""
+    players = s.coins.shape[1]
+    for i in rows:
+        for level in range(front.shape[1]):
+            for k in range(4):
+                front[g[i], level, k] = 0
+            if s.colony_ptr[g[i], level] < players:
+                tile = s.deal_colonies[g[i], level, s.colony_ptr[g[i], level]]
+                front[g[i], level, 0] = t.colony_requirement[tile]
+                front[g[i], level, 1] = t.colony_plunder[tile]
+                front[g[i], level, 2] = t.colony_integrate[tile]
+                front[g[i], level, 3] = t.colony_front_points[tile]
