@@ -14,7 +14,7 @@ from ..constants import (
     PURPLE, SELL_BONUS, TRACKS,
 )
 from .decide import TILE, ask
-from .state import compiled, compiled_step
+from .state import compiled, compiled_step, inlined_step
 
 # The affinity effect matching each track colour (yellow..green); purple has none.
 AFFINITY_OF_COLOUR = np.array([EFFECT_INDEX[f"affinity_{t}"] for t in TRACKS])
@@ -157,7 +157,7 @@ def place_bonus_tiles(s, t, k, g, seat, card):
         _place_tiles(s, g, seat, track)
 
 
-@compiled_step
+@inlined_step
 def gain(s, t, k, g, seat, card):
     """Give `card[i]` to `seat[i]` in game `g[i]` (no payment), bonus tile included."""
     tile = np.zeros(len(g), np.bool_)

@@ -8,7 +8,7 @@ from .. import actions as A
 from ..constants import COLOURS, LOC_DECK
 from .cards import buy_or_sell, can_buy, discard, place_bonus_tiles
 from .decide import DRAW, WHEEL, ask, ask_plain
-from .state import compiled, compiled_step
+from .state import compiled, compiled_step, inlined_step
 
 
 @compiled
@@ -25,7 +25,7 @@ def lay_out_decks(s, epoch):
                 s.piles[g, colour, k] = -1
 
 
-@compiled_step
+@inlined_step
 def set_wheel(s, t, k):
     """The first player turns the wheel: which board position seat 0 faces in round 1."""
     games = len(s.rotation)

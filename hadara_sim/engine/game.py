@@ -28,7 +28,7 @@ from .income import collect_income
 from .medals import medal_step
 from .pick import pick_turn
 from .scoring import final_scores, score
-from .state import BatchState, compiled_step
+from .state import BatchState, compiled_step, inlined_step
 from .statues import carve_statue, statue_options
 
 DOUBLE_EFFECT = EFFECT_INDEX["double_actions"]
@@ -184,7 +184,7 @@ def play_epoch(s, t, k, epoch, first, grant_epoch, grant_card, grant_seat):
     record(k, MEDALS, NO_NUMBER)
 
 
-@compiled_step
+@inlined_step
 def steps_after_phase(s, t, k, first):
     """Income, then a colony step and a statue step, each from the first player clockwise."""
     players = s.coins.shape[1]
@@ -228,7 +228,7 @@ def act_in_step(s, t, k, seat, kind):
         budget = budget - paid
 
 
-@compiled_step
+@inlined_step
 def seat_in_turn(first, turn, players):
     """(games,) the turn-th seat clockwise from the first player."""
     return (first + turn) % players
