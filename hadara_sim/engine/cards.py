@@ -14,7 +14,7 @@ from ..constants import (
     PURPLE, SELL_BONUS, TRACKS,
 )
 from .decide import TILE, ask
-from .state import compiled, compiled_step, inlined_step
+from .state import compiled, inlined_step
 
 # The affinity effect matching each track colour (yellow..green); purple has none.
 AFFINITY_OF_COLOUR = np.array([EFFECT_INDEX[f"affinity_{t}"] for t in TRACKS])
@@ -143,7 +143,7 @@ def _place_tiles(s, g, seat, track):
         s.tracks[g[i], seat[i], track[i]] += BONUS_TILE_CARD_VALUE
 
 
-@compiled_step
+@inlined_step
 def place_bonus_tiles(s, t, k, g, seat, card):
     """bonus_tile_card: its owner puts an unused bonus tile on it; that track rises by 2."""
     n = len(g)

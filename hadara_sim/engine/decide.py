@@ -70,9 +70,8 @@ def register(game) -> int:
     return handle
 
 
-# --- calls back into Python ---------------------------------------------------------------------
-
 def _private(kind: int, hand, card, feed_need) -> dict:
+    """The decision-specific view fields of a kind (policy.PRIVATE_FIELDS)."""
     name = KINDS[kind]
     return {"draw": {"hand": hand}, "tile": {"card": card}, "feed": {"feed_need": feed_need}}.get(name, {})
 
@@ -96,10 +95,12 @@ def python_refuse(handle, k, kind, g, seat, legal, choices):
 
 
 def python_record_decision(handle, kind, g, seat, legal, choices):
+    """The asked decisions of a step, for the batch's recorder."""
     _GAMES[handle].recorder.decision(KINDS[kind], g, seat, legal, choices)
 
 
 def python_record_state(handle, step, number):
+    """The state after a step, labelled as the reference engine labels it, for the batch's recorder."""
     game = _GAMES[handle]
     s = game.s
     label = STEP_NAMES[step] + (str(number) if number else "")  # draw3, pick12; income
@@ -107,8 +108,6 @@ def python_record_state(handle, step, number):
         label = f"{EPOCH_NAMES[s.epoch_now]}.{'AB'[s.phase_now]}.{label}"
     game.recorder.state(label, s.snapshot())
 
-
-# --- compiled -------------------------------------------------------------------------------------
 
 # Each call back into Python is a compiled function of its own: numba cannot lower an `objmode`
 # block inside the loops and branches of `ask`.

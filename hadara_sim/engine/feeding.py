@@ -10,7 +10,7 @@ from ..constants import (
 )
 from .cards import remove_card
 from .decide import FEED, ask
-from .state import compiled, compiled_step
+from .state import compiled, inlined_step
 
 FEED_WITH_COINS_EFFECT = EFFECT_INDEX["feed_with_coins"]
 SURPLUS_EFFECT = EFFECT_INDEX["food_surplus"]
@@ -62,7 +62,7 @@ def food_surplus(s, seat):
             s.coins[g, seat[g]] += min(SURPLUS_MAX, SURPLUS_COINS_PER_FOOD * max(surplus, 0))
 
 
-@compiled_step
+@inlined_step
 def feed_people(s, t, k, seat):
     """While cards exceed food, remove a card (or pay 2 coins per card with feed_with_coins, at
     most 6); with food_surplus, 3 coins per surplus food (at most 12)."""

@@ -9,7 +9,7 @@ from ..constants import (
     EFFECT_INDEX, GOLD_MAX, MEDAL_DISCOUNT_GOLD, MEDAL_DISCOUNT_SILVER, SILVER_MAX,
 )
 from .decide import MEDAL, ask_plain
-from .state import compiled, compiled_step
+from .state import compiled, inlined_step
 
 DISCOUNT_EFFECT = EFFECT_INDEX["medal_discount"]
 # Discounted prices by epoch (medal_discount applies from epoch II; index 0 is unused).
@@ -54,7 +54,7 @@ def buy_medals(s, t, g, seat, option, epoch):
             s.silver[g[i], seat[i], slot] = track
 
 
-@compiled_step
+@inlined_step
 def medal_step(s, t, k, seat):
     """One seat buys medals until it stops, in every game."""
     epoch = s.clock[0]
