@@ -22,6 +22,7 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+import hadara_sim.jit_cache  # noqa: F401  (drops numba's cached code when its sources changed)
 from hadara_sim import actions as A
 from hadara_sim.constants import (
     COLONY_BOUNTY, CULTURE, EFFECT_INDEX, FEED_COIN_PRICE, FOOD, GOLD_POINTS_PER_SET, INCOME,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
+from .. import jit_cache  # noqa: F401  (drops numba's cached code when its sources changed)
 from ..components import ComponentSet
 from ..constants import COLONY_LEVELS, EFFECT_IDS, LOC_BOX, LOC_OWNED, STATUES
 from ..deal import Deals
