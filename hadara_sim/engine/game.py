@@ -32,6 +32,8 @@ from .state import BatchState, compiled_step, inlined_step
 from .statues import carve_statue, statue_options
 
 DOUBLE_EFFECT = EFFECT_INDEX["double_actions"]
+COLONY_OPTIONS, STATUE_OPTIONS = A.option_count("colony"), A.option_count("statue")
+
 
 def first_players(initiative: np.ndarray) -> np.ndarray:
     """(games, 3) seat of the first player in epochs I, II, III (RULINGS 1)."""
@@ -212,7 +214,7 @@ def act_in_step(s, t, k, seat, kind):
     for step in range(2):
         live = np.flatnonzero(actions > step)
         g, seat, budget, actions = g[live], seat[live], budget[live], actions[live]
-        legal = np.zeros((len(g), 11 if kind == COLONY else 33), np.bool_)
+        legal = np.zeros((len(g), COLONY_OPTIONS if kind == COLONY else STATUE_OPTIONS), np.bool_)
         if kind == COLONY:
             colony_options(s, t, g, seat, budget, players, legal)
         else:
