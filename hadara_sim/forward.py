@@ -39,48 +39,28 @@ class _Reached(StopGame):
 
 
 class _Replay:
-    """Replays recorded choices; at the recorded length stops (`stop`) or plays `root` options, then
-    hands every later decision (and every HIDDEN one) to the seat's policy."""
+    """Replays recorded choices (a HIDDEN one by `fill`) and stops at the recorded length, noting
+    the draws and sides it saw on the way."""
 
     name = "replay"
 
-    def __init__(self, history, lengths, stop=False, root=None, kind=None, me=None, others=(), acting=None):
+    def __init__(self, history, lengths, fill=None):
         self.history = history.copy() if history.shape[1] else np.zeros((len(history), 1), np.int16)
-        self.lengths = lengths
-        self.stop, self.root, self.kind = stop, root, kind
-        self.me, self.others, self.acting = me, others, acting
+        self.lengths, self.fill = lengths, fill
         self.draws = []   # per draw decision asked: arrays row, serial, seat, epoch, round, hand (n, 2), choice
         self.sides = []   # per side decision asked: arrays row, serial, seat
 
     def decide(self, d: Decision) -> np.ndarray:
         rows = self.rows_of(d)
         serial = d.serial.astype(np.int64)
-        length = self.lengths[rows]
-        if self.stop and (serial >= length).any():
+        if (serial >= self.lengths[rows]).any():
             raise _Reached(d)
-        at = np.minimum(serial, self.history.shape[1] - 1)
-        recorded = np.where(serial < length, self.history[rows, at], HIDDEN).astype(np.int64)
-        choice = recorded.copy()
-        root = serial == length
-        if root.any():
-            if d.kind != self.kind:
-                raise RuntimeError(f"forward model lost its place: replay reached a '{d.kind}' decision "
-                                   f"where the game had a '{self.kind}' decision")
-            choice[root] = self.root[rows[root]]
-        free = choice < 0
-        if free.any():
-            seat = d.view.player.astype(np.int64)
-            mine = seat == self.acting[rows] if self.me is not None else np.zeros(len(d), bool)
-            groups = [(self.me, free & mine)] + [(self.others[s], free & ~mine & (seat == s))
-                                                  for s in np.unique(seat[free & ~mine])]
-            for policy, where in groups:
-                if where.any():
-                    at = np.flatnonzero(where)
-                    choice[at] = policy.decide(subset(d, at))
-        if self.stop:
-            self.note(d, rows, choice)
-        before = serial < length
-        self.history[rows[before], serial[before]] = choice[before]
+        choice = self.history[rows, serial].astype(np.int64)
+        free = np.flatnonzero(choice < 0)
+        if len(free):
+            choice[free] = self.fill.decide(subset(d, free))
+        self.note(d, rows, choice)
+        self.history[rows, serial] = choice
         return choice
 
     def rows_of(self, d: Decision) -> np.ndarray:
@@ -121,9 +101,7 @@ def reach(components, past: dict, fill=None) -> tuple[Decision, "_Replay"]:
     replay, whose `history` then holds the choices made."""
     from .engine.game import BatchGame
 
-    policy = _Replay(past["history"], np.asarray(past["lengths"], np.int64), stop=True,
-                     me=fill, others=[fill] * past["deals"].players,
-                     acting=np.full(len(past["deals"]), -1))
+    policy = _Replay(past["history"], np.asarray(past["lengths"], np.int64), fill)
     game = BatchGame(past["deals"], components, [policy], one_policy(past["deals"]),
                      sides=past["sides"], grants=past["grants"])
     try:
@@ -197,13 +175,13 @@ class Forward:
         """Play on from the decision in `copies` determinised copies per game, once per candidate
         option `options` (games, K); returns the score pad as (games, K, copies, P) arrays. `others`
         is one policy for every other seat or a list with one per seat."""
-        from .engine.game import BatchGame
+        from .engine.game import BatchGame, Replay
 
         options = np.asarray(options, np.int64)
         games, K = options.shape
         det = self.determinise(copies, seed)
         P = det.deals.players
-        per_seat = others if isinstance(others, (list, tuple)) else [others] * P
+        per_seat = list(others) if isinstance(others, (list, tuple)) else [others] * P
         # inner game (g, k, j) uses copy (g, j): game-major, then candidate, then copy
         copy = (np.arange(games)[:, None, None] * copies + np.arange(copies)[None, None, :]
                 + np.zeros((1, K, 1), np.int64)).reshape(-1)
@@ -211,11 +189,15 @@ class Forward:
         # fresh game ids keep the continuations' own randomness apart from the real games'
         deals.game_id = (self._seeds(seed, games)[copy // copies] % (1 << 40)) * 4096 + copy % copies
         root = np.repeat(options, copies, axis=1).reshape(-1)
-        policy = _Replay(det.history[copy], det.lengths[copy], root=root, kind=self.kind,
-                         me=me, others=per_seat, acting=det.seat[copy])
+        # the recorded choices are played again inside the engine; then `me` (policy 0) plays the
+        # acting seat and others[s] (policy 1 + s) seat s, built-in bots at compiled speed
+        acting = det.seat[copy]
+        seats = np.arange(P)[None, :]
+        table = np.where(seats == acting[:, None], 0, 1 + seats)
+        replay = Replay(det.history[copy], det.lengths[copy], root, self.kind)
         grants = [type(grant)(grant.epoch, grant.card, grant.seat[copy]) for grant in det.grants]
         sides = None if det.sides is None else det.sides[copy]
-        sheet = BatchGame(deals, self.c, [policy], one_policy(deals), sides=sides, grants=grants).play()
+        sheet = BatchGame(deals, self.c, [me, *per_seat], table, sides=sides, grants=grants, replay=replay).play()
         return {name: value.reshape(games, K, copies, *value.shape[1:]) for name, value in sheet.items()}
 
     @staticmethod

@@ -43,6 +43,10 @@ Deciders = namedtuple("Deciders", (
     "serial",        # (games,) int32: decisions already asked in each game
     "history",       # (games, W) int16: choice at each asked decision by serial (W = 0: not kept)
     "recording",     # bool: a recorder takes every decision and state
+    "replay_history",  # (games, L) int16: choices to play again (game.Replay), HIDDEN (-1): the policy's
+    "replay_length",   # (games,) int64: decisions to play again (0: none)
+    "replay_root",     # (games,) int64: the option taken at the decision after them, -1 none
+    "replay_kind",     # int64: that decision's kind
 ))
 
 # The batches being played, by handle, for the calls back into Python (gone with the batch).
@@ -154,6 +158,11 @@ def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
         owner = np.empty(n, np.int64)
         for i in range(n):
             owner[i] = k.seat_policy[g[i], seat[i]]
+            fixed = _replayed(k, kind, g[i]) if asked[i] else -1
+            if fixed >= 0:  # played again as recorded: no policy is asked
+                if not legal[i, fixed]:
+                    raise RuntimeError("forward model: a replayed choice is not legal in a determinised copy")
+                choices[i], owner[i] = fixed, -1
         order, starts = _by_owner(asked, owner, len(k.code))
         for p in range(len(k.code)):
             mine = order[starts[p]:starts[p + 1]]
@@ -184,6 +193,20 @@ def ask_plain(s, t, k, kind, g, seat, legal):
     n = len(g)
     return ask(s, t, k, kind, g, seat, legal, np.zeros((n, 2), np.int64), np.zeros(n, np.int64),
                np.zeros(n, np.int64))
+
+
+@njit(cache=True)
+def _replayed(k, kind, game):
+    """The choice a replay fixes at a game's next decision: a recorded choice, or the candidate option
+    at the decision explored; -1 when the seat's policy decides (after the replay, or a HIDDEN one)."""
+    serial = k.serial[game]
+    if serial < k.replay_length[game]:
+        return np.int64(k.replay_history[game, serial])
+    if serial == k.replay_length[game] and k.replay_root[game] >= 0:
+        if kind != k.replay_kind:
+            raise RuntimeError("forward model lost its place: the replay reached another kind of decision")
+        return k.replay_root[game]
+    return np.int64(-1)
 
 
 @njit(cache=True)
@@ -219,16 +242,16 @@ def _unasked(legal, choices, asked):
 @njit(cache=True)
 def _by_owner(asked, owner, policies):
     """Asked games grouped by the policy that owns the seat: `order[starts[k]:starts[k + 1]]` are
-    policy k's, in game order."""
+    policy k's, in game order (an owner of -1: no policy)."""
     starts = np.zeros(policies + 1, np.int64)
     for i in range(len(asked)):
-        if asked[i]:
+        if asked[i] and owner[i] >= 0:
             starts[owner[i] + 1] += 1
     starts = np.cumsum(starts)
     order = np.empty(starts[-1], np.int64)
     filled = starts[:-1].copy()
     for i in range(len(asked)):
-        if asked[i]:
+        if asked[i] and owner[i] >= 0:
             order[filled[owner[i]]] = i
             filled[owner[i]] += 1
     return order, starts
@@ -266,6 +289,12 @@ def make_deciders(game, history_width_: int) -> Deciders:
     # The same arrays and types as a Python policy's gathered view: one compiled kernel for both,
     # and the kernel cannot read what a player may not see.
     view = kernels.KernelView(**{name: getattr(game.s, name) for name in kernels.VIEW_ARRAYS})
+    replay = game.replay
+    if replay is None:
+        replay_arrays = (np.zeros((G, 0), np.int16), np.zeros(G, np.int64), np.full(G, -1, np.int64), np.int64(-1))
+    else:
+        replay_arrays = (np.ascontiguousarray(replay.history, np.int16), np.asarray(replay.lengths, np.int64),
+                         np.asarray(replay.root, np.int64), np.int64(KINDS.index(replay.kind)))
     return Deciders(game.handle, np.ascontiguousarray(game.seat_policy, np.int64), code, kinds, params, tables,
                     view, kernels.policy_tables(c), np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
-                    game.history, game.recorder is not None)
+                    game.history, game.recorder is not None, *replay_arrays)

@@ -65,16 +65,26 @@ class Grant:
     seat: np.ndarray  # (games,) seat that receives the card, -1 for none
 
 
+@dataclass
+class Replay:
+    """Choices to play again before the policies take over: the forward model's continuations."""
+
+    history: np.ndarray   # (games, L) int16: choice at each asked decision, HIDDEN (-1): the seat's policy's
+    lengths: np.ndarray   # (games,) decisions to play again
+    root: np.ndarray      # (games,) the option taken at the decision after them
+    kind: str             # that decision's kind
+
+
 class BatchGame:
     """Plays a batch of deals with one policy per seat (or a per-game seat-to-policy table).
 
     Options for experiments: `sides` (games, P) fixes the setup sides instead of asking the
     policies (an entry of -1 leaves that seat's choice to its policy); `grants` gives chosen cards to
-    chosen seats at the start of an epoch.
+    chosen seats at the start of an epoch; `replay` plays recorded choices first.
     """
 
     def __init__(self, deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None,
-                 sides=None, grants=()):
+                 sides=None, grants=(), replay: Replay | None = None):
         self.s = BatchState.new(deals, components)
         self.c = components
         self.policies = list(policies)
@@ -90,6 +100,7 @@ class BatchGame:
         self.firsts = first_players(deals.initiative)
         self.sides = sides
         self.grants = list(grants)
+        self.replay = replay
         self.epoch_totals = np.zeros((len(deals), P, len(EPOCHS)), np.int64)  # running totals
         self.handle = register(self)
         self.k = make_deciders(self, history_width(P, components.n_cards, len(self.grants)))

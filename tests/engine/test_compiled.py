@@ -6,7 +6,7 @@ import pytest
 
 from hadara_sim import make_deals
 from hadara_sim.engine.decide import history_width
-from hadara_sim.engine.game import BatchGame, Grant, play_batch
+from hadara_sim.engine.game import BatchGame, Grant, Replay, play_batch
 from hadara_sim.policy import IllegalChoice, Policy
 from hadara_sim.registry import make_policy
 from hadara_sim.verify import seat_table
@@ -85,3 +85,22 @@ def test_the_history_of_a_game_fits_its_bound(components):
         assert 0 < game.serial.max() <= game.history.shape[1]
         kept = game.history[np.arange(200), game.serial - 1]
         assert (kept >= 0).all()
+
+
+class NeverAsked(Policy):
+    name = "never-asked"
+
+    def decide(self, decision):
+        raise AssertionError(f"asked at a replayed '{decision.kind}' decision")
+
+
+@pytest.mark.parametrize("players,advanced", [(2, True), (4, False)])
+def test_a_replay_plays_the_recorded_game_again_without_asking(components, players, advanced):
+    """The forward model's replay inside the engine: a whole game's recorded choices give the same game."""
+    deals = make_deals(components, players, 40, seed=3, advanced=advanced)
+    game = BatchGame(deals, components, [make_policy("random", seed=2), make_policy("balanced")] * (players // 2))
+    sheet = game.play()
+    replay = Replay(game.history, game.serial.astype(np.int64), np.full(40, -1), "draw")
+    again = play_batch(deals, components, [NeverAsked()] * players, replay=replay)
+    for line in sheet:
+        assert np.array_equal(sheet[line], again[line]), line
