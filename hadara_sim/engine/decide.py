@@ -160,7 +160,7 @@ def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
             owner[i] = k.seat_policy[g[i], seat[i]]
             fixed = _replayed(k, kind, g[i]) if asked[i] else -1
             if fixed >= 0:  # played again as recorded: no policy is asked
-                if not legal[i, fixed]:
+                if fixed >= legal.shape[1] or not legal[i, fixed]:
                     raise RuntimeError("forward model: a replayed choice is not legal in a determinised copy")
                 choices[i], owner[i] = fixed, -1
         order, starts = _by_owner(asked, owner, len(k.code))
