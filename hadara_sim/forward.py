@@ -19,28 +19,22 @@ them), so a continuation costs one whole game in the batch engine whatever the p
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields, replace
 
 import numpy as np
 
 from .actions import SELL
 from .constants import COLONY_LEVELS, COLOURS, EPOCHS, LOC_DECK, LOC_OWNED, LOC_PILE, LOC_REMOVED, LOC_SOLD
 from .deal import Deals
-from .policy import PRIVATE_FIELDS, Decision, StopGame, View
+from .policy import PRIVATE_FIELDS, Decision, View
 
 HIDDEN = -1  # a past choice the acting player has not seen: played again by a policy
 
 
-class _Reached(StopGame):
-    """The replay has reached the decision: carries the state and what the replay saw."""
-
-    def __init__(self, decision: Decision):
-        self.decision = decision
-
-
 class _Replay:
-    """Replays recorded choices (a HIDDEN one by `fill`) and stops at the recorded length, noting
-    the draws and sides it saw on the way."""
+    """Replays recorded choices (a HIDDEN one by `fill`) up to the recorded length, noting the draws
+    and sides it saw on the way; there it keeps the decision (`reached`, on a copy of the state) and
+    stops the batch's policies (`game.stopped`): the engine plays the rest out without asking."""
 
     name = "replay"
 
@@ -49,12 +43,16 @@ class _Replay:
         self.lengths, self.fill = lengths, fill
         self.draws = []   # per draw decision asked: arrays row, serial, seat, epoch, round, hand (n, 2), choice
         self.sides = []   # per side decision asked: arrays row, serial, seat
+        self.game, self.reached = None, None
 
     def decide(self, d: Decision) -> np.ndarray:
         rows = self.rows_of(d)
         serial = d.serial.astype(np.int64)
         if (serial >= self.lengths[rows]).any():
-            raise _Reached(d)
+            # Stopping by an exception would leak what the compiled steps hold at that moment.
+            self.reached = frozen(d)
+            self.game.stopped[0] = 1
+            return d.legal.argmax(axis=1)
         choice = self.history[rows, serial].astype(np.int64)
         free = np.flatnonzero(choice < 0)
         if len(free):
@@ -102,13 +100,23 @@ def reach(components, past: dict, fill=None) -> tuple[Decision, "_Replay"]:
     from .engine.game import BatchGame
 
     policy = _Replay(past["history"], np.asarray(past["lengths"], np.int64), fill)
-    game = BatchGame(past["deals"], components, [policy], one_policy(past["deals"]),
-                     sides=past["sides"], grants=past["grants"])
-    try:
-        game.play()
-    except _Reached as reached:
-        return reached.decision, policy
-    raise RuntimeError("forward model: the replay never reached the decision")
+    policy.game = BatchGame(past["deals"], components, [policy], one_policy(past["deals"]),
+                            sides=past["sides"], grants=past["grants"])
+    policy.game.play()
+    if policy.reached is None:
+        raise RuntimeError("forward model: the replay never reached the decision")
+    return policy.reached, policy
+
+
+def frozen(d: Decision) -> Decision:
+    """The decision with its view on a copy of the batch's state as it is now."""
+    v = d.view
+    state = v._source
+    copy = replace(state, **{f.name: getattr(state, f.name).copy() for f in fields(state)
+                             if isinstance(getattr(state, f.name), np.ndarray)})
+    private = {name: v.__dict__[name] for name in PRIVATE_FIELDS if name in v.__dict__}
+    return Decision(d.kind, d.legal.copy(), View(copy, v._idx, v.players, v.components, **private), d.game_id,
+                    d.serial)
 
 
 @dataclass

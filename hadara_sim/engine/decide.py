@@ -47,6 +47,7 @@ Deciders = namedtuple("Deciders", (
     "replay_length",   # (games,) int64: decisions to play again (0: none)
     "replay_root",     # (games,) int64: the option taken at the decision after them, -1 none
     "replay_kind",     # int64: that decision's kind
+    "stopped",       # (1,) int64: 1 once the policies are no longer asked (BatchGame.stopped)
 ))
 
 # The batches being played, by handle, for the calls back into Python (gone with the batch).
@@ -154,6 +155,9 @@ def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
     `card`, `feed_need`); a single legal option is taken unasked."""
     n = len(g)
     choices, asked = np.empty(n, np.int64), np.empty(n, np.bool_)
+    if k.stopped[0]:  # the batch is only played out (the forward model has what it replayed for)
+        _unasked(legal, choices, asked)
+        return choices
     if _unasked(legal, choices, asked):
         owner = np.empty(n, np.int64)
         for i in range(n):
@@ -297,4 +301,4 @@ def make_deciders(game, history_width_: int) -> Deciders:
                          np.asarray(replay.root, np.int64), np.int64(KINDS.index(replay.kind)))
     return Deciders(game.handle, np.ascontiguousarray(game.seat_policy, np.int64), code, kinds, params, tables,
                     view, kernels.policy_tables(c), np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
-                    game.history, game.recorder is not None, *replay_arrays)
+                    game.history, game.recorder is not None, *replay_arrays, game.stopped)

@@ -101,6 +101,7 @@ class BatchGame:
         self.sides = sides
         self.grants = list(grants)
         self.replay = replay
+        self.stopped = np.zeros(1, np.int64)  # 1: the policies are no longer asked (see decide.ask)
         self.epoch_totals = np.zeros((len(deals), P, len(EPOCHS)), np.int64)  # running totals
         self.handle = register(self)
         self.k = make_deciders(self, history_width(P, components.n_cards, len(self.grants)))
