@@ -33,8 +33,9 @@ def available_policies() -> dict[str, type]:
 
 def resolve_policy(spec: str):
     """The policy class (or factory) a spec names."""
-    if spec in built_in_policies():  # without scanning the installed entry points, which is slow
-        return built_in_policies()[spec]
+    built_in = built_in_policies().get(spec)
+    if built_in is not None:  # without scanning the installed entry points, which is slow
+        return built_in
     known = available_policies()
     if spec in known:
         target = known[spec]

@@ -64,7 +64,7 @@ GROWTH = np.array([0.0, 1.0, 0.55, 0.15])
 SETS_TO_COME = np.array([0, 2.0, 1.0, 0.0])
 
 # The visible fields `decide` may read, with the dtype and dimensions the engine stores them in.
-VIEW_ARRAYS = {"coins": (np.int32, 2), "tracks": (np.int16, 3), "colour_count": (np.int16, 3),
+VIEW_ARRAYS = {"tracks": (np.int16, 3), "colour_count": (np.int16, 3),
                "effects": (np.bool_, 3), "tiles": (np.int8, 3), "colonies": (np.int8, 3), "colony_ptr": (np.int8, 2),
                "statues": (np.int8, 3), "silver": (np.int8, 3), "gold": (np.int8, 2), "initiative": (np.int8, 2),
                "piles": (np.int16, 3), "pile_size": (np.int8, 2), "colour_order": (np.int8, 2)}

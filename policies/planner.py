@@ -13,7 +13,6 @@ from __future__ import annotations
 from hadara_sim.policy import Decision, Kernel, Policy
 
 from . import kernels
-from .kernels import expected_backs  # noqa: F401  (the planner's expected colony backs)
 
 
 class Planner(Policy):

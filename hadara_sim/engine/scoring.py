@@ -10,14 +10,10 @@ from ..constants import (
 )
 from .state import BatchState, compiled
 
-SCORE_COLUMNS = ("colonies", "statues", "silver", "gold", "cards", "coins", "total", "leftover_coins",
-                 "patron_points", "silver_full_points", "set_collector_points", "wildcard_points",
-                 "rank", "win_share")
-
-
-# The lines `score_pad` fills, in this order.
+# The lines `score_pad` fills, in this order; the score sheet adds rank and win share.
 PAD_LINES = ("colonies", "statues", "silver", "gold", "cards", "coins", "total", "leftover_coins",
              "patron_points", "silver_full_points", "set_collector_points", "wildcard_points")
+SCORE_COLUMNS = PAD_LINES + ("rank", "win_share")
 PATRON_EFFECT, SILVER_FULL_EFFECT = EFFECT_INDEX["statue_patron"], EFFECT_INDEX["silver_full"]
 SET_COLLECTOR_EFFECT, WILDCARD_EFFECT = EFFECT_INDEX["set_collector"], EFFECT_INDEX["gold_wildcard"]
 
