@@ -27,7 +27,7 @@ from .components import RANGES, SETUP_VALUES, ComponentError, load_components, o
 from .report import ReportError
 from .report import inference as I
 from .report.curve import Curve, curve, predict
-from .report.stats import mean_ci
+from .report.stats import mean_ci, with_verdicts
 from .runner import simulate
 
 WORTH = {"coins": 1.0, "income": 2.5, "military": 1.0, "culture": 1.0, "food": 1.0}
@@ -37,7 +37,7 @@ POINTS = 4  # swept values per curve: the current one and three steps towards fa
 
 @dataclass(frozen=True)
 class Side:
-    """One setup card side's win share in the baseline, with its equivalence verdict."""
+    """One setup card side's win share in the baseline, with its verdict against 1/P."""
 
     card: int
     side: str
@@ -46,12 +46,21 @@ class Side:
     low: float         # 95% CI
     high: float
     tost_p: float      # TOST p-value for |win - 1/P| < margin
-    tost_q: float      # the same, corrected over the sides (inference.CORRECTION; nan: no spread)
+    tost_q: float      # the same, Holm-corrected over the sides (inference.EQUIVALENCE_CORRECTION)
     fair: bool         # tost_q < 0.05
+    verdict: str = "undecided"   # as every report says it: stronger / weaker / fair within ±m pp / undecided
+    more: float = math.nan       # about how many more deals an undecided verdict needs (nan: unknown)
 
     @property
     def name(self) -> str:
         return f"{self.card}{self.side}"
+
+    @property
+    def verdict_text(self) -> str:
+        """The verdict in words, an undecided one with the deals it still needs."""
+        if self.verdict == "undecided" and math.isfinite(self.more):
+            return f"undecided, about {self.more:,.0f} more deals needed"
+        return self.verdict
 
 
 @dataclass
@@ -116,13 +125,15 @@ def scenario(plan: Plan, games: int, sweep: dict | None = None) -> dict:
 
 
 def sides_fairness(df: pl.DataFrame, margin: float) -> list[Side]:
-    """Win share of every setup card side (one value per deal, Wilson CI) against 1/P, with a TOST
-    verdict corrected over the sides as in the setup-card report (inference.CORRECTION)."""
-    table = mean_ci(df, "win_share", ["setup_card", "setup_side"], fair=1.0 / pl.col("players").cast(pl.Float64),
-                    rate=True, margin=margin)
-    q = I.adjust(table["equiv_p"])
+    """Win share of every setup card side (one value per deal, Wilson CI) against 1/P, with the
+    verdict every report gives (`report.stats.with_verdicts`, corrected over the sides)."""
+    table = with_verdicts(mean_ci(df, "win_share", ["setup_card", "setup_side"],
+                                  fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin),
+                          margin=margin)
     return [Side(int(r["setup_card"]), r["setup_side"], r["n"], r["mean"], r["ci_low"], r["ci_high"], r["equiv_p"],
-                 float(qi), bool(qi < I.ALPHA)) for r, qi in zip(table.to_dicts(), q)]
+                 float(r["q_equiv"]), bool(r["q_equiv"] < I.ALPHA), r["verdict"],
+                 I.deals_to_decide(r["sd"], r["diff"], r["n"], margin) if r["verdict"] == "undecided" else math.nan)
+            for r in table.to_dicts()]
 
 
 def swept_values(field_: str, current: int, too_strong: bool) -> list[int]:

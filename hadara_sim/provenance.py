@@ -94,6 +94,24 @@ def policies_text(settings: dict) -> str:
     return "policies: " + ", ".join(parts)
 
 
+def field_line(info: dict) -> str:
+    """The line every verdict of a report carries: the policy field it holds for and the share of
+    estimated component values it rests on."""
+    return verdict_scope(info.get("policies") or [], (info.get("provenance") or {}).get("components") or {})
+
+
+def verdict_scope(policies, comp: dict) -> str:
+    """'these verdicts hold for the policy field played (balanced) and rest on a component set of
+    which 1,213 of 1,287 values (94%) are estimates' (`comp` as `component_set` gives it)."""
+    field = " + ".join(policies) if policies else "the policies of this run"
+    if "estimated" in comp:
+        rests = (f"rest on a component set of which {comp['estimated']:,} of {comp['values']:,} values "
+                 f"({100 * comp['estimated'] / comp['values']:.0f}%) are estimates")
+    else:
+        rests = "rest on a component set whose share of estimated values is unknown"
+    return f"these verdicts hold for the policy field played ({field}) and {rests}"
+
+
 def text(prov: dict) -> str:
     """One line for a footer: scenario, seed, games, components, policies."""
     if not prov:

@@ -53,15 +53,27 @@ def test_null_win_rates_of_identical_policies_mark_at_most_the_fdr():
     assert marked / 60 <= 0.15
 
 
-def test_paired_contrast_recovers_a_planted_card_in_synthetic_data():
-    df = setup_grid(np.random.default_rng(3), deals=400, players=3, effect={(3, "A"): 0.15})
+def test_a_planted_card_is_judged_against_the_fair_share_and_the_average_side_in_synthetic_data():
+    df = setup_grid(np.random.default_rng(3), deals=400, players=2, effect={(3, "A"): 0.15})
     out = stats.setup_card_balance(df)
     planted = out.filter((pl.col("setup_card") == 3) & (pl.col("setup_side") == "A")).to_dicts()[0]
     assert planted["verdict"] == "stronger" and planted["diff_low"] > 0.05
-    # only the planted cell is stronger (the others sit 1.5 pp under the grid mean it raised)
+    assert planted["rel_verdict"] == "above the average side" and planted["rel_low"] > 0
+    # only the planted cell is above the fair share; the others sit 1.5 pp under the average it raised
     assert out.filter(pl.col("verdict") == "stronger")["setup_card"].to_list() == [3]
+    assert out.filter(pl.col("setup_card") != 3)["rel_diff"].mean() == pytest.approx(-0.15 / 10, abs=0.01)
     sides = stats.setup_side_contrasts(df).filter(pl.col("setup_card") == 3).to_dicts()[0]
     assert sides["diff"] < 0 and sides["verdict"] == "weaker"  # B is worse than the planted A
+
+
+def test_a_forced_side_below_the_average_is_not_called_fair_against_the_average():
+    """Every cell 5 pp under the fair share (the average side sits there too): the relative
+    contrast calls the cells level with the average side, the verdict against 1/P calls them weaker."""
+    df = setup_grid(np.random.default_rng(4), deals=3000, players=2, effect={
+        (card, side): -0.05 for card in range(1, 6) for side in "AB"})
+    out = stats.setup_card_balance(df, margin=0.04)
+    assert (out["verdict"] == "weaker").all()
+    assert (out["rel_verdict"] == "level with the average side (±4 pp)").all()
 
 
 def test_paired_contrast_recovers_a_card_made_stronger_in_a_component_set(tmp_path):
@@ -77,7 +89,8 @@ def test_paired_contrast_recovers_a_card_made_stronger_in_a_component_set(tmp_pa
     df = hadara_sim.simulate(scenario, jobs=1)
     out = stats.setup_card_balance(df)
     three = out.filter(pl.col("setup_card") == 3).to_dicts()[0]
-    assert three["vs"] == "grid mean" and three["verdict"] == "stronger" and three["diff_low"] > 0
+    assert three["verdict"] == "stronger" and three["diff_low"] > 0
+    assert three["rel_verdict"] == "above the average side" and three["rel_low"] > 0
     others = out.filter(pl.col("setup_card") != 3)
     assert (others["diff"] < three["diff"]).all()
     cards = stats.setup_card_contrasts(df)

@@ -13,7 +13,7 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.proportion import proportion_confint
 
-from hadara_sim.report import ReportError, stats
+from hadara_sim.report import ReportError, sections, stats
 
 import report_data as R
 
@@ -231,11 +231,14 @@ def test_setup_grid_uses_the_focus_seat_only():
     assert out["design"][0] == "experimental"
     assert sorted(out["setup_card"].to_list()) == [1, 2]  # card 3 (the other seat) is not studied
     assert row(out, setup_card=1)["win"] == 1.0 and row(out, setup_card=2)["win"] == 0.5
-    # paired on the deal against the grid mean (card 1 and card 2 of the same deal)
+    # the verdict is absolute: card 1 wins every deal, 1/2 above the fair share 1/2
     one = row(out, setup_card=1)
-    assert one["vs"] == "grid mean" and one["diff"] == pytest.approx(0.25)
+    assert one["fair"] == 0.5 and one["diff"] == pytest.approx(0.5)
+    assert (one["diff_low"], one["diff_high"]) == pytest.approx((one["win_low"] - 0.5, one["win_high"] - 0.5))
+    # the relative contrast is paired on the deal against the average side (cards 1 and 2 of the same deal)
+    assert one["rel_diff"] == pytest.approx(0.25)
     grid = [(1 + g % 2) / 2 for g in range(4)]
-    assert (one["diff_low"], one["diff_high"]) == pytest.approx(t_interval([1 - m for m in grid]))
+    assert (one["rel_low"], one["rel_high"]) == pytest.approx(t_interval([1 - m for m in grid]))
 
 
 # --- bad input --------------------------------------------------------------------------------
@@ -324,49 +327,99 @@ def test_placebo_is_the_mean_of_every_plain_card_and_others_are_refused():
 
 # --- robustness to the opponent field ---------------------------------------------------------
 
-def test_a_verdict_that_flips_between_fields_is_marked_as_changing():
-    """Two fields on the same deals: card 3A is planted stronger under one field only, card 1B
-    weaker under both. Each field's contrasts are its own (never pooled), 3A changes, 1B holds."""
+def _redrawn(df: pl.DataFrame, rng, cell: tuple, effect: float) -> pl.DataFrame:
+    """`df` with the focus seat's results of one cell drawn afresh at the deal's rate plus `effect`."""
+    focus = (pl.col("seat") == pl.col("game") % pl.col("players")) & (pl.col("sweep_setup_card") == cell[0]) & (
+        pl.col("sweep_setup_side") == cell[1])
+    fresh = pl.Series((rng.random(df.height) < 0.5 + effect).astype(float))
+    return df.with_columns(pl.when(focus).then(fresh).otherwise(pl.col("win_share")).alias("win_share"))
+
+
+def test_an_effect_that_depends_on_the_field_is_marked_and_a_shared_one_is_robust():
+    """Two fields on the same deals: card 3A is planted stronger under one field only (depends on
+    the bots), 1B weaker under both with the same results (robust), 2B drawn afresh under the
+    second field with the same rate (undecided at this size)."""
     rng = np.random.default_rng(11)
-    strong = R.setup_grid(rng, deals=300, effect={(3, "A"): 0.3, (1, "B"): -0.3})
-    plain = R.setup_grid(rng, deals=300, effect={(1, "B"): -0.3})
+    strong = R.setup_grid(rng, deals=600, effect={(3, "A"): 0.3, (1, "B"): -0.3})
+    plain = _redrawn(_redrawn(strong, rng, (3, "A"), 0.0), rng, (2, "B"), 0.0)
     df = R.fields({"balanced": strong, "balanced-v1": plain})
     assert stats.field_columns(df) == ["sweep_policies"]
-    bal = stats.setup_card_balance(df)
-    out = stats.verdict_robustness(bal, ["players", "setup_card", "setup_side"], ["sweep_policies"])
+    pairs, a, b = stats.setup_field_pairs(df)
+    out = stats.field_robustness(pairs, a, b, ["players", "setup_card", "setup_side"], ["sweep_policies"])
     three, one = row(out, setup_card=3, setup_side="A"), row(out, setup_card=1, setup_side="B")
-    assert (three["verdict balanced"], three["robust"]) == ("stronger", "changes")
-    assert three["verdict balanced-v1"] != "stronger"
-    assert (one["verdict balanced"], one["verdict balanced-v1"], one["robust"]) == ("weaker", "weaker", "holds")
-    alone = stats.setup_card_balance(plain)  # within the field: the same contrast as its own dataset
-    assert row(out, setup_card=2, setup_side="A")["diff balanced-v1"] == pytest.approx(
-        row(alone, setup_card=2, setup_side="A")["diff"])
-    assert stats.verdict_robustness(bal.filter(pl.col("sweep_policies") == '["balanced"]'),
-                                    ["players", "setup_card", "setup_side"], ["sweep_policies"]) is None
+    assert three["robust"] == "depends on the bots" and three["difference balanced-v1"] < -0.2
+    assert three["low balanced-v1"] < three["difference balanced-v1"] < three["high balanced-v1"] < 0
+    assert one["robust"] == "robust" and one["effect balanced"] == pytest.approx(one["effect balanced-v1"])
+    assert row(out, setup_card=2, setup_side="B")["robust"] == "undecided"
+    # the effect under a field is the table's own effect (win share minus 1/P) within that field
+    alone = stats.setup_card_balance(strong)
+    assert three["effect balanced"] == pytest.approx(row(alone, setup_card=3, setup_side="A")["diff"])
+    one_field = pairs.filter(pl.col("sweep_policies") == '["balanced"]')
+    assert stats.field_robustness(one_field, a, b, ["players", "setup_card", "setup_side"], ["sweep_policies"]) is None
+
+
+def _null_fields(rng, cells: int, deals: int, shift: float = 0.0) -> pl.DataFrame:
+    """Pairs of two fields that are the same policy: per cell and deal an independent result at
+    the deal's rate under each field (`shift` added under the second)."""
+    base = rng.uniform(0.2, 0.8, deals)
+    parts = []
+    for field, extra in (('["balanced"]', 0.0), ('["balanced-twin"]', shift)):
+        win = (rng.random((cells, deals)) < base + extra).astype(float)
+        parts.append(pl.DataFrame({"cell": np.repeat(np.arange(cells), deals), "game": np.tile(np.arange(deals), cells),
+                                   "sweep_policies": field, "win_share": win.ravel(), "fair": 0.5}))
+    return pl.concat(parts)
+
+
+def test_identical_fields_say_depends_in_at_most_the_stated_share_of_tables():
+    """Holm over the table: a table of ten cells under two fields that are the same policy says
+    "depends on the bots" somewhere in at most 5 % of tables (binomial slack for 150 tables)."""
+    rng = np.random.default_rng(2026)
+    flagged = sum("depends on the bots" in stats.field_robustness(
+        _null_fields(rng, 10, 150), "win_share", "fair", ["cell"], ["sweep_policies"])["robust"].to_list()
+        for _ in range(150))
+    assert flagged <= 14, flagged  # P(Binomial(150, 0.05) > 14) < 2 %
+    shifted = stats.field_robustness(_null_fields(rng, 10, 3000, shift=0.1), "win_share", "fair", ["cell"],
+                                     ["sweep_policies"])
+    assert (shifted["robust"] == "depends on the bots").all()  # the test has power where there is an effect
+
+
+def test_rows_planted_on_the_margin_are_called_fair_in_at_most_the_stated_share_of_tables():
+    """Every row's true difference is exactly the margin (2 pp): with Holm over the table's TOSTs,
+    a table says "fair" anywhere in at most 5 % of tables."""
+    rng = np.random.default_rng(99)
+    deals, rows_, tables = 400, 12, 200
+    wrong = 0
+    for _ in range(tables):
+        d = rng.normal(0.02, 0.1, (rows_, deals)) * rng.choice([-1, 1], (rows_, 1))
+        pairs = pl.DataFrame({"row": np.repeat(np.arange(rows_), deals), "game": np.tile(np.arange(deals), rows_),
+                              "a": d.ravel(), "b": 0.0})
+        out = stats.with_verdicts(stats.paired_diff(pairs, "a", "b", ["row"]))
+        wrong += bool(out["verdict"].str.starts_with("fair").any())
+    assert wrong / tables <= 0.05, wrong
+    caption = sections.verdict_caption(rows_)
+    assert "Holm" in caption and "at most 5%" in caption
 
 
 def test_the_setup_and_purple_reports_add_the_robustness_tables_with_two_fields():
-    from hadara_sim.report import sections
-
     rng = np.random.default_rng(5)
     df = R.fields({"balanced": R.setup_grid(rng, deals=300, effect={(3, "A"): 0.3}),
                    "balanced-v1": R.setup_grid(rng, deals=300)})
     tables = sections.setup_cards(df, stats.dataset_info(df)).tables
-    robust = [t for t in tables if t.title.startswith("Does each verdict hold")]
-    assert len(robust) == 2 and robust[0].title.startswith("Does each verdict hold under every opponent field? "
-                                                           "Setup cards: ")
-    assert "between balanced and balanced-v1" in robust[0].title
+    robust = [t for t in tables if t.title.startswith("Does each effect depend on the opponent field?")]
+    assert len(robust) == 2 and "Setup cards, win share minus 1/P:" in robust[0].title
+    assert "(balanced vs balanced-v1)" in robust[0].title and "1 depend on the bots" in robust[0].title
     cell, marked = next((r, m) for r, m in zip(robust[0].rows, robust[0].marked) if r[0] == "2P 3A")
-    assert cell[1].endswith("▲ stronger") and cell[-1] == "changes" and marked
+    assert cell[1].startswith("+") and cell[-1] == "depends on the bots" and marked
+    assert "Holm" in robust[0].caption
     one = R.setup_grid(rng, deals=50)
-    assert not any(t.title.startswith("Does each verdict hold")
+    assert not any(t.title.startswith("Does each effect depend")
                    for t in sections.setup_cards(one, stats.dataset_info(one)).tables)
 
     both = R.fields({"balanced": R.grant_sweep()[0], "balanced-v1": R.grant_sweep(sell_win=R.CONTROL_WIN)[0]})
     purple = sections.purple(both, stats.dataset_info(both))
-    table = next(t for t in purple.tables if t.title.startswith("Does each verdict hold"))
+    table = next(t for t in purple.tables if t.title.startswith("Does each effect depend"))
     sell = next(r for r in table.rows if r[0] == "sell_bonus")
-    assert sell[1].startswith("+37.5 pp") and sell[2].startswith("+0.0 pp")
+    assert sell[1].startswith("+37.5 pp") and sell[2].startswith("+0.0 pp") and sell[3].startswith("-37.5 pp")
 
 
 def test_fields_are_named_by_their_policies_or_by_the_swept_parameter():
@@ -376,7 +429,7 @@ def test_fields_are_named_by_their_policies_or_by_the_swept_parameter():
     df = pl.concat([R.setup_grid(rng, deals=40).with_columns(pl.lit(c).alias("sweep_policies_0_params_coin"))
                     for c in (0.4, 0.6)])
     assert stats.field_columns(df) == ["sweep_policies_0_params_coin"]
-    out = stats.verdict_robustness(stats.setup_card_balance(df), ["players", "setup_card", "setup_side"],
-                                   ["sweep_policies_0_params_coin"])
-    assert [c for c in out.columns if c.startswith("verdict ")] == [
-        "verdict policies_0_params_coin=0.4", "verdict policies_0_params_coin=0.6"]
+    pairs, a, b = stats.setup_field_pairs(df)
+    out = stats.field_robustness(pairs, a, b, ["players", "setup_card", "setup_side"], ["sweep_policies_0_params_coin"])
+    assert [c for c in out.columns if c.startswith("effect ")] == [
+        "effect policies_0_params_coin=0.4", "effect policies_0_params_coin=0.6"]

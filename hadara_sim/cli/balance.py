@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from .common import FORMAT_OPTION, Grid, check_format, emit, err_console, fail
+from .common import FORMAT_OPTION, MARGIN_OPTION, Grid, check_format, emit, err_console, fail
 
 app = typer.Typer(help="Balance what-ifs: changes of component values that make the game fair.",
                   no_args_is_help=True)
@@ -17,8 +17,7 @@ app = typer.Typer(help="Balance what-ifs: changes of component values that make 
 PLAYERS = typer.Option(4, "--players", "-p", min=2, max=5, help="Player count.")
 POLICY = typer.Option("balanced", "--policy", help="The policy on every seat.")
 GAMES = typer.Option(20000, "--games", "-n", min=10, help="Games of the baseline run.")
-MARGIN = typer.Option(0.02, "--margin", min=0.001, max=0.5,
-                      help="Equivalence margin on the win share (0.02 = ±2 percentage points).")
+MARGIN = MARGIN_OPTION
 SEED = typer.Option(1, "--seed", "-s", min=0, help="Seed of the deals.")
 JOBS = typer.Option(-1, "--jobs", "-j", help="Parallel processes (-1: all cores).")
 COMPONENTS = typer.Option(None, "--components", help="Directory of a component set (default: the shipped "
@@ -38,25 +37,28 @@ def _plan(players, policy, games, margin, seed, jobs, components, overrides, cur
         table = read_overrides(overrides, components) if overrides else {}
     except ComponentError as err:
         fail("the overrides are not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
-    return Plan(players, policy, games, curve_games, margin, seed, str(components) if components else None,
+    return Plan(players, policy, games, curve_games, margin / 100, seed, str(components) if components else None,
                 jobs, list(side or []), table)
 
 
 def _sides_table(plan, sides) -> Grid:
-    from ..report.inference import ALPHA, CORRECTION, CORRECTIONS
-    from ..report.sections import pct, pct_ci, pval
+    from ..components import load_components
+    from ..provenance import component_set, verdict_scope
+    from ..report.inference import correction_text, equivalence_caption
+    from ..report.sections import pct, pct_ci, pp, pval
 
     changed = ", ".join(f"{k}: {v}" for k, v in plan.overrides.get("setup", {}).items())
+    scope = verdict_scope([f"{plan.policy} on every seat"], component_set(load_components(plan.components)))
     return Grid(
         f"Setup card sides at {plan.players} players ({plan.policy} on every seat, advanced game, sides at "
         f"random{'; with ' + changed if changed else ''})",
-        ["side", "n deals", "win share", "95% CI", "TOST p", "q", f"fair within ±{100 * plan.margin:g} pp"],
-        [[s.name, f"{s.n:,}", pct(s.win), pct_ci(s.low, s.high), f"{s.tost_p:.3g}", pval(s.tost_q),
-          "yes" if s.fair else "NO"] for s in sides],
-        caption=(f"fair share 1/P = {100 / plan.players:.1f}%; win share CI: Wilson; TOST: two one-sided t-tests "
-                 f"over deals of |win share - 1/P| < {100 * plan.margin:g} pp; 'yes' = equivalent at q < "
-                 f"{ALPHA:g} after {CORRECTIONS[CORRECTION]} correction over the {len(sides)} sides of this "
-                 "table (as the setup-card report); marked = not shown fair"),
+        ["side", "n deals", "win share", "95% CI", "vs 1/P", "TOST p", "q (TOST)", "verdict vs 1/P"],
+        [[s.name, f"{s.n:,}", pct(s.win), pct_ci(s.low, s.high), pp(s.win - 1 / plan.players), f"{s.tost_p:.3g}",
+          pval(s.tost_q), s.verdict_text] for s in sides],
+        caption=(f"fair share 1/P = {100 / plan.players:.1f}%; win share CI: Wilson; the verdicts of `report "
+                 f"setup-cards`: stronger / weaker = differs from 1/P ({correction_text(len(sides))}); "
+                 f"{equivalence_caption(len(sides), plan.margin)}; undecided = neither, with about how many more "
+                 f"deals would decide it; marked = not shown fair; {scope}"),
         marked=[not s.fair for s in sides])
 
 
@@ -138,13 +140,13 @@ def suggest(
             ["value", "now", "swept", "fair at (95% CI)", "proposed", "fitted win share (90% CI)", "worth", "note"],
             rows, marked=[c is best for c in s.candidates],
             caption=f"{verdict}. {curve_games:,} deals per swept value; {s.seconds:.0f} s"))
-    notes = [] if suggestions else [f"Every setup card side is fair within ±{100 * margin:g} pp."]
+    notes = [] if suggestions else [f"Every setup card side is fair within ±{margin:g} pp."]
     emit(grids, fmt, notes=notes)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
         fix = fix_overrides(suggestions)
         lines = [f"# hadara-sim balance suggest --players {players} --policy {policy} --games {games} "
-                 f"--curve-games {curve_games} --margin {margin} --seed {seed}"]
+                 f"--curve-games {curve_games} --margin {margin:g} --seed {seed}"]
         for name, values in fix.get("setup", {}).items():
             lines += [f'[components.setup."{name}"]', *(f"{k} = {v}" for k, v in values.items())]
         (out / "fix.toml").write_text("\n".join(lines) + "\n")

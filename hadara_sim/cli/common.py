@@ -70,6 +70,20 @@ def policies_or_exit(specs: list[str], players: int, seed: int):
     return policies
 
 
+def _margin_in_pp(value: float) -> float:
+    """--margin in percentage points; a value below 0.1 is the old fraction spelling, refused."""
+    if value < 0.1:
+        raise typer.BadParameter(f"{value:g} looks like a fraction (the old spelling): the margin is in "
+                                 f"percentage points everywhere, e.g. --margin {100 * value:g} for ±{100 * value:g} pp")
+    return value
+
+
+MARGIN_OPTION = typer.Option(
+    2.0, "--margin", "-m", max=50.0, callback=_margin_in_pp,
+    help="Equivalence margin in percentage points (2 = ±2 pp): a difference shown to lie within ±MARGIN "
+         "(TOST) is called 'fair within ±MARGIN pp'.")
+
+
 # --- tables in every format -------------------------------------------------------------------
 
 FORMATS = ("table", "csv", "markdown", "json")

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from .common import FORMAT_OPTION, Grid, check_format, console, emit, err_console, fail
+from .common import FORMAT_OPTION, MARGIN_OPTION, Grid, check_format, console, emit, err_console, fail
 
 app = typer.Typer(help="Reports over a results directory: win rates, score breakdowns, setup-card and "
                        "purple-effect balance, score trajectories, and an HTML summary; every rate with its "
@@ -26,9 +26,7 @@ BY = typer.Option(None, "--by", "-b", help="Group by: policy, seat, setup (card 
                                            "Default: policy, per player count and swept key (a setup grid "
                                            "and grants have their own reports); titles name what is pooled.",
                   show_default=False)
-MARGIN = typer.Option(2.0, "--margin", "-m", min=0.01, max=50.0,
-                      help="Equivalence margin in percentage points: a difference shown to lie within ±MARGIN "
-                           "(TOST) is called 'fair within ±MARGIN pp'.")
+MARGIN = MARGIN_OPTION
 
 
 def _load(results: Path):
@@ -231,7 +229,7 @@ def curve(results: Path = RESULTS,
           reference: Optional[float] = typer.Option(None, "--reference", help="Value the paired differences "
                                                     "are taken against (default: the smallest).",
                                                     show_default=False),
-          out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES):
+          out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES, margin: float = MARGIN):
     """Win share and score margin of the affected seat against a swept component value, paired on
     deals, with a fitted 95% band and the value at which the seat is fair (with its 95% CI)."""
     from ..report import ReportError
@@ -253,6 +251,6 @@ def curve(results: Path = RESULTS,
                 raise ReportError("choose the swept key with --key; numeric swept keys here: "
                                   f"{', '.join(keys) or 'none'}")
             chosen = keys[0]
-        return section(df, info, chosen, conditions or None, reference)[0]
+        return section(df, info, chosen, conditions or None, reference, margin / 100)[0]
 
     _run(results, out, fmt, build, tables)

@@ -229,7 +229,6 @@ def setup_chart(bal: pl.DataFrame, info: dict) -> Figure:
     with 95% CIs; the fair share dashed; cards that differ significantly from fair marked."""
     players = sorted(bal["players"].unique().to_list())
     sides = sorted(bal["setup_side"].unique().to_list())
-    paired = bal["design"][0] == "experimental"
     ncol = len(players)
     fig = _figure(max(7.5, 3.3 * ncol + 0.6), 7.2)
     axes = fig.subplots(2, ncol, squeeze=False, sharey="row")
@@ -245,38 +244,33 @@ def setup_chart(bal: pl.DataFrame, info: dict) -> Figure:
                 continue
             x = s["setup_card"].to_numpy() + offset[side]
             c = colours.get(side, GREY)
-            if paired:
-                m, err = _err(s["diff"], s["diff_low"], s["diff_high"], 100)
-            else:
-                m, err = _err(s["win"], s["win_low"], s["win_high"], 100)
+            m, err = _err(s["win"], s["win_low"], s["win_high"], 100)
             sig = s["significant"].to_numpy()
             top.errorbar(x, m, yerr=err, fmt="none", ecolor=c, capsize=3, lw=1.3)
             top.scatter(x[~sig], m[~sig], color="white", edgecolor=c, s=30, zorder=3, lw=1.5)
             top.scatter(x[sig], m[sig], color=c, edgecolor=c, s=70, marker="*", zorder=4)
             ms, errs = _err(s["score"], s["score_low"], s["score_high"])
             bottom.errorbar(x, ms, yerr=errs, fmt="o", color=c, ecolor=c, capsize=3, lw=1.3, markersize=5)
-        top.axhline(0.0 if paired else 100.0 / p, color=GREY, ls="--", lw=1.1)
+        top.axhline(100.0 / p, color=GREY, ls="--", lw=1.1)
         top.set_title(f"{p} players (n ≥ {n:,} per card)", fontsize=10)
         for ax in (top, bottom):
             ax.set_xticks(range(1, 6))
             ax.set_xlim(0.5, 5.5)
             ax.grid(axis="y", alpha=0.3)
         bottom.set_xlabel("setup card (initiative)")
-        if not paired:
-            _pct_axis(top, "y")
-    axes[0][0].set_ylabel("win share minus the grid mean of the deal (pp)" if paired else "win share (%)")
+        _pct_axis(top, "y")
+    axes[0][0].set_ylabel("win share (%)")
     axes[1][0].set_ylabel("mean final score (points)")
     handles = [Line2D([], [], marker="o", ls="", markerfacecolor="white", markeredgecolor=colours.get(s, GREY),
                       label=f"side {s}") for s in sides]
     handles += [Line2D([], [], marker="*", ls="", color=GREY, markersize=10,
-                       label="differs from the " + ("grid mean" if paired else "fair share") + " (BH q < 0.05)"),
-                Line2D([], [], color=GREY, ls="--", label="the grid mean" if paired else "fair share 1/P")]
+                       label="differs from the fair share (BH q < 0.05)"),
+                Line2D([], [], color=GREY, ls="--", label="fair share 1/P")]
     fig.legend(handles=handles, loc="outside right center", fontsize=8.5)
     design = bal["design"][0]
     what = ("focus seat of the setup grid, rotated over the seats (experiment, paired on the deal)"
             if design == "experimental" else "cards as dealt, sides as chosen (observational)")
-    title = ("Setup cards: win share against the grid mean of the same deal and seat, and mean score"
-             if paired else "Setup cards: win share and mean score per card and side")
+    title = "Setup cards: win share against the fair share 1/P, and mean score per card and side"
     return _finish(fig, title,
                    footer(info, what + "; n = deals per card and side"))
 

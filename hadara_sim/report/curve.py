@@ -26,6 +26,7 @@ import polars as pl
 import statsmodels.api as sm
 from scipy import stats as sps
 
+from . import inference as I
 from . import stats as S
 from .stats import LEVEL, ReportError
 
@@ -146,9 +147,11 @@ def crossing(result, target: float, values: np.ndarray) -> Crossing:
 
 
 def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
-          reference: float | None = None) -> Curve:
-    """The curve of `key` (a swept numeric key) for the rows it affects; paired differences are
-    taken against `reference` (default: the smallest swept value)."""
+          reference: float | None = None, margin: float = I.MARGIN) -> Curve:
+    """The curve of `key` (a swept numeric key) for the rows it affects: at each value the seat's
+    win share with its verdict against the fair share 1/P (`stats.with_verdicts`, corrected over
+    the values), and the paired differences against `reference` (default: the smallest swept
+    value), a relative contrast."""
     x = sweep_column(key)
     if x not in df.columns:
         raise ReportError(f"'{key}' is not swept in this dataset")
@@ -161,17 +164,21 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
     if reference not in values:
         raise ReportError(f"reference {reference} is not a swept value ({', '.join(map(str, values))})")
     base = deals.filter(pl.col(x) == reference).select("game", win_ref="win", margin_ref="margin")
-    win = {r[x]: r for r in S.mean_ci(rows, "win_share", [x], rate=True).to_dicts()}
-    margin = {r[x]: r for r in S.mean_ci(rows, "margin", [x]).to_dicts()}
+    win = {r[x]: r for r in S.with_verdicts(S.mean_ci(rows, "win_share", [x], fair=1 / pl.col("players"), rate=True,
+                                                      margin=margin), margin=margin).to_dicts()}
+    margins = {r[x]: r for r in S.mean_ci(rows, "margin", [x]).to_dicts()}
     pairs = deals.join(base, on="game")
     diffs = {what: {r[x]: r for r in S.paired_diff(pairs, what, f"{what}_ref", [x]).to_dicts()}
              for what in ("win", "margin")}
     points = []
     for v in values:
-        w, m = win[v], margin[v]
+        w, m = win[v], margins[v]
         point = {"value": float(v), "n": w["n"], "rows": w["rows"], "win": w["mean"], "win_low": w["ci_low"],
                  "win_high": w["ci_high"], "margin": m["mean"], "margin_low": m["ci_low"],
-                 "margin_high": m["ci_high"], "paired": diffs["win"].get(v, {"n": 0})["n"]}
+                 "margin_high": m["ci_high"], "paired": diffs["win"].get(v, {"n": 0})["n"],
+                 "vs_fair": w["diff"], "q": w["q"], "verdict": w["verdict"],
+                 "more": I.deals_to_decide(w["sd"], w["diff"], w["n"], margin) if w["verdict"] == "undecided"
+                 else math.nan}
         for what in ("win", "margin"):
             d = diffs[what].get(v, {"diff": math.nan, "low": math.nan, "high": math.nan})
             mean, low, high = (d["diff"], d["low"], d["high"]) if v != reference else (0.0, math.nan, math.nan)
@@ -206,26 +213,40 @@ def describe(c: Crossing, unit: str = "") -> str:
 
 
 def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None = None,
-            reference: float | None = None):
+            reference: float | None = None, margin: float = I.MARGIN):
     """The curve report: a table per value, the crossings, and the chart."""
-    from .sections import Section, Table, num, num_ci, pct, pct_ci, pp, pp_ci
+    from .. import provenance
+    from .sections import Section, Table, num, num_ci, pct, pct_ci, pp, pp_ci, verdict_caption, verdict_cell
 
-    c = curve(df, key, where, reference)
+    c = curve(df, key, where, reference, margin)
+    scope = provenance.field_line(info)
     rows = []
     for p in c.points.to_dicts():
+        verdict = (f"undecided, about {p['more']:,.0f} more deals needed" if math.isfinite(p["more"] or math.nan)
+                   else verdict_cell(p))
         rows.append([f"{p['value']:g}", f"{p['n']:,}", pct(p["win"]), pct_ci(p["win_low"], p["win_high"]),
-                     pp(p["win_diff"]), pp_ci(p["win_diff_low"], p["win_diff_high"]),
+                     pp(p["vs_fair"]), verdict, pp(p["win_diff"]), pp_ci(p["win_diff_low"], p["win_diff_high"]),
                      num(p["margin"], sign=True), num_ci(p["margin_low"], p["margin_high"], sign=True)])
     table = Table(f"{key}: {c.where}",
-                  ["value", "n deals", "win share", "95% CI", f"vs {c.reference:g} (paired)", "95% CI",
-                   "score margin", "95% CI"], rows,
-                  caption=f"fair win share {100 * c.fair:.1f}% (1/P); score margin = the seat's total minus "
-                          "the mean of the other seats; paired = the same deals at both values",
-                  data=c.points)
+                  ["value", "n deals", "win share", "95% CI", "vs 1/P", "verdict vs 1/P",
+                   f"vs {c.reference:g} (relative, paired)", "95% CI", "score margin", "95% CI"], rows,
+                  caption=f"fair win share {100 * c.fair:.1f}% (1/P); score test against 1/P; "
+                          f"{verdict_caption(c.points.height, margin)}; score margin = the seat's total minus the "
+                          f"mean of the other seats; relative, paired = the same deals at both values; {scope}",
+                  marked=[v in ("stronger", "weaker") for v in c.points["verdict"].to_list()], data=c.points)
+    fits = (("win share = 1/P", c.win), ("score margin = 0", c.score))
     crossings = Table("Value at which the seat is fair (fit over all values, cluster-robust by deal)",
                       ["measure", "fair at", "fit"],
                       [["win share = 1/P", describe(c.win), f"logit GLM, slope p = {c.win.slope_p:.2g}"],
-                       ["score margin = 0", describe(c.score), f"linear, slope p = {c.score.slope_p:.2g}"]])
+                       ["score margin = 0", describe(c.score), f"linear, slope p = {c.score.slope_p:.2g}"]],
+                      caption=f"the fair value holds for the policy field played: {scope}",
+                      data=pl.DataFrame({"measure": [n for n, _ in fits],
+                                         "fair_at": [x.value for _, x in fits], "fair_at_low": [x.low for _, x in fits],
+                                         "fair_at_high": [x.high for _, x in fits],
+                                         "slope_p": [x.slope_p for _, x in fits],
+                                         "extrapolated": [x.extrapolated for _, x in fits]},
+                                        schema_overrides={"fair_at": pl.Float64, "fair_at_low": pl.Float64,
+                                                          "fair_at_high": pl.Float64, "slope_p": pl.Float64}))
     s = Section("curve", f"Curve of {key}", f"Win share and score margin of {c.where} against {key}.",
                 tables=[table, crossings])
     s.figures.append((f"curve-{_stem(key)}", chart(c, info)))

@@ -23,6 +23,11 @@ MARGIN = 0.02          # default equivalence margin: "fair within ±2 pp"
 TARGET_HALF_WIDTH = 0.01  # the sample-size hint: deals for a 95% CI of ±1 pp
 CORRECTIONS = {"fdr_bh": "Benjamini-Hochberg", "holm": "Holm"}
 CORRECTION = "fdr_bh"
+# "Fair" and "robust" are claims a designer acts on, so each table controls them family-wise: Holm
+# over the table's equivalence tests keeps the chance of even one wrong "fair" in a table at most
+# ALPHA, however many of its rows sit on the margin (Benjamini-Hochberg would let that chance grow
+# with the number of such rows). See docs/reports.md.
+EQUIVALENCE_CORRECTION = "holm"
 
 
 def _quiet(fn, *args, **kwargs):
@@ -88,6 +93,14 @@ def correction_text(rows: int, method: str = CORRECTION) -> str:
             f"row{'s' * (rows != 1)} of this table")
 
 
+def equivalence_caption(rows: int, margin: float = MARGIN) -> str:
+    """The caption fragment that states the error rate the table's "fair" words control."""
+    return (f"'fair within ±{100 * margin:g} pp' = equivalent by TOST after {CORRECTIONS[EQUIVALENCE_CORRECTION]} "
+            f"correction over the {rows} row{'s' * (rows != 1)} of this table: the chance that even one row of "
+            f"the table is called fair while its true effect lies at or beyond the margin is at most "
+            f"{100 * ALPHA:g}%")
+
+
 def equivalence_p(a: np.ndarray, b: np.ndarray, margin: float = MARGIN) -> float:
     """p-value of the paired TOST (statsmodels `ttost_paired`) that mean(a - b) lies within
     ±margin; small p = equivalent. NaN for fewer than 2 pairs."""
@@ -113,6 +126,45 @@ def verdict(diff: float, q: float, q_equiv: float, margin: float = MARGIN) -> st
     if differs:
         return "stronger" if diff > 0 else "weaker"
     return "undecided"
+
+
+RELATIVE_WORDS = {"stronger": "above the average side", "weaker": "below the average side"}
+
+
+def relative_verdict(text: str | None, margin: float = MARGIN) -> str:
+    """A verdict against a relative reference (the average side of the same deal and seat) in
+    words of its own, so that it is never read as a verdict against the fair share."""
+    kind = verdict_kind(text)
+    if kind == "fair":
+        return f"level with the average side (±{100 * margin:g} pp)"
+    return RELATIVE_WORDS.get(kind, kind)
+
+
+def robustness_word(q_diff: float, q_equiv: float) -> str:
+    """Whether an effect depends on the opponent field, from the paired difference between fields:
+    "robust" (the difference is equivalent to zero within the margin), "depends on the bots" (it
+    differs from zero), else "undecided"; both q corrected over the table."""
+    if math.isfinite(q_equiv) and q_equiv < ALPHA:
+        return "robust"
+    if math.isfinite(q_diff) and q_diff < ALPHA:
+        return "depends on the bots"
+    return "undecided"
+
+
+def deals_to_decide(sd: float, diff: float, n: int, margin: float = MARGIN) -> float:
+    """About how many more deals an undecided equivalence verdict needs: the deals at which the
+    nearer one-sided test of the TOST (a difference `diff` with per-deal sd `sd`, against ±margin)
+    reaches 80 % power (statsmodels `tt_solve_power`), minus the `n` played; NaN when `diff` is not
+    inside the margin (more deals would then show a difference, never fairness) or nothing is known."""
+    if not (math.isfinite(sd) and math.isfinite(diff)) or sd <= 0 or abs(diff) >= margin:
+        return math.nan
+    try:
+        need = _quiet(tt_solve_power, effect_size=(margin - abs(diff)) / sd, alpha=ALPHA, power=0.8,
+                      alternative="larger")
+    except (ValueError, RuntimeError):
+        return math.nan
+    need = float(np.asarray(need).ravel()[0])
+    return float(max(0, math.ceil(need - n))) if math.isfinite(need) else math.nan
 
 
 def verdict_kind(text: str | None) -> str:

@@ -99,9 +99,8 @@ def needed_text(table: pl.DataFrame, column: str = "needed") -> str:
 
 
 def verdict_caption(rows: int, margin: float = S.I.MARGIN) -> str:
-    return (f"verdict: ▲/▼ = differs ({S.I.correction_text(rows)}); 'fair within ±{100 * margin:g} pp' = "
-            f"equivalent by TOST (corrected the same way); 'undecided' = neither, more games needed. "
-            "Not significant is never shown as fair")
+    return (f"verdict: ▲/▼ = differs ({S.I.correction_text(rows)}); {S.I.equivalence_caption(rows, margin)}; "
+            "'undecided' = neither, more games needed. Not significant is never shown as fair")
 
 
 def pooled_title(df: pl.DataFrame, by) -> str:
@@ -238,23 +237,29 @@ def _paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, lab
 
 
 def robustness_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Table | None:
-    """Whether each verdict of a report table holds under every opponent field (a table from
-    `stats.verdict_robustness`; None passes through)."""
+    """Whether each effect of a report table depends on the opponent field (a table from
+    `stats.field_robustness`; None passes through): the effect under every field, the paired
+    difference of each field from the first with its CI, and one word."""
     if tab is None:
         return None
-    names = [c[len("verdict "):] for c in tab.columns if c.startswith("verdict ")]
-    changed = int((tab["robust"] == "changes").sum())
-    rows = [[label(r), *[f"{pp(r[f'diff {n}'])} {verdict_cell(r, f'verdict {n}')}" for n in names], r["robust"]]
-            for r in tab.to_dicts()]
-    return Table(f"Does each verdict hold under every opponent field? {what}: {changed} of {tab.height} change "
-                 f"between {' and '.join(names)}",
-                 [first, *[f"under {n}" for n in names], "under every field"], rows,
-                 caption="every field plays the same deals; each contrast is paired within its field, never pooled "
-                         "across fields; the difference and verdict are those of the table above (its correction "
-                         "runs over every field's rows together); holds: the same verdict under every field ('fair "
-                         "within' with or without 'slightly' counts as one); undecided: undecided under every "
-                         "field; changes: anything else; marked rows change",
-                 marked=[r == "changes" for r in tab["robust"].to_list()], data=tab)
+    names = [c[len("effect "):] for c in tab.columns if c.startswith("effect ")]
+    first_field, rest = names[0], names[1:]
+    counts = {w: int((tab["robust"] == w).sum()) for w in ("robust", "depends on the bots", "undecided")}
+    rows = [[label(r), *[pp(r[f"effect {n}"]) for n in names],
+             *[cell for n in rest for cell in (pp(r[f"difference {n}"]), pp_ci(r[f"low {n}"], r[f"high {n}"]))],
+             r["robust"]] for r in tab.to_dicts()]
+    columns = [first, *[f"effect under {n}" for n in names],
+               *[c for n in rest for c in (f"{n} minus {first_field}", "95% CI")], "across fields"]
+    return Table(f"Does each effect depend on the opponent field? {what}: {counts['robust']} robust, "
+                 f"{counts['depends on the bots']} depend on the bots, {counts['undecided']} undecided "
+                 f"({' vs '.join(names)})", columns, rows,
+                 caption="every field plays the same deals: per deal, the effect under a field minus the effect "
+                         "under the first field, paired t-test over deals (scipy ttest_rel) and paired TOST within "
+                         "the margin; robust = that difference is equivalent to zero; depends on the bots = it "
+                         "differs from zero (and is not equivalent); undecided = neither, more deals needed; both "
+                         f"corrected by Holm over the {tab.height} row{'s' * (tab.height != 1)} of this table, so "
+                         "each word is wrong in at most 5 % of tables; marked rows depend on the bots",
+                 marked=[r == "depends on the bots" for r in tab["robust"].to_list()], data=tab)
 
 
 def setup_cards(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
@@ -267,46 +272,59 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Sec
     def label(r: dict, columns: Sequence[str] = others) -> str:
         return f"{r['players']}P {r['setup_card']}{r['setup_side']}" + (
             f" ({group_label(columns)(r)})" if columns else "")
+
+    def verdict_text(r: dict) -> str:
+        more = r.get("more")
+        if r["verdict"] == "undecided" and _ok(more):
+            return f"undecided, about {more:,.0f} more deals needed"
+        return verdict_cell(r)
     rows = [[label(r), f"{r['n']:,}", pct(r["win"]), pct_ci(r["win_low"], r["win_high"]), pct(r["fair"]),
-             pp(r["diff"]), pp_ci(r["diff_low"], r["diff_high"]), pval(r["q"]), verdict_cell(r),
+             pp(r["diff"]), pp_ci(r["diff_low"], r["diff_high"]), pval(r["q"]), verdict_text(r),
+             *([pp(r["rel_diff"]), pp_ci(r["rel_low"], r["rel_high"]), r["rel_verdict"] or NA] if experimental else []),
              num(r["score"])] for r in bal.to_dicts()]
     if experimental:
         intro = ("A setup grid: the focus seat played every setup card on every side, on the same deals, and the "
-                 "focus seat rotates over the seats with the deal. Each cell is compared with the mean of all cells "
-                 "on the same deal and seat (paired), so seat advantages and the other seats' choices cancel; "
-                 "side B is compared with side A, and card with card, the same way. 1/P is shown for reference only.")
-        vs = "vs grid mean (paired)"
+                 "focus seat rotates over the seats with the deal, so seat advantages cancel. The verdict is "
+                 "absolute: each card and side against the fair share 1/P. Beside it, a relative contrast: the "
+                 "cell against the average side (the mean of all cells on the same deal and seat), paired; that "
+                 "average sits below 1/P when the other seats choose their sides and the focus seat is forced, so "
+                 "'above the average side' does not mean 'too strong'. Side B is compared with side A, and card "
+                 "with card, the same way.")
+        relative = ["vs average side (relative)", "95% CI", "relative verdict"]
     else:
         intro = ("Cards as dealt and sides as the policies chose them: an observational comparison (a side "
                  "chosen by a policy is chosen because it looked better for that deal), pooled over seats. For an "
                  "experiment, run scenarios/setup-cards.toml.")
-        vs = "vs fair 1/P"
-    tables = [Table(f"Setup cards: win share per player count, card and side, {vs}"
+        relative = []
+    tables = [Table(f"Setup cards: win share per player count, card and side, against the fair share 1/P"
                     f"{pooled_title(df, ['players', *others, *S.SETUP_SWEEPS])}",
-                    ["players, card, side", "n (deals)", "win share", "95% CI", "1/P", vs, "95% CI", "q", "verdict",
-                     "mean score"], rows,
-                    caption=("paired t-test over deals of the cell's win share minus the grid mean of the same "
-                             "deal and seat; " if experimental else "score test of the win share against 1/P; ")
-                    + "win share CI: Wilson; " + verdict_caption(bal.height, margin) + needed_text(bal),
+                    ["players, card, side", "n (deals)", "win share", "95% CI", "1/P", "vs 1/P", "95% CI", "q",
+                     "verdict vs 1/P", *relative, "mean score"], rows,
+                    caption="score test of the win share against 1/P; win share CI: Wilson; "
+                    + verdict_caption(bal.height, margin) + needed_text(bal)
+                    + ("; relative: paired t-test over deals of the cell minus the average side of the same deal "
+                       "and seat, its own correction over the table; " + provenance.field_line(info)
+                       if experimental else "; " + provenance.field_line(info)),
                     marked=bal["significant"].to_list(), data=bal)]
     rest = [c for c in others if c not in fields]
-    tables.append(robustness_table("Setup cards", "players, card, side", S.verdict_robustness(
-        bal, ["players", *rest, "setup_card", "setup_side"], fields), lambda r: label(r, rest)))
+    pairs, a, b = S.setup_field_pairs(df)
+    tables.append(robustness_table("Setup cards, win share minus 1/P", "players, card, side", S.field_robustness(
+        pairs, a, b, ["players", *rest, "setup_card", "setup_side"], fields, margin), lambda r: label(r, rest)))
     sides = S.setup_side_contrasts(df, margin)
     if sides is not None:
         lab = group_label(["players", *[c for c in sides.columns if c.startswith("sweep_")], "setup_card"])
-        tables.append(_paired_table("Setup cards: side B minus side A of each card (paired on the deal and seat)",
-                                    "card", "side B", "side A", sides, lab, margin))
+        tables.append(_paired_table("Setup cards: side B minus side A of each card (relative; paired on the deal "
+                                    "and seat)", "card", "side B", "side A", sides, lab, margin))
         cell = ["players", *[c for c in sides.columns if c.startswith("sweep_") and c not in fields], "setup_card"]
-        tables.append(robustness_table("Side B minus side A", "card", S.verdict_robustness(sides, cell, fields),
-                                       group_label(cell)))
+        tables.append(robustness_table("Side B minus side A", "card", S.field_robustness(
+            S.setup_side_pairs(df), "B", "A", cell, fields, margin), group_label(cell)))
     cards = S.setup_card_contrasts(df, margin)
     if cards is not None:
         extra = [c for c in cards.columns if c.startswith("sweep_")]
         base = group_label(["players", *extra])
         lab = lambda r: f"{base(r)}: card {r['card']} vs card {r['other']}"  # noqa: E731
-        tables.append(_paired_table("Setup cards: card against card, both sides averaged (paired on the deal and "
-                                    "seat)", "cards", "card", "other", cards, lab, margin))
+        tables.append(_paired_table("Setup cards: card against card, both sides averaged (relative; paired on the "
+                                    "deal and seat)", "cards", "card", "other", cards, lab, margin))
     focus = S.focus_seat_rates(df, margin)
     if focus is not None:
         lab = group_label(["players", *[c for c in focus.columns if c.startswith("sweep_")], "focus_seat"])
@@ -397,10 +415,12 @@ def _grant_rows(tab: pl.DataFrame, label, control: bool = False) -> list[list[st
             for r in tab.to_dicts()]
 
 
-def _grant_robustness(what: str, tab: pl.DataFrame, fields: list[str]) -> list[Table]:
-    """The robustness table of a grant table under several opponent fields (none with one field)."""
-    cell = ["grant", *[c for c in tab.columns if c.startswith("sweep_") and c not in fields]]
-    found = S.verdict_robustness(tab, cell, fields, verdict="win_verdict", diff="win_diff")
+def _grant_robustness(what: str, pairs: pl.DataFrame | None, fields: list[str], margin: float) -> list[Table]:
+    """The robustness table of a grant contrast under several opponent fields (none with one field)."""
+    if pairs is None:
+        return []
+    cell = ["grant", *[c for c in pairs.columns if c.startswith("sweep_") and c not in fields]]
+    found = S.field_robustness(pairs, "win_share", "win_control", cell, fields, margin)
     return [] if found is None else [robustness_table(what, "granted", found, group_label(cell))]
 
 
@@ -440,7 +460,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
             caption="paired t-test (scipy ttest_rel) over deals: same deal, same seat, same policies; "
                     + verdict_caption(grants.height, margin) + needed_text(grants, "win_needed"),
             marked=grants["win_significant"].to_list(), data=grants))
-        section.tables += _grant_robustness("Granted card vs no grant", grants, fields)
+        section.tables += _grant_robustness("Granted card vs no grant", S.grant_pairs(df), fields, margin)
         section.figures.append(("purple-grants", charts.forest_chart(
             grants, group_label(["grant"]) if split else label, info, observational=False, split=split,
             split_label=lambda v, c=split: value_label(c, v) if c == "players" else f"{column_name(c)} = {v}")))
@@ -455,7 +475,8 @@ def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
                     "a typical plain purple card; paired t-test over deals; " + verdict_caption(placebo.height, margin)
                     + needed_text(placebo, "win_needed"),
             marked=placebo["win_significant"].to_list(), data=placebo))
-        section.tables += _grant_robustness("Effect card vs the placebo", placebo, fields)
+        section.tables += _grant_robustness("Effect card vs the placebo", S.placebo_pairs(df, components)[0], fields,
+                                            margin)
         section.figures.append(("purple-beyond-placebo", charts.forest_chart(
             placebo, group_label(["grant"]), info, observational=False, placebo=True)))
         spread = S.placebo_spread(df, components, margin)

@@ -226,10 +226,12 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
 def with_verdicts(table: pl.DataFrame, p: str = "p", equiv_p: str = "equiv_p", diff: str = "diff",
                   margin: float = I.MARGIN, method: str = I.CORRECTION, prefix: str = "") -> pl.DataFrame:
     """A table with its corrected p-values and verdicts: `{prefix}q` (the difference, corrected over
-    the table), `{prefix}q_equiv` (the TOST, corrected the same way), `{prefix}significant`
-    (q < 0.05) and `{prefix}verdict` (stronger / weaker / fair within ±margin / undecided)."""
+    the table by `method`), `{prefix}q_equiv` (the TOST, Holm over the table: the "fair" words are
+    controlled family-wise, `inference.EQUIVALENCE_CORRECTION`), `{prefix}significant` (q < 0.05)
+    and `{prefix}verdict` (stronger / weaker / fair within ±margin / undecided)."""
     q = I.adjust(table[p], method)
-    qe = I.adjust(table[equiv_p], method) if equiv_p in table.columns else np.full(table.height, np.nan)
+    qe = (I.adjust(table[equiv_p], I.EQUIVALENCE_CORRECTION) if equiv_p in table.columns
+          else np.full(table.height, np.nan))
     verdicts = [I.verdict(d if d is not None else math.nan, a, b, margin)
                 for d, a, b in zip(table[diff].to_list(), q, qe)]
     return table.with_columns(pl.Series(f"{prefix}q", q), pl.Series(f"{prefix}q_equiv", qe),
@@ -353,18 +355,23 @@ def _grid_by(rows: pl.DataFrame) -> list[str]:
 
 
 def setup_card_balance(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame:
-    """Win share and mean score per player count, setup card (initiative) and side, with a verdict.
+    """Win share and mean score per player count, setup card (initiative) and side, with a verdict
+    against the fair share 1/P and, in a setup grid, a relative contrast.
 
-    In a setup grid (experimental) the comparison is paired: the focus seat's win share with the
-    cell's card and side against the mean over every cell of the grid on the same deal and seat
-    (`vs` = "grid mean"); the focus seat rotates over the seats with the deal, so every seat
-    weighs equally. Without a grid (observational) it is the win share against 1/P. Both also
-    give the win share (Wilson interval) and 1/P, as a secondary column.
+    The verdict is absolute: the focus seat's win share with the cell's card and side against 1/P
+    (Wilson interval, score test, TOST within ±margin). In a setup grid (experimental) the focus seat
+    rotates over the seats with the deal, so seat effects cancel and 1/P is the reference a designer
+    means by "fair". The grid also gives the relative contrast, paired: the cell against the mean of
+    every cell of the grid on the same deal and seat ("the average side"), with verdicts of its own
+    words (`rel_verdict`: above / below / level with the average side). That mean sits below 1/P
+    when the other seats choose their sides and the focus seat is forced, so the two can disagree.
+    Without a grid (observational) there is no relative contrast.
 
     Columns: players, [other swept keys], setup_card, setup_side, n, rows, win, win_low, win_high,
-    fair (1/P), vs, diff, diff_low, diff_high, p, equiv_p, sd, needed (deals for ±1 pp), q,
-    q_equiv, significant, verdict (corrected over the table), score, score_low, score_high,
-    design ("experimental" or "observational")."""
+    fair (1/P), diff (win - 1/P), diff_low, diff_high, p, equiv_p, sd, needed (deals for ±1 pp), q,
+    q_equiv, significant, verdict, more (deals an undecided verdict needs), [rel_diff, rel_low,
+    rel_high, rel_p, rel_equiv_p, rel_q, rel_q_equiv, rel_significant, rel_verdict: the grid
+    contrast], score, score_low, score_high, design ("experimental" or "observational")."""
     check_columns(df, "setup-cards")
     rows, design = setup_rows(df)
     if rows.height == 0:
@@ -372,29 +379,29 @@ def setup_card_balance(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFra
     by = ["players", *_grid_by(rows), "setup_card", "setup_side"]
     fair = 1.0 / pl.col("players").cast(pl.Float64)
     win = mean_ci(rows, "win_share", by, fair=fair, rate=True, margin=margin)
+    out = with_verdicts(win.rename({"mean": "win", "ci_low": "win_low", "ci_high": "win_high"}), margin=margin)
+    out = out.with_columns(pl.Series("more", [I.deals_to_decide(sd, d, n, margin) if v == "undecided" else math.nan
+                                              for sd, d, n, v in out.select("sd", "diff", "n", "verdict").iter_rows()],
+                                     dtype=pl.Float64))
     if design == "experimental":
         deal = [c for c in by if c not in ("setup_card", "setup_side")] + [CLUSTER]
         grid = rows.with_columns(pl.col("win_share").mean().over(deal).alias("_grid"))
-        contrast = paired_diff(grid, "win_share", "_grid", by, margin=margin).select(
-            *by, "diff", pl.col("low").alias("diff_low"), pl.col("high").alias("diff_high"),
-            "p", "equiv_p", "sd", "needed")
-        win = (win.select(*by, "n", "rows", "mean", "ci_low", "ci_high", "fair")
-               .join(contrast, on=by, how="left", maintain_order="left")
-               .with_columns(pl.lit("grid mean").alias("vs")))
-    else:
-        win = win.with_columns(pl.lit("1/P").alias("vs"))
+        contrast = with_verdicts(paired_diff(grid, "win_share", "_grid", by, prefix="rel_", margin=margin),
+                                 p="rel_p", equiv_p="rel_equiv_p", diff="rel_diff", margin=margin, prefix="rel_")
+        contrast = contrast.select(*by, "rel_diff", "rel_low", "rel_high", "rel_p", "rel_equiv_p", "rel_q",
+                                   "rel_q_equiv", "rel_significant",
+                                   pl.col("rel_verdict").map_elements(lambda v: I.relative_verdict(v, margin),
+                                                                      return_dtype=pl.String))
+        out = out.join(contrast, on=by, how="left", maintain_order="left")
     score = mean_ci(rows, "total", by).select(
         *by, pl.col("mean").alias("score"), pl.col("ci_low").alias("score_low"),
         pl.col("ci_high").alias("score_high"))
-    out = (win.rename({"mean": "win", "ci_low": "win_low", "ci_high": "win_high"})
-           .join(score, on=by, how="left", maintain_order="left"))
-    return with_verdicts(out, margin=margin).with_columns(pl.lit(design).alias("design"))
+    return out.join(score, on=by, how="left", maintain_order="left").with_columns(pl.lit(design).alias("design"))
 
 
-def setup_side_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:
-    """Side B against side A of each card for the focus seat, paired on the deal (a setup grid over
-    sides; None otherwise). Columns: players, [swept keys], setup_card, n, rows, a (side B), b (side
-    A), diff, low, high, p, equiv_p, sd, needed, q, q_equiv, significant, verdict."""
+def setup_side_pairs(df: pl.DataFrame) -> pl.DataFrame | None:
+    """The focus seat's win share with side B and with side A of each card on each deal (columns
+    players, [swept keys], setup_card, game, A, B), or None without a setup grid over sides."""
     rows, design = setup_rows(df)
     if design != "experimental" or "sweep_setup_side" not in rows.columns:
         return None
@@ -403,8 +410,19 @@ def setup_side_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataF
             .pivot(on="setup_side", index=keys, values="win_share"))
     if not {"A", "B"} <= set(wide.columns):
         return None
-    out = paired_diff(wide.drop_nulls(["A", "B"]), "B", "A", keys[:-1], margin=margin)
-    return with_verdicts(out, margin=margin)
+    return wide.drop_nulls(["A", "B"])
+
+
+def setup_side_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:
+    """Side B against side A of each card for the focus seat, paired on the deal (a setup grid over
+    sides; None otherwise): a relative contrast. Columns: players, [swept keys], setup_card, n,
+    rows, a (side B), b (side A), diff, low, high, p, equiv_p, sd, needed, q, q_equiv, significant,
+    verdict."""
+    wide = setup_side_pairs(df)
+    if wide is None:
+        return None
+    by = [c for c in wide.columns if c not in (CLUSTER, "A", "B")]
+    return with_verdicts(paired_diff(wide, "B", "A", by, margin=margin), margin=margin)
 
 
 def setup_card_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:
@@ -497,34 +515,77 @@ def field_label(value) -> str:
     return "+".join(names) if len(names) == len(parsed) else fmt_value(value)
 
 
-def verdict_robustness(table: pl.DataFrame, cell: Sequence[str], fields: Sequence[str], verdict: str = "verdict",
-                       diff: str = "diff") -> pl.DataFrame | None:
-    """Whether each verdict of a report table holds under every opponent field (None with fewer
-    than two fields).
-
-    `table` has one row per cell and field (its contrasts paired within each field, never pooled
-    across fields); `cell` are its group columns but the `fields` columns. One row per cell: `cell`,
-    then for each field (in the table's order) `verdict <label>` and `diff <label>`, then `fields`
-    (how many fields have the cell) and `robust`: "holds" when every field gives the same kind of
-    verdict (`inference.verdict_kind`), "undecided" when every field leaves it undecided, else
-    "changes" (a cell missing under some field changes too)."""
-    if not fields or table.select(fields).n_unique() < 2:
-        return None
+def _field_label_expr(fields: Sequence[str]) -> pl.Expr:
+    """One label per opponent field from its swept columns (`field_label` for a whole policy list)."""
     whole = tuple(f"sweep_{k}" for k in FIELD_KEYS)  # a whole list of policies; else one key inside it
-    label = pl.concat_str([pl.col(f).map_elements(field_label if f in whole else
-                                                  lambda v, k=f[len("sweep_"):]: f"{k}={fmt_value(v)}",
-                                                  return_dtype=pl.String) for f in fields], separator=", ")
-    long = table.select(*cell, label.alias("_field"), pl.col(verdict).alias("_verdict"), pl.col(diff).alias("_diff"))
-    names = long["_field"].unique(maintain_order=True).to_list()
-    out = long.group_by(cell, maintain_order=True).agg(
-        *[pl.col(c).filter(pl.col("_field") == n).first().alias(f"{c[1:]} {n}") for n in names
-          for c in ("_verdict", "_diff")],
-        pl.len().alias("fields"),
-        pl.col("_verdict").map_elements(I.verdict_kind, return_dtype=pl.String).unique().alias("_kinds"))
-    same = (pl.col("_kinds").list.len() == 1) & (pl.col("fields") == len(names))
-    robust = (pl.when(same & (pl.col("_kinds").list.first() == "undecided")).then(pl.lit("undecided"))
-              .when(same).then(pl.lit("holds")).otherwise(pl.lit("changes")))
-    return out.with_columns(robust.alias("robust")).drop("_kinds")
+    return pl.concat_str([pl.col(f).map_elements(field_label if f in whole else
+                                                 lambda v, k=f[len("sweep_"):]: f"{k}={fmt_value(v)}",
+                                                 return_dtype=pl.String) for f in fields], separator=", ")
+
+
+def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], fields: Sequence[str],
+                     margin: float = I.MARGIN) -> pl.DataFrame | None:
+    """Whether each effect of a report table depends on the opponent field (None with fewer than two
+    fields), judged on the effects, not on their verdicts.
+
+    `pairs` holds the rows of the table's contrast (the effect of a row is a - b: a cell's win share
+    minus 1/P, side B minus side A, a granted seat minus its control), with `cell` (the table's
+    groups but the field), the `fields` columns and the deal. Every field plays the same deals, so
+    the effect under each field is compared with the effect under the first field paired on the deal:
+    per deal, (a - b) under the field minus (a - b) under the first, `scipy.stats.ttest_rel` over
+    deals and the paired TOST within ±margin. Over the table's comparisons, the differences are
+    corrected by Holm and the TOSTs by Holm, so each word is controlled family-wise at 5 %: a table
+    of identical fields says "depends on the bots" in at most 5 % of tables.
+
+    One row per cell: `cell`, `effect <field>` per field (mean of a - b), per field after the first
+    `difference <field>`, `low <field>`, `high <field>`, `q <field>`, `q_equiv <field>` (that field
+    minus the first), `fields` and `robust`: "robust" when every field's difference is equivalent to
+    zero, "depends on the bots" when one differs significantly (and is not equivalent), else
+    "undecided"."""
+    if not fields or pairs.select(fields).n_unique() < 2:
+        return None
+    per_deal = (pairs.with_columns(_field_label_expr(fields).alias("_field"))
+                .group_by([*cell, "_field", CLUSTER])
+                .agg((pl.col(a).cast(pl.Float64) - pl.col(b).cast(pl.Float64)).mean().alias("_effect")))
+    names = (pairs.with_columns(_field_label_expr(fields).alias("_field"))["_field"]
+             .unique(maintain_order=True).to_list())
+    first, rest = names[0], names[1:]
+    base = per_deal.filter(pl.col("_field") == first).select(*cell, CLUSTER, pl.col("_effect").alias("_first"))
+    effects = (per_deal.group_by([*cell, "_field"]).agg(pl.col("_effect").mean())
+               .pivot(on="_field", index=list(cell), values="_effect"))
+    out = effects.select(*cell, *[pl.col(n).alias(f"effect {n}") for n in names if n in effects.columns])
+    tables = []
+    for name in rest:
+        joined = (per_deal.filter(pl.col("_field") == name).join(base, on=[*cell, CLUSTER], how="inner"))
+        if joined.height:
+            tables.append(paired_diff(joined, "_effect", "_first", cell, margin=margin)
+                          .with_columns(pl.lit(name).alias("_field")))
+    if not tables:
+        return None
+    long = pl.concat(tables)
+    long = long.with_columns(pl.Series("q", I.adjust(long["p"], "holm")),
+                             pl.Series("q_equiv", I.adjust(long["equiv_p"], "holm")))
+    long = long.with_columns(pl.Series("_word", [I.robustness_word(q, e) for q, e in
+                                                 zip(long["q"].to_list(), long["q_equiv"].to_list())]))
+    for name in rest:
+        part = long.filter(pl.col("_field") == name).select(
+            *cell, *[pl.col(c).alias(f"{c.replace('diff', 'difference')} {name}")
+                     for c in ("diff", "low", "high", "q", "q_equiv")])
+        out = out.join(part, on=list(cell), how="left", maintain_order="left")
+    words = long.group_by(list(cell)).agg(pl.col("_word"), pl.len().alias("_compared"))
+    word = (pl.when(pl.col("_compared") < len(rest)).then(pl.lit("undecided"))
+            .when(pl.col("_word").list.eval(pl.element() == "robust").list.all()).then(pl.lit("robust"))
+            .when(pl.col("_word").list.contains("depends on the bots")).then(pl.lit("depends on the bots"))
+            .otherwise(pl.lit("undecided")))
+    out = (out.join(words.select(*cell, word.alias("robust")), on=list(cell), how="left", maintain_order="left")
+           .with_columns(pl.lit(len(names)).alias("fields"), pl.col("robust").fill_null("undecided")))
+    return out.sort(list(cell), nulls_last=True)
+
+
+def setup_field_pairs(df: pl.DataFrame) -> tuple[pl.DataFrame, str, str]:
+    """The setup grid's cells as pairs for `field_robustness`: the focus seat's win share and 1/P."""
+    rows, _ = setup_rows(df)
+    return rows.with_columns((1.0 / pl.col("players").cast(pl.Float64)).alias("_fair")), "win_share", "_fair"
 
 
 # --- seats and turn order ---------------------------------------------------------------------
@@ -616,15 +677,10 @@ def _paired_grants(pairs: pl.DataFrame, by: list[str], margin: float = I.MARGIN)
             .sort("win_diff", descending=True))
 
 
-def grant_effects(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:
-    """What each granted card is worth, from a grant sweep (None when there is none).
-
-    Each granted seat's game is paired with the same seat of the same deal (`game`) in the control
-    combination (and the same values of every other swept key): the paired differences of win share
-    and of total score, `ttest_rel` over deals. Columns: grant (the swept value), the other sweep
-    columns, n (deals), rows, win_a (granted), win_b (control), win_diff, win_low, win_high, win_p,
-    win_q, win_verdict, ..., score_a, score_b, score_diff, score_low, score_high, score_p, epoch (of
-    the grant), control."""
+def grant_pairs(df: pl.DataFrame) -> pl.DataFrame | None:
+    """Each granted seat's row beside the same seat of the same deal in the control combination (and
+    the same values of every other swept key): grant, the pairing keys, win_share, total, epoch,
+    win_control, total_control, control. None without a grant sweep."""
     sweep = _grant_sweep(df)
     if sweep is None:
         return None
@@ -639,7 +695,25 @@ def grant_effects(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | 
     if pairs.height == 0:
         raise ReportError(f"the grant sweep ({column}) has no granted seat that pairs with a seat of the "
                           f"control '{control}' on the same deal; check the scenario's sweep")
-    return _paired_grants(pairs, ["grant", *others], margin)
+    return pairs
+
+
+def _sweeps_of(pairs: pl.DataFrame) -> list[str]:
+    return [c for c in pairs.columns if c.startswith("sweep_")]
+
+
+def grant_effects(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:
+    """What each granted card is worth, from a grant sweep (None when there is none): a relative
+    contrast, the granted seat against the same seat of the same deal in the control combination.
+
+    The paired differences of win share and of total score, `ttest_rel` over deals. Columns: grant
+    (the swept value), the other sweep columns, n (deals), rows, win_a (granted), win_b (control),
+    win_diff, win_low, win_high, win_p, win_q, win_verdict, ..., score_a, score_b, score_diff,
+    score_low, score_high, score_p, epoch (of the grant), control."""
+    pairs = grant_pairs(df)
+    if pairs is None:
+        return None
+    return _paired_grants(pairs, ["grant", *_sweeps_of(pairs)], margin)
 
 
 def _component_set(components):
@@ -700,6 +774,19 @@ def _placebo_pairs(df: pl.DataFrame, components=None):
     return granted, plain, mean, effects, refused, keys, others
 
 
+def placebo_pairs(df: pl.DataFrame, components=None) -> tuple[pl.DataFrame | None, list[str]]:
+    """Each effect card's granted row beside the placebo mean of the same deal and seat (columns as
+    `grant_pairs`), and the grants refused as placebos (with the reason)."""
+    found = _placebo_pairs(df, components)
+    if found is None:
+        return None, []
+    granted, _, mean, effects, refused, keys, others = found
+    pairs = (granted.filter(pl.col("grant").is_in(list(effects)))
+             .join(mean, on=[*keys, "epoch"], how="inner")
+             .with_columns(pl.format("mean of {} plain epoch {} cards", "placebos", "epoch").alias("control")))
+    return (pairs if pairs.height else None), refused
+
+
 def placebo_effects(df: pl.DataFrame, components=None, margin: float = I.MARGIN) -> tuple[pl.DataFrame | None, list[str]]:
     """Each effect card against the plain purple cards of its epoch (the placebo), and the grants
     refused as placebos (with the reason).
@@ -709,16 +796,10 @@ def placebo_effects(df: pl.DataFrame, components=None, margin: float = I.MARGIN)
     granted in the sweep (by card id, in its own epoch); anything else given by id is refused, not
     taken as a placebo. The difference is the effect card's worth against a typical plain purple
     card. Columns as `grant_effects`, with `control` naming how many plain cards the mean takes."""
-    found = _placebo_pairs(df, components)
-    if found is None:
-        return None, []
-    granted, _, mean, effects, refused, keys, others = found
-    pairs = (granted.filter(pl.col("grant").is_in(list(effects)))
-             .join(mean, on=[*keys, "epoch"], how="inner")
-             .with_columns(pl.format("mean of {} plain epoch {} cards", "placebos", "epoch").alias("control")))
-    if pairs.height == 0:
+    pairs, refused = placebo_pairs(df, components)
+    if pairs is None:
         return None, refused
-    return _paired_grants(pairs, ["grant", *others], margin), refused
+    return _paired_grants(pairs, ["grant", *_sweeps_of(pairs)], margin), refused
 
 
 def placebo_spread(df: pl.DataFrame, components=None, margin: float = I.MARGIN) -> pl.DataFrame | None:
