@@ -63,12 +63,13 @@ def head_to_head(components: ComponentSet, a: str, b: str, players: int, games: 
 def ladder(components: ComponentSet, names: list[str], player_counts=(2, 3, 4), games: int = 1000,
            seed: int = 0, advanced: bool = False, progress=None) -> pl.DataFrame:
     """Every pair of policies head to head at each player count, on the same deals: one row per
-    ordered pair, with the row policy's win rate and CI, `q` (Holm-corrected over the pairs of the
-    player count), its totals in the games it won and its per-game win shares."""
+    ordered pair, with the row policy's win rate and CI, `q` (Holm-corrected over the unordered
+    pairs of the player count: both orderings of a pair are one test), its totals in the games it
+    won and its per-game win shares."""
     rows = []
     for players in player_counts:
-        for a, b in itertools.combinations(names, 2):
-            row = head_to_head(components, a, b, players, games, seed, advanced)
+        for pair, (a, b) in enumerate(itertools.combinations(names, 2)):
+            row = {"pair": pair, **head_to_head(components, a, b, players, games, seed, advanced)}
             theirs = row.pop("opponent_winning_scores")
             rows.append(row)
             rows.append({**row, "policy": b, "opponent": a, "win_rate": 1 - row["win_rate"],
@@ -78,9 +79,10 @@ def ladder(components: ComponentSet, names: list[str], player_counts=(2, 3, 4), 
                 progress()
     frame = pl.DataFrame(rows, schema_overrides={"mean_score": pl.Float64, "winning_scores": pl.List(pl.Int64),
                                                  "shares": pl.List(pl.Float64)})
-    q = frame.select("players", "policy", "opponent", "p_value").with_columns(
-        pl.col("p_value").map_batches(lambda p: pl.Series(adjust(p, "holm"))).over("players").alias("q"))
-    return frame.with_columns(q["q"])
+    tests = frame.unique(["players", "pair"], keep="first", maintain_order=True).select("players", "pair", "p_value")
+    q = tests.with_columns(pl.col("p_value").map_batches(lambda p: pl.Series(adjust(p, "holm"))).over("players")
+                           .alias("q")).drop("p_value")
+    return frame.join(q, on=["players", "pair"], how="left", maintain_order="left").drop("pair")
 
 
 def ladder_ratings(frame: pl.DataFrame, players: int) -> pl.DataFrame:

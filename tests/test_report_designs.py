@@ -169,6 +169,36 @@ def test_bradley_terry_orders_policies_by_built_in_strength():
     assert fin.filter(pl.col("policy") == "strong")["rank"].item() < 1.5
 
 
+def test_a_policy_that_never_wins_gets_a_bounded_rating_under_a_stated_prior():
+    """Separation: "never" loses every game. The plain fit would diverge with a tight interval;
+    the weak prior (one tied comparison per pair) gives a finite rating with a wide interval."""
+    rng = np.random.default_rng(8)
+    rows = []
+    for g in range(600):
+        a, b = sorted(rng.choice(["even1", "even2", "never"], 2, replace=False))
+        a_wins = b == "never" or rng.random() < 0.5
+        rows.append(dict(policy=a, opponent=b, result=float(a_wins), game=g, players=2))
+    pairs = pl.DataFrame(rows)
+    assert ratings.separated(*[np.array([{"even1": 0, "even2": 1, "never": 2}[n] for n in pairs[c]])
+                               for c in ("policy", "opponent")], pairs["result"].to_numpy(), 3)
+    bt = ratings.bradley_terry(pairs)
+    never = bt.filter(pl.col("policy") == "never").to_dicts()[0]
+    assert bt["prior"].all() and -12 < never["rating"] < -2 and never["high"] - never["low"] > 0.5
+    assert not ratings.bradley_terry(pairs.filter(pl.col("opponent") != "never"))["prior"].any()
+
+
+def test_the_ladder_corrects_over_unordered_pairs():
+    from hadara_sim.components import load_components
+    from hadara_sim.ladder import ladder
+    from hadara_sim.report.inference import adjust
+
+    frame = ladder(load_components(), ["greedy", "random", "economy"], player_counts=(2,), games=24, seed=3)
+    forward = frame.filter(pl.col("policy") < pl.col("opponent")).sort(["policy", "opponent"])
+    backward = frame.filter(pl.col("policy") > pl.col("opponent")).sort(["opponent", "policy"])
+    assert forward["q"].to_list() == backward["q"].to_list()  # both orderings of a pair: one test
+    assert forward["q"].to_numpy() == pytest.approx(adjust(forward["p_value"], "holm"))
+
+
 # --- scenario defaults ------------------------------------------------------------------------
 
 def test_policies_rotate_by_default_and_fixed_seats_warn():

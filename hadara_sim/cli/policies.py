@@ -108,6 +108,7 @@ def ladder(
     # which every other command would pay at start-up
     from ..ladder import ladder as run_ladder
     from ..ladder import ladder_ratings
+    from ..report.ratings import PRIOR_TEXT
 
     fmt = check_format(fmt)
     c = components_or_exit(components)
@@ -147,7 +148,8 @@ def ladder(
         grids.append(Grid(f"{p} players: Bradley-Terry ratings (log-odds against the average policy, 95% CI "
                           "clustered on the deal)", ["policy", "rating", "95% CI"],
                           [[r["policy"], f"{r['rating']:+.2f}", f"[{r['low']:+.2f}, {r['high']:+.2f}]"]
-                           for r in ratings.iter_rows(named=True)], data=ratings))
+                           for r in ratings.iter_rows(named=True)],
+                          caption=PRIOR_TEXT if ratings["prior"].any() else "", data=ratings))
     emit(grids, fmt)
 
 

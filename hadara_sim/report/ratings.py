@@ -14,8 +14,11 @@ import math
 import warnings
 
 import numpy as np
+import pandas as pd
 import polars as pl
 import statsmodels.api as sm
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import connected_components
 
 from . import inference as I
 
@@ -35,27 +38,55 @@ def pairwise(df: pl.DataFrame) -> pl.DataFrame:
         "game", "players")
 
 
+PRIOR_TEXT = ("a policy never or always won, so the unpenalised fit has no finite rating: a weak prior added "
+              "one tied comparison to every pair of policies that met (bounded ratings; CIs then reflect the "
+              "prior as well as the data)")
+
+
+def separated(a: np.ndarray, b: np.ndarray, result: np.ndarray, k: int) -> bool:
+    """Whether the Bradley-Terry likelihood has no finite maximum: the graph of "won at least once
+    against" (a tie counts both ways) is not strongly connected (Zermelo's condition; scipy
+    `connected_components`)."""
+    won = np.zeros((k, k), dtype=bool)
+    won[a[result > 0], b[result > 0]] = True
+    won[b[result < 1], a[result < 1]] = True
+    count, _ = connected_components(csr_matrix(won), directed=True, connection="strong")
+    return count > 1
+
+
 def bradley_terry(pairs: pl.DataFrame, cluster: str = CLUSTER) -> pl.DataFrame:
     """Bradley-Terry ratings (log-odds scale, centred on the mean policy) with deal-clustered 95%
     CIs: a binomial GLM of `result` on +1 for `policy` and -1 for `opponent` (statsmodels,
-    cov_type="cluster" on `cluster`). Columns: policy, rating, se, low, high, comparisons."""
+    cov_type="cluster" on `cluster`). When a policy never or always wins (separation: no finite
+    maximum likelihood, so the fit would diverge with a falsely tight interval) a weak prior adds
+    one tied comparison per pair of policies that met, each its own cluster, and `prior` is true.
+    Columns: policy, rating, se, low, high, comparisons, prior."""
     names = sorted(set(pairs["policy"].to_list()) | set(pairs["opponent"].to_list()))
     k = len(names)
     if k < 2 or pairs.height < 2:
         return pl.DataFrame(schema={"policy": pl.String, "rating": pl.Float64, "se": pl.Float64,
-                                    "low": pl.Float64, "high": pl.Float64, "comparisons": pl.Int64})
+                                    "low": pl.Float64, "high": pl.Float64, "comparisons": pl.Int64,
+                                    "prior": pl.Boolean})
     index = {n: i for i, n in enumerate(names)}
     a = np.array([index[n] for n in pairs["policy"].to_list()])
     b = np.array([index[n] for n in pairs["opponent"].to_list()])
-    x = np.zeros((pairs.height, k))
+    y = pairs["result"].to_numpy().astype(float)
+    groups = pairs[cluster].to_numpy().astype(str)
+    counts = np.bincount(np.concatenate([a, b]), minlength=k)
+    prior = separated(a, b, y, k)
+    if prior:
+        met = sorted(set(zip(np.minimum(a, b).tolist(), np.maximum(a, b).tolist())))
+        a = np.concatenate([a, [i for i, _ in met]])
+        b = np.concatenate([b, [j for _, j in met]])
+        y = np.concatenate([y, np.full(len(met), 0.5)])
+        groups = np.concatenate([groups, [f"prior {i}-{j}" for i, j in met]])
+    x = np.zeros((len(y), k))
     x[np.arange(len(a)), a] = 1.0
     x[np.arange(len(b)), b] = -1.0
-    y = pairs["result"].to_numpy().astype(float)
-    groups = pairs[cluster].to_numpy()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fit = sm.GLM(y, x[:, 1:], family=sm.families.Binomial()).fit(
-            cov_type="cluster", cov_kwds={"groups": groups})
+            cov_type="cluster", cov_kwds={"groups": pd.factorize(groups)[0]})
     # Ratings with the first policy at 0, then centred: r = L beta with L = (I - J/k) E.
     embed = np.vstack([np.zeros(k - 1), np.eye(k - 1)])
     centre = np.eye(k) - np.full((k, k), 1.0 / k)
@@ -64,9 +95,9 @@ def bradley_terry(pairs: pl.DataFrame, cluster: str = CLUSTER) -> pl.DataFrame:
     cov = lin @ np.asarray(fit.cov_params()) @ lin.T
     se = np.sqrt(np.clip(np.diag(cov), 0, None))
     z = 1.959963984540054
-    counts = np.bincount(np.concatenate([a, b]), minlength=k)
     return (pl.DataFrame({"policy": names, "rating": rating, "se": se, "low": rating - z * se,
-                          "high": rating + z * se, "comparisons": counts.astype(np.int64)})
+                          "high": rating + z * se, "comparisons": counts.astype(np.int64),
+                          "prior": np.full(k, prior)})
             .sort("rating", descending=True))
 
 

@@ -388,7 +388,8 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
                  f"{num(r['rank'], 2)} ±{num(r['rank_half'], 2)}", pct(r["tie_rate"])] for r in fin.to_dicts()],
                caption="rating: Bradley-Terry log-odds of beating the average policy, from every pair of seats "
                        "with different policies (binomial GLM, statsmodels; CIs clustered on the deal); position: "
-                       "1 = best, ±half its 95% CI; ties: share of its seats that tied for first", data=fin)
+                       "1 = best, ±half its 95% CI; ties: share of its seats that tied for first"
+                       + (f"; {R.PRIOR_TEXT}" if bt["prior"].any() else ""), data=fin)
     h2h = R.head_to_head(pairs)
     order = fin["policy"].to_list()
     cells = {(r["policy"], r["opponent"]): r for r in h2h.to_dicts()}

@@ -544,11 +544,11 @@ def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], f
     "undecided"."""
     if not fields or pairs.select(fields).n_unique() < 2:
         return None
-    per_deal = (pairs.with_columns(_field_label_expr(fields).alias("_field"))
-                .group_by([*cell, "_field", CLUSTER])
+    labelled = pairs.with_columns(_field_label_expr(fields).alias("_field"))
+    names = (labelled.group_by("_field").agg(pl.col("combo").min()).sort("combo")["_field"].to_list()
+             if "combo" in pairs.columns else sorted(labelled["_field"].unique().to_list()))
+    per_deal = (labelled.group_by([*cell, "_field", CLUSTER])
                 .agg((pl.col(a).cast(pl.Float64) - pl.col(b).cast(pl.Float64)).mean().alias("_effect")))
-    names = (pairs.with_columns(_field_label_expr(fields).alias("_field"))["_field"]
-             .unique(maintain_order=True).to_list())
     first, rest = names[0], names[1:]
     base = per_deal.filter(pl.col("_field") == first).select(*cell, CLUSTER, pl.col("_effect").alias("_first"))
     effects = (per_deal.group_by([*cell, "_field"]).agg(pl.col("_effect").mean())
