@@ -63,3 +63,21 @@ def test_check_plays_the_overrides_and_refuses_bad_ones_with_file_line_and_key(t
                                       "--overrides", str(good)], env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "with 5B: {'military': 3}" in result.output and "TOST p" in result.output
+
+
+def test_an_undecided_side_says_how_many_more_deals_and_the_verdicts_name_their_scope():
+    few = sides_fairness(sides_data(deals=300, strong=0.5, seed=1), margin=0.05)
+    assert few[0].verdict == "undecided" and few[0].more > 0
+    assert few[0].verdict_text == f"undecided, about {few[0].more:,.0f} more deals needed"
+    result = CliRunner().invoke(app, ["balance", "check", "-p", "2", "-n", "20", "--jobs", "1"],
+                                env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.output.split())
+    assert "NO" not in text.split() and "verdict vs 1/P" in text
+    assert "hold for the policy field played (balanced on every seat)" in text and "are estimates" in text
+
+
+def test_the_margin_is_in_percentage_points_and_the_old_fraction_is_refused_with_a_hint():
+    for command in (["balance", "check"], ["report", "winrate", "."]):
+        result = CliRunner().invoke(app, [*command, "--margin", "0.02"], env={"COLUMNS": "200"})
+        assert result.exit_code == 2 and "--margin 2" in result.output and "percentage points" in result.output

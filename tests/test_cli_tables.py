@@ -11,6 +11,7 @@ import json
 import re
 
 import numpy as np
+import pandas as pd
 import polars as pl
 import pytest
 from rich.text import Text
@@ -123,14 +124,32 @@ def test_play_score_pad_headers_whole(columns):
 def test_every_format_of_one_table(capsys):
     emit([WIDE], "csv", footer="scenario 'x'")
     text = capsys.readouterr().out
-    rows = list(csv.reader(line for line in io.StringIO(text) if line.strip() and not line.startswith("#")))
-    assert rows[0] == WIDE.columns and rows[2][0] == "affinity_military" and rows[2][-1] == "[141.1, 144.6]"
+    rows = list(csv.reader(io.StringIO(text)))
+    assert rows[0] == ["table", *WIDE.columns] and rows[2][1] == "affinity_military"
+    assert rows[2][-1] == "[141.1, 144.6]" and not text.startswith("#")  # a text table stays text, nothing else
     emit([WIDE], "markdown")
     md = capsys.readouterr().out
     assert "| policy | n (deals) |" in md and "| affinity_military | 19,876 |" in md
     emit([WIDE], "json", footer_data={"seed": 1})
     doc = json.loads(capsys.readouterr().out)
     assert doc["tables"][0]["rows"][1][0] == "affinity_military" and doc["provenance"] == {"seed": 1}
+
+
+def assert_machine_numbers(text: str):
+    """A CSV for machines: pandas and polars read every number as a number (no "20,000", "35.0%",
+    "[34.3, 35.6]" or "26.2 ±0.2"), each unit is in its column's name, and CI bounds stand alone."""
+    frame = pd.read_csv(io.StringIO(text))
+    assert frame.columns[0] == "table" and len(frame)
+    for name, dtype in frame.dtypes.items():
+        if name.endswith(("_pct", "_pp", "_points", "_logodds")) or name in ("n", "rows", "p", "q"):
+            assert pd.api.types.is_numeric_dtype(dtype), (name, dtype)
+        elif dtype == object:
+            values = frame[name].dropna().astype(str)
+            assert not values.str.fullmatch(r"[-+]?[\d,.]+\s*(%|pp)?|\[.*\]|.*±.*").any(), name
+    loaded = pl.read_csv(io.StringIO(text), infer_schema_length=None)
+    for name, dtype in loaded.schema.items():
+        if name.endswith(("_pct", "_pp", "_points", "_logodds")):
+            assert dtype.is_numeric(), (name, dtype)
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +169,7 @@ COMMANDS = [
     ["policies", "show", "military"],
     ["play", "-p", "2", "--seed", "2"],
 ]
-REPORTS = ["winrate", "breakdown", "setup-cards", "trajectory"]
+REPORTS = ["winrate", "breakdown", "setup-cards", "trajectory", "seats", "ratings"]
 
 
 @pytest.mark.parametrize("fmt", ["table", "csv", "markdown", "json"])
@@ -162,7 +181,7 @@ def test_format_on_every_table_command(args, fmt):
     if fmt == "json":
         assert json.loads(out)["tables"][0]["rows"]
     elif fmt == "csv":
-        assert out.startswith("#") and "," in out and "┃" not in out
+        assert out.startswith("table,") and "," in out and "┃" not in out
     elif fmt == "markdown":
         assert "| --- |" in out
     else:
@@ -178,8 +197,11 @@ def test_format_on_every_report(dataset, tmp_path, report, fmt):
     if fmt == "json":
         doc = json.loads(out)
         assert doc["tables"] and doc["provenance"]["components"]["digest"]
+        assert all(isinstance(v, (int, float, bool, type(None))) for t in doc["tables"] for r in t["data"]
+                   for k, v in r.items() if k.endswith(("_pct", "_pp", "_points")))
     elif fmt == "csv":
-        assert "components: shipped reconstruction" in out and "┃" not in out
+        assert "┃" not in out
+        assert_machine_numbers(out)
     elif fmt == "markdown":
         assert "| --- |" in out
     else:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import os
 import shutil
@@ -88,8 +86,10 @@ MARGIN_OPTION = typer.Option(
 
 FORMATS = ("table", "csv", "markdown", "json")
 FORMAT_OPTION = typer.Option(
-    "table", "--format", help="How to print the tables: table (for the terminal), csv, markdown or json. "
-                              "csv marks titles and notes with a leading '#'.")
+    "table", "--format", help="How to print the tables: table (for the terminal), markdown, or for machines "
+                              "csv (one CSV: a `table` column names each row's table; numbers raw, the unit in "
+                              "the column name) or json (each table's title, caption and numbers; provenance). "
+                              "Choices: table, csv, markdown, json.")
 
 
 @dataclass
@@ -105,7 +105,7 @@ class Grid:
     marked: list[bool] = field(default_factory=list)  # rows to highlight
     optional: tuple[str, ...] = ()                    # columns to leave out first when too wide
     wrap: tuple[str, ...] | None = None               # text columns that may wrap (default: guessed)
-    data: object = None                                # the numbers behind the table (a DataFrame), for json
+    data: object = None                                # the numbers behind the table (a DataFrame), for csv and json
 
 
 def check_format(fmt: str) -> str:
@@ -145,21 +145,7 @@ def emit(tables: Sequence[Grid], fmt: str = "table", *, notes: Sequence[str] = (
             doc["provenance"] = footer_data or footer
         sys.stdout.write(json.dumps(doc, indent=1, default=str) + "\n")
     elif fmt == "csv":
-        out = io.StringIO()
-        for n in notes:
-            out.write(f"# {plain(n)}\n")
-        for i, t in enumerate(tables):
-            if i or notes:
-                out.write("\n")
-            out.write(f"# {plain(t.title)}\n")
-            writer = csv.writer(out, lineterminator="\n")
-            writer.writerow([plain(c) for c in t.columns])
-            writer.writerows([[plain(c) for c in row] for row in t.rows])
-            if t.caption:
-                out.write(f"# {plain(t.caption)}\n")
-        if footer:
-            out.write(f"\n# {plain(footer)}\n")
-        sys.stdout.write(out.getvalue())
+        sys.stdout.write(machine_csv(tables))
     elif fmt == "markdown":
         parts = [plain(n) for n in notes]
         for t in tables:
@@ -176,16 +162,41 @@ def emit(tables: Sequence[Grid], fmt: str = "table", *, notes: Sequence[str] = (
             console.print(f"[dim]{footer}[/]", highlight=False, soft_wrap=output_width() is None)
 
 
+def machine_frame(t: Grid):
+    """A table's numbers for machines (its data, a polars DataFrame), or its cells as text when it
+    has none."""
+    import polars as pl  # here: every command imports this module, few print csv or json
+
+    data = getattr(t, "data", None)
+    if isinstance(data, pl.DataFrame):
+        return data.select([c for c, d in data.schema.items() if not d.is_nested() and d != pl.Object])
+    names = [plain(c) or f"column {j + 1}" for j, c in enumerate(t.columns)]
+    return pl.DataFrame([[plain(c) for c in row] for row in t.rows], schema=names, orient="row")
+
+
+def machine_csv(tables: Sequence[Grid]) -> str:
+    """Every table as one CSV with raw numbers: a first column `table` (the table's title) and the
+    union of the tables' columns (empty where a table has no such column)."""
+    import polars as pl
+
+    frames = [machine_frame(t).with_columns(pl.lit(plain(t.title)).alias("table")) for t in tables]
+    if not frames:
+        return ""
+    both = pl.concat(frames, how="diagonal_relaxed")
+    return both.select("table", pl.exclude("table")).write_csv()
+
+
 def _json_table(t: Grid) -> dict:
-    doc = {"title": plain(t.title), "columns": [plain(c) for c in t.columns],
-           "rows": [[plain(c) for c in row] for row in t.rows]}
+    doc = {"title": plain(t.title)}
     if t.caption:
         doc["caption"] = plain(t.caption)
+    if getattr(t, "data", None) is not None and hasattr(t.data, "to_dicts"):
+        doc["data"] = machine_frame(t).to_dicts()
+    else:
+        doc["columns"] = [plain(c) for c in t.columns]
+        doc["rows"] = [[plain(c) for c in row] for row in t.rows]
     if any(t.marked):
         doc["marked"] = [bool(m) for m in t.marked]
-    data = getattr(t, "data", None)
-    if data is not None and hasattr(data, "to_dicts"):
-        doc["data"] = data.to_dicts()
     return doc
 
 

@@ -74,7 +74,7 @@ def _emit(section, info: dict, out: Path, fmt: str, tables: str = "table") -> li
     from ..report.charts import save
 
     notes = [section.intro, *section.notes] if tables == "table" else list(section.notes)
-    grids = [Grid(t.title, t.columns, t.rows, t.caption, t.marked, optional=OPTIONAL, data=t.data)
+    grids = [Grid(t.title, t.columns, t.rows, t.caption, t.marked, optional=OPTIONAL, data=t.machine())
              for t in section.tables]
     prov = info.get("provenance", {})
     emit(grids, tables, notes=notes, footer=provenance.text(prov), footer_data=prov)

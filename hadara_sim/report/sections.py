@@ -19,6 +19,23 @@ from . import stats as S
 NA = "–"
 
 
+# The unit of each numeric column of a table's data, by name, for the machine formats (csv, json):
+# "%" (a share, written x100 as <name>_pct), "pp" (a difference of shares, x100 as <name>_pp),
+# "points" and "log-odds" (written as they are, <name>_points, <name>_logodds). A table overrides
+# the names whose unit differs in it (`Table.units`); columns named nowhere keep name and value.
+UNIT_OF = {
+    **dict.fromkeys(("win", "win_low", "win_high", "fair", "a", "b", "win_a", "win_b", "mean", "ci_low", "ci_high",
+                     "share", "owned", "tie_rate", "chance"), "%"),
+    **dict.fromkeys(("diff", "diff_low", "diff_high", "rel_diff", "rel_low", "rel_high", "low", "high", "win_diff",
+                     "vs_fair", "win_diff_low", "win_diff_high", "effect", "difference"), "pp"),
+    **dict.fromkeys(("score", "score_low", "score_high", "score_a", "score_b", "score_diff", "margin", "margin_low",
+                     "margin_high", "margin_diff", "margin_diff_low", "margin_diff_high"), "points"),
+}
+SUFFIX = {"%": ("pct", 100.0), "pp": ("pp", 100.0), "points": ("points", 1.0), "log-odds": ("logodds", 1.0)}
+POINTS = dict.fromkeys(("mean", "ci_low", "ci_high"), "points")   # a table of scores, not shares
+GRANT_UNITS = {"win_low": "pp", "win_high": "pp"}                  # paired_diff's CI of win_diff
+
+
 @dataclass
 class Table:
     title: str
@@ -27,6 +44,25 @@ class Table:
     caption: str = ""
     marked: list[bool] = field(default_factory=list)  # rows to highlight (significant)
     data: pl.DataFrame | None = None                  # the numbers behind the table
+    units: dict[str, str] = field(default_factory=dict)  # overrides of UNIT_OF for this table's data
+
+    def machine(self) -> pl.DataFrame | None:
+        """The numbers behind the table for machines: each column's unit in its name, shares and
+        differences of shares in percent and percentage points, nested columns left out."""
+        if self.data is None:
+            return None
+        exprs = []
+        for name, dtype in self.data.schema.items():
+            if dtype.is_nested() or dtype == pl.Object:
+                continue
+            measure, _, rest = name.partition(" ")  # "effect balanced": a measure under a field
+            unit = self.units.get(name) or self.units.get(measure) or UNIT_OF.get(name) or UNIT_OF.get(measure)
+            if unit is None or not dtype.is_numeric():
+                exprs.append(pl.col(name))
+                continue
+            suffix, scale = SUFFIX[unit]
+            exprs.append((pl.col(name).cast(pl.Float64) * scale).alias(f"{measure}_{suffix}" + (f" {rest}" if rest else "")))
+        return self.data.select(exprs)
 
     def _repr_html_(self) -> str:
         """In a notebook, the table as the HTML summary shows it (percent, CIs, marked rows)."""
@@ -219,7 +255,7 @@ def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
                           "taken out of the score pad line that holds it: 'gold medals' = results `gold` minus "
                           "the set_collector and gold_wildcard bonuses, 'silver medals' = `silver` minus "
                           "silver_full, 'statues' = `statues` minus statue_patron; the parts add up to the "
-                          "total (docs/results.md)", data=long)
+                          "total (docs/results.md)", data=long, units=POINTS)
     figs = [(f"breakdown-by-{_stem(by)}", charts.breakdown_chart(long, by, label, info, by_text(by))),
             (f"totals-by-{_stem(by)}", charts.totals_chart(df, by, label, info, by_text(by)))]
     return Section("breakdown", f"Score breakdown by {by_text(by)}",
@@ -389,7 +425,8 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
                caption="rating: Bradley-Terry log-odds of beating the average policy, from every pair of seats "
                        "with different policies (binomial GLM, statsmodels; CIs clustered on the deal); position: "
                        "1 = best, ±half its 95% CI; ties: share of its seats that tied for first"
-                       + (f"; {R.PRIOR_TEXT}" if bt["prior"].any() else ""), data=fin)
+                       + (f"; {R.PRIOR_TEXT}" if bt["prior"].any() else ""), data=fin,
+               units={"rating": "log-odds", "low": "log-odds", "high": "log-odds"})
     h2h = R.head_to_head(pairs)
     order = fin["policy"].to_list()
     cells = {(r["policy"], r["opponent"]): r for r in h2h.to_dicts()}
@@ -404,7 +441,8 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
     t2 = Table(f"Head to head: % of comparisons the row policy won against the column policy{pooled}", ["", *order],
                rows, caption="a comparison: two seats of one game held by the two policies (ties count half); "
                              "[95% Wilson CI on the deal-clustered effective sample size]; * = differs from 50 "
-                             f"(Holm correction over the {h2h.height // 2} pairs)", data=h2h)
+                             f"(Holm correction over the {h2h.height // 2} pairs)", data=h2h,
+               units={"low": "%", "high": "%"})
     return Section("ratings", "Policy ratings",
                    "How the policies rank against each other, from every game in which they met.", [t1, t2], [])
 
@@ -460,7 +498,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
             _grant_rows(grants, label),
             caption="paired t-test (scipy ttest_rel) over deals: same deal, same seat, same policies; "
                     + verdict_caption(grants.height, margin) + needed_text(grants, "win_needed"),
-            marked=grants["win_significant"].to_list(), data=grants))
+            marked=grants["win_significant"].to_list(), data=grants, units=GRANT_UNITS))
         section.tables += _grant_robustness("Granted card vs no grant", S.grant_pairs(df), fields, margin)
         section.figures.append(("purple-grants", charts.forest_chart(
             grants, group_label(["grant"]) if split else label, info, observational=False, split=split,
@@ -475,7 +513,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
                     "purple cards of the epoch granted the same way, so this is the effect card's worth against "
                     "a typical plain purple card; paired t-test over deals; " + verdict_caption(placebo.height, margin)
                     + needed_text(placebo, "win_needed"),
-            marked=placebo["win_significant"].to_list(), data=placebo))
+            marked=placebo["win_significant"].to_list(), data=placebo, units=GRANT_UNITS))
         section.tables += _grant_robustness("Effect card vs the placebo", S.placebo_pairs(df, components)[0], fields,
                                             margin)
         section.figures.append(("purple-beyond-placebo", charts.forest_chart(
@@ -487,7 +525,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
                 ["plain card", *GRANT_COLUMNS], _grant_rows(spread, group_label(["grant"])),
                 caption="the spread of the placebo: how much a plain card's own tracks and points matter; "
                         "paired t-test over deals; " + verdict_caption(spread.height, margin),
-                marked=spread["win_significant"].to_list(), data=spread))
+                marked=spread["win_significant"].to_list(), data=spread, units=GRANT_UNITS))
     elif isinstance(grants, pl.DataFrame):
         section.notes.append("The grant experiment measures the card, not only its effect: a granted card is "
                              "also one more purple card. Add the plain purple cards of each epoch to the grants "
@@ -509,7 +547,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
              "score difference (points)", "95% CI"], rows,
             caption="OBSERVATIONAL: owners chose and kept the card; only games without grants; games owned: "
                     "share of the games at that player count; paired t-test over deals of owner vs mean of the "
-                    "other seats; no row is marked", data=owners))
+                    "other seats; no row is marked", data=owners, units=GRANT_UNITS))
         split = "players" if "players" in owners.columns else None
         section.figures.append(("purple-owners", charts.forest_chart(
             owners, group_label(["effect"]), info, observational=True, split=split,
@@ -537,7 +575,7 @@ def trajectory(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
     t1 = Table(f"Mean running score by {by_text(by)}",
                [by_text(by), "n (deals)", *[x for e in (1, 2, 3) for x in
                                             (f"after epoch {names[e]}" if e < 3 else "final", "95% CI")]],
-               rows, caption="points as if the game ended at the end of the epoch", data=running)
+               rows, caption="points as if the game ended at the end of the epoch", data=running, units=POINTS)
     lrows = [[str(r["players"]), f"epoch {names[r['epoch']]}", f"{r['n']:,}", pct(r["mean"]),
               pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]), pval(r["p"])] for r in leaders.to_dicts()]
     t2 = Table("How often the leader after an epoch goes on to win",
