@@ -207,22 +207,26 @@ print(f"{info['games']:,} games, {df.height:,} rows")'''),
 side:
 
 - `win`: the mean win share, with `win_low`/`win_high` its 95% Wilson interval, `n` deals;
-- `diff` (`diff_low`, `diff_high`): the cell minus the grid mean of the same deal and seat, a paired
-  t-test over deals (`p`), and `q` the Benjamini-Hochberg adjusted p-value over the whole table
-  (with 40 cells, a few raw p < 0.05 are expected by chance);
-- `verdict`: "stronger"/"weaker" (q < 0.05), "fair within ±2 pp" (an equivalence test, TOST,
-  corrected the same way) or "undecided" (neither: more games needed);
+- `diff` (`diff_low`, `diff_high`): the win share minus the fair share 1/P (the focus seat rotates
+  over the seats, so seat effects cancel), its score test (`p`), and `q` the Benjamini-Hochberg
+  adjusted p-value over the whole table (with 40 cells, a few raw p < 0.05 are expected by chance);
+- `verdict`: "stronger"/"weaker" than 1/P (q < 0.05), "fair within ±2 pp" (an equivalence test,
+  TOST, Holm-corrected over the table: at most a 5 % chance of even one wrong "fair" in it) or
+  "undecided" (neither: more games needed; `more` says about how many more deals);
+- `rel_diff` (`rel_low`, `rel_high`, `rel_verdict`): a relative contrast, the cell minus the average
+  side (the mean of every cell on the same deal and seat), paired; that average sits below 1/P
+  because the other seats choose their sides, so "above the average side" is not "too strong";
 - `needed`: the deals a 95% CI of ±1 pp would need;
 - `score`: the mean final score.
 """),
     code('''
 bal = stats.setup_card_balance(df)
 rounded(bal).select("players", "setup_card", "setup_side", "n", "win", "win_low", "win_high", "diff", "diff_low",
-                    "diff_high", "q", "verdict", "needed", "score")'''),
+                    "diff_high", "q", "verdict", "rel_diff", "rel_verdict", "needed", "score")'''),
     code('''
 display(charts.setup_chart(bal, info))'''),
     md("""
-Cells whose interval lies wholly above or below the grid mean (the dashed line at 0), and that
+Cells whose interval lies wholly above or below the fair share (the dashed line at 1/P), and that
 survive the adjustment, are drawn as stars. The same table in the terminal: `hadara-sim report setup-cards
 results/setup-cards`.
 
@@ -252,7 +256,7 @@ are all win shares shown here), `score_diff` is in points. An interval that excl
 
 ## 3. Reading the result
 
-- A cell far from the grid mean at every player count is a balance problem of the card; one that
+- A cell far from the fair share at every player count is a balance problem of the card; one that
   moves with the player count (initiative decides the first player, and turn order matters more
   with fewer players) is an interaction with the table size.
 - "Not significant" is not "fair": only the equivalence verdict says a card is fair within ±2 pp.

@@ -140,9 +140,9 @@ def breakdown(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Option
 @app.command("setup-cards")
 def setup_cards(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES,
                 margin: float = MARGIN):
-    """Setup-card balance: in a setup grid each card and side against the grid mean of the same
-    deal and seat, side B against side A and card against card, all paired on the deal, with
-    verdicts; otherwise win share against 1/P (observational)."""
+    """Setup-card balance: each card and side against the fair share 1/P with a verdict; in a setup
+    grid also against the average side of the same deal and seat, side B against side A and card
+    against card (relative contrasts, paired on the deal); otherwise observational."""
     from ..report import sections
 
     _run(results, out, fmt, lambda df, info: sections.setup_cards(df, info, margin / 100), tables)
