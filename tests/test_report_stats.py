@@ -433,3 +433,18 @@ def test_fields_are_named_by_their_policies_or_by_the_swept_parameter():
     out = stats.field_robustness(pairs, a, b, ["players", "setup_card", "setup_side"], ["sweep_policies_0_params_coin"])
     assert [c for c in out.columns if c.startswith("effect ")] == [
         "effect policies_0_params_coin=0.4", "effect policies_0_params_coin=0.6"]
+
+
+def test_holm_adjusted_p_values_are_those_of_statsmodels():
+    from statsmodels.stats.multitest import multipletests
+
+    from hadara_sim.report import inference
+
+    rng = np.random.default_rng(4)
+    for size in (1, 2, 7, 40):
+        p = rng.uniform(0, 0.2, size) ** 2
+        p[rng.random(size) < 0.2] = 0.5
+        assert inference.adjust(p, "holm") == pytest.approx(multipletests(p, method="holm")[1])
+    with_nan = np.array([0.01, np.nan, 0.04])
+    assert inference.adjust(with_nan, "holm")[[0, 2]] == pytest.approx(multipletests([0.01, 0.04], method="holm")[1])
+    assert math.isnan(inference.adjust(with_nan, "holm")[1])

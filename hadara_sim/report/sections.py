@@ -131,7 +131,7 @@ def needed_text(table: pl.DataFrame, column: str = "needed") -> str:
     if not values:
         return ""
     return (f"; a 95% CI of ±1 pp needs about {max(values):,.0f} deals per row "
-            f"(statsmodels power; n now {table['n'].min():,})")
+            f"(normal approximation; n now {table['n'].min():,})")
 
 
 def verdict_caption(rows: int, margin: float = S.I.MARGIN) -> str:

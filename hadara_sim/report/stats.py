@@ -545,7 +545,7 @@ def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], f
     if not fields or pairs.select(fields).n_unique() < 2:
         return None
     labelled = pairs.with_columns(_field_label_expr(fields).alias("_field"))
-    names = (labelled.group_by("_field").agg(pl.col("combo").min()).sort("combo")["_field"].to_list()
+    names = (labelled.group_by("_field").agg(pl.col("combo").min()).sort(["combo", "_field"])["_field"].to_list()
              if "combo" in pairs.columns else sorted(labelled["_field"].unique().to_list()))
     per_deal = (labelled.group_by([*cell, "_field", CLUSTER])
                 .agg((pl.col(a).cast(pl.Float64) - pl.col(b).cast(pl.Float64)).mean().alias("_effect")))
