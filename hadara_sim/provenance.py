@@ -4,8 +4,6 @@ charts print it in their footers so that a number is never separated from what p
 
 from __future__ import annotations
 
-import json
-
 from .components import (CARD_VALUES, COLONY_VALUES, SETUP_VALUES, ComponentError, ComponentSet,
                          default_components_path, load_components)
 
@@ -62,7 +60,18 @@ def of_run(meta: dict | None) -> dict:
         prov["components"] = of_components(meta["components"])
     if fields.get("policy_settings"):
         prov["policies"] = fields["policy_settings"]
+        prov["policy_params"] = given_params(meta)
     return {k: v for k, v in prov.items() if v is not None}
+
+
+def given_params(meta: dict | None) -> dict:
+    """label -> the parameters the scenario set for that policy, as the run recorded them."""
+    given = {}
+    for combo in (meta or {}).get("combinations") or []:
+        for entry in (combo.get("config") or {}).get("policies") or []:
+            if isinstance(entry, dict) and entry.get("label") and entry.get("params"):
+                given.setdefault(entry["label"], entry["params"])
+    return given
 
 
 def components_text(comp: dict) -> str:
@@ -74,22 +83,16 @@ def components_text(comp: dict) -> str:
     return f"components: {comp['name']} ({comp.get('digest') or 'no digest'}{est})"
 
 
-def policies_text(settings: dict) -> str:
-    """'balanced, military (coin_end=0.5, ...)': labels, with the full parameters only of those
-    that differ from their built-in defaults."""
-    from .registry import PolicyNotFound, make_policy
-
+def policies_text(settings: dict, given: dict | None = None) -> str:
+    """'balanced, military (coin_end=0.5, ...)': labels, with the parameters the scenario set
+    (`given`, as the run recorded them). Read from the record only: a report never imports or
+    builds a policy (a results directory is data), so it describes a run as it was played, not
+    with today's defaults."""
     parts = []
-    for label, params in settings.items():
-        name = label.split("(")[0]
-        try:
-            defaults = json.loads(json.dumps(make_policy(name).settings, default=str))
-        except (PolicyNotFound, ValueError, TypeError):
-            defaults = None
-        changed = {k: v for k, v in (params or {}).items()
-                   if defaults is None or defaults.get(k) != v} if params else {}
-        if changed and "(" not in label:
-            label += "(" + ", ".join(f"{k}={v}" for k, v in changed.items()) + ")"
+    for label in settings:
+        params = (given or {}).get(label) or {}
+        if params and "(" not in label:
+            label += "(" + ", ".join(f"{k}={v}" for k, v in params.items()) + ")"
         parts.append(label)
     return "policies: " + ", ".join(parts)
 
@@ -126,7 +129,7 @@ def text(prov: dict) -> str:
     if prov.get("components"):
         parts.append(components_text(prov["components"]))
     if prov.get("policies"):
-        parts.append(policies_text(prov["policies"]))
+        parts.append(policies_text(prov["policies"], prov.get("policy_params")))
     if prov.get("package_version"):
         parts.append(f"hadara-sim {prov['package_version']}")
     return "; ".join(parts)

@@ -228,3 +228,33 @@ def test_margin_sets_the_equivalence_verdict(four, tmp_path):
     assert "±5 pp" in result.output and "Benjamini-Hochberg" in result.output
     bad = run("report", "winrate", four, "--out", tmp_path, "--margin", "0")
     assert bad.exit_code == 2 and "margin" in bad.output
+
+
+def test_reports_read_a_results_directory_as_data_and_never_run_its_policy_code(tmp_path):
+    """A run whose policy file writes a file whenever it is imported: every report of its directory
+    (run in a fresh process, so nothing is imported already) describes the policy from the record
+    and writes nothing."""
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    marker = tmp_path / "imported.txt"
+    bot = tmp_path / "hostile.py"
+    bot.write_text("import pathlib\n"
+                   f"pathlib.Path({str(marker)!r}).write_text('policy code ran')\n"
+                   "from policies.greedy import Greedy\n\n\nclass Bot(Greedy):\n    pass\n")
+    out = tmp_path / "run"
+    simulate({"name": "hostile", "players": 2, "game": "basic", "games": 4, "seed": 1, "chunk": 4,
+              "policies": [f"{bot}:Bot", {"policy": "greedy", "params": {"coin": 0.7}}]},
+             out=out, jobs=1, quiet=True)
+    marker.unlink()
+    for args in (["summary", str(out), "--out", str(tmp_path / "html")],
+                 ["winrate", str(out), "--format", "json", "--out", str(tmp_path / "charts")]):
+        done = subprocess.run([str(Path(sys.executable).parent / "hadara-sim"), "report", *args], capture_output=True,
+                              text=True)
+        assert done.returncode == 0, done.stderr
+        assert not marker.exists(), args
+    doc = json.loads(done.stdout)
+    assert doc["provenance"]["policy_params"] == {"greedy(coin=0.7)": {"coin": 0.7}}
+    assert f"{bot}:Bot" in doc["provenance"]["policies"]

@@ -603,7 +603,8 @@ def overview(info: dict) -> Table:
     if prov.get("components"):
         rows.append(["component set", provenance.components_text(prov["components"])[len("components: "):]])
     if prov.get("policies"):
-        rows.append(["policy settings", provenance.policies_text(prov["policies"])[len("policies: "):]
+        rows.append(["policy settings", provenance.policies_text(prov["policies"], prov.get("policy_params"))[
+            len("policies: "):]
                      + " (full parameters in metadata.json)"])
     return Table("Dataset", ["", ""], rows)
 
