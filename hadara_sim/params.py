@@ -5,6 +5,11 @@ must look like the default it replaces: a number for a number (finite: no nan or
 number for a whole number, a boolean for a boolean, a string for a string, a list of as many
 entries for a list (a list of names, such as the decision kinds `search` searches, may have any
 number of names), a table with known keys for a table.
+
+A policy may also bound a parameter (`Policy.limits`): `(low, high)`, inclusive, for a number or
+every number of a list, or a set of choices for a value or every entry of a list. Values that reach
+compiled code as an index (a side, an option count) are bounded there, so an out-of-range value is
+refused with its allowed range instead of reading out of bounds.
 """
 
 from __future__ import annotations
@@ -65,9 +70,35 @@ def param_problems(default, value, path: tuple = ()) -> list[tuple[tuple, str]]:
     return non_finite(value, path)
 
 
-def check_params(declared: dict, params: dict) -> list[tuple[tuple, str]]:
+def _scalars(value, path: tuple):
+    if isinstance(value, (list, tuple)):
+        for i, v in enumerate(value):
+            yield from _scalars(v, path + (i,))
+    else:
+        yield path, value
+
+
+def limit_problems(limit, value, path: tuple = ()) -> list[tuple[tuple, str]]:
+    """(key path, message) for every number outside `limit` = (low, high), or every entry not among
+    the choices of `limit` = a set."""
+    problems = []
+    for where, v in _scalars(value, path):
+        if isinstance(limit, tuple):
+            low, high = limit
+            if isinstance(v, (int, float)) and not isinstance(v, bool) and not low <= v <= high:
+                problems.append((where, f"must lie in {low}..{high}, got {v!r}"))
+        elif v not in limit:
+            problems.append((where, f"must be one of {', '.join(map(repr, sorted(limit, key=str)))}, got {v!r}"))
+    return problems
+
+
+def check_params(declared: dict, params: dict, limits: dict | None = None,
+                 settings: dict | None = None) -> list[tuple[tuple, str]]:
     """Problems of `params` against a policy's declared defaults (unknown names are left to the
-    policy, which lists its parameters)."""
-    return [p for key, value in params.items()
-            for p in (param_problems(declared[key], value, (key,)) if key in declared
-                      else non_finite(value, (key,)))]
+    policy, which lists its parameters), then of `settings` (default: `params`) against `limits`."""
+    problems = [p for key, value in params.items()
+                for p in (param_problems(declared[key], value, (key,)) if key in declared
+                          else non_finite(value, (key,)))]
+    checked = params if settings is None else settings
+    return problems or [p for key, value in checked.items() if key in (limits or {})
+                        for p in limit_problems(limits[key], value, (key,))]

@@ -131,6 +131,7 @@ class Policy:
     name = "base"
     description = ""
     params: dict = {}
+    limits: dict = {}   # bounds of parameters: (low, high) or a set of choices (hadara_sim.params)
 
     def __init__(self, seed: int = 0, **params):
         unknown = set(params) - set(self.params)
@@ -138,12 +139,14 @@ class Policy:
             known = ", ".join(f"{k} (default {v!r})" for k, v in self.params.items()) or "none"
             raise ValueError(f"policy '{self.name}' has no parameter {', '.join(sorted(unknown))}; "
                              f"its parameters: {known}")
-        wrong = check_params(self.params, params)
+        settings = {**self.params, **params}
+        # The limits hold for every setting, so a subclass's own defaults are checked too.
+        wrong = check_params(self.params, params) or check_params(self.params, {}, self.limits, settings)
         if wrong:
             where, message = wrong[0]
             raise ValueError(f"policy '{self.name}' parameter {'.'.join(map(str, where))}: {message}")
         self.seed = seed
-        self.settings = {**self.params, **params}
+        self.settings = settings
 
     def decide(self, decision: Decision) -> np.ndarray:
         handler = getattr(self, decision.kind, None) if decision.kind in KINDS else None

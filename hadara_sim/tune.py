@@ -8,6 +8,7 @@ Wilson interval must lie above one half. A candidate that only won on the traini
 
 from __future__ import annotations
 
+import math
 import shlex
 from dataclasses import dataclass, field
 
@@ -16,6 +17,7 @@ import optuna
 
 from .components import ComponentSet
 from .ladder import play_head_to_head
+from .params import check_params
 from .registry import make_policy, resolve_policy
 from .report.inference import rate_interval
 
@@ -51,13 +53,29 @@ def parse_range(text: str) -> tuple[str, Range]:
             raise ValueError
         if ":" in spec:
             low, high = (float(x) for x in spec.split(":"))
-            if low > high:
+            if not (math.isfinite(low) and math.isfinite(high)) or low > high:
                 raise ValueError
             return name.strip(), Range(low, high)
         return name.strip(), Range(choices=tuple(int(x) for x in spec.split(",")))
     except ValueError:
         raise ValueError(f"--param {text!r}: write name=low:high (a number range) or name=a,b,c "
                          "(whole-number choices for each entry of a tuple such as sides)") from None
+
+
+def check_space(policy: str, space: dict[str, Range], defaults: dict) -> None:
+    """ValueError, before any game, when an end of a range or a choice is not a value the policy
+    takes (its declared type and limits, `hadara_sim.params`)."""
+    cls = resolve_policy(policy)
+    for name, r in space.items():
+        for value in (r.choices or (r.low, r.high)):
+            shaped = tuple(value for _ in defaults[name]) if isinstance(defaults[name], (tuple, list)) else value
+            if isinstance(defaults[name], int) and not isinstance(defaults[name], bool) and float(value).is_integer():
+                shaped = int(value)
+            wrong = check_params(cls.params, {name: shaped}, getattr(cls, "limits", {}), {name: shaped})
+            if wrong:
+                where, message = wrong[0]
+                raise ValueError(f"--param {name}: {value:g} is not a value policy '{policy}' takes "
+                                 f"({'.'.join(map(str, where))}: {message})")
 
 
 @dataclass
@@ -130,6 +148,7 @@ def tune(components: ComponentSet, policy: str, opponents: list[str], players: l
     if unknown:
         raise ValueError(f"policy '{policy}' has no parameter {', '.join(sorted(unknown))}; its parameters: "
                          f"{', '.join(defaults)}")
+    check_space(policy, space, defaults)
     training, held_out = np.random.SeedSequence(seed).spawn(2)
     train = dict(zip(players, training.spawn(len(players))))
     fresh = dict(zip(players, held_out.spawn(len(players))))

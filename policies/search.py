@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hadara_sim.actions import KINDS
 from hadara_sim.policy import Decision, Policy
 from hadara_sim.registry import make_policy
 
@@ -25,9 +26,14 @@ class Search(Policy):
                    "strength reference.")
     params = {"budget": 8, "rollout": "balanced", "kinds": ("side", "wheel", "draw", "pick", "colony", "tile"),
               "max_options": 12}
+    # budget 0 or max_options under 2 would search nothing and play exactly like the rollout policy.
+    limits = {"budget": (1, 1000), "max_options": (2, 64), "kinds": frozenset(KINDS)}
 
     def __init__(self, seed: int = 0, **params):
         super().__init__(seed, **params)
+        if self.settings["rollout"] == self.name:
+            raise ValueError(f"policy 'search' parameter rollout: must not be 'search' itself (each rollout "
+                             f"would search again without end); use a fast policy such as 'balanced'")
         self.rollout = make_policy(self.settings["rollout"], seed=seed)
 
     def decide(self, d: Decision) -> np.ndarray:

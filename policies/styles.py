@@ -57,6 +57,7 @@ class BalancedV1(Planner):
     # focus / focus_prize on whichever of military and culture the player leads in against its rivals
     # (`kernels._military_first`), by unfocus / other_prize on the other.
     rules = frozenset({"focus", "side_table"})
+    limits = {**Planner.limits, "sides": frozenset({-1, 0, 1})}  # an index of the side in compiled code
 
 
 class Balanced(BalancedV1):

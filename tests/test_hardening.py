@@ -4,6 +4,7 @@ program did not write, no run mixed with another, no worker left behind."""
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -571,3 +572,38 @@ def test_the_documented_pandas_reader_works(two_runs):
     assert 'pd.read_parquet(sorted(Path("DIR").glob("part-*.parquet")))' in Path("docs/results.md").read_text()
     df = pd.read_parquet(sorted(Path(a).glob("part-*.parquet")))
     assert len(df) == len(load_results(a))
+
+
+# --- parameter limits: nothing out of range reaches compiled code -----------------------------
+
+@pytest.mark.parametrize("spec, params, message", [
+    ("balanced", {"sides": [100000000, 0, 0, 0, 0]}, "sides.0: must be one of -1, 0, 1, got 100000000"),
+    ("balanced-v1", {"sides": [-1, 0, 1, 2, 0]}, "sides.3: must be one of -1, 0, 1, got 2"),
+    ("search", {"budget": 0}, "budget: must lie in 1..1000, got 0"),
+    ("search", {"max_options": -5}, "max_options: must lie in 2..64, got -5"),
+    ("search", {"kinds": ["nosuch"]}, "kinds.0: must be one of 'colony', 'draw'"),
+    ("search", {"rollout": "search"}, "must not be 'search' itself"),
+])
+def test_out_of_range_parameters_are_refused_with_their_allowed_range(spec, params, message):
+    from hadara_sim.registry import make_policy
+
+    with pytest.raises(ValueError, match=re.escape(message)):
+        make_policy(spec, **params)
+
+
+def test_a_subclass_with_out_of_range_defaults_is_refused_in_play(tmp_path):
+    bot = tmp_path / "sides.py"
+    bot.write_text("from policies.styles import Balanced\n\n\nclass Far(Balanced):\n    name = 'far'\n"
+                   "    params = {**Balanced.params, 'sides': (100000000, 0, 0, 0, 0)}\n")
+    result = CliRunner().invoke(app, ["play", "-p", "2", "--policy", f"{bot}:Far", "-q"], env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and "must be one of -1, 0, 1, got 100000000" in " ".join(result.output.split())
+
+
+@pytest.mark.parametrize("param, message", [("sides=-1,100000000", "is not a value policy 'balanced' takes"),
+                                            ("coin=nan:inf", "write name=low:high")])
+def test_tuning_ranges_are_checked_before_any_game(param, message):
+    policy = "balanced" if param.startswith("sides") else "greedy"
+    result = CliRunner().invoke(app, ["policies", "tune", policy, "--param", param, "--trials", "2", "--games", "4"],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and message in " ".join(result.output.split())
+    assert "Trial" not in result.output
