@@ -54,6 +54,16 @@ def list_(fmt: str = FORMAT_OPTION):
                       "(see docs/policies.md).")
 
 
+def limit_text(limit) -> str:
+    """A parameter's declared limit in words: "1..1000", "-1, 0 or 1", or "–" when it has none."""
+    if limit is None:
+        return "–"
+    if isinstance(limit, tuple):
+        return f"{limit[0]}..{limit[1]}"
+    names = [str(v) for v in sorted(limit, key=str)]
+    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+
+
 @app.command()
 def show(name: str = typer.Argument(..., help="A policy name, module:attr or file.py:attr."),
          fmt: str = FORMAT_OPTION):
@@ -67,8 +77,10 @@ def show(name: str = typer.Argument(..., help="A policy name, module:attr or fil
         fail(str(err))
     about = getattr(cls, "description", "") or ""
     doc = _own_doc(cls)
-    table = Grid(f"{getattr(cls, 'name', name)}: parameters", ["parameter", "default", "meaning"],
-                 [[k, value_text(k, v), param_text(cls, k) or "(not described)"] for k, v in _params(cls).items()],
+    limits = getattr(cls, "limits", {})
+    table = Grid(f"{getattr(cls, 'name', name)}: parameters", ["parameter", "default", "meaning", "allowed"],
+                 [[k, value_text(k, v), param_text(cls, k) or "(not described)", limit_text(limits.get(k))]
+                  for k, v in _params(cls).items()],
                  wrap=("meaning",),
                  caption="change one in a scenario (policies = [{policy = \"NAME\", params = {...}}]) or "
                          "from Python: make_policy(NAME, key=value)")
