@@ -607,3 +607,12 @@ def test_tuning_ranges_are_checked_before_any_game(param, message):
                                 env={"COLUMNS": "200"})
     assert result.exit_code == 2 and message in " ".join(result.output.split())
     assert "Trial" not in result.output
+
+
+def test_balance_on_a_handful_of_games_and_zero_jobs_ends_with_a_message():
+    tiny = CliRunner().invoke(app, ["balance", "suggest", "--games", "10", "--curve-games", "10", "-p", "2",
+                                    "--side", "3B", "--jobs", "1"], env={"COLUMNS": "200"})
+    assert tiny.exit_code == 0 and "3B" in tiny.output and "math domain" not in tiny.output
+    zero = CliRunner().invoke(app, ["balance", "check", "--games", "10", "-p", "2", "--jobs", "0"],
+                              env={"COLUMNS": "200"})
+    assert zero.exit_code == 2 and "jobs must be a number of processes" in " ".join(zero.output.split())

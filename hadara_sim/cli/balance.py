@@ -69,12 +69,16 @@ def check(players: int = PLAYERS, policy: str = POLICY, games: int = GAMES, marg
     """Win share of every setup card side with an equivalence verdict (TOST against 1/P), on the
     component set with the given overrides: check a fix on new deals (another --seed)."""
     from ..balance import baseline
+    from ..runner import RunError
 
     fmt = check_format(fmt)
     plan = _plan(players, policy, games, margin, seed, jobs, components, overrides)
     start = time.perf_counter()
-    with err_console.status(f"{games:,} games"):
-        sides = baseline(plan)
+    try:
+        with err_console.status(f"{games:,} games"):
+            sides = baseline(plan)
+    except RunError as err:
+        fail(str(err))
     emit([_sides_table(plan, sides)], fmt)
     err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
 
@@ -97,6 +101,7 @@ def suggest(
 
     matplotlib.use("Agg")
     from ..balance import fix_overrides, suggest as run_suggest
+    from ..runner import RunError
     from ..components import ComponentError
     from ..report.charts import save
     from ..report.curve import chart
@@ -110,7 +115,7 @@ def suggest(
             sides, suggestions = run_suggest(plan, progress=lambda text: status.update(text))
     except ComponentError as err:
         fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
-    except ValueError as err:
+    except (ValueError, RunError) as err:
         fail(str(err))
     seconds = time.perf_counter() - start
     grids = [_sides_table(plan, sides)]

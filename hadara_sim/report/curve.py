@@ -140,7 +140,10 @@ def crossing(result, target: float, values: np.ndarray) -> Crossing:
         return Crossing(math.nan, math.nan, math.nan, p, False)
     x = (target - b0) / b1
     grad = np.array([-1 / b1, -(target - b0) / b1 ** 2])
-    se = math.sqrt(float(grad @ result.cov_params() @ grad))
+    variance = float(grad @ result.cov_params() @ grad)
+    if not math.isfinite(variance) or variance <= 0:  # a degenerate fit (a handful of deals): no interval
+        return Crossing(math.nan, math.nan, math.nan, p, False)
+    se = math.sqrt(variance)
     z = sps.norm.ppf(0.5 + LEVEL / 2)
     return Crossing(float(x), float(x - z * se), float(x + z * se), p,
                     bool(x < values.min() or x > values.max()))
