@@ -4,12 +4,13 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench verify notebook clean
+.PHONY: demo test bench verify notebook lock clean
 
-$(STAMP): pyproject.toml
+# Installs take the exact versions of constraints.txt, the versions the tests last passed on.
+$(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[test]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 # 20,000 games of the default scenario into results/default (resumed if interrupted; nothing is
@@ -30,11 +31,18 @@ verify: $(STAMP)
 
 # JupyterLab in the project's environment, on the notebooks folder (the `notebook` extra, installed once).
 $(VENV)/.notebook: $(STAMP)
-	$(BIN)/pip install --quiet -e '.[test,notebook]'
+	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,notebook]'
 	touch $(VENV)/.notebook
 
 notebook: $(VENV)/.notebook
 	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+# Refresh constraints.txt to the newest versions pyproject.toml allows (then run `make test`, and
+# commit both when it passes).
+lock: $(STAMP)
+	$(BIN)/pip install --quiet uv
+	$(BIN)/uv pip compile pyproject.toml --extra test --extra notebook --extra dask --python-version 3.11 \
+		--upgrade --quiet -o constraints.txt
 
 clean:
 	rm -rf $(VENV) build *.egg-info
