@@ -551,21 +551,40 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
 
 # --- progress ---------------------------------------------------------------------------------
 
+PLAIN_EVERY = 10.0  # seconds between progress lines when the output is a file or a pipe
+
+
+def _left(seconds: float) -> str:
+    seconds = int(seconds)
+    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+
+
 @contextmanager
 def progress_bar(total: int, done: int, quiet: bool, console, name: str):
-    """A rich progress bar over games with games per second and time left; `advance(n)`."""
+    """Progress over games with games per second and time left; `advance(n)`. A rich bar in a
+    terminal or a notebook; elsewhere (a log, a pipe, CI) a plain line at least every PLAIN_EVERY
+    seconds, since a bar that cannot redraw shows only its last frame."""
     if quiet:
         yield lambda n: None
         return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
-    from rich.text import Text
-
     start = time.perf_counter()
-    state = {"played": 0}
+    state = {"played": 0, "done": done}
 
     def rate() -> float:
         elapsed = time.perf_counter() - start
         return state["played"] / elapsed if state["played"] and elapsed > 0 else 0.0
+
+    def left() -> str:
+        r = rate()
+        if state["done"] >= total:
+            return "done"
+        return f"{_left((total - state['done']) / r)} left" if r else "-:--:-- left"
+
+    if not (console.is_terminal or console.is_jupyter):
+        yield from _plain_progress(total, state, rate, left, console, name)
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
+    from rich.text import Text
 
     class Rate(ProgressColumn):
         def render(self, task):
@@ -574,14 +593,7 @@ def progress_bar(total: int, done: int, quiet: bool, console, name: str):
 
     class Left(ProgressColumn):
         def render(self, task):
-            r = rate()
-            if task.completed >= task.total:
-                return Text("done", style="progress.remaining")
-            if not r:
-                return Text("-:--:-- left", style="progress.remaining")
-            seconds = int((task.total - task.completed) / r)
-            return Text(f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d} left",
-                        style="progress.remaining")
+            return Text(left(), style="progress.remaining")
 
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("games"), Rate(), TimeElapsedColumn(), Left()]
@@ -590,9 +602,41 @@ def progress_bar(total: int, done: int, quiet: bool, console, name: str):
 
         def advance(n: int):
             state["played"] += n
+            state["done"] += n
             progress.advance(task, n)
 
         yield advance
+
+
+def _plain_progress(total: int, state: dict, rate, left, console, name: str):
+    """Plain progress lines: one every PLAIN_EVERY seconds from a timer thread (also while a chunk
+    or the first compile takes long), and one at the end."""
+    import threading
+
+    stop = threading.Event()
+
+    def line():
+        r = rate()
+        console.print(f"{name}: {state['done']:,} of {total:,} games, "
+                      f"{f'{r:,.0f} games/s' if r else '- games/s'}, {left()}", highlight=False, soft_wrap=True)
+
+    def tick():
+        while not stop.wait(PLAIN_EVERY):
+            line()
+
+    thread = threading.Thread(target=tick, name="progress", daemon=True)
+    thread.start()
+
+    def advance(n: int):
+        state["played"] += n
+        state["done"] += n
+
+    try:
+        yield advance
+    finally:
+        stop.set()
+        thread.join()
+        line()
 
 
 # --- the Python API ---------------------------------------------------------------------------

@@ -367,3 +367,22 @@ def test_closing_table_keeps_combinations_and_seats_apart():
     rows = [line for line in text.splitlines() if '"sell_bonus"' in line or "none" in line]
     assert len(rows) == 4  # 2 combinations x 2 seats
     assert "%" in rows[0] and "[" in rows[0]
+
+
+def test_progress_reaches_a_log_as_plain_lines(tmp_path, monkeypatch):
+    """Output to a file or a pipe: no bar (it would show only its last frame) but a plain line at
+    least every PLAIN_EVERY seconds with games done, rate and time left, and one at the end."""
+    import hadara_sim.runner as runner
+
+    monkeypatch.setattr(runner, "PLAIN_EVERY", 0.05)
+    scenario = tmp_path / "logged.toml"
+    scenario.write_text('name = "logged"\nplayers = 4\npolicies = ["balanced"]\ngames = 800\nchunk = 100\n')
+    result = CliRunner().invoke(app, ["simulate", str(scenario), "--jobs", "1", "--out", str(tmp_path / "run")],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.output.splitlines() if line.startswith("logged: ") and " of 800 games" in line]
+    assert len(lines) >= 2 and lines[-1].endswith("done") and "games/s" in lines[-1]
+    assert not any("━" in line and "games" in line for line in result.output.splitlines())  # no bar in the log
+    quiet = CliRunner().invoke(app, ["simulate", str(scenario), "--jobs", "1", "--out", str(tmp_path / "quiet"),
+                                     "--quiet"])
+    assert " of 800 games" not in quiet.output
