@@ -118,6 +118,8 @@ def test_purple_observational_only(four, tmp_path):
 def test_summary_embeds_every_chart(grants, tmp_path):
     result = run("report", "summary", grants, "--out", tmp_path)
     assert result.exit_code == 0, result.output
+    # not a terminal: each section is named as it starts
+    assert "summary report: purple effects" in result.output and "summary report: seats" in result.output
     html = tmp_path / "summary.html"
     assert str(html) in result.output.replace("\n", "")
     text = html.read_text()

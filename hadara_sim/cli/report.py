@@ -206,9 +206,12 @@ def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMA
     fmt = _check_format(fmt)
     out = _out_dir(results, out)
     df, info = _load(results)
-    with console.status("writing the summary report"):
+    with console.status("writing the summary report") as status:
+        def progress(name: str):
+            # A terminal sees the status line change; a log or a pipe gets one line per section.
+            (status.update if console.is_terminal else err_console.print)(f"summary report: {name}")
         try:
-            path = write_summary(df, info, out, fmt, margin / 100)
+            path = write_summary(df, info, out, fmt, margin / 100, progress)
         except ReportError as err:
             fail(str(err))
         except OSError as err:

@@ -34,13 +34,14 @@ def load_dataset(path) -> tuple["pl.DataFrame", dict]:  # noqa: F821
     return with_combination_labels(df, meta), dataset_info(df, meta)
 
 
-def write_summary(df, info: dict, out, fmt: str = "png", margin: float = inference.MARGIN) -> Path:
+def write_summary(df, info: dict, out, fmt: str = "png", margin: float = inference.MARGIN, progress=None) -> Path:
     """Every report that applies to `df` in one HTML file `out` (a file path or a directory, where
-    it is written as summary.html); `margin` is the equivalence margin of the verdicts."""
+    it is written as summary.html); `margin` is the equivalence margin of the verdicts; `progress`
+    is told the name of each section as it starts."""
     out = Path(out)
     if out.suffix.lower() != ".html":
         out = out / "summary.html"
-    secs, notes = sections.summary_sections(df, info, margin)
+    secs, notes = sections.summary_sections(df, info, margin, progress)
     try:
         return html.write(out, secs, info, notes, fmt)
     finally:

@@ -609,10 +609,11 @@ def overview(info: dict) -> Table:
     return Table("Dataset", ["", ""], rows)
 
 
-def summary_sections(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> tuple[list[Section], list[str]]:
-    """Every section that applies to the dataset, and notes on those skipped. Win rates and
-    breakdowns are per combination of the run (player count and every swept key but the setup grid
-    and grants, which have their own sections)."""
+def summary_sections(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN,
+                     progress=None) -> tuple[list[Section], list[str]]:
+    """Every section that applies to the dataset, and notes on those skipped; `progress(name)` is
+    told each section as it starts. Win rates and breakdowns are per combination of the run (player
+    count and every swept key but the setup grid and grants, which have their own sections)."""
     sections, notes = [], []
     for report in S.REQUIRED:
         S.check_columns(df, report)
@@ -628,6 +629,8 @@ def summary_sections(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -
                 ("purple effects", lambda: purple(df, info, margin)),
                 ("trajectory", lambda: trajectory(df, info, by))]
     for name, build in filter(None, builders):
+        if progress:
+            progress(name)
         try:
             section = build()
         except S.ReportError as err:
