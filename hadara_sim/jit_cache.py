@@ -31,6 +31,16 @@ def sources_digest() -> str:
     return digest.hexdigest()
 
 
+def is_warm() -> bool:
+    """Whether numba's cache holds compiled code of the current sources (False on a read-only
+    install, where numba caches elsewhere and nothing here can tell)."""
+    try:
+        return (STAMP.exists() and STAMP.read_text() == sources_digest()
+                and any((ROOT / "hadara_sim" / "engine" / "__pycache__").glob("*.nbi")))
+    except OSError:
+        return False
+
+
 def drop_stale_cache():
     """Delete numba's cached code of the package when its sources changed since it was cached."""
     try:

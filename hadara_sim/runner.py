@@ -524,6 +524,8 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
     summary = RunSummary(out, already + count, already)
+    if backend == "local" and jobs != 1 and count > 1:
+        compile_first(scenario, quiet, console)
     start = time.perf_counter()
     with progress_bar(scenario.total_games, games_done, quiet or not count, console, scenario.name) as advance:
         try:
@@ -550,6 +552,32 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
 
 
 # --- progress ---------------------------------------------------------------------------------
+
+COMPILE_SECONDS = "1-2 minutes on one core"  # measured: about 77 s of one core for the whole engine
+
+
+def compile_first(scenario: Scenario, quiet: bool, console) -> None:
+    """Compile the engine once in this process, saying so, when numba's cache is cold: otherwise
+    every worker compiles all of it on its own, and a newcomer cannot tell the silence from a hang."""
+    from . import jit_cache
+
+    if jit_cache.is_warm():
+        return
+    combo = scenario.combinations[0]
+    one = Chunk(combo.index, 0, 0, 1, combo.players, combo.advanced)
+    message = f"compiling the engine (first run after an install or update, about {COMPILE_SECONDS})"
+    if quiet:
+        play_chunk(combo.config.components, combo, scenario.seed, one)
+        return
+    start = time.perf_counter()
+    if console.is_terminal:
+        with console.status(message):
+            play_chunk(combo.config.components, combo, scenario.seed, one)
+    else:
+        console.print(message, highlight=False, soft_wrap=True)
+        play_chunk(combo.config.components, combo, scenario.seed, one)
+    console.print(f"compiled the engine in {time.perf_counter() - start:.0f} s", highlight=False)
+
 
 PLAIN_EVERY = 10.0  # seconds between progress lines when the output is a file or a pipe
 
