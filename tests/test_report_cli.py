@@ -115,6 +115,14 @@ def test_purple_observational_only(four, tmp_path):
     assert [p.name for p in charts_in(tmp_path)] == ["purple-owners.png"]
 
 
+def test_purple_in_csv_is_numbers_for_machines(grants, tmp_path):
+    from test_cli_tables import assert_machine_numbers
+
+    result = run("report", "purple", grants, "--out", tmp_path, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert_machine_numbers(result.stdout)
+
+
 def test_summary_embeds_every_chart(grants, tmp_path):
     result = run("report", "summary", grants, "--out", tmp_path)
     assert result.exit_code == 0, result.output

@@ -1,6 +1,7 @@
 """The curve of a swept component value: a planted relation is recovered, and a tiny real run works
 end to end through `hadara-sim report curve`."""
 
+import json
 import math
 
 import numpy as np
@@ -79,6 +80,19 @@ def test_report_curve_on_a_tiny_run(tmp_path):
     assert result.exit_code == 0, result.output
     assert "the seat holding setup card 1 side A" in result.output and "score margin = 0" in result.output
     assert (tmp_path / "charts" / "curve-components-setup-1A-coins.png").stat().st_size > 5000
+    assert "verdict vs 1/P" in result.output and "hold for the policy field played (greedy)" in " ".join(
+        result.output.split())
+    machine = CliRunner().invoke(app, ["report", "curve", str(tmp_path / "res"), "--out", str(tmp_path / "charts"),
+                                       "--format", "csv"])
+    assert machine.exit_code == 0, machine.output
+    from test_cli_tables import assert_machine_numbers
+
+    assert_machine_numbers(machine.stdout)
+    doc = json.loads(CliRunner().invoke(app, ["report", "curve", str(tmp_path / "res"), "--out",
+                                              str(tmp_path / "charts"), "--format", "json"]).stdout)
+    fair = next(t for t in doc["tables"] if t["title"].startswith("Value at which"))["data"]
+    assert {r["measure"] for r in fair} == {"win share = 1/P", "score margin = 0"}
+    assert all(isinstance(r["fair_at"], (float, type(None))) for r in fair)
     bad = CliRunner().invoke(app, ["report", "curve", str(tmp_path / "res"), "--key", "players"])
     assert bad.exit_code == 2 and "not swept" in bad.output and "Traceback" not in bad.output
 
