@@ -30,7 +30,7 @@ def bench(
     policy: list[str] = typer.Option(
         [], "--policy",
         help=f"Policies at the table, comma-separated, seats rotated from game to game; repeat to bench "
-             f"several (default: greedy, and the planner mix {PLANNER_MIX})."),
+             f"several (default: greedy, and the planner mix {', '.join(PLANNER_MIX.split(','))})."),
     reference_games: Optional[int] = typer.Option(
         None, min=1, help="Games the reference engine plays to measure its speed (default 5; 30 with --full).",
         show_default=False),
