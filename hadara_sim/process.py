@@ -18,6 +18,8 @@ from pathlib import Path
 
 from filelock import FileLock, Timeout
 
+BACKENDS = ("local", "dask")  # where a run's chunks play: local processes (joblib) or a dask cluster
+
 PR_SET_PDEATHSIG = 1
 
 

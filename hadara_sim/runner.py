@@ -33,7 +33,7 @@ from .components import ComponentSet
 from .deal import make_deals
 from .engine.game import BatchGame, Grant
 from .policy import IllegalChoice, PolicyError
-from .process import LockBusy, die_with_parent, directory_lock, stop_local_workers
+from .process import BACKENDS, LockBusy, die_with_parent, directory_lock, stop_local_workers
 from .results import (
     METADATA_FILE, SCHEMA_VERSION, ResultsError, build_table, check_part, chunks_per_combination,
     is_temp_file, our_parts, part_name, read_metadata, write_metadata, write_table,
@@ -43,7 +43,6 @@ from .scenario import Combination, Scenario, identity_digest
 POLICY_STREAM = 0x706F6C  # spawn-key prefix of the policies' seeds, apart from the chunks' (k,)
 SIDE_STREAM = 1           # spawn key (k, 1): random setup sides of chunk k
 LOCK_FILE = ".lock"      # held with filelock while a run writes to the directory
-BACKENDS = ("local", "dask")
 
 
 class RunError(RuntimeError):

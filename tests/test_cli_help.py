@@ -50,3 +50,14 @@ def test_version():
     for flag in ("--version", "-V"):
         result = runner.invoke(app, [flag])
         assert result.exit_code == 0 and result.output.strip() == f"hadara-sim {hadara_sim.__version__}"
+
+
+def test_the_command_line_starts_without_the_engine():
+    """`--help`, `--version` and the start of every command load neither numpy nor numba (the
+    engine, a second of start-up): each command imports the library when it runs."""
+    import subprocess
+    import sys
+
+    probe = "import sys, hadara_sim.cli; print(sorted(m for m in ('numba', 'numpy', 'polars') if m in sys.modules))"
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

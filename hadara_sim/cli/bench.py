@@ -11,7 +11,6 @@ from rich import box
 from rich.progress import Progress
 from rich.table import Table
 
-from ..bench import bench_one, first_call_seconds, reference_speed
 from .common import COMPONENTS_OPTION, components_or_exit, console, err_console, fail, policies_or_exit
 
 PLANNER_MIX = "balanced,military,culture,economy"
@@ -46,6 +45,8 @@ def bench(
     games per second on the same deals with the ratio between the two. Quick by default (seconds);
     `--full` runs the whole grid (minutes). Progress goes to stderr, the table to stdout.
     """
+    from ..bench import bench_one, first_call_seconds, reference_speed  # loads the engine: not at start-up
+
     c = components_or_exit(components)
     counts = players or ([2, 3, 4, 5] if full else [4])
     sizes = batch or ([256, 1024, 4096, 16384] if full else [2000])

@@ -15,8 +15,6 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from ..components import ComponentError, ComponentSet, load_components
-from ..registry import PolicyNotFound, make_policy
 
 console = Console()
 err_console = Console(stderr=True)
@@ -32,7 +30,9 @@ def fail(message: str, code: int = 2) -> NoReturn:
     raise typer.Exit(code)
 
 
-def components_or_exit(path: Optional[Path]) -> ComponentSet:
+def components_or_exit(path: Optional[Path]) -> "ComponentSet":  # noqa: F821
+    from ..components import ComponentError, load_components  # numpy and the set: not at start-up
+
     try:
         return load_components(path)
     except ComponentError as err:
@@ -49,6 +49,8 @@ def split_specs(specs: Sequence[str]) -> list[str]:
 def policies_or_exit(specs: list[str], players: int, seed: int):
     """One policy per seat from the --policy options (repeated or comma-separated): none = greedy
     everywhere, one = everywhere, otherwise one per seat."""
+    from ..registry import PolicyNotFound, make_policy
+
     specs = split_specs(specs) or ["greedy"]
     if len(specs) == 1:
         specs = specs * players

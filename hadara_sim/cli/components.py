@@ -7,7 +7,6 @@ from typing import Optional
 
 import typer
 
-from ..components import validate_components
 from ..constants import COLOURS, TRACKS
 from .common import COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit, fail
 
@@ -19,6 +18,8 @@ app = typer.Typer(help="Validate and show component sets (cards, colonies, setup
 def validate(path: Path = typer.Argument(..., help="Directory holding cards.csv, colonies.csv, "
                                                     "setup_cards.csv and board.toml.")):
     """Check a component set completely; list every problem with file, line and field."""
+    from ..components import validate_components  # numpy and the set: not at start-up
+
     problems = validate_components(path)
     if problems:
         console.print(f"[red]{len(problems)} problem(s)[/] in {path}:", highlight=False)

@@ -7,44 +7,22 @@ from typing import Optional
 
 import typer
 
-from ..constants import COINS_PER_POINT, TRACKS
-from ..deal import make_deals
-from ..policy import IllegalChoice
-from ..reference import SCORE_LINES, Game
-from ..trace import Recorder, write_trace
+from ..constants import COINS_PER_POINT
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit,
-                     fail, policies_or_exit, print_grid)
+                     fail, policies_or_exit)
+
+# The deal, the reference engine, the trace and the policy interface are imported where a game is
+# told: they load numpy and numba, which `--help`, `--version` and every command would pay at start-up.
 
 
 def register(app: typer.Typer):
     app.command()(play)
 
 
-class _Account(Recorder):
-    """Records the trace and prints the tracks of every seat after each phase."""
-
-    def __init__(self, deal, components, policies, quiet: bool, names=None):
-        super().__init__(deal, components, policies)
-        self.quiet = quiet
-        self.names = names or [p.name for p in policies]
-
-    def state(self, step, state):
-        super().state(step, state)
-        if not self.quiet and (step.endswith(".A.statues") or step.endswith(".B.medals")):
-            table = Grid(f"after {step}", ["seat", "policy", "coins", *TRACKS, "cards", "colonies", "statues",
-                                           "medals"], [], caption="medals: silver (s) and gold (g)")
-            for s in range(len(state["coins"])):
-                cards = sum(1 for loc in state["location"] if loc == 8 + s)
-                medals = f"{sum(t >= 0 for t in state['silver'][s])}s {state['gold'][s]}g"
-                table.rows.append([str(s), self.names[s], str(state["coins"][s]),
-                                   *map(str, state["tracks"][s]), str(cards),
-                                   str(sum(x > 0 for x in state["colonies"][s])),
-                                   str(sum(x >= 0 for x in state["statues"][s])), medals])
-            print_grid(table)
-
-
 def score_pad(sheet: list[dict], names: list[str]) -> Grid:
     """The final score pad: one column per seat, one row per score line."""
+    from ..reference import SCORE_LINES
+
     table = Grid("Final score", ["", *(f"seat {row['seat']} ({names[row['seat']]})" for row in sheet)], [],
                  caption=f"coins: 1 point per {COINS_PER_POINT} coins left at the end; coins left: the "
                          f"remainder, which breaks a tie in total points")
@@ -75,6 +53,8 @@ def play(
     """Play one game and tell it step by step, ending with the score pad.
 
     With --format csv, markdown or json only the score pad is printed."""
+    from ..deal import make_deals
+
     fmt = check_format(fmt)
     quiet = quiet or fmt != "table"
     c = components_or_exit(components)
@@ -88,7 +68,11 @@ def play(
 
 def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[list[dict], list[dict]]:
     """Play one deal in the reference engine, telling it unless quiet: (score sheet, trace records)."""
-    account = _Account(deal, c, seats, quiet, names)
+    from ..policy import IllegalChoice
+    from ..reference import Game
+    from .telling import Account
+
+    account = Account(deal, c, seats, quiet, names)
 
     def narrate(seat, text):
         if not quiet:
@@ -111,6 +95,8 @@ def finish(sheet: list[dict], records: list[dict], names: list[str], fmt: str, t
     if fmt == "table":
         console.print(winners_text(sheet))
     if trace:
+        from ..trace import write_trace
+
         try:
             write_trace(records, trace)
         except OSError as err:

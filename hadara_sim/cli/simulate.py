@@ -9,11 +9,7 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from ..policy import IllegalChoice
-from ..process import Terminated, sigterm_as_interrupt
-from ..results import ResultsError, our_parts, scan_results
-from ..runner import BACKENDS, RunError, RunFailed, check_scheduler, plan_chunks, run
-from ..scenario import DesignWarning, ScenarioError, load_scenario
+from ..process import BACKENDS
 from .common import FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit, fail
 from .limits import jobs_or_exit, resume_command
 
@@ -50,6 +46,14 @@ def simulate(
     """Play a scenario's games in parallel chunks and write them as Parquet files plus metadata.json.
 
     Running the same command again after an interruption plays only the missing chunks."""
+    # The library is imported here, not at start-up: it loads the compiled engine, which `--help`
+    # and every other command would pay for.
+    from ..policy import IllegalChoice
+    from ..process import Terminated, sigterm_as_interrupt
+    from ..results import ResultsError, our_parts, scan_results
+    from ..runner import RunError, RunFailed, check_scheduler, plan_chunks, run
+    from ..scenario import DesignWarning, ScenarioError, load_scenario
+
     fmt = check_format(fmt)
     if backend not in BACKENDS:
         fail(f"--backend must be {' or '.join(BACKENDS)}, got '{backend}'")

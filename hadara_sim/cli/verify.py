@@ -6,10 +6,8 @@ from typing import Optional
 from pathlib import Path
 
 import typer
-from joblib import Parallel, delayed
 from rich.progress import Progress
 
-from ..verify import VerifyResult, verify_chunk
 from .common import COMPONENTS_OPTION, components_or_exit, console, fail, policies_or_exit, split_specs
 from .limits import jobs_or_exit
 
@@ -35,6 +33,10 @@ def verify(
     Plays games in the vectorised engine and replays each one in the reference engine: the same
     legal options at every decision, the same state after every step, the same score sheet.
     """
+    from joblib import Parallel, delayed  # with the engines: not at start-up
+
+    from ..verify import VerifyResult, verify_chunk
+
     jobs = jobs_or_exit(jobs)
     c = components_or_exit(components)
     counts = players or [2, 3, 4, 5]
