@@ -616,3 +616,10 @@ def test_balance_on_a_handful_of_games_and_zero_jobs_ends_with_a_message():
     zero = CliRunner().invoke(app, ["balance", "check", "--games", "10", "-p", "2", "--jobs", "0"],
                               env={"COLUMNS": "200"})
     assert zero.exit_code == 2 and "jobs must be a number of processes" in " ".join(zero.output.split())
+
+
+def test_bracketed_text_survives_in_error_messages(tmp_path):
+    overrides = tmp_path / "not-overrides.toml"
+    overrides.write_text("x = 1\n")
+    result = CliRunner().invoke(app, ["balance", "check", "--overrides", str(overrides)], env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and "expected only [components.*] tables of overrides" in result.output

@@ -12,6 +12,7 @@ from typing import NoReturn, Optional, Sequence
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -25,8 +26,9 @@ COMPONENTS_OPTION = typer.Option(
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print an error that says how to fix it, and exit non-zero without a traceback."""
-    err_console.print(f"[bold red]error:[/] {message}", highlight=False)
+    """Print an error that says how to fix it, and exit non-zero without a traceback. The message is
+    text, not markup: a key such as [components.setup] is printed as written."""
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     raise typer.Exit(code)
 
 
