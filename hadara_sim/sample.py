@@ -135,6 +135,10 @@ def verified_game(results: str | Path, game: int, combo: int = 0, scenario: Scen
     sample = sample_game(results, game, combo, scenario, meta)
     rows = (scan_results(Path(results), sweep_columns=False)
             .filter((pl.col("combo") == combo) & (pl.col("game") == game)).collect().to_dicts())
+    if not rows:  # its chunk is not there (an interrupted run, a deleted file): nothing to compare with
+        raise SampleError(f"game {game} of combination {combo} is not in the dataset at {results}: its chunk "
+                          "file is missing (an interrupted run? run the same simulate command again to "
+                          "complete it)")
     problems = check_against_rows(sample, rows)
     if problems:
         raise SampleMismatch(f"game {game} of combination {combo} played again does not match the dataset: "

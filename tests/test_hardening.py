@@ -623,3 +623,15 @@ def test_bracketed_text_survives_in_error_messages(tmp_path):
     overrides.write_text("x = 1\n")
     result = CliRunner().invoke(app, ["balance", "check", "--overrides", str(overrides)], env={"COLUMNS": "200"})
     assert result.exit_code == 2 and "expected only [components.*] tables of overrides" in result.output
+
+
+def test_show_game_of_a_missing_chunk_says_the_chunk_is_missing(tmp_path):
+    import hadara_sim
+
+    out = tmp_path / "run"
+    hadara_sim.simulate({"name": "gap", "players": 2, "policies": ["greedy"], "games": 8, "seed": 1, "chunk": 4},
+                        out=out, jobs=1, quiet=True)
+    (out / "part-c0000-k00001.parquet").unlink()
+    result = CliRunner().invoke(app, ["show-game", str(out), "--game", "6"], env={"COLUMNS": "200"})
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "chunk file is missing" in text and "does not match" not in text
