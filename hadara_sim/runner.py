@@ -677,7 +677,10 @@ def as_scenario(scenario) -> Scenario:
     if isinstance(scenario, dict):
         # Kept as JSON text in the run's metadata, so that `show-game` can rebuild the run.
         return scenario_from_dict(scenario, file="<dict>", text=json.dumps(scenario))
-    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario and "=" not in scenario):
+    # A one-line string is a path unless it reads as TOML: a file that exists is a path whatever its
+    # name holds (a folder may be called "a=b").
+    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario
+                                      and ("=" not in scenario or Path(scenario).is_file())):
         return load_scenario(scenario)
     if isinstance(scenario, str):
         return parse_scenario(scenario, file="<string>")

@@ -635,3 +635,15 @@ def test_show_game_of_a_missing_chunk_says_the_chunk_is_missing(tmp_path):
     result = CliRunner().invoke(app, ["show-game", str(out), "--game", "6"], env={"COLUMNS": "200"})
     text = " ".join(result.output.split())
     assert result.exit_code == 2 and "chunk file is missing" in text and "does not match" not in text
+
+
+def test_a_scenario_path_with_an_equals_sign_is_a_path(tmp_path):
+    import hadara_sim
+
+    folder = tmp_path / "seed=1"
+    folder.mkdir()
+    scenario = folder / "tiny.toml"
+    scenario.write_text('name = "tiny"\nplayers = 2\npolicies = ["greedy"]\ngames = 2\n')
+    assert hadara_sim.simulate(str(scenario), jobs=1, quiet=True).height == 4
+    assert hadara_sim.simulate('name = "text"\nplayers = 2\npolicies = ["greedy"]\ngames = 2', jobs=1,
+                               quiet=True).height == 4
