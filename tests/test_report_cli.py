@@ -131,6 +131,10 @@ def test_summary_embeds_every_chart(grants, tmp_path):
     html = tmp_path / "summary.html"
     assert str(html) in result.output.replace("\n", "")
     text = html.read_text()
+    # the key findings come first, every row linking to the table it comes from
+    assert text.index("Key findings") < text.index("<h2")
+    targets = re.findall(r'<a href="#([^"]+)">', text[text.index("Key findings"):text.index("<h2")])
+    assert targets and all(f'id="{t}"' in text for t in set(targets))
     images = re.findall(r'src="data:image/png;base64,([A-Za-z0-9+/=]+)"', text)
     assert len(images) >= 5
     assert all(base64.b64decode(i)[:8] == b"\x89PNG\r\n\x1a\n" for i in images)

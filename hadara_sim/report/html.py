@@ -26,6 +26,8 @@ caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom:
 img { max-width: 100%; border: 1px solid #eee; margin: 0.6rem 0; }
 .scroll { overflow-x: auto; }
 .facts td { text-align: left; white-space: normal; } .facts td:first-child { white-space: nowrap; }
+.findings { border: 2px solid #9ab; padding: 0 0.8rem; margin: 1rem 0; }
+.findings td { text-align: left; white-space: normal; }
 """
 
 HOW_TO_READ = (
@@ -34,19 +36,54 @@ HOW_TO_READ = (
     "independent, so rates get Wilson intervals on the deal-clustered effective sample size (statsmodels) and "
     "paired differences Student t intervals over deals (scipy). Every table that marks rows corrects for its "
     "number of rows (Benjamini-Hochberg, or Holm for head-to-head tables) and says so in its caption: "
-    "&#9650; / &#9660; mark a difference after that correction, 'fair within &plusmn;2 pp' is an equivalence "
-    "test (TOST) of its own, and 'undecided' means more games are needed; a difference that is not "
-    "significant is never shown as fair. Experimental comparisons (setup grid, grant sweep) pair on the deal "
-    "and are causal for these policies; observational ones are labelled so and are not.")
+    "&#9650; / &#9660; mark a difference after that correction; 'fair within &plusmn;2 pp' is an equivalence "
+    "test (TOST), Holm-corrected over the table, so that even one wrong 'fair' in a table has at most a 5% "
+    "chance; 'undecided' means more games are needed; a difference that is not significant is never shown "
+    "as fair. Verdicts are against the fair share 1/P unless a table names its contrast relative (the average "
+    "side, side A, a control). Experimental comparisons (setup grid, grant sweep) pair on the deal and are "
+    "causal for these policies; observational ones are labelled so and are not.")
+
+VERDICT_COLUMNS = ("verdict", "win_verdict", "robust")  # a table's own verdict, in the order looked for
 
 
-def table_html(t: Table) -> str:
+def key_findings(sections: Sequence[Section]) -> Table | None:
+    """Every decided verdict of every section in one table, each row naming (and linking to) the
+    table it comes from; undecided rows are counted per table. None when no table has verdicts."""
+    rows, links, undecided = [], [], 0
+    for i, s in enumerate(sections):
+        for j, t in enumerate(s.tables):
+            column = next((c for c in VERDICT_COLUMNS if t.data is not None and c in t.data.columns), None)
+            if column is None or t.data.height != len(t.rows):
+                continue
+            for label, verdict in zip((r[0] for r in t.rows), t.data[column].to_list()):
+                if not verdict or verdict == "undecided":
+                    undecided += 1
+                    continue
+                rows.append([s.title, label, verdict, t.title])
+                links.append(f"{s.key}-{i}-t{j}")
+    if not rows and not undecided:
+        return None
+    table = Table("Key findings: every decided verdict of this report", ["section", "row", "verdict", "table"],
+                  rows, caption=f"{undecided:,} more row{'s' * (undecided != 1)} are undecided (more games "
+                                "needed); each table states its reference, correction and the field it holds for")
+    table.links = links
+    return table
+
+
+def table_html(t: Table, anchor: str = "") -> str:
+    """A table as HTML (`anchor`: its id, for links to it); a table with `links` links each row's last
+    cell to the anchor it names."""
     head = "".join(f"<th>{escape(c)}</th>" for c in t.columns) if any(t.columns) else ""
+    links = getattr(t, "links", None)
     body = []
     for i, row in enumerate(t.rows):
         cls = ' class="marked"' if i < len(t.marked) and t.marked[i] else ""
-        body.append(f"<tr{cls}>" + "".join(f"<td>{escape(str(c))}</td>" for c in row) + "</tr>")
-    html = (f'<div class="scroll"><table><caption>{escape(t.title)}</caption>'
+        cells = [escape(str(c)) for c in row]
+        if links:
+            cells[-1] = f'<a href="#{escape(links[i])}">{cells[-1]}</a>'
+        body.append(f"<tr{cls}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    html = (f'<div class="scroll"{f" id={chr(34)}{escape(anchor)}{chr(34)}" if anchor else ""}><table>'
+            f"<caption>{escape(t.title)}</caption>"
             + (f"<thead><tr>{head}</tr></thead>" if head else "") + f"<tbody>{''.join(body)}</tbody></table></div>")
     if t.caption:
         html += f'<p class="caption">{escape(t.caption)}</p>'
@@ -68,6 +105,9 @@ def render(sections: Sequence[Section], info: dict, notes: Sequence[str] = (), f
              f'<p class="sub">{escape(info["description"])} · {info["games"]:,} games · written {now}</p>',
              f'<div class="facts">{table_html(overview(info))}</div>',
              f'<div class="note"><b>How to read this report.</b> {HOW_TO_READ}</div>']
+    findings = key_findings(sections)
+    if findings is not None:
+        parts.append(f'<div class="findings">{table_html(findings)}</div>')
     for n in notes:
         parts.append(f'<div class="note">{escape(n)}</div>')
     if sections:
@@ -79,8 +119,8 @@ def render(sections: Sequence[Section], info: dict, notes: Sequence[str] = (), f
             parts.append(f'<div class="note">{escape(n)}</div>')
         for stem, fig in s.figures:
             parts.append(image_html(fig, fmt, stem))
-        for t in s.tables:
-            parts.append(table_html(t))
+        for j, t in enumerate(s.tables):
+            parts.append(table_html(t, f"{s.key}-{i}-t{j}"))
     parts.append("</body></html>")
     return "\n".join(parts)
 
