@@ -522,6 +522,10 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
                 already, games_done) -> RunSummary:
     from joblib.externals.loky.process_executor import TerminatedWorkerError
 
+    if console is None:  # the Python API: rich's own console (a bar in a terminal or a notebook)
+        from rich import get_console
+
+        console = get_console()
     summary = RunSummary(out, already + count, already)
     if backend == "local" and jobs != 1 and count > 1:
         compile_first(scenario, quiet, console)

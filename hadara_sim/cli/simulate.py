@@ -64,7 +64,7 @@ def simulate(
         try:
             check_scheduler(scheduler)
         except RunError as err:
-            fail(escape(str(err)))
+            fail(str(err))
     try:
         if components is not None:
             components_or_exit(components)
@@ -75,8 +75,8 @@ def simulate(
         console.print("\n[yellow]interrupted[/] before anything was written", highlight=False)
         raise typer.Exit(130)
     except ScenarioError as err:
-        fail(escape(f"the scenario is not valid ({len(err.problems)} problem{'s' * (len(err.problems) > 1)}):\n"
-                    + "\n".join(f"  {p}" for p in err.problems)))
+        fail(f"the scenario is not valid ({len(err.problems)} problem{'s' * (len(err.problems) > 1)}):\n"
+             + "\n".join(f"  {p}" for p in err.problems))
     for w in dict.fromkeys(str(w.message) for w in caught):
         console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
     out = out if out is not None else Path("results") / sc.name
@@ -95,12 +95,12 @@ def simulate(
             summary = run(sc, out, jobs=jobs, backend=backend, scheduler=scheduler, overwrite=overwrite,
                           quiet=quiet, console=console)
     except RunError as err:
-        fail(escape(str(err)))
+        fail(str(err))
     except RunFailed as err:
-        fail(escape(f"{err}\n{complete()}"), code=1)
+        fail(f"{err}\n{complete()}", code=1)
     except IllegalChoice as err:
-        fail(escape(f"{err}\n{complete()}; fix the policy, then run again (with --overwrite once its "
-                    "code changed: the chunks played by the old code cannot be mixed with the new)"), code=1)
+        fail(f"{err}\n{complete()}; fix the policy, then run again (with --overwrite once its "
+             "code changed: the chunks played by the old code cannot be mixed with the new)", code=1)
     except KeyboardInterrupt as err:
         console.print(f"\n[yellow]{'terminated' if isinstance(err, Terminated) else 'interrupted'}[/]: "
                       f"{escape(complete())}; to play the rest, run the same command again:\n  "
@@ -119,7 +119,7 @@ def simulate(
     try:
         emit([win_table(scan_results(out, sweep_columns=False), sc.name)], fmt)
     except ResultsError as err:
-        fail(escape(str(err)))
+        fail(str(err))
 
 
 def write_sample_traces(out: Path, k: int, sc, quiet: bool) -> None:
@@ -133,7 +133,7 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool) -> None:
         try:
             sample, _ = verified_game(out, game, combo, scenario=sc)
         except SampleError as err:
-            fail(escape(f"cannot trace game {game} of combination {combo}: {err}"),
+            fail(f"cannot trace game {game} of combination {combo}: {err}",
                  code=1 if isinstance(err, SampleMismatch) else 2)
         write_trace(sample.records, folder / f"game-c{combo:04d}-g{game:07d}.jsonl")
     if not quiet:
