@@ -477,7 +477,8 @@ def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
     components = info.get("components_path")
     fields = S.field_columns(df)
     try:
-        grants = S.grant_effects(df, margin)
+        granted = S.grant_pairs(df)
+        grants = None if granted is None else S.grant_table(granted, margin)
     except S.ReportError as err:
         if not any(c.startswith("sweep_grants") for c in df.columns):
             raise
@@ -499,11 +500,12 @@ def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
             caption="paired t-test (scipy ttest_rel) over deals: same deal, same seat, same policies; "
                     + verdict_caption(grants.height, margin) + needed_text(grants, "win_needed"),
             marked=grants["win_significant"].to_list(), data=grants, units=GRANT_UNITS))
-        section.tables += _grant_robustness("Granted card vs no grant", S.grant_pairs(df), fields, margin)
+        section.tables += _grant_robustness("Granted card vs no grant", granted, fields, margin)
         section.figures.append(("purple-grants", charts.forest_chart(
             grants, group_label(["grant"]) if split else label, info, observational=False, split=split,
             split_label=lambda v, c=split: value_label(c, v) if c == "players" else f"{column_name(c)} = {v}")))
-    placebo, refused = S.placebo_effects(df, components, margin) if isinstance(grants, pl.DataFrame) else (None, [])
+    placebo_pairs, refused = S.placebo_pairs(df, components) if isinstance(grants, pl.DataFrame) else (None, [])
+    placebo = None if placebo_pairs is None else S.grant_table(placebo_pairs, margin)
     section.notes += [f"Refused as a placebo: {r}." for r in refused]
     if placebo is not None:
         section.tables.append(Table(
@@ -514,8 +516,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
                     "a typical plain purple card; paired t-test over deals; " + verdict_caption(placebo.height, margin)
                     + needed_text(placebo, "win_needed"),
             marked=placebo["win_significant"].to_list(), data=placebo, units=GRANT_UNITS))
-        section.tables += _grant_robustness("Effect card vs the placebo", S.placebo_pairs(df, components)[0], fields,
-                                            margin)
+        section.tables += _grant_robustness("Effect card vs the placebo", placebo_pairs, fields, margin)
         section.figures.append(("purple-beyond-placebo", charts.forest_chart(
             placebo, group_label(["grant"]), info, observational=False, placebo=True)))
         spread = S.placebo_spread(df, components, margin)

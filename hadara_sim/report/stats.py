@@ -711,8 +711,11 @@ def grant_effects(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | 
     win_diff, win_low, win_high, win_p, win_q, win_verdict, ..., score_a, score_b, score_diff,
     score_low, score_high, score_p, epoch (of the grant), control."""
     pairs = grant_pairs(df)
-    if pairs is None:
-        return None
+    return None if pairs is None else grant_table(pairs, margin)
+
+
+def grant_table(pairs: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame:
+    """The grant table (columns as `grant_effects`) of pairs from `grant_pairs` or `placebo_pairs`."""
     return _paired_grants(pairs, ["grant", *_sweeps_of(pairs)], margin)
 
 
@@ -797,9 +800,7 @@ def placebo_effects(df: pl.DataFrame, components=None, margin: float = I.MARGIN)
     taken as a placebo. The difference is the effect card's worth against a typical plain purple
     card. Columns as `grant_effects`, with `control` naming how many plain cards the mean takes."""
     pairs, refused = placebo_pairs(df, components)
-    if pairs is None:
-        return None, refused
-    return _paired_grants(pairs, ["grant", *_sweeps_of(pairs)], margin), refused
+    return (None if pairs is None else grant_table(pairs, margin)), refused
 
 
 def placebo_spread(df: pl.DataFrame, components=None, margin: float = I.MARGIN) -> pl.DataFrame | None:
