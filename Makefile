@@ -4,13 +4,14 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test bench verify notebook lock clean
+.PHONY: demo test boundscheck bench verify notebook lock clean
 
-# Installs take the exact versions of constraints.txt, the versions the tests last passed on.
+# Installs take the exact versions of constraints.txt, the versions the tests last passed on, through
+# uv (pinned there too): seconds instead of a minute of pip, and it says what it does as it goes.
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test]'
+	$(BIN)/pip install --quiet -c constraints.txt uv
+	$(BIN)/uv pip install --python $(BIN)/python -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 # 20,000 games of the default scenario into results/default (resumed if interrupted; nothing is
@@ -23,6 +24,10 @@ demo: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest
 
+# The compiled engine and every bot's kernel with numba's bounds checking on (compiles afresh: minutes).
+boundscheck: $(STAMP)
+	HADARA_SIM_BOUNDSCHECK=1 $(BIN)/python -m pytest -n 0 tests/test_boundscheck.py
+
 bench: $(STAMP)
 	$(BIN)/hadara-sim bench
 
@@ -31,7 +36,7 @@ verify: $(STAMP)
 
 # JupyterLab in the project's environment, on the notebooks folder (the `notebook` extra, installed once).
 $(VENV)/.notebook: $(STAMP)
-	$(BIN)/pip install --quiet -c constraints.txt -e '.[test,notebook]'
+	$(BIN)/uv pip install --python $(BIN)/python -c constraints.txt -e '.[test,notebook]'
 	touch $(VENV)/.notebook
 
 notebook: $(VENV)/.notebook
@@ -40,7 +45,6 @@ notebook: $(VENV)/.notebook
 # Refresh constraints.txt to the newest versions pyproject.toml allows (then run `make test`, and
 # commit both when it passes).
 lock: $(STAMP)
-	$(BIN)/pip install --quiet uv
 	$(BIN)/uv pip compile pyproject.toml --extra test --extra notebook --extra dask --python-version 3.11 \
 		--upgrade --quiet -o constraints.txt
 

@@ -63,6 +63,12 @@ def decode_statue(option: int) -> tuple[int, int, int]:
     return k // 8, (k % 8) // 2, k % 2
 
 
+def statue_face(option: int) -> str:
+    """The face a statue option shows: a track's coloured side, or the points side (and its tile)."""
+    _, track, side = decode_statue(option)
+    return f"{TRACKS[track]} side" if side == COLOURED else f"points side ({TRACKS[track]} tile)"
+
+
 def describe(kind: str, option: int, components=None, hand=None) -> str:
     """Short human-readable text of an option."""
     if kind == "wheel":
@@ -89,9 +95,7 @@ def describe(kind: str, option: int, components=None, hand=None) -> str:
     if kind == "statue":
         if option == NONE:
             return "no statue"
-        statue, track, side = decode_statue(option)
-        face = f"{TRACKS[track]} side" if side == COLOURED else f"points side ({TRACKS[track]} tile)"
-        return f"carve statue {statue + 1} with {face}"
+        return f"carve statue {decode_statue(option)[0] + 1} with {statue_face(option)}"
     if kind == "feed":
         n_cards = components.n_cards if components is not None else 162
         if option == n_cards:

@@ -23,7 +23,7 @@ from .constants import (
     LOC_PILE, LOC_REMOVED, LOC_SOLD, MEDAL_DISCOUNT_GOLD, MEDAL_DISCOUNT_SILVER, MILITARY,
     PATRON_BONUS, PICKS_PER_PHASE_B, PURPLE, REQUIREMENT_CUT, REQUIREMENT_MAX_COINS,
     REQUIREMENT_PRICE, SELL_BONUS, SET_COLLECTOR_POINTS, SILVER_MAX, STATUES, SURPLUS_COINS_PER_FOOD,
-    SURPLUS_MAX, COLOURS, extra_coin_seats, first_player_seats,
+    SURPLUS_MAX, TRACKS, COLOURS, extra_coin_seats, first_player_seats,
 )
 from .deal import Deals
 from .forward import Forward
@@ -403,7 +403,8 @@ class Game:
             p.tracks[track] += int(self.c.statue_bonus[s])
             if self.has(p, "statue_patron"):
                 p.tracks[track] += PATRON_BONUS
-        self.tell(p.seat, f"carves statue {s + 1} ({A.describe('statue', option)})")
+        self.tell(p.seat, f"carves statue {s + 1} with its {A.statue_face(option)}"
+                          + (f" (paid {pay} for the requirement)" if pay else ""))
         return pay
 
     # --- feeding and medals (phase B only) ------------------------------------------------
@@ -453,7 +454,8 @@ class Game:
                 p.coins -= silver
                 p.tiles[choice - 1] -= 1
                 p.silver.append(choice - 1)
-            self.tell(p.seat, A.describe("medal", choice))
+            self.tell(p.seat, f"buys a gold medal for {gold}" if choice == A.MEDAL_GOLD
+                      else f"buys a silver medal with a {TRACKS[choice - 1]} tile for {silver}")
 
     # --- scoring --------------------------------------------------------------------------
 

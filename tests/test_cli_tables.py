@@ -20,6 +20,7 @@ from typer.testing import CliRunner
 import hadara_sim
 from hadara_sim.cli import app
 from hadara_sim.cli.common import Grid, emit, print_grid
+from hadara_sim.cli.play import wrap_phrases
 from hadara_sim.components import load_components
 
 runner = CliRunner()
@@ -83,8 +84,9 @@ def test_optional_columns_left_out_with_a_note(capsys):
     assert "left out" not in printed(t, 200, capsys)
 
 
-def test_piped_table_keeps_its_full_width(capsys):
+def test_piped_table_keeps_its_full_width(capsys, monkeypatch):
     """Piped (no terminal, no COLUMNS) a table is one block at its natural width."""
+    monkeypatch.delenv("COLUMNS", raising=False)
     out = printed(WIDE, None, capsys)
     assert "(1 of" not in out
     assert max(len(line) for line in out.splitlines()) > 150
@@ -117,6 +119,29 @@ def test_play_score_pad_headers_whole(columns):
     assert "…" not in result.output
     for name in ("balanced", "military", "culture", "economy", "coins left"):
         assert name in result.output
+
+
+def test_play_narrative_at_80_columns_wraps_between_phrases():
+    """Each told line fits 80 columns; a wrapped line continues indented, never splitting a card's
+    bracketed details or a word from its number ("for 4"), and a statue or medal is told once."""
+    result = run("play", "-p", 4, "--seed", 1, columns=80)
+    assert result.exit_code == 0, result.output
+    told = [line for line in result.output.splitlines() if line.startswith("  ") and "│" not in line]
+    assert all(len(line) <= 80 for line in told)
+    assert any(line.startswith("      ") for line in told)
+    for line in told:
+        assert line.count("(") == line.count(")"), line
+        assert not line.strip()[0].isdigit(), line
+        assert not line.rstrip().endswith((" for", " statue", " now", " collects")), line
+    assert "carves statue" in result.output and "carve statue" not in result.output
+    assert "buys a silver medal" in result.output or "buys a gold medal" in result.output
+
+
+def test_wrap_phrases_keeps_phrases_whole():
+    line = "  seat 1 (greedy) buys I-Y-10 (yellow, +2 income +1 military, cost 4, 3 pts) for 4"
+    assert wrap_phrases(line, 80) == ("  seat 1 (greedy) buys I-Y-10 (yellow, +2 income +1 military, cost 4, 3 pts)\n"
+                                      "      for 4")
+    assert wrap_phrases(line, 200) == line
 
 
 # --- formats ----------------------------------------------------------------------------------

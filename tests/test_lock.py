@@ -39,8 +39,8 @@ def test_every_dependency_is_pinned_to_one_version():
 
 def test_make_installs_through_the_lock():
     makefile = (ROOT / "Makefile").read_text()
-    installs = [line for line in makefile.splitlines() if "pip install" in line and "-e '." in line]
-    assert installs and all("-c constraints.txt" in line for line in installs)
+    installs = [line for line in makefile.splitlines() if "pip install" in line]
+    assert len(installs) >= 3 and all("-c constraints.txt" in line for line in installs)
     assert "make test" in (ROOT / ".ci" / "run").read_text()
 
 

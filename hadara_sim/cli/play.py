@@ -2,14 +2,20 @@
 
 from __future__ import annotations
 
+import re
+import textwrap
 from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 
 from ..constants import COINS_PER_POINT
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit,
-                     fail, policies_or_exit)
+                     fail, policies_or_exit, writable_file)
+
+# textwrap breaks lines at ASCII whitespace only: a no-break space holds a phrase together.
+NBSP = "\u00a0"
 
 # The deal, the reference engine, the trace and the policy interface are imported where a game is
 # told: they load numpy and numba, which `--help`, `--version` and every command would pay at start-up.
@@ -56,6 +62,8 @@ def play(
     from ..deal import make_deals
 
     fmt = check_format(fmt)
+    if trace is not None:
+        writable_file(trace, "--trace")
     quiet = quiet or fmt != "table"
     c = components_or_exit(components)
     seats = policies_or_exit(policy, players, seed)
@@ -75,9 +83,13 @@ def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[l
     account = Account(deal, c, seats, quiet, names)
 
     def narrate(seat, text):
-        if not quiet:
-            console.print(f"  seat {seat} ({names[seat]}) {text}" if seat is not None
-                          else f"[bold]{text}[/]", highlight=False)
+        if quiet:
+            return
+        if seat is None:
+            console.print(f"[bold]{escape(text)}[/]", highlight=False)
+        else:
+            console.print(escape(wrap_phrases(f"  seat {seat} ({names[seat]}) {text}", console.width)),
+                          highlight=False, soft_wrap=True)
 
     if not quiet:
         console.print(f"[bold]{heading}[/]", highlight=False)
@@ -86,6 +98,15 @@ def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[l
     except IllegalChoice as err:
         fail(str(err))
     return sheet, account.records
+
+
+def wrap_phrases(line: str, width: int, indent: str = "      ") -> str:
+    """`line` wrapped to `width` between phrases: a bracketed detail and a word with its number
+    ("for 4", "statue 1") stay on one line, continuation lines indented."""
+    keep = re.sub(r"\([^()]*\)|\w+ \d+", lambda m: m.group().replace(" ", NBSP), line)
+    lines = textwrap.wrap(keep, max(width, 40), subsequent_indent=indent, break_long_words=False,
+                          break_on_hyphens=False)
+    return "\n".join(part.replace(NBSP, " ") for part in lines)
 
 
 def finish(sheet: list[dict], records: list[dict], names: list[str], fmt: str, trace: Optional[Path],

@@ -377,7 +377,7 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Sec
 def seats(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
     """Win share by seat and by the first player of each epoch, per player count and combination."""
     st = S.seat_rates(df, margin)
-    by = S.combination_by(df)
+    by = S.combination_by(df, skip=S.SETUP_SWEEPS)
     label = group_label([*by, "seat"])
     several = df["policy_label"].n_unique() > 1
     note = (" (several policies: every seat's rate averages over the policies that sat there)" if several else "")
@@ -623,7 +623,6 @@ def summary_sections(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN,
     seat_by = [*S.combination_by(df, skip=S.SETUP_SWEEPS), "seat"]
     builders = [("win rate by policy", lambda: winrate(df, info, by, margin)) if multi_policy else None,
                 ("ratings", lambda: ratings(df, info)) if multi_policy else None,
-                ("win rate by seat", lambda: winrate(df, info, seat_by, margin)),
                 ("seats", lambda: seats(df, info, margin)),
                 ("score breakdown", lambda: breakdown(df, info, by if multi_policy else seat_by)),
                 ("setup cards", lambda: setup_cards(df, info, margin)),
@@ -641,5 +640,6 @@ def summary_sections(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN,
             sections.append(section)
         notes += [n for n in section.notes if not section.tables]
     if not multi_policy:
-        notes.append("One policy on every seat: win rates are shown by seat instead of by policy.")
+        notes.append("One policy on every seat: win rates are shown by seat (Seats and turn order) instead of by "
+                     "policy.")
     return sections, notes

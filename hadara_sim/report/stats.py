@@ -613,9 +613,9 @@ def pooled_over(df: pl.DataFrame, by: Sequence[str]) -> list[str]:
 
 def seat_rates(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame:
     """Win share per seat (0 = the seat the game starts from) for every player count and
-    combination, against 1/P, with verdicts corrected over the table."""
+    combination (pooled over the cells of a setup grid), against 1/P, corrected over the table."""
     check_columns(df, "winrate", ["seat"])
-    out = mean_ci(df, "win_share", [*combination_by(df), "seat"],
+    out = mean_ci(df, "win_share", [*combination_by(df, skip=SETUP_SWEEPS), "seat"],
                   fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin)
     return with_verdicts(out, margin=margin)
 
@@ -624,7 +624,7 @@ def first_player_rates(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFra
     """The first player of each epoch: their win share per player count and combination, against
     1/P, with verdicts corrected over the table. Columns: epoch, players, ..., as `mean_ci`."""
     check_columns(df, "winrate", [f"first_player_epoch{e}" for e in EPOCHS])
-    by = combination_by(df)
+    by = combination_by(df, skip=SETUP_SWEEPS)
     frames = [mean_ci(df.filter(pl.col(f"first_player_epoch{e}")), "win_share", by,
                       fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin)
               .with_columns(pl.lit(e).cast(pl.Int8).alias("epoch")) for e in EPOCHS]
