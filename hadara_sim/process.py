@@ -2,9 +2,10 @@
 
 A results directory is locked with `filelock` (an OS lock, released by the kernel when the holder
 dies, so a killed run never leaves a stale lock). SIGTERM is turned into `Terminated`, a
-KeyboardInterrupt, so a terminated run cleans up like an interrupted one. Local workers ask the
-kernel to kill them when their parent dies (Linux `PR_SET_PDEATHSIG`), so even a SIGKILLed run
-leaves no worker behind, and an interrupted run kills its workers before it returns.
+KeyboardInterrupt, so a terminated run cleans up like an interrupted one; while compiled code runs,
+both signals are held until it can stop. Local workers start with Ctrl-C blocked and ask the kernel
+to kill them when their parent dies (Linux `PR_SET_PDEATHSIG`), so even a SIGKILLed run leaves no
+worker behind, and an interrupted run kills its workers before it returns.
 """
 
 from __future__ import annotations
@@ -65,6 +66,25 @@ def sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
+@contextmanager
+def workers_without_ctrl_c():
+    """Within the block, worker processes started by this process ignore Ctrl-C for their whole
+    life (an ignored signal stays ignored through fork and exec, and Python then installs no
+    KeyboardInterrupt): a Ctrl-C at the terminal reaches every process of the group, and the run,
+    not each worker with a traceback, stops the workers. This process ignores it too meanwhile: the
+    block only starts the workers (a blocked signal mask would not do: loky's start-up resets it)."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler if previous is None else previous)
+
+
 def die_with_parent() -> None:
     """In a worker process: be killed when the parent dies (Linux; elsewhere nothing)."""
     if getattr(die_with_parent, "done", False) or not sys.platform.startswith("linux"):
@@ -77,6 +97,128 @@ def die_with_parent() -> None:
         return
     if os.getppid() == 1:  # the parent died before the request was made
         os._exit(1)
+
+
+def _in_worker(function, args):
+    die_with_parent()
+    return function(*args)
+
+
+def local_parallel(function, calls, jobs: int, ordered: bool = False):
+    """The results of `function(*args)` for each args of `calls` (an iterable, made as it is
+    consumed), from joblib's local worker processes, in the order they finish unless `ordered`. The
+    workers start with Ctrl-C blocked and die with this process; if the caller stops early (an
+    interrupt, a failure), they are killed before this returns."""
+    from joblib import Parallel, delayed
+
+    if jobs == 1:  # in this process: no worker to start, nothing to die with
+        yield from (function(*args) for args in calls)
+        return
+    with workers_without_ctrl_c():  # joblib starts the workers and the first tasks here
+        results = Parallel(n_jobs=jobs, return_as="generator" if ordered else "generator_unordered")(
+            delayed(_in_worker)(function, args) for args in calls)
+    finished = False
+    try:
+        yield from results
+        finished = True
+    finally:
+        results.close()
+        if not finished:
+            stop_local_workers()
+
+
+class ClusterLost(RuntimeError):
+    """The dask scheduler went away, or no worker was left for WORKERLESS_SECONDS."""
+
+
+WORKERLESS_SECONDS = 60.0  # a cluster without a worker this long is given up (dask would wait forever)
+
+
+@contextmanager
+def quiet_dask():
+    """Within the block, dask and tornado log nothing: they log every lost connection and every
+    failed task with its traceback, which the run reports itself, in one line."""
+    import logging
+
+    try:
+        import distributed  # noqa: F401  (its import configures its loggers: quiet them after it)
+    except ImportError:
+        pass
+    names = ["distributed", "tornado", "bokeh", *(n for n in logging.root.manager.loggerDict
+                                                  if n.startswith(("distributed.", "tornado.")))]
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(logging.CRITICAL + 1)
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels):
+            lg.setLevel(level)
+
+
+def dask_parallel(client, function, calls, shared: int = 0):
+    """The results of `function(*args)` for each args of `calls`, from the workers of a dask client,
+    in the order they finish: a few tasks per worker in flight (so `calls` is made as consumed); the
+    first `shared` arguments are large and repeat (a component set), and each distinct one is sent to
+    the cluster once. A task's own exception (a policy's) is raised as it is; a lost scheduler or an
+    empty cluster is ClusterLost, in one line."""
+    from concurrent.futures import CancelledError
+
+    calls = iter(calls)
+    sent: dict[int, object] = {}  # id(argument) -> its future on the cluster
+    keep: list = []  # the arguments sent, alive so that their ids stay unique
+
+    def submit():
+        args = next(calls, None)
+        if args is None:
+            return None
+        for arg in args[:shared]:
+            if id(arg) not in sent:
+                sent[id(arg)] = client.scatter(arg, broadcast=True, hash=False)
+                keep.append(arg)
+        return client.submit(function, *(sent[id(a)] for a in args[:shared]), *args[shared:], pure=False)
+
+    try:
+        with client.as_current():  # distributed.wait asks for the current client
+            yield from _as_finished(client, submit)
+    except ClusterLost:
+        raise
+    except (CancelledError, OSError, TimeoutError) as err:  # OSError: distributed's CommClosedError too
+        raise ClusterLost(f"the connection to the dask scheduler was lost ({type(err).__name__})") from None
+
+
+def _as_finished(client, submit):
+    """Results as their tasks finish, a new task submitted for each; ClusterLost when the client
+    loses its scheduler or the cluster has no worker for WORKERLESS_SECONDS."""
+    import time
+
+    from distributed import wait
+
+    running = [f for f in (submit() for _ in range(2 * max(1, len(client.scheduler_info().get("workers", {})))))
+               if f is not None]
+    alone_since = None
+    while running:
+        try:
+            done = wait(running, timeout=5, return_when="FIRST_COMPLETED").done
+        except TimeoutError:  # nothing finished in 5 s: is anyone still working?
+            done = set()
+        if not done:
+            if client.status != "running":
+                raise ClusterLost("the connection to the dask scheduler was lost")
+            if client.scheduler_info().get("workers"):
+                alone_since = None
+            elif alone_since is None:
+                alone_since = time.monotonic()
+            elif time.monotonic() - alone_since > WORKERLESS_SECONDS:
+                raise ClusterLost(f"the dask cluster has had no worker for {WORKERLESS_SECONDS:.0f} s")
+            continue
+        for future in done:
+            running.remove(future)
+            yield future.result()
+            follow = submit()
+            if follow is not None:
+                running.append(follow)
 
 
 def stop_local_workers() -> None:

@@ -397,6 +397,16 @@ def result_files(path, *, allow_partial: bool = True) -> tuple[dict, list[Path]]
     return meta, present
 
 
+def _damaged_part(files: list[Path]) -> ResultsError | None:
+    """The error naming the first part file that cannot be read (after polars failed), if any."""
+    for f in files:
+        try:
+            pq.read_table(f)
+        except Exception as err:
+            return ResultsError(f"{f} cannot be read (damaged?): {err}")
+    return None
+
+
 def _read_parts(files: list[Path], path):
     """The rows of the part files; a file that cannot be read is named."""
     import polars as pl
@@ -404,12 +414,30 @@ def _read_parts(files: list[Path], path):
     try:
         return pl.read_parquet([str(f) for f in files])
     except Exception:  # polars raises its own exception types; find the file at fault
-        for f in files:
-            try:
-                pq.read_table(f)
-            except Exception as err:
-                raise ResultsError(f"{f} cannot be read (damaged?): {err}") from None
-        raise ResultsError(f"{path}: the chunk files cannot be read together") from None
+        raise (_damaged_part(files) or ResultsError(f"{path}: the chunk files cannot be read together")) from None
+
+
+def _results_frame(files: list[Path]):
+    """A LazyFrame class over these part files whose `collect` names a damaged file (polars says only
+    what failed); every query built on it has the class too (polars keeps a LazyFrame's subclass)."""
+    import polars as pl
+
+    errors = pl.exceptions
+    query_faults = (errors.ColumnNotFoundError, errors.SchemaError, errors.SchemaFieldNotFoundError,
+                    errors.InvalidOperationError, errors.DuplicateError, errors.StructFieldNotFoundError)
+
+    def collect(self, *args, **kwargs):
+        try:
+            return pl.LazyFrame.collect(self, *args, **kwargs)
+        except query_faults:
+            raise
+        except Exception as err:
+            damaged = _damaged_part(files)
+            if damaged is None:  # the query's own fault after all
+                raise
+            raise damaged from err
+
+    return type("ResultsFrame", (pl.LazyFrame,), {"collect": collect, "__doc__": _results_frame.__doc__})
 
 
 def load_results(path, *, sweep_columns: bool = True, allow_partial: bool = True):
@@ -445,7 +473,7 @@ def scan_results(path, *, sweep_columns: bool = True, allow_partial: bool = True
         lf = pl.from_arrow(SCHEMA.empty_table()).lazy()
     if sweep_columns:
         lf = add_sweep_columns(lf, meta.get("combinations", []))
-    return lf
+    return _results_frame(files)._from_pyldf(lf._ldf)
 
 
 def sweep_column_name(key: str) -> str:

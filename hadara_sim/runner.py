@@ -17,6 +17,7 @@ The plan of chunks is lazy, so nothing before the first game grows with the numb
 from __future__ import annotations
 
 import json
+import logging
 import os
 import sys
 import time
@@ -32,8 +33,9 @@ import pyarrow as pa
 from .components import ComponentSet
 from .deal import make_deals
 from .engine.game import BatchGame, Grant
-from .policy import IllegalChoice, PolicyError
-from .process import BACKENDS, LockBusy, die_with_parent, directory_lock, stop_local_workers
+from .policy import PolicyError
+from .process import (BACKENDS, ClusterLost, LockBusy, dask_parallel, directory_lock, local_parallel,
+                      quiet_dask)
 from .results import (
     METADATA_FILE, SCHEMA_VERSION, ResultsError, build_table, check_part, chunks_per_combination,
     is_temp_file, our_parts, part_name, read_metadata, write_metadata, write_table,
@@ -215,57 +217,35 @@ def _dask_client(scheduler: str | None, jobs: int):
         except Exception as err:  # distributed raises OSError, TimeoutError, ValueError and its own
             raise RunError(f"cannot reach the dask scheduler at {scheduler}: {err}") from None
     workers = jobs if jobs and jobs > 0 else max(1, (os.cpu_count() or 1) + 1 + jobs)
-    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None)
+    cluster = LocalCluster(n_workers=workers, threads_per_worker=1, dashboard_address=None,
+                           silence_logs=logging.CRITICAL)  # the workers' logs too: the run reports failures
     return Client(cluster, set_as_default=False), cluster
-
-
-def _play_in_worker(components: ComponentSet, combo: Combination, seed: int, chunk: Chunk):
-    """play_chunk in a local worker process, which the kernel kills if the run dies."""
-    die_with_parent()
-    return play_chunk(components, combo, seed, chunk)
 
 
 def _execute(scenario: Scenario, todo: Iterator[Chunk], count: int, jobs: int, backend: str,
              scheduler: str | None) -> Iterator[tuple[Chunk, pa.Table]]:
     """The played chunks of `todo` (`count` of them), in the order they finish."""
-    from joblib import Parallel, delayed, parallel_config
-
     combos = scenario.combinations
     if backend == "local":
         if jobs == 1 or count <= 1:
             for c in todo:  # in-process: no worker start-up
                 yield play_chunk(combos[c.combo].config.components, combos[c.combo], scenario.seed, c)
             return
-        calls = (delayed(_play_in_worker)(combos[c.combo].config.components, combos[c.combo], scenario.seed, c)
-                 for c in todo)
-        results = Parallel(n_jobs=jobs, return_as="generator_unordered")(calls)
-        finished = False
-        try:
-            yield from results
-            finished = True
-        finally:
-            results.close()
-            if not finished:  # interrupted or failed: no worker may outlive the run
-                stop_local_workers()
+        yield from local_parallel(play_chunk, ((combos[c.combo].config.components, combos[c.combo], scenario.seed, c)
+                                               for c in todo), jobs)
         return
-    client, cluster = _dask_client(scheduler, jobs)
-    calls = (delayed(play_chunk)(combos[c.combo].config.components, combos[c.combo], scenario.seed, c) for c in todo)
-    try:
-        with parallel_config(backend="dask", client=client):
-            results = Parallel(n_jobs=-1, return_as="generator_unordered")(calls)
-            try:
-                yield from results
-            except (IllegalChoice, RunFailed, KeyboardInterrupt):
-                raise
-            except Exception as err:  # the scheduler or a worker went away, in one of many ways
-                raise RunFailed(f"the dask cluster failed ({type(err).__name__}: {err}); the completed "
-                                "chunks are kept: run the same command again to resume") from None
-            finally:
-                results.close()
-    finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+    with quiet_dask():
+        client, cluster = _dask_client(scheduler, jobs)
+        try:
+            yield from dask_parallel(client, play_chunk, ((combos[c.combo].config.components, combos[c.combo],
+                                                           scenario.seed, c) for c in todo), shared=2)
+        except ClusterLost as err:
+            raise RunFailed(f"{err}; the completed chunks are kept: run the same command again to resume") \
+                from None
+        finally:
+            client.close()
+            if cluster is not None:
+                cluster.close()
 
 
 # --- a run ------------------------------------------------------------------------------------

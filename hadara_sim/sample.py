@@ -39,13 +39,32 @@ class SampleGame:
     sheet: list[dict]           # the final score sheet (one dict per seat)
 
 
-def run_scenario(results: str | Path, meta: dict | None = None) -> Scenario:
+def outside_code(meta: dict) -> list[str]:
+    """The policies a run's metadata names by code rather than by a registered name (file.py:attr
+    or module:attr): replaying one of its games would import and run that code."""
+    from .registry import available_policies, built_in_policies
+
+    known = set(built_in_policies()) | set(available_policies())
+    specs = {entry.get("policy") for combo in meta.get("combinations") or [] if isinstance(combo, dict)
+             for entry in (combo.get("config") or {}).get("policies") or [] if isinstance(entry, dict)}
+    specs |= set((meta.get("identity_fields") or {}).get("policy_code") or {})
+    return sorted(spec for spec in specs if isinstance(spec, str) and ":" in spec and spec not in known)
+
+
+def run_scenario(results: str | Path, meta: dict | None = None, allow_code: bool = False) -> Scenario:
     """The scenario of a results directory as it was run (its stored text, seed and game count);
-    SampleError when it no longer gives the same run (another hadara-sim or component set)."""
+    SampleError when it no longer gives the same run (another hadara-sim or component set), or when
+    its policies are code from outside hadara-sim and `allow_code` is not given: a results directory
+    is data, and only its owner can say that the code it names may run."""
     from . import __version__
     from .results import SCHEMA_VERSION
 
     meta = meta or read_metadata(Path(results))
+    foreign = outside_code(meta)
+    if foreign and not allow_code:  # before the scenario is read: reading it builds its policies
+        raise SampleError(f"the games of {results} were played by policies given as code "
+                          f"({', '.join(foreign)}); playing one again imports and runs it: pass "
+                          "--allow-code if you trust that code")
     stored = meta.get("scenario") or {}
     path = stored.get("path")
     base = Path(path).parent if path else Path(".")
@@ -70,12 +89,13 @@ def run_scenario(results: str | Path, meta: dict | None = None) -> Scenario:
 
 
 def sample_game(results: str | Path, game: int, combo: int = 0, scenario: Scenario | None = None,
-                meta: dict | None = None) -> SampleGame:
-    """Game `game` of combination `combo` of a results directory, played again and verified."""
+                meta: dict | None = None, allow_code: bool = False) -> SampleGame:
+    """Game `game` of combination `combo` of a results directory, played again and verified (see
+    `run_scenario` for `allow_code`)."""
     from .trace import ReplayMismatch, replay
 
     meta = meta or read_metadata(Path(results))
-    sc = scenario or run_scenario(results, meta)
+    sc = scenario or run_scenario(results, meta, allow_code)
     if not 0 <= combo < len(sc.combinations):
         raise SampleError(f"--combo must be 0..{len(sc.combinations) - 1}, got {combo}")
     if not 0 <= game < sc.games:
@@ -125,14 +145,14 @@ def check_against_rows(sample: SampleGame, rows: list[dict]) -> list[str]:
 
 
 def verified_game(results: str | Path, game: int, combo: int = 0, scenario: Scenario | None = None,
-                  meta: dict | None = None) -> tuple[SampleGame, int]:
+                  meta: dict | None = None, allow_code: bool = False) -> tuple[SampleGame, int]:
     """`sample_game`, also checked against the dataset's rows of that game: (sample, rows checked).
     SampleError when the replay and the dataset differ."""
     import polars as pl
 
     from .results import scan_results
 
-    sample = sample_game(results, game, combo, scenario, meta)
+    sample = sample_game(results, game, combo, scenario, meta, allow_code)
     rows = (scan_results(Path(results), sweep_columns=False)
             .filter((pl.col("combo") == combo) & (pl.col("game") == game)).collect().to_dicts())
     if not rows:  # its chunk is not there (an interrupted run, a deleted file): nothing to compare with

@@ -3,7 +3,12 @@
 `simulate`, counting how many misbehave (traceback, exit code other than 0/2, a file written
 outside its place, a file deleted that the program did not write, exit 2 without a message).
 
-    .venv/bin/python scripts/fuzz_inputs.py --scenarios 2000 --typed 1000 --components 1000 --results 600 [--seed 1]
+    .venv/bin/python scripts/fuzz_inputs.py --scenarios 2000 --typed 1000 --components 1000 --results 600 \
+        --cli 1000 [--seed 1]
+
+Command lines: every command with any subset of its options, each from a pool of valid and
+malformed values (tests/input_strategies.py OPTION_VALUES; typed scenarios draw every policy
+parameter at and beyond its declared limits).
 
 Prints the count per verdict and the first input of every kind of misbehaviour; exits 1 if any.
 The same property runs with a few examples in CI (tests/test_fuzz_inputs.py).
@@ -24,8 +29,8 @@ from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from input_strategies import (  # noqa: E402
-    check_component_set, check_results, check_simulate, component_edits, garbage_lines, results_edits,
-    scenario_dicts, toml_text, typed_scenario_dicts,
+    check_cli, check_component_set, check_results, check_simulate, cli_invocations, component_edits, garbage_lines,
+    results_edits, scenario_dicts, toml_text, typed_scenario_dicts,
 )
 
 
@@ -43,6 +48,7 @@ def phases() -> list[tuple[str, object, object, object]]:
         ("component sets", component_edits(), check_component_set, repr),
         ("damaged results directories (report or resume)", st.tuples(results_edits(), st.booleans()),
          report_or_resume, repr),
+        ("command lines", cli_invocations(), check_cli, " ".join),
     ]
 
 
@@ -77,10 +83,12 @@ def main():
     parser.add_argument("--typed", type=int, default=1000)
     parser.add_argument("--components", type=int, default=1000)
     parser.add_argument("--results", type=int, default=600)
+    parser.add_argument("--cli", type=int, default=1000)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     start = time.perf_counter()
-    verdicts, first = campaign([args.scenarios, args.typed, args.components, args.results], args.seed)
+    verdicts, first = campaign([args.scenarios, args.typed, args.components, args.results, args.cli],
+                               args.seed)
     total = sum(verdicts.values())
     bad = sum(n for v, n in verdicts.items() if not v.startswith("ok"))
     print(f"{total} inputs tried in {time.perf_counter() - start:.0f} s (seed {args.seed}); {bad} misbehaved")

@@ -394,6 +394,21 @@ def _like(default):
     return st.just(default)
 
 
+def _at_limits(default, limit):
+    """Values at a declared limit and just beyond it (a range's ends and their neighbours, the
+    choices and a stranger), shaped like the default."""
+    if limit is None:
+        return _like(default)
+    if isinstance(limit, tuple):
+        low, high = limit
+        edge = st.sampled_from([low - 1, low, high, high + 1, 10**8, -(10**8)])
+    else:
+        edge = st.sampled_from(sorted(limit, key=str) + ["nosuch", -1, 10**8])
+    if isinstance(default, (list, tuple)):
+        return st.lists(edge, min_size=len(default), max_size=len(default))
+    return edge
+
+
 @st.composite
 def typed_scenario_dicts(draw) -> dict:
     """Scenarios whose every value has the right type: built-in policies with parameters of any
@@ -405,9 +420,9 @@ def typed_scenario_dicts(draw) -> dict:
     names = draw(st.lists(st.sampled_from(sorted(BUILTIN)), min_size=1, max_size=min(players, 3)))
     policies = []
     for name in names:
-        declared = BUILTIN[name].params
+        declared, limits = BUILTIN[name].params, getattr(BUILTIN[name], "limits", {})
         keys = draw(st.lists(st.sampled_from(sorted(declared)), max_size=3, unique=True)) if declared else []
-        params = {k: draw(_like(declared[k])) for k in keys}
+        params = {k: draw(st.one_of(_like(declared[k]), _at_limits(declared[k], limits.get(k)))) for k in keys}
         policies.append({"policy": name, "params": params} if params else name)
     advanced = draw(st.booleans())
     data = {"players": players, "game": "advanced" if advanced else "basic", "policies": policies,
@@ -425,3 +440,151 @@ def typed_scenario_dicts(draw) -> dict:
     if draw(st.booleans()):
         data["sweep"] = {"players": draw(st.lists(st.integers(2, 5), min_size=1, max_size=2, unique=True))}
     return data
+
+
+# --- every option of every command ------------------------------------------------------------
+
+INTS = ["-1", "0", "1", "2", "3", "x", "1.5", "", "99999999999999999999"]
+SMALL = ["-1", "0", "1", "2", "3", "x", ""]  # options that cost time per unit: never large
+POLICY_SPECS = ["greedy", "random", "balanced", "military", "nosuch", "math:pi", "os:getcwd", "missing.py:X",
+                "", "greedy,random", "balanced-v1"]
+OPTION_VALUES = {
+    "--games": SMALL, "--curve-games": SMALL, "--validation-games": SMALL, "--trials": SMALL,
+    "--reference-games": SMALL, "--batch": SMALL, "--chunk": SMALL, "--trace-games": SMALL,
+    "--game": INTS, "--combo": INTS, "--seed": ["-1", "0", "1", str(2**64), "x"],
+    "--players": ["1", "2", "3", "5", "6", "-1", "x"], "--jobs": ["-3", "-2", "-1", "0", "1", "2", "64", "x"],
+    "--margin": ["-1", "0", "0.05", "2", "50", "100", "nan", "inf", "x"],
+    "--policy": POLICY_SPECS, "--opponent": POLICY_SPECS + ["start"],
+    "--param": ["coin=0:1", "coin=nan:inf", "kinds=0:1", "sides=-1,100000000", "budget=0:5", "x", "=", ""],
+    "--components": ["{components}", "{root}/nowhere", "{file}", "/proc/self", ""],
+    "--overrides": ["{file}", "{root}/nowhere", "{overrides}", "{folder}"],
+    "--out": ["{root}/new", "{file}", "{folder}", "/proc/self/x", "", "{root}/a/b/c"],
+    "--trace": ["{root}/t.jsonl", "{file}", "{folder}", "/proc/self/x"],
+    "--format": ["table", "csv", "json", "markdown", "xml", ""], "--chart-format": ["png", "svg", "pdf", "jpg", ""],
+    "--by": ["players", "seat", "policy_label", "nosuch", "", "players,seat"],
+    "--key": ["players", "nosuch", "setup.sides", ""], "--where": ["players=2", "x", "=", ""],
+    "--reference": ["0", "x", "nan", "2"], "--side": ["3B", "1A", "6C", "x", ""],
+    "--epoch": ["1", "3", "0", "4", "x"], "--colour": ["red", "pink", "", "x"],
+    "--what": ["cards", "colonies", "setup", "x"], "--backend": ["local", "dask", "x"],
+    "--scheduler": ["not-a-url", "udp://1:1", ""],
+}
+ARGUMENT_VALUES = {
+    "scenario": ["{scenario}", "{root}/nowhere.toml", "{folder}", "{file}"],
+    "results": ["{results}", "{root}/nowhere", "{file}", "{folder}"],
+    "path": ["{components}", "{root}/nowhere", "{file}"],
+    "name": POLICY_SPECS, "policy": POLICY_SPECS,
+}
+# Left out, with why: bench --full (minutes by design); the other options of bench and verify that
+# only add work take small values above.
+LEFT_OUT = {("bench", "--full")}
+# Always given unless the fuzzer picks the option itself, so that a valid invocation stays small.
+CHEAP = {"balance": ["--games", "10", "--curve-games", "10", "-p", "2", "--jobs", "1"],
+         "bench": ["--batch", "10", "--reference-games", "2", "-p", "2"],
+         "verify": ["--games", "2", "-p", "2", "--jobs", "1"], "policies ladder": ["--games", "10", "-p", "2"],
+         "policies tune": ["--trials", "1", "--games", "2", "--validation-games", "2"],
+         "simulate": ["--games", "2", "--jobs", "1"]}
+
+
+def command_table() -> dict[str, list]:
+    """Every command of the app: its path and its click parameters."""
+    import typer.main
+
+    from hadara_sim.cli import app
+
+    out = {}
+
+    def walk(command, path):
+        subs = getattr(command, "commands", None)
+        if subs:
+            for name, sub in sorted(subs.items()):
+                walk(sub, path + [name])
+        else:
+            out[" ".join(path)] = command.params
+
+    walk(typer.main.get_command(app), [])
+    return out
+
+
+@st.composite
+def cli_invocations(draw) -> list[str]:
+    """A command with a random subset of its options (every option can be drawn), each with a value
+    from its pool (valid ones and malformed ones), placeholders like {root} left for `check_cli`."""
+    table = command_table()
+    path = draw(st.sampled_from(sorted(table)))
+    args = path.split()
+    chosen = []
+    for param in table[path]:
+        if param.param_type_name == "argument":
+            args.append(draw(st.sampled_from(ARGUMENT_VALUES[param.name])))
+            continue
+        name = max(param.opts, key=len)
+        if (path, name) in LEFT_OUT or name in ("--help",) or not draw(st.booleans()):
+            continue
+        chosen.append(name)
+        if param.is_flag:
+            args.append(draw(st.sampled_from([*param.opts, *param.secondary_opts])))
+        else:
+            args += [name, draw(st.sampled_from(OPTION_VALUES[name]))]
+    for key, cheap in CHEAP.items():
+        if path == key or path.startswith(key + " "):
+            pairs = [cheap[i:i + 2] for i in range(0, len(cheap), 2)]
+            for option, value in pairs:
+                if option not in chosen and not (option == "-p" and "--players" in chosen):
+                    args += [option, value]
+    return args
+
+
+def cli_fixtures(root: Path) -> dict[str, str]:
+    """The files an invocation may name: a scenario, a finished run, a component set, overrides."""
+    (root / "folder").mkdir()
+    (root / "file").write_text("x = \n")
+    (root / "scenario.toml").write_text('players = 2\npolicies = ["greedy", "random"]\ngames = 4\nchunk = 2\n')
+    make_run(root / "results", 1)
+    shutil.copytree(default_components_path(), root / "components")
+    (root / "overrides.toml").write_text('[components.setup."3"]\nB_coins = 5\n')
+    return {"root": str(root), "folder": str(root / "folder"), "file": str(root / "file"),
+            "scenario": str(root / "scenario.toml"), "results": str(root / "results"),
+            "components": str(root / "components"), "overrides": str(root / "overrides.toml")}
+
+
+def check_cli(root: Path, args: list[str]) -> tuple[str, str]:
+    """Run one invocation from root/work: exit 0, 1 (with a message) or 2 (with a message), no
+    traceback, the inputs unchanged, nothing written in the project folder."""
+    import os
+
+    places = cli_fixtures(root)
+    args = [a.format(**places) for a in args]
+    work = root / "work"
+    work.mkdir()
+    inputs = {k: tree(root / k) for k in ("components", "folder")}
+    inputs["scenario"] = (root / "scenario.toml").read_bytes()
+    project = sorted(p.name for p in Path.cwd().iterdir())
+    cwd = os.getcwd()
+    os.chdir(work)
+    try:
+        result = CliRunner().invoke(app, args)
+    finally:
+        os.chdir(cwd)
+    output = result.output
+    shown = " ".join(args)
+    if result.exception is not None and not isinstance(result.exception, SystemExit):
+        import traceback
+
+        return f"traceback: {type(result.exception).__name__}", shown + "\n" + output + "".join(
+            traceback.format_exception(result.exception))
+    if "Traceback" in output:
+        return "traceback in output", shown + "\n" + output
+    if result.exit_code not in (0, 1, 2):
+        return f"exit {result.exit_code}", shown + "\n" + output
+    if result.exit_code and not output.strip():
+        return f"exit {result.exit_code} without a message", shown
+    if sorted(p.name for p in Path.cwd().iterdir()) != project:
+        return "wrote into the project folder", shown
+    changed = [k for k in ("components",) if tree(root / k) != inputs[k]]
+    if (root / "scenario.toml").read_bytes() != inputs["scenario"]:
+        changed.append("scenario")
+    if "--out" not in args and "--trace" not in args and tree(root / "folder") != inputs["folder"]:
+        changed.append("folder")
+    if changed:
+        return f"changed an input: {changed}", shown
+    return f"ok (exit {result.exit_code})", shown

@@ -12,8 +12,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from input_strategies import (
-    check_component_set, check_results, check_simulate, component_edits, garbage_lines, results_edits, scenario_dicts,
-    toml_text, typed_scenario_dicts,
+    check_cli, check_component_set, check_results, check_simulate, cli_invocations, command_table, component_edits,
+    garbage_lines, results_edits, scenario_dicts, toml_text, typed_scenario_dicts, OPTION_VALUES, ARGUMENT_VALUES,
 )
 
 
@@ -53,3 +53,21 @@ def test_any_damaged_results_directory_is_read_or_refused_cleanly(edits, resume)
     with tempfile.TemporaryDirectory() as tmp:
         verdict, output = check_results(Path(tmp), edits, ["simulate"] if resume else ["report", "winrate"])
     assert verdict.startswith("ok"), f"{verdict}\n{edits}\n{output}"
+
+
+def test_every_option_of_every_command_has_values_to_fuzz():
+    """A new option must be given a pool of values here before it ships."""
+    for path, params in command_table().items():
+        for param in params:
+            if param.param_type_name == "argument":
+                assert param.name in ARGUMENT_VALUES, (path, param.name)
+            elif not param.is_flag and "--help" not in param.opts:
+                assert max(param.opts, key=len) in OPTION_VALUES, (path, param.opts)
+
+
+@ci(30)
+@given(args=cli_invocations())
+def test_any_command_line_exits_0_1_or_2_with_a_message(args):
+    with tempfile.TemporaryDirectory() as tmp:
+        verdict, output = check_cli(Path(tmp), args)
+    assert verdict.startswith("ok"), f"{verdict}\n{output}"

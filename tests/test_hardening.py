@@ -103,6 +103,24 @@ def test_a_damaged_or_unplanned_part_is_named(two_runs):
     clean_failure(invoke("report", "breakdown", a), 2, "part-c0007-k00000.parquet")
 
 
+def test_a_part_damaged_mid_file_is_named_when_a_scan_is_collected(two_runs):
+    """The footer still reads, so the scan starts; collecting it names the file, a query built on the
+    scan too, while a fault of the query itself stays polars' own error."""
+    import polars as pl
+
+    a, _ = two_runs
+    part = a / "part-c0000-k00001.parquet"
+    data = bytearray(part.read_bytes())
+    data[4:68] = b"\xff" * 64  # the first page, well before the footer
+    part.write_bytes(bytes(data))
+    lazy = scan_results(a)
+    for query in (lazy, lazy.filter(pl.col("seat") == 0).with_columns(pl.col("total") * 2)):
+        with pytest.raises(ResultsError, match="part-c0000-k00001.parquet cannot be read"):
+            query.collect()
+    with pytest.raises(pl.exceptions.ColumnNotFoundError):
+        scan_results(a).select("no_such_column").collect()
+
+
 @pytest.mark.parametrize("change", [
     lambda m: m.update(chunks_per_combination="2"),
     lambda m: m.update(games="8"),
@@ -423,6 +441,47 @@ def test_ctrl_c_while_starting_prints_no_traceback(tmp_path):
     assert "Traceback" not in stdout + stderr and proc.returncode in (130, -signal.SIGINT, 0)
 
 
+def _group_alive(pgid: int) -> bool:
+    """Whether a live (not zombie) process of process group `pgid` remains (from /proc)."""
+    for entry in Path("/proc").iterdir():
+        try:
+            fields = (entry / "stat").read_text().rsplit(")", 1)[1].split() if entry.name.isdigit() else None
+        except OSError:
+            continue
+        if fields and int(fields[2]) == pgid and fields[0] != "Z":
+            return True
+    return False
+
+
+@LINUX_AND_TWO_CORES
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_ctrl_c_at_any_moment_of_the_first_seconds_is_clean(tmp_path, jobs):
+    """Ctrl-C as a terminal sends it (to every process of the group) at moments spread over the
+    start-up, the first compiled steps and the first chunks: no traceback, no "unexpected" error,
+    exit 130 (or the plain death of a program still starting), and no process of the run left."""
+    import random
+
+    scenario = tmp_path / "mixed.toml"
+    scenario.write_text(textwrap.dedent(TINY.format(games=400_000, seed=3)).replace(
+        'policies = ["greedy", "random"]', 'policies = ["random", "greedy", "balanced"]\nplayers = 3').replace(
+        "players = 2\n", "", 1).replace("chunk = 4", "chunk = 5000"))
+    rng = random.Random(int(jobs))  # the same moments every run: one in each second of the start
+    moments = [start + rng.uniform(0, 1) for start in (0.2, 1.2, 2.2, 3.2, 4.2)]
+    for i, moment in enumerate(moments):
+        proc = subprocess.Popen([*CLI, "simulate", str(scenario), "--jobs", jobs, "--out", str(tmp_path / f"o{i}")],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        time.sleep(moment)
+        os.killpg(proc.pid, signal.SIGINT)
+        stdout, stderr = proc.communicate(timeout=90)
+        said = stdout + stderr
+        assert "Traceback" not in said and "unexpected" not in said, (moment, said)
+        assert proc.returncode in (130, -signal.SIGINT), (moment, proc.returncode, said)
+        deadline = time.time() + 20
+        while _group_alive(proc.pid) and time.time() < deadline:
+            time.sleep(0.2)
+        assert not _group_alive(proc.pid), f"a process of the run outlived it (Ctrl-C at {moment:.2f} s)"
+
+
 # --- options ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, words", [
@@ -547,11 +606,36 @@ def test_an_unexpected_error_is_one_line(tmp_path, monkeypatch, capsys):
 def test_reports_that_cannot_be_written_are_one_line(two_runs, tmp_path):
     a, _ = two_runs
     (tmp_path / "file").write_text("x")
-    clean_failure(invoke("report", "winrate", a, "--out", tmp_path / "file" / "sub"), 2, "cannot write the charts")
-    clean_failure(invoke("report", "summary", a, "--out", "/proc/self/report"), 2, "cannot write the summary")
+    clean_failure(invoke("report", "winrate", a, "--out", tmp_path / "file" / "sub"), 2, "file is a file, not a folder")
+    clean_failure(invoke("report", "summary", a, "--out", "/proc/self/report"), 2, "cannot write in /proc/self")
     meta = json.loads((a / "metadata.json").read_text())
     (a / "metadata.json").write_text(json.dumps({**meta, "scenario": "tiny"}))
     clean_failure(invoke("report", "winrate", a), 2, "key 'scenario' must be a table")
+
+
+@pytest.mark.parametrize("args, words", [
+    (["balance", "suggest", "-p", 2, "--games", 10, "--curve-games", 10, "--out", "{file}"], ["is a file"]),
+    (["balance", "suggest", "-p", 2, "--games", 10, "--curve-games", 10, "--out", "{file}/sub"], ["is a file"]),
+    (["policies", "tune", "greedy", "--trials", 1, "--games", 2, "--out", "{folder}"], ["is a folder"]),
+    (["policies", "tune", "greedy", "--trials", 1, "--games", 2, "--out", "{file}/x.toml"], ["is a file"]),
+    (["play", "--trace", "{folder}"], ["--trace", "is a folder"]),
+])
+def test_outputs_are_checked_before_any_work(tmp_path, monkeypatch, args, words):
+    """An output path that cannot be written is refused before a game is played."""
+    import hadara_sim.balance
+    import hadara_sim.cli.play
+    import hadara_sim.tune
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("played before checking its output")
+
+    for module, name in ((hadara_sim.balance, "suggest"), (hadara_sim.tune, "tune"), (hadara_sim.cli.play, "tell")):
+        monkeypatch.setattr(module, name, no_work)
+    (tmp_path / "file").write_text("x")
+    (tmp_path / "folder").mkdir()
+    args = [str(a).format(file=tmp_path / "file", folder=tmp_path / "folder") for a in args]
+    clean_failure(invoke(*args), 2, *words)
+    assert (tmp_path / "file").read_text() == "x" and not any((tmp_path / "folder").iterdir())
 
 
 def test_policy_parameters_are_checked_outside_scenarios_too():

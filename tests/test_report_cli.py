@@ -272,3 +272,11 @@ def test_reports_read_a_results_directory_as_data_and_never_run_its_policy_code(
     doc = json.loads(done.stdout)
     assert doc["provenance"]["policy_params"] == {"greedy(coin=0.7)": {"coin": 0.7}}
     assert f"{bot}:Bot" in doc["provenance"]["policies"]
+    # show-game plays a game again, so it would run the policy: it refuses unless told the code is trusted
+    hadara = str(Path(sys.executable).parent / "hadara-sim")
+    done = subprocess.run([hadara, "show-game", str(out), "-q"], capture_output=True, text=True)
+    assert done.returncode == 2 and "--allow-code" in done.stderr and f"{bot}:Bot" in " ".join(done.stderr.split())
+    assert not marker.exists()
+    done = subprocess.run([hadara, "show-game", str(out), "-q", "--allow-code"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert marker.exists()

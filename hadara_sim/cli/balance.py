@@ -9,7 +9,8 @@ from typing import Optional
 
 import typer
 
-from .common import FORMAT_OPTION, MARGIN_OPTION, Grid, check_format, emit, err_console, fail
+from .common import (FORMAT_OPTION, MARGIN_OPTION, Grid, check_format, emit, err_console, fail,
+                     writable_folder)
 
 app = typer.Typer(help="Balance what-ifs: changes of component values that make the game fair.",
                   no_args_is_help=True)
@@ -108,6 +109,8 @@ def suggest(
     from ..report.sections import pct, pct_ci
 
     fmt = check_format(fmt)
+    if out is not None:
+        writable_folder(out)
     plan = _plan(players, policy, games, margin, seed, jobs, components, overrides, curve_games, side)
     start = time.perf_counter()
     try:

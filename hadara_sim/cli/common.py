@@ -27,9 +27,45 @@ COMPONENTS_OPTION = typer.Option(
 
 def fail(message: str, code: int = 2) -> NoReturn:
     """Print an error that says how to fix it, and exit non-zero without a traceback. The message is
-    text, not markup: a key such as [components.setup] is printed as written."""
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
+    text, not markup: a key such as [components.setup] is printed as written. Lines are not wrapped
+    here (the terminal wraps them), so a long path stays whole and can be copied."""
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     raise typer.Exit(code)
+
+
+def _creatable(path: Path, option: str) -> None:
+    """Fail unless the nearest existing folder above `path` is a writable folder."""
+    parent = path.absolute().parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir():
+        fail(f"{option} {path}: {parent} is a file, not a folder")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        fail(f"{option} {path}: cannot write in {parent} (permission denied); choose another path")
+
+
+def writable_folder(path: Path, option: str = "--out") -> Path:
+    """`path` if it is (or can become) a writable folder; checked before any work, not after it."""
+    if path.exists():
+        if not path.is_dir():
+            fail(f"{option} {path} is a file, not a folder; give a folder path")
+        if not os.access(path, os.W_OK | os.X_OK):
+            fail(f"{option} {path}: cannot write in it (permission denied); choose another folder")
+        return path
+    _creatable(path, option)
+    return path
+
+
+def writable_file(path: Path, option: str = "--out") -> Path:
+    """`path` if a file can be written there; checked before any work, not after it."""
+    if path.is_dir():
+        fail(f"{option} {path} is a folder, not a file; give a file path")
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            fail(f"{option} {path}: cannot overwrite it (permission denied); choose another path")
+        return path
+    _creatable(path, option)
+    return path
 
 
 def components_or_exit(path: Optional[Path]) -> "ComponentSet":  # noqa: F821

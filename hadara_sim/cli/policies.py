@@ -11,7 +11,7 @@ from rich.progress import Progress
 
 from ..registry import PolicyNotFound, available_policies, resolve_policy
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit,
-                     err_console, fail, split_specs)
+                     err_console, fail, split_specs, writable_file)
 
 app = typer.Typer(help="List, inspect and rank policies (built-ins, entry points, your own).",
                   no_args_is_help=True)
@@ -199,6 +199,8 @@ def tune(
     from ..tune import tune as run_tune
 
     fmt = check_format(fmt)
+    if out is not None:
+        writable_file(out)
     c = components_or_exit(components)
     check_policies_and_players([policy, *(o for o in opponent if o != "start")], players)
     try:

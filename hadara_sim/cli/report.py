@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from .common import FORMAT_OPTION, MARGIN_OPTION, Grid, check_format, console, emit, err_console, fail
+from .common import (FORMAT_OPTION, MARGIN_OPTION, Grid, check_format, console, emit, err_console, fail,
+                     writable_folder)
 
 app = typer.Typer(help="Reports over a results directory: win rates, score breakdowns, setup-card and "
                        "purple-effect balance, score trajectories, and an HTML summary; every rate with its "
@@ -62,10 +63,7 @@ def _check_format(fmt: str) -> str:
 
 
 def _out_dir(results: Path, out: Optional[Path]) -> Path:
-    out = out if out is not None else results / "report"
-    if out.exists() and not out.is_dir():
-        fail(f"--out {out} is a file, not a directory")
-    return out
+    return writable_folder(out if out is not None else results / "report")
 
 
 def _emit(section, info: dict, out: Path, fmt: str, tables: str = "table") -> list[Path]:

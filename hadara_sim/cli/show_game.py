@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from .common import FORMAT_OPTION, check_format, fail
+from .common import FORMAT_OPTION, check_format, fail, writable_file
 
 
 def register(app: typer.Typer):
@@ -21,6 +21,10 @@ def show_game(
     combo: int = typer.Option(0, "--combo", help="The combination (the `combo` column), for runs with a sweep."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write the game's trace (JSON Lines) here."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the final score sheet."),
+    allow_code: bool = typer.Option(False, "--allow-code",
+                                    help="Play the game again even when the run's policies are code given by "
+                                         "path or module (file.py:attr, module:attr): that code runs. Only for "
+                                         "results directories you trust."),
     fmt: str = FORMAT_OPTION,
 ):
     """Play one game of a dataset again from its deal and the run's policies, and tell it.
@@ -33,9 +37,11 @@ def show_game(
     from .play import finish, tell
 
     fmt = check_format(fmt)
+    if trace is not None:
+        writable_file(trace, "--trace")
     quiet = quiet or fmt != "table"
     try:
-        sample, rows = verified_game(results, game, combo)
+        sample, rows = verified_game(results, game, combo, allow_code=allow_code)
     except (ResultsError, SampleError) as err:
         fail(str(err), code=1 if isinstance(err, SampleMismatch) else 2)
     sc = sample.scenario

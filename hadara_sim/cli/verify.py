@@ -33,8 +33,7 @@ def verify(
     Plays games in the vectorised engine and replays each one in the reference engine: the same
     legal options at every decision, the same state after every step, the same score sheet.
     """
-    from joblib import Parallel, delayed  # with the engines: not at start-up
-
+    from ..process import local_parallel  # with the engines: not at start-up
     from ..verify import VerifyResult, verify_chunk
 
     jobs = jobs_or_exit(jobs)
@@ -51,9 +50,8 @@ def verify(
     total = VerifyResult()
     with Progress(console=console, disable=quiet, transient=True) as progress:
         bar = progress.add_task("verifying", total=games * len(counts) * len(kinds))
-        runner = Parallel(n_jobs=jobs, return_as="generator")
-        for result in runner(delayed(verify_chunk)(c, p, kind, size, seed + 1000 * p + 100 * kind, k, pols)
-                             for p, kind, size, k, pols in tasks):
+        calls = ((c, p, kind, size, seed + 1000 * p + 100 * kind, k, pols) for p, kind, size, k, pols in tasks)
+        for result in local_parallel(verify_chunk, calls, jobs, ordered=True):
             total = total.merge(result)
             progress.advance(bar, result.games)
     console.print(f"{total.agreed} of {total.games} games agree "

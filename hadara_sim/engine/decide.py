@@ -22,6 +22,7 @@ from ..actions import KINDS
 from ..constants import COLONY_LEVELS, EPOCH_NAMES, PICKS_PER_PHASE_B
 from ..forward import Forward
 from ..policy import Decision, View, check_choices, choose
+from ..signals import check_held
 from .state import colony_fronts
 
 # Decision kinds and step labels are numpy integers, not Python ints: numba would compile a copy of
@@ -83,6 +84,7 @@ def _private(kind: int, hand, card, feed_need) -> dict:
 
 def python_choose(handle, k, kind, g, seat, legal, hand, card, feed_need):
     """Policy k's checked choices, asked through the policy interface."""
+    check_held()
     game = _GAMES[handle]
     s = game.s
     view = View(s, g, s.players, game.c, player=seat, **_private(kind, hand, card, feed_need))
@@ -101,6 +103,7 @@ def python_refuse(handle, k, kind, g, seat, legal, choices):
 
 def python_record_decision(handle, kind, g, seat, legal, choices):
     """The asked decisions of a step, for the batch's recorder."""
+    check_held()
     _GAMES[handle].recorder.decision(KINDS[kind], g, seat, legal, choices)
 
 

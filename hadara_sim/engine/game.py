@@ -16,6 +16,7 @@ from .. import actions as A
 from ..components import ComponentSet
 from ..constants import EFFECT_INDEX, EPOCHS, PICKS_PER_PHASE_B, REQUIREMENT_MAX_COINS
 from ..deal import Deals
+from ..signals import check_held, held_signals
 from .cards import gain
 from .colonies import colony_options, take_colony
 from .decide import (
@@ -108,9 +109,11 @@ class BatchGame:
 
     def play(self) -> dict[str, np.ndarray]:
         """Set-up, the three epochs and the final score pad."""
-        self.set_up()
-        for epoch in EPOCHS:
-            self.play_epoch(epoch)
+        with held_signals():  # a Ctrl-C stops the batch between steps, not inside compiled code
+            self.set_up()
+            for epoch in EPOCHS:
+                check_held()
+                self.play_epoch(epoch)
         sheet = final_scores(self.s)
         if self.recorder:
             self.recorder.final(sheet)
