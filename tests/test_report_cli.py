@@ -150,6 +150,20 @@ def test_default_out_dir_is_inside_results(four):
 
 # --- every command on a real run --------------------------------------------------------------
 
+def test_every_report_of_a_one_game_run_works_or_says_why(tmp_path):
+    """Down to one game (one deal, no interval possible): every report prints or refuses in one
+    line, never a ZeroDivisionError."""
+    out = tmp_path / "one"
+    simulate({"name": "one", "players": 3, "games": 1, "chunk": 1, "seed": 2,
+              "policies": ["greedy", "random", "balanced"]}, out=out, jobs=1, quiet=True)
+    for command in COMMANDS:
+        result = CliRunner().invoke(app, ["report", command, str(out), "--out", str(tmp_path / command)],
+                                    env={"COLUMNS": "200"})
+        assert result.exception is None or isinstance(result.exception, SystemExit), (command, result.exception)
+        assert result.exit_code in (0, 2) and "Traceback" not in result.output, (command, result.output)
+        assert result.exit_code == 0 or "error:" in result.output, (command, result.output)
+
+
 @pytest.mark.parametrize("command", COMMANDS)
 def test_every_command_on_a_real_run(real_run, tmp_path, command):
     result = run("report", command, real_run, "--out", tmp_path)
