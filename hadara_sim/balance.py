@@ -24,15 +24,18 @@ from pathlib import Path
 import polars as pl
 
 from .components import RANGES, SETUP_VALUES, ComponentError, load_components, override_problems
+from .estimate import START_SECONDS, Estimate, estimate_run
 from .report import ReportError
 from .report import inference as I
 from .report.curve import Curve, curve, predict
 from .report.stats import mean_ci, with_verdicts
 from .runner import simulate
+from .scenario import scenario_from_dict
 
 WORTH = {"coins": 1.0, "income": 2.5, "military": 1.0, "culture": 1.0, "food": 1.0}
 STEPS = {"coins": 2, "income": 1, "military": 1, "culture": 1, "food": 1}  # sweep step per value
 POINTS = 4  # swept values per curve: the current one and three steps towards fair
+CURVE_RUN_SECONDS = 0.5  # a curve's run started in this process, loaded and fitted (measured: 3B at 4 players)
 
 
 @dataclass(frozen=True)
@@ -166,6 +169,20 @@ def candidate(field_: str, current: int, values: list[int], c: Curve, margin: fl
     elif c.win.extrapolated:
         cand.note = "extrapolated beyond the swept values: confirm with a run at that value"
     return cand
+
+
+def estimate(plan: Plan, cold: bool | None = None) -> tuple[Estimate, Estimate | None]:
+    """How long the baseline takes, and the curves of one side (each of its SETUP_VALUES swept over
+    up to POINTS values, one run per value), before anything is played; no curves without
+    `plan.curve_games`."""
+    base = estimate_run(scenario_from_dict(scenario(plan, plan.games)), plan.jobs, cold=cold)
+    if not plan.curve_games:
+        return base, None
+    one = estimate_run(scenario_from_dict(scenario(plan, plan.curve_games)), plan.jobs, cold=False)
+    runs = len(SETUP_VALUES)  # one curve per value of the side, POINTS swept values each
+    per_side = Estimate(runs * (POINTS * (one.seconds - START_SECONDS) + CURVE_RUN_SECONDS),
+                        plan.curve_games * POINTS * runs, one.unknown, False, one.workers)
+    return base, per_side
 
 
 def baseline(plan: Plan) -> list[Side]:

@@ -25,6 +25,8 @@ COMPONENTS = typer.Option(None, "--components", help="Directory of a component s
                           "reconstruction).", show_default=False)
 OVERRIDES = typer.Option(None, "--overrides", help="A TOML file of [components.*] overrides played on top "
                          "of the set, e.g. the fix.toml written by `suggest --out`.", show_default=False)
+DRY_RUN = typer.Option(False, "--dry-run", help="Check the options, print how long the runs would take, and stop: "
+                       "nothing is played.")
 
 
 def _plan(players, policy, games, margin, seed, jobs, components, overrides, curve_games=0, side=None):
@@ -40,6 +42,16 @@ def _plan(players, policy, games, margin, seed, jobs, components, overrides, cur
         fail("the overrides are not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
     return Plan(players, policy, games, curve_games, margin / 100, seed, str(components) if components else None,
                 jobs, list(side or []), table)
+
+
+def _estimates(plan, estimate):
+    """The plan's estimates, or a clean failure when its scenario is not valid."""
+    from ..scenario import ScenarioError
+
+    try:
+        return estimate(plan)
+    except ScenarioError as err:
+        fail("the plan is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
 
 
 def _sides_table(plan, sides) -> Grid:
@@ -66,14 +78,21 @@ def _sides_table(plan, sides) -> Grid:
 @app.command()
 def check(players: int = PLAYERS, policy: str = POLICY, games: int = GAMES, margin: float = MARGIN,
           seed: int = SEED, jobs: int = JOBS, components: Optional[Path] = COMPONENTS,
-          overrides: Optional[Path] = OVERRIDES, fmt: str = FORMAT_OPTION):
+          overrides: Optional[Path] = OVERRIDES, dry_run: bool = DRY_RUN, fmt: str = FORMAT_OPTION):
     """Win share of every setup card side with an equivalence verdict (TOST against 1/P), on the
     component set with the given overrides: check a fix on new deals (another --seed)."""
-    from ..balance import baseline
+    from ..balance import baseline, estimate
+    from ..estimate import LONG_SECONDS
     from ..runner import RunError
 
     fmt = check_format(fmt)
     plan = _plan(players, policy, games, margin, seed, jobs, components, overrides)
+    base, _ = _estimates(plan, estimate)
+    if dry_run or base.seconds > LONG_SECONDS:
+        err_console.print(f"{'dry run: ' if dry_run else ''}expected: {base.text()}"
+                          + ("; nothing was played" if dry_run else ""), highlight=False, soft_wrap=True)
+    if dry_run:
+        return
     start = time.perf_counter()
     try:
         with err_console.status(f"{games:,} games"):
@@ -94,6 +113,7 @@ def suggest(
     components: Optional[Path] = COMPONENTS, overrides: Optional[Path] = OVERRIDES,
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Directory for the curve charts and "
                                        "fix.toml, the suggested overrides.", show_default=False),
+    dry_run: bool = DRY_RUN,
     fmt: str = FORMAT_OPTION,
 ):
     """For every setup card side that is not fair within the margin (TOST against 1/P), the smallest
@@ -101,7 +121,8 @@ def suggest(
     import matplotlib
 
     matplotlib.use("Agg")
-    from ..balance import fix_overrides, suggest as run_suggest
+    from ..balance import estimate, fix_overrides, suggest as run_suggest
+    from ..estimate import LONG_SECONDS
     from ..runner import RunError
     from ..components import ComponentError
     from ..report.charts import save
@@ -112,6 +133,16 @@ def suggest(
     if out is not None:
         writable_folder(out)
     plan = _plan(players, policy, games, margin, seed, jobs, components, overrides, curve_games, side)
+    base, per_side = _estimates(plan, estimate)
+    sides_text = (f"{len(side)} side{'s' * (len(side) > 1)} ({', '.join(side)})" if side
+                  else "each side that is not fair (up to 10)")
+    total = base.seconds + per_side.seconds * (len(side) if side else 10)
+    if dry_run or total > LONG_SECONDS:
+        err_console.print(f"{'dry run: ' if dry_run else ''}expected: the baseline {base.text()}; then for "
+                          f"{sides_text}, {per_side.text()} each" + ("; nothing was played" if dry_run else ""),
+                          highlight=False, soft_wrap=True)
+    if dry_run:
+        return
     start = time.perf_counter()
     try:
         with err_console.status("baseline") as status:

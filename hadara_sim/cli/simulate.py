@@ -41,11 +41,15 @@ def simulate(
                                     help="Also write the traces of this many games, spread over the run, to "
                                          "OUT/traces (each replayed by the reference engine and checked "
                                          "against the dataset)."),
+    dry_run: bool = typer.Option(False, "--dry-run",
+                                 help="Check the scenario, print the plan and how long it would take, and "
+                                      "stop: nothing is played or written."),
     fmt: str = FORMAT_OPTION,
 ):
     """Play a scenario's games in parallel chunks and write them as Parquet files plus metadata.json.
 
-    Running the same command again after an interruption plays only the missing chunks."""
+    Running the same command again after an interruption plays only the missing chunks. A run
+    expected to take more than half a minute says how long first (`--dry-run` says only that)."""
     # The library is imported here, not at start-up: it loads the compiled engine, which `--help`
     # and every other command would pay for.
     from ..policy import IllegalChoice
@@ -89,6 +93,20 @@ def simulate(
     def complete() -> str:
         done = len(our_parts(out)) if out.is_dir() else 0
         return f"{done:,} of {len(chunks):,} chunks are complete in {out}"
+
+    from ..estimate import LONG_SECONDS, estimate_run
+
+    done = len(our_parts(out)) if out.is_dir() and not overwrite else 0
+    left = max(0.0, 1.0 - done / max(1, len(chunks)))
+    guess = estimate_run(sc, jobs, games=round(sc.games * left)) if backend == "local" else None
+    if dry_run:
+        console.print(f"dry run: {done:,} of {len(chunks):,} chunks already in {escape(str(out))}; "
+                      + (f"the rest would take {guess.text()}" if guess else
+                         "the time on a dask cluster depends on its workers") + "; nothing was played or written",
+                      highlight=False, soft_wrap=True)
+        return
+    if guess is not None and guess.seconds > LONG_SECONDS and not quiet:
+        console.print(f"expected: {guess.text()}", highlight=False, soft_wrap=True)
 
     try:
         with sigterm_as_interrupt():

@@ -1,0 +1,88 @@
+"""How long a run will take, before it starts: from measured games per second of each built-in policy
+at each player count (data/speeds.toml, written by scripts/measure_speeds.py; HADARA_SIM_SPEEDS names
+a file of your own machine's), the chunks and the processes, and the first compile when numba's cache
+is cold. A policy of no measured speed (your own) makes the estimate a lower bound, and says so.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .scenario import Scenario
+
+SPEEDS = Path(__file__).resolve().parent / "data" / "speeds.toml"
+START_SECONDS = 1.5      # imports, the compiled code loaded, workers started
+COMPILE_SECONDS = 80.0   # the first compile after an install or update (one core)
+LONG_SECONDS = 30.0      # runs expected to take longer print their estimate first
+
+
+@dataclass
+class Estimate:
+    seconds: float                                # expected wall time
+    games: int                                    # games to play
+    unknown: list[str] = field(default_factory=list)  # policies of no measured speed (counted as free)
+    compile: bool = False                         # the first compile is included
+    workers: int = 1                              # processes playing at once
+
+    def text(self) -> str:
+        """'about 2 min 10 s for 400,000 games (...)', saying what it includes or leaves out."""
+        s = round(self.seconds)
+        when = f"{s // 60} min {s % 60} s" if s >= 60 else f"{max(s, 1)} s"
+        notes = []
+        if self.compile:
+            notes.append(f"{COMPILE_SECONDS:.0f} s of it the first compile")
+        if self.unknown:
+            notes.append(f"at least: no measured speed for {', '.join(self.unknown)}")
+        on = f"{self.workers} process{'es' * (self.workers > 1)}"
+        return f"about {when} for {self.games:,} games on {on}" + (f" ({'; '.join(notes)})" if notes else "")
+
+
+def speeds(path: str | Path | None = None) -> dict[str, dict[int, float]]:
+    """Policy -> player count -> games per second (one process), from the speeds file."""
+    path = Path(path or os.environ.get("HADARA_SIM_SPEEDS") or SPEEDS)
+    try:
+        table = tomllib.loads(path.read_text())["games_per_second"]
+    except (OSError, ValueError, KeyError):
+        return {}
+    return {name: {int(p): float(v) for p, v in cells.items() if float(v) > 0}
+            for name, cells in table.items() if isinstance(cells, dict)}
+
+
+def seconds_per_game(policies: list[str], players: int, measured: dict) -> tuple[float, list[str]]:
+    """One game's CPU seconds with these policies rotating over the seats: each seat costs its
+    policy's share of a game it plays on every seat. Returns (seconds, unmeasured policies)."""
+    cost, unknown = 0.0, []
+    for name in policies:
+        speed = measured.get(name, {}).get(players)
+        if speed is None:
+            unknown.append(name)
+        else:
+            cost += 1.0 / speed / len(policies)
+    return cost, unknown
+
+
+def estimate_run(scenario: Scenario, jobs: int, games: int | None = None, cold: bool | None = None) -> Estimate:
+    """The wall time of playing `games` of every combination (default: the scenario's) with `jobs`
+    processes (-1: every core)."""
+    from .runner import plan_chunks
+
+    measured = speeds()
+    games = scenario.games if games is None else games
+    cpu, unknown = 0.0, set()
+    for combo in scenario.combinations:
+        names = [entry.policy for entry in combo.config.policies]
+        cost, missing = seconds_per_game(names, combo.players, measured)
+        cpu += cost * games
+        unknown |= set(missing)
+    cores = os.cpu_count() or 1
+    workers = cores if jobs == -1 else max(1, cores + 1 + jobs) if jobs < 0 else jobs
+    workers = min(workers, cores, max(1, len(plan_chunks(scenario))))
+    if cold is None:
+        from . import jit_cache
+
+        cold = not jit_cache.is_warm()
+    total = START_SECONDS + cpu / workers + (COMPILE_SECONDS if cold else 0.0)
+    return Estimate(total, games * len(scenario.combinations), sorted(unknown), cold, workers)

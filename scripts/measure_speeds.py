@@ -1,0 +1,65 @@
+"""Measure the games per second of every built-in policy at 2-5 players, for run-time estimates.
+
+    .venv/bin/python scripts/measure_speeds.py [--seconds 3] [--out hadara_sim/data/speeds.toml]
+
+Each policy plays on every seat, basic game, in one process with the compiled code warm, for about
+`--seconds` per cell (at least one chunk). The file it writes is what `simulate --dry-run` and the
+estimate printed before long runs read (hadara_sim/estimate.py); rerun it on your own machine for
+estimates of your own (pass `--out` a path and set HADARA_SIM_SPEEDS to it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import sys
+import time
+from datetime import date
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from hadara_sim import __version__  # noqa: E402
+from hadara_sim.registry import built_in_policies  # noqa: E402
+from hadara_sim.runner import run  # noqa: E402
+from hadara_sim.scenario import scenario_from_dict  # noqa: E402
+
+
+def games_per_second(policy: str, players: int, seconds: float) -> float:
+    """Games per second of `policy` on every seat, growing the batch until it takes `seconds`."""
+    games = 20
+    while True:
+        sc = scenario_from_dict({"name": "speed", "players": players, "policies": [policy], "games": games,
+                                 "chunk": min(games, 5000), "seed": 1})
+        start = time.perf_counter()
+        run(sc, None, jobs=1)
+        took = time.perf_counter() - start
+        if took >= seconds or games >= 200_000:
+            return games / took
+        games = int(games * min(20.0, max(2.0, 1.2 * seconds / max(took, 1e-3))))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--out", type=Path, default=ROOT / "hadara_sim" / "data" / "speeds.toml")
+    args = parser.parse_args()
+    run(scenario_from_dict({"name": "warm", "players": 2, "policies": ["random"], "games": 2, "chunk": 2}), None,
+        jobs=1)  # the compile is not part of any cell
+    lines = ["# Games per second of each built-in policy on every seat (basic game, one process, compiled",
+             f"# code warm): scripts/measure_speeds.py, {date.today()}, hadara-sim {__version__},",
+             f"# {platform.machine()} {platform.processor() or ''} with {os.cpu_count()} cores. Read by",
+             "# hadara_sim/estimate.py for the estimate printed before long runs.", "", "[games_per_second]"]
+    for name in sorted(built_in_policies()):
+        speeds = {p: games_per_second(name, p, args.seconds) for p in (2, 3, 4, 5)}
+        cells = ", ".join(f"{p} = {s:.4g}" for p, s in speeds.items())
+        lines.append(f'"{name}" = {{ {cells} }}')
+        print(f"{name}: {cells}", flush=True)
+    args.out.write_text("\n".join(lines) + "\n")
+    print(f"wrote {args.out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,75 @@
+"""Run-time estimates before long work: from measured speeds per policy and player count."""
+
+import os
+
+from typer.testing import CliRunner
+
+from hadara_sim import estimate as E
+from hadara_sim.cli import app
+from hadara_sim.registry import built_in_policies
+from hadara_sim.scenario import scenario_from_dict
+
+
+def scenario(policies, players=2, games=10_000, chunk=1_000):
+    return scenario_from_dict({"name": "e", "players": players, "policies": policies, "games": games,
+                               "chunk": chunk})
+
+
+def test_the_shipped_speeds_cover_every_built_in_policy_at_every_player_count():
+    measured = E.speeds()
+    for name in built_in_policies():
+        assert set(measured[name]) == {2, 3, 4, 5} and all(v > 0 for v in measured[name].values())
+
+
+def test_each_seat_costs_its_policy_share_of_a_game():
+    measured = {"fast": {2: 100.0}, "slow": {2: 25.0}}
+    cost, unknown = E.seconds_per_game(["fast", "slow"], 2, measured)
+    assert abs(cost - (1 / 100 + 1 / 25) / 2) < 1e-12 and unknown == []
+    cost, unknown = E.seconds_per_game(["fast", "mine.py:Bot"], 2, measured)
+    assert abs(cost - 1 / 100 / 2) < 1e-12 and unknown == ["mine.py:Bot"]
+
+
+def test_an_estimate_grows_with_the_games_and_shrinks_with_the_processes(monkeypatch, tmp_path):
+    speeds = tmp_path / "speeds.toml"
+    speeds.write_text('[games_per_second]\n"greedy" = { 2 = 1000 }\n"random" = { 2 = 500 }\n')
+    monkeypatch.setenv("HADARA_SIM_SPEEDS", str(speeds))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    sc = scenario(["greedy", "random"])
+    one = E.estimate_run(sc, jobs=1, cold=False)
+    cpu = 10_000 * (1 / 1000 + 1 / 500) / 2
+    assert abs(one.seconds - (E.START_SECONDS + cpu)) < 1e-9 and one.workers == 1
+    two = E.estimate_run(sc, jobs=2, cold=False)
+    assert abs(two.seconds - (E.START_SECONDS + cpu / 2)) < 1e-9 and two.workers == 2
+    assert abs(E.estimate_run(sc, jobs=-1, games=20_000, cold=False).seconds - (E.START_SECONDS + cpu)) < 1e-9
+    cold = E.estimate_run(sc, jobs=1, cold=True)
+    assert abs(cold.seconds - one.seconds - E.COMPILE_SECONDS) < 1e-9 and "first compile" in cold.text()
+    single_chunk = E.estimate_run(scenario(["greedy", "random"], chunk=10_000), jobs=2, cold=False)
+    assert single_chunk.workers == 1  # one chunk plays in one process
+
+
+def test_a_policy_of_no_measured_speed_makes_the_estimate_a_lower_bound(tmp_path):
+    user_policy = tmp_path / "mine.py"
+    user_policy.write_text("from policies.greedy import Greedy\n\n\nclass Bot(Greedy):\n    pass\n")
+    sc = scenario([f"{user_policy}:Bot", "greedy"])
+    guess = E.estimate_run(sc, jobs=1, cold=False)
+    assert guess.unknown == [f"{user_policy}:Bot"] and "at least" in guess.text()
+
+
+def test_dry_runs_play_and_write_nothing(tmp_path, monkeypatch):
+    import hadara_sim.balance
+
+    def no_play(*args, **kwargs):
+        raise AssertionError("a dry run played")
+
+    monkeypatch.setattr(hadara_sim.balance, "suggest", no_play)
+    monkeypatch.setattr(hadara_sim.balance, "baseline", no_play)
+    path = tmp_path / "s.toml"
+    path.write_text('name = "dry"\nplayers = 3\npolicies = ["greedy", "random"]\ngames = 5000000\n')
+    result = CliRunner().invoke(app, ["simulate", str(path), "--dry-run", "--out", str(tmp_path / "out")],
+                                env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert "nothing was played or written" in result.output and "for 5,000,000 games" in result.output
+    assert not (tmp_path / "out").exists()
+    for args in (["balance", "suggest", "--dry-run", "--side", "3B"], ["balance", "check", "--dry-run"]):
+        result = CliRunner().invoke(app, args, env={"COLUMNS": "300"})
+        assert result.exit_code == 0 and "nothing was played" in result.output, result.output
