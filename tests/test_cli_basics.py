@@ -233,3 +233,28 @@ def test_components_show_filters_and_errors():
     assert len(rows) == 10 and all("II-G-" in line for line in rows)
     assert run("components", "show", "--colour", "pink").exit_code == 2
     assert run("components", "show", "--what", "nothing").exit_code == 2
+
+
+# --- a seat for a person ----------------------------------------------------------------------
+
+def test_a_human_seat_driven_through_a_pipe_plays_a_whole_legal_game(tmp_path, components):
+    """Seat 0 answers 'the first option' (and once each of v, h and a wrong answer) at every
+    decision: the game ends with the score pad, and its trace replays."""
+    answers = "v\nh\nnonsense\n" + "1\n" * 400
+    result = runner.invoke(app, ["play", "-p", 3, "--seed", 4, "--policy", "human,greedy,balanced", "--trace",
+                                 tmp_path / "t.jsonl"], input=answers, env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output[-2000:]
+    assert "Final score" in result.output and "Winner: seat" in result.output
+    assert "seat 0 (human)" in result.output and "your choice (1-" in result.output
+    assert "'nonsense' is not an option" in result.output and "q   leave the game" in result.output
+    records = read_trace(tmp_path / "t.jsonl")  # every choice the person made was legal: it replays
+    assert replay(records, components) == records[-1]["sheet"]
+
+
+def test_a_human_seat_can_leave_and_an_ended_input_is_one_line():
+    left = runner.invoke(app, ["play", "-p", 2, "--policy", "human,greedy"], input="q\n", env={"COLUMNS": "200"})
+    assert left.exit_code == 0 and "you left the game" in left.output
+    ended = runner.invoke(app, ["play", "-p", 2, "--policy", "human,greedy"], input="1\n", env={"COLUMNS": "200"})
+    assert ended.exit_code == 1 and "the input ended before the game did" in ended.output
+    alone = runner.invoke(app, ["play", "-p", 2, "--policy", "human"], env={"COLUMNS": "200"})
+    assert alone.exit_code == 2 and "--policy human,greedy" in alone.output

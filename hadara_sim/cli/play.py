@@ -12,7 +12,7 @@ from rich.markup import escape
 
 from ..constants import COINS_PER_POINT
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit,
-                     fail, policies_or_exit, writable_file)
+                     err_console, fail, policies_or_exit, split_specs, writable_file)
 
 # textwrap breaks lines at ASCII whitespace only: a no-break space holds a phrase together.
 NBSP = "\u00a0"
@@ -50,7 +50,8 @@ def play(
     advanced: bool = typer.Option(False, "--advanced", help="Advanced game: starred purple cards and setup side B."),
     policy: list[str] = typer.Option([], "--policy", help="Policy of each seat in seat order, repeated or "
                                      "comma-separated (--policy a,b,c), or one for all seats (default greedy). "
-                                     "A name, module:attr or file.py:attr."),
+                                     "A name, module:attr or file.py:attr; human is you at the keyboard "
+                                     "(--policy human,greedy,greedy: the options numbered, h for help)."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write the game's trace (JSON Lines) here."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the final score sheet."),
     components: Optional[Path] = COMPONENTS_OPTION,
@@ -66,12 +67,25 @@ def play(
         writable_file(trace, "--trace")
     quiet = quiet or fmt != "table"
     c = components_or_exit(components)
-    seats = policies_or_exit(policy, players, seed)
+    seats = seats_or_exit(policy, players, seed)
     deal = make_deals(c, players, 1, seed=seed, advanced=advanced)
     kind = "advanced" if advanced else "basic"
     sheet, records = tell(deal, c, seats, [p.name for p in seats], quiet,
                           f"Hadara, {players} players, {kind} game, seed {seed}")
     finish(sheet, records, [p.name for p in seats], fmt, trace)
+
+
+def seats_or_exit(specs: list[str], players: int, seed: int) -> list:
+    """`policies_or_exit`, with `human` a seat for the person at the keyboard."""
+    from .human import Human
+
+    specs = split_specs(specs)
+    if "human" not in specs:
+        return policies_or_exit(specs, players, seed)
+    if len(specs) == 1:
+        fail(f"--policy human needs a policy for the other seats too, e.g. --policy human,{','.join(['greedy'] * (players - 1))}")
+    bots = policies_or_exit(["greedy" if s == "human" else s for s in specs], players, seed)
+    return [Human() if s == "human" else bot for s, bot in zip(specs, bots)]
 
 
 def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[list[dict], list[dict]]:
@@ -93,10 +107,15 @@ def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[l
 
     if not quiet:
         console.print(f"[bold]{heading}[/]", highlight=False)
+    from .human import LeftTheGame
+
     try:
         sheet = Game(deal, c, seats, recorder=account, narrator=narrate).play()
     except IllegalChoice as err:
         fail(str(err))
+    except LeftTheGame as err:
+        err_console.print(f"{err}: the game was not finished", highlight=False)
+        raise typer.Exit(0 if err.by_choice else 1)
     return sheet, account.records
 
 
