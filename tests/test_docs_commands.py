@@ -85,7 +85,8 @@ def clone(tmp_path_factory):
 def test_documented_command_runs(doc, line, clone, monkeypatch):
     monkeypatch.chdir(clone)
     args = capped(shlex.split(line)[1:])
-    result = CliRunner().invoke(app, args, env={"COLUMNS": "120"})
+    answers = "1\n" * 400 if "human" in " ".join(args) else None  # a person who always takes the first option
+    result = CliRunner().invoke(app, args, input=answers, env={"COLUMNS": "120"})
     assert result.exit_code == 0, f"{doc}: `{line}` -> {' '.join(args)}\n{result.output}"
     assert "Traceback" not in result.output
 
