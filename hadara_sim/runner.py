@@ -558,8 +558,31 @@ def compile_first(scenario: Scenario, quiet: bool, console) -> None:
             play_chunk(combo.config.components, combo, scenario.seed, one)
     else:
         console.print(message, highlight=False, soft_wrap=True)
-        play_chunk(combo.config.components, combo, scenario.seed, one)
+        with _every(PLAIN_EVERY, lambda: console.print(
+                f"compiling the engine: {time.perf_counter() - start:.0f} s so far", highlight=False)):
+            play_chunk(combo.config.components, combo, scenario.seed, one)
     console.print(f"compiled the engine in {time.perf_counter() - start:.0f} s", highlight=False)
+
+
+@contextmanager
+def _every(seconds: float, say):
+    """Within the block, `say()` every `seconds` from a timer thread (a log or a pipe cannot show a
+    bar or a spinner, and a silent minute reads as a hang)."""
+    import threading
+
+    stop = threading.Event()
+
+    def tick():
+        while not stop.wait(seconds):
+            say()
+
+    thread = threading.Thread(target=tick, name="progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 PLAIN_EVERY = 10.0  # seconds between progress lines when the output is a file or a pipe
@@ -621,32 +644,20 @@ def progress_bar(total: int, done: int, quiet: bool, console, name: str):
 
 def _plain_progress(total: int, state: dict, rate, left, console, name: str):
     """Plain progress lines: one every PLAIN_EVERY seconds from a timer thread (also while a chunk
-    or the first compile takes long), and one at the end."""
-    import threading
-
-    stop = threading.Event()
-
+    takes long), and one at the end."""
     def line():
         r = rate()
         console.print(f"{name}: {state['done']:,} of {total:,} games, "
                       f"{f'{r:,.0f} games/s' if r else '- games/s'}, {left()}", highlight=False, soft_wrap=True)
-
-    def tick():
-        while not stop.wait(PLAIN_EVERY):
-            line()
-
-    thread = threading.Thread(target=tick, name="progress", daemon=True)
-    thread.start()
 
     def advance(n: int):
         state["played"] += n
         state["done"] += n
 
     try:
-        yield advance
+        with _every(PLAIN_EVERY, line):
+            yield advance
     finally:
-        stop.set()
-        thread.join()
         line()
 
 
