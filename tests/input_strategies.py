@@ -219,13 +219,33 @@ def tree(root: Path) -> dict[str, bytes | None]:
     return {str(p.relative_to(root)): (p.read_bytes() if p.is_file() else None) for p in root.rglob("*")}
 
 
+def invoke_in(folder: Path, args: list[str]):
+    """The app invoked with `folder` as the working directory."""
+    import os
+
+    cwd = os.getcwd()
+    os.chdir(folder)
+    try:
+        return CliRunner().invoke(app, args)
+    finally:
+        os.chdir(cwd)
+
+
+def raised(result, output: str) -> tuple[str, str] | None:
+    """The verdict when the command raised instead of exiting, with its traceback."""
+    if result.exception is None or isinstance(result.exception, SystemExit):
+        return None
+    import traceback
+
+    return f"traceback: {type(result.exception).__name__}", output + "".join(
+        traceback.format_exception(result.exception))
+
+
 def check_simulate(root: Path, scenario_text: str, components: Path | None = None) -> tuple[str, str]:
     """Run `hadara-sim simulate` on the input, from root/a/b/work without --out (so the results go
     to results/<name>), and check the property: exit 0 or 2, no traceback, a message with every
     failure, nothing written but under work/results/. Returns (verdict, output); verdict is
     "ok (exit 0)", "ok (exit 2)" or says what misbehaved."""
-    import os
-
     work = root / "a" / "b" / "work"
     work.mkdir(parents=True, exist_ok=True)
     scenario = work / "scenario.toml"
@@ -234,19 +254,11 @@ def check_simulate(root: Path, scenario_text: str, components: Path | None = Non
     args = ["simulate", str(scenario), "--quiet", "--jobs", "1", "--games", "2"]
     if components is not None:
         args += ["--components", str(components)]
-    cwd = os.getcwd()
-    os.chdir(work)
-    try:
-        result = CliRunner().invoke(app, args)
-    finally:
-        os.chdir(cwd)
+    result = invoke_in(work, args)
     after = tree(root)
     output = result.output
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        import traceback
-
-        return f"traceback: {type(result.exception).__name__}", output + "".join(
-            traceback.format_exception(result.exception))
+    if raised(result, output):
+        return raised(result, output)
     if "Traceback" in output:
         return "traceback in output", output
     if result.exit_code not in (0, 2):
@@ -358,11 +370,8 @@ def check_results(root: Path, edits: list[tuple], command: list[str]) -> tuple[s
         args = [*command, str(out), "--out", str(root / "charts")]
     result = CliRunner().invoke(app, args)
     output = result.output
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        import traceback
-
-        return f"traceback: {type(result.exception).__name__}", output + "".join(
-            traceback.format_exception(result.exception))
+    if raised(result, output):
+        return raised(result, output)
     if result.exit_code not in (0, 2) or "Traceback" in output:
         return f"exit {result.exit_code}", output
     after = tree(root)
@@ -550,8 +559,6 @@ def cli_fixtures(root: Path) -> dict[str, str]:
 def check_cli(root: Path, args: list[str]) -> tuple[str, str]:
     """Run one invocation from root/work: exit 0, 1 (with a message) or 2 (with a message), no
     traceback, the inputs unchanged, nothing written in the project folder."""
-    import os
-
     places = cli_fixtures(root)
     args = [a.format(**places) for a in args]
     work = root / "work"
@@ -559,19 +566,11 @@ def check_cli(root: Path, args: list[str]) -> tuple[str, str]:
     inputs = {k: tree(root / k) for k in ("components", "folder")}
     inputs["scenario"] = (root / "scenario.toml").read_bytes()
     project = sorted(p.name for p in Path.cwd().iterdir())
-    cwd = os.getcwd()
-    os.chdir(work)
-    try:
-        result = CliRunner().invoke(app, args)
-    finally:
-        os.chdir(cwd)
+    result = invoke_in(work, args)
     output = result.output
     shown = " ".join(args)
-    if result.exception is not None and not isinstance(result.exception, SystemExit):
-        import traceback
-
-        return f"traceback: {type(result.exception).__name__}", shown + "\n" + output + "".join(
-            traceback.format_exception(result.exception))
+    if raised(result, shown + "\n" + output):
+        return raised(result, shown + "\n" + output)
     if "Traceback" in output:
         return "traceback in output", shown + "\n" + output
     if result.exit_code not in (0, 1, 2):

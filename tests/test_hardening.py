@@ -409,15 +409,37 @@ def test_interrupt_or_terminate_stops_workers_and_says_how_to_resume(tmp_path, s
         assert load_results(out).height > 0  # the completed chunks are kept
 
 
-@LINUX_AND_TWO_CORES  # and PR_SET_PDEATHSIG is Linux's
-def test_workers_die_with_a_killed_run(tmp_path):
-    proc, out, workers = _start_long_run(tmp_path)
+def _kill_and_expect_no_workers(proc, workers):
+    """SIGKILL `proc` (nothing of it can clean up), then every worker must be gone within 20 s."""
     proc.kill()
     proc.communicate(timeout=60)
     deadline = time.time() + 20
     while _alive(workers) and time.time() < deadline:
         time.sleep(0.2)
     assert not _alive(workers)
+
+
+@LINUX_AND_TWO_CORES  # and PR_SET_PDEATHSIG is Linux's
+def test_workers_die_with_a_killed_run(tmp_path):
+    proc, out, workers = _start_long_run(tmp_path)
+    _kill_and_expect_no_workers(proc, workers)
+
+
+@LINUX_AND_TWO_CORES
+def test_verify_workers_die_with_a_killed_verify():
+    proc = subprocess.Popen([*CLI, "verify", "--games", "200000", "-p", "2", "--basic", "--jobs", "2", "-q"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 120
+    workers = set()
+    while time.time() < deadline and proc.poll() is None:
+        workers = {p for p in _children(proc.pid)
+                   if "popen_loky" in (Path("/proc") / str(p) / "cmdline").read_text(errors="replace")}
+        if len(workers) >= 2:
+            break
+        time.sleep(0.1)
+    assert workers, "verify should have started its workers"
+    time.sleep(3)  # the workers are at work
+    _kill_and_expect_no_workers(proc, workers)
 
 
 @LINUX_AND_TWO_CORES

@@ -220,9 +220,10 @@ def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMA
 
 @app.command()
 def curve(results: Path = RESULTS,
-          key: Optional[str] = typer.Option(None, "--key", "-k", help="The swept numeric key, e.g. "
-                                            "components.setup.3B.culture (default: the only one swept).",
-                                            show_default=False),
+          key: Optional[list[str]] = typer.Option(None, "--key", "-k", help="The swept numeric key, e.g. "
+                                                  "components.setup.3B.culture (default: the only one swept); "
+                                                  "give two (--key A --key B) for the surface of a two-key sweep: "
+                                                  "its fair line and fair pairs.", show_default=False),
           where: Optional[list[str]] = typer.Option(None, "--where", "-w", help="COLUMN=VALUE: the rows the "
                                                     "value affects (repeat to combine). Default for a setup "
                                                     "card value: the seat holding that card and side.",
@@ -232,10 +233,15 @@ def curve(results: Path = RESULTS,
                                                     show_default=False),
           out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES, margin: float = MARGIN):
     """Win share and score margin of the affected seat against a swept component value, paired on
-    deals, with a fitted 95% band and the value at which the seat is fair (with its 95% CI)."""
+    deals, with a fitted 95% band and the value at which the seat is fair (with its 95% CI). With
+    two keys: the win share over every pair, the fair line through it and the fair pairs."""
     from ..report import ReportError
+    from ..report import surface
     from ..report.curve import section, swept_numeric_keys
     from ..results import read_metadata
+
+    if key and len(key) > 2:
+        fail(f"--key: give one swept key for a curve or two for a surface, not {len(key)}")
 
     conditions = {}
     for item in where or []:
@@ -245,7 +251,9 @@ def curve(results: Path = RESULTS,
         conditions[column.strip()] = value.strip()
 
     def build(df, info):
-        chosen = key
+        if key and len(key) == 2:
+            return surface.section(df, info, key[0], key[1], conditions or None, margin / 100)[0]
+        chosen = key[0] if key else None
         if chosen is None:
             keys = swept_numeric_keys(df, read_metadata(results).get("combinations", []))
             if len(keys) != 1:
