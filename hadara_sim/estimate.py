@@ -79,7 +79,7 @@ def estimate_run(scenario: Scenario, jobs: int, games: int | None = None, cold: 
         unknown |= set(missing)
     cores = os.cpu_count() or 1
     workers = cores if jobs == -1 else max(1, cores + 1 + jobs) if jobs < 0 else jobs
-    workers = min(workers, cores, max(1, len(plan_chunks(scenario))))
+    workers = max(1, min(workers, cores, len(plan_chunks(scenario))))  # jobs are checked by the run itself
     if cold is None:
         from . import jit_cache
 

@@ -1,9 +1,15 @@
+import signal
 import sys
 from pathlib import Path
 
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # `import helpers` from every test module
+
+# pytest-xdist's workers ignore Ctrl-C, and a child process inherits an ignored signal (Python then
+# installs no KeyboardInterrupt in it): the tests that interrupt a run need Ctrl-C to reach it as it
+# does from a terminal.
+signal.signal(signal.SIGINT, signal.default_int_handler)
 
 from hadara_sim.components import load_components  # noqa: E402
 

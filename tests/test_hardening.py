@@ -379,11 +379,32 @@ LINUX_AND_TWO_CORES = pytest.mark.skipif(not sys.platform.startswith("linux") or
                                          reason="reads /proc and needs worker processes (2 cores)")
 
 
+_STARTED: list = []  # runs a test started: killed with all they started if the test fails midway
+
+
+@pytest.fixture(autouse=True)
+def _no_run_left_behind():
+    yield
+    while _STARTED:
+        proc = _STARTED.pop()
+        for pid in [proc.pid, *_children(proc.pid)]:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        proc.communicate()
+
+
+def _started(proc):
+    _STARTED.append(proc)
+    return proc
+
+
 def _start_long_run(tmp_path):
     scenario = tiny(tmp_path, games=100_000)
     out = tmp_path / "out"
-    proc = subprocess.Popen([*CLI, "simulate", str(scenario), "--jobs", "2", "--quiet", "--out", str(out)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = _started(subprocess.Popen([*CLI, "simulate", str(scenario), "--jobs", "2", "--quiet", "--out", str(out)],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     deadline = time.time() + 120
     while len(list(out.glob("part-*.parquet"))) < 2 and time.time() < deadline and proc.poll() is None:
         time.sleep(0.05)
@@ -427,8 +448,8 @@ def test_workers_die_with_a_killed_run(tmp_path):
 
 @LINUX_AND_TWO_CORES
 def test_verify_workers_die_with_a_killed_verify():
-    proc = subprocess.Popen([*CLI, "verify", "--games", "200000", "-p", "2", "--basic", "--jobs", "2", "-q"],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = _started(subprocess.Popen([*CLI, "verify", "--games", "200000", "-p", "2", "--basic", "--jobs", "2", "-q"],
+                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True))
     deadline = time.time() + 120
     workers = set()
     while time.time() < deadline and proc.poll() is None:
@@ -490,8 +511,9 @@ def test_ctrl_c_at_any_moment_of_the_first_seconds_is_clean(tmp_path, jobs):
     rng = random.Random(int(jobs))  # the same moments every run: one in each second of the start
     moments = [start + rng.uniform(0, 1) for start in (0.2, 1.2, 2.2, 3.2, 4.2)]
     for i, moment in enumerate(moments):
-        proc = subprocess.Popen([*CLI, "simulate", str(scenario), "--jobs", jobs, "--out", str(tmp_path / f"o{i}")],
-                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True)
+        proc = _started(subprocess.Popen([*CLI, "simulate", str(scenario), "--jobs", jobs, "--out",
+                                          str(tmp_path / f"o{i}")], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                         text=True, start_new_session=True))
         time.sleep(moment)
         os.killpg(proc.pid, signal.SIGINT)
         stdout, stderr = proc.communicate(timeout=90)
