@@ -536,7 +536,6 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
 
 # --- progress ---------------------------------------------------------------------------------
 
-COMPILE_SECONDS = "1-2 minutes on one core"  # measured: about 77 s of one core for the whole engine
 
 
 def compile_first(scenario: Scenario, quiet: bool, console) -> None:
@@ -548,7 +547,10 @@ def compile_first(scenario: Scenario, quiet: bool, console) -> None:
         return
     combo = scenario.combinations[0]
     one = Chunk(combo.index, 0, 0, 1, combo.players, combo.advanced)
-    message = f"compiling the engine (first run after an install or update, about {COMPILE_SECONDS})"
+    from .estimate import COMPILE_SECONDS
+
+    message = (f"compiling the engine (first run after an install or update, about {COMPILE_SECONDS / 60:.0f} "
+               "minutes on one core)")
     if quiet:
         play_chunk(combo.config.components, combo, scenario.seed, one)
         return
@@ -585,7 +587,7 @@ def _every(seconds: float, say):
         thread.join()
 
 
-PLAIN_EVERY = 10.0  # seconds between progress lines when the output is a file or a pipe
+PLAIN_EVERY = 8.0  # seconds between progress lines into a file or a pipe (so a gap never reaches 10 s)
 
 
 def _left(seconds: float) -> str:

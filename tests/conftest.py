@@ -32,3 +32,29 @@ def game(components):
 def advanced_game(components):
     """A fresh 2-player advanced game after setup (both on side A), epoch I."""
     return new_game(components, players=2, advanced=True)
+
+
+def pytest_configure(config):
+    """With pytest-xdist, compile the engine once here, before the workers start: each worker would
+    otherwise compile all of it at the same time as the other (and overwrite the other's entries in
+    numba's cache index, so that later tests compile again)."""
+    if hasattr(config, "workerinput") or not getattr(config.option, "numprocesses", None):
+        return
+    from hadara_sim import jit_cache
+
+    if jit_cache.is_warm():
+        return
+    import time
+
+    from hadara_sim.runner import run
+    from hadara_sim.scenario import scenario_from_dict
+
+    start = time.perf_counter()
+    print("compiling the engine once for the test workers (about 2 minutes on one core)", file=sys.stderr, flush=True)
+    bots = ["balanced", "greedy", "random", "military", "culture", "economy", "sets", "balanced-v1"]
+    for game in ("basic", "advanced"):
+        run(scenario_from_dict({"name": "warm", "players": 3, "game": game, "policies": bots, "games": 8, "chunk": 8,
+                                "grants": [{"card": "sell_bonus", "seat": "rotate"}]}), None, jobs=1)
+    run(scenario_from_dict({"name": "warm", "players": 2, "policies": [{"policy": "search", "params": {"budget": 1}},
+                                                                        "balanced"], "games": 2, "chunk": 2}), None, jobs=1)
+    print(f"compiled in {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
