@@ -7,11 +7,12 @@ STAMP := $(VENV)/.installed
 .PHONY: demo test boundscheck bench verify notebook lock clean
 
 # Installs take the exact versions of constraints.txt, the versions the tests last passed on, through
-# uv (pinned there too): seconds instead of a minute of pip, and it says what it does as it goes.
+# uv (pinned there too): seconds instead of a minute of pip, and it says what it does as it goes;
+# --compile-bytecode as pip does, or every run compiles the imports afresh where PYTHONDONTWRITEBYTECODE is set.
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -c constraints.txt uv
-	$(BIN)/uv pip install --python $(BIN)/python -c constraints.txt -e '.[test]'
+	$(BIN)/uv pip install --compile-bytecode --python $(BIN)/python -c constraints.txt -e '.[test]'
 	touch $(STAMP)
 
 # 20,000 games of the default scenario into results/default (resumed if interrupted; nothing is
@@ -36,7 +37,7 @@ verify: $(STAMP)
 
 # JupyterLab in the project's environment, on the notebooks folder (the `notebook` extra, installed once).
 $(VENV)/.notebook: $(STAMP)
-	$(BIN)/uv pip install --python $(BIN)/python -c constraints.txt -e '.[test,notebook]'
+	$(BIN)/uv pip install --compile-bytecode --python $(BIN)/python -c constraints.txt -e '.[test,notebook]'
 	touch $(VENV)/.notebook
 
 notebook: $(VENV)/.notebook
