@@ -24,9 +24,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .constants import COLOURS, EFFECT_IDS, EPOCHS, STATUES, TRACKS
+from .constants import COLOURS, EFFECT_IDS, EPOCHS, LOC_OWNED, LOC_REMOVED, LOC_SOLD, STATUES, TRACKS
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 METADATA_FILE = "metadata.json"
 PART_GLOB = "part-*.parquet"
 SCHEMA_KEY = b"hadara_sim.schema_version"
@@ -92,6 +92,21 @@ _COLUMNS = [
     *[(f"silver_track{k}", pa.int8(), f"Track of silver medal {k}: 0 income, 1 military, 2 culture, "
                                       "3 food; -1 none.") for k in (1, 2)],
     ("gold_medals", pa.int8(), "Gold medals bought (0..2)."),
+    *[(f"colony_tile{k}", pa.int16(), f"Colony tile taken at requirement level {k}: its row in the component "
+                                      "set's `colonies.csv` (0-based, `components.colonies[i].id`); -1 none.")
+      for k in range(1, 6)],
+    ("bought", pa.list_(pa.int16()), "Civilization cards the seat bought, by index in the component set "
+                                     "(`components.cards[i].id`), ascending; kept or later removed in feeding, "
+                                     "granted cards not included (see `granted`)."),
+    ("bought_epoch", pa.list_(pa.int8()), "Epoch (1-3) of each purchase in `bought`, position by position."),
+    ("bought_phase", pa.list_(pa.int8()), "Phase of each purchase in `bought`: 0 = A (draw rounds), 1 = B "
+                                          "(picks)."),
+    ("sold", pa.list_(pa.int16()), "Civilization cards the seat sold, by card index, ascending."),
+    ("fed_away", pa.list_(pa.int16()), "Cards the seat removed while feeding its people, by card index, "
+                                       "ascending (bought or granted before)."),
+    ("offered", pa.list_(pa.int16()), "Cards the seat could have bought at one of its decisions (drawn in "
+                                      "phase A, or on top of a pile at its pick in phase B, and affordable), "
+                                      "by card index, ascending; `card_events` decodes all five lists."),
 ]
 COLUMNS: tuple[tuple[str, pa.DataType, str], ...] = tuple(_COLUMNS)
 SCHEMA = pa.schema([pa.field(name, dtype, nullable=True) for name, dtype, _ in COLUMNS],
@@ -182,12 +197,68 @@ def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, gra
     cols["silver_track1"] = s.silver[:, :, 0].ravel()
     cols["silver_track2"] = s.silver[:, :, 1].ravel()
     cols["gold_medals"] = s.gold.ravel()
+    for k in range(5):
+        cols[f"colony_tile{k + 1}"] = s.colony_tile[:, :, k].ravel()
+    cols.update(_card_columns(s, grant_rows))
     arrays = []
     for f in SCHEMA:
         value = cols[f.name]
         arrays.append(value.cast(f.type) if isinstance(value, pa.Array)
                       else pa.array(value, type=f.type, from_pandas=False))
     return pa.Table.from_arrays(arrays, schema=SCHEMA)
+
+
+def _card_columns(s, grant_rows) -> dict[str, pa.Array]:
+    """The list columns of what each seat did with the cards, from the engine's card record."""
+    n, P, C = s.games, s.players, s.components.n_cards
+    seats = np.arange(P, dtype=np.int8)[None, :, None]
+    location, taker = s.location[:, None, :], s.card_seat[:, None, :] == seats
+    granted = np.zeros((n, P, C), bool)
+    for _, card_id, seat in grant_rows:
+        rows = np.flatnonzero(seat >= 0)
+        granted[rows, seat[rows], s.components.card_index[card_id]] = True
+    removed = taker & (location == LOC_REMOVED)
+    bought = taker & ((location == LOC_OWNED + seats) | removed) & ~granted
+    when = np.broadcast_to(s.card_when[:, None, :], (n, P, C))
+    offered = (s.card_offered[:, None, :] >> seats.astype(np.uint8)) & 1 == 1
+    return {"bought": _card_list(bought), "bought_epoch": _card_list(bought, when // 2, pa.int8()),
+            "bought_phase": _card_list(bought, when % 2, pa.int8()),
+            "sold": _card_list(taker & (location == LOC_SOLD)), "fed_away": _card_list(removed),
+            "offered": _card_list(offered)}
+
+
+def _card_list(mask: np.ndarray, values: np.ndarray | None = None, dtype=pa.int16()) -> pa.Array:
+    """A list column, one list per (game, seat): the card indices where `mask` (games, P, C) is
+    set, ascending, or `values` at those places."""
+    flat = mask.reshape(-1, mask.shape[2])
+    rows, cards = np.nonzero(flat)
+    picked = cards if values is None else values.reshape(flat.shape)[rows, cards]
+    offsets = np.zeros(len(flat) + 1, np.int32)
+    np.cumsum(flat.sum(axis=1), out=offsets[1:])
+    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(picked.astype(dtype.to_pandas_dtype())))
+
+
+def card_events(df, components):
+    """The card lists of a results frame as one long polars frame: a row per (game, seat, card,
+    event), event one of bought / sold / fed_away / offered, with the card's id, epoch and colour,
+    and for purchases the epoch and phase ("A" / "B") of buying."""
+    import polars as pl
+
+    keys = [k for k in ("combo", "game", "seat") if k in df.columns]
+    cards = pl.DataFrame({"card": np.arange(components.n_cards, dtype=np.int16),
+                          "card_id": list(components.card_ids),
+                          "card_epoch": [c.epoch for c in components.cards],
+                          "colour": [COLOURS[c.colour] for c in components.cards]})
+    frames = [df.select(*keys, pl.col("bought").alias("card"), pl.col("bought_epoch").alias("when_epoch"),
+                        pl.col("bought_phase").alias("when_phase"))
+              .explode("card", "when_epoch", "when_phase").drop_nulls("card")
+              .with_columns(event=pl.lit("bought"),
+                            when_phase=pl.when(pl.col("when_phase") == 0).then(pl.lit("A")).otherwise(pl.lit("B")))]
+    for event in ("sold", "fed_away", "offered"):
+        frames.append(df.select(*keys, pl.col(event).alias("card")).explode("card").drop_nulls("card")
+                      .with_columns(event=pl.lit(event), when_epoch=pl.lit(None, pl.Int8),
+                                    when_phase=pl.lit(None, pl.String)))
+    return pl.concat(frames, how="diagonal_relaxed").join(cards, on="card", how="left")
 
 
 def _strings(index: np.ndarray, values: list[str]) -> pa.Array:

@@ -14,7 +14,7 @@ from hadara_sim.results import SCHEMA
 import report_data as R
 
 runner = CliRunner()
-COMMANDS = ["winrate", "breakdown", "setup-cards", "purple", "trajectory", "seats", "ratings", "summary"]
+COMMANDS = ["winrate", "breakdown", "setup-cards", "purple", "trajectory", "seats", "ratings", "cards", "summary"]
 
 
 def run(*args):

@@ -37,8 +37,8 @@ def test_docs_table_is_the_generated_one():
 
 
 def test_schema_is_versioned_and_named_as_asked():
-    assert SCHEMA_VERSION == 1
-    assert SCHEMA.metadata[b"hadara_sim.schema_version"] == b"1"
+    assert SCHEMA_VERSION == 2
+    assert SCHEMA.metadata[b"hadara_sim.schema_version"] == b"2"
     names = [name for name, _, _ in COLUMNS]
     assert len(names) == len(set(names))
     for required in ["game", "seat", "players", "advanced", "policy", "policy_params", "setup_card",
@@ -48,7 +48,8 @@ def test_schema_is_versioned_and_named_as_asked():
                      "total", "total_epoch1", "total_epoch2", "total_epoch3", "rank", "win_share",
                      "cards_yellow", "cards_purple", "colony_level1", "colony_level5", "statue1",
                      "statue4", "statues_carved", "silver_medals", "silver_track1", "gold_medals",
-                     *[f"effect_{e}" for e in EFFECT_IDS]]:
+                     "colony_tile1", "colony_tile5", "bought", "bought_epoch", "bought_phase", "sold", "fed_away",
+                     "offered", *[f"effect_{e}" for e in EFFECT_IDS]]:
         assert required in names, required
 
 

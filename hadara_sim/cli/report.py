@@ -184,6 +184,20 @@ def purple(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT
 
 
 @app.command()
+def cards(results: Path = RESULTS, top: int = typer.Option(10, "--top", min=1, max=1000,
+                                                           help="Cards shown at each end of the ranking in the "
+                                                                "terminal (csv and json hold every card)."),
+          out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES, margin: float = MARGIN):
+    """Every civilization card, colony tile and statue: how often it was offered, bought, sold and
+    taken, and how its buyers fared against the seats that could have bought it and did not
+    (observational, paired on deals); with a grant sweep over card ids, each card against the mean of
+    its colour and epoch (experiment)."""
+    from ..report import sections
+
+    _run(results, out, fmt, lambda df, info: sections.cards(df, info, top, margin / 100), tables)
+
+
+@app.command()
 def trajectory(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Optional[Path] = OUT,
                fmt: str = FORMAT, tables: str = TABLES):
     """The mean running score after each epoch per group, and how often the leader after epoch I or

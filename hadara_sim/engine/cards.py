@@ -39,6 +39,22 @@ def can_buy(s, t, g, seat, card):
 
 
 @compiled
+def offer(s, t, g, seat, card):
+    """`can_buy`, noting in the card's record that the seat could have bought it."""
+    if can_buy(s, t, g, seat, card):
+        s.card_offered[g, card] |= np.uint8(1 << seat)
+        return True
+    return False
+
+
+@compiled
+def note_taken(s, g, seat, card):
+    """Record who took a card (bought, granted or sold) and when: 2 * epoch + phase."""
+    s.card_seat[g, card] = seat
+    s.card_when[g, card] = 2 * s.clock[0] + s.clock[1]
+
+
+@compiled
 def discard(s, t, g, card):
     """Put a card face up on top of its colour's discard pile."""
     colour = t.card_colour[card]
@@ -52,6 +68,7 @@ def sell_card(s, t, g, seat, card, epoch):
     """Selling pays 2 / 3 / 4 coins by epoch (+1 with sell_bonus); the card leaves the game."""
     s.coins[g, seat] += t.sell[epoch - 1] + SELL_BONUS * s.effects[g, seat, SELL_BONUS_EFFECT]
     s.location[g, card] = LOC_SOLD
+    note_taken(s, g, seat, card)
 
 
 @compiled
@@ -70,6 +87,7 @@ def gain_card(s, t, g, seat, card, epoch):
     """The card's track values and effect apply at once; True when it is the bonus-tile card,
     whose tile the owner places next (`place_bonus_tiles`)."""
     s.location[g, card] = LOC_OWNED + seat
+    note_taken(s, g, seat, card)
     for track in range(4):
         s.tracks[g, seat, track] += t.card_values[card, track]
     colour = t.card_colour[card]

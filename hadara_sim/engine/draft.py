@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import actions as A
 from ..constants import COLOURS, LOC_DECK
-from .cards import buy_or_sell, can_buy, discard, place_bonus_tiles
+from .cards import buy_or_sell, discard, offer, place_bonus_tiles
 from .decide import DRAW, WHEEL, ask, ask_plain
 from .state import compiled, compiled_step, inlined_step
 
@@ -53,8 +53,8 @@ def draw_hands(s, t, epoch, draw_round, hands, legal):
             hands[seat, g, 1] = s.deal_decks[g, epoch - 1, colour, ptr + 1]
             s.deck_ptr[g, colour] += 2
         for seat in range(players):
-            legal[seat, g, A.draw_option(0, A.BUY)] = can_buy(s, t, g, seat, hands[seat, g, 1])
-            legal[seat, g, A.draw_option(1, A.BUY)] = can_buy(s, t, g, seat, hands[seat, g, 0])
+            legal[seat, g, A.draw_option(0, A.BUY)] = offer(s, t, g, seat, hands[seat, g, 1])
+            legal[seat, g, A.draw_option(1, A.BUY)] = offer(s, t, g, seat, hands[seat, g, 0])
 
 
 @compiled

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import actions as A
-from .cards import buy_or_sell, can_buy, place_bonus_tiles
+from .cards import buy_or_sell, offer, place_bonus_tiles
 from .decide import PICK, ask_plain
 from .state import compiled, compiled_step
 
@@ -17,7 +17,7 @@ def pick_options(s, t, seat, legal):
         for colour in range(5):
             size = s.pile_size[g, colour]
             if size > 0:
-                legal[g, A.pick_option(colour, A.BUY)] = can_buy(s, t, g, seat[g], s.piles[g, colour, size - 1])
+                legal[g, A.pick_option(colour, A.BUY)] = offer(s, t, g, seat[g], s.piles[g, colour, size - 1])
                 legal[g, A.pick_option(colour, A.SELL)] = True
 
 

@@ -46,6 +46,10 @@ class BatchState:
     piles: np.ndarray             # (games, 5, P) int16: discard piles bottom to top, -1 empty
     pile_size: np.ndarray         # (games, 5) int8
     rotation: np.ndarray          # (games,) int8: board position seat 0 faces in round 1, -1 unset
+    # What happened to each card, for the results (no rule reads these):
+    card_seat: np.ndarray         # (games, C) int8: seat that bought, was granted or sold the card, -1 none
+    card_when: np.ndarray         # (games, C) int8: 2 * epoch + phase (A 0, B 1) when it was taken, 0 never
+    card_offered: np.ndarray      # (games, C) uint8: bit p set when seat p could have bought the card
 
     @classmethod
     def new(cls, deals: Deals, components: ComponentSet) -> "BatchState":
@@ -66,7 +70,9 @@ class BatchState:
             statues=np.full((G, P, STATUES), -1, np.int8), silver=np.full((G, P, 2), -1, np.int8),
             gold=np.zeros((G, P), np.int8), bonus_card_tile=np.full((G, P), -1, np.int8),
             deck_ptr=np.zeros((G, 5), np.int8), piles=np.full((G, 5, P), -1, np.int16),
-            pile_size=np.zeros((G, 5), np.int8), rotation=np.full(G, -1, np.int8))
+            pile_size=np.zeros((G, 5), np.int8), rotation=np.full(G, -1, np.int8),
+            card_seat=np.full((G, C), -1, np.int8), card_when=np.zeros((G, C), np.int8),
+            card_offered=np.zeros((G, C), np.uint8))
 
     @property
     def games(self) -> int:
@@ -153,7 +159,8 @@ inlined_step = njit(cache=True, inline="always")
 # The arrays handed to the compiled rule steps (numba kernels take arrays, not dataclasses).
 STATE_ARRAYS = ("clock", "first_player", "initiative", "side", "coins", "tracks", "location", "colour_count",
                 "effects", "effect_epoch", "tiles", "colonies", "colony_tile", "colony_ptr", "statues",
-                "silver", "gold", "bonus_card_tile", "deck_ptr", "piles", "pile_size", "rotation")
+                "silver", "gold", "bonus_card_tile", "deck_ptr", "piles", "pile_size", "rotation", "card_seat",
+                "card_when", "card_offered")
 Arrays = namedtuple("Arrays", STATE_ARRAYS + ("deal_decks", "deal_colonies", "colour_order"))
 
 # The component arrays the compiled rule steps read (see `ComponentSet`).

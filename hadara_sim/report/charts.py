@@ -397,3 +397,38 @@ def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[
     right.grid(axis="y", alpha=0.3)
     right.legend(fontsize=8, loc="upper right", framealpha=0.9)
     return _finish(fig, "Score trajectory and the value of an early lead", footer(info, "n = deals"))
+
+
+# Card colours as on the cards (purple a little lighter so its error bars stay visible).
+CARD_COLOURS = {"yellow": "#d4a600", "red": "#c0392b", "blue": "#2e6fb7", "green": "#3c8f3c", "purple": "#8e5bb5"}
+
+
+def card_value_chart(cards: pl.DataFrame, info: dict) -> Figure:
+    """Printed cost against the measured win-share difference of buyers (observational), one panel
+    per epoch, points coloured by card colour, with 95% CIs."""
+    epochs = sorted(cards["epoch"].unique().to_list())
+    fig = _figure(4.2 * len(epochs) + 0.6, 4.6)
+    axes = fig.subplots(1, len(epochs), sharey=True, squeeze=False)[0]
+    for ax, epoch in zip(axes, epochs):
+        part = cards.filter((pl.col("epoch") == epoch) & pl.col("win_diff").is_not_nan())
+        for k, colour in enumerate(CARD_COLOURS):
+            rows = part.filter(pl.col("colour") == colour)
+            if rows.height == 0:
+                continue
+            x = rows["cost"].to_numpy() + (k - 2) * 0.09  # side by side: several cards share a cost
+            y, err = _err(rows["win_diff"], rows["win_low"], rows["win_high"], 100)
+            ax.errorbar(x, y, yerr=err, fmt="o", ms=4.5, color=CARD_COLOURS[colour], ecolor=CARD_COLOURS[colour],
+                        elinewidth=0.8, alpha=0.85, label=colour)
+        ax.axhline(0, color=GREY, linewidth=0.8)
+        ax.set_title(f"epoch {epoch}", fontsize=10)
+        ax.set_xlabel("printed cost (coins)")
+        ax.grid(axis="y", color="#e5e5e5", linewidth=0.6)
+    low, high = axes[0].get_ylim()
+    axes[0].set_ylim(max(low, -105), min(high, 105))  # a difference of shares lies within ±100 pp
+    axes[0].set_ylabel("buyers' win share minus passers' (pp)")
+    _legend_above(axes[len(axes) // 2], ncol=5)
+    n = int(cards["n"].fill_null(0).max() or 0)
+    return _finish(fig, "Card cost against how its buyers fared (observational)",
+                   footer(info, f"up to {n:,} deals a card; each point: buyers against seats of the same game that "
+                                "could have bought the card and did not, paired on deals; buyers chose the card, so "
+                                "this is not the card's causal effect"))

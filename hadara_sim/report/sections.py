@@ -627,6 +627,7 @@ def summary_sections(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN,
                 ("score breakdown", lambda: breakdown(df, info, by if multi_policy else seat_by)),
                 ("setup cards", lambda: setup_cards(df, info, margin)),
                 ("purple effects", lambda: purple(df, info, margin)),
+                ("cards", lambda: cards(df, info, margin=margin)),
                 ("trajectory", lambda: trajectory(df, info, by))]
     for name, build in filter(None, builders):
         if progress:
@@ -643,3 +644,85 @@ def summary_sections(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN,
         notes.append("One policy on every seat: win rates are shown by seat (Seats and turn order) instead of by "
                      "policy.")
     return sections, notes
+
+
+def _card_rows(tab: pl.DataFrame) -> list[list[str]]:
+    return [[r["card_id"], r["colour"], str(r["cost"]), str(r["points"]), str(r["track_sum"]), pct(r["offered"]),
+             pct(r["bought"]), pct(r["sold"]), pct(r["take_rate"]), num(r["bought_epoch"], 2), pct(r["phase_a"]),
+             f"{r['n']:,}" if r["n"] is not None else NA, pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]),
+             pval(r["win_q"])] for r in tab.to_dicts()]
+
+
+CARD_COLUMNS = ["card", "colour", "cost", "points", "tracks", "offered", "bought", "sold", "bought when offered",
+                "epoch bought", "in phase A", "n (deals)", "buyers - passers", "95% CI", "q"]
+
+
+def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = S.I.MARGIN) -> Section:
+    """Every civilization card, colony tile and statue: how often it is offered and taken and how its
+    takers fared (observational); granted cards against their colour and epoch (experiment)."""
+    from . import cards as K
+
+    components = S._component_set(info.get("components_path"))
+    section = Section("cards", "Cards, colonies and statues",
+                      "How often each civilization card is offered, bought and sold, and how its buyers fared "
+                      "against the seats of the same game that could have bought it and did not. OBSERVATIONAL: "
+                      "buyers chose the card, so a difference mixes the card's value with the games in which it "
+                      "is bought; a grant sweep over card ids (scenarios/card-grants.toml) gives the causal answer.")
+    table = K.card_table(df, components, margin)
+    if table.height == 0:
+        raise S.ReportError("no seat of the dataset's games could buy any card (the card lists are empty): "
+                            "nothing to report on cards")
+    ranked = table.filter(pl.col("win_diff").is_not_nan())
+    shown = ranked.head(top) if ranked.height <= 2 * top else pl.concat([ranked.head(top), ranked.tail(top)])
+    section.tables.append(Table(
+        f"Observational: the {min(top, ranked.height)} cards whose buyers did best and the {min(top, ranked.height)} "
+        f"that did worst (of {table.height} cards offered; all of them in --format csv/json)", CARD_COLUMNS,
+        _card_rows(shown),
+        caption="offered / bought / sold: share of the games in which some seat could have bought / bought / sold "
+                "the card; buyers - passers: win share of the buyer minus the mean of the seats of the same game "
+                "that could have bought it and did not, paired t-test over deals; q: Benjamini-Hochberg over the "
+                f"{ranked.height} cards; * = q < 0.05 (not a verdict: the comparison is observational)",
+        marked=shown["win_significant"].to_list(), data=table, units=GRANT_UNITS))
+    section.figures.append(("card-values", charts.card_value_chart(table, info)))
+    colonies = K.colony_table(df, components)
+    section.tables.append(None if colonies.height == 0 else Table(
+        "Observational: colony tiles, takers against the other seats of the game",
+        ["colony", "level", "plunder", "integrate", "points front / back", "taken", "integrated", "n (deals)",
+         "takers - others", "95% CI", "q"],
+        [[r["colony_id"], str(r["level"]), str(r["plunder"]), str(r["integrate"]),
+          f"{r['front_points']} / {r['back_points']}", pct(r["taken"]), pct(r["integrated"]), f"{r['n']:,}",
+          pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"])] for r in colonies.to_dicts()],
+        caption="taken: share of the games in which some seat took the tile; the comparison counts only those games "
+                "(where a tile was not taken the results do not say whether it was dealt); integrated: share of its takers who integrated it; "
+                "paired t-test over deals; q: Benjamini-Hochberg over the tiles",
+        marked=colonies["win_significant"].to_list(), data=colonies, units=GRANT_UNITS))
+    section.tables = [table for table in section.tables if table is not None]
+    statues = K.statue_table(df, components)
+    section.tables.append(Table(
+        "Observational: statues, carvers against the other seats of the game",
+        ["statue", "requirement", "points", "bonus", "carved", "points side up", "n (deals)", "carvers - others",
+         "95% CI", "q"],
+        [[str(r["statue"]), str(r["requirement"]), str(r["points"]), str(r["bonus"]), pct(r["taken"]),
+          pct(r["points_side"]), f"{r['n'] or 0:,}", pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]),
+          pval(r["win_q"])] for r in statues.to_dicts()],
+        caption="carved: share of the games in which some seat carved it; a comparison needs a game in which one "
+                "seat carved it and another did not (– where none did); paired t-test over deals; "
+                "q: Benjamini-Hochberg over the statues",
+        marked=statues["win_significant"].fill_null(False).to_list(), data=statues, units=GRANT_UNITS))
+    pairs, refused = S.card_grant_pairs(df, components)
+    section.notes += [f"Not compared: {r}." for r in refused]
+    if pairs is not None:
+        grants = S.grant_table(pairs, margin)
+        section.tables.append(Table(
+            "Experiment: each granted card vs the mean of the cards of its colour and epoch granted the same way "
+            "(same deal and seat)", ["granted", "placebo", *GRANT_COLUMNS],
+            _grant_rows(grants, group_label(["grant", *[c for c in grants.columns if c.startswith("sweep_")]]),
+                        control=True),
+            caption="a causal, relative contrast: the card against an average card of its kind, given the same way; "
+                    "paired t-test over deals; " + verdict_caption(grants.height, margin)
+                    + needed_text(grants, "win_needed"),
+            marked=grants["win_significant"].to_list(), data=grants, units=GRANT_UNITS))
+    else:
+        section.notes.append("No card grant experiment: the dataset has no sweep over `grants` by card id "
+                             "(scenarios/card-grants.toml has one).")
+    return section

@@ -65,6 +65,9 @@ REQUIRED: dict[str, tuple[str, ...]] = {
                *(f"effect_{e}" for e in EFFECT_IDS)),
     "trajectory": ("game", "combo", "players", "policy_label", "win_share",
                    *(f"total_epoch{e}" for e in EPOCHS)),
+    "cards": ("combo", "game", "seat", "players", "win_share", "total", "granted", "bought", "bought_epoch",
+              "bought_phase", "sold", "fed_away", "offered", *(f"colony_tile{k}" for k in range(1, 6)),
+              *(f"colony_level{k}" for k in range(1, 6)), *(f"statue{k}" for k in range(1, 5))),
 }
 SIMULATE_HINT = ("rerun the scenario with this version of hadara-sim: "
                  "`hadara-sim simulate SCENARIO --out DIR` (add --overwrite to replace the old directory)")
@@ -814,6 +817,39 @@ def placebo_spread(df: pl.DataFrame, components=None, margin: float = I.MARGIN) 
         return None
     pairs = plain.join(mean, on=[*keys, "epoch"], how="inner").with_columns(pl.lit("plain mean").alias("control"))
     return _paired_grants(pairs, ["grant", *others], margin).sort(["epoch", "win_diff"], descending=[False, True])
+
+
+def card_grant_pairs(df: pl.DataFrame, components=None) -> tuple[pl.DataFrame | None, list[str]]:
+    """Each granted card's row beside the mean, on the same deal and seat, of every card of the
+    same colour and epoch granted at the same epoch in the sweep (the card's placebo: an average
+    card of its kind); the values refused (several cards, or alone in their group) with the reason.
+    Columns as `grant_pairs`, `control` naming the group."""
+    sweep = _grant_sweep(df)
+    if sweep is None:
+        return None, []
+    column, control, _, keys = sweep
+    c = _component_set(components)
+    per_value = (df.filter((pl.col(column) != control) & pl.col("granted").is_not_null())
+                 .group_by(pl.col(column).cast(pl.String).alias("grant")).agg(pl.col("granted").first()))
+    kind, refused = {}, []
+    for value, granted in per_value.sort("grant").iter_rows():
+        card = c.cards[c.card_index[granted]] if granted in c.card_index else None
+        if card is None:
+            refused.append(f"'{value}' grants {granted}, not one card of the component set")
+        else:
+            kind[value] = f"{COLOURS[card.colour]} epoch {card.epoch}"
+    rows = (df.filter(pl.col(column).cast(pl.String).is_in(list(kind)) & pl.col("granted").is_not_null())
+            .select(*keys, pl.col(column).cast(pl.String).alias("grant"), "win_share", "total",
+                    pl.col("granted_epoch").cast(pl.Int8).alias("epoch"))
+            .with_columns(pl.col("grant").replace_strict(kind).alias("kind")))
+    group = [*keys, "kind", "epoch"]
+    mean = rows.group_by(group).agg(pl.col("win_share").mean().alias("win_control"),
+                                    pl.col("total").mean().alias("total_control"), pl.len().alias("cards"))
+    pairs = (rows.join(mean, on=group, how="inner").filter(pl.col("cards") >= 2)
+             .with_columns(pl.format("mean of {} {} cards", "cards", "kind").alias("control")))
+    alone = sorted(set(kind) - set(pairs["grant"].unique().to_list()))
+    refused += [f"'{v}' is the only {kind[v]} card granted at its epoch: nothing to compare it with" for v in alone]
+    return (pairs if pairs.height else None), refused
 
 
 def owner_effects(df: pl.DataFrame) -> pl.DataFrame | None:

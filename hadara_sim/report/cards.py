@@ -1,0 +1,159 @@
+"""Card-level statistics from the card lists of the results (`bought`, `sold`, `fed_away`,
+`offered`, `colony_tile1..5`, `statue1..4`): how often each civilization card, colony tile and
+statue is offered and taken, and how its takers fared.
+
+Everything here is observational: a seat that bought a card chose it, in a game where it wanted
+it, so the difference in win share mixes the card's value with the situations in which it is
+bought. The causal answer is the grant experiment (`stats.placebo_pairs`, `report purple`).
+
+The comparison for a card is paired on the deal: in each game where one seat bought the card and
+another seat could have bought it (it was `offered` to them) and did not, the buyer's win share
+against the mean of those seats; games of one deal are averaged, then the paired t-test over deals
+(`stats.paired_diff`), Benjamini-Hochberg over the cards of the table.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+
+from ..constants import COLONY_LEVELS, COLOURS, STATUES
+from ..results import card_events
+from . import inference as I
+from . import stats as S
+
+GAME = ["combo", "game"]
+EVENTS = ("offered", "bought", "sold", "fed_away")
+SEAT = [*GAME, "seat"]
+
+
+def _ungranted(df: pl.DataFrame) -> pl.DataFrame:
+    """The games in which no seat was granted a card: a grant changes who buys what."""
+    S.check_columns(df, "cards")
+    base = df.filter(~pl.col("granted").is_not_null().any().over(GAME))
+    if base.height == 0:
+        raise S.ReportError("every game of the dataset has a granted card; card statistics need games "
+                            "without grants (a grant sweep's control combination counts)")
+    return base
+
+
+def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.DataFrame:
+    """Per civilization card: its printed values, how often it was offered, bought, sold and fed
+    away (shares of all games), `take_rate` (games bought / games offered), the share of its
+    purchases made in phase A and the mean epoch of purchase, and the win share of its buyers against the seats of the same game
+    that could have bought it and did not (paired on deals; observational).
+
+    Columns: card, card_id, epoch, colour, cost, points, track_sum, games, offered, bought, sold,
+    fed_away, take_rate, phase_a, bought_epoch, n (deals paired), rows, win_a (buyers), win_b (passed), win_diff,
+    win_low, win_high, win_p, win_q, win_significant, score_a, score_b, score_diff, score_low,
+    score_high; strongest first."""
+    base = _ungranted(df)
+    games = base.select(GAME).unique().height
+    events = card_events(base, components)
+    seats = base.select(*SEAT, "win_share", "total")
+    offered = events.filter(pl.col("event") == "offered").select(*SEAT, "card")
+    bought = events.filter(pl.col("event") == "bought").select(*SEAT, "card", "when_epoch", "when_phase")
+    counts = (events.group_by("card", "event").agg(pl.struct(GAME).n_unique().alias("games_with"))
+              .pivot(on="event", index="card", values="games_with"))
+    timing = bought.group_by("card").agg((pl.col("when_phase") == "A").mean().alias("phase_a"),
+                                         pl.col("when_epoch").cast(pl.Float64).mean().alias("bought_epoch"))
+    took = (offered.join(bought.select(*SEAT, "card").with_columns(pl.lit(True).alias("buyer")),
+                         on=[*SEAT, "card"], how="left")
+            .with_columns(pl.col("buyer").fill_null(False))
+            .join(seats, on=SEAT, how="left"))
+    per_game = (took.group_by(*GAME, "card")
+                .agg(pl.col("win_share").filter(pl.col("buyer")).mean().alias("win_buyer"),
+                     pl.col("win_share").filter(~pl.col("buyer")).mean().alias("win_passed"),
+                     pl.col("total").filter(pl.col("buyer")).mean().alias("total_buyer"),
+                     pl.col("total").filter(~pl.col("buyer")).mean().alias("total_passed"))
+                .drop_nulls(["win_buyer", "win_passed"]))
+    win = S.paired_diff(per_game, "win_buyer", "win_passed", ["card"], prefix="win_", margin=margin)
+    win = win.with_columns(pl.Series("win_q", I.adjust(win["win_p"], "fdr_bh")))
+    win = win.with_columns((pl.col("win_q").fill_nan(1.0) < S.ALPHA).alias("win_significant"))
+    score = S.paired_diff(per_game, "total_buyer", "total_passed", ["card"], prefix="score_").drop("n", "rows")
+    for event in EVENTS:
+        if event not in counts.columns:
+            counts = counts.with_columns(pl.lit(0, pl.UInt32).alias(event))
+    table = (_printed(components).join(counts, on="card", how="inner").join(timing, on="card", how="left")
+             .join(win, on="card", how="left").join(score, on="card", how="left")
+             .with_columns(pl.lit(games).alias("games"),
+                           (pl.col("bought").fill_null(0) / pl.col("offered")).alias("take_rate"),
+                           *[(pl.col(e).fill_null(0) / games).alias(e) for e in EVENTS]))
+    return table.filter(pl.col("offered") > 0).sort("win_diff", descending=True, nulls_last=True)
+
+
+def _printed(components) -> pl.DataFrame:
+    """The civilization cards as printed: index, id, epoch, colour, cost, points, track sum."""
+    cards = components.cards
+    return pl.DataFrame({
+        "card": np.arange(len(cards), dtype=np.int16), "card_id": [c.id for c in cards],
+        "epoch": [c.epoch for c in cards], "colour": [COLOURS[c.colour] for c in cards],
+        "effect": [c.effect for c in cards], "cost": [c.cost for c in cards], "points": [c.points for c in cards],
+        "track_sum": [sum(c.values) for c in cards]}, schema_overrides={"effect": pl.String})
+
+
+def _takers_vs_others(per_seat: pl.DataFrame, key: str) -> pl.DataFrame:
+    """Per value of `key`: takers (rows with `took`) against the other seats of their game, paired on
+    deals; plus the share of games in which some seat took it."""
+    games = per_seat.select(GAME).unique().height
+    per_game = (per_seat.group_by(*GAME, key)
+                .agg(pl.col("win_share").filter(pl.col("took")).mean().alias("win_taker"),
+                     pl.col("win_share").filter(~pl.col("took")).mean().alias("win_other"),
+                     pl.col("total").filter(pl.col("took")).mean().alias("total_taker"),
+                     pl.col("total").filter(~pl.col("took")).mean().alias("total_other"))
+                .drop_nulls(["win_taker", "win_other"]))
+    taken = (per_seat.filter(pl.col("took")).group_by(key).agg(pl.struct(GAME).n_unique().alias("taken"))
+             .with_columns(pl.col("taken") / games))
+    win = S.paired_diff(per_game, "win_taker", "win_other", [key], prefix="win_")
+    win = win.with_columns(pl.Series("win_q", I.adjust(win["win_p"], "fdr_bh")))
+    win = win.with_columns((pl.col("win_q").fill_nan(1.0) < S.ALPHA).alias("win_significant"))
+    score = S.paired_diff(per_game, "total_taker", "total_other", [key], prefix="score_").drop("n", "rows")
+    return taken.join(win, on=key, how="left").join(score, on=key, how="left")
+
+
+def colony_table(df: pl.DataFrame, components) -> pl.DataFrame:
+    """Per colony tile: its level and printed values, the share of games in which it was taken,
+    the share of takers who integrated it, and takers against the other seats of the same game among
+    games where it was dealt (observational). Colonies: column `colony_id`, strongest first."""
+    base = _ungranted(df)
+    seats = base.select(*SEAT, "win_share", "total", *[f"colony_tile{k}" for k in range(1, COLONY_LEVELS + 1)],
+                        *[f"colony_level{k}" for k in range(1, COLONY_LEVELS + 1)])
+    taken = pl.concat([seats.select(*SEAT, pl.col(f"colony_tile{k}").alias("tile"),
+                                    (pl.col(f"colony_level{k}") == 2).alias("integrated"))
+                       for k in range(1, COLONY_LEVELS + 1)]).filter(pl.col("tile") >= 0)
+    # A tile counts as dealt in a game when some seat took it: untaken tiles stay in their stack,
+    # whose contents the results do not record.
+    dealt = taken.select(*GAME, "tile").unique()
+    per_seat = (seats.select(*SEAT, "win_share", "total").join(dealt, on=GAME, how="inner")
+                .join(taken.select(*SEAT, "tile").with_columns(pl.lit(True).alias("took")),
+                      on=[*SEAT, "tile"], how="left").with_columns(pl.col("took").fill_null(False)))
+    out = _takers_vs_others(per_seat, "tile")
+    integrated = taken.group_by("tile").agg(pl.col("integrated").mean())
+    tiles = pl.DataFrame({"tile": [c.index for c in components.colonies], "colony_id": [c.id for c in components.colonies],
+                          "level": [c.level + 1 for c in components.colonies],
+                          "plunder": [c.plunder for c in components.colonies],
+                          "integrate": [c.integrate for c in components.colonies],
+                          "front_points": [c.front_points for c in components.colonies],
+                          "back_points": [c.back_points for c in components.colonies]},
+                         schema_overrides={"tile": pl.Int16})
+    return (tiles.join(out.with_columns(pl.col("tile").cast(pl.Int16)), on="tile", how="inner")
+            .join(integrated.with_columns(pl.col("tile").cast(pl.Int16)), on="tile", how="left")
+            .sort("win_diff", descending=True, nulls_last=True))
+
+
+def statue_table(df: pl.DataFrame, components) -> pl.DataFrame:
+    """Per statue (by requirement): printed requirement and points, the share of games in which it
+    was carved, the share carved points side up, and carvers against the other seats of the same
+    game (observational)."""
+    base = _ungranted(df)
+    per_seat = pl.concat([base.select(*SEAT, "win_share", "total", pl.lit(k, pl.Int8).alias("statue"),
+                                      (pl.col(f"statue{k}") >= 0).alias("took"),
+                                      (pl.col(f"statue{k}") % 2 == 1).alias("points_side"))
+                          for k in range(1, STATUES + 1)])
+    out = _takers_vs_others(per_seat, "statue")
+    sides = per_seat.filter(pl.col("took")).group_by("statue").agg(pl.col("points_side").mean())
+    printed = pl.DataFrame({"statue": list(range(1, STATUES + 1)),
+                            "requirement": [s.requirement for s in components.statues],
+                            "points": [s.points for s in components.statues],
+                            "bonus": [s.bonus for s in components.statues]}, schema_overrides={"statue": pl.Int8})
+    return printed.join(out, on="statue", how="left").join(sides, on="statue", how="left").sort("statue")

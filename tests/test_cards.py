@@ -1,0 +1,183 @@
+"""What each seat did with the cards (the `bought`, `sold`, `fed_away`, `offered` lists and the
+colony tiles), and `report cards` built on them: every card in exactly one place at the end, the
+lists agreeing with the reference engine's replay, a card grant equal to the effect grant, and the
+statistics recovering what was planted."""
+
+import numpy as np
+import polars as pl
+import pytest
+from typer.testing import CliRunner
+
+from hadara_sim import card_events, load_components, load_results, simulate
+from hadara_sim.cli import app
+from hadara_sim.constants import LOC_OWNED, LOC_REMOVED, LOC_SOLD
+from hadara_sim.report import cards as K
+from hadara_sim.report import stats as S
+from hadara_sim.sample import sample_game
+
+import report_data as R
+
+COMPONENTS = load_components()
+CARDS_PER_SEAT = 30  # 5 draws and 5 picks in each of three epochs, each a card bought or sold
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Small real runs: 2 and 5 players basic, 3 players advanced with a grant of a purple card."""
+    base = tmp_path_factory.mktemp("cards")
+    out = {"paths": {}}
+    for name, scenario in {
+        "two": {"players": 2, "game": "basic", "policies": ["balanced", "greedy"], "assignment": "rotated"},
+        "five": {"players": 5, "game": "basic", "policies": ["balanced"]},
+        "three": {"players": 3, "game": "advanced", "policies": ["balanced", "random", "economy"],
+                  "sweep": {"grants": ["none", "feed_with_coins", "II-P-07"]}},
+    }.items():
+        simulate({"name": name, "games": 24, "chunk": 12, "seed": 8, **scenario}, out=base / name, jobs=1, quiet=True)
+        out[name], out["paths"][name] = load_results(base / name), base / name
+    return out
+
+
+@pytest.mark.parametrize("name", ["two", "five", "three"])
+def test_every_card_is_in_exactly_one_place(runs, name):
+    df = runs[name]
+    players = int(df["players"][0])
+    points = np.array([c.points for c in COMPONENTS.cards])
+    for row in df.iter_rows(named=True):
+        assert len(row["bought"]) + len(row["sold"]) == CARDS_PER_SEAT
+        assert len(row["bought_epoch"]) == len(row["bought_phase"]) == len(row["bought"])
+        granted = [COMPONENTS.card_index[g] for g in (row["granted"] or "").split(",") if g]
+        assert set(row["fed_away"]) <= set(row["bought"]) | set(granted)
+        assert set(row["bought"]) <= set(row["offered"])
+        owned = (set(row["bought"]) | set(granted)) - set(row["fed_away"])
+        for colour, count in zip(("yellow", "red", "blue", "green", "purple"), np.bincount(
+                [COMPONENTS.cards[i].colour for i in owned], minlength=5)):
+            assert row[f"cards_{colour}"] == count
+        assert row["cards"] == points[list(owned)].sum()  # the score line: points printed on owned cards
+        assert [COMPONENTS.cards[i].epoch for i in row["bought"]] == row["bought_epoch"]
+    for _, game in df.group_by("combo", "game"):
+        taken = [c for row in game.iter_rows(named=True) for c in row["bought"] + row["sold"]]
+        assert len(taken) == len(set(taken)) == CARDS_PER_SEAT * players  # every dealt card taken once
+
+
+def test_card_lists_agree_with_the_reference_engine(runs):
+    """The reference engine's replay of a game ends with every card where the lists say."""
+    df, results = runs["two"], runs["paths"]["two"]
+    for game in (0, 7):
+        sample = sample_game(results, game)
+        location = np.array([r for r in sample.records if r["type"] == "state"][-1]["state"]["location"])
+        rows = df.filter(pl.col("game") == game).sort("seat").iter_rows(named=True)
+        sold, removed = set(), set()
+        for row in rows:
+            kept = set(row["bought"]) - set(row["fed_away"])
+            assert kept == set(np.flatnonzero(location == LOC_OWNED + row["seat"]).tolist())
+            sold |= set(row["sold"])
+            removed |= set(row["fed_away"])
+        assert sold == set(np.flatnonzero(location == LOC_SOLD).tolist())
+        assert removed == set(np.flatnonzero(location == LOC_REMOVED).tolist())
+
+
+def test_granting_a_purple_card_by_id_equals_granting_its_effect(runs, tmp_path):
+    df = runs["three"]
+    by_id = COMPONENTS.cards[COMPONENTS.effect_card["feed_with_coins"]].id
+    simulate({"name": "three", "players": 3, "game": "advanced", "policies": ["balanced", "random", "economy"],
+              "games": 24, "chunk": 12, "seed": 8, "sweep": {"grants": ["none", by_id, "II-P-07"]}},
+             out=tmp_path / "by-id", jobs=1, quiet=True)
+    other = load_results(tmp_path / "by-id")
+    keep = [c for c in df.columns if not c.startswith("sweep") and c not in ("sweep", "policy_params")]
+    assert df.select(keep).equals(other.select(keep))
+
+
+def test_card_events_decodes_the_lists(runs):
+    df = runs["two"].filter(pl.col("game") == 3)
+    events = card_events(df, COMPONENTS)
+    bought = events.filter(event="bought")
+    assert bought.height == sum(len(x) for x in df["bought"])
+    assert set(bought["when_phase"]) <= {"A", "B"}
+    assert (bought["card_epoch"] == bought["when_epoch"]).all()
+    assert set(bought["card_id"]) == {COMPONENTS.card_ids[i] for x in df["bought"] for i in x}
+
+
+# --- the statistics on hand-made data ---------------------------------------------------------
+
+def _planted(deals: int, strong: int, weak: int, seed: int = 0, edge: float = 0.8) -> pl.DataFrame:
+    """2-player games in which both seats are offered cards `strong` and `weak` and one seat buys
+    each: the buyer of `strong` wins a share `edge` of the games, the buyer of `weak` half."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for game in range(deals):
+        strong_seat = int(rng.integers(2))
+        weak_seat = int(rng.integers(2))
+        winner = strong_seat if rng.random() < edge else 1 - strong_seat
+        for seat in range(2):
+            bought = sorted([c for c, s in ((strong, strong_seat), (weak, weak_seat)) if s == seat])
+            rows.append({"game": game, "seat": seat, "players": 2, "win_share": float(seat == winner),
+                         "total": 100 + 10 * (seat == winner), "bought": bought, "bought_epoch": [1] * len(bought),
+                         "bought_phase": [0] * len(bought), "offered": sorted([strong, weak]),
+                         **{f"colony_tile{k}": -1 for k in range(1, 6)}, **{f"statue{k}": -1 for k in range(1, 5)}})
+    return R.frame(rows)
+
+
+def test_card_table_recovers_planted_buyer_advantages():
+    strong, weak = COMPONENTS.card_index["I-B-01"], COMPONENTS.card_index["I-R-02"]
+    table = K.card_table(_planted(400, strong, weak), COMPONENTS)
+    row = {r["card_id"]: r for r in table.to_dicts()}
+    assert row["I-B-01"]["win_low"] > 0.5 and row["I-B-01"]["win_diff"] == pytest.approx(0.6, abs=0.1)
+    assert row["I-B-01"]["win_significant"] and row["I-B-01"]["n"] == 400
+    # The weak card's buyer is independent of the winner here: no difference.
+    assert row["I-R-02"]["win_low"] < 0 < row["I-R-02"]["win_high"]
+    assert row["I-B-01"]["offered"] == row["I-B-01"]["bought"] == 1.0 and row["I-B-01"]["take_rate"] == 1.0
+    assert table["card_id"].to_list()[0] == "I-B-01"  # strongest first
+
+
+def test_card_table_on_shuffled_labels_marks_nothing():
+    """The null check: with the winner drawn independently of the buyers, no card is marked."""
+    strong, weak = COMPONENTS.card_index["I-B-01"], COMPONENTS.card_index["I-R-02"]
+    for seed in range(5):
+        table = K.card_table(_planted(400, strong, weak, seed=seed, edge=0.5), COMPONENTS)
+        assert not table["win_significant"].any(), seed
+
+
+def test_card_grants_against_their_colour_recover_a_planted_card():
+    """Three blue epoch II cards granted in turn; the first adds 30 pp: against the mean of the three
+    it stands out by 20 pp, the others lie 10 pp below."""
+    rng = np.random.default_rng(4)
+    grants = ["II-B-01", "II-B-02", "II-B-03"]
+    combos = [{"index": 0, "sweep": {"grants": "none"}}] + [{"index": i + 1, "sweep": {"grants": g}}
+                                                           for i, g in enumerate(grants)]
+    rows = []
+    for combo in combos:
+        grant = combo["sweep"]["grants"]
+        for game in range(300):
+            base = rng.random() < 0.5
+            for seat in range(2):
+                granted = grant if grant != "none" and seat == game % 2 else None
+                p = 0.5 + (0.3 if granted == "II-B-01" else 0.0)
+                win = float(rng.random() < p) if granted else float(base)
+                rows.append({"game": game, "seat": seat, "players": 2, "combo": combo["index"],
+                             "sweep": f'{{"grants": "{grant}"}}', "granted": granted,
+                             "granted_epoch": 2 if granted else 0, "win_share": win, "total": 100})
+    pairs, refused = S.card_grant_pairs(R.frame(rows, combos), COMPONENTS)
+    table = S.grant_table(pairs).sort("grant")
+    assert refused == []
+    first, second, third = table.to_dicts()
+    assert first["win_diff"] == pytest.approx(0.2, abs=0.06) and first["win_low"] > 0.1
+    assert second["win_high"] < 0 and third["win_high"] < 0
+    assert first["control"] == "mean of 3 blue epoch 2 cards"
+
+
+def test_report_cards_on_a_real_run(runs, tmp_path):
+    results = runs["paths"]["three"]
+    result = CliRunner().invoke(app, ["report", "cards", str(results), "--out", str(tmp_path), "--top", "3"],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "OBSERVATIONAL" in text and "colony tiles" in text and "statues" in text
+    assert "Experiment: each granted card" in text and "mean of 2 purple epoch 2 cards" in text
+    assert (tmp_path / "card-values.png").stat().st_size > 5000
+    shown = [line for line in text.splitlines() if line.startswith("│ I")]
+    assert len(shown) >= 6  # 3 best and 3 worst cards (and colonies)
+    result = CliRunner().invoke(app, ["report", "cards", str(results), "--out", str(tmp_path), "--format", "csv"])
+    assert result.exit_code == 0, result.output
+    offered = K.card_table(runs["three"], COMPONENTS).height
+    card_rows = [line for line in result.output.splitlines() if line.startswith("Observational: the")]
+    assert len(card_rows) == offered  # every card offered, not only the ends of the ranking
