@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .constants import COLOURS, EFFECT_IDS, EPOCHS, LOC_OWNED, LOC_REMOVED, LOC_SOLD, STATUES, TRACKS
+from .constants import COLOURS, EFFECT_IDS, EPOCHS, STATUES, TRACKS
 
 SCHEMA_VERSION = 2
 METADATA_FILE = "metadata.json"
@@ -104,9 +104,10 @@ _COLUMNS = [
     ("sold", pa.list_(pa.int16()), "Civilization cards the seat sold, by card index, ascending."),
     ("fed_away", pa.list_(pa.int16()), "Cards the seat removed while feeding its people, by card index, "
                                        "ascending (bought or granted before)."),
-    ("offered", pa.list_(pa.int16()), "Cards the seat could have bought at one of its decisions (drawn in "
-                                      "phase A, or on top of a pile at its pick in phase B, and affordable), "
-                                      "by card index, ascending; `card_events` decodes all five lists."),
+    ("offered", pa.binary(), "Cards the seat could have bought at one of its decisions (drawn in phase A, or "
+                             "on top of a pile at its pick in phase B, and affordable), as a bit set: bit i of byte "
+                             "i // 8 (least significant first) is card i (`offered_cards` decodes it, "
+                             "`card_events` decodes every card column)."),
 ]
 COLUMNS: tuple[tuple[str, pa.DataType, str], ...] = tuple(_COLUMNS)
 SCHEMA = pa.schema([pa.field(name, dtype, nullable=True) for name, dtype, _ in COLUMNS],
@@ -209,33 +210,44 @@ def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, gra
 
 
 def _card_columns(s, grant_rows) -> dict[str, pa.Array]:
-    """The list columns of what each seat did with the cards, from the engine's card record."""
-    n, P, C = s.games, s.players, s.components.n_cards
-    seats = np.arange(P, dtype=np.int8)[None, :, None]
-    location, taker = s.location[:, None, :], s.card_seat[:, None, :] == seats
-    granted = np.zeros((n, P, C), bool)
+    """The card columns of every (game, seat), from the engine's card record."""
+    from .engine.ledger import BOUGHT, FED_AWAY, SOLD, count_cards, list_cards
+
+    n, P = s.games, s.players
+    granted = np.zeros(s.card_seat.shape, bool)
     for _, card_id, seat in grant_rows:
-        rows = np.flatnonzero(seat >= 0)
-        granted[rows, seat[rows], s.components.card_index[card_id]] = True
-    removed = taker & (location == LOC_REMOVED)
-    bought = taker & ((location == LOC_OWNED + seats) | removed) & ~granted
-    when = np.broadcast_to(s.card_when[:, None, :], (n, P, C))
-    offered = (s.card_offered[:, None, :] >> seats.astype(np.uint8)) & 1 == 1
-    return {"bought": _card_list(bought), "bought_epoch": _card_list(bought, when // 2, pa.int8()),
-            "bought_phase": _card_list(bought, when % 2, pa.int8()),
-            "sold": _card_list(taker & (location == LOC_SOLD)), "fed_away": _card_list(removed),
-            "offered": _card_list(offered)}
+        granted[np.flatnonzero(seat >= 0), s.components.card_index[card_id]] = True
+    counts = np.zeros((3, n * P), np.int64)
+    count_cards(s.card_seat, s.location, granted, counts)
+    offsets = np.zeros((3, n * P + 1), np.int64)
+    np.cumsum(counts, axis=1, out=offsets[:, 1:])
+    lists = [np.empty(offsets[k, -1], np.int16) for k in (BOUGHT, SOLD, FED_AWAY)]
+    when = np.empty(offsets[BOUGHT, -1], np.int8)
+    list_cards(s.card_seat, s.location, s.card_when, granted, offsets[:, :-1].copy(), lists[BOUGHT], when,
+               lists[SOLD], lists[FED_AWAY])
+    offered = (s.card_offered[:, None, :] & (1 << np.arange(P, dtype=np.uint8))[None, :, None]) != 0
+    bits = np.packbits(offered, axis=2, bitorder="little").reshape(n * P, -1)
+
+    def column(k, values):
+        return pa.ListArray.from_arrays(pa.array(offsets[k].astype(np.int32)), pa.array(values))
+
+    return {"bought": column(BOUGHT, lists[BOUGHT]), "bought_epoch": column(BOUGHT, when // 2),
+            "bought_phase": column(BOUGHT, when % 2), "sold": column(SOLD, lists[SOLD]),
+            "fed_away": column(FED_AWAY, lists[FED_AWAY]),
+            "offered": pa.FixedSizeBinaryArray.from_buffers(pa.binary(bits.shape[1]), len(bits),
+                                                            [None, pa.py_buffer(bits.tobytes())]).cast(pa.binary())}
 
 
-def _card_list(mask: np.ndarray, values: np.ndarray | None = None, dtype=pa.int16()) -> pa.Array:
-    """A list column, one list per (game, seat): the card indices where `mask` (games, P, C) is
-    set, ascending, or `values` at those places."""
-    flat = mask.reshape(-1, mask.shape[2])
-    rows, cards = np.nonzero(flat)
-    picked = cards if values is None else values.reshape(flat.shape)[rows, cards]
-    offsets = np.zeros(len(flat) + 1, np.int32)
-    np.cumsum(flat.sum(axis=1), out=offsets[1:])
-    return pa.ListArray.from_arrays(pa.array(offsets), pa.array(picked.astype(dtype.to_pandas_dtype())))
+def offered_cards(bits: bytes) -> list[int]:
+    """The card indices of one `offered` bit set, ascending."""
+    return np.flatnonzero(np.unpackbits(np.frombuffer(bits, np.uint8), bitorder="little")).tolist()
+
+
+def offered_bits(cards, n_cards: int) -> bytes:
+    """The `offered` bit set of some card indices (the inverse of `offered_cards`)."""
+    mask = np.zeros(n_cards, bool)
+    mask[list(cards)] = True
+    return np.packbits(mask, bitorder="little").tobytes()
 
 
 def card_events(df, components):
@@ -254,7 +266,16 @@ def card_events(df, components):
               .explode("card", "when_epoch", "when_phase").drop_nulls("card")
               .with_columns(event=pl.lit("bought"),
                             when_phase=pl.when(pl.col("when_phase") == 0).then(pl.lit("A")).otherwise(pl.lit("B")))]
-    for event in ("sold", "fed_away", "offered"):
+    rows = df.select(*keys, "offered")
+    offered = [b or b"" for b in rows["offered"].to_list()]
+    width = max(map(len, offered), default=0)
+    if width:
+        flat = np.frombuffer(b"".join(b.ljust(width, b"\0") for b in offered), np.uint8).reshape(len(offered), width)
+        row, card = np.nonzero(np.unpackbits(flat, axis=1, bitorder="little"))
+        frames.append(rows.drop("offered")[row].with_columns(
+            card=pl.Series(card.astype(np.int16)), event=pl.lit("offered"), when_epoch=pl.lit(None, pl.Int8),
+            when_phase=pl.lit(None, pl.String)))
+    for event in ("sold", "fed_away"):
         frames.append(df.select(*keys, pl.col(event).alias("card")).explode("card").drop_nulls("card")
                       .with_columns(event=pl.lit(event), when_epoch=pl.lit(None, pl.Int8),
                                     when_phase=pl.lit(None, pl.String)))

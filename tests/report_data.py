@@ -18,6 +18,8 @@ from hadara_sim.results import (
 def _default(dtype: pa.DataType):
     if pa.types.is_list(dtype):
         return []
+    if pa.types.is_binary(dtype):
+        return b""
     if pa.types.is_boolean(dtype):
         return False
     if pa.types.is_string(dtype):

@@ -11,6 +11,7 @@ from typer.testing import CliRunner
 from hadara_sim import card_events, load_components, load_results, simulate
 from hadara_sim.cli import app
 from hadara_sim.constants import LOC_OWNED, LOC_REMOVED, LOC_SOLD
+from hadara_sim.results import offered_bits, offered_cards
 from hadara_sim.report import cards as K
 from hadara_sim.report import stats as S
 from hadara_sim.sample import sample_game
@@ -47,7 +48,7 @@ def test_every_card_is_in_exactly_one_place(runs, name):
         assert len(row["bought_epoch"]) == len(row["bought_phase"]) == len(row["bought"])
         granted = [COMPONENTS.card_index[g] for g in (row["granted"] or "").split(",") if g]
         assert set(row["fed_away"]) <= set(row["bought"]) | set(granted)
-        assert set(row["bought"]) <= set(row["offered"])
+        assert set(row["bought"]) <= set(offered_cards(row["offered"]))
         owned = (set(row["bought"]) | set(granted)) - set(row["fed_away"])
         for colour, count in zip(("yellow", "red", "blue", "green", "purple"), np.bincount(
                 [COMPONENTS.cards[i].colour for i in owned], minlength=5)):
@@ -90,6 +91,9 @@ def test_granting_a_purple_card_by_id_equals_granting_its_effect(runs, tmp_path)
 def test_card_events_decodes_the_lists(runs):
     df = runs["two"].filter(pl.col("game") == 3)
     events = card_events(df, COMPONENTS)
+    for row in df.iter_rows(named=True):
+        mine = events.filter(event="offered", seat=row["seat"])["card"].to_list()
+        assert mine == offered_cards(row["offered"]) and offered_bits(mine, COMPONENTS.n_cards) == row["offered"]
     bought = events.filter(event="bought")
     assert bought.height == sum(len(x) for x in df["bought"])
     assert set(bought["when_phase"]) <= {"A", "B"}
@@ -112,7 +116,7 @@ def _planted(deals: int, strong: int, weak: int, seed: int = 0, edge: float = 0.
             bought = sorted([c for c, s in ((strong, strong_seat), (weak, weak_seat)) if s == seat])
             rows.append({"game": game, "seat": seat, "players": 2, "win_share": float(seat == winner),
                          "total": 100 + 10 * (seat == winner), "bought": bought, "bought_epoch": [1] * len(bought),
-                         "bought_phase": [0] * len(bought), "offered": sorted([strong, weak]),
+                         "bought_phase": [0] * len(bought), "offered": offered_bits([strong, weak], COMPONENTS.n_cards),
                          **{f"colony_tile{k}": -1 for k in range(1, 6)}, **{f"statue{k}": -1 for k in range(1, 5)}})
     return R.frame(rows)
 
