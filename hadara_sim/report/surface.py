@@ -135,7 +135,8 @@ def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str,
                   [key1, key2, "fitted win share", "90% CI"],
                   [[f"{r['x1']:g}", f"{r['x2']:g}", pct(r["win"]), pct_ci(r["low"], r["high"])] for r in fair.to_dicts()],
                   caption="two one-sided tests at 5% on the fitted win share (its 90% CI inside 1/P ± margin), as "
-                          "balance suggest judges one value; none listed: no swept pair is shown fair yet",
+                          "balance suggest judges one value"
+                          + ("" if fair.height else "; none listed: no swept pair is shown fair yet"),
                   data=fair)
     out = Section("surface", f"Surface of {key1} and {key2}",
                   f"Win share of {s.where} over every pair of {key1} and {key2}, on the same deals.",
