@@ -1,0 +1,185 @@
+"""Which verdicts rest on guesses: the setup-card verdicts played again over draws of the estimated
+component values.
+
+Most component values are estimates (docs/components.md labels each value exact or estimated). A
+**draw** moves every estimated value that an override may change by -1, 0 or +1 coin, point or step
+(uniformly and independently) and keeps it inside the range that values of its kind span in the set
+(docs/components.md, "Sensitivity draws"):
+
+- cards: cost and points within the range of the cards of the same epoch and kind (a track colour,
+  plain purple, purple effect); a track value that is not zero within 1 and the highest value of that
+  track among them, as long as the card's track sum stays inside theirs (a zero stays zero: which
+  tracks a card raises is its design, not a guess of a number);
+- colonies: plunder, integration cost, front and back points and the non-zero back tracks within the
+  range of their level, back points never below front points;
+- setup cards: coins and the non-zero tracks within the range of the same side.
+
+Exact values never move, nor anything an override can not change (requirements, statues, prices).
+Every draw plays the same deals, so the spread over draws is the spread of the estimates alone (plus
+the noise of the games, which the verdicts' own intervals already carry).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass
+
+import numpy as np
+
+from .components import ComponentSet, Colony
+from .constants import COLOURS, TRACKS
+
+STEP = 1
+
+
+def _card_kind(card) -> str:
+    if card.colour != COLOURS.index("purple"):
+        return COLOURS[card.colour]
+    return "purple effect" if card.effect else "purple"
+
+
+def _bounds(items, key, fields) -> dict:
+    """(group, field) -> (lowest, highest) over `items`, grouped by `key(item)`; track fields over
+    their non-zero values only, and `track_sum` over the items' sums."""
+    bounds: dict = {}
+    for item in items:
+        values = _values(item)
+        for name in (*fields, "track_sum"):
+            v = sum(values[t] for t in _tracks(item)) if name == "track_sum" else values[name]
+            if name in _tracks(item) and v == 0:
+                continue
+            low, high = bounds.get((key(item), name), (v, v))
+            bounds[(key(item), name)] = (min(low, v), max(high, v))
+    return bounds
+
+
+def _tracks(item) -> tuple[str, ...]:
+    return tuple(f"back_{t}" for t in TRACKS) if isinstance(item, Colony) else TRACKS
+
+
+def _values(item) -> dict[str, int]:
+    """Every value of a card, colony tile or setup card by its override field name."""
+    if isinstance(item, Colony):
+        return {"plunder": item.plunder, "integrate": item.integrate, "front_points": item.front_points,
+                "back_points": item.back_points, **{f"back_{t}": v for t, v in zip(TRACKS, item.back_values)}}
+    out = dict(zip(TRACKS, item.values))
+    if hasattr(item, "cost"):
+        out.update(cost=item.cost, points=item.points)
+    else:
+        out.update(coins=item.coins)
+    return out
+
+
+def _draw_one(item, group, bounds, rng, scalars) -> dict[str, int]:
+    """New values for the estimated fields of one item (only those that changed)."""
+    values = _values(item)
+    new = dict(values)
+    for name in scalars:
+        if name in item.exact:
+            continue
+        low, high = bounds[(group, name)]
+        new[name] = int(np.clip(values[name] + rng.integers(-STEP, STEP + 1), low, high))
+    tracks = _tracks(item)
+    moved = dict(new)
+    for name in tracks:
+        if name in item.exact or values[name] == 0:
+            continue
+        low, high = bounds[(group, name)]
+        moved[name] = int(np.clip(values[name] + rng.integers(-STEP, STEP + 1), max(low, 1), high))
+    low, high = bounds[(group, "track_sum")]
+    if low <= sum(moved[t] for t in tracks) <= high:
+        new = moved
+    if isinstance(item, Colony) and new["back_points"] < new["front_points"]:
+        new["back_points"], new["front_points"] = values["back_points"], values["front_points"]
+    return {k: v for k, v in new.items() if v != values[k]}
+
+
+def draw_overrides(c: ComponentSet, rng: np.random.Generator) -> dict:
+    """One draw of the estimated values as a `[components]` override table (changed values only)."""
+    card_bounds = _bounds(c.cards, lambda x: (x.epoch, _card_kind(x)), ("cost", "points", *TRACKS))
+    colony_bounds = _bounds(c.colonies, lambda x: x.level, ("plunder", "integrate", "front_points", "back_points",
+                                                           *(f"back_{t}" for t in TRACKS)))
+    setup_bounds = _bounds(c.setup_cards.values(), lambda x: x.side, ("coins", *TRACKS))
+    out: dict = defaultdict(dict)
+    for card in c.cards:
+        changed = _draw_one(card, (card.epoch, _card_kind(card)), card_bounds, rng, ("cost", "points"))
+        if changed:
+            out["cards"][card.id] = changed
+    for tile in c.colonies:
+        changed = _draw_one(tile, tile.level, colony_bounds, rng, ("plunder", "integrate", "front_points", "back_points"))
+        if changed:
+            out["colonies"][tile.id] = changed
+    for (initiative, side), card in c.setup_cards.items():
+        changed = _draw_one(card, side, setup_bounds, rng, ("coins",))
+        if changed:
+            out["setup"][f"{initiative}{side}"] = changed
+    return dict(out)
+
+
+def draws(c: ComponentSet, k: int, seed: int) -> list[dict]:
+    """k independent draws (one SeedSequence child each, so draw i is the same for any k)."""
+    return [draw_overrides(c, np.random.default_rng(child)) for child in np.random.SeedSequence(seed).spawn(k)]
+
+
+def merged(user: dict, draw: dict) -> dict:
+    """A draw under the user's own overrides: a value the user set keeps the user's value."""
+    out = {section: {item: dict(values) for item, values in table.items()} for section, table in draw.items()}
+    for section, table in user.items():
+        if not isinstance(table, dict) or section == "board":
+            out[section] = table
+            continue
+        for item, values in table.items():
+            out.setdefault(section, {}).setdefault(item, {}).update(values)
+    return out
+
+
+@dataclass
+class Row:
+    """One setup card side: its verdict on the set as given and how the draws judged it."""
+
+    side: str
+    verdict: str                      # on the set as given
+    win: float
+    shares: dict[str, float]          # verdict word -> share of draws
+    win_low: float                    # 5th and 95th percentile of the win share over draws
+    win_high: float
+
+    @property
+    def holds(self) -> float:
+        """Share of the draws whose verdict is the verdict on the set as given."""
+        return self.shares.get(self.verdict, 0.0)
+
+
+def table(base, runs) -> list[Row]:
+    """Per side, from the sides of the set as given (`balance.Side`) and of each draw."""
+    rows = []
+    for s in base:
+        found = [next((d for d in run if d.name == s.name), None) for run in runs]
+        found = [d for d in found if d is not None]
+        words = [d.verdict for d in found]
+        shares = {w: words.count(w) / len(words) for w in dict.fromkeys(words)} if words else {}
+        wins = np.array([d.win for d in found]) if found else np.array([np.nan])
+        rows.append(Row(s.name, s.verdict, s.win, shares, float(np.nanpercentile(wins, 5)),
+                        float(np.nanpercentile(wins, 95))))
+    return rows
+
+
+def replay(plan, k: int, seed: int, progress=None):
+    """The setup card verdicts of `plan`'s baseline (`balance.baseline`) on the set as given and
+    under k draws of its estimated values, on the same deals: (sides as given, sides per draw,
+    the number of values each draw moved)."""
+    from dataclasses import replace
+
+    from .balance import baseline
+    from .components import load_components
+
+    say = progress or (lambda text: None)
+    c = load_components(plan.components).with_overrides(plan.overrides)
+    say(f"the set as given: {plan.games:,} games")
+    base = baseline(plan)
+    runs, moved = [], []
+    for i, draw in enumerate(draws(c, k, seed)):
+        moved.append(sum(len(values) for table in draw.values() for values in table.values()))
+        say(f"draw {i + 1} of {k}: {moved[-1]} estimated values moved, {plan.games:,} games")
+        runs.append(baseline(replace(plan, overrides=merged(plan.overrides, draw))))
+    return base, runs, moved

@@ -1,0 +1,84 @@
+"""Draws of the estimated component values (`hadara_sim.sensitivity`) and `balance sensitivity`:
+exact values never move, every moved value stays in its kind's range, a draw is the same whatever
+the number of draws, and the table counts the verdicts of the draws."""
+
+import numpy as np
+from typer.testing import CliRunner
+
+from hadara_sim.balance import Side
+from hadara_sim.cli import app
+from hadara_sim.components import load_components
+from hadara_sim.sensitivity import _bounds, _card_kind, draw_overrides, draws, merged, table
+
+C = load_components()
+
+
+def test_a_draw_moves_only_estimated_values_by_one_step_within_their_kind():
+    cards = {c.id: c for c in C.cards}
+    tiles = {t.id: t for t in C.colonies}
+    moved = 0
+    for seed in range(20):
+        draw = draw_overrides(C, np.random.default_rng(seed))
+        drawn = C.with_overrides(draw)  # every draw is a valid override table
+        for card_id, values in draw.get("cards", {}).items():
+            card = cards[card_id]
+            old = {"cost": card.cost, "points": card.points, **dict(zip(("income", "military", "culture", "food"),
+                                                                          card.values))}
+            for name, v in values.items():
+                moved += 1
+                assert name not in card.exact, (card_id, name)
+                assert abs(v - old[name]) == 1 and old[name] != 0 or name in ("cost", "points"), (card_id, name)
+                assert abs(v - old[name]) <= 1
+                low, high = _bounds(C.cards, lambda x: (x.epoch, _card_kind(x)), (name,))[((card.epoch, _card_kind(card)),
+                                                                                           name)]
+                assert low <= v <= high
+        for tile_id, values in draw.get("colonies", {}).items():
+            tile = tiles[tile_id]
+            assert not set(values) & tile.exact
+            new = drawn.colonies[tile.index]
+            assert new.back_points >= new.front_points
+        for name, values in draw.get("setup", {}).items():
+            card = C.setup_cards[(int(name[0]), name[1])]
+            assert not set(values) & card.exact
+    assert moved > 1000  # it does move things
+
+
+def test_draw_i_is_the_same_for_any_number_of_draws():
+    assert draws(C, 3, seed=5) == draws(C, 6, seed=5)[:3]
+    assert draws(C, 2, seed=5) != draws(C, 2, seed=6)
+
+
+def test_the_users_own_overrides_stay_fixed_in_every_draw():
+    user = {"setup": {"3B": {"culture": 2}}, "board": {"sell_price": [1, 2, 3]}}
+    draw = {"setup": {"3B": {"culture": 6, "coins": 8}}, "cards": {"I-Y-01": {"cost": 3}}}
+    assert merged(user, draw) == {"setup": {"3B": {"culture": 2, "coins": 8}}, "cards": {"I-Y-01": {"cost": 3}},
+                                  "board": {"sell_price": [1, 2, 3]}}
+
+
+def _side(name, verdict, win):
+    return Side(int(name[0]), name[1], 100, win, win - 0.05, win + 0.05, 0.5, 0.5, verdict.startswith("fair"), verdict)
+
+
+def test_the_table_counts_the_verdicts_of_the_draws():
+    base = [_side("3B", "stronger", 0.5), _side("1A", "fair within ±2 pp", 0.25)]
+    runs = [[_side("3B", "stronger", 0.45), _side("1A", "weaker", 0.2)],
+            [_side("3B", "stronger", 0.55), _side("1A", "fair within ±2 pp", 0.26)],
+            [_side("3B", "undecided", 0.30), _side("1A", "fair within ±2 pp", 0.24)],
+            [_side("3B", "stronger", 0.50), _side("1A", "fair within ±2 pp", 0.25)]]
+    rows = {r.side: r for r in table(base, runs)}
+    assert rows["3B"].holds == 0.75 and rows["3B"].shares == {"stronger": 0.75, "undecided": 0.25}
+    assert rows["1A"].holds == 0.75 and rows["1A"].shares["weaker"] == 0.25
+    assert (rows["3B"].win_low, rows["3B"].win_high) == (np.percentile([0.45, 0.55, 0.3, 0.5], 5),
+                                                          np.percentile([0.45, 0.55, 0.3, 0.5], 95))
+
+
+def test_balance_sensitivity_prints_the_table_and_a_dry_run_plays_nothing():
+    result = CliRunner().invoke(app, ["balance", "sensitivity", "-p", "2", "--draws", "2", "--games", "200",
+                                      "--jobs", "1"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "under 2 draws of the estimated values" in result.output and "holds in" in result.output
+    assert result.output.count("draw ") >= 2  # a progress line per draw where stderr is not a terminal
+    for side in ("1A", "3B", "5B"):
+        assert f"│ {side}" in result.output
+    result = CliRunner().invoke(app, ["balance", "sensitivity", "-p", "2", "--draws", "4", "--dry-run"])
+    assert result.exit_code == 0 and "5 runs" in result.output and "nothing was played" in result.output
