@@ -10,7 +10,10 @@ over a few steps in the direction that corrects it (on the same deals), the curv
 gives the value at which the side is fair, and the nearest whole value whose fitted win share is
 fair (its 90% CI inside 1/P ± margin, the TOST criterion) becomes a candidate. The suggestion is
 the candidate with the smallest worth of change, `coins + 2.5 x income + military + culture + food`
-(the measure the default set's setup cards were built with, see docs/components.md).
+(the measure the default set's setup cards were built with, see docs/components.md). When no single
+change is fair, the two values whose curves move the win share most per unit of worth are swept
+together, and the fair whole pair of their surface (report/surface.py) with the smallest worth is
+proposed instead.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from .estimate import START_SECONDS, Estimate, estimate_run
 from .report import ReportError
 from .report import inference as I
 from .report.curve import Curve, curve, predict
+from .report.surface import surface
 from .report.stats import mean_ci, with_verdicts
 from .runner import simulate
 from .scenario import scenario_from_dict
@@ -87,10 +91,32 @@ class Candidate:
 
 
 @dataclass
+class Pair:
+    """Two values changed together, when no single change is fair: the fair whole pair of the two
+    values' surface (report/surface.py) with the smallest worth of change."""
+
+    fields: tuple[str, str]
+    current: tuple[int, int]
+    swept: tuple[list[int], list[int]]
+    value: tuple[int, int] | None = None
+    win: float = math.nan        # fitted win share at `value`, with its 90% CI
+    low: float = math.nan
+    high: float = math.nan
+    note: str = ""
+
+    @property
+    def worth(self) -> float:
+        if self.value is None:
+            return math.inf
+        return sum(abs(v - c) * WORTH[f] for f, v, c in zip(self.fields, self.value, self.current))
+
+
+@dataclass
 class Suggestion:
     side: Side
     candidates: list[Candidate]
     seconds: float
+    pair: Pair | None = None      # tried only when no single change is fair
 
     @property
     def best(self) -> Candidate | None:
@@ -171,6 +197,36 @@ def candidate(field_: str, current: int, values: list[int], c: Curve, margin: fl
     return cand
 
 
+def pair_fields(candidates: list[Candidate]) -> tuple[Candidate, Candidate] | None:
+    """The two values whose curves move the win share most per unit of worth (None: fewer than two
+    move it)."""
+    def strength(c: Candidate) -> float:
+        band = c.curve.band
+        return abs(band["win"][-1] - band["win"][0]) / (band["x"][-1] - band["x"][0]) / WORTH[c.field]
+
+    moving = [c for c in candidates if c.curve is not None and c.curve.win.found and len(c.swept) >= 2]
+    if len(moving) < 2:
+        return None
+    first, second = sorted(moving, key=strength, reverse=True)[:2]
+    return first, second
+
+
+def pair_candidate(first: Candidate, second: Candidate, surf, margin: float) -> Pair:
+    """The fair whole pair of `surf` (a surface over the two values) with the smallest worth."""
+    pair = Pair((first.field, second.field), (first.current, second.current), (first.swept, second.swept))
+    fair = surf.fair_pairs
+    if fair.height == 0:
+        pair.note = (f"no swept pair of {first.field} and {second.field} is shown fair within ±{100 * margin:g} pp "
+                     "(more --curve-games, or a larger change)")
+        return pair
+    best = min(fair.to_dicts(), key=lambda r: (abs(r["x1"] - first.current) * WORTH[first.field]
+                                               + abs(r["x2"] - second.current) * WORTH[second.field],
+                                               r["high"] - r["low"]))
+    pair.value = (int(best["x1"]), int(best["x2"]))
+    pair.win, pair.low, pair.high = best["win"], best["low"], best["high"]
+    return pair
+
+
 def estimate(plan: Plan, cold: bool | None = None) -> tuple[Estimate, Estimate | None]:
     """How long the baseline takes, and the curves of one side (each of its SETUP_VALUES swept over
     up to POINTS values, one run per value), before anything is played; no curves without
@@ -243,7 +299,21 @@ def suggest(plan: Plan, progress=None) -> tuple[list[Side], list[Suggestion]]:
                 candidates.append(candidate(field_, currents[field_], values, curve(df, key), plan.margin))
             except ReportError as err:  # a tiny run: too few deals held the side
                 candidates.append(Candidate(field_, currents[field_], values, None, note=str(err)))
-        suggestions.append(Suggestion(s, candidates, time.perf_counter() - start))
+        suggestion = Suggestion(s, candidates, 0.0)
+        two = pair_fields(candidates) if suggestion.best is None else None
+        if two is not None:
+            keys = [f"components.setup.{s.name}.{c.field}" for c in two]
+            say(f"{s.name} {two[0].field} x {two[1].field}: {len(two[0].swept) * len(two[1].swept)} pairs x "
+                f"{plan.curve_games:,} games")
+            df = simulate(scenario(plan, plan.curve_games, {keys[0]: two[0].swept, keys[1]: two[1].swept}),
+                          jobs=plan.jobs)
+            try:
+                suggestion.pair = pair_candidate(*two, surface(df, *keys, margin=plan.margin), plan.margin)
+            except ReportError as err:
+                suggestion.pair = Pair((two[0].field, two[1].field), (two[0].current, two[1].current),
+                                       (two[0].swept, two[1].swept), note=str(err))
+        suggestion.seconds = time.perf_counter() - start
+        suggestions.append(suggestion)
     return sides, suggestions
 
 
@@ -253,4 +323,6 @@ def fix_overrides(suggestions: list[Suggestion]) -> dict:
     for s in suggestions:
         if s.best is not None:
             setup.setdefault(s.side.name, {})[s.best.field] = s.best.value
+        elif s.pair is not None and s.pair.value is not None:
+            setup.setdefault(s.side.name, {}).update(zip(s.pair.fields, s.pair.value))
     return {"setup": setup} if setup else {}

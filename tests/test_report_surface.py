@@ -55,3 +55,20 @@ def test_keys_of_different_card_sides_need_where():
     df = planted(200).with_columns(pl.col("sweep_components_setup_3B_coins").alias("sweep_components_setup_2A_coins"))
     with pytest.raises(ReportError, match="different setup card sides"):
         surface(df, KEY1, "components.setup.2A.coins")
+
+
+def test_balance_proposes_the_cheapest_fair_pair_of_a_surface():
+    """`balance.pair_candidate` picks, among the fair whole pairs, the one of smallest worth
+    (coins count 1 a step, culture 1): on the planted surface, the fair pair nearest today's 5 / 6."""
+    from hadara_sim.balance import Candidate, pair_candidate
+
+    s = surface(planted(), KEY1, KEY2, margin=0.04)
+    culture, coins = Candidate("culture", 5, [5, 4, 3, 2], None), Candidate("coins", 6, [6, 5, 4, 3], None)
+    pair = pair_candidate(culture, coins, s, 0.04)
+    fair = s.fair_pairs.to_dicts()
+    assert fair and pair.value is not None
+    cheapest = min(abs(r["x1"] - 5) + abs(r["x2"] - 6) for r in fair)
+    assert pair.worth == cheapest and (pair.value[0], pair.value[1]) in {(r["x1"], r["x2"]) for r in fair}
+    assert pair.low > 0.21 and pair.high < 0.29
+    nothing = pair_candidate(culture, coins, surface(planted(), KEY1, KEY2, margin=0.0001), 0.0001)
+    assert nothing.value is None and "no swept pair" in nothing.note and "shown fair" in nothing.note

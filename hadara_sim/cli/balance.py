@@ -169,8 +169,14 @@ def suggest(
                 save(fig, out / f"curve-{s.side.name}-{c.field}.png")
                 fig.clear()
         best = s.best
-        if best is None:
-            verdict = f"{s.side.name}: no single whole-value change is fair within the margin"
+        if best is None and s.pair is not None and s.pair.value is not None:
+            p = s.pair
+            verdict = (f"{s.side.name}: no single whole-value change is fair within the margin; together "
+                       + " and ".join(f"{f} {c} → {v}" for f, c, v in zip(p.fields, p.current, p.value))
+                       + f" (fitted win share {pct(p.win)}, 90% CI {pct_ci(p.low, p.high)}; worth {p.worth:g})")
+        elif best is None:
+            verdict = (f"{s.side.name}: no single whole-value change is fair within the margin"
+                       + (f"; the pair {' and '.join(s.pair.fields)}: {s.pair.note}" if s.pair is not None else ""))
         else:
             verdict = (f"{s.side.name}: {best.field} {best.current} → {best.value} (fair at "
                        f"{best.curve.win.value:.2f}, 95% CI {best.curve.win.low:.2f} to {best.curve.win.high:.2f}; "
