@@ -95,19 +95,17 @@ _COLUMNS = [
     *[(f"colony_tile{k}", pa.int16(), f"Colony tile taken at requirement level {k}: its row in the component "
                                       "set's `colonies.csv` (0-based, `components.colonies[i].id`); -1 none.")
       for k in range(1, 6)],
-    ("bought", pa.list_(pa.int16()), "Civilization cards the seat bought, by index in the component set "
-                                     "(`components.cards[i].id`), ascending; kept or later removed in feeding, "
-                                     "granted cards not included (see `granted`)."),
-    ("bought_epoch", pa.list_(pa.int8()), "Epoch (1-3) of each purchase in `bought`, position by position."),
-    ("bought_phase", pa.list_(pa.int8()), "Phase of each purchase in `bought`: 0 = A (draw rounds), 1 = B "
-                                          "(picks)."),
-    ("sold", pa.list_(pa.int16()), "Civilization cards the seat sold, by card index, ascending."),
-    ("fed_away", pa.list_(pa.int16()), "Cards the seat removed while feeding its people, by card index, "
-                                       "ascending (bought or granted before)."),
-    ("offered", pa.binary(), "Cards the seat could have bought at one of its decisions (drawn in phase A, or "
-                             "on top of a pile at its pick in phase B, and affordable), as a bit set: bit i of byte "
-                             "i // 8 (least significant first) is card i (`offered_cards` decodes it, "
-                             "`card_events` decodes every card column)."),
+    ("bought", pa.binary(), "Civilization cards the seat bought, kept or later removed in feeding (granted cards "
+                            "not included, see `granted`), as a bit set over the component set's cards: bit i % 8 "
+                            "of byte i // 8 is card i (`components.cards[i]`); each was bought in its own epoch."),
+    ("bought_in_b", pa.binary(), "The cards of `bought` bought in phase B (picks), as a bit set; the others were "
+                                 "bought in phase A (draw rounds)."),
+    ("sold", pa.binary(), "Civilization cards the seat sold, as a bit set."),
+    ("fed_away", pa.binary(), "Cards the seat removed while feeding its people (bought or granted before), as a "
+                              "bit set."),
+    ("offered", pa.binary(), "Cards the seat could have bought at one of its decisions (drawn in phase A, or on "
+                             "top of a pile at its pick in phase B, and affordable), as a bit set. "
+                             "`results.decode_cards` decodes one bit set, `card_events` every card column."),
 ]
 COLUMNS: tuple[tuple[str, pa.DataType, str], ...] = tuple(_COLUMNS)
 SCHEMA = pa.schema([pa.field(name, dtype, nullable=True) for name, dtype, _ in COLUMNS],
@@ -209,77 +207,66 @@ def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, gra
     return pa.Table.from_arrays(arrays, schema=SCHEMA)
 
 
-def _card_columns(s, grant_rows) -> dict[str, pa.Array]:
-    """The card columns of every (game, seat), from the engine's card record."""
-    from .engine.ledger import BOUGHT, FED_AWAY, SOLD, count_cards, list_cards
+CARD_SETS = ("bought", "bought_in_b", "sold", "fed_away", "offered")
+# Parquet dictionary-encodes every column but the bit sets, whose values hardly ever repeat.
+DICTIONARY_COLUMNS = [name for name, _, _ in COLUMNS if name not in CARD_SETS]
 
-    n, P = s.games, s.players
+
+def _card_columns(s, grant_rows) -> dict[str, pa.Array]:
+    """The card bit sets of every (game, seat), from the engine's card record."""
+    from .engine.ledger import card_bits
+
     granted = np.zeros(s.card_seat.shape, bool)
     for _, card_id, seat in grant_rows:
         granted[np.flatnonzero(seat >= 0), s.components.card_index[card_id]] = True
-    counts = np.zeros((3, n * P), np.int64)
-    count_cards(s.card_seat, s.location, granted, counts)
-    offsets = np.zeros((3, n * P + 1), np.int64)
-    np.cumsum(counts, axis=1, out=offsets[:, 1:])
-    lists = [np.empty(offsets[k, -1], np.int16) for k in (BOUGHT, SOLD, FED_AWAY)]
-    when = np.empty(offsets[BOUGHT, -1], np.int8)
-    list_cards(s.card_seat, s.location, s.card_when, granted, offsets[:, :-1].copy(), lists[BOUGHT], when,
-               lists[SOLD], lists[FED_AWAY])
-    offered = (s.card_offered[:, None, :] & (1 << np.arange(P, dtype=np.uint8))[None, :, None]) != 0
-    bits = np.packbits(offered, axis=2, bitorder="little").reshape(n * P, -1)
-
-    def column(k, values):
-        return pa.ListArray.from_arrays(pa.array(offsets[k].astype(np.int32)), pa.array(values))
-
-    return {"bought": column(BOUGHT, lists[BOUGHT]), "bought_epoch": column(BOUGHT, when // 2),
-            "bought_phase": column(BOUGHT, when % 2), "sold": column(SOLD, lists[SOLD]),
-            "fed_away": column(FED_AWAY, lists[FED_AWAY]),
-            "offered": pa.FixedSizeBinaryArray.from_buffers(pa.binary(bits.shape[1]), len(bits),
-                                                            [None, pa.py_buffer(bits.tobytes())]).cast(pa.binary())}
+    rows, width = s.games * s.players, -(-s.components.n_cards // 8)
+    bits = {name: np.zeros((rows, width), np.uint8) for name in CARD_SETS}
+    card_bits(s.card_seat, s.location, s.card_when, s.card_offered, granted, *bits.values())
+    offsets = pa.py_buffer(np.arange(0, (rows + 1) * width, width, dtype=np.int32))
+    return {name: pa.BinaryArray.from_buffers(pa.binary(), rows, [None, offsets, pa.py_buffer(b)])
+            for name, b in bits.items()}
 
 
-def offered_cards(bits: bytes) -> list[int]:
-    """The card indices of one `offered` bit set, ascending."""
+def decode_cards(bits: bytes) -> list[int]:
+    """The card indices of one bit set of the card columns, ascending."""
     return np.flatnonzero(np.unpackbits(np.frombuffer(bits, np.uint8), bitorder="little")).tolist()
 
 
-def offered_bits(cards, n_cards: int) -> bytes:
-    """The `offered` bit set of some card indices (the inverse of `offered_cards`)."""
+def encode_cards(cards, n_cards: int) -> bytes:
+    """The bit set of some card indices (the inverse of `decode_cards`)."""
     mask = np.zeros(n_cards, bool)
     mask[list(cards)] = True
     return np.packbits(mask, bitorder="little").tobytes()
 
 
+def _unpacked(column, width: int) -> np.ndarray:
+    """A column of bit sets as a (rows, 8 * width) bool matrix (empty or missing sets allowed)."""
+    values = [b or b"" for b in column.to_list()]
+    flat = np.frombuffer(b"".join(b.ljust(width, b"\0") for b in values), np.uint8).reshape(len(values), width)
+    return np.unpackbits(flat, axis=1, bitorder="little").view(bool)
+
+
 def card_events(df, components):
-    """The card lists of a results frame as one long polars frame: a row per (game, seat, card,
+    """The card bit sets of a results frame as one long polars frame: a row per (game, seat, card,
     event), event one of bought / sold / fed_away / offered, with the card's id, epoch and colour,
-    and for purchases the epoch and phase ("A" / "B") of buying."""
+    and for purchases the epoch (the card's own) and phase ("A" / "B") of buying."""
     import polars as pl
 
     keys = [k for k in ("combo", "game", "seat") if k in df.columns]
     cards = pl.DataFrame({"card": np.arange(components.n_cards, dtype=np.int16),
                           "card_id": list(components.card_ids),
-                          "card_epoch": [c.epoch for c in components.cards],
+                          "card_epoch": np.array([c.epoch for c in components.cards], np.int8),
                           "colour": [COLOURS[c.colour] for c in components.cards]})
-    frames = [df.select(*keys, pl.col("bought").alias("card"), pl.col("bought_epoch").alias("when_epoch"),
-                        pl.col("bought_phase").alias("when_phase"))
-              .explode("card", "when_epoch", "when_phase").drop_nulls("card")
-              .with_columns(event=pl.lit("bought"),
-                            when_phase=pl.when(pl.col("when_phase") == 0).then(pl.lit("A")).otherwise(pl.lit("B")))]
-    rows = df.select(*keys, "offered")
-    offered = [b or b"" for b in rows["offered"].to_list()]
-    width = max(map(len, offered), default=0)
-    if width:
-        flat = np.frombuffer(b"".join(b.ljust(width, b"\0") for b in offered), np.uint8).reshape(len(offered), width)
-        row, card = np.nonzero(np.unpackbits(flat, axis=1, bitorder="little"))
-        frames.append(rows.drop("offered")[row].with_columns(
-            card=pl.Series(card.astype(np.int16)), event=pl.lit("offered"), when_epoch=pl.lit(None, pl.Int8),
-            when_phase=pl.lit(None, pl.String)))
-    for event in ("sold", "fed_away"):
-        frames.append(df.select(*keys, pl.col(event).alias("card")).explode("card").drop_nulls("card")
-                      .with_columns(event=pl.lit(event), when_epoch=pl.lit(None, pl.Int8),
-                                    when_phase=pl.lit(None, pl.String)))
-    return pl.concat(frames, how="diagonal_relaxed").join(cards, on="card", how="left")
+    index, width = df.select(keys), -(-components.n_cards // 8)
+    in_b = _unpacked(df["bought_in_b"], width)
+    frames = []
+    for event in ("bought", "sold", "fed_away", "offered"):
+        row, card = np.nonzero(_unpacked(df[event], width))
+        phase = np.where(in_b[row, card], "B", "A") if event == "bought" else np.full(len(row), None)
+        frames.append(index[row].with_columns(card=pl.Series(card.astype(np.int16)), event=pl.lit(event),
+                                              when_phase=pl.Series(phase.tolist(), dtype=pl.String)))
+    events = pl.concat(frames).join(cards, on="card", how="left")
+    return events.with_columns(when_epoch=pl.when(pl.col("event") == "bought").then(pl.col("card_epoch")))
 
 
 def _strings(index: np.ndarray, values: list[str]) -> pa.Array:
@@ -342,7 +329,7 @@ def write_table(table: pa.Table, path: Path, part: dict | None = None):
                                                PART_KEY: json.dumps(part, sort_keys=True).encode()})
     tmp = temp_name(path)
     try:
-        pq.write_table(table, tmp, compression="zstd")
+        pq.write_table(table, tmp, compression="zstd", use_dictionary=DICTIONARY_COLUMNS)
         os.replace(tmp, path)
     finally:
         if tmp.exists():

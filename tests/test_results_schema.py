@@ -48,7 +48,7 @@ def test_schema_is_versioned_and_named_as_asked():
                      "total", "total_epoch1", "total_epoch2", "total_epoch3", "rank", "win_share",
                      "cards_yellow", "cards_purple", "colony_level1", "colony_level5", "statue1",
                      "statue4", "statues_carved", "silver_medals", "silver_track1", "gold_medals",
-                     "colony_tile1", "colony_tile5", "bought", "bought_epoch", "bought_phase", "sold", "fed_away",
+                     "colony_tile1", "colony_tile5", "bought", "bought_in_b", "sold", "fed_away",
                      "offered", *[f"effect_{e}" for e in EFFECT_IDS]]:
         assert required in names, required
 

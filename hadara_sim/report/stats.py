@@ -65,8 +65,8 @@ REQUIRED: dict[str, tuple[str, ...]] = {
                *(f"effect_{e}" for e in EFFECT_IDS)),
     "trajectory": ("game", "combo", "players", "policy_label", "win_share",
                    *(f"total_epoch{e}" for e in EPOCHS)),
-    "cards": ("combo", "game", "seat", "players", "win_share", "total", "granted", "bought", "bought_epoch",
-              "bought_phase", "sold", "fed_away", "offered", *(f"colony_tile{k}" for k in range(1, 6)),
+    "cards": ("combo", "game", "seat", "players", "win_share", "total", "granted", "bought", "bought_in_b",
+              "sold", "fed_away", "offered", *(f"colony_tile{k}" for k in range(1, 6)),
               *(f"colony_level{k}" for k in range(1, 6)), *(f"statue{k}" for k in range(1, 5))),
 }
 SIMULATE_HINT = ("rerun the scenario with this version of hadara-sim: "
