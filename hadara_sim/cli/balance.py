@@ -55,6 +55,16 @@ def _estimates(plan, estimate):
         fail("the plan is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
 
 
+def _expect(text: str, seconds: float, dry_run: bool) -> bool:
+    """Say what a run is expected to take when it is long (or a dry run); True for a dry run."""
+    from ..estimate import LONG_SECONDS
+
+    if dry_run or seconds > LONG_SECONDS:
+        err_console.print(f"{'dry run: ' if dry_run else ''}expected: {text}" + ("; nothing was played" if dry_run else ""),
+                          highlight=False, soft_wrap=True)
+    return dry_run
+
+
 def _sides_table(plan, sides) -> Grid:
     from ..components import load_components
     from ..provenance import component_set, verdict_scope
@@ -83,16 +93,12 @@ def check(players: int = PLAYERS, policy: str = POLICY, games: int = GAMES, marg
     """Win share of every setup card side with an equivalence verdict (TOST against 1/P), on the
     component set with the given overrides: check a fix on new deals (another --seed)."""
     from ..balance import baseline, estimate
-    from ..estimate import LONG_SECONDS
     from ..runner import RunError
 
     fmt = check_format(fmt)
     plan = _plan(players, policy, games, margin, seed, jobs, components, overrides)
     base, _ = _estimates(plan, estimate)
-    if dry_run or base.seconds > LONG_SECONDS:
-        err_console.print(f"{'dry run: ' if dry_run else ''}expected: {base.text()}"
-                          + ("; nothing was played" if dry_run else ""), highlight=False, soft_wrap=True)
-    if dry_run:
+    if _expect(base.text(), base.seconds, dry_run):
         return
     start = time.perf_counter()
     try:
@@ -123,7 +129,6 @@ def suggest(
 
     matplotlib.use("Agg")
     from ..balance import estimate, fix_overrides, suggest as run_suggest
-    from ..estimate import LONG_SECONDS
     from ..runner import RunError
     from ..components import ComponentError
     from ..report.charts import save
@@ -138,16 +143,12 @@ def suggest(
     sides_text = (f"{len(side)} side{'s' * (len(side) > 1)} ({', '.join(side)})" if side
                   else "each side that is not fair (up to 10)")
     total = base.seconds + per_side.seconds * (len(side) if side else 10)
-    if dry_run or total > LONG_SECONDS:
-        err_console.print(f"{'dry run: ' if dry_run else ''}expected: the baseline {base.text()}; then for "
-                          f"{sides_text}, {per_side.text()} each" + ("; nothing was played" if dry_run else ""),
-                          highlight=False, soft_wrap=True)
-    if dry_run:
+    if _expect(f"the baseline {base.text()}; then for {sides_text}, {per_side.text()} each", total, dry_run):
         return
     start = time.perf_counter()
     try:
         with err_console.status("baseline") as status:
-            sides, suggestions = run_suggest(plan, progress=lambda text: status.update(text))
+            sides, suggestions = run_suggest(plan, progress=lambda text: _say(status, text))
     except ComponentError as err:
         fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
     except (ValueError, RunError) as err:
@@ -214,7 +215,6 @@ def sensitivity(
     at most one step within its kind's range (exact values fixed); per side, the share of draws in
     which its verdict holds."""
     from ..balance import estimate
-    from ..estimate import LONG_SECONDS
     from ..report.sections import pct
     from ..runner import RunError
     from ..sensitivity import replay, table
@@ -223,11 +223,7 @@ def sensitivity(
     plan = _plan(players, policy, games, margin, seed, jobs, components, overrides)
     base, _ = _estimates(plan, estimate)
     total = base.seconds * (draws + 1)
-    if dry_run or total > LONG_SECONDS:
-        err_console.print(f"{'dry run: ' if dry_run else ''}expected: {draws + 1} runs of {base.text()} each, "
-                          f"about {total:.0f} s in all" + ("; nothing was played" if dry_run else ""),
-                          highlight=False, soft_wrap=True)
-    if dry_run:
+    if _expect(f"{draws + 1} runs of {base.text()} each, about {total:.0f} s in all", total, dry_run):
         return
     start = time.perf_counter()
     try:
