@@ -1,10 +1,10 @@
-"""Card-level statistics from the card lists of the results (`bought`, `sold`, `fed_away`,
-`offered`, `colony_tile1..5`, `statue1..4`): how often each civilization card, colony tile and
+"""Card-level statistics from the card columns of the results (the bit sets `bought`,
+`bought_in_b`, `sold`, `fed_away`, `offered`, and `colony_tile1..5`, `statue1..4`): how often each civilization card, colony tile and
 statue is offered and taken, and how its takers fared.
 
 Everything here is observational: a seat that bought a card chose it, in a game where it wanted
 it, so the difference in win share mixes the card's value with the situations in which it is
-bought. The causal answer is the grant experiment (`stats.placebo_pairs`, `report purple`).
+bought. The causal answer is the grant experiment (`stats.card_grant_pairs`, `stats.placebo_pairs`).
 
 The comparison for a card is paired on the deal: in each game where one seat bought the card and
 another seat could have bought it (it was `offered` to them) and did not, the buyer's win share
@@ -40,13 +40,14 @@ def _ungranted(df: pl.DataFrame) -> pl.DataFrame:
 def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.DataFrame:
     """Per civilization card: its printed values, how often it was offered, bought, sold and fed
     away (shares of all games), `take_rate` (games bought / games offered), the share of its
-    purchases made in phase A and the mean epoch of purchase, and the win share of its buyers against the seats of the same game
-    that could have bought it and did not (paired on deals; observational).
+    purchases made in phase A and the mean epoch of purchase, and the win share of its buyers
+    against the seats of the same game that could have bought it and did not (paired on deals;
+    observational).
 
-    Columns: card, card_id, epoch, colour, cost, points, track_sum, games, offered, bought, sold,
-    fed_away, take_rate, phase_a, bought_epoch, n (deals paired), rows, win_a (buyers), win_b (passed), win_diff,
-    win_low, win_high, win_p, win_q, win_significant, score_a, score_b, score_diff, score_low,
-    score_high; strongest first."""
+    Columns: card, card_id, epoch, colour, effect, cost, points, track_sum, games, offered, bought,
+    sold, fed_away, take_rate, phase_a, bought_epoch, n (deals paired), rows, win_a (buyers), win_b
+    (passed), win_diff, win_low, win_high, win_p, win_q, win_significant, score_a, score_b,
+    score_diff, score_low, score_high; strongest first."""
     base = _ungranted(df)
     games = base.select(GAME).unique().height
     events = card_events(base, components)

@@ -670,7 +670,7 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = S.I.MARGI
                       "is bought; a grant sweep over card ids (scenarios/card-grants.toml) gives the causal answer.")
     table = K.card_table(df, components, margin)
     if table.height == 0:
-        raise S.ReportError("no seat of the dataset's games could buy any card (the card lists are empty): "
+        raise S.ReportError("no seat of the dataset's games could buy any card (the card columns are empty): "
                             "nothing to report on cards")
     ranked = table.filter(pl.col("win_diff").is_not_nan())
     shown = ranked.head(top) if ranked.height <= 2 * top else pl.concat([ranked.head(top), ranked.tail(top)])
