@@ -155,8 +155,9 @@ class Policy:
     def default(self, decision: Decision) -> np.ndarray:
         return decision.legal.argmax(axis=1)
 
-    def kernel(self, components) -> Kernel | None:
-        """The compiled function that decides for this policy on `components`, if it has one."""
+    def kernel(self, components, players: int | None = None, advanced: bool = True) -> Kernel | None:
+        """The compiled function that decides for this policy in games of `components` at `players`
+        players (basic or advanced game), if it has one."""
         return None
 
     def __repr__(self) -> str:

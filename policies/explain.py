@@ -33,7 +33,9 @@ PARAM_HELP = {
     "focus_prize": "colony / statue prize on the track the policy specialises in",
     "other_prize": "colony / statue prize on the other track",
     "sides": "setup side per setup card 1-5 (0 = A, 1 = B, -1 = chosen by the planner's valuation); "
-             "written by hadara-sim policies tune",
+             "written by hadara-sim policies tune; with side_choice \"derived\", only where the trial starts",
+    "side_choice": "\"derived\": each setup card's side found by play on the game's own components and player "
+                   "count (A against B on the same deals, cached); \"table\": the sides table as it is",
     "budget": "determinised copies of the game each candidate option is played out in (more = stronger "
               "and slower)",
     "rollout": "the policy that plays the copies on, for the searching seat and its opponents",

@@ -26,7 +26,7 @@ class Greedy(Policy):
             self._table, self._table_for = value_table(components, self.settings), components
         return self._table
 
-    def kernel(self, components) -> Kernel:
+    def kernel(self, components, players: int | None = None, advanced: bool = True) -> Kernel:
         """The greedy kernel with this policy's settings and value table for `components`; a kind whose
         method a subclass overrides is left to that method."""
         cached = getattr(self, "_kernel", None)

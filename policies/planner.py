@@ -30,14 +30,21 @@ class Planner(Policy):
     # Style rules a subclass turns on (policies/styles.py, `kernels.RULES`).
     rules: frozenset = frozenset()
 
-    def kernel(self, components=None) -> Kernel:
-        """The planner kernel with this policy's settings and the rules of its class and its bases;
-        a kind whose method a subclass overrides is left to that method."""
-        if getattr(self, "_kernel", None) is None:
+    def kernel(self, components=None, players: int | None = None, advanced: bool = True) -> Kernel:
+        """The planner kernel with this policy's settings (`kernel_settings`) and the rules of its class
+        and its bases; a kind whose method a subclass overrides is left to that method."""
+        settings = self.kernel_settings(components, players, advanced)
+        key = tuple(settings.get("sides", ()))
+        kernels_made = self.__dict__.setdefault("_kernels", {})
+        if key not in kernels_made:
             rules = set().union(*(vars(cls).get("rules", ()) for cls in type(self).__mro__))
-            params = kernels.planner_params(self.settings, rules)
-            self._kernel = Kernel(kernels.PLANNER, params, kernels.NO_TABLE, kernels.kernel_kinds(self, Planner))
-        return self._kernel
+            params = kernels.planner_params(settings, rules)
+            kernels_made[key] = Kernel(kernels.PLANNER, params, kernels.NO_TABLE, kernels.kernel_kinds(self, Planner))
+        return kernels_made[key]
+
+    def kernel_settings(self, components, players, advanced) -> dict:
+        """The settings the kernel plays by in games of `components` at `players` players."""
+        return self.settings
 
     def draw(self, d: Decision):
         """Buy or sell the card kept, valued by what it brings by the end less its price."""
@@ -53,7 +60,7 @@ class Planner(Policy):
 
     def side(self, d: Decision):
         """The setup side worth most: its coins and its track steps at their value."""
-        return kernels.choose(self.kernel(), "side", d)
+        return kernels.choose(self.kernel(d.view.components, d.view.players), "side", d)
 
     def wheel(self, d: Decision):
         """Face first the deck of the colour the player values most (its cheapest, most useful buys)."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from .planner import Planner
+from .sides import derived_sides
 from .tuned import tuned_params
 
 
@@ -51,13 +52,22 @@ class BalancedV1(Planner):
                    "whichever of military and culture it leads in; sides chosen by the planner's valuation.")
     # Found by a random search (script not kept) against military, culture and economy at 2 and 4 players.
     params = {**Planner.params, "focus": 1.3, "unfocus": 0.3, "focus_prize": 3.0, "other_prize": 3.0,
-              "sides": (-1, -1, -1, -1, -1)}
+              "sides": (-1, -1, -1, -1, -1), "side_choice": "table"}
     # The side table's side for the player's setup card (-1 leaves it to the planner's valuation; an
     # illegal side gives the first legal one), and the focus: track values and prizes scaled by
     # focus / focus_prize on whichever of military and culture the player leads in against its rivals
     # (`kernels._military_first`), by unfocus / other_prize on the other.
     rules = frozenset({"focus", "side_table"})
-    limits = {**Planner.limits, "sides": frozenset({-1, 0, 1})}  # an index of the side in compiled code
+    limits = {**Planner.limits, "sides": frozenset({-1, 0, 1}),  # an index of the side in compiled code
+              "side_choice": frozenset({"table", "derived"})}
+
+    def kernel_settings(self, components, players, advanced) -> dict:
+        """With side_choice "derived", in the advanced game (the basic game has no sides to choose), the
+        side table found by play for these components and this player count (`policies.sides`);
+        `sides` is then only where that trial starts."""
+        if self.settings["side_choice"] != "derived" or components is None or not players or not advanced:
+            return self.settings
+        return {**self.settings, "sides": derived_sides(self, components, players).sides}
 
 
 class Balanced(BalancedV1):
@@ -65,7 +75,8 @@ class Balanced(BalancedV1):
     description = ("The strongest all-rounder: the planner's full evaluation (lookahead to the next colony "
                    "and statue requirement, expected colony backs, feeding risk, set value, medal timing, "
                    "purple effects), and it specialises as the game unfolds: it leans into whichever of "
-                   "military and culture it leads in against its rivals. Its weights and setup side per "
-                   "card come from `hadara-sim policies tune` (policies/tuned/balanced.toml).")
-    params = {**BalancedV1.params, **tuned_params("balanced")}
+                   "military and culture it leads in against its rivals. Its weights come from "
+                   "`hadara-sim policies tune` (policies/tuned/balanced.toml); its setup side per card is "
+                   "found by play on the game's own components and player count (policies/sides.py).")
+    params = {**BalancedV1.params, **tuned_params("balanced"), "side_choice": "derived"}
 

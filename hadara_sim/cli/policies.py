@@ -166,6 +166,58 @@ def ladder(
 
 
 @app.command()
+def sides(
+    policy: str = typer.Option("balanced", "--policy", help="A policy with side_choice (balanced and its kin)."),
+    players: list[int] = typer.Option([2, 3, 4, 5], "--players", "-p", help="Player counts."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress line."),
+    components: Optional[Path] = COMPONENTS_OPTION,
+    fmt: str = FORMAT_OPTION,
+):
+    """The setup side per card that a policy finds by play on a component set, with the evidence.
+
+    For each card its holder plays side A and side B on the same deals, every other seat on the
+    policy's table; the side with the higher win share is taken where its 95% interval is clear of
+    zero, else the table's entry stays. Kept per component set and player count (~/.cache/hadara-sim,
+    or $HADARA_SIM_CACHE), so a run does not play it again.
+    """
+    from ..registry import make_policy
+
+    fmt = check_format(fmt)
+    c = components_or_exit(components)
+    check_policies_and_players([policy], players)
+    try:
+        bot = make_policy(policy, side_choice="derived")
+    except ValueError:
+        fail(f"policy '{policy}' has no side_choice parameter: its sides are not found by play "
+             "(try --policy balanced)")
+    import polars as pl
+
+    from policies.sides import derived_sides
+
+    grids = []
+    for p in players:
+        if not quiet:
+            err_console.print(f"side trial at {p} players (a few seconds unless kept from before)", highlight=False)
+        trial = derived_sides(bot, c, p)
+        rows = [[str(card), "valuation" if side < 0 else "AB"[side], f"{100 * effect:+.1f}",
+                 f"[{100 * low:+.1f}, {100 * high:+.1f}]"]
+                for card, side, effect, low, high in zip(range(1, 6), trial.sides, trial.effect, trial.low, trial.high)]
+        grids.append(Grid(f"{policy}, {p} players: side per setup card, found by play on {c.digest}",
+                          ["card", "side", "B - A (pp)", "95% CI"], rows,
+                          caption=f"relative contrast: the holder's win share on side B minus on side A, paired "
+                                  f"on up to {trial.deals} deals per card (t interval), every other seat on the "
+                                  f"table; {trial.rounds} round(s) until the table repeated. An interval across "
+                                  "zero keeps the tuned entry (valuation: the planner's own).",
+                          data=pl.DataFrame({"players": [p] * 5, "card": list(range(1, 6)),
+                                             "side": ["valuation" if x < 0 else "AB"[x] for x in trial.sides],
+                                             "diff_pp": [100 * x for x in trial.effect],
+                                             "diff_low_pp": [100 * x for x in trial.low],
+                                             "diff_high_pp": [100 * x for x in trial.high],
+                                             "deals": [trial.deals] * 5})))
+    emit(grids, fmt)
+
+
+@app.command()
 def tune(
     policy: str = typer.Argument(..., help="The policy to tune (name, module:attr or file.py:attr)."),
     opponent: list[str] = typer.Option(["start"], "--opponent", "-o",

@@ -278,7 +278,8 @@ def _illegal_count(legal, rows, choices):
 def make_deciders(game, history_width_: int) -> Deciders:
     """The compiled view of a batch's policies: a kernel for each built-in, Python for the rest."""
     c, policies = game.c, game.policies
-    specs = [policy.kernel(c) if hasattr(policy, "kernel") else None for policy in policies]
+    shape = {"players": game.s.players, "advanced": bool(game.s.deals.advanced)}
+    specs = [policy.kernel(c, **shape) if hasattr(policy, "kernel") else None for policy in policies]
     length = max([len(spec.params) for spec in specs if spec is not None], default=1)
     params = np.zeros((len(policies), length))
     tables = np.zeros((len(policies), 3, 2, c.n_cards))

@@ -69,7 +69,7 @@ def test_an_illegal_choice_of_a_kernel_names_the_policy(components):
     """A kernel that values every option as nan takes option 0 even where it is illegal: refused by name."""
     policy = make_policy("balanced")
     kernel = policy.kernel(components)
-    policy.kernel = lambda components=None: kernel._replace(params=np.full_like(kernel.params, np.nan))
+    policy.kernel = lambda components=None, **shape: kernel._replace(params=np.full_like(kernel.params, np.nan))
     deals = make_deals(components, 2, 10, seed=1)
     with pytest.raises(IllegalChoice, match="policy 'balanced' chose option 0 at decision"):
         play_batch(deals, components, [policy, make_policy("greedy")])

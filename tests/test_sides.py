@@ -1,0 +1,113 @@
+"""Setup sides that follow the components (policies/sides.py): `balanced` finds each card's side by
+play on the game's own component set and player count, so an override that makes a side poor or
+excellent changes the side its holder takes; with `side_choice = "table"` it keeps the tuned table."""
+
+import json
+
+import numpy as np
+import pytest
+
+from hadara_sim import make_deals
+from hadara_sim.engine.game import BatchGame
+from hadara_sim.registry import make_policy
+from policies import sides
+
+POOR = {"setup": {"3B": {"coins": 2, "culture": 0, "food": 2}}}
+EXCELLENT = {"setup": {"3B": {"coins": 14, "culture": 8, "income": 3}}}
+
+
+@pytest.fixture(autouse=True)
+def own_cache(tmp_path, monkeypatch):
+    """Each test with an empty trial cache of its own, on disk and in memory."""
+    monkeypatch.setenv("HADARA_SIM_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(sides, "_MEMORY", {})
+
+
+def chosen_sides(components, policy, players, games=300):
+    """(share of holders of each card 1..5 on side B) when `policy` plays every seat."""
+    deals = make_deals(components, players, games, seed=11, advanced=True)
+    game = BatchGame(deals, components, [policy], np.zeros((games, players), np.int64))
+    game.play()
+    return [float(game.s.side[game.s.initiative == card].mean()) for card in range(1, 6)]
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_holders_of_card_3_take_a_when_3b_is_made_poor_and_b_when_it_is_made_excellent(components, players):
+    poor, excellent = components.with_overrides(POOR), components.with_overrides(EXCELLENT)
+    balanced, table = make_policy("balanced"), make_policy("balanced", side_choice="table")
+    assert chosen_sides(poor, balanced, players)[2] == 0.0
+    assert chosen_sides(excellent, balanced, players)[2] == 1.0
+    trial = sides.derived_sides(balanced, poor, players)
+    assert trial.sides[2] == 0 and trial.high[2] < 0  # 3B measured worse, its interval clear of zero
+    assert sides.derived_sides(balanced, excellent, players).low[2] > 0
+    # today's tuned table would take 3B whatever the components say
+    assert chosen_sides(poor, table, players)[2] == chosen_sides(excellent, table, players)[2] == 1.0
+
+
+def test_a_trial_keeps_an_undecided_card_on_its_table_entry(components):
+    """Where the interval straddles zero the table keeps its entry (the tuned side or -1)."""
+    player = sides.table_player(make_policy("balanced"), (1, 0, 1, -1, -1))
+    trial = sides.side_effects(player, (1, 0, 1, -1, -1), components, 2, deals=250)
+    for card in range(5):
+        if trial.low[card] <= 0 <= trial.high[card]:
+            assert trial.sides[card] == (1, 0, 1, -1, -1)[card]
+        else:
+            assert trial.sides[card] == int(trial.low[card] > 0)
+    assert trial.sides[2] == 1 and trial.low[2] > 0  # 3B is far better on the shipped set
+
+
+def test_a_trial_is_kept_on_disk_and_a_damaged_file_is_played_again(components, monkeypatch, tmp_path):
+    monkeypatch.setattr(sides, "DEALS", 250)
+    balanced = make_policy("balanced")
+    first = sides.derived_sides(balanced, components, 3)
+    [path] = (tmp_path / "cache" / "sides").glob("*.json")
+    assert json.loads(path.read_text())["inputs"]["players"] == 3
+
+    def no_play(*args, **kwargs):
+        raise AssertionError("played again")
+
+    monkeypatch.setattr(sides, "_MEMORY", {})
+    monkeypatch.setattr(sides, "play_trial", no_play)
+    assert sides.derived_sides(balanced, components, 3) == first  # read back, not played
+    for damage in ("import os", json.dumps({**json.loads(path.read_text()), "sides": [7, 0, 1, 1, 0]})):
+        path.write_text(damage)
+        monkeypatch.setattr(sides, "_MEMORY", {})
+        with pytest.raises(AssertionError, match="played again"):
+            sides.derived_sides(balanced, components, 3)
+
+
+def test_the_trial_depends_on_components_players_and_settings(components):
+    balanced = make_policy("balanced")
+    key = sides.trial_key(balanced, components, 2)
+    assert key == sides.trial_key(make_policy("balanced"), components, 2)
+    assert key != sides.trial_key(balanced, components, 3)
+    assert key != sides.trial_key(balanced, components.with_overrides(POOR), 2)
+    assert key != sides.trial_key(make_policy("balanced", food=1.5), components, 2)
+
+
+def test_the_basic_game_and_a_fixed_table_play_no_trial(components, monkeypatch):
+    def no_trial(*args):
+        raise AssertionError("a trial was played")
+
+    monkeypatch.setattr("policies.styles.derived_sides", no_trial)
+    deals = make_deals(components, 2, 20, seed=1, advanced=False)
+    BatchGame(deals, components, [make_policy("balanced")], np.zeros((20, 2), np.int64)).play()
+    table = make_policy("balanced", side_choice="table")
+    assert chosen_sides(components, table, 2, games=40)[2] == 1.0  # the tuned table: 3B
+
+
+def test_the_python_methods_choose_the_derived_sides_as_the_kernel_does(components):
+    """A Python caller of `side` (the reference engine, a subclass) reads the same derived table."""
+    from hadara_sim.policy import Policy
+
+    class InPython(Policy):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner, self.name = inner, inner.name
+
+        def decide(self, decision):
+            return self.inner.decide(decision)
+
+    poor = components.with_overrides(POOR)
+    balanced = make_policy("balanced")
+    assert chosen_sides(poor, InPython(balanced), 2) == chosen_sides(poor, balanced, 2)
