@@ -13,8 +13,11 @@ At a decision, `decision.forward` (set by both engines) can
   candidate option, all as one batch in the batch engine: `me` plays the acting seat after the
   decision, `others` the other seats. Candidates share their copies (common random numbers).
 
-A copy is rebuilt by replaying the game's past choices on the determinised deal (the engine keeps
-them), so a continuation costs one whole game in the batch engine whatever the point of the game.
+A copy starts from the game as it stood at the start of the current epoch (the batch engine keeps
+it; `game.Start`) and replays only this epoch's choices on the determinised deal: earlier epochs are
+not played again, and what was hidden in them cannot matter any more (their cards are out of play).
+A decision without such a start (the setup sides, or a game of the reference engine) is rebuilt
+from the deal, replaying every past choice.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields, replace
 
 import numpy as np
+from numba import njit
 
 from .actions import SELL
 from .constants import COLONY_LEVELS, COLOURS, EPOCHS, LOC_DECK, LOC_OWNED, LOC_PILE, LOC_REMOVED, LOC_SOLD
@@ -101,7 +105,7 @@ def reach(components, past: dict, fill=None) -> tuple[Decision, "_Replay"]:
 
     policy = _Replay(past["history"], np.asarray(past["lengths"], np.int64), fill)
     policy.game = BatchGame(past["deals"], components, [policy], one_policy(past["deals"]),
-                            sides=past["sides"], grants=past["grants"])
+                            sides=past["sides"], grants=past["grants"], start=past.get("start"), keep_totals=False)
     policy.game.play()
     if policy.reached is None:
         raise RuntimeError("forward model: the replay never reached the decision")
@@ -130,10 +134,11 @@ class Determinisation:
     grants: list
     seat: np.ndarray      # (games * copies,) the acting seat
     copies: int
+    start: object = None  # game.Start of each copy, or None: replayed from the deal
 
     def past(self) -> dict:
         return {"deals": self.deals, "lengths": self.lengths, "history": self.history, "sides": self.sides,
-                "grants": self.grants}
+                "grants": self.grants, "start": self.start}
 
 
 class Forward:
@@ -160,13 +165,9 @@ class Forward:
         hidden = self._hidden_choices(rec, state, lengths)
         known = self._known(state, rec, hand[order] if hand is not None else None, past["grants"])
         seeds = self._seeds(seed, games)
-        decks = np.repeat(deals.decks, copies, axis=0)
-        colonies = np.repeat(deals.colonies, copies, axis=0)
-        for g in range(games):
-            out = slice(g * copies, (g + 1) * copies)
-            rng = np.random.default_rng(seeds[g])
-            decks[out] = self._decks(deals.decks[g], known[g], deals.advanced, copies, rng)
-            colonies[out] = self._colonies(deals.colonies[g], state.colony_ptr[g], copies, rng)
+        decks = redeal_decks(deals.decks, known, self._deck_pools(deals.advanced), state.epoch_now, copies, seeds)
+        colonies = redeal_colonies(deals.colonies, state.colony_ptr.astype(np.int64), self._colony_pools(),
+                                   copies, seeds)
         hist = history.copy()
         hist[hidden] = HIDDEN
 
@@ -176,13 +177,15 @@ class Forward:
         dealt = Deals(deals.players, deals.advanced, rep(deals.game_id), rep(deals.initiative),
                       rep(deals.colour_order), decks, colonies)
         grants = [type(grant)(grant.epoch, grant.card, rep(grant.seat)) for grant in past["grants"]]
+        start = past.get("start")
         return Determinisation(dealt, rep(hist), rep(lengths), rep(past["sides"]), grants,
-                               rep(self.seat), copies)
+                               rep(self.seat), copies, None if start is None else start[np.repeat(np.arange(games), copies)])
 
     def play(self, options: np.ndarray, copies: int, me, others, seed=0) -> dict[str, np.ndarray]:
         """Play on from the decision in `copies` determinised copies per game, once per candidate
         option `options` (games, K); returns the score pad as (games, K, copies, P) arrays. `others`
-        is one policy for every other seat or a list with one per seat."""
+        is one policy for every other seat or a list with one per seat. An option repeated in a row is
+        played once (on the same copies it would give the same games)."""
         from .engine.game import BatchGame, Replay
 
         options = np.asarray(options, np.int64)
@@ -190,13 +193,15 @@ class Forward:
         det = self.determinise(copies, seed)
         P = det.deals.players
         per_seat = list(others) if isinstance(others, (list, tuple)) else [others] * P
-        # inner game (g, k, j) uses copy (g, j): game-major, then candidate, then copy
-        copy = (np.arange(games)[:, None, None] * copies + np.arange(copies)[None, None, :]
-                + np.zeros((1, K, 1), np.int64)).reshape(-1)
+        # each candidate's first place in its row: the (game, candidate) pairs actually played
+        first = np.argmax(options[:, :, None] == options[:, None, :], axis=2)
+        pair_game, pair_k = np.nonzero(first == np.arange(K)[None, :])
+        # inner game (pair, j) uses copy (game of the pair, j): pair-major, then copy
+        copy = (pair_game[:, None] * copies + np.arange(copies)[None, :]).reshape(-1)
         deals = det.deals[copy]
         # fresh game ids keep the continuations' own randomness apart from the real games'
         deals.game_id = (self._seeds(seed, games)[copy // copies] % (1 << 40)) * 4096 + copy % copies
-        root = np.repeat(options, copies, axis=1).reshape(-1)
+        root = np.repeat(options[pair_game, pair_k], copies)
         # the recorded choices are played again inside the engine; then `me` (policy 0) plays the
         # acting seat and others[s] (policy 1 + s) seat s, built-in bots at compiled speed
         acting = det.seat[copy]
@@ -205,8 +210,13 @@ class Forward:
         replay = Replay(det.history[copy], det.lengths[copy], root, self.kind)
         grants = [type(grant)(grant.epoch, grant.card, grant.seat[copy]) for grant in det.grants]
         sides = None if det.sides is None else det.sides[copy]
-        sheet = BatchGame(deals, self.c, [me, *per_seat], table, sides=sides, grants=grants, replay=replay).play()
-        return {name: value.reshape(games, K, copies, *value.shape[1:]) for name, value in sheet.items()}
+        start = None if det.start is None else det.start[copy]
+        sheet = BatchGame(deals, self.c, [me, *per_seat], table, sides=sides, grants=grants, replay=replay,
+                          start=start, keep_totals=False).play()
+        slot = np.full((games, K), -1, np.int64)
+        slot[pair_game, pair_k] = np.arange(len(pair_game))
+        where = slot[np.arange(games)[:, None], first]  # every candidate reads its first place's games
+        return {name: value.reshape(len(pair_game), copies, *value.shape[1:])[where] for name, value in sheet.items()}
 
     @staticmethod
     def _seeds(seed, games: int) -> np.ndarray:
@@ -252,37 +262,83 @@ class Forward:
             known[:, grant.card] = True
         return known
 
-    def _decks(self, decks, known, advanced, copies, rng) -> np.ndarray:
-        """(copies, 3, 5, 2P) decks: seen cards stay where they are, the others are drawn anew from
-        the cards of that epoch and colour the player has not seen."""
-        out = np.repeat(decks[None], copies, axis=0)
-        for e, epoch in enumerate(EPOCHS):
-            for colour in range(len(COLOURS)):
-                cards = decks[e, colour].astype(np.int64)
-                free = np.flatnonzero(~known[cards])
-                if not len(free):
-                    continue
-                pool = self.c.cards_of(epoch, colour, advanced)
-                pool = pool[~known[pool]]
-                order = rng.random((copies, len(pool))).argsort(axis=1)[:, :len(free)]
-                out[:, e, colour, free] = pool[order]
+    def _deck_pools(self, advanced: bool) -> np.ndarray:
+        """(3, 5, n) the cards that may enter each epoch's deck of each colour, -1 padded."""
+        pools = [[self.c.cards_of(epoch, colour, advanced) for colour in range(len(COLOURS))] for epoch in EPOCHS]
+        out = np.full((len(EPOCHS), len(COLOURS), max(len(p) for row in pools for p in row)), -1, np.int64)
+        for e, row in enumerate(pools):
+            for colour, pool in enumerate(row):
+                out[e, colour, :len(pool)] = pool
         return out
 
-    def _colonies(self, stacks, ptr, copies, rng) -> np.ndarray:
-        """(copies, 5, P) stacks: taken tiles stay; the top is a tile with the same front as the
-        visible one, the tiles under it any of the level's other tiles."""
+    def _colony_pools(self) -> np.ndarray:
+        """(5, n, 1 + 4) per level its tiles (-1 padded) with their fronts (requirement, plunder,
+        integrate, front points): a top is redrawn among the tiles with its front."""
         c = self.c
-        out = np.repeat(stacks[None], copies, axis=0)
         front = np.stack([c.colony_requirement, c.colony_plunder, c.colony_integrate, c.colony_front_points], 1)
-        for level in range(COLONY_LEVELS):
-            top = int(ptr[level])
-            if top >= stacks.shape[1]:
-                continue
-            pool = np.setdiff1d(np.flatnonzero(c.colony_level == level), stacks[level, :top])
-            same = pool[(front[pool] == front[stacks[level, top]]).all(axis=1)]
-            first = same[rng.integers(len(same), size=copies)]
-            keys = rng.random((copies, len(pool)))
-            keys[pool[None, :] == first[:, None]] = np.inf  # the top is not also under itself
-            under = pool[keys.argsort(axis=1)[:, :stacks.shape[1] - top - 1]]
-            out[:, level, top:] = np.concatenate([first[:, None], under], axis=1)
+        tiles = [np.flatnonzero(c.colony_level == level) for level in range(COLONY_LEVELS)]
+        out = np.full((COLONY_LEVELS, max(len(t) for t in tiles), 5), -1, np.int64)
+        for level, ids in enumerate(tiles):
+            out[level, :len(ids), 0] = ids
+            out[level, :len(ids), 1:] = front[ids]
         return out
+
+
+@njit(cache=True)
+def redeal_decks(decks, known, pools, epoch_now, copies, seeds):
+    """(games * copies, 3, 5, 2P) decks: seen cards stay where they are; in this epoch and later ones
+    the others are drawn anew from the cards of that epoch and colour the player has not seen (what
+    earlier epochs hid is out of play). Each game's copies come from its own seed alone."""
+    games = decks.shape[0]
+    out = np.empty((games * copies,) + decks.shape[1:], decks.dtype)
+    for g in range(games):
+        np.random.seed(seeds[g] % 4294967296)
+        for j in range(copies):
+            out[g * copies + j] = decks[g]
+            for e in range(epoch_now - 1, decks.shape[1]):
+                for colour in range(decks.shape[2]):
+                    pool = np.array([x for x in pools[e, colour] if x >= 0 and not known[g, x]], np.int64)
+                    np.random.shuffle(pool)
+                    n = 0
+                    for k in range(decks.shape[3]):
+                        if not known[g, decks[g, e, colour, k]]:
+                            out[g * copies + j, e, colour, k] = pool[n]
+                            n += 1
+    return out
+
+
+@njit(cache=True)
+def redeal_colonies(stacks, ptr, pools, copies, seeds):
+    """(games * copies, 5, P) stacks: taken tiles stay; the top is a tile with the same front as the
+    visible one, the tiles under it any of the level's other tiles not taken."""
+    games, levels, depth = stacks.shape
+    out = np.empty((games * copies, levels, depth), stacks.dtype)
+    for g in range(games):
+        np.random.seed((seeds[g] // 7 + 12345) % 4294967296)  # apart from the decks' stream
+        for j in range(copies):
+            out[g * copies + j] = stacks[g]
+            for level in range(levels):
+                top = ptr[g, level]
+                if top >= depth:
+                    continue
+                taken = stacks[g, level, :top]
+                pool = np.array([x for x in pools[level, :, 0] if x >= 0 and not (taken == x).any()], np.int64)
+                shown = stacks[g, level, top]
+                same = np.array([pools[level, i, 0] for i in range(pools.shape[1]) if pools[level, i, 0] >= 0
+                                 and not (taken == pools[level, i, 0]).any()
+                                 and (pools[level, i, 1:] == _front(pools, level, shown)).all()], np.int64)
+                first = same[np.random.randint(len(same))]
+                rest = np.array([x for x in pool if x != first], np.int64)
+                np.random.shuffle(rest)
+                out[g * copies + j, level, top] = first
+                out[g * copies + j, level, top + 1:] = rest[:depth - top - 1]
+    return out
+
+
+@njit(cache=True)
+def _front(pools, level, tile):
+    """The front (requirement, plunder, integrate, front points) of a tile of a level."""
+    for i in range(pools.shape[1]):
+        if pools[level, i, 0] == tile:
+            return pools[level, i, 1:]
+    raise RuntimeError("forward model: a colony tile is not in its level")

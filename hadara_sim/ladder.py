@@ -29,12 +29,26 @@ def head_to_head_seats(games: int, players: int) -> np.ndarray:
     return patterns[np.arange(games) % len(patterns)]
 
 
-def play_head_to_head(components: ComponentSet, a, b, players: int, games: int, seed, advanced: bool):
+def play_head_to_head(components: ComponentSet, a, b, players: int, games: int, seed, advanced: bool,
+                      jobs: int = 1):
     """Policy `a` against policy `b` (instances) on `games` deals from `seed`, seats rotated:
     (seats, score sheet), seats (games, P) 0 where `a` sits, 1 where `b` sits."""
     deals = make_deals(components, players, games, seed=seed, advanced=advanced)
     seats = head_to_head_seats(games, players)
-    return seats, play_batch(deals, components, [a, b], seats)
+    return seats, play_split(deals, components, [a, b], seats, jobs)
+
+
+def play_split(deals, components: ComponentSet, policies, seat_policy, jobs: int = 1) -> dict[str, np.ndarray]:
+    """`play_batch` with the games split over `jobs` processes (joblib): the same score sheet, as a
+    game plays the same in any batch."""
+    if jobs <= 1 or len(deals) < 2:
+        return play_batch(deals, components, policies, seat_policy)
+    from joblib import Parallel, delayed
+
+    parts = np.array_split(np.arange(len(deals)), min(jobs, len(deals)))
+    sheets = Parallel(n_jobs=len(parts))(delayed(play_batch)(deals[part], components, policies, seat_policy[part])
+                                         for part in parts)
+    return {name: np.concatenate([sheet[name] for sheet in sheets]) for name in sheets[0]}
 
 
 def win_rate(shares: np.ndarray) -> dict:

@@ -93,9 +93,9 @@ class Match:
 
 
 def match(components: ComponentSet, a, b, players: int, games: int, seed, advanced: bool,
-          opponent: str = "") -> Match:
+          opponent: str = "", jobs: int = 1) -> Match:
     """Policy instance `a` against `b` on `games` deals from `seed`, seats rotated."""
-    seats, sheet = play_head_to_head(components, a, b, players, games, seed, advanced)
+    seats, sheet = play_head_to_head(components, a, b, players, games, seed, advanced, jobs)
     mine = seats == 0
     shares = np.where(mine, sheet["win_share"], 0.0).sum(axis=1)
     won = sheet["win_share"] > 0

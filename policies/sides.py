@@ -18,6 +18,7 @@ before use; anything else in its place is ignored and the trial played again.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -29,7 +30,7 @@ import numpy as np
 from filelock import FileLock
 from statsmodels.stats.weightstats import DescrStatsW
 
-from hadara_sim.jit_cache import sources_digest
+from hadara_sim import jit_cache
 
 CARDS = 5         # setup cards 1..5
 DEALS = 2000      # most paired deals per card and round: the B - A difference to about +-2.5 pp (95 %)
@@ -95,8 +96,14 @@ def trial_inputs(policy, components, players: int) -> dict:
     cls = type(policy)
     settings = {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(policy.settings.items())}
     return {"policy": f"{cls.__module__}.{cls.__qualname__}", "settings": settings,
-            "components": components.digest, "players": players, "rules": sources_digest(),
+            "components": components.digest, "players": players, "rules": _rules(),
             "deals": DEALS, "rounds": ROUNDS, "seed": SEED, "version": VERSION}
+
+
+@functools.cache
+def _rules() -> str:
+    """The digest of the compiled rules and bots' sources, read once per process."""
+    return jit_cache.sources_digest()
 
 
 def play_trial(policy, components, players: int, deals: int | None = None, rounds: int = ROUNDS) -> SideTrial:

@@ -67,7 +67,11 @@ class BalancedV1(Planner):
         `sides` is then only where that trial starts."""
         if self.settings["side_choice"] != "derived" or components is None or not players or not advanced:
             return self.settings
-        return {**self.settings, "sides": derived_sides(self, components, players).sides}
+        found = self.__dict__.setdefault("_derived", {})  # a search builds many games: look up once
+        key = (components.digest, players)
+        if key not in found:
+            found[key] = {**self.settings, "sides": derived_sides(self, components, players).sides}
+        return found[key]
 
 
 class Balanced(BalancedV1):

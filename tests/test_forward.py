@@ -125,3 +125,66 @@ def test_the_reference_engine_offers_the_same_forward_model():
     checker = Checker(c, per_kind=1)
     Game(deal, c, [checker, make_policy("balanced")]).play()
     assert {"draw", "pick", "side"} <= set(checker.checked)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_clone_from_the_epoch_start_continued_with_the_real_choices_is_the_real_game(players):
+    """The batch engine keeps each game as it stood when the epoch began; a continuation from there
+    that replays the real choices (all of them, or this epoch's and then the same bots) ends exactly
+    as the real game did: the clone lost and invented nothing."""
+    from hadara_sim.engine.game import BatchGame, Replay
+
+    c = load_components()
+    deals = make_deals(c, players, 6, seed=40 + players, advanced=True)
+    balanced = make_policy("balanced")
+    kept = {}
+
+    class Probe:
+        name = "probe"
+
+        def decide(self, d):
+            if d.kind == "pick" and int(d.view.epoch[0]) == 2 and not kept:
+                kept["past"], kept["games"] = d.forward._source(), np.asarray(d.view._idx).copy()
+            return balanced.decide(d)
+
+    real = BatchGame(deals, c, [Probe()] + [balanced] * (players - 1))
+    sheet = real.play()
+    past, games = kept["past"], kept["games"]
+    assert past["start"] is not None and past["start"].epoch == 2
+    assert (past["start"].serial < past["lengths"]).all()  # the epoch's own choices are replayed
+    none = np.full(len(games), -1)
+    for history, lengths in ((real.history[games], real.serial[games]), (past["history"], past["lengths"])):
+        replay = Replay(np.ascontiguousarray(history), np.asarray(lengths, np.int64), none, "pick")
+        clone = BatchGame(past["deals"], c, [balanced] * players, start=past["start"], replay=replay).play()
+        for line in sheet:
+            assert np.array_equal(clone[line], sheet[line][games]), line
+
+
+def test_determinised_decks_keep_every_card_once_and_colony_tops_keep_their_front():
+    from hadara_sim.forward import redeal_colonies, redeal_decks
+
+    c = load_components()
+    deals = make_deals(c, 3, 4, seed=9, advanced=True)
+    forward = Forward(c, "pick", np.zeros(4, np.int64), None)
+    known = np.zeros((4, c.n_cards), bool)
+    known[:, deals.decks[:, 1].reshape(4, -1)[:, :3]] = True  # a few cards of epoch II seen
+    decks = redeal_decks(deals.decks, known, forward._deck_pools(True), 2, 5, np.arange(4) + 100)
+    assert np.array_equal(decks[::5][:, 0], deals.decks[:, 0])  # epoch I is over: left alone
+    for g in range(4):
+        for j in range(5):
+            copy = decks[g * 5 + j]
+            assert len(np.unique(copy)) == copy.size  # no card twice
+            seen = known[g][deals.decks[g]]
+            assert np.array_equal(copy[seen], deals.decks[g][seen])
+    assert (decks[::5, 1:] != deals.decks[:, 1:]).any()  # and the unseen ones are dealt anew
+    ptr = np.array([[1, 0, 2, 0, 3]] * 4)
+    stacks = redeal_colonies(deals.colonies, ptr, forward._colony_pools(), 5, np.arange(4))
+    front = np.stack([c.colony_requirement, c.colony_plunder, c.colony_integrate, c.colony_front_points], 1)
+    for g in range(4):
+        for level in range(5):
+            top = ptr[g, level]
+            copies = stacks[g * 5:(g + 1) * 5, level]
+            assert (copies[:, :top] == deals.colonies[g, level, :top]).all()  # taken tiles stay
+            if top < copies.shape[1]:
+                assert (front[copies[:, top]] == front[deals.colonies[g, level, top]]).all()
+            assert all(len(np.unique(row)) == len(row) for row in copies)

@@ -29,7 +29,7 @@ from .income import collect_income
 from .medals import medal_step
 from .pick import pick_turn
 from .scoring import final_scores, score
-from .state import BatchState, compiled_step, inlined_step
+from .state import GAME_ARRAYS, BatchState, compiled_step, inlined_step
 from .statues import carve_statue, statue_options
 
 DOUBLE_EFFECT = EFFECT_INDEX["double_actions"]
@@ -67,6 +67,20 @@ class Grant:
 
 
 @dataclass
+class Start:
+    """Games as they stood at the start of an epoch, to play on from there instead of from the deal."""
+
+    epoch: int                    # the epoch about to start
+    state: dict                   # per-game state arrays at that moment (`state.GAME_ARRAYS`), game axis first
+    serial: np.ndarray            # (games,) decisions asked before it
+    totals: np.ndarray            # (games, P, 3) running totals of the epochs before it
+
+    def __getitem__(self, index) -> "Start":
+        return Start(self.epoch, {name: a[index] for name, a in self.state.items()}, self.serial[index],
+                     self.totals[index])
+
+
+@dataclass
 class Replay:
     """Choices to play again before the policies take over: the forward model's continuations."""
 
@@ -81,11 +95,14 @@ class BatchGame:
 
     Options for experiments: `sides` (games, P) fixes the setup sides instead of asking the
     policies (an entry of -1 leaves that seat's choice to its policy); `grants` gives chosen cards to
-    chosen seats at the start of an epoch; `replay` plays recorded choices first.
+    chosen seats at the start of an epoch; `replay` plays recorded choices first; `start` plays on
+    from the start of an epoch (the forward model's continuations), set-up and earlier epochs done;
+    `keep_totals=False` skips the running totals of each epoch (only the results read them).
     """
 
     def __init__(self, deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None,
-                 sides=None, grants=(), replay: Replay | None = None):
+                 sides=None, grants=(), replay: Replay | None = None, start: Start | None = None,
+                 keep_totals: bool = True):
         self.s = BatchState.new(deals, components)
         self.c = components
         self.policies = list(policies)
@@ -104,14 +121,24 @@ class BatchGame:
         self.replay = replay
         self.stopped = np.zeros(1, np.int64)  # 1: the policies are no longer asked (see decide.ask)
         self.epoch_totals = np.zeros((len(deals), P, len(EPOCHS)), np.int64)  # running totals
+        self.start, self.keep_totals = start, keep_totals
+        if start is not None:  # before the deciders are made: they hold the state's arrays
+            for name, value in start.state.items():
+                setattr(self.s, name, value.copy())
+            self.serial[:] = start.serial
+            self.epoch_totals[:] = start.totals
         self.handle = register(self)
         self.k = make_deciders(self, history_width(P, components.n_cards, len(self.grants)))
+        # Games at the start of the epoch being played, for the forward model: kept when some policy is
+        # asked in Python (only those can ask for it), else never copied.
+        self.epoch_start: Start | None = None
 
     def play(self) -> dict[str, np.ndarray]:
-        """Set-up, the three epochs and the final score pad."""
+        """Set-up, the three epochs and the final score pad (from `start`'s epoch if given)."""
         with held_signals():  # a Ctrl-C stops the batch between steps, not inside compiled code
-            self.set_up()
-            for epoch in EPOCHS:
+            if self.start is None:
+                self.set_up()
+            for epoch in EPOCHS[EPOCHS.index(self.start.epoch) if self.start else 0:]:
                 check_held()
                 self.play_epoch(epoch)
         sheet = final_scores(self.s)
@@ -149,16 +176,22 @@ class BatchGame:
     def play_epoch(self, epoch: int):
         """One epoch in every game (`play_epoch` below), then the running score totals."""
         s = self.s
+        if self.history.shape[1]:
+            self.epoch_start = Start(epoch, {name: getattr(s, name).copy() for name in GAME_ARRAYS},
+                                     self.serial.copy(), self.epoch_totals.copy())
         grant_epoch = np.array([grant.epoch for grant in self.grants], np.int64)
         grant_card = np.array([grant.card for grant in self.grants], np.int64)
         grant_seat = np.array([grant.seat for grant in self.grants], np.int64).reshape(len(self.grants), s.games)
         play_epoch(s.arrays, s.tables, self.k, epoch, self.firsts[:, epoch - 1].astype(np.int64),
                    grant_epoch, grant_card, grant_seat)
-        self.epoch_totals[:, :, epoch - 1] = score(s)["total"]
+        if self.keep_totals:
+            self.epoch_totals[:, :, epoch - 1] = score(s)["total"]
 
     def past(self, games: np.ndarray) -> dict:
-        """Deals, experiment options and choices so far of some games, for the forward model."""
+        """Deals, experiment options, choices so far and the epoch's start of some games, for the
+        forward model (no start during set-up)."""
         return {"deals": self.s.deals[games], "lengths": self.serial[games].copy(),
+                "start": None if self.epoch_start is None else self.epoch_start[games],
                 "history": self.history[games, :self.serial[games].max()].copy(),
                 "sides": None if self.sides is None else self.sides[games],
                 "grants": [Grant(grant.epoch, grant.card, grant.seat[games]) for grant in self.grants]}

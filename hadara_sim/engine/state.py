@@ -163,6 +163,10 @@ STATE_ARRAYS = ("clock", "first_player", "initiative", "side", "coins", "tracks"
                 "card_when", "card_offered")
 Arrays = namedtuple("Arrays", STATE_ARRAYS + ("deal_decks", "deal_colonies", "colour_order"))
 
+# Every per-game array of the state: what a continuation copies to play on from the start of an epoch
+# (the clock is the batch's, set by each epoch).
+GAME_ARRAYS = tuple(name for name in STATE_ARRAYS if name != "clock")
+
 # The component arrays the compiled rule steps read (see `ComponentSet`).
 TABLE_FIELDS = ("card_colour", "card_cost", "card_points", "card_values", "card_effect", "colony_requirement",
                 "colony_plunder", "colony_integrate", "colony_front_points", "colony_back_values",
