@@ -249,3 +249,16 @@ def test_sweep_values_are_compared_with_the_first_value_on_the_same_deals():
     assert p0["diff"] == pytest.approx(0.5) and p0["verdict"] == "stronger"
     assert tab.filter(pl.col("policy_index") == 1)["verdict"].to_list() == ["weaker"]
     assert stats.sweep_contrasts(df.with_columns(pl.lit(0, pl.Int8).alias("policy_index"))) == {}
+
+
+def test_a_grid_under_three_fields_reads_them_as_a_ladder_in_the_order_swept():
+    from hadara_sim.report import sections
+
+    scenario = {"players": 2, "game": "advanced", "policies": ["balanced"], "games": 8, "seed": 3, "chunk": 8,
+                "setup": {"cards": "grid", "sides": "grid"},
+                "sweep": {"policies": [["random"], ["greedy"], ["balanced"]]}}
+    df = hadara_sim.simulate(scenario, jobs=1)
+    section = sections.setup_cards(df, stats.dataset_info(df))
+    titles = [t.title for t in section.tables if t is not None]
+    ladders = [t for t in titles if t.startswith("Does each effect settle")]
+    assert len(ladders) == 2 and all("random < greedy < balanced" in t for t in ladders)

@@ -448,3 +448,30 @@ def test_holm_adjusted_p_values_are_those_of_statsmodels():
     with_nan = np.array([0.01, np.nan, 0.04])
     assert inference.adjust(with_nan, "holm")[[0, 2]] == pytest.approx(multipletests([0.01, 0.04], method="holm")[1])
     assert math.isnan(inference.adjust(with_nan, "holm")[1])
+
+
+def _ladder(rng, deals: int, shifts) -> pl.DataFrame:
+    """Pairs of one cell under fields in swept order (combo 0, 1, 2, ...), the win rate shifted by
+    `shifts[k]` under field k; the fields' names sort against their order."""
+    base = rng.uniform(0.2, 0.7, deals)
+    parts = []
+    for combo, (name, shift) in enumerate(zip(('["zeta"]', '["beta"]', '["alpha"]'), shifts)):
+        win = (rng.random(deals) < base + shift).astype(float)
+        parts.append(pl.DataFrame({"cell": 0, "game": np.arange(deals), "combo": combo, "sweep_policies": name,
+                                   "win_share": win, "fair": 0.5}))
+    return pl.concat(parts)
+
+
+def test_a_ladder_compares_each_field_with_the_one_before_it_in_the_order_swept():
+    rng = np.random.default_rng(5)
+    moving = stats.field_robustness(_ladder(rng, 20_000, (0.0, 0.05, 0.15)), "win_share", "fair", ["cell"],
+                                    ["sweep_policies"], steps=True)
+    assert moving["robust"][0] == "still moving"
+    assert {"difference beta", "difference alpha"} <= set(moving.columns)
+    assert abs(moving["difference beta"][0] - 0.05) < 0.02 and abs(moving["difference alpha"][0] - 0.10) < 0.02
+    settled = stats.field_robustness(_ladder(rng, 20_000, (0.0, 0.10, 0.10)), "win_share", "fair", ["cell"],
+                                     ["sweep_policies"], steps=True)
+    assert settled["robust"][0] == "settled"  # moved from the first field, not at the last step
+    plain = stats.field_robustness(_ladder(rng, 20_000, (0.0, 0.10, 0.10)), "win_share", "fair", ["cell"],
+                                   ["sweep_policies"])
+    assert plain["robust"][0] == "depends on the bots"  # against the first field it does depend

@@ -62,3 +62,12 @@ def test_balanced_plays_the_weights_written_by_the_tune_command():
         assert balanced[name] == (tuple(value) if isinstance(value, list) else value)
     # and its sides are derived by play (policies/sides.py), where balanced-v1 keeps its table
     assert {k for k in v1 if v1[k] != balanced[k]} == set(written["params"]) | {"side_choice"}
+
+
+def test_tuning_against_a_search_field_runs_end_to_end_on_a_tiny_budget(components):
+    """The strongest field can be the opponent of a tuning (expert iteration's first step): every
+    candidate plays search on the same deals, and the validation runs."""
+    result = tune(components, "balanced-v1", ["search"], [2], trials=2, games=2, validation_games=2, seed=3,
+                  advanced=True, space={"coin": Range(0.5, 0.7)})
+    assert len(result.trials) == 2 and 0.5 <= result.params["coin"] <= 0.7
+    assert len(result.validation) == 1 and len(result.validation[0].shares) == 2

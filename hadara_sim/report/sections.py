@@ -298,6 +298,33 @@ def robustness_table(what: str, first: str, tab: pl.DataFrame | None, label) -> 
                  marked=[r == "depends on the bots" for r in tab["robust"].to_list()], data=tab)
 
 
+def ladder_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Table | None:
+    """Whether each effect settles as the opponent fields grow stronger (a table from
+    `stats.field_robustness(..., steps=True)`, fields in the order swept, weakest first; None passes
+    through): the effect under every field, each step from one field to the next with its CI, and
+    whether the last step is equivalent to zero."""
+    if tab is None:
+        return None
+    names = [c[len("effect "):] for c in tab.columns if c.startswith("effect ")]
+    counts = {w: int((tab["robust"] == w).sum()) for w in ("settled", "still moving", "undecided")}
+    rows = [[label(r), *[pp(r[f"effect {n}"]) for n in names],
+             *[cell for n in names[1:] for cell in (pp(r[f"difference {n}"]), pp_ci(r[f"low {n}"], r[f"high {n}"]))],
+             r["robust"]] for r in tab.to_dicts()]
+    columns = [first, *[f"effect under {n}" for n in names],
+               *[c for before, n in zip(names, names[1:]) for c in (f"{n} minus {before}", "95% CI")],
+               "by the strongest field"]
+    return Table(f"Does each effect settle as the fields grow stronger? {what}: {counts['settled']} settled, "
+                 f"{counts['still moving']} still moving, {counts['undecided']} undecided "
+                 f"(ladder, in the order swept: {' < '.join(names)})", columns, rows,
+                 caption="every field plays the same deals: per deal, the effect under a field minus the effect "
+                         "under the field before it, paired t-test over deals (scipy ttest_rel) and paired TOST within "
+                         "the margin, each corrected by Holm over the steps of this table; settled = the last step "
+                         "(to the strongest field) is equivalent to zero; still moving = it differs from zero (the "
+                         "verdict may change again with stronger bots); undecided = neither, more deals needed; "
+                         "marked rows are still moving",
+                 marked=[r == "still moving" for r in tab["robust"].to_list()], data=tab)
+
+
 def setup_cards(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
     bal = S.setup_card_balance(df, margin)
     design = bal["design"][0]
@@ -346,6 +373,11 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Sec
     pairs, a, b = S.setup_field_pairs(df)
     tables.append(robustness_table("Setup cards, win share minus 1/P", "players, card, side", S.field_robustness(
         pairs, a, b, ["players", *rest, "setup_card", "setup_side"], fields, margin), lambda r: label(r, rest)))
+    ladder = S.field_count(df, fields) > 2  # three fields or more: read them as a ladder too
+    if ladder:
+        tables.append(ladder_table("Setup cards, win share minus 1/P", "players, card, side", S.field_robustness(
+            pairs, a, b, ["players", *rest, "setup_card", "setup_side"], fields, margin, steps=True),
+            lambda r: label(r, rest)))
     sides = S.setup_side_contrasts(df, margin)
     if sides is not None:
         lab = group_label(["players", *[c for c in sides.columns if c.startswith("sweep_")], "setup_card"])
@@ -354,6 +386,9 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Sec
         cell = ["players", *[c for c in sides.columns if c.startswith("sweep_") and c not in fields], "setup_card"]
         tables.append(robustness_table("Side B minus side A", "card", S.field_robustness(
             S.setup_side_pairs(df), "B", "A", cell, fields, margin), group_label(cell)))
+        if ladder:
+            tables.append(ladder_table("Side B minus side A", "card", S.field_robustness(
+                S.setup_side_pairs(df), "B", "A", cell, fields, margin, steps=True), group_label(cell)))
     cards = S.setup_card_contrasts(df, margin)
     if cards is not None:
         extra = [c for c in cards.columns if c.startswith("sweep_")]

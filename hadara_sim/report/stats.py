@@ -413,6 +413,8 @@ def setup_side_pairs(df: pl.DataFrame) -> pl.DataFrame | None:
             .pivot(on="setup_side", index=keys, values="win_share"))
     if not {"A", "B"} <= set(wide.columns):
         return None
+    if "combo" in rows.columns:  # the order the fields were swept in (a ladder's order)
+        wide = wide.join(rows.group_by(keys).agg(pl.col("combo").min()), on=keys, how="left")
     return wide.drop_nulls(["A", "B"])
 
 
@@ -424,7 +426,7 @@ def setup_side_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataF
     wide = setup_side_pairs(df)
     if wide is None:
         return None
-    by = [c for c in wide.columns if c not in (CLUSTER, "A", "B")]
+    by = [c for c in wide.columns if c not in (CLUSTER, "A", "B", "combo")]
     return with_verdicts(paired_diff(wide, "B", "A", by, margin=margin), margin=margin)
 
 
@@ -526,8 +528,13 @@ def _field_label_expr(fields: Sequence[str]) -> pl.Expr:
                                                  return_dtype=pl.String) for f in fields], separator=", ")
 
 
+def field_count(df: pl.DataFrame, fields: Sequence[str]) -> int:
+    """How many opponent fields a run played (1 when no field key was swept)."""
+    return df.select(fields).n_unique() if fields else 1
+
+
 def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], fields: Sequence[str],
-                     margin: float = I.MARGIN) -> pl.DataFrame | None:
+                     margin: float = I.MARGIN, steps: bool = False) -> pl.DataFrame | None:
     """Whether each effect of a report table depends on the opponent field (None with fewer than two
     fields), judged on the effects, not on their verdicts.
 
@@ -544,7 +551,12 @@ def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], f
     `difference <field>`, `low <field>`, `high <field>`, `q <field>`, `q_equiv <field>` (that field
     minus the first), `fields` and `robust`: "robust" when every field's difference is equivalent to
     zero, "depends on the bots" when one differs significantly (and is not equivalent), else
-    "undecided"."""
+    "undecided".
+
+    With `steps`, a ladder: each field is compared with the one before it in the order swept (a
+    strength ladder lists the weakest first), the columns are named as above, and `robust` says
+    whether the effect has settled by the last, strongest field: "settled" when the last step is
+    equivalent to zero, "still moving" when it differs from zero, else "undecided"."""
     if not fields or pairs.select(fields).n_unique() < 2:
         return None
     labelled = pairs.with_columns(_field_label_expr(fields).alias("_field"))
@@ -553,12 +565,12 @@ def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], f
     per_deal = (labelled.group_by([*cell, "_field", CLUSTER])
                 .agg((pl.col(a).cast(pl.Float64) - pl.col(b).cast(pl.Float64)).mean().alias("_effect")))
     first, rest = names[0], names[1:]
-    base = per_deal.filter(pl.col("_field") == first).select(*cell, CLUSTER, pl.col("_effect").alias("_first"))
     effects = (per_deal.group_by([*cell, "_field"]).agg(pl.col("_effect").mean())
                .pivot(on="_field", index=list(cell), values="_effect"))
     out = effects.select(*cell, *[pl.col(n).alias(f"effect {n}") for n in names if n in effects.columns])
     tables = []
-    for name in rest:
+    for before, name in zip(names if steps else [first] * len(rest), rest):
+        base = per_deal.filter(pl.col("_field") == before).select(*cell, CLUSTER, pl.col("_effect").alias("_first"))
         joined = (per_deal.filter(pl.col("_field") == name).join(base, on=[*cell, CLUSTER], how="inner"))
         if joined.height:
             tables.append(paired_diff(joined, "_effect", "_first", cell, margin=margin)
@@ -575,6 +587,13 @@ def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], f
             *cell, *[pl.col(c).alias(f"{c.replace('diff', 'difference')} {name}")
                      for c in ("diff", "low", "high", "q", "q_equiv")])
         out = out.join(part, on=list(cell), how="left", maintain_order="left")
+    if steps:
+        last = {"robust": "settled", "depends on the bots": "still moving", "undecided": "undecided"}
+        words = long.filter(pl.col("_field") == rest[-1]).select(
+            *cell, pl.col("_word").replace_strict(last, return_dtype=pl.String).alias("robust"))
+        out = out.join(words, on=list(cell), how="left", maintain_order="left")
+        return (out.with_columns(pl.lit(len(names)).alias("fields"), pl.col("robust").fill_null("undecided"))
+                .sort(list(cell), nulls_last=True))
     words = long.group_by(list(cell)).agg(pl.col("_word"), pl.len().alias("_compared"))
     word = (pl.when(pl.col("_compared") < len(rest)).then(pl.lit("undecided"))
             .when(pl.col("_word").list.eval(pl.element() == "robust").list.all()).then(pl.lit("robust"))
