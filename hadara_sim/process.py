@@ -157,6 +157,9 @@ def quiet_dask():
             lg.setLevel(level)
 
 
+RESENDS = 8  # cancelled tasks sent again in a row before the run gives up on the cluster
+
+
 def dask_parallel(client, function, calls, shared: int = 0):
     """The results of `function(*args)` for each args of `calls`, from the workers of a dask client,
     in the order they finish: a few tasks per worker in flight (so `calls` is made as consumed); the
@@ -168,41 +171,59 @@ def dask_parallel(client, function, calls, shared: int = 0):
     calls = iter(calls)
     sent: dict[int, object] = {}  # id(argument) -> its future on the cluster
     keep: list = []  # the arguments sent, alive so that their ids stay unique
+    asked: dict[str, tuple] = {}  # a running task's key -> its arguments (to send it again)
 
-    def submit():
-        args = next(calls, None)
-        if args is None:
-            return None
+    def send(args):
         for arg in args[:shared]:
             if id(arg) not in sent:
                 sent[id(arg)] = client.scatter(arg, broadcast=True, hash=False)
                 keep.append(arg)
-        return client.submit(function, *(sent[id(a)] for a in args[:shared]), *args[shared:], pure=False)
+        future = client.submit(function, *(sent[id(a)] for a in args[:shared]), *args[shared:], pure=False)
+        asked[future.key] = args
+        return future
+
+    def submit():
+        args = next(calls, None)
+        return None if args is None else send(args)
+
+    def again(future):
+        """A task cancelled while the scheduler is still there: a killed worker took the only copy of
+        its scattered arguments with it (distributed cannot recover scattered data), so they are
+        scattered anew and the task sent again."""
+        sent.clear()
+        return send(asked.pop(future.key))
 
     try:
         with client.as_current():  # distributed.wait asks for the current client
-            yield from _as_finished(client, submit)
+            yield from _as_finished(client, submit, again, lambda future: asked.pop(future.key, None))
     except ClusterLost:
         raise
     except (CancelledError, OSError, TimeoutError) as err:  # OSError: distributed's CommClosedError too
         raise ClusterLost(f"the connection to the dask scheduler was lost ({type(err).__name__})") from None
 
 
-def _as_finished(client, submit):
-    """Results as their tasks finish, a new task submitted for each; ClusterLost when the client
-    loses its scheduler or the cluster has no worker for WORKERLESS_SECONDS."""
+def _as_finished(client, submit, again, forget):
+    """Results as their tasks finish, a new task submitted for each (a task cancelled while the client
+    still runs is sent `again`, at most RESENDS times in a row); ClusterLost when the client loses its
+    scheduler or the cluster has no worker for WORKERLESS_SECONDS."""
     import time
+    from concurrent.futures import CancelledError
 
     from distributed import wait
 
     running = [f for f in (submit() for _ in range(2 * max(1, len(client.scheduler_info().get("workers", {})))))
                if f is not None]
     alone_since = None
+    resent = 0
     while running:
         try:
             done = wait(running, timeout=5, return_when="FIRST_COMPLETED").done
         except TimeoutError:  # nothing finished in 5 s: is anyone still working?
             done = set()
+        except CancelledError:  # some were cancelled: sent again below, while the client still runs
+            done = {future for future in running if future.cancelled()}
+            if not done or client.status != "running":
+                raise
         if not done:
             if client.status != "running":
                 raise ClusterLost("the connection to the dask scheduler was lost")
@@ -215,7 +236,17 @@ def _as_finished(client, submit):
             continue
         for future in done:
             running.remove(future)
-            yield future.result()
+            try:
+                result = future.result()
+            except CancelledError:
+                if client.status != "running" or resent >= RESENDS:
+                    raise
+                resent += 1
+                running.append(again(future))
+                continue
+            resent = 0
+            forget(future)
+            yield result
             follow = submit()
             if follow is not None:
                 running.append(follow)
