@@ -47,7 +47,7 @@ def main(players: list[int] = typer.Option([2, 4], "--players", "-p"),
                 if bot.settings.get("side_choice") == "derived":
                     t = derived_sides(bot, c, p)
                     note = (f"   trial 3B-3A {100 * t.effect[2]:+5.1f} pp [{100 * t.low[2]:+5.1f}, "
-                            f"{100 * t.high[2]:+5.1f}] ({t.deals} paired deals, {t.rounds} rounds)")
+                            f"{100 * t.high[2]:+5.1f}] (up to {t.deals} paired deals per card, {t.rounds} round(s))")
                 print(f"{case:<13} {name:<12} {p}P  chose B: {line}{note}", flush=True)
 
 

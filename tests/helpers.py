@@ -250,3 +250,14 @@ def pick(components, n: int = 1, epoch: int | None = 1, colour: int | None = Non
 
 def values(components, key) -> list[int]:
     return list(components.cards[card(components, key)].values)
+
+
+class InPython(Policy):
+    """A built-in asked through its Python methods at every decision (the engine sees no kernel)."""
+
+    def __init__(self, inner):
+        super().__init__()
+        self.inner, self.name = inner, inner.name
+
+    def decide(self, decision):
+        return self.inner.decide(decision)

@@ -98,15 +98,7 @@ def test_the_basic_game_and_a_fixed_table_play_no_trial(components, monkeypatch)
 
 def test_the_python_methods_choose_the_derived_sides_as_the_kernel_does(components):
     """A Python caller of `side` (the reference engine, a subclass) reads the same derived table."""
-    from hadara_sim.policy import Policy
-
-    class InPython(Policy):
-        def __init__(self, inner):
-            super().__init__()
-            self.inner, self.name = inner, inner.name
-
-        def decide(self, decision):
-            return self.inner.decide(decision)
+    from helpers import InPython
 
     poor = components.with_overrides(POOR)
     balanced = make_policy("balanced")

@@ -11,18 +11,9 @@ from hadara_sim.policy import IllegalChoice, Policy
 from hadara_sim.registry import make_policy
 from hadara_sim.verify import seat_table
 
+from helpers import InPython
+
 BUILT_INS = ["balanced", "military", "culture", "economy", "sets", "balanced-v1", "greedy"]
-
-
-class InPython(Policy):
-    """A built-in asked through its Python methods at every decision (the engine sees no kernel)."""
-
-    def __init__(self, inner):
-        super().__init__()
-        self.inner, self.name = inner, inner.name
-
-    def decide(self, decision):
-        return self.inner.decide(decision)
 
 
 @pytest.mark.parametrize("players,advanced", [(2, False), (3, True), (4, False), (5, True)])
