@@ -178,8 +178,9 @@ class Forward:
                       rep(deals.colour_order), decks, colonies)
         grants = [type(grant)(grant.epoch, grant.card, rep(grant.seat)) for grant in past["grants"]]
         start = past.get("start")
-        return Determinisation(dealt, rep(hist), rep(lengths), rep(past["sides"]), grants,
-                               rep(self.seat), copies, None if start is None else start[np.repeat(np.arange(games), copies)])
+        start = None if start is None else start[np.repeat(np.arange(games), copies)]
+        return Determinisation(dealt, rep(hist), rep(lengths), rep(past["sides"]), grants, rep(self.seat), copies,
+                               start)
 
     def play(self, options: np.ndarray, copies: int, me, others, seed=0) -> dict[str, np.ndarray]:
         """Play on from the decision in `copies` determinised copies per game, once per candidate

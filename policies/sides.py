@@ -88,7 +88,8 @@ def derived_sides(policy, components, players: int) -> SideTrial:
 
 def trial_key(policy, components, players: int) -> str:
     """What a trial's result depends on, as one digest."""
-    return hashlib.sha256(json.dumps(trial_inputs(policy, components, players), sort_keys=True).encode()).hexdigest()[:24]
+    what = json.dumps(trial_inputs(policy, components, players), sort_keys=True)
+    return hashlib.sha256(what.encode()).hexdigest()[:24]
 
 
 def trial_inputs(policy, components, players: int) -> dict:
