@@ -103,3 +103,19 @@ def test_the_python_methods_choose_the_derived_sides_as_the_kernel_does(componen
     poor = components.with_overrides(POOR)
     balanced = make_policy("balanced")
     assert chosen_sides(poor, InPython(balanced), 2) == chosen_sides(poor, balanced, 2)
+
+
+def test_the_policies_sides_command_prints_the_table_with_its_evidence(monkeypatch):
+    from typer.testing import CliRunner
+
+    from hadara_sim.cli import app
+
+    monkeypatch.setattr(sides, "DEALS", 250)
+    result = CliRunner().invoke(app, ["policies", "sides", "-p", "2", "--format", "json", "-q"])
+    assert result.exit_code == 0, result.output
+    [table] = json.loads(result.output)["tables"]
+    rows = {r["card"]: r for r in table["data"]}
+    assert rows[3]["side"] == "B" and rows[3]["diff_low_pp"] > 0  # 3B measured better than 3A
+    assert all(r["diff_low_pp"] <= r["diff_pp"] <= r["diff_high_pp"] for r in rows.values())
+    refused = CliRunner().invoke(app, ["policies", "sides", "--policy", "greedy"])
+    assert refused.exit_code == 2 and "no side_choice parameter" in refused.output
