@@ -131,6 +131,8 @@ def suggest(trial: optuna.Trial, space: dict[str, Range], defaults: dict) -> dic
             n = len(defaults[name]) if isinstance(defaults.get(name), (tuple, list)) else 1
             picks = tuple(trial.suggest_categorical(f"{name}[{i}]", list(r.choices)) for i in range(n))
             params[name] = picks if isinstance(defaults.get(name), (tuple, list)) else picks[0]
+        elif isinstance(defaults.get(name), int) and not isinstance(defaults.get(name), bool):
+            params[name] = trial.suggest_int(name, int(r.low), int(r.high))  # check_space: whole-number ends
         else:
             params[name] = trial.suggest_float(name, r.low, r.high)
     return params

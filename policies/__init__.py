@@ -4,9 +4,9 @@ from .greedy import Greedy
 from .planner import Planner
 from .random import Random
 from .search import Search
-from .styles import Balanced, BalancedV1, Culture, Economy, Military, Sets
+from .styles import Balanced, BalancedV1, Culture, Economy, Foresight, Military, Sets
 
-BUILTIN = {cls.name: cls for cls in (Random, Greedy, Military, Culture, Economy, Sets, Balanced)}
+BUILTIN = {cls.name: cls for cls in (Random, Greedy, Military, Culture, Economy, Sets, Balanced, Foresight)}
 # Yardsticks (the slow `search`, `balanced` before tuning): available by name, not in the default
 # ladder or the tournament.
 REFERENCE = {cls.name: cls for cls in (Search, BalancedV1)}

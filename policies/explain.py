@@ -36,6 +36,11 @@ PARAM_HELP = {
              "written by hadara-sim policies tune; with side_choice \"derived\", only where the trial starts",
     "side_choice": "\"derived\": each setup card's side found by play on the game's own components and player "
                    "count (A against B on the same deals, cached); \"table\": the sides table as it is",
+    "rival_weight": "phase B picks played forward: weight of what the rivals' picks bring them on average "
+                    "against what the policy's own picks bring it (1 = a rival's point counts as much as its own)",
+    "pick_rounds": "rounds of picks played forward after each phase B pick (0 = to the end of the phase)",
+    "deny": "in a draw round, points per point a rival would gain from the card discarded (it may be picked "
+            "in phase B)",
     "budget": "determinised copies of the game each candidate option is played out in (more = stronger "
               "and slower)",
     "rollout": "the policy that plays the copies on, for the searching seat and its opponents",

@@ -43,13 +43,14 @@ GOLD_PLAN, FEED_LOSS, COLONY_PRIZE, STATUE_PRIZE, POINTS_SIDE_FROM, INTEGRATE_MA
 ANY_COLONY, CULTURE_SILVER, LATE_MILITARY = 21, 22, 23  # rule flags (1.0 on, 0.0 off)
 FOCUS_RULE, FOCUS, UNFOCUS, FOCUS_PRIZE, OTHER_PRIZE = 24, 25, 26, 27, 28
 SIDE_TABLE, SIDES_AT = 29, 30
-PLANNER_PARAMS = 35
+PICK_AHEAD, RIVAL_WEIGHT, PICK_ROUNDS, DENY = 35, 36, 37, 38
+PLANNER_PARAMS = 39
 # Layout of greedy's `params`; its colours only enter its value table.
 G_INCOME, G_MILITARY, G_CULTURE, G_FOOD, G_COIN, G_POINTS = range(6)
 
 # The style rules a planner class may name in `Planner.rules` (policies/styles.py).
 RULES = {"any_colony": ANY_COLONY, "culture_silver": CULTURE_SILVER, "late_military": LATE_MILITARY,
-         "focus": FOCUS_RULE, "side_table": SIDE_TABLE}
+         "focus": FOCUS_RULE, "side_table": SIDE_TABLE, "pick_ahead": PICK_AHEAD}
 
 _E = EFFECT_INDEX
 AFFINITY = _E["affinity_income"]  # affinity_<track t> is effect AFFINITY + t
@@ -64,14 +65,14 @@ GROWTH = np.array([0.0, 1.0, 0.55, 0.15])
 SETS_TO_COME = np.array([0, 2.0, 1.0, 0.0])
 
 # The visible fields `decide` may read, with the dtype and dimensions the engine stores them in.
-VIEW_ARRAYS = {"tracks": (np.int16, 3), "colour_count": (np.int16, 3),
+VIEW_ARRAYS = {"coins": (np.int32, 2), "tracks": (np.int16, 3), "colour_count": (np.int16, 3),
                "effects": (np.bool_, 3), "tiles": (np.int8, 3), "colonies": (np.int8, 3), "colony_ptr": (np.int8, 2),
                "statues": (np.int8, 3), "silver": (np.int8, 3), "gold": (np.int8, 2), "initiative": (np.int8, 2),
                "piles": (np.int16, 3), "pile_size": (np.int8, 2), "colour_order": (np.int8, 2)}
 KernelView = namedtuple("KernelView", VIEW_ARRAYS)
 # The fields every planner decision reads (its context), and those only some kinds read.
 CONTEXT_FIELDS = ("tracks", "colour_count", "effects", "colonies", "colony_ptr", "statues", "silver", "gold")
-KIND_FIELDS = {"pick": ("piles", "pile_size"), "side": ("initiative",), "wheel": ("colour_order",),
+KIND_FIELDS = {"pick": ("piles", "pile_size", "coins"), "side": ("initiative",), "wheel": ("colour_order",),
                "medal": ("tiles",)}
 _EMPTY = {name: np.zeros((1,) * ndim, dtype) for name, (dtype, ndim) in VIEW_ARRAYS.items()}
 
@@ -124,6 +125,10 @@ def planner_params(settings: dict, rules) -> np.ndarray:
         params[FOCUS:OTHER_PRIZE + 1] = [settings[k] for k in ("focus", "unfocus", "focus_prize", "other_prize")]
     if "side_table" in rules:
         params[SIDES_AT:SIDES_AT + 5] = settings["sides"]
+    if "pick_ahead" in rules:
+        params[RIVAL_WEIGHT] = settings["rival_weight"]
+        params[PICK_ROUNDS] = settings["pick_rounds"]
+        params[DENY] = settings["deny"]
     return params
 
 
@@ -168,12 +173,15 @@ def choose(kernel: Kernel, kind: str, d) -> np.ndarray:
     seat = np.asarray(view.player, np.int64)
     epoch, phase = np.asarray(view.epoch, np.int64), np.asarray(view.phase, np.int64)
     ct = policy_tables(view.components)
+    table = kernel.table
+    if kernel.code == PLANNER:  # its table is scratch space (`_pick_ahead`), as in the engine
+        table = np.zeros((3, 2, max(len(ct.card_points), SCRATCH)))
     out = np.empty(n, np.int64)
     g = np.arange(n)
     for e, p in sorted(set(zip(epoch.tolist(), phase.tolist()))):
         rows = g if (epoch == e).all() and (phase == p).all() else np.flatnonzero((epoch == e) & (phase == p))
         decide(kernel.code, KIND_CODE[kind], v, rows, g, seat, e, p, legal, hand, card, feed_need, front, ct,
-               kernel.params, kernel.table, out)
+               kernel.params, table, out)
     return out
 
 
@@ -222,7 +230,7 @@ def decide(code, kind, v, rows, g, seat, epoch, phase, legal, hand, card, feed_n
     """Built-in policy `code`'s choice in each row i of `rows` (game g[i], acting seat seat[i]) into
     out[i]; the other rows are left alone (the engine passes one decision's rows of every policy)."""
     if code == PLANNER:
-        _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out)
+        _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
     elif code == GREEDY:
         _greedy(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
     else:
@@ -296,7 +304,7 @@ def _fewest(v, gi, me):
 
 
 @inner
-def _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, out):
+def _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out):
     """The planner styles: each row's context (coin, track, set and prize values), then the kind's values."""
     for i in rows:
         gi, me = g[i], seat[i]
@@ -306,6 +314,8 @@ def _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct
         if kind == DRAW:
             choice = _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv, req,
                                    prize)
+        elif kind == PICK and params[PICK_AHEAD] and table.shape[2] >= SCRATCH:
+            choice = _pick_ahead(v, gi, me, i, epoch, phase, legal, ct, params, table)
         elif kind == PICK:
             choice = _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req, prize)
         elif kind == TILE:
@@ -443,11 +453,29 @@ def _step(v, gi, me, ct, card, colour, t):
 
 @helper
 def _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize):
-    """Points-equivalent of owning `card`, before its price: points, track steps (affinity cards add
-    one step per owned card of their colour, and later ones too), set value, colour bonus, effect,
-    part of the next colony or statue (the prize) when the card lifts military or culture to its
-    requirement before the next step, less the feeding risk of a card beyond the food track
-    (`feed_loss`, or the coins with feed_with_coins; less in phase A)."""
+    """Points-equivalent of owning `card`, before its price: its worth (`_card_worth`) less the
+    feeding risk of a card beyond the food track."""
+    value = _card_worth(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
+    food = _step(v, gi, me, ct, card, ct.card_colour[card], FOOD)
+    return value - _feed_risk(v, gi, me, tracks[FOOD] - _card_count(v, gi, me) - 1 + food, phase, params, coin)
+
+
+@helper
+def _feed_risk(v, gi, me, slack, phase, params, coin):
+    """What a card costs at the next feeding when the food track falls `slack` short (nothing if
+    slack >= 0): `feed_loss`, or the coins with feed_with_coins; less in phase A."""
+    if slack >= 0:
+        return 0.0
+    if_short = FEED_COIN_PRICE * coin if v.effects[gi, me, FEED_WITH_COINS] else params[FEED_LOSS]
+    return if_short * (1.0 if phase == 1 else 0.6)
+
+
+@helper
+def _card_worth(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize):
+    """Points-equivalent of owning `card`, before its price and feeding: points, track steps (affinity
+    cards add one step per owned card of their colour, and later ones too), set value, colour bonus,
+    effect, part of the next colony or statue (the prize) when the card lifts military or culture to
+    its requirement before the next step."""
     income_left = _income_left(epoch, phase)
     steps_left = income_left
     effect_scale = min(1.0, income_left / 4.0)
@@ -470,10 +498,6 @@ def _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv,
     if need > 0 and steps[CULTURE] >= need and steps_left > 0:
         bonus += prize[1]
     value += bonus
-    slack = tracks[FOOD] - _card_count(v, gi, me) - 1 + steps[FOOD]
-    if slack < 0:
-        if_short = FEED_COIN_PRICE * coin if v.effects[gi, me, FEED_WITH_COINS] else params[FEED_LOSS]
-        value -= if_short * (1.0 if phase == 1 else 0.6)
     return value
 
 
@@ -489,10 +513,26 @@ def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tra
         kept = hand[i, 1 - d]
         kept_worth = worth1 if d == 0 else worth0
         gone = worth0 if d == 0 else worth1
+        if params[DENY] > 0:
+            gone += params[DENY] / 0.05 * _rival_gain(v, gi, me, hand[i, d], epoch, ct, params)
         buy = kept_worth - coin * _price(v, gi, me, ct, kept)
         top, choice = _better(legal, i, A.draw_option(d, A.BUY), buy - 0.05 * gone, top, choice)
         top, choice = _better(legal, i, A.draw_option(d, A.SELL), sell - 0.05 * gone, top, choice)
     return choice
+
+
+@helper
+def _rival_gain(v, gi, me, card, epoch, ct, params):
+    """The most a rival would gain by buying `card` in phase B (0 if none would)."""
+    best = 0.0
+    for s in range(v.tracks.shape[1]):
+        if s != me:
+            tracks = (float(v.tracks[gi, s, 0]), float(v.tracks[gi, s, 1]), float(v.tracks[gi, s, 2]),
+                      float(v.tracks[gi, s, 3]))
+            coin, tv, sv, req, prize = _context(v, gi, s, epoch, 1, params, ct, tracks)
+            worth = _card_value(v, gi, s, card, epoch, 1, ct, params, coin, tracks, tv, sv, req, prize)
+            best = max(best, worth - coin * _price(v, gi, s, ct, card))
+    return best
 
 
 @helper
@@ -508,6 +548,124 @@ def _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, t
             top, choice = _better(legal, i, A.pick_option(colour, A.BUY), buy, top, choice)
         top, choice = _better(legal, i, A.pick_option(colour, A.SELL), sell, top, choice)
     return choice
+
+
+# `_pick_ahead`'s scratch, the planner's `table` (3, 2, >= SCRATCH): seat s's worth of each card at
+# [s // 2, s % 2, card] (five seats at most), and at [2, 1] the phase played forward: pile sizes,
+# then per seat its coins, cards, food track, value of a coin, coins for a sale, and its count of
+# each colour.
+SIZES, MONEY, CARDS, FOOD_AT, COIN_AT, SALE, COUNTS, SCRATCH = 0, 5, 10, 15, 20, 25, 30, 55
+
+
+@helper
+def _pick_ahead(v, gi, me, i, epoch, phase, legal, ct, params, table):
+    """Buy or sell the top card of a discard pile by what the player's picks bring over the next
+    `pick_rounds` rounds of picks (0: the rest of phase B), played forward on the public piles with
+    every seat taking the best pick by its own valuation, less `rival_weight` times what a rival's
+    picks bring on average."""
+    players = v.tracks.shape[1]
+    state = table[2, 1]
+    for s in range(players):
+        tracks = (float(v.tracks[gi, s, 0]), float(v.tracks[gi, s, 1]), float(v.tracks[gi, s, 2]),
+                  float(v.tracks[gi, s, 3]))
+        coin, tv, sv, req, prize = _context(v, gi, s, epoch, phase, params, ct, tracks)
+        for colour in range(5):
+            for k in range(v.pile_size[gi, colour]):
+                card = v.piles[gi, colour, k]
+                table[s // 2, s % 2, card] = _card_worth(v, gi, s, card, epoch, phase, ct, params, coin, tracks,
+                                                         tv, sv, req, prize)
+        state[COIN_AT + s] = coin
+        state[SALE + s] = _sell_value(v, gi, s, epoch, ct)
+    rival = params[RIVAL_WEIGHT] / max(players - 1, 1)
+    horizon = int(params[PICK_ROUNDS]) * players
+    top, choice = -np.inf, 0
+    for colour in range(5):
+        for action in (A.BUY, A.SELL):
+            option = A.pick_option(colour, action)
+            if not legal[i, option]:
+                continue
+            left = _start_forward(v, gi, players, state)
+            total = _take(v, gi, me, colour, action == A.SELL, ct, params, table)
+            turn = me + 1
+            for _ in range(min(left - 1, horizon) if horizon > 0 else left - 1):
+                s = turn % players
+                best, best_colour, best_sale = _best_pick(v, gi, s, ct, params, table)
+                value = _take(v, gi, s, best_colour, best_sale, ct, params, table)
+                total += value if s == me else -rival * value
+                turn += 1
+            top, choice = _better(legal, i, option, total, top, choice)
+    return choice
+
+
+@helper
+def _start_forward(v, gi, players, state):
+    """The phase as it stands into the scratch `state`; the number of cards left in the piles."""
+    left = 0
+    for colour in range(5):
+        state[SIZES + colour] = v.pile_size[gi, colour]
+        left += v.pile_size[gi, colour]
+    for s in range(players):
+        state[MONEY + s] = v.coins[gi, s]
+        state[CARDS + s] = _card_count(v, gi, s)
+        state[FOOD_AT + s] = v.tracks[gi, s, FOOD]
+        for colour in range(5):
+            state[COUNTS + 5 * s + colour] = v.colour_count[gi, s, colour]
+    return left
+
+
+@helper
+def _best_pick(v, gi, s, ct, params, table):
+    """Seat s's best pick in the phase played forward, as the planner values it: (value, pile, sale);
+    a seat that cannot pay for a card must sell it."""
+    state = table[2, 1]
+    best, best_colour, best_sale = -np.inf, 0, True
+    for colour in range(5):
+        if state[SIZES + colour] > 0:
+            card = v.piles[gi, colour, int(state[SIZES + colour]) - 1]
+            if state[MONEY + s] >= _price_now(ct, card, state[COUNTS + 5 * s + ct.card_colour[card]]):
+                value = _buy_now(v, gi, s, card, ct, params, table)
+                if value > best:
+                    best, best_colour, best_sale = value, colour, False
+            value = state[COIN_AT + s] * state[SALE + s]
+            if value > best:
+                best, best_colour, best_sale = value, colour, True
+    return best, best_colour, best_sale
+
+
+@helper
+def _price_now(ct, card, owned):
+    """The card's price to a seat owning `owned` cards of its colour."""
+    return max(0.0, ct.card_cost[card] - owned)
+
+
+@helper
+def _buy_now(v, gi, s, card, ct, params, table):
+    """Seat s's value of buying `card` in the phase played forward: its worth less price and feeding."""
+    state = table[2, 1]
+    colour = ct.card_colour[card]
+    price = _price_now(ct, card, state[COUNTS + 5 * s + colour])
+    slack = state[FOOD_AT + s] - state[CARDS + s] - 1 + _step(v, gi, s, ct, card, colour, FOOD)
+    coin = state[COIN_AT + s]
+    return table[s // 2, s % 2, card] - coin * price - _feed_risk(v, gi, s, slack, 1, params, coin)
+
+
+@helper
+def _take(v, gi, s, colour, sale, ct, params, table):
+    """Seat s takes the top card of pile `colour` in the phase played forward; its value to s."""
+    state = table[2, 1]
+    size = int(state[SIZES + colour])
+    card = v.piles[gi, colour, size - 1]
+    state[SIZES + colour] = size - 1
+    if sale:
+        state[MONEY + s] += state[SALE + s]
+        return state[COIN_AT + s] * state[SALE + s]
+    value = _buy_now(v, gi, s, card, ct, params, table)
+    card_colour = ct.card_colour[card]
+    state[MONEY + s] -= _price_now(ct, card, state[COUNTS + 5 * s + card_colour])
+    state[CARDS + s] += 1
+    state[FOOD_AT + s] += _step(v, gi, s, ct, card, card_colour, FOOD)
+    state[COUNTS + 5 * s + card_colour] += 1
+    return value
 
 
 @helper

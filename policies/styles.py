@@ -84,3 +84,17 @@ class Balanced(BalancedV1):
                    "found by play on the game's own components and player count (policies/sides.py).")
     params = {**BalancedV1.params, **tuned_params("balanced"), "side_choice": "derived"}
 
+
+
+class Foresight(Balanced):
+    name = "foresight"
+    description = ("`balanced`, with its phase B picks played forward: the piles are public, so for each "
+                   "pick it plays the rest of the phase with every seat taking its best pick by its own "
+                   "valuation, and takes the pick whose line brings it most, less `rival_weight` times "
+                   "what it brings a rival. Compiled, at engine speed.")
+    params = {**Balanced.params, "rival_weight": 1.0, "pick_rounds": 1, "deny": 0.3,
+              **tuned_params("foresight")}
+    rules = frozenset({"pick_ahead"})
+    # pick_rounds 0 plays to the end of the phase; deny weighs a rival's gain from the card discarded
+    # in a draw round (it may be picked in phase B).
+    limits = {**Balanced.limits, "rival_weight": (0.0, 10.0), "pick_rounds": (0, 5), "deny": (0.0, 10.0)}

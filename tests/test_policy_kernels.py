@@ -110,6 +110,13 @@ def test_a_subclass_keeps_the_kinds_it_overrides(components):
     assert Policy().kernel(components) is None and make_policy("random").kernel(components) is None
 
 
+def scratch_or_table(kernel, view):
+    """A kernel's table as the engine passes it: a planner's is scratch space of the engine's width."""
+    if kernel.code != kernels.PLANNER:
+        return kernel.table
+    return np.zeros((3, 2, max(view.components.n_cards, kernels.SCRATCH)))
+
+
 class Checked(Policy):
     """Plays `inner` and checks each of its kernel's choices against a direct `decide` call on the
     batch engine's own state arrays, the way the compiled engine calls it."""
@@ -133,7 +140,7 @@ class Checked(Policy):
             kernels.decide(kernel.code, kernels.KIND_CODE[d.kind], seen, np.arange(n), g, view.player.astype(int),
                            s.epoch_now, s.phase_now, np.array(d.legal), rows("hand", (n, 2)),
                            rows("card", n), rows("feed_need", n), s.colony_front,
-                           kernels.policy_tables(view.components), kernel.params, kernel.table, out)
+                           kernels.policy_tables(view.components), kernel.params, scratch_or_table(kernel, view), out)
             assert np.array_equal(out, choice), d.kind
             self.checked.add(d.kind)
         return choice
@@ -141,9 +148,29 @@ class Checked(Policy):
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_python_methods_and_a_direct_call_agree(components, players):
-    names = ["balanced", "military", "culture", "economy", "sets", "balanced-v1", "greedy"]
+    names = ["balanced", "military", "culture", "economy", "sets", "balanced-v1", "greedy", "foresight"]
     policies = [Checked(make_policy(name)) for name in names]
     deals = make_deals(components, players, 70, seed=players, advanced=True)
     seats = (np.arange(players)[None, :] + np.arange(70)[:, None]) % len(names)
     play_batch(deals, components, policies, seats)
     assert set().union(*(p.checked for p in policies)) == set(kernels.KIND_CODE)
+
+
+def test_foresight_takes_the_card_its_rival_needs_first(components):
+    """Phase B at 2 players: the blue card is worth more to seat 0 (it leads on culture), the red one to
+    seat 1 (one military step from the level-1 colony). `balanced` buys blue and leaves red to its
+    rival; `foresight` plays the round forward, sees the rival take red, and takes red first (it sells
+    it: the coins are worth more to it than the card); with rival_weight 0 (only its own picks count)
+    it buys blue again."""
+    tracks = np.zeros((1, 2, 4))
+    tracks[0, :, 3] = 5  # food to spare
+    tracks[0, 0, 2], tracks[0, 1, 1] = 2, 2
+    piles = np.full((1, 5, 2), -1)
+    piles[0, 1, 0], piles[0, 2, 0] = RED_2, BLUE_2
+    legal = [0, 0, 1, 1, 1, 1, 0, 0, 0, 0]  # buy or sell red (options 2, 3) or blue (4, 5)
+    state = dict(phase=1, tracks=tracks, piles=piles, pile_size=np.array([[0, 1, 1, 0, 0]]),
+                 coins=np.array([[10, 10]]))
+    assert Balanced().pick(decision(components, "pick", legal, **state))[0] == 4
+    assert make_policy("foresight", rival_weight=1.0).pick(decision(components, "pick", legal, **state))[0] == 3
+    assert make_policy("foresight", rival_weight=0.0).pick(decision(components, "pick", legal, **state))[0] == 4
+

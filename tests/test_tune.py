@@ -71,3 +71,29 @@ def test_tuning_against_a_search_field_runs_end_to_end_on_a_tiny_budget(componen
                   advanced=True, space={"coin": Range(0.5, 0.7)})
     assert len(result.trials) == 2 and 0.5 <= result.params["coin"] <= 0.7
     assert len(result.validation) == 1 and len(result.validation[0].shares) == 2
+
+
+def test_a_whole_number_setting_is_tuned_in_whole_numbers(components):
+    """silver_min is a whole number: a range tunes it over whole numbers (a float would be refused)."""
+    result = tune(components, "balanced-v1", ["start"], [2], trials=3, games=2, validation_games=2, seed=3,
+                  advanced=True, space={"silver_min": Range(4, 6)})
+    assert all(type(t["silver_min"]) is int and 4 <= t["silver_min"] <= 6 for t in result.trials)
+    assert type(result.params["silver_min"]) is int
+
+
+def test_foresight_plays_the_weights_written_by_the_tune_command():
+    """foresight's weights are the tune command's (against a balanced field), written with its held-out
+    check; every other setting is balanced's or its own pick lookahead's default."""
+    from hadara_sim.registry import make_policy
+    from policies.styles import Foresight
+    from policies.tuned import TUNED_DIR
+
+    written = tomllib.loads((TUNED_DIR / "foresight.toml").read_text())
+    assert written["command"].startswith("hadara-sim policies tune foresight --opponent balanced ")
+    assert written["validation_passed"] is True
+    foresight, balanced = make_policy("foresight").settings, make_policy("balanced").settings
+    for name, value in written["params"].items():
+        assert foresight[name] == (tuple(value) if isinstance(value, list) else value)
+    own = set(Foresight.params) - set(balanced)
+    assert own == {"rival_weight", "pick_rounds", "deny"}
+    assert {k for k in balanced if foresight[k] != balanced[k]} <= set(written["params"])

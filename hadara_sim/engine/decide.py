@@ -282,7 +282,7 @@ def make_deciders(game, history_width_: int) -> Deciders:
     specs = [policy.kernel(c, **shape) if hasattr(policy, "kernel") else None for policy in policies]
     length = max([len(spec.params) for spec in specs if spec is not None], default=1)
     params = np.zeros((len(policies), length))
-    tables = np.zeros((len(policies), 3, 2, c.n_cards))
+    tables = np.zeros((len(policies), 3, 2, max(c.n_cards, kernels.SCRATCH)))  # a planner's scratch
     code, kinds = np.zeros(len(policies), np.int64), np.zeros(len(policies), np.int64)
     for p, spec in enumerate(specs):
         if spec is not None and spec.kinds:
@@ -290,7 +290,7 @@ def make_deciders(game, history_width_: int) -> Deciders:
             kinds[p] = sum(1 << KINDS.index(kind) for kind in spec.kinds)
             params[p, :len(spec.params)] = spec.params
             if spec.table is not None and spec.table.size > 1:
-                tables[p] = spec.table
+                tables[p, :, :, :c.n_cards] = spec.table
     G = len(game.s.coins)
     width = history_width_ if (code == 0).any() or (kinds != (1 << len(KINDS)) - 1).any() else 0
     game.history = np.zeros((G, width), np.int16)
