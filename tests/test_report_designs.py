@@ -262,3 +262,17 @@ def test_a_grid_under_three_fields_reads_them_as_a_ladder_in_the_order_swept():
     titles = [t.title for t in section.tables if t is not None]
     ladders = [t for t in titles if t.startswith("Does each effect settle")]
     assert len(ladders) == 2 and all("random < greedy < balanced" in t for t in ladders)
+
+
+def test_a_grant_sweep_under_three_fields_reads_them_as_a_ladder_in_the_order_swept():
+    """Both purple ladders (granted vs none, effect vs placebo) list the fields in the order swept,
+    not alphabetically."""
+    from hadara_sim.report import sections
+
+    scenario = {"players": 3, "game": "advanced", "policies": ["balanced"], "games": 12, "seed": 3, "chunk": 12,
+                "sweep": {"policies": [["random"], ["greedy"], ["balanced"]],
+                          "grants": ["none", "I-P-07", "I-P-08", "sell_bonus"]}}
+    df = hadara_sim.simulate(scenario, jobs=1)
+    section = sections.purple(df, stats.dataset_info(df))
+    ladders = [t.title for t in section.tables if t is not None and t.title.startswith("Does each effect settle")]
+    assert len(ladders) == 2 and all("random < greedy < balanced" in t for t in ladders)

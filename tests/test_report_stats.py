@@ -422,6 +422,19 @@ def test_the_setup_and_purple_reports_add_the_robustness_tables_with_two_fields(
     assert sell[1].startswith("+37.5 pp") and sell[2].startswith("+0.0 pp") and sell[3].startswith("-37.5 pp")
 
 
+def test_the_purple_report_reads_three_fields_as_a_ladder():
+    """A grant sweep under three fields (weakest first): the ladder table gives sell_bonus's effect under
+    each field and each step between them."""
+    three = R.fields({"balanced-v1": R.grant_sweep()[0], "balanced": R.grant_sweep(sell_win=R.CONTROL_WIN)[0],
+                      "foresight": R.grant_sweep(sell_win=R.CONTROL_WIN)[0]})
+    purple = sections.purple(three, stats.dataset_info(three))
+    ladder = next(t for t in purple.tables if t.title.startswith("Does each effect settle"))
+    assert "balanced-v1 < balanced < foresight" in ladder.title
+    sell = next(r for r in ladder.rows if r[0] == "sell_bonus")
+    assert sell[1].startswith("+37.5 pp") and sell[2].startswith("+0.0 pp") and sell[3].startswith("+0.0 pp")
+    assert sell[4].startswith("-37.5 pp") and sell[6].startswith("+0.0 pp")
+
+
 def test_fields_are_named_by_their_policies_or_by_the_swept_parameter():
     assert stats.field_label('["balanced"]') == "balanced"
     assert stats.field_label('[{"policy": "search", "params": {"budget": 2}}, "random"]') == "search(budget=2)+random"

@@ -490,12 +490,19 @@ def _grant_rows(tab: pl.DataFrame, label, control: bool = False) -> list[list[st
 
 
 def _grant_robustness(what: str, pairs: pl.DataFrame | None, fields: list[str], margin: float) -> list[Table]:
-    """The robustness table of a grant contrast under several opponent fields (none with one field)."""
+    """The robustness table of a grant contrast under several opponent fields (none with one field), and
+    with three fields or more its ladder table (fields in the order swept, weakest first)."""
     if pairs is None:
         return []
     cell = ["grant", *[c for c in pairs.columns if c.startswith("sweep_") and c not in fields]]
     found = S.field_robustness(pairs, "win_share", "win_control", cell, fields, margin)
-    return [] if found is None else [robustness_table(what, "granted", found, group_label(cell))]
+    if found is None:
+        return []
+    tables = [robustness_table(what, "granted", found, group_label(cell))]
+    if S.field_count(pairs, fields) > 2:
+        steps = S.field_robustness(pairs, "win_share", "win_control", cell, fields, margin, steps=True)
+        tables.append(ladder_table(what, "granted", steps, group_label(cell)))
+    return [t for t in tables if t is not None]
 
 
 GRANT_COLUMNS = ["n (deals)", "win share granted", "control", "difference", "95% CI", "q", "verdict",

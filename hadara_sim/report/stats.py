@@ -702,14 +702,15 @@ def _paired_grants(pairs: pl.DataFrame, by: list[str], margin: float = I.MARGIN)
 def grant_pairs(df: pl.DataFrame) -> pl.DataFrame | None:
     """Each granted seat's row beside the same seat of the same deal in the control combination (and
     the same values of every other swept key): grant, the pairing keys, win_share, total, epoch,
-    win_control, total_control, control. None without a grant sweep."""
+    win_control, total_control, control, and the granted row's combo (the order swept). None without
+    a grant sweep."""
     sweep = _grant_sweep(df)
     if sweep is None:
         return None
     column, control, others, keys = sweep
     treat = (df.filter((pl.col(column) != control) & pl.col("granted").is_not_null())
              .select(*keys, pl.col(column).alias("grant"), "win_share", "total",
-                     pl.col("granted_epoch").alias("epoch")))
+                     pl.col("granted_epoch").alias("epoch"), *[c for c in ("combo",) if c in df.columns]))
     ctrl = (df.filter(pl.col(column) == control)
             .select(*keys, pl.col("win_share").alias("win_control"), pl.col("total").alias("total_control"),
                     pl.lit(str(control)).alias("control")))
@@ -791,7 +792,8 @@ def _placebo_pairs(df: pl.DataFrame, components=None):
     effects, placebos, refused = _grant_kinds(df, column, control, components)
     granted = (df.filter(pl.col(column).cast(pl.String).is_in([*effects, *placebos]) & pl.col("granted").is_not_null())
                .select(*keys, pl.col(column).cast(pl.String).alias("grant"), "win_share", "total",
-                       pl.col("granted_epoch").cast(pl.Int8).alias("epoch")))
+                       pl.col("granted_epoch").cast(pl.Int8).alias("epoch"),
+                       *[c for c in ("combo",) if c in df.columns]))  # the order swept (a ladder's)
     plain = granted.filter(pl.col("grant").is_in(list(placebos)))
     mean = (plain.group_by([*keys, "epoch"])
             .agg(pl.col("win_share").mean().alias("win_control"), pl.col("total").mean().alias("total_control"),
