@@ -504,7 +504,7 @@ def _card_worth(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv,
 @helper
 def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv, req, prize):
     """Buy or sell the card kept; the discarded card feeds phase B for everyone, so all else equal
-    keep the better one."""
+    keep the better one, and with `deny` discard the card a rival would gain least from."""
     worth0 = _card_value(v, gi, me, hand[i, 0], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
     worth1 = _card_value(v, gi, me, hand[i, 1], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
     sell = coin * _sell_value(v, gi, me, epoch, ct)
@@ -513,11 +513,12 @@ def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tra
         kept = hand[i, 1 - d]
         kept_worth = worth1 if d == 0 else worth0
         gone = worth0 if d == 0 else worth1
+        discard = 0.05 * gone
         if params[DENY] > 0:
-            gone += params[DENY] / 0.05 * _rival_gain(v, gi, me, hand[i, d], epoch, ct, params)
+            discard += params[DENY] * _rival_gain(v, gi, me, hand[i, d], epoch, ct, params)
         buy = kept_worth - coin * _price(v, gi, me, ct, kept)
-        top, choice = _better(legal, i, A.draw_option(d, A.BUY), buy - 0.05 * gone, top, choice)
-        top, choice = _better(legal, i, A.draw_option(d, A.SELL), sell - 0.05 * gone, top, choice)
+        top, choice = _better(legal, i, A.draw_option(d, A.BUY), buy - discard, top, choice)
+        top, choice = _better(legal, i, A.draw_option(d, A.SELL), sell - discard, top, choice)
     return choice
 
 
