@@ -14,7 +14,17 @@ refused with its allowed range instead of reading out of bounds.
 
 from __future__ import annotations
 
+import ast
 import math
+
+
+def parse_value(text: str):
+    """A parameter value as typed on a command line (`name=value`): a Python literal (a number, a
+    tuple, a quoted string), else the bare text as a string (`rollout=foresight`). Nothing is run."""
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text
 
 
 def _kind(value) -> str:

@@ -13,13 +13,13 @@ the mean total of the winner (A's wins, B's wins) to compare with the rulebook's
 
 from __future__ import annotations
 
-import ast
 import time
 
 import numpy as np
 import typer
 
 from hadara_sim import load_components
+from hadara_sim.params import parse_value
 from hadara_sim.registry import make_policy
 from hadara_sim.report.inference import rate_interval
 from hadara_sim.tune import match
@@ -34,9 +34,12 @@ def main(a: str, b: str, players: list[int] = typer.Option([2], "--players", "-p
     c = load_components()
 
     def params(items):
-        return {k: ast.literal_eval(v) for k, _, v in (x.partition("=") for x in items)}
+        return {k: parse_value(v) for k, _, v in (x.partition("=") for x in items)}
 
-    pa, pb = make_policy(a, seed=seed, **params(set_)), make_policy(b, seed=seed + 1, **params(set_b))
+    try:
+        pa, pb = make_policy(a, seed=seed, **params(set_)), make_policy(b, seed=seed + 1, **params(set_b))
+    except (ValueError, LookupError) as err:  # an unknown policy or a bad --set
+        raise typer.BadParameter(str(err)) from None
     for p in players:
         match(c, pa, pb, p, max(jobs, 2), np.random.SeedSequence([seed, p, 1]), not basic, jobs=jobs)  # warm up
         t = time.perf_counter()

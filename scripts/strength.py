@@ -13,7 +13,6 @@ games split over `--jobs` processes: the same results for any number).
 
 from __future__ import annotations
 
-import ast
 import time
 
 import numpy as np
@@ -22,6 +21,7 @@ import typer
 from hadara_sim import load_components
 from hadara_sim.deal import make_deals
 from hadara_sim.ladder import play_split
+from hadara_sim.params import parse_value
 from hadara_sim.registry import make_policy
 from hadara_sim.report.inference import rate_interval
 
@@ -49,13 +49,16 @@ def main(bots: list[str], players: list[int] = typer.Option([2, 4], "--players",
     for item in set_:
         bot, _, assignment = item.partition(":")
         name, _, value = assignment.partition("=")
-        params.setdefault(bot, {})[name] = ast.literal_eval(value)
+        params.setdefault(bot, {})[name] = parse_value(value)
     field_names = field.split(",")
     for bot in bots:
         for p in players:
             n = int(counts.get(bot, games))
-            policies = [make_policy(bot, seed=seed, **params.get(bot, {}))]
-            policies += [make_policy(name, seed=seed + 1 + k) for k, name in enumerate(field_names)]
+            try:
+                policies = [make_policy(bot, seed=seed, **params.get(bot, {}))]
+                policies += [make_policy(name, seed=seed + 1 + k) for k, name in enumerate(field_names)]
+            except (ValueError, LookupError) as err:  # an unknown policy or a bad --set
+                raise typer.BadParameter(str(err)) from None
             deals = make_deals(c, p, n, seed=np.random.SeedSequence([seed, p]), advanced=True)
             table = one_seat(n, p, len(field_names))
             play_split(deals[:max(jobs, 2)], c, policies, table[:max(jobs, 2)], jobs)  # warm up

@@ -131,3 +131,12 @@ def test_policies_cli_list_show_and_ladder():
                                  "--policy", "random", "-q"])
     assert ladder.exit_code == 0, ladder.output
     assert "greedy" in ladder.output and "±" in ladder.output
+
+
+def test_a_command_line_value_is_a_literal_or_else_its_text():
+    """`scripts/strength.py --set search:rollout=foresight` needs no quotes; nothing typed is run."""
+    from hadara_sim.params import parse_value
+
+    assert parse_value("0.5") == 0.5 and parse_value("3") == 3 and parse_value("('pick',)") == ("pick",)
+    assert parse_value("foresight") == "foresight" and parse_value("'foresight'") == "foresight"
+    assert parse_value("__import__('os').getcwd()") == "__import__('os').getcwd()"
