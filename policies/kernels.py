@@ -174,7 +174,7 @@ def choose(kernel: Kernel, kind: str, d) -> np.ndarray:
     epoch, phase = np.asarray(view.epoch, np.int64), np.asarray(view.phase, np.int64)
     ct = policy_tables(view.components)
     table = kernel.table
-    if kernel.code == PLANNER:  # its table is scratch space (`_pick_ahead`), as in the engine
+    if kernel.code == PLANNER and kind == "pick":  # scratch space for `_pick_ahead`, as in the engine
         table = np.zeros((3, 2, max(len(ct.card_points), SCRATCH)))
     out = np.empty(n, np.int64)
     g = np.arange(n)

@@ -85,13 +85,13 @@ class Balanced(BalancedV1):
     params = {**BalancedV1.params, **tuned_params("balanced"), "side_choice": "derived"}
 
 
-
 class Foresight(Balanced):
     name = "foresight"
     description = ("`balanced`, with its phase B picks played forward: the piles are public, so for each "
-                   "pick it plays the rest of the phase with every seat taking its best pick by its own "
+                   "pick it plays the next round of picks with every seat taking its best pick by its own "
                    "valuation, and takes the pick whose line brings it most, less `rival_weight` times "
-                   "what it brings a rival. Compiled, at engine speed.")
+                   "what it brings a rival; in a draw round it discards the card a rival would gain least "
+                   "from. Compiled, at engine speed.")
     params = {**Balanced.params, "rival_weight": 1.0, "pick_rounds": 1, "deny": 0.3,
               **tuned_params("foresight")}
     rules = frozenset({"pick_ahead"})
