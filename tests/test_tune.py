@@ -50,16 +50,26 @@ def test_the_same_command_chooses_the_same_parameters():
     assert runs[0].trials == runs[1].trials
 
 
-def test_balanced_plays_the_weights_written_by_the_tune_command():
+def plays_tuned_file(name: str, command: str) -> tuple[dict, dict]:
+    """(the tuned file of built-in `name`, its settings), after checking that the file was written by
+    `command` with a passed held-out check and that the policy plays every weight in it."""
     from hadara_sim.registry import make_policy
     from policies.tuned import TUNED_DIR
 
-    written = tomllib.loads((TUNED_DIR / "balanced.toml").read_text())
-    assert written["command"].startswith("hadara-sim policies tune balanced-v1 ")
+    written = tomllib.loads((TUNED_DIR / f"{name}.toml").read_text())
+    assert written["command"].startswith(command)
     assert written["validation_passed"] is True
-    balanced, v1 = make_policy("balanced").settings, make_policy("balanced-v1").settings
-    for name, value in written["params"].items():
-        assert balanced[name] == (tuple(value) if isinstance(value, list) else value)
+    settings = make_policy(name).settings
+    for key, value in written["params"].items():
+        assert settings[key] == (tuple(value) if isinstance(value, list) else value)
+    return written, settings
+
+
+def test_balanced_plays_the_weights_written_by_the_tune_command():
+    from hadara_sim.registry import make_policy
+
+    written, balanced = plays_tuned_file("balanced", "hadara-sim policies tune balanced-v1 ")
+    v1 = make_policy("balanced-v1").settings
     # and its sides are derived by play (policies/sides.py), where balanced-v1 keeps its table
     assert {k for k in v1 if v1[k] != balanced[k]} == set(written["params"]) | {"side_choice"}
 
@@ -86,14 +96,9 @@ def test_foresight_plays_the_weights_written_by_the_tune_command():
     check; every other setting is balanced's or its own pick lookahead's default."""
     from hadara_sim.registry import make_policy
     from policies.styles import Foresight
-    from policies.tuned import TUNED_DIR
 
-    written = tomllib.loads((TUNED_DIR / "foresight.toml").read_text())
-    assert written["command"].startswith("hadara-sim policies tune foresight --opponent balanced ")
-    assert written["validation_passed"] is True
-    foresight, balanced = make_policy("foresight").settings, make_policy("balanced").settings
-    for name, value in written["params"].items():
-        assert foresight[name] == (tuple(value) if isinstance(value, list) else value)
+    written, foresight = plays_tuned_file("foresight", "hadara-sim policies tune foresight --opponent balanced ")
+    balanced = make_policy("balanced").settings
     own = set(Foresight.params) - set(balanced)
     assert own == {"rival_weight", "pick_rounds", "deny"}
     assert {k for k in balanced if foresight[k] != balanced[k]} <= set(written["params"])
