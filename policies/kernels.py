@@ -590,8 +590,8 @@ def _pick_ahead(v, gi, me, i, epoch, phase, legal, ct, params, table):
             turn = me + 1
             for _ in range(min(left - 1, horizon) if horizon > 0 else left - 1):
                 s = turn % players
-                best, best_colour, best_sale = _best_pick(v, gi, s, ct, params, table)
-                value = _take(v, gi, s, best_colour, best_sale, ct, params, table)
+                pile, sale = _best_pick(v, gi, s, ct, params, table)
+                value = _take(v, gi, s, pile, sale, ct, params, table)
                 total += value if s == me else -rival * value
                 turn += 1
             top, choice = _better(legal, i, option, total, top, choice)
@@ -616,8 +616,8 @@ def _start_forward(v, gi, players, state):
 
 @helper
 def _best_pick(v, gi, s, ct, params, table):
-    """Seat s's best pick in the phase played forward, as the planner values it: (value, pile, sale);
-    a seat that cannot pay for a card must sell it."""
+    """Seat s's best pick in the phase played forward, as the planner values it: (pile, sale); a seat
+    that cannot pay for a card must sell it."""
     state = table[2, 1]
     best, best_colour, best_sale = -np.inf, 0, True
     for colour in range(5):
@@ -630,7 +630,7 @@ def _best_pick(v, gi, s, ct, params, table):
             value = state[COIN_AT + s] * state[SALE + s]
             if value > best:
                 best, best_colour, best_sale = value, colour, True
-    return best, best_colour, best_sale
+    return best_colour, best_sale
 
 
 @helper
