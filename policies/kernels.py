@@ -508,6 +508,9 @@ def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tra
     worth0 = _card_value(v, gi, me, hand[i, 0], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
     worth1 = _card_value(v, gi, me, hand[i, 1], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
     sell = coin * _sell_value(v, gi, me, epoch, ct)
+    deny0, deny1 = 0.0, 0.0
+    if params[DENY] > 0:  # each rival's context once for both cards
+        deny0, deny1 = _rival_gains(v, gi, me, hand[i, 0], hand[i, 1], epoch, ct, params)
     top, choice = -np.inf, 0
     for d in range(2):
         kept = hand[i, 1 - d]
@@ -515,7 +518,7 @@ def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tra
         gone = worth0 if d == 0 else worth1
         discard = 0.05 * gone
         if params[DENY] > 0:
-            discard += params[DENY] * _rival_gain(v, gi, me, hand[i, d], epoch, ct, params)
+            discard += params[DENY] * (deny0 if d == 0 else deny1)
         buy = kept_worth - coin * _price(v, gi, me, ct, kept)
         top, choice = _better(legal, i, A.draw_option(d, A.BUY), buy - discard, top, choice)
         top, choice = _better(legal, i, A.draw_option(d, A.SELL), sell - discard, top, choice)
@@ -523,17 +526,19 @@ def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tra
 
 
 @helper
-def _rival_gain(v, gi, me, card, epoch, ct, params):
-    """The most a rival would gain by buying `card` in phase B (0 if none would)."""
-    best = 0.0
+def _rival_gains(v, gi, me, card0, card1, epoch, ct, params):
+    """The most a rival would gain by buying each of two cards in phase B (0 if none would)."""
+    best0, best1 = 0.0, 0.0
     for s in range(v.tracks.shape[1]):
         if s != me:
             tracks = (float(v.tracks[gi, s, 0]), float(v.tracks[gi, s, 1]), float(v.tracks[gi, s, 2]),
                       float(v.tracks[gi, s, 3]))
             coin, tv, sv, req, prize = _context(v, gi, s, epoch, 1, params, ct, tracks)
-            worth = _card_value(v, gi, s, card, epoch, 1, ct, params, coin, tracks, tv, sv, req, prize)
-            best = max(best, worth - coin * _price(v, gi, s, ct, card))
-    return best
+            worth = _card_value(v, gi, s, card0, epoch, 1, ct, params, coin, tracks, tv, sv, req, prize)
+            best0 = max(best0, worth - coin * _price(v, gi, s, ct, card0))
+            worth = _card_value(v, gi, s, card1, epoch, 1, ct, params, coin, tracks, tv, sv, req, prize)
+            best1 = max(best1, worth - coin * _price(v, gi, s, ct, card1))
+    return best0, best1
 
 
 @helper
