@@ -25,7 +25,9 @@ demo: $(STAMP)
 	$(BIN)/hadara-sim simulate scenarios/default.toml --games 20000 --out results/default
 	$(BIN)/hadara-sim report summary results/default
 
+# The import layers first (pyproject.toml [tool.importlinter]: a second), then the tests.
 test: $(STAMP)
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest
 
 # The compiled engine and every bot's kernel with numba's bounds checking on (compiles afresh: minutes).

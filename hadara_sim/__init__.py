@@ -8,7 +8,7 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "ComponentError": "components", "load_components": "components", "Deals": "deal",
     "make_deals": "deal", "Game": "reference", "play_game": "reference", "load_results": "results",
-    "scan_results": "results", "card_events": "results", "simulate": "runner", "Scenario": "scenario",
+    "scan_results": "results", "card_events": "results", "simulate": "api", "Scenario": "scenario",
     "ScenarioError": "scenario", "load_scenario": "scenario",
 }
 __all__ = list(_EXPORTS)

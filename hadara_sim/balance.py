@@ -33,7 +33,7 @@ from .report import inference as I
 from .report.curve import Curve, curve, predict
 from .report.surface import surface
 from .report.stats import mean_ci, with_verdicts
-from .runner import simulate
+from .api import simulate
 from .scenario import scenario_from_dict
 
 WORTH = {"coins": 1.0, "income": 2.5, "military": 1.0, "culture": 1.0, "food": 1.0}

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from .components import ComponentSet
 from .deal import make_deals
 from .engine.game import BatchGame
+from .forward import Forward
 from .reference import Game
 from .verify import seat_table
 
@@ -31,7 +32,7 @@ class BenchRow:
 def play(components: ComponentSet, players: int, advanced: bool, games: int, policies, seed: int):
     """Play `games` deals with the policies' seats rotated from game to game."""
     deals = make_deals(components, players, games, seed=seed, advanced=advanced)
-    BatchGame(deals, components, policies, seat_table(games, players, len(policies))).play()
+    BatchGame(deals, components, policies, seat_table(games, players, len(policies)), forward=Forward).play()
 
 
 def first_call_seconds(components: ComponentSet, policies, seed: int = 0) -> float:
@@ -49,7 +50,7 @@ def reference_speed(components: ComponentSet, players: int, advanced: bool, poli
     table = seat_table(games, players, len(policies))
     start = time.perf_counter()
     for i in range(games):
-        Game(deals[i], components, [policies[k] for k in table[i]]).play()
+        Game(deals[i], components, [policies[k] for k in table[i]], forward=Forward).play()
     return games / (time.perf_counter() - start)
 
 

@@ -92,3 +92,5 @@ LOC_PILE = 2       # face up in a discard pile
 LOC_SOLD = 3       # sold: out of the game
 LOC_REMOVED = 4    # removed when feeding: out of the game
 LOC_OWNED = 8      # LOC_OWNED + seat: owned by that seat
+
+TRACE_VERSION = 1  # the format of a game trace (hadara_sim/trace.py), written in its header

@@ -11,6 +11,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .chunks import plan_chunks
 from .scenario import Scenario
 
 SPEEDS = Path(__file__).resolve().parent / "data" / "speeds.toml"
@@ -67,8 +68,6 @@ def seconds_per_game(policies: list[str], players: int, measured: dict) -> tuple
 def estimate_run(scenario: Scenario, jobs: int, games: int | None = None, cold: bool | None = None) -> Estimate:
     """The wall time of playing `games` of every combination (default: the scenario's) with `jobs`
     processes (-1: every core)."""
-    from .runner import plan_chunks
-
     measured = speeds()
     games = scenario.games if games is None else games
     cpu, unknown = 0.0, set()

@@ -30,6 +30,7 @@ from numba import njit
 from .actions import SELL
 from .constants import COLONY_LEVELS, COLOURS, EPOCHS, LOC_DECK, LOC_OWNED, LOC_PILE, LOC_REMOVED, LOC_SOLD
 from .deal import Deals
+from .engine.game import BatchGame, Replay
 from .policy import PRIVATE_FIELDS, Decision, View
 
 HIDDEN = -1  # a past choice the acting player has not seen: played again by a policy
@@ -101,8 +102,6 @@ def reach(components, past: dict, fill=None) -> tuple[Decision, "_Replay"]:
     """Replay `past` (deals, lengths, history, sides, grants) up to its current decision, HIDDEN
     choices played by `fill`; returns that decision (its view reads the replayed state) and the
     replay, whose `history` then holds the choices made."""
-    from .engine.game import BatchGame
-
     policy = _Replay(past["history"], np.asarray(past["lengths"], np.int64), fill)
     policy.game = BatchGame(past["deals"], components, [policy], one_policy(past["deals"]),
                             sides=past["sides"], grants=past["grants"], start=past.get("start"), keep_totals=False)
@@ -187,8 +186,6 @@ class Forward:
         option `options` (games, K); returns the score pad as (games, K, copies, P) arrays. `others`
         is one policy for every other seat or a list with one per seat. An option repeated in a row is
         played once (on the same copies it would give the same games)."""
-        from .engine.game import BatchGame, Replay
-
         options = np.asarray(options, np.int64)
         games, K = options.shape
         det = self.determinise(copies, seed)
@@ -213,7 +210,7 @@ class Forward:
         sides = None if det.sides is None else det.sides[copy]
         start = None if det.start is None else det.start[copy]
         sheet = BatchGame(deals, self.c, [me, *per_seat], table, sides=sides, grants=grants, replay=replay,
-                          start=start, keep_totals=False).play()
+                          start=start, keep_totals=False, forward=Forward).play()
         slot = np.full((games, K), -1, np.int64)
         slot[pair_game, pair_k] = np.arange(len(pair_game))
         where = slot[np.arange(games)[:, None], first]  # every candidate reads its first place's games

@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # The files compiled code is made from, and the folders whose __pycache__ holds numba's cache.
 SOURCES = ("hadara_sim/engine/*.py", "hadara_sim/actions.py", "hadara_sim/constants.py", "hadara_sim/policy.py",
            "hadara_sim/forward.py",
-           "policies/common.py", "policies/kernels.py")
+           "hadara_sim/kernels/*.py", "policies/common.py")
 CACHE_FOLDERS = ("hadara_sim/engine", "hadara_sim", "policies")
 STAMP = ROOT / "hadara_sim" / "engine" / "__pycache__" / "numba-sources.sha1"
 

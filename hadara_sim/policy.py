@@ -111,7 +111,7 @@ class Decision:
         return len(self.legal)
 
 
-# A built-in policy's decisions as a compiled function (policies/kernels.py): `code` names the kernel,
+# A built-in policy's decisions as a compiled function (hadara_sim/kernels/): `code` names the kernel,
 # `params` and `table` are its settings, `kinds` the decision kinds it may decide for this policy
 # instance (any other kind is asked through the policy's Python method).
 Kernel = namedtuple("Kernel", ("code", "params", "table", "kinds"))

@@ -26,7 +26,6 @@ from .constants import (
     SURPLUS_MAX, TRACKS, COLOURS, extra_coin_seats, first_player_seats,
 )
 from .deal import Deals
-from .forward import Forward
 from .policy import Decision, View, choose
 
 SCORE_LINES = ("colonies", "statues", "silver", "gold", "cards", "coins")
@@ -55,7 +54,7 @@ class Player:
 class Game:
     """One game of Hadara between `len(policies)` seats."""
 
-    def __init__(self, deal: Deals, components: ComponentSet, policies, recorder=None, narrator=None):
+    def __init__(self, deal: Deals, components: ComponentSet, policies, recorder=None, narrator=None, forward=None):
         if len(deal) != 1:
             raise ValueError("the reference engine plays one deal at a time: pass deals[i]")
         self.deal, self.c = deal, components
@@ -66,6 +65,7 @@ class Game:
             raise ValueError(f"{self.players} players need {self.players} policies, got {len(self.policies)}")
         self.recorder = recorder
         self.narrator = narrator  # called with (seat or None, text) for a readable account
+        self.forward = forward  # the forward model (hadara_sim.forward.Forward) behind decision.forward, or None
         self.serial = 0
         self.history: list[int] = []  # choice at each asked decision
         self.seats = [Player(s, int(deal.initiative[0, s]), [components.tiles_per_colour] * 4)
@@ -518,8 +518,8 @@ class Game:
         policy = self.policies[p.seat]
         extra = {k: np.array([v]) for k, v in private.items()}
         view = View(_Observation(self), [0], self.players, self.c, player=np.array([p.seat]), **extra)
-        decision = Decision(kind, legal[None, :], view, self.deal.game_id, np.array([self.serial]),
-                            Forward(self.c, kind, np.array([p.seat]), self.past))
+        forward = self.forward and self.forward(self.c, kind, np.array([p.seat]), self.past)
+        decision = Decision(kind, legal[None, :], view, self.deal.game_id, np.array([self.serial]), forward)
         choice = int(choose(policy, decision)[0])
         self.history.append(choice)
         self.serial += 1
@@ -625,6 +625,7 @@ class _Observation:
         return value
 
 
-def play_game(deal: Deals, components: ComponentSet, policies, recorder=None, narrator=None) -> list[dict]:
+def play_game(deal: Deals, components: ComponentSet, policies, recorder=None, narrator=None,
+              forward=None) -> list[dict]:
     """Play the single game of `deal` (a batch of one) and return its score sheet."""
-    return Game(deal, components, policies, recorder, narrator).play()
+    return Game(deal, components, policies, recorder, narrator, forward).play()

@@ -18,7 +18,7 @@ class PolicyNotFound(LookupError):
 
 def built_in_policies() -> dict[str, type]:
     """The policies shipped in `policies/`, by name (an installed policy cannot take their names)."""
-    from policies import BUILTIN, REFERENCE
+    from hadara_sim.policies import BUILTIN, REFERENCE
 
     return {**BUILTIN, **REFERENCE}
 
@@ -106,7 +106,8 @@ def make_policy(spec: str, seed: int = 0, **params):
     """A ready policy instance from a spec and parameters."""
     target = resolve_policy(spec)
     if isinstance(target, type) or callable(target) and not hasattr(target, "decide"):
-        policy = target(seed=seed, **params)
+        builds = {"make_policy": make_policy} if getattr(target, "builds_policies", False) else {}
+        policy = target(seed=seed, **builds, **params)
     elif params:
         raise ValueError(f"policy '{spec}' is an instance and takes no parameters")
     else:

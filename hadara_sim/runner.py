@@ -1,17 +1,10 @@
-"""Batch runs: a scenario's games cut into chunks, played in parallel, written as Parquet files.
-
-Common random numbers: chunk k of every combination plays the deals of
-`np.random.SeedSequence(seed, spawn_key=(k,))` numbered from `k * chunk`, so combinations of one
-run, and scenarios that differ only in policies or grants, play the same deals. Policy seeds come
-from the scenario seed and the policy's place in the list, never from the chunk, and the built-in
-random policy is keyed by game number, so a dataset does not depend on `jobs`, on the backend or on
-the order in which chunks finish.
+"""Batch runs: a scenario's games cut into chunks (`chunks.py`: the same deals and seeds for any number
+of jobs), played in parallel, written as Parquet files.
 
 A run into a directory holds its lock (`process.directory_lock`), writes each chunk to a temporary
 name and renames it into place when complete, tagged with the run's identity digest: an
 interrupted run leaves complete chunks and temporary files only, and running it again plays just
 the missing chunks (after checking that the directory, and every part in it, holds the same run).
-The plan of chunks is lazy, so nothing before the first game grows with the number of games.
 """
 
 from __future__ import annotations
@@ -19,31 +12,25 @@ from __future__ import annotations
 import json
 import logging
 import os
-import sys
 import time
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable, Iterator
 
-import numpy as np
 import pyarrow as pa
 
-from .components import ComponentSet
-from .deal import make_deals
-from .engine.game import BatchGame, Grant
-from .policy import PolicyError
+from .chunks import Chunk, ChunkPlan, plan_chunks, play_chunk
+from .estimate import COMPILE_SECONDS
 from .process import (BACKENDS, ClusterLost, LockBusy, dask_parallel, directory_lock, local_parallel,
                       quiet_dask)
+from .progress import PLAIN_EVERY, every, progress_bar
 from .results import (
-    METADATA_FILE, SCHEMA_VERSION, ResultsError, build_table, check_part, chunks_per_combination,
+    METADATA_FILE, SCHEMA_VERSION, ResultsError, check_part, chunks_per_combination,
     is_temp_file, our_parts, part_name, read_metadata, write_metadata, write_table,
 )
-from .scenario import Combination, Scenario, identity_digest
+from .scenario import Scenario, identity_digest
 
-POLICY_STREAM = 0x706F6C  # spawn-key prefix of the policies' seeds, apart from the chunks' (k,)
-SIDE_STREAM = 1           # spawn key (k, 1): random setup sides of chunk k
 LOCK_FILE = ".lock"      # held with filelock while a run writes to the directory
 
 
@@ -54,153 +41,6 @@ class RunError(RuntimeError):
 class RunFailed(RuntimeError):
     """A run that failed while playing: a worker died, the scheduler went away, a disk filled up."""
 
-
-@dataclass(frozen=True)
-class Chunk:
-    """Deals first_game .. first_game + games - 1 played under one combination."""
-
-    combo: int
-    index: int
-    first_game: int
-    games: int
-    players: int
-    advanced: bool
-
-    @property
-    def file(self) -> str:
-        return part_name(self.combo, self.index)
-
-    def to_dict(self) -> dict:
-        return {"file": self.file, "combo": self.combo, "chunk": self.index,
-                "first_game": self.first_game, "games": self.games, "players": self.players,
-                "game": "advanced" if self.advanced else "basic"}
-
-
-class ChunkPlan:
-    """Every chunk of the run, chunk-major (a partial run covers all combinations evenly), made on
-    demand: memory does not grow with the number of games."""
-
-    def __init__(self, scenario: Scenario):
-        self.games, self.size = scenario.games, scenario.chunk
-        self.combos = [(c.index, c.players, c.advanced) for c in scenario.combinations]
-        self.per_combo = chunks_per_combination(self.games, self.size)
-
-    def __len__(self) -> int:
-        return self.per_combo * len(self.combos)
-
-    def __iter__(self) -> Iterator[Chunk]:
-        for k in range(self.per_combo):
-            for combo in range(len(self.combos)):
-                yield self.chunk(combo, k)
-
-    def __getitem__(self, i: int) -> Chunk:
-        if not 0 <= i < len(self):
-            raise IndexError(i)
-        return self.chunk(i % len(self.combos), i // len(self.combos))
-
-    def chunk(self, combo: int, k: int) -> Chunk:
-        index, players, advanced = self.combos[combo]
-        return Chunk(index, k, k * self.size, min(self.size, self.games - k * self.size), players, advanced)
-
-
-def plan_chunks(scenario: Scenario) -> ChunkPlan:
-    """Every chunk of the run, chunk-major, as a lazy sequence."""
-    return ChunkPlan(scenario)
-
-
-def policy_seed(seed: int, index: int) -> int:
-    """The seed of the scenario's policy number `index`: from the scenario seed only."""
-    return int(np.random.SeedSequence(seed, spawn_key=(POLICY_STREAM, index)).generate_state(1)[0])
-
-
-# --- playing one chunk ------------------------------------------------------------------------
-
-def _place_card(initiative: np.ndarray, seat: np.ndarray, card: int):
-    """Give each game's `seat` the setup card `card`: swapped with the seat holding it, if any."""
-    holder = initiative == card
-    rows = np.flatnonzero(holder.any(axis=1))
-    other = holder.argmax(axis=1)[rows]
-    initiative[rows, other] = initiative[rows, seat[rows]]
-    initiative[np.arange(len(initiative)), seat] = card
-
-
-def focus_seats(setup, game_id: np.ndarray, players: int) -> np.ndarray:
-    """(games,) the focus seat of a setup grid: fixed, or game number mod players ("rotate"), so
-    that every seat is the focus equally often."""
-    if setup.focus_seat == "rotate":
-        return (game_id % players).astype(np.int64)
-    return np.full(len(game_id), setup.focus_seat, np.int64)
-
-
-def chunk_setup(combo: Combination, seed: int, chunk: Chunk, deals) -> np.ndarray | None:
-    """Apply the combination's setup cards and board to the deals; the (games, P) fixed sides
-    (-1 where the policy chooses), or None when every policy chooses."""
-    config = combo.config
-    setup = config.setup
-    n, P = len(deals), config.players
-    focus = focus_seats(setup, deals.game_id, P)
-    if isinstance(setup.cards, tuple):
-        deals.initiative[:] = np.array(setup.cards, np.int8)
-    elif combo.setup_card is not None:
-        _place_card(deals.initiative, focus, combo.setup_card)
-    if config.colour_order is not None:
-        deals.colour_order[:] = np.array(config.colour_order, np.int8)
-    if not config.advanced:
-        return None
-    if setup.sides == "policy":
-        sides = None
-    elif setup.sides in ("random", "grid"):
-        if setup.sides == "random":
-            rng = np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(chunk.index, SIDE_STREAM)))
-            sides = rng.integers(0, 2, (n, P)).astype(np.int8)
-        else:
-            sides = np.full((n, P), -1, np.int8)
-        if combo.setup_side is not None:
-            sides[np.arange(n), focus] = combo.setup_side
-    else:
-        sides = np.broadcast_to(np.array([0 if s == "A" else 1 for s in setup.sides], np.int8), (n, P)).copy()
-    return sides
-
-
-def seat_table(combo: Combination, game_id: np.ndarray) -> np.ndarray:
-    """(games, P) index of the policy playing each seat."""
-    config = combo.config
-    P, k = config.players, len(config.policies)
-    seats = np.arange(P)[None, :]
-    if combo.arrangement is not None:
-        return np.broadcast_to(np.array(combo.arrangement), (len(game_id), P)).copy()
-    if config.assignment == "rotated":
-        return (seats + game_id[:, None]) % k
-    return np.broadcast_to(seats % k, (len(game_id), P)).copy()
-
-
-def play_chunk(components: ComponentSet, combo: Combination, seed: int, chunk: Chunk) -> tuple[Chunk, pa.Table]:
-    """Play one chunk and return its rows (runs in a worker process)."""
-    from .registry import make_policy
-
-    config = combo.config
-    deals = make_deals(components, config.players, chunk.games,
-                       seed=np.random.SeedSequence(seed, spawn_key=(chunk.index,)),
-                       advanced=config.advanced, first_game=chunk.first_game, exclude=combo.exclude)
-    sides = chunk_setup(combo, seed, chunk, deals)
-    table = seat_table(combo, deals.game_id)
-    policies = []
-    for i, p in enumerate(config.policies):
-        try:
-            policies.append(make_policy(p.policy, seed=policy_seed(seed, i), **p.params))
-        except (Exception, SystemExit) as err:  # a user's policy may fail in any way
-            raise PolicyError(f"policy '{p.policy}' cannot be made: {type(err).__name__}: {err}") from None
-    grants, grant_rows = [], []
-    for g in config.grants:
-        if g.seat == "rotate":
-            seat = (deals.game_id % config.players).astype(np.int64)
-        else:
-            seat = np.full(chunk.games, g.seat, np.int64)
-        grants.append(Grant(g.epoch, g.card_index, seat))
-        grant_rows.append((g.epoch, g.card, seat))
-    game = BatchGame(deals, components, policies, table, sides=sides, grants=grants)
-    sheet = game.play()
-    return chunk, build_table(game, sheet, combo, policies, table, grant_rows)
 
 
 # --- backends ---------------------------------------------------------------------------------
@@ -534,10 +374,6 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
     return summary
 
 
-# --- progress ---------------------------------------------------------------------------------
-
-
-
 def compile_first(scenario: Scenario, quiet: bool, console) -> None:
     """Compile the engine once in this process, saying so, when numba's cache is cold: otherwise
     every worker compiles all of it on its own, and a newcomer cannot tell the silence from a hang."""
@@ -547,8 +383,6 @@ def compile_first(scenario: Scenario, quiet: bool, console) -> None:
         return
     combo = scenario.combinations[0]
     one = Chunk(combo.index, 0, 0, 1, combo.players, combo.advanced)
-    from .estimate import COMPILE_SECONDS
-
     message = (f"compiling the engine (first run after an install or update, about {COMPILE_SECONDS / 60:.0f} "
                "minutes on one core)")
     if quiet:
@@ -560,150 +394,7 @@ def compile_first(scenario: Scenario, quiet: bool, console) -> None:
             play_chunk(combo.config.components, combo, scenario.seed, one)
     else:
         console.print(message, highlight=False, soft_wrap=True)
-        with _every(PLAIN_EVERY, lambda: console.print(
+        with every(PLAIN_EVERY, lambda: console.print(
                 f"compiling the engine: {time.perf_counter() - start:.0f} s so far", highlight=False)):
             play_chunk(combo.config.components, combo, scenario.seed, one)
     console.print(f"compiled the engine in {time.perf_counter() - start:.0f} s", highlight=False)
-
-
-@contextmanager
-def _every(seconds: float, say):
-    """Within the block, `say()` every `seconds` from a timer thread (a log or a pipe cannot show a
-    bar or a spinner, and a silent minute reads as a hang)."""
-    import threading
-
-    stop = threading.Event()
-
-    def tick():
-        while not stop.wait(seconds):
-            say()
-
-    thread = threading.Thread(target=tick, name="progress", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
-
-
-PLAIN_EVERY = 8.0  # seconds between progress lines into a file or a pipe (so a gap never reaches 10 s)
-
-
-def _left(seconds: float) -> str:
-    seconds = int(seconds)
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
-
-
-@contextmanager
-def progress_bar(total: int, done: int, quiet: bool, console, name: str):
-    """Progress over games with games per second and time left; `advance(n)`. A rich bar in a
-    terminal or a notebook; elsewhere (a log, a pipe, CI) a plain line at least every PLAIN_EVERY
-    seconds, since a bar that cannot redraw shows only its last frame."""
-    if quiet:
-        yield lambda n: None
-        return
-    start = time.perf_counter()
-    state = {"played": 0, "done": done}
-
-    def rate() -> float:
-        elapsed = time.perf_counter() - start
-        return state["played"] / elapsed if state["played"] and elapsed > 0 else 0.0
-
-    def left() -> str:
-        r = rate()
-        if state["done"] >= total:
-            return "done"
-        return f"{_left((total - state['done']) / r)} left" if r else "-:--:-- left"
-
-    if not (console.is_terminal or console.is_jupyter):
-        yield from _plain_progress(total, state, rate, left, console, name)
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, TextColumn, TimeElapsedColumn
-    from rich.text import Text
-
-    class Rate(ProgressColumn):
-        def render(self, task):
-            r = rate()
-            return Text(f"{r:,.0f} games/s" if r else "- games/s", style="progress.data.speed")
-
-    class Left(ProgressColumn):
-        def render(self, task):
-            return Text(left(), style="progress.remaining")
-
-    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("games"), Rate(), TimeElapsedColumn(), Left()]
-    with Progress(*columns, console=console, transient=False, refresh_per_second=4) as progress:
-        task = progress.add_task(name, total=total, completed=done)
-
-        def advance(n: int):
-            state["played"] += n
-            state["done"] += n
-            progress.advance(task, n)
-
-        yield advance
-
-
-def _plain_progress(total: int, state: dict, rate, left, console, name: str):
-    """Plain progress lines: one every PLAIN_EVERY seconds from a timer thread (also while a chunk
-    takes long), and one at the end."""
-    def line():
-        r = rate()
-        console.print(f"{name}: {state['done']:,} of {total:,} games, "
-                      f"{f'{r:,.0f} games/s' if r else '- games/s'}, {left()}", highlight=False, soft_wrap=True)
-
-    def advance(n: int):
-        state["played"] += n
-        state["done"] += n
-
-    try:
-        with _every(PLAIN_EVERY, line):
-            yield advance
-    finally:
-        line()
-
-
-# --- the Python API ---------------------------------------------------------------------------
-
-def as_scenario(scenario) -> Scenario:
-    """A Scenario from a Scenario, a path to a TOML file, TOML text or a dict of its values."""
-    from .scenario import load_scenario, parse_scenario, scenario_from_dict
-
-    if isinstance(scenario, Scenario):
-        return scenario
-    if isinstance(scenario, dict):
-        # Kept as JSON text in the run's metadata, so that `show-game` can rebuild the run.
-        return scenario_from_dict(scenario, file="<dict>", text=json.dumps(scenario))
-    # A one-line string is a path unless it reads as TOML: a file that exists is a path whatever its
-    # name holds (a folder may be called "a=b").
-    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario
-                                      and ("=" not in scenario or Path(scenario).is_file())):
-        return load_scenario(scenario)
-    if isinstance(scenario, str):
-        return parse_scenario(scenario, file="<string>")
-    raise TypeError(f"expected a Scenario, a path, TOML text or a dict, got {type(scenario).__name__}")
-
-
-def simulate(scenario, games: int | None = None, seed: int | None = None, out: str | Path | None = None,
-             jobs: int = -1, quiet: bool | None = None, *, backend: str = "local", scheduler: str | None = None,
-             overwrite: bool = False, chunk: int | None = None):
-    """Play a scenario and return its results as a polars DataFrame (one row per game and seat).
-
-    `scenario`: a path to a scenario file, TOML text, a dict, or a `Scenario`. `games`, `seed` and
-    `chunk` override the scenario's. With `out`, the dataset is also written there (and an
-    interrupted run into the same directory resumes); without, nothing is written. `quiet`: None
-    (the default) shows a progress bar in a notebook and nothing in a script.
-    """
-    import polars as pl
-
-    from .results import SCHEMA, SORT_KEYS, add_sweep_columns, load_results
-
-    sc = as_scenario(scenario).with_overrides(games=games, seed=seed, chunk=chunk)
-    if quiet is None:  # a progress bar in a notebook, silence in scripts
-        quiet = "ipykernel" not in sys.modules
-    summary = run(sc, out, jobs=jobs, backend=backend, scheduler=scheduler, overwrite=overwrite, quiet=quiet)
-    if out is not None:
-        return load_results(out)
-    table = pa.concat_tables(summary.tables) if summary.tables else SCHEMA.empty_table()
-    df = pl.from_arrow(table).sort(SORT_KEYS)
-    return add_sweep_columns(df, [c.to_dict(sc.components) for c in sc.combinations])

@@ -14,8 +14,9 @@ from .components import ComponentSet
 from .deal import Deals, make_deals
 from .engine.game import BatchGame
 from .engine.record import BatchRecorder
+from .forward import Forward
 from .results import read_metadata
-from .runner import chunk_setup, plan_chunks, policy_seed, seat_table
+from .chunks import chunk_setup, plan_chunks, policy_seed, seat_table
 from .scenario import Scenario, ScenarioError, identity_digest, parse_scenario, scenario_from_dict
 
 
@@ -119,7 +120,7 @@ def sample_game(results: str | Path, game: int, combo: int = 0, scenario: Scenar
     policies = [make_policy(p.policy, seed=policy_seed(sc.seed, k), **p.params) for k, p in enumerate(config.policies)]
     names = [config.policies[k].label for k in table[0]]
     recorder = BatchRecorder(deal, c, [names])
-    BatchGame(deal, c, policies, table, recorder).play()
+    BatchGame(deal, c, policies, table, recorder, forward=Forward).play()
     records = recorder.trace(0)
     try:
         sheet = replay(records, c)

@@ -17,11 +17,10 @@ from pathlib import Path
 import numpy as np
 
 from .components import ComponentSet, load_components
+from .constants import TRACE_VERSION
 from .deal import Deals
 from .policy import StopGame
 from .reference import Game
-
-TRACE_VERSION = 1
 
 
 class Recorder:

@@ -10,6 +10,7 @@ from .components import ComponentSet
 from .deal import make_deals
 from .engine.game import BatchGame
 from .engine.record import BatchRecorder
+from .forward import Forward
 from .trace import ReplayMismatch, replay
 
 
@@ -37,7 +38,7 @@ def verify_chunk(components: ComponentSet, players: int, advanced: bool, games: 
                        advanced=advanced, first_game=first)
     table = seat_table(games, players, len(policies), first)
     recorder = BatchRecorder(deals, components, [[str(policies[k]) for k in row] for row in table])
-    BatchGame(deals, components, policies, table, recorder).play()
+    BatchGame(deals, components, policies, table, recorder, forward=Forward).play()
     result = VerifyResult(games=games)
     for i in range(games):
         try:

@@ -6,6 +6,7 @@ import numpy as np
 from numba import njit
 
 from hadara_sim.constants import EFFECT_INDEX, INCOME, PURPLE
+from hadara_sim.kernels.layout import EFFECT_VALUES
 from hadara_sim.policy import View
 
 
@@ -45,17 +46,6 @@ def track_weights(weights: dict, steps) -> np.ndarray:
     w[..., 2] = weights["culture"]
     w[..., 3] = weights["food"]
     return w
-
-
-EFFECT_VALUE = {  # rough points-equivalent of each purple effect for a simple player
-    "sell_bonus": 2.0, "bonus_tile_card": 2.0, "affinity_income": 4.0, "affinity_military": 3.0,
-    "affinity_culture": 3.0, "affinity_food": 3.0, "colony_bounty": 3.0, "medal_discount": 4.0,
-    "feed_with_coins": 2.0, "food_surplus": 2.0, "income_diversity": 3.0, "statue_patron": 4.0,
-    "silver_full": 6.0, "set_collector": 6.0, "gold_wildcard": 4.0, "double_actions": 3.0,
-    "requirement_cut": 4.0, "requirement_purchase": 2.0,
-}
-# by effect index; the extra last entry (index -1) is "no effect"
-EFFECT_VALUES = np.array([EFFECT_VALUE[e] for e in EFFECT_INDEX] + [0.0])
 
 
 def value_table(components, weights: dict) -> np.ndarray:

@@ -4,12 +4,13 @@ Values are in points: a card is worth its points plus its track steps times a we
 (income earns its coins until the end) plus a flat value for a purple effect and a bonus per colour;
 coins are worth `coin` points each. Colonies, statues and medals are valued by the points and steps
 they give at once. No lookahead: a baseline that plays every decision sensibly. The valuation is
-compiled (`policies.kernels`); the card values come from a table made once per component set.
+compiled (`hadara_sim.kernels`); the card values come from a table made once per component set.
 """
 
 from hadara_sim.policy import Decision, Kernel, Policy
 
-from . import kernels
+from hadara_sim.kernels import layout
+from hadara_sim.kernels.decide import choose
 from .common import value_table
 
 
@@ -31,13 +32,13 @@ class Greedy(Policy):
         method a subclass overrides is left to that method."""
         cached = getattr(self, "_kernel", None)
         if cached is None or cached[0] is not components:
-            kernel = Kernel(kernels.GREEDY, kernels.greedy_params(self.settings), self.values(components),
-                            kernels.kernel_kinds(self, Greedy))
+            kernel = Kernel(layout.GREEDY, layout.greedy_params(self.settings), self.values(components),
+                            layout.kernel_kinds(self, Greedy))
             cached = self._kernel = (components, kernel)
         return cached[1]
 
     def _choose(self, kind: str, d: Decision):
-        return kernels.choose(self.kernel(d.view.components), kind, d)
+        return choose(self.kernel(d.view.components), kind, d)
 
     def draw(self, d: Decision):
         """Buy or sell the card kept; among equal values, discard the card worth less."""

@@ -5,14 +5,15 @@ end, a military or culture step is worth a colony or statue when it reaches the 
 in time, a card beyond the food track costs a card at the next feeding, a card of a missing colour
 is worth a set to a player with gold medals, and medals are bought while they are cheap and will
 pay. The built-in styles (`military`, `culture`, `economy`, `sets`, `balanced`) are planners with
-different weights and a few rules of their own. The valuation is compiled: `policies.kernels`.
+different weights and a few rules of their own. The valuation is compiled: `hadara_sim.kernels`.
 """
 
 from __future__ import annotations
 
 from hadara_sim.policy import Decision, Kernel, Policy
 
-from . import kernels
+from hadara_sim.kernels import layout
+from hadara_sim.kernels.decide import choose
 
 
 class Planner(Policy):
@@ -27,7 +28,7 @@ class Planner(Policy):
         "points_side_from": 3, "integrate_margin": 0.0, "silver_min": 10,
     }
 
-    # Style rules a subclass turns on (policies/styles.py, `kernels.RULES`).
+    # Style rules a subclass turns on (policies/styles.py, `hadara_sim.kernels.layout.RULES`).
     rules: frozenset = frozenset()
 
     def kernel(self, components=None, players: int | None = None, advanced: bool = True) -> Kernel:
@@ -38,8 +39,8 @@ class Planner(Policy):
         kernels_made = self.__dict__.setdefault("_kernels", {})
         if key not in kernels_made:
             rules = set().union(*(vars(cls).get("rules", ()) for cls in type(self).__mro__))
-            params = kernels.planner_params(settings, rules)
-            kernels_made[key] = Kernel(kernels.PLANNER, params, kernels.NO_TABLE, kernels.kernel_kinds(self, Planner))
+            params = layout.planner_params(settings, rules)
+            kernels_made[key] = Kernel(layout.PLANNER, params, layout.NO_TABLE, layout.kernel_kinds(self, Planner))
         return kernels_made[key]
 
     def kernel_settings(self, components, players, advanced) -> dict:
@@ -48,36 +49,36 @@ class Planner(Policy):
 
     def draw(self, d: Decision):
         """Buy or sell the card kept, valued by what it brings by the end less its price."""
-        return kernels.choose(self.kernel(), "draw", d)
+        return choose(self.kernel(), "draw", d)
 
     def pick(self, d: Decision):
         """Buy or sell the top card of a discard pile, valued like a drawn card."""
-        return kernels.choose(self.kernel(), "pick", d)
+        return choose(self.kernel(), "pick", d)
 
     def tile(self, d: Decision):
         """A bonus tile on the track where one more step is worth most."""
-        return kernels.choose(self.kernel(), "tile", d)
+        return choose(self.kernel(), "tile", d)
 
     def side(self, d: Decision):
         """The setup side worth most: its coins and its track steps at their value."""
-        return kernels.choose(self.kernel(d.view.components, d.view.players), "side", d)
+        return choose(self.kernel(d.view.components, d.view.players), "side", d)
 
     def wheel(self, d: Decision):
         """Face first the deck of the colour the player values most (its cheapest, most useful buys)."""
-        return kernels.choose(self.kernel(), "wheel", d)
+        return choose(self.kernel(), "wheel", d)
 
     def colony(self, d: Decision):
         """Plunder for the front's coins and points, or integrate for the level's expected back."""
-        return kernels.choose(self.kernel(), "colony", d)
+        return choose(self.kernel(), "colony", d)
 
     def statue(self, d: Decision):
         """A statue's points and bonus, on the coloured side early and the points side late."""
-        return kernels.choose(self.kernel(), "statue", d)
+        return choose(self.kernel(), "statue", d)
 
     def feed(self, d: Decision):
         """Give up the card worth least to keep, or pay coins when that costs less."""
-        return kernels.choose(self.kernel(), "feed", d)
+        return choose(self.kernel(), "feed", d)
 
     def medal(self, d: Decision):
         """Silver and gold medals on the tracks and sets projected to the end, while cheap."""
-        return kernels.choose(self.kernel(), "medal", d)
+        return choose(self.kernel(), "medal", d)

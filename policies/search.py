@@ -4,8 +4,9 @@ At each decision of the searched kinds, every legal option is tried in `budget` 
 the game (the forward model, `hadara_sim.forward`): the acting seat then plays on with the `rollout`
 policy, the other seats with the same policy as a model of the opponents. All options and copies of
 all games of the decision are played as one batch, on the same copies (common random numbers). The
-option with the best mean margin (own total minus the best other total) is taken; other kinds, and
-engines without a forward model, are left to the rollout policy.
+option with the best mean margin (own total minus the best other total) is taken; other kinds are
+left to the rollout policy. The engines get the forward model from their caller (the runs and the
+commands pass it): a game played without one stops with a message saying so.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ import numpy as np
 
 from hadara_sim.actions import KINDS
 from hadara_sim.policy import Decision, Policy
-from hadara_sim.registry import make_policy
 
 from .random import _mix
 
@@ -29,16 +29,26 @@ class Search(Policy):
     # budget 0 or max_options under 2 would search nothing and play exactly like the rollout policy.
     limits = {"budget": (1, 1000), "max_options": (2, 64), "kinds": frozenset(KINDS)}
 
-    def __init__(self, seed: int = 0, **params):
+    # The registry hands over its `make_policy` to build the rollout policy by name (a user's too): the
+    # bots sit below the registry, so search does not import it.
+    builds_policies = True
+
+    def __init__(self, seed: int = 0, make_policy=None, **params):
         super().__init__(seed, **params)
+        if make_policy is None:
+            raise TypeError("search builds its rollout policy by name: make it with "
+                            "hadara_sim.registry.make_policy('search', ...)")
         if self.settings["rollout"] == self.name:
-            raise ValueError(f"policy 'search' parameter rollout: must not be 'search' itself (each rollout "
-                             f"would search again without end); use a fast policy such as 'balanced'")
+            raise ValueError("policy 'search' parameter rollout: must not be 'search' itself (each rollout "
+                             "would search again without end); use a fast policy such as 'balanced'")
         self.rollout = make_policy(self.settings["rollout"], seed=seed)
 
     def decide(self, d: Decision) -> np.ndarray:
-        if d.kind not in self.settings["kinds"] or d.forward is None:
+        if d.kind not in self.settings["kinds"]:
             return self.rollout.decide(d)
+        if d.forward is None:
+            raise RuntimeError("search needs the forward model: pass forward=hadara_sim.forward.Forward to "
+                               "BatchGame, play_batch or Game (hadara-sim's runs and commands do)")
         options = self.candidates(d)
         if options.shape[1] == 1:
             return options[:, 0]

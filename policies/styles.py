@@ -56,7 +56,7 @@ class BalancedV1(Planner):
     # The side table's side for the player's setup card (-1 leaves it to the planner's valuation; an
     # illegal side gives the first legal one), and the focus: track values and prizes scaled by
     # focus / focus_prize on whichever of military and culture the player leads in against its rivals
-    # (`kernels._military_first`), by unfocus / other_prize on the other.
+    # (`hadara_sim.kernels.valuation._military_first`), by unfocus / other_prize on the other.
     rules = frozenset({"focus", "side_table"})
     limits = {**Planner.limits, "sides": frozenset({-1, 0, 1}),  # an index of the side in compiled code
               "side_choice": frozenset({"table", "derived"})}

@@ -21,7 +21,7 @@ from hadara_sim import load_components
 from hadara_sim.deal import make_deals
 from hadara_sim.engine.game import play_batch
 from hadara_sim.registry import make_policy
-from policies.common import price
+from hadara_sim.policies.common import price
 
 
 class Recorder:

@@ -18,7 +18,7 @@ from hadara_sim import load_components
 from hadara_sim.deal import make_deals
 from hadara_sim.engine.game import BatchGame
 from hadara_sim.registry import make_policy
-from policies.sides import derived_sides
+from hadara_sim.policies.sides import derived_sides
 
 CASES = {
     "shipped": {},

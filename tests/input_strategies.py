@@ -423,7 +423,7 @@ def typed_scenario_dicts(draw) -> dict:
     """Scenarios whose every value has the right type: built-in policies with parameters of any
     size, every assignment, setup, board and grant, small sweeps. They must run (exit 0) or be
     refused with a reason (exit 2: e.g. a grant that empties a deck), never fail mid-run."""
-    from policies import BUILTIN
+    from hadara_sim.policies import BUILTIN
 
     players = draw(st.integers(2, 5))
     names = draw(st.lists(st.sampled_from(sorted(BUILTIN)), min_size=1, max_size=min(players, 3)))

@@ -277,7 +277,7 @@ def test_show_game_agrees_with_play_on_the_same_deal(dataset, tmp_path):
     from hadara_sim.deal import Deals
     from hadara_sim.registry import make_policy
     from hadara_sim.reference import Game
-    from hadara_sim.runner import policy_seed
+    from hadara_sim.chunks import policy_seed
     from hadara_sim.trace import read_trace
 
     trace = tmp_path / "g5.jsonl"

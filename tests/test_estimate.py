@@ -49,7 +49,7 @@ def test_an_estimate_grows_with_the_games_and_shrinks_with_the_processes(monkeyp
 
 def test_a_policy_of_no_measured_speed_makes_the_estimate_a_lower_bound(tmp_path):
     user_policy = tmp_path / "mine.py"
-    user_policy.write_text("from policies.greedy import Greedy\n\n\nclass Bot(Greedy):\n    pass\n")
+    user_policy.write_text("from hadara_sim.policies.greedy import Greedy\n\n\nclass Bot(Greedy):\n    pass\n")
     sc = scenario([f"{user_policy}:Bot", "greedy"])
     guess = E.estimate_run(sc, jobs=1, cold=False)
     assert guess.unknown == [f"{user_policy}:Bot"] and "at least" in guess.text()

@@ -72,7 +72,7 @@ def test_determinised_copies_show_what_the_player_saw_and_nothing_hidden(players
     c = load_components()
     deals = make_deals(c, players, 3, seed=30 + players, advanced=True)
     checker = Checker(c)
-    play_batch(deals, c, [checker] + [make_policy("balanced")] * (players - 1))
+    play_batch(deals, c, [checker] + [make_policy("balanced")] * (players - 1), forward=Forward)
     assert set(checker.checked) >= {"side", "wheel", "draw", "pick", "colony", "statue", "medal"}
     assert checker.resampled > 0
 
@@ -92,7 +92,7 @@ def test_hidden_past_choices_are_the_simultaneous_ones():
                 hidden.append((det.history == HIDDEN).sum(axis=1))
             return make_policy("greedy").decide(d)
 
-    play_batch(deals, c, [make_policy("greedy")] * 2 + [Last()])
+    play_batch(deals, c, [make_policy("greedy")] * 2 + [Last()], forward=Forward)
     assert np.array_equal(hidden[0], [2, 2])  # seat 2 has not seen seats 0 and 1 choose
 
 
@@ -112,7 +112,7 @@ def test_continuations_play_every_candidate_on_the_same_copies():
                 out["games"] = len(d)
             return balanced.decide(d)
 
-    play_batch(deals, c, [Probe(), balanced])
+    play_batch(deals, c, [Probe(), balanced], forward=Forward)
     totals = out["same"]["total"]
     assert totals.shape == (out["games"], 2, 3, 2)
     assert np.array_equal(totals[:, 0], totals[:, 1])  # same option, same copies: same games
@@ -123,7 +123,7 @@ def test_the_reference_engine_offers_the_same_forward_model():
     c = load_components()
     deal = make_deals(c, 2, 1, seed=2, advanced=True)
     checker = Checker(c, per_kind=1)
-    Game(deal, c, [checker, make_policy("balanced")]).play()
+    Game(deal, c, [checker, make_policy("balanced")], forward=Forward).play()
     assert {"draw", "pick", "side"} <= set(checker.checked)
 
 
@@ -147,7 +147,7 @@ def test_a_clone_from_the_epoch_start_continued_with_the_real_choices_is_the_rea
                 kept["past"], kept["games"] = d.forward._source(), np.asarray(d.view._idx).copy()
             return balanced.decide(d)
 
-    real = BatchGame(deals, c, [Probe()] + [balanced] * (players - 1))
+    real = BatchGame(deals, c, [Probe()] + [balanced] * (players - 1), forward=Forward)
     sheet = real.play()
     past, games = kept["past"], kept["games"]
     assert past["start"] is not None and past["start"].epoch == 2

@@ -721,7 +721,7 @@ def test_out_of_range_parameters_are_refused_with_their_allowed_range(spec, para
 
 def test_a_subclass_with_out_of_range_defaults_is_refused_in_play(tmp_path):
     bot = tmp_path / "sides.py"
-    bot.write_text("from policies.styles import Balanced\n\n\nclass Far(Balanced):\n    name = 'far'\n"
+    bot.write_text("from hadara_sim.policies.styles import Balanced\n\n\nclass Far(Balanced):\n    name = 'far'\n"
                    "    params = {**Balanced.params, 'sides': (100000000, 0, 0, 0, 0)}\n")
     result = CliRunner().invoke(app, ["play", "-p", "2", "--policy", f"{bot}:Far", "-q"], env={"COLUMNS": "200"})
     assert result.exit_code == 2 and "must be one of -1, 0, 1, got 100000000" in " ".join(result.output.split())

@@ -6,7 +6,7 @@ import pytest
 from hadara_sim import load_components, make_deals
 from hadara_sim.engine.game import play_batch
 from hadara_sim.reference import Game
-from policies.greedy import Greedy
+from hadara_sim.policies.greedy import Greedy
 
 
 class Peeker(Greedy):

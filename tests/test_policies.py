@@ -14,7 +14,7 @@ from hadara_sim.ladder import head_to_head, head_to_head_seats
 from hadara_sim.policy import VIEW_FIELDS
 from hadara_sim.reference import Game
 from hadara_sim.registry import PolicyNotFound, available_policies, make_policy
-from policies import BUILTIN
+from hadara_sim.policies import BUILTIN
 
 runner = CliRunner()
 
@@ -30,7 +30,7 @@ def test_builtins_are_available_by_name():
 
 
 def test_module_attr_and_file_path_load_the_same_class():
-    assert type(make_policy("policies.greedy:Greedy")).__name__ == "Greedy"
+    assert type(make_policy("hadara_sim.policies.greedy:Greedy")).__name__ == "Greedy"
     plunderer = make_policy("docs/examples/plunderer.py:Plunderer", min_plunder=3)
     assert plunderer.name == "plunderer" and plunderer.settings["min_plunder"] == 3
 
@@ -38,7 +38,7 @@ def test_module_attr_and_file_path_load_the_same_class():
 def test_entry_point_policies_are_found(tmp_path, monkeypatch):
     """An installed package registers a policy under the group hadara_sim.policies."""
     (tmp_path / "my_bots.py").write_text(textwrap.dedent("""
-        from policies.greedy import Greedy
+        from hadara_sim.policies.greedy import Greedy
         class Thrifty(Greedy):
             name = "thrifty"
             description = "Greedy with cheap coins."
@@ -61,7 +61,7 @@ def test_unknown_names_list_what_exists():
     with pytest.raises(PolicyNotFound, match="does not exist"):
         make_policy("nowhere/file.py:Bot")
     with pytest.raises(PolicyNotFound, match="has no attribute 'Nope'"):
-        make_policy("policies.greedy:Nope")
+        make_policy("hadara_sim.policies.greedy:Nope")
     result = runner.invoke(app, ["play", "--policy", "grredy"])
     assert result.exit_code == 2 and "unknown policy 'grredy'" in result.output
 

@@ -1,4 +1,4 @@
-"""The compiled decisions of the built-in bots (policies/kernels.py): hand-worked choices, the kinds a
+"""The compiled decisions of the built-in bots (hadara_sim/kernels/): hand-worked choices, the kinds a
 subclass keeps for itself, and the same choice through the Python methods and a direct call."""
 
 from types import SimpleNamespace
@@ -11,10 +11,11 @@ from hadara_sim.constants import COLONY_LEVELS, EFFECT_IDS, MILITARY
 from hadara_sim.engine.game import play_batch
 from hadara_sim.policy import Decision, Policy, View
 from hadara_sim.registry import make_policy
-from policies import kernels
-from policies.greedy import Greedy
-from policies.planner import Planner
-from policies.styles import Balanced, Culture, Military
+from hadara_sim.kernels import layout as kernels
+from hadara_sim.kernels.decide import decide
+from hadara_sim.policies.greedy import Greedy
+from hadara_sim.policies.planner import Planner
+from hadara_sim.policies.styles import Balanced, Culture, Military
 
 RED_2 = 16   # I-R-07: red, cost 2, 2 points, one military step
 BLUE_2 = 23  # I-B-04: blue, cost 2, 2 points, one culture step
@@ -137,7 +138,7 @@ class Checked(Policy):
                                         else np.zeros(shape, np.int64))
             out = np.empty(n, np.int64)
             seen = kernels.KernelView(**{name: getattr(s, name) for name in kernels.VIEW_ARRAYS})
-            kernels.decide(kernel.code, kernels.KIND_CODE[d.kind], seen, np.arange(n), g, view.player.astype(int),
+            decide(kernel.code, kernels.KIND_CODE[d.kind], seen, np.arange(n), g, view.player.astype(int),
                            s.epoch_now, s.phase_now, np.array(d.legal), rows("hand", (n, 2)),
                            rows("card", n), rows("feed_need", n), s.colony_front,
                            kernels.policy_tables(view.components), kernel.params, scratch_or_table(kernel, view), out)

@@ -13,7 +13,7 @@ from hadara_sim.constants import (
 from hadara_sim.deal import make_deals
 from hadara_sim.reference import Game
 from hadara_sim.trace import Recorder, ReplayMismatch, replay
-from policies import Greedy, Random
+from hadara_sim.policies import Greedy, Random
 
 from helpers import CULTURE, MILITARY, expected_tracks, tile_count
 

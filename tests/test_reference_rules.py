@@ -13,7 +13,7 @@ from hadara_sim.constants import (
 from hadara_sim.deal import make_deals
 from hadara_sim.reference import Game
 from hadara_sim.trace import Recorder
-from policies import Random
+from hadara_sim.policies import Random
 
 from helpers import (
     CULTURE, FOOD, INCOME, MILITARY, Scripted, card, colony_on_top, copy_default, edit_csv, gain, give,

@@ -271,7 +271,7 @@ def test_reports_read_a_results_directory_as_data_and_never_run_its_policy_code(
     bot = tmp_path / "hostile.py"
     bot.write_text("import pathlib\n"
                    f"pathlib.Path({str(marker)!r}).write_text('policy code ran')\n"
-                   "from policies.greedy import Greedy\n\n\nclass Bot(Greedy):\n    pass\n")
+                   "from hadara_sim.policies.greedy import Greedy\n\n\nclass Bot(Greedy):\n    pass\n")
     out = tmp_path / "run"
     simulate({"name": "hostile", "players": 2, "game": "basic", "games": 4, "seed": 1, "chunk": 4,
               "policies": [f"{bot}:Bot", {"policy": "greedy", "params": {"coin": 0.7}}]},

@@ -11,7 +11,7 @@ from hadara_sim.constants import EFFECT_IDS
 
 from hadara_sim.scenario import ScenarioError, load_scenario, parse_scenario
 from hadara_sim.tomlpos import key_lines
-from policies import BUILTIN
+from hadara_sim.policies import BUILTIN
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = sorted((ROOT / "scenarios").glob("*.toml"))
@@ -265,7 +265,7 @@ def test_missing_file():
 
 def test_policy_file_spec_relative_to_scenario(tmp_path):
     (tmp_path / "mine.py").write_text(
-        "from policies.random import Random\nclass Mine(Random):\n    name = 'mine'\n")
+        "from hadara_sim.policies.random import Random\nclass Mine(Random):\n    name = 'mine'\n")
     sc = load_scenario(write(tmp_path, 'policies = ["mine.py:Mine"]\n'))
     assert sc.combinations[0].config.policies[0].policy == f"{(tmp_path / 'mine.py').resolve()}:Mine"
 

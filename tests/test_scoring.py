@@ -6,7 +6,7 @@ import pytest
 from hadara_sim import actions as A
 from hadara_sim.deal import make_deals
 from hadara_sim.reference import SCORE_LINES, Game
-from policies import Greedy, Random
+from hadara_sim.policies import Greedy, Random
 
 from hadara_sim.components import load_components
 

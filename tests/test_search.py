@@ -1,9 +1,12 @@
 """`search`: flat Monte Carlo over the forward model."""
 
 import numpy as np
+import pytest
 
 from hadara_sim import load_components, make_deals
 from hadara_sim.engine.game import play_batch
+from hadara_sim.forward import Forward
+from hadara_sim.policy import PolicyError
 from hadara_sim.reference import Game
 from hadara_sim.registry import make_policy
 
@@ -12,11 +15,21 @@ def test_search_plays_legally_and_a_game_plays_the_same_alone_as_in_a_batch():
     c = load_components()
     deals = make_deals(c, 2, 3, seed=5, advanced=True)
     search = make_policy("search", seed=1, budget=2, kinds=("side", "draw"))
-    sheet = play_batch(deals, c, [search, make_policy("balanced")])
-    alone = play_batch(deals[2], c, [search, make_policy("balanced")])
+    sheet = play_batch(deals, c, [search, make_policy("balanced")], forward=Forward)
+    alone = play_batch(deals[2], c, [search, make_policy("balanced")], forward=Forward)
     assert np.array_equal(alone["total"][0], sheet["total"][2])
-    reference = Game(deals[2], c, [search, make_policy("balanced")]).play()
+    reference = Game(deals[2], c, [search, make_policy("balanced")], forward=Forward).play()
     assert [row["total"] for row in reference] == sheet["total"][2].tolist()
+
+
+def test_search_without_the_forward_model_says_so():
+    """The engines do not import the forward model (it sits above them): a game played without one
+    stops at search's first searched decision, naming the policy, instead of playing its rollout."""
+    c = load_components()
+    deals = make_deals(c, 2, 2, seed=5, advanced=True)
+    search = make_policy("search", seed=1, budget=2, kinds=("draw",))
+    with pytest.raises(PolicyError, match="search.*needs the forward model.*forward=hadara_sim.forward.Forward"):
+        play_batch(deals, c, [search, make_policy("balanced")])
 
 
 def test_search_keeps_the_rollout_policy_choice_among_its_candidates():

@@ -10,7 +10,7 @@ import pytest
 from hadara_sim import make_deals
 from hadara_sim.engine.game import BatchGame
 from hadara_sim.registry import make_policy
-from policies import sides
+from hadara_sim.policies import sides
 
 POOR = {"setup": {"3B": {"coins": 2, "culture": 0, "food": 2}}}
 EXCELLENT = {"setup": {"3B": {"coins": 14, "culture": 8, "income": 3}}}
@@ -89,7 +89,7 @@ def test_the_basic_game_and_a_fixed_table_play_no_trial(components, monkeypatch)
     def no_trial(*args):
         raise AssertionError("a trial was played")
 
-    monkeypatch.setattr("policies.styles.derived_sides", no_trial)
+    monkeypatch.setattr("hadara_sim.policies.styles.derived_sides", no_trial)
     deals = make_deals(components, 2, 20, seed=1, advanced=False)
     BatchGame(deals, components, [make_policy("balanced")], np.zeros((20, 2), np.int64)).play()
     table = make_policy("balanced", side_choice="table")

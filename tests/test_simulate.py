@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 import hadara_sim
 from hadara_sim.cli import app
 from hadara_sim.results import ResultsError, load_results
-from hadara_sim.runner import RunError, plan_chunks, run
+from hadara_sim.chunks import plan_chunks
+from hadara_sim.runner import RunError, run
 from hadara_sim.scenario import load_scenario, parse_scenario
 
 # 4 players, one greedy and three random seats rotated: quick, and every seat's policy matters.
@@ -342,7 +343,7 @@ def test_changed_policy_defaults_are_not_resumed_into_an_old_run(tmp_path, monke
     """A run played with other built-in defaults is refused, not silently extended."""
     from hadara_sim import simulate
     from hadara_sim.runner import RunError
-    from policies.greedy import Greedy
+    from hadara_sim.policies.greedy import Greedy
 
     scenario = {"players": 2, "policies": ["greedy", "random"], "games": 20, "chunk": 10, "seed": 3}
     simulate(scenario, out=tmp_path / "run", jobs=1)
@@ -372,9 +373,9 @@ def test_closing_table_keeps_combinations_and_seats_apart():
 def test_progress_reaches_a_log_as_plain_lines(tmp_path, monkeypatch):
     """Output to a file or a pipe: no bar (it would show only its last frame) but a plain line at
     least every PLAIN_EVERY seconds with games done, rate and time left, and one at the end."""
-    import hadara_sim.runner as runner
+    import hadara_sim.progress as progress
 
-    monkeypatch.setattr(runner, "PLAIN_EVERY", 0.05)
+    monkeypatch.setattr(progress, "PLAIN_EVERY", 0.05)
     scenario = tmp_path / "logged.toml"
     scenario.write_text('name = "logged"\nplayers = 4\npolicies = ["balanced"]\ngames = 800\nchunk = 100\n')
     result = CliRunner().invoke(app, ["simulate", str(scenario), "--jobs", "1", "--out", str(tmp_path / "run")],

@@ -10,7 +10,7 @@ from hadara_sim.components import load_components
 from hadara_sim.deal import make_deals
 from hadara_sim.reference import Game
 from hadara_sim.trace import TRACE_VERSION, Recorder, ReplayMismatch, read_trace, replay, write_trace
-from policies import Greedy, Random
+from hadara_sim.policies import Greedy, Random
 
 from helpers import copy_default, edit_csv
 

@@ -54,7 +54,7 @@ def plays_tuned_file(name: str, command: str) -> tuple[dict, dict]:
     """(the tuned file of built-in `name`, its settings), after checking that the file was written by
     `command` with a passed held-out check and that the policy plays every weight in it."""
     from hadara_sim.registry import make_policy
-    from policies.tuned import TUNED_DIR
+    from hadara_sim.policies.tuned import TUNED_DIR
 
     written = tomllib.loads((TUNED_DIR / f"{name}.toml").read_text())
     assert written["command"].startswith(command)
@@ -95,7 +95,7 @@ def test_foresight_plays_the_weights_written_by_the_tune_command():
     """foresight's weights are the tune command's (against a balanced field), written with its held-out
     check; every other setting is balanced's or its own pick lookahead's default."""
     from hadara_sim.registry import make_policy
-    from policies.styles import Foresight
+    from hadara_sim.policies.styles import Foresight
 
     written, foresight = plays_tuned_file("foresight", "hadara-sim policies tune foresight --opponent balanced ")
     balanced = make_policy("balanced").settings

@@ -2,8 +2,8 @@
 
 import numpy as np
 
-from policies.greedy import Greedy
-from policies.random import Random, uniform
+from hadara_sim.policies.greedy import Greedy
+from hadara_sim.policies.random import Random, uniform
 
 
 class Skilled(Greedy):

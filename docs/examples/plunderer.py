@@ -7,7 +7,7 @@ import numpy as np
 
 from hadara_sim import actions as A
 from hadara_sim.policy import Decision
-from policies.styles import Balanced
+from hadara_sim.policies.styles import Balanced
 
 
 class Plunderer(Balanced):

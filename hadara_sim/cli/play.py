@@ -91,6 +91,7 @@ def seats_or_exit(specs: list[str], players: int, seed: int) -> list:
 def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[list[dict], list[dict]]:
     """Play one deal in the reference engine, telling it unless quiet: (score sheet, trace records)."""
     from ..policy import IllegalChoice
+    from ..forward import Forward
     from ..reference import Game
     from .telling import Account
 
@@ -110,7 +111,7 @@ def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[l
     from .human import LeftTheGame
 
     try:
-        sheet = Game(deal, c, seats, recorder=account, narrator=narrate).play()
+        sheet = Game(deal, c, seats, recorder=account, narrator=narrate, forward=Forward).play()
     except IllegalChoice as err:
         fail(str(err))
     except LeftTheGame as err:

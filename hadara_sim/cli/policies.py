@@ -68,7 +68,7 @@ def limit_text(limit) -> str:
 def show(name: str = typer.Argument(..., help="A policy name, module:attr or file.py:attr."),
          fmt: str = FORMAT_OPTION):
     """One policy in full: what it does and every parameter with its default and meaning."""
-    from policies.explain import param_text, value_text
+    from hadara_sim.policies.explain import param_text, value_text
 
     fmt = check_format(fmt)
     try:
@@ -114,7 +114,7 @@ def ladder(
     Each policy plays each other on the same deals with seats rotated; the table gives the share
     of the wins that went to the row policy (50 = even) and its mean total in the games it won.
     """
-    from policies import BUILTIN
+    from hadara_sim.policies import BUILTIN
 
     # imported here: the ladder's statistics (statsmodels, scipy, matplotlib) take seconds to load,
     # which every other command would pay at start-up
@@ -192,7 +192,7 @@ def sides(
              "(try --policy balanced)")
     import polars as pl
 
-    from policies.sides import derived_sides
+    from hadara_sim.policies.sides import derived_sides
 
     grids = []
     for p in players:

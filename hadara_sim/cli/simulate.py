@@ -55,7 +55,8 @@ def simulate(
     from ..policy import IllegalChoice
     from ..process import Terminated, sigterm_as_interrupt
     from ..results import ResultsError, our_parts, scan_results
-    from ..runner import RunError, RunFailed, check_scheduler, plan_chunks, run
+    from ..chunks import plan_chunks
+    from ..runner import RunError, RunFailed, check_scheduler, run
     from ..scenario import DesignWarning, ScenarioError, load_scenario
 
     fmt = check_format(fmt)

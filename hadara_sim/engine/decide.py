@@ -1,6 +1,6 @@
 """Asking the players: the compiled `ask` that the steps of the epoch call at every decision.
 
-A built-in bot decides inside compiled code (`policies.kernels.decide`); any other policy, and
+A built-in bot decides inside compiled code (`hadara_sim.kernels.decide`); any other policy, and
 any decision kind a subclass of a built-in overrides, is asked in Python through the policy
 interface (`policy.choose` with a `View` and a `Decision`), by a call from the compiled code back
 into the interpreter (numba's `objmode`). Which is which is fixed per policy before the batch
@@ -16,11 +16,10 @@ from collections import namedtuple
 import numpy as np
 from numba import njit, objmode
 
-from policies import kernels
-
 from ..actions import KINDS
 from ..constants import COLONY_LEVELS, EPOCH_NAMES, PICKS_PER_PHASE_B
-from ..forward import Forward
+from ..kernels import layout
+from ..kernels.decide import decide
 from ..policy import Decision, View, check_choices, choose
 from ..signals import check_held
 from .state import colony_fronts
@@ -34,12 +33,12 @@ WHEEL, SIDE, DRAW, TILE, PICK, COLONY, STATUE, FEED, MEDAL = (np.int64(KINDS.ind
 Deciders = namedtuple("Deciders", (
     "handle",        # int: key of the BatchGame in `_GAMES`, for the calls back into Python
     "seat_policy",   # (games, P) int64: policy index of each seat
-    "code",          # (K,) int64: the policy's kernel (kernels.PLANNER, ...), 0 = asked in Python
+    "code",          # (K,) int64: the policy's kernel (layout.PLANNER, ...), 0 = asked in Python
     "kinds",         # (K,) int64: bit k set when the kernel decides kind k for that policy
     "params",        # (K, L) float64: each policy's kernel parameters
     "tables",        # (K, 3, 2, C) float64: each policy's value table (greedy), zeros otherwise
-    "seen",          # kernels.KernelView of the state's arrays: all a kernel may read of the state
-    "policy_tables",  # kernels.policy_tables(components)
+    "seen",          # layout.KernelView of the state's arrays: all a kernel may read of the state
+    "policy_tables",  # layout.policy_tables(components)
     "colony_front",  # (games, 5, 4) int16: scratch for the top colony tiles at a colony decision
     "serial",        # (games,) int32: decisions already asked in each game
     "history",       # (games, W) int16: choice at each asked decision by serial (W = 0: not kept)
@@ -88,8 +87,8 @@ def python_choose(handle, k, kind, g, seat, legal, hand, card, feed_need):
     game = _GAMES[handle]
     s = game.s
     view = View(s, g, s.players, game.c, player=seat, **_private(kind, hand, card, feed_need))
-    decision = Decision(KINDS[kind], legal, view, s.deals.game_id.take(g), game.serial.take(g),
-                        Forward(game.c, KINDS[kind], seat, lambda games=g: game.past(games)))
+    forward = game.forward and game.forward(game.c, KINDS[kind], seat, lambda games=g: game.past(games))
+    decision = Decision(KINDS[kind], legal, view, s.deals.game_id.take(g), game.serial.take(g), forward)
     return choose(game.policies[k], decision)
 
 
@@ -178,7 +177,7 @@ def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
             if k.code[p] != 0 and (k.kinds[p] >> kind) & 1:
                 if kind == COLONY:
                     colony_fronts(s, t, g, mine, k.colony_front)
-                kernels.decide(k.code[p], kind, k.seen, mine, g, seat, s.clock[0], s.clock[1], legal, hand, card,
+                decide(k.code[p], kind, k.seen, mine, g, seat, s.clock[0], s.clock[1], legal, hand, card,
                                feed_need, k.colony_front, k.policy_tables, k.params[p], k.tables[p], choices)
                 if _illegal_count(legal, mine, choices):
                     _refuse_in_python(k.handle, p, kind, g[mine], seat[mine], legal[mine], choices[mine])
@@ -282,7 +281,7 @@ def make_deciders(game, history_width_: int) -> Deciders:
     specs = [policy.kernel(c, **shape) if hasattr(policy, "kernel") else None for policy in policies]
     length = max([len(spec.params) for spec in specs if spec is not None], default=1)
     params = np.zeros((len(policies), length))
-    tables = np.zeros((len(policies), 3, 2, max(c.n_cards, kernels.SCRATCH)))  # a planner's scratch
+    tables = np.zeros((len(policies), 3, 2, max(c.n_cards, layout.SCRATCH)))  # a planner's scratch
     code, kinds = np.zeros(len(policies), np.int64), np.zeros(len(policies), np.int64)
     for p, spec in enumerate(specs):
         if spec is not None and spec.kinds:
@@ -296,7 +295,7 @@ def make_deciders(game, history_width_: int) -> Deciders:
     game.history = np.zeros((G, width), np.int16)
     # The same arrays and types as a Python policy's gathered view: one compiled kernel for both,
     # and the kernel cannot read what a player may not see.
-    view = kernels.KernelView(**{name: getattr(game.s, name) for name in kernels.VIEW_ARRAYS})
+    view = layout.KernelView(**{name: getattr(game.s, name) for name in layout.VIEW_ARRAYS})
     replay = game.replay
     if replay is None:
         replay_arrays = (np.zeros((G, 0), np.int16), np.zeros(G, np.int64), np.full(G, -1, np.int64), np.int64(-1))
@@ -304,5 +303,5 @@ def make_deciders(game, history_width_: int) -> Deciders:
         replay_arrays = (np.ascontiguousarray(replay.history, np.int16), np.asarray(replay.lengths, np.int64),
                          np.asarray(replay.root, np.int64), np.int64(KINDS.index(replay.kind)))
     return Deciders(game.handle, np.ascontiguousarray(game.seat_policy, np.int64), code, kinds, params, tables,
-                    view, kernels.policy_tables(c), np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
+                    view, layout.policy_tables(c), np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
                     game.history, game.recorder is not None, *replay_arrays, game.stopped)

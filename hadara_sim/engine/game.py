@@ -97,12 +97,14 @@ class BatchGame:
     policies (an entry of -1 leaves that seat's choice to its policy); `grants` gives chosen cards to
     chosen seats at the start of an epoch; `replay` plays recorded choices first; `start` plays on
     from the start of an epoch (the forward model's continuations), set-up and earlier epochs done;
-    `keep_totals=False` skips the running totals of each epoch (only the results read them).
+    `keep_totals=False` skips the running totals of each epoch (only the results read them); `forward`,
+    the forward model (`hadara_sim.forward.Forward`), makes `decision.forward` for the policies asked
+    in Python (None: their decisions carry none; the engine does not import the model above it).
     """
 
     def __init__(self, deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None,
                  sides=None, grants=(), replay: Replay | None = None, start: Start | None = None,
-                 keep_totals: bool = True):
+                 keep_totals: bool = True, forward=None):
         self.s = BatchState.new(deals, components)
         self.c = components
         self.policies = list(policies)
@@ -113,6 +115,7 @@ class BatchGame:
             seat_policy = np.broadcast_to(np.arange(P), (len(deals), P))
         self.seat_policy = np.ascontiguousarray(seat_policy)
         self.recorder = recorder
+        self.forward = forward
         self.serial = np.zeros(len(deals), np.int32)
         self.history = np.zeros((len(deals), 0), np.int16)  # choice at each asked decision, by serial
         self.firsts = first_players(deals.initiative)

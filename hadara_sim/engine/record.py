@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from ..components import ComponentSet
+from ..constants import TRACE_VERSION
 from ..deal import Deals
-from ..trace import TRACE_VERSION
 from .scoring import SCORE_COLUMNS
 
 

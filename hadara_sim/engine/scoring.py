@@ -8,7 +8,7 @@ from .. import actions as A
 from ..constants import (
     COINS_PER_POINT, EFFECT_INDEX, GOLD_POINTS_PER_SET, LOC_OWNED, PATRON_BONUS, SET_COLLECTOR_POINTS,
 )
-from .state import BatchState, compiled
+from .state import BatchState, colony_points, compiled
 
 # The lines `score_pad` fills, in this order; the score sheet adds rank and win share.
 PAD_LINES = ("colonies", "statues", "silver", "gold", "cards", "coins", "total", "leftover_coins",
@@ -26,20 +26,6 @@ def score(s: BatchState) -> dict[str, np.ndarray]:
 
 
 @compiled
-def colony_points(s, t, g, seat):
-    """Points of a seat's colonies as they lie: the front of a plundered tile, the back of an
-    integrated one."""
-    points = 0
-    for level in range(s.colonies.shape[2]):
-        tile = s.colony_tile[g, seat, level]
-        if s.colonies[g, seat, level] == 2:
-            points += t.colony_back_points[tile]
-        elif s.colonies[g, seat, level] == 1:
-            points += t.colony_front_points[tile]
-    return points
-
-
-@compiled
 def complete_sets(s, g, seat, wildcard):
     """Sets of 5 differently coloured cards; a wildcard (gold_wildcard) fills one gap in one set."""
     colours = s.colour_count.shape[2]
@@ -50,15 +36,6 @@ def complete_sets(s, g, seat, wildcard):
     for colour in range(colours):
         gaps += max(0, sets + 1 - s.colour_count[g, seat, colour])
     return sets + (1 if wildcard and gaps <= 1 else 0)
-
-
-@compiled
-def all_colony_points(s, t, points):
-    """`colony_points` of every seat (games, P)."""
-    games, players = points.shape
-    for g in range(games):
-        for seat in range(players):
-            points[g, seat] = colony_points(s, t, g, seat)
 
 
 @compiled

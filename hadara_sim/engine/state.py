@@ -108,8 +108,6 @@ class BatchState:
 
     @property
     def colony_points(self) -> np.ndarray:
-        from .scoring import all_colony_points
-
         points = np.zeros((self.games, self.players), np.int16)
         all_colony_points(self.arrays, self.tables, points)
         return points
@@ -199,3 +197,26 @@ def colony_fronts(s, t, g, rows, front):
                 front[g[i], level, 1] = t.colony_plunder[tile]
                 front[g[i], level, 2] = t.colony_integrate[tile]
                 front[g[i], level, 3] = t.colony_front_points[tile]
+
+
+@compiled
+def colony_points(s, t, g, seat):
+    """Points of a seat's colonies as they lie: the front of a plundered tile, the back of an
+    integrated one."""
+    points = 0
+    for level in range(s.colonies.shape[2]):
+        tile = s.colony_tile[g, seat, level]
+        if s.colonies[g, seat, level] == 2:
+            points += t.colony_back_points[tile]
+        elif s.colonies[g, seat, level] == 1:
+            points += t.colony_front_points[tile]
+    return points
+
+
+@compiled
+def all_colony_points(s, t, points):
+    """`colony_points` of every seat (games, P)."""
+    games, players = points.shape
+    for g in range(games):
+        for seat in range(players):
+            points[g, seat] = colony_points(s, t, g, seat)

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Sequence
 
 from . import charts
-from .sections import Section, Table, overview
+from .sections import Section, overview
+from .table import Table, table_html
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2rem auto; max-width: 1200px;
@@ -68,26 +69,6 @@ def key_findings(sections: Sequence[Section]) -> Table | None:
                                 "needed); each table states its reference, correction and the field it holds for")
     table.links = links
     return table
-
-
-def table_html(t: Table, anchor: str = "") -> str:
-    """A table as HTML (`anchor`: its id, for links to it); a table with `links` links each row's last
-    cell to the anchor it names."""
-    head = "".join(f"<th>{escape(c)}</th>" for c in t.columns) if any(t.columns) else ""
-    links = getattr(t, "links", None)
-    body = []
-    for i, row in enumerate(t.rows):
-        cls = ' class="marked"' if i < len(t.marked) and t.marked[i] else ""
-        cells = [escape(str(c)) for c in row]
-        if links:
-            cells[-1] = f'<a href="#{escape(links[i])}">{cells[-1]}</a>'
-        body.append(f"<tr{cls}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
-    html = (f'<div class="scroll"{f" id={chr(34)}{escape(anchor)}{chr(34)}" if anchor else ""}><table>'
-            f"<caption>{escape(t.title)}</caption>"
-            + (f"<thead><tr>{head}</tr></thead>" if head else "") + f"<tbody>{''.join(body)}</tbody></table></div>")
-    if t.caption:
-        html += f'<p class="caption">{escape(t.caption)}</p>'
-    return html
 
 
 def image_html(fig, fmt: str, alt: str) -> str:

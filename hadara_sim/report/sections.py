@@ -15,60 +15,13 @@ from matplotlib.figure import Figure
 from .. import provenance
 from . import charts
 from . import stats as S
+from .table import Table
 
 NA = "–"
 
 
-# The unit of each numeric column of a table's data, by name, for the machine formats (csv, json):
-# "%" (a share, written x100 as <name>_pct), "pp" (a difference of shares, x100 as <name>_pp),
-# "points" and "log-odds" (written as they are, <name>_points, <name>_logodds). A table overrides
-# the names whose unit differs in it (`Table.units`); columns named nowhere keep name and value.
-UNIT_OF = {
-    **dict.fromkeys(("win", "win_low", "win_high", "fair", "a", "b", "win_a", "win_b", "mean", "ci_low", "ci_high",
-                     "share", "owned", "tie_rate", "chance"), "%"),
-    **dict.fromkeys(("diff", "diff_low", "diff_high", "rel_diff", "rel_low", "rel_high", "low", "high", "win_diff",
-                     "vs_fair", "win_diff_low", "win_diff_high", "effect", "difference"), "pp"),
-    **dict.fromkeys(("score", "score_low", "score_high", "score_a", "score_b", "score_diff", "margin", "margin_low",
-                     "margin_high", "margin_diff", "margin_diff_low", "margin_diff_high"), "points"),
-}
-SUFFIX = {"%": ("pct", 100.0), "pp": ("pp", 100.0), "points": ("points", 1.0), "log-odds": ("logodds", 1.0)}
 POINTS = dict.fromkeys(("mean", "ci_low", "ci_high"), "points")   # a table of scores, not shares
 GRANT_UNITS = {"win_low": "pp", "win_high": "pp"}                  # paired_diff's CI of win_diff
-
-
-@dataclass
-class Table:
-    title: str
-    columns: list[str]
-    rows: list[list[str]]
-    caption: str = ""
-    marked: list[bool] = field(default_factory=list)  # rows to highlight (significant)
-    data: pl.DataFrame | None = None                  # the numbers behind the table
-    units: dict[str, str] = field(default_factory=dict)  # overrides of UNIT_OF for this table's data
-
-    def machine(self) -> pl.DataFrame | None:
-        """The numbers behind the table for machines: each column's unit in its name, shares and
-        differences of shares in percent and percentage points, nested columns left out."""
-        if self.data is None:
-            return None
-        exprs = []
-        for name, dtype in self.data.schema.items():
-            if dtype.is_nested() or dtype == pl.Object:
-                continue
-            measure, _, rest = name.partition(" ")  # "effect balanced": a measure under a field
-            unit = self.units.get(name) or self.units.get(measure) or UNIT_OF.get(name) or UNIT_OF.get(measure)
-            if unit is None or not dtype.is_numeric():
-                exprs.append(pl.col(name))
-                continue
-            suffix, scale = SUFFIX[unit]
-            exprs.append((pl.col(name).cast(pl.Float64) * scale).alias(f"{measure}_{suffix}" + (f" {rest}" if rest else "")))
-        return self.data.select(exprs)
-
-    def _repr_html_(self) -> str:
-        """In a notebook, the table as the HTML summary shows it (percent, CIs, marked rows)."""
-        from .html import table_html
-
-        return table_html(self)
 
 
 @dataclass

@@ -35,7 +35,7 @@ def test_kernels_in_the_engine_play_as_the_python_methods(components, players, a
 
 def test_a_subclass_keeps_the_kernel_for_the_kinds_it_does_not_override(components):
     """A subclass of a built-in that overrides one kind is asked in Python for that kind only."""
-    from policies.styles import Balanced
+    from hadara_sim.policies.styles import Balanced
 
     asked = []
 

@@ -1,0 +1,54 @@
+"""The Python API of runs, for notebooks and scripts: `simulate` a scenario into a polars DataFrame."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pyarrow as pa
+
+from .runner import run
+from .scenario import Scenario, load_scenario, parse_scenario, scenario_from_dict
+
+
+def as_scenario(scenario) -> Scenario:
+    """A Scenario from a Scenario, a path to a TOML file, TOML text or a dict of its values."""
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, dict):
+        # Kept as JSON text in the run's metadata, so that `show-game` can rebuild the run.
+        return scenario_from_dict(scenario, file="<dict>", text=json.dumps(scenario))
+    # A one-line string is a path unless it reads as TOML: a file that exists is a path whatever its
+    # name holds (a folder may be called "a=b").
+    if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario
+                                      and ("=" not in scenario or Path(scenario).is_file())):
+        return load_scenario(scenario)
+    if isinstance(scenario, str):
+        return parse_scenario(scenario, file="<string>")
+    raise TypeError(f"expected a Scenario, a path, TOML text or a dict, got {type(scenario).__name__}")
+
+
+def simulate(scenario, games: int | None = None, seed: int | None = None, out: str | Path | None = None,
+             jobs: int = -1, quiet: bool | None = None, *, backend: str = "local", scheduler: str | None = None,
+             overwrite: bool = False, chunk: int | None = None):
+    """Play a scenario and return its results as a polars DataFrame (one row per game and seat).
+
+    `scenario`: a path to a scenario file, TOML text, a dict, or a `Scenario`. `games`, `seed` and
+    `chunk` override the scenario's. With `out`, the dataset is also written there (and an
+    interrupted run into the same directory resumes); without, nothing is written. `quiet`: None
+    (the default) shows a progress bar in a notebook and nothing in a script.
+    """
+    import polars as pl
+
+    from .results import SCHEMA, SORT_KEYS, add_sweep_columns, load_results
+
+    sc = as_scenario(scenario).with_overrides(games=games, seed=seed, chunk=chunk)
+    if quiet is None:  # a progress bar in a notebook, silence in scripts
+        quiet = "ipykernel" not in sys.modules
+    summary = run(sc, out, jobs=jobs, backend=backend, scheduler=scheduler, overwrite=overwrite, quiet=quiet)
+    if out is not None:
+        return load_results(out)
+    table = pa.concat_tables(summary.tables) if summary.tables else SCHEMA.empty_table()
+    df = pl.from_arrow(table).sort(SORT_KEYS)
+    return add_sweep_columns(df, [c.to_dict(sc.components) for c in sc.combinations])

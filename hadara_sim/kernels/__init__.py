@@ -1,0 +1,13 @@
+"""The built-in bots' decisions as one compiled function, `decide`: the planner styles and greedy.
+
+`decide` (decide.py) values every option of one decision kind for each row (a game and its acting seat) and takes
+the best legal one. The Python methods of `Planner` and `Greedy` call it through `choose`, and a
+compiled engine can call it directly, so the decision logic exists once.
+
+Decisions are bit for bit those of the numpy code this replaced: every sum is written in the order
+numpy computed it. einsum summed 4-term dot products in two lanes, `(a0*b0 + a2*b2) + (a1*b1 + a3*b3)`
+(`_dot_lanes`); the planner's and greedy's `track values @ mean_back.T` was an OpenBLAS matmul, which
+for more than one row fuses each step (`fma(a3, b3, fma(a2, b2, fma(a1, b1, a0*b0)))`, `_dot_fma`).
+For a single row numpy summed in two lanes instead; `decide` always fuses, so that a game's decisions
+never depend on how many other games share its batch (and both engines sum alike).
+"""

@@ -1,0 +1,124 @@
+"""Small compiled helpers every kernel shares: the decorators, sums in numpy's order, the best legal
+option, and plain facts of a player's position (price, sell value, card counts).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+import hadara_sim.jit_cache  # noqa: F401  (drops numba's cached code when its sources changed)
+
+from .layout import AFFINITY, SELL_BONUS
+
+
+# `decide` and its helpers allocate nothing and count no references to the arrays they are passed
+# (numba would at every call, which costs more than their arithmetic), so a compiled engine built
+# without reference counting can call it. Small helpers are inlined into `_planner` and `_greedy`:
+# passing them the view and table tuples (dozens of array structs) would cost more than their work.
+inner = njit(cache=True, _nrt=False)
+
+
+helper = njit(cache=True, _nrt=False, inline="always")
+
+
+@intrinsic
+def _fma(typingctx, a, b, c):
+    """a * b + c with one rounding (llvm.fma), as OpenBLAS's compute kernels do."""
+    sig = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context, builder, signature, args):
+        double = ir.DoubleType()
+        fn = cgutils.get_or_insert_function(builder.module, ir.FunctionType(double, [double] * 3), "llvm.fma.f64")
+        return builder.call(fn, args)
+
+    return sig, codegen
+
+
+@helper
+def _dot_lanes(a, b):
+    """a . b of two 4-vectors summed as numpy's einsum does (two lanes)."""
+    return (a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])
+
+
+@helper
+def _dot_fma(a, b):
+    """a . b of two 4-vectors summed as OpenBLAS's matrix product does (fused, in order)."""
+    return _fma(a[3], b[3], _fma(a[2], b[2], _fma(a[1], b[1], a[0] * b[0])))
+
+
+@helper
+def _better(legal, i, j, value, top, choice):
+    """(top, choice) after option j of row i: options are offered in order, and the highest-valued
+    legal one wins (the first on ties; option 0 when no legal value beats -inf), as `common.best`."""
+    if legal[i, j] and value > top:
+        return value, j
+    return top, choice
+
+
+@helper
+def _first_legal(legal, i, start):
+    """The first legal option of row i from `start` on (`Policy.default` from 0), 0 if none."""
+    for j in range(start, legal.shape[1]):
+        if legal[i, j]:
+            return j
+    return 0
+
+
+@helper
+def _income_left(epoch, phase):
+    """Income steps still to come, the current phase's included."""
+    return 2 * (3 - epoch) + (2 if phase == 0 else 1)
+
+
+@helper
+def _price(v, gi, me, ct, card):
+    """What the player pays for `card`: cost less owned cards of its colour."""
+    return max(0, ct.card_cost[card] - v.colour_count[gi, me, ct.card_colour[card]])
+
+
+@helper
+def _sell_value(v, gi, me, epoch, ct):
+    """Coins for selling a card now."""
+    return ct.sell[epoch - 1] + np.int64(v.effects[gi, me, SELL_BONUS])
+
+
+@helper
+def _top(v, gi, colour):
+    """The top card of a discard pile (card 0 for an empty pile)."""
+    return max(v.piles[gi, colour, max(v.pile_size[gi, colour] - 1, 0)], 0)
+
+
+@helper
+def _faced(v, gi, me, k):
+    """The deck colour seat `me` faces in draw round 1 when seat 0 faces board position k."""
+    return v.colour_order[gi, (k + me) % 5]
+
+
+@helper
+def _card_count(v, gi, me):
+    total = 0
+    for k in range(5):
+        total += v.colour_count[gi, me, k]
+    return total
+
+
+@helper
+def _fewest(v, gi, me):
+    """The count of the colour the player owns fewest cards of (complete sets)."""
+    low = v.colour_count[gi, me, 0]
+    for k in range(1, 5):
+        low = min(low, v.colour_count[gi, me, k])
+    return low
+
+
+@helper
+def _step(v, gi, me, ct, card, colour, t):
+    """Steps of track t that `card` gives: its value, one more if affinity_<t> and the card is of colour t."""
+    step = float(ct.card_values[card, t])
+    if colour == t and v.effects[gi, me, AFFINITY + t]:
+        step += 1.0
+    return step

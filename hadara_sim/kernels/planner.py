@@ -1,0 +1,217 @@
+"""The planner styles' decision of each kind, from the valuation of the acting player's position.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hadara_sim import actions as A
+from hadara_sim.constants import (
+    COLONY_BOUNTY, CULTURE, FEED_COIN_PRICE, FOOD, GOLD_POINTS_PER_SET, MILITARY, REQUIREMENT_CUT,
+)
+
+from .basics import (
+    _better, _dot_fma, _dot_lanes, _faced, _fewest, _first_legal, helper, inner, _price, _sell_value, _top,
+)
+from .layout import (
+    ANY_COLONY, COLONY, COLONY_BOUNTY_EFFECT, CULTURE_SILVER, CUT, DENY, DISCOUNT, DISCOUNT_GOLD, DISCOUNT_SILVER,
+    DRAW, EFFECT_VALUES, FEED, GROWTH, INTEGRATE_MARGIN, MEDAL, PATRON, PICK, PICK_AHEAD, POINTS, POINTS_SIDE_FROM,
+    SCRATCH, SETS_TO_COME, SIDE, SIDE_TABLE, SIDES_AT, SILVER_FULL, SILVER_MIN, STATUE, TILE, WHEEL, WILDCARD,
+)
+from .lookahead import _pick_ahead
+from .valuation import _card_value, _context, _rival_gains
+
+
+@inner
+def _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out):
+    """The planner styles: each row's context (coin, track, set and prize values), then the kind's values."""
+    for i in rows:
+        gi, me = g[i], seat[i]
+        tracks = (float(v.tracks[gi, me, 0]), float(v.tracks[gi, me, 1]), float(v.tracks[gi, me, 2]),
+                  float(v.tracks[gi, me, 3]))
+        coin, tv, sv, req, prize = _context(v, gi, me, epoch, phase, params, ct, tracks)
+        if kind == DRAW:
+            choice = _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv, req,
+                                   prize)
+        elif kind == PICK and params[PICK_AHEAD] and table.shape[2] >= SCRATCH:
+            choice = _pick_ahead(v, gi, me, i, epoch, phase, legal, ct, params, table)
+        elif kind == PICK:
+            choice = _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req, prize)
+        elif kind == TILE:
+            top, choice = -np.inf, 0
+            for t in range(4):
+                top, choice = _better(legal, i, t, tv[t], top, choice)
+        elif kind == SIDE:
+            choice = _planner_side(v, gi, me, i, legal, ct, params, coin, tv)
+        elif kind == WHEEL:
+            top, choice = -np.inf, 0
+            for k in range(5):
+                colour = _faced(v, gi, me, k)
+                base = tv[colour] if colour < 4 else 0.0
+                value = (base + sv[colour]) + 0.3 * v.colour_count[gi, me, colour]
+                top, choice = _better(legal, i, k, value, top, choice)
+        elif kind == COLONY:
+            choice = _planner_colony(v, gi, me, i, legal, colony_front, ct, params, coin, tracks, tv)
+        elif kind == STATUE:
+            choice = _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv)
+        elif kind == FEED:
+            choice = _planner_feed(i, legal, ct, params, coin, tv, sv)
+        elif kind == MEDAL:
+            choice = _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks)
+        else:
+            choice = _first_legal(legal, i, 0)
+        out[i] = choice
+
+
+@helper
+def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv, req, prize):
+    """Buy or sell the card kept; the discarded card feeds phase B for everyone, so all else equal
+    keep the better one, and with `deny` discard the card a rival would gain least from."""
+    worth0 = _card_value(v, gi, me, hand[i, 0], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
+    worth1 = _card_value(v, gi, me, hand[i, 1], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
+    sell = coin * _sell_value(v, gi, me, epoch, ct)
+    deny0, deny1 = 0.0, 0.0
+    if params[DENY] > 0:  # each rival's context once for both cards
+        deny0, deny1 = _rival_gains(v, gi, me, hand[i, 0], hand[i, 1], epoch, ct, params)
+    top, choice = -np.inf, 0
+    for d in range(2):
+        kept = hand[i, 1 - d]
+        kept_worth = worth1 if d == 0 else worth0
+        gone = worth0 if d == 0 else worth1
+        discard = 0.05 * gone
+        if params[DENY] > 0:
+            discard += params[DENY] * (deny0 if d == 0 else deny1)
+        buy = kept_worth - coin * _price(v, gi, me, ct, kept)
+        top, choice = _better(legal, i, A.draw_option(d, A.BUY), buy - discard, top, choice)
+        top, choice = _better(legal, i, A.draw_option(d, A.SELL), sell - discard, top, choice)
+    return choice
+
+
+@helper
+def _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req, prize):
+    """Buy or sell the top card of a discard pile."""
+    sell = coin * _sell_value(v, gi, me, epoch, ct)
+    top, choice = -np.inf, 0
+    for colour in range(5):
+        if legal[i, A.pick_option(colour, A.BUY)]:
+            card = _top(v, gi, colour)
+            worth = _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
+            buy = worth - coin * _price(v, gi, me, ct, card)
+            top, choice = _better(legal, i, A.pick_option(colour, A.BUY), buy, top, choice)
+        top, choice = _better(legal, i, A.pick_option(colour, A.SELL), sell, top, choice)
+    return choice
+
+
+@helper
+def _planner_side(v, gi, me, i, legal, ct, params, coin, tv):
+    """The setup side worth most (coins and track values); balanced's side table overrules."""
+    init = v.initiative[gi, me] - 1
+    top, choice = -np.inf, 0
+    for s in range(2):
+        value = coin * ct.setup_coins[init, s] + _dot_lanes(ct.setup_values[init, s], tv)
+        top, choice = _better(legal, i, s, value, top, choice)
+    if params[SIDE_TABLE]:
+        fixed = int(params[SIDES_AT + init])
+        choice = fixed if fixed >= 0 else choice
+        if not legal[i, choice]:
+            choice = _first_legal(legal, i, 0)
+    return choice
+
+
+@helper
+def _planner_colony(v, gi, me, i, legal, colony_front, ct, params, coin, tracks, tv):
+    """Plunder the front's coins and points, or integrate for the level's expected back (track steps and
+    points) at its cost; colony_bounty's coins count either way, and missing military costs 3 coins a
+    point (requirement_purchase). Military takes any colony rather than none."""
+    points, margin = params[POINTS], params[INTEGRATE_MARGIN]
+    gain = COLONY_BOUNTY * np.int64(v.effects[gi, me, COLONY_BOUNTY_EFFECT])
+    cut = np.int64(v.effects[gi, me, CUT])
+    top, choice = _better(legal, i, A.NONE, 0.0, -np.inf, 0)
+    for level in range(colony_front.shape[1]):
+        requirement, plunder = colony_front[gi, level, 0], colony_front[gi, level, 1]
+        integrate, front_points = colony_front[gi, level, 2], colony_front[gi, level, 3]
+        back = ct.mean_back[level]
+        # a one-row matrix product was a matrix-vector product in numpy, summed differently
+        back_track_value = _dot_fma(back, tv)
+        missing = max(0.0, float(requirement - REQUIREMENT_CUT * cut) - tracks[MILITARY])
+        cost = coin * 3 * missing
+        value = (coin * (plunder + gain) + points * front_points) - cost
+        top, choice = _better(legal, i, A.colony_option(level, A.PLUNDER), value, top, choice)
+        value = (points * ct.mean_back_points[level] + back_track_value - coin * (integrate - gain) - margin) - cost
+        top, choice = _better(legal, i, A.colony_option(level, A.INTEGRATE), value, top, choice)
+    if params[ANY_COLONY] and choice == A.NONE:
+        choice = _first_legal(legal, i, 1)
+    return choice
+
+
+@helper
+def _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv):
+    """The statue's points less the coins for missing culture, plus its bonus on the tile's track
+    (coloured side, +2 with statue_patron) or as points (points side: better late, and spending the
+    least useful tile)."""
+    points = params[POINTS]
+    late = epoch >= params[POINTS_SIDE_FROM]
+    bonus_extra = 2 * np.int64(v.effects[gi, me, PATRON])
+    cut = np.int64(v.effects[gi, me, CUT])
+    top, choice = _better(legal, i, A.NONE, 0.0, -np.inf, 0)
+    for s in range(len(ct.statue_requirement)):
+        missing = max(0.0, float(ct.statue_requirement[s] - REQUIREMENT_CUT * cut) - tracks[CULTURE])
+        base = points * ct.statue_points[s] - coin * 3 * missing
+        bonus = ct.statue_bonus[s] + bonus_extra
+        for t in range(4):
+            value = base + tv[t] * bonus
+            top, choice = _better(legal, i, A.statue_option(s, t, A.COLOURED), value, top, choice)
+            side = base + points * bonus - 0.05 * tv[t]
+            value = side + (1.0 if late else -1.0)
+            top, choice = _better(legal, i, A.statue_option(s, t, A.POINTS_SIDE), value, top, choice)
+    return choice
+
+
+@helper
+def _planner_feed(i, legal, ct, params, coin, tv, sv):
+    """Minus the value of keeping each card (points, track steps, set value, effect; its food counts
+    thrice: losing food forces more removals), or minus the coins of feeding with coins."""
+    cards = len(ct.card_points)
+    top, choice = -np.inf, 0
+    for c in range(cards):
+        if legal[i, c]:  # only owned cards can go
+            dot = _dot_lanes(ct.card_values[c], tv)
+            keep = params[POINTS] * ct.card_points[c] + dot + 3.0 * ct.card_values[c, FOOD] + sv[ct.card_colour[c]]
+            top, choice = _better(legal, i, c, -(keep + EFFECT_VALUES[ct.card_effect[c]]), top, choice)
+    top, choice = _better(legal, i, cards, -FEED_COIN_PRICE * coin, top, choice)
+    return choice
+
+
+@helper
+def _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks):
+    """Medals on the tracks and sets projected to the end (today's plus what the remaining epochs
+    typically add): a silver medal scores half its track (all of it, the first, with silver_full) if
+    that reaches `silver_min`, less its price and a tile a statue may need; a gold medal scores 7 per
+    projected set (a wildcard counts 0.7 of one). Culture puts a silver medal on culture when free."""
+    points = params[POINTS]
+    cheap = v.effects[gi, me, DISCOUNT] and epoch > 1
+    silver_cost = DISCOUNT_SILVER[epoch] if cheap else ct.silver_price[epoch - 1]
+    gold_cost = DISCOUNT_GOLD[epoch] if cheap else ct.gold_price[epoch - 1]
+    growth = GROWTH[epoch]
+    full = v.effects[gi, me, SILVER_FULL] and v.silver[gi, me, 0] < 0 and v.silver[gi, me, 1] < 0
+    statues_left, tiles = 0, 0
+    for s in range(v.statues.shape[2]):
+        statues_left += v.statues[gi, me, s] < 0
+    for t in range(4):
+        tiles += v.tiles[gi, me, t]
+    tile_cost = 3.0 if tiles - 1 < statues_left else 0.0
+    top, choice = _better(legal, i, A.MEDAL_STOP, 0.0, -np.inf, 0)
+    for t in range(4):
+        end_track = tracks[t] * (1 + growth)
+        silver_points = end_track if full else np.ceil(end_track / 2)
+        value = points * silver_points - coin * silver_cost - tile_cost
+        top, choice = _better(legal, i, 1 + t, value if silver_points >= params[SILVER_MIN] else -1.0, top, choice)
+    sets_now = _fewest(v, gi, me)
+    end_sets = sets_now + SETS_TO_COME[epoch] * (1 if sets_now >= 0 else 0)
+    wildcard = np.int64(v.effects[gi, me, WILDCARD])
+    value = points * GOLD_POINTS_PER_SET * (end_sets + wildcard * 0.7) - coin * gold_cost
+    top, choice = _better(legal, i, A.MEDAL_GOLD, value, top, choice)
+    culture_silver = 1 + CULTURE
+    if params[CULTURE_SILVER] and 1 <= choice <= 4 and legal[i, culture_silver]:
+        choice = culture_silver
+    return choice

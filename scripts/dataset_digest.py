@@ -1,0 +1,63 @@
+"""One digest per shipped scenario of its dataset at a small size: the check that a refactor changed
+no decision and no score sheet.
+
+    python scripts/dataset_digest.py --games 20 > before.txt      # on the old commit's install
+    python scripts/dataset_digest.py --games 20 > after.txt       # on the new one
+    diff before.txt after.txt
+
+Each scenario in scenarios/ is played with `hadara-sim simulate --games N --seed S` into a temporary
+directory (one process: the same rows for any number of jobs, but one is quickest for tiny runs);
+its Parquet rows, sorted by combination, game and seat, are hashed column by column. Prints one
+line per scenario: its name, rows and the digest (and the columns' names, so a renamed column shows).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import polars as pl
+import typer
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def digest(directory: Path) -> tuple[int, str]:
+    """(rows, sha1) of every Parquet row under `directory`, in a fixed order."""
+    frame = pl.concat([pl.read_parquet(path) for path in sorted(directory.glob("*.parquet"))], how="vertical")
+    frame = frame.sort(["combo", "game", "seat"])
+    sha = hashlib.sha1(",".join(frame.columns).encode())
+    for name in frame.columns:
+        if frame[name].dtype == pl.Binary:
+            for value in frame[name]:
+                sha.update(b"<null>" if value is None else len(value).to_bytes(4, "little") + value)
+        else:
+            sha.update(frame[name].cast(pl.String).fill_null("<null>").str.join("|").item().encode())
+    return frame.height, sha.hexdigest()
+
+
+def main(games: int = typer.Option(20, "--games", "-n", help="Games (deals) per combination."),
+         seed: int = typer.Option(11, "--seed", "-s"),
+         only: list[str] = typer.Option([], "--only", help="Scenario names to play (default: every one)."),
+         folder: Path = typer.Option(ROOT / "scenarios", "--scenarios", help="The folder of scenario files.")):
+    scenarios = sorted(folder.glob("*.toml"))
+    with tempfile.TemporaryDirectory() as tmp:
+        for scenario in scenarios:
+            if only and scenario.stem not in only:
+                continue
+            out = Path(tmp) / scenario.stem
+            run = subprocess.run([str(Path(sys.executable).parent / "hadara-sim"), "simulate", str(scenario), "--games",
+                                  str(games), "--seed", str(seed), "--jobs", "1", "--quiet", "--out", str(out)],
+                                 capture_output=True, text=True)
+            if run.returncode:
+                print(f"{scenario.stem}: failed\n{run.stderr[-2000:]}")
+                continue
+            rows, sha = digest(out)
+            print(f"{scenario.stem}: {rows} rows {sha}", flush=True)
+
+
+if __name__ == "__main__":
+    typer.run(main)
