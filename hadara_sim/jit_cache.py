@@ -1,62 +1,214 @@
 """numba's on-disk cache, kept honest across files.
 
 numba keys a cached function to the file it is defined in, but compiles into it the code of the
-functions it calls from other files (the epoch's steps call `ask`, which calls the bots' kernel):
-after a change to one of those files a cached caller would go on running the old code. So all the
-compiled code of the package is cached under one digest of the files it is compiled from; a new
-digest (an edit, a `git pull`) drops the old cached code, and the next run compiles afresh.
+functions it calls from other files (the epoch's steps call `ask`, which calls the bots' kernel),
+and freezes into it the module-level values it reads (constants, action codes): after a change to
+one of those files a cached caller would go on running the old code. So all the compiled code of
+the package is cached under one digest of the files it is made from (`sources`); a new digest (an
+edit, a `git pull`) drops the old cached code, and the next run compiles afresh.
+
+The files are found, not listed: a list kept by hand goes stale when a file is split or moved.
+Each place numba caches in (a `__pycache__`, or NUMBA_CACHE_DIR) keeps its own stamp, and a
+process whose sources changed under it stops writing to the cache (`_StaleSaves`).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
+import re
 from pathlib import Path
 
+from numba.core import caching, event
+
 ROOT = Path(__file__).resolve().parent.parent
-# The files compiled code is made from, and the folders whose __pycache__ holds numba's cache.
-SOURCES = ("hadara_sim/engine/*.py", "hadara_sim/actions.py", "hadara_sim/constants.py", "hadara_sim/policy.py",
-           "hadara_sim/forward.py",
-           "hadara_sim/kernels/*.py", "policies/common.py")
-CACHE_FOLDERS = ("hadara_sim/engine", "hadara_sim", "policies")
-STAMP = ROOT / "hadara_sim" / "engine" / "__pycache__" / "numba-sources.sha1"
+# Import names of the folders (under ROOT) whose files may hold compiled code: `policies/` is
+# imported as `policies` or, installed inside the package, as `hadara_sim.policies`.
+PACKAGES = {"hadara_sim": "hadara_sim", "policies": "policies", "hadara_sim.policies": "policies"}
+STAMP = "numba-sources.sha1"  # in each cache folder: the digest of the sources its code is made from
+
+# Read with patterns, not `ast`: parsing every file costs a few tenths of a second at each import.
+# A match inside a docstring only adds a file to the digest, which is harmless.
+_IMPORT = re.compile(r"^[ \t]*(?:from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|.*)|import[ \t]+(.*))", re.M)
+_DECORATOR = re.compile(r"^[ \t]*@[ \t]*(\w+)", re.M)
+
+
+def _modules() -> dict[str, Path]:
+    """Every Python file of the packages, by the name it is imported as ('hadara_sim.engine.state')."""
+    modules = {}
+    for package, folder in PACKAGES.items():
+        for path in (ROOT / folder).rglob("*.py"):
+            parts = path.relative_to(ROOT / folder).with_suffix("").parts
+            modules[".".join((package, *(parts[:-1] if parts[-1] == "__init__" else parts)))] = path
+    return modules
+
+
+def _imports(text: str, name: str, modules: dict[str, Path]) -> tuple[bool, dict[str, Path]]:
+    """Whether module `name` (its `text`) imports numba, and each name it imports from the
+    packages -> the file it comes from (the module imported whole, or the one the name is in)."""
+    uses_numba, bound = False, {}
+    for match in _IMPORT.finditer(text):
+        module, names, plain = match.groups()
+        if module and module.startswith("."):  # from the package `name` is in, up one per extra dot
+            dots = len(module) - len(module.lstrip("."))
+            package = name.split(".")[:None if modules[name].name == "__init__.py" else -1]
+            if dots > len(package):
+                continue
+            module = ".".join(package[:len(package) + 1 - dots] + [module[dots:]]).rstrip(".")
+        for item in re.sub(r"#.*", "", names or plain).strip("()").split(","):
+            item = item.split()  # 'a.b', or 'a.b as c'
+            if not item:
+                continue
+            if plain is not None:  # import a.b [as c]
+                wanted, local = [item[0]], item[-1] if len(item) == 3 else item[0].split(".")[0]
+            else:  # from a import b [as c]: b is a submodule of a, or a name in a
+                wanted, local = [f"{module}.{item[0]}", module], item[-1]
+            uses_numba |= wanted[-1].split(".")[0] == "numba"
+            found = next(filter(None, map(modules.get, wanted)), None)
+            if found:
+                bound[local] = found
+    return uses_numba, bound
+
+
+def _found() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    """The files that hold compiled code, and the sources (see `compiled_files`, `sources`): read
+    again only when a file of the packages changed (compiled code asks at each compile)."""
+    stats = {name: (path, path.stat()) for name, path in sorted(_modules().items())}
+    return _scan(tuple((name, path, stat.st_mtime_ns, stat.st_size) for name, (path, stat) in stats.items()))
+
+
+@functools.lru_cache(maxsize=4)
+def _scan(files: tuple) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+    modules = {name: path for name, path, *_ in files}
+    texts = {path: path.read_text(encoding="utf-8") for path in modules.values()}
+    imports, compiled = {path: {} for path in texts}, set()
+    for name, path in modules.items():  # a file of `policies/` has two names: the imports of both
+        uses_numba, bound = _imports(texts[path], name, modules)
+        imports[path].update(bound)
+        if uses_numba:
+            compiled.add(path)
+    grown = True
+    while grown:  # the users of an alias of `njit`, of an alias of those, ...
+        grown = False
+        for path in texts.keys() - compiled:
+            if any(imports[path].get(name) in compiled for name in _DECORATOR.findall(texts[path])):
+                compiled.add(path)
+                grown = True
+    found, todo = set(compiled), list(compiled)
+    while todo:  # what they import, directly or not
+        for imported in imports[todo.pop()].values():
+            if imported not in found:
+                found.add(imported)
+                todo.append(imported)
+    return tuple(sorted(compiled)), tuple(sorted(found))
+
+
+def compiled_files() -> list[Path]:
+    """The files that hold compiled code: those that import numba (`@njit`, `@intrinsic`,
+    `register_jitable`, ...), and those decorated with a name imported from such a file (the
+    engine's `@compiled`, an alias of `njit` made in `state.py`)."""
+    return list(_found()[0])
+
+
+def sources() -> list[Path]:
+    """The files compiled code is made from: those that hold it, and every package file they
+    import, directly or not (module-level values read by compiled code are frozen into it)."""
+    return list(_found()[1])
 
 
 def sources_digest() -> str:
     """One digest of every source file compiled code is made from."""
     digest = hashlib.sha1()
-    for pattern in SOURCES:
-        for path in sorted(ROOT.glob(pattern)):
-            digest.update(path.name.encode())
-            digest.update(path.read_bytes())
+    for path in sources():
+        digest.update(path.relative_to(ROOT).as_posix().encode())
+        digest.update(path.read_bytes())
     return digest.hexdigest()
 
 
+def _probe():
+    """A stand-in function for asking numba where it caches the functions of a file."""
+
+
+def cache_folders() -> list[Path]:
+    """The folders numba caches the package's compiled code in: as numba picks them, for each
+    folder holding compiled files (NUMBA_CACHE_DIR if set, else the folder's `__pycache__` if
+    writable, else a folder of the user's). Each holds only the code of one source folder."""
+    found = set()
+    for path in {path.parent: path for path in compiled_files()}.values():
+        for locator in caching.CacheImpl._locator_classes:
+            where = locator.from_function(_probe, str(path))
+            if where is not None:
+                found.add(Path(where.get_cache_path()))
+                break
+    return sorted(found)
+
+
 def is_warm() -> bool:
-    """Whether numba's cache holds compiled code of the current sources (False on a read-only
-    install, where numba caches elsewhere and nothing here can tell)."""
+    """Whether numba's cache holds compiled code of the current sources."""
     try:
-        return (STAMP.exists() and STAMP.read_text() == sources_digest()
-                and any((ROOT / "hadara_sim" / "engine" / "__pycache__").glob("*.nbi")))
+        digest, folders = sources_digest(), cache_folders()
+        return (all(_stamp(folder) == digest for folder in folders)
+                and any(any(folder.glob("*.nbi")) for folder in folders))
     except OSError:
         return False
 
 
+def _stamp(folder: Path) -> str | None:
+    """The digest of the sources the code cached in `folder` was compiled from, if known."""
+    return (folder / STAMP).read_text() if (folder / STAMP).exists() else None
+
+
 def drop_stale_cache():
-    """Delete numba's cached code of the package when its sources changed since it was cached."""
+    """Delete numba's cached code of the package where it was cached from other sources (or from
+    sources of unknown digest: no stamp yet), and stamp it with the current digest."""
     try:
-        digest = sources_digest()
-        if STAMP.exists() and STAMP.read_text() == digest:
-            return
-        for folder in CACHE_FOLDERS:
-            for path in (ROOT / folder / "__pycache__").glob("*.nb[ic]"):
+        digest, folders = sources_digest(), cache_folders()
+    except OSError:  # a file replaced while read: the next run will see
+        return
+    for folder in folders:
+        try:
+            if _stamp(folder) == digest:
+                continue
+            for path in folder.glob("*.nb[ic]"):
                 path.unlink(missing_ok=True)
-        STAMP.parent.mkdir(exist_ok=True)
-        temporary = STAMP.with_suffix(f".{os.getpid()}")
-        temporary.write_text(digest)
-        os.replace(temporary, STAMP)
-    except OSError:  # a read-only install: numba caches elsewhere, and an install rewrites every file
+            temporary = folder / f"{STAMP}.{os.getpid()}"
+            temporary.write_text(digest)
+            os.replace(temporary, folder / STAMP)
+        except OSError:  # a folder numba cannot write to either
+            pass
+
+
+class _StaleSaves(event.Listener):
+    """Stops a process writing compiled code of sources that changed since it imported them.
+
+    A long-lived process (a notebook's kernel) holds the code it imported; when another process
+    has since renewed the stamp (the sources were edited, the cache dropped and filled afresh),
+    what this process compiles now is made of the old code, and saved under the new stamp it would
+    be loaded by every later run. numba broadcasts the end of each compile just before it saves
+    the result: there, if the sources' digest is no longer the one this process imported, the
+    function's cache is disabled (neither read nor written again by this process)."""
+
+    def on_start(self, event):
         pass
 
+    def on_end(self, event):
+        dispatcher = event.data["dispatcher"]
+        code = getattr(getattr(dispatcher, "py_func", None), "__code__", None)
+        if code is None or not any(Path(code.co_filename).is_relative_to(ROOT / folder)
+                                   for folder in set(PACKAGES.values())):
+            return
+        try:
+            fresh = sources_digest() == _imported
+        except OSError:  # a source is being replaced
+            fresh = False
+        if not fresh:
+            dispatcher._cache.disable()
 
+
+try:
+    _imported = sources_digest()  # what the code this process compiles is made from
+except OSError:  # a file replaced while read: this process's compiled code is not saved
+    _imported = None
 drop_stale_cache()
+event.register("numba:compile", _StaleSaves())
