@@ -48,7 +48,7 @@ def test_the_sources_are_every_file_with_compiled_code_and_what_it_imports():
     assert {path.relative_to(jit_cache.ROOT).as_posix() for path in holding} <= sources
     # the list once kept by hand, less the engine's files without compiled code (record.py)
     assert {"hadara_sim/actions.py", "hadara_sim/constants.py", "hadara_sim/policy.py", "hadara_sim/forward.py",
-            "policies/common.py", "policies/kernels.py", "hadara_sim/engine/state.py"} <= sources
+            "policies/common.py", "hadara_sim/kernels/planner.py", "hadara_sim/engine/state.py"} <= sources
     assert "hadara_sim/runner.py" not in sources  # calls compiled code, is not compiled into it
 
 
