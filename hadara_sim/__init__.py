@@ -6,7 +6,7 @@ __version__ = "0.1.0"
 # Public names and the module each comes from, imported on first use: `import hadara_sim` stays
 # quick, so the command line starts (and a Ctrl-C while it starts stops it) without a traceback.
 _EXPORTS = {
-    "ComponentError": "components", "load_components": "components", "Deals": "deal",
+    "ComponentError": "components", "load_components": "component_files", "Deals": "deal",
     "make_deals": "deal", "Game": "reference", "play_game": "reference", "load_results": "results",
     "scan_results": "results", "card_events": "results", "simulate": "api", "Scenario": "scenario",
     "ScenarioError": "scenario", "load_scenario": "scenario",

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import polars as pl
 
-from .components import RANGES, SETUP_VALUES, ComponentError, load_components, override_problems
+from .components import RANGES, SETUP_VALUES, ComponentError, override_problems
+from .component_files import load_components
 from .estimate import START_SECONDS, Estimate, estimate_run
 from .report import ReportError
 from .report import inference as I

@@ -1,6 +1,6 @@
 """The forward model: what a policy may imagine about the rest of the game without seeing hidden cards.
 
-At a decision, `decision.forward` (set by both engines) can
+At a decision, `decision.forward` (set by both engines when their caller passes `forward=Forward`) can
 
 - `determinise(copies, seed)` (an int, or one per game): deal `copies` games per game of the decision that agree with everything
   the acting player has seen and resample everything hidden from them: the unseen deck cards and their

@@ -10,6 +10,7 @@ import polars as pl
 from .components import ComponentSet
 from .deal import make_deals
 from .engine.game import play_batch
+from .forward import Forward
 from .registry import make_policy
 from .report.inference import adjust, rate_interval, rate_p
 from .report.ratings import bradley_terry
@@ -42,12 +43,12 @@ def play_split(deals, components: ComponentSet, policies, seat_policy, jobs: int
     """`play_batch` with the games split over `jobs` processes (joblib): the same score sheet, as a
     game plays the same in any batch."""
     if jobs <= 1 or len(deals) < 2:
-        return play_batch(deals, components, policies, seat_policy)
+        return play_batch(deals, components, policies, seat_policy, forward=Forward)
     from joblib import Parallel, delayed
 
     parts = np.array_split(np.arange(len(deals)), min(jobs, len(deals)))
-    sheets = Parallel(n_jobs=len(parts))(delayed(play_batch)(deals[part], components, policies, seat_policy[part])
-                                         for part in parts)
+    sheets = Parallel(n_jobs=len(parts))(delayed(play_batch)(deals[part], components, policies, seat_policy[part],
+                                                             forward=Forward) for part in parts)
     return {name: np.concatenate([sheet[name] for sheet in sheets]) for name in sheets[0]}
 
 

@@ -4,8 +4,8 @@ charts print it in their footers so that a number is never separated from what p
 
 from __future__ import annotations
 
-from .components import (CARD_VALUES, COLONY_VALUES, SETUP_VALUES, ComponentError, ComponentSet,
-                         default_components_path, load_components)
+from .components import CARD_VALUES, COLONY_VALUES, SETUP_VALUES, ComponentError, ComponentSet
+from .component_files import default_components_path, load_components
 
 BOARD_VALUES = {"sell": 3, "medals": 6, "bonus_tiles": 1}  # values per board.toml section
 STATUE_VALUES = ("requirement", "points", "bonus")

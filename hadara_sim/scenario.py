@@ -23,7 +23,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .components import OVERRIDABLE, ComponentError, ComponentSet, load_components, override_problems
+from .components import OVERRIDABLE, ComponentError, ComponentSet, override_problems
+from .component_files import load_components
 from .constants import COLOURS, EFFECT_IDS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, PURPLE
 from .problems import InputError, Problem, toml_error_line
 from .tomlpos import key_lines, line_of

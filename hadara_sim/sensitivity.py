@@ -171,7 +171,7 @@ def replay(plan, k: int, seed: int, progress=None):
     from dataclasses import replace
 
     from .balance import baseline
-    from .components import load_components
+    from .component_files import load_components
 
     say = progress or (lambda text: None)
     c = load_components(plan.components).with_overrides(plan.overrides)

@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from .components import ComponentSet, load_components
+from .components import ComponentSet
+from .component_files import load_components
 from .constants import TRACE_VERSION
 from .deal import Deals
 from .policy import StopGame

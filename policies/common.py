@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from hadara_sim.constants import EFFECT_INDEX, INCOME, PURPLE
+from hadara_sim.constants import EFFECT_INDEX, INCOME, PURPLE, SELL_BONUS
 from hadara_sim.kernels.layout import EFFECT_VALUES
 from hadara_sim.policy import View
+from hadara_sim.rules import price_for
 
 
 def own(view: View, field: str) -> np.ndarray:
@@ -27,7 +28,7 @@ def _price(cards, counts, cost, colour):
     paid = np.empty((n, k), np.int64)
     for g in range(n):
         for j in range(k):
-            paid[g, j] = max(0, cost[cards[g, j]] - counts[g, colour[cards[g, j]]])
+            paid[g, j] = price_for(cost[cards[g, j]], counts[g, colour[cards[g, j]]])
     return paid
 
 
@@ -77,7 +78,7 @@ def sell_value(view: View) -> np.ndarray:
     """Coins for selling a card now (games,)."""
     sell = np.asarray(view.components.sell)[view.epoch.astype(np.int64) - 1]
     bonus = view.own("effects", EFFECT_INDEX["sell_bonus"])
-    return sell + bonus
+    return sell + SELL_BONUS * bonus
 
 
 def best(values: np.ndarray, legal: np.ndarray) -> np.ndarray:

@@ -22,20 +22,20 @@ class Greedy(Policy):
               "points": 1.0, "colours": (0.0, 0.0, 0.0, 0.0, 0.0)}
 
     def values(self, components):
-        """This policy's card value table for a component set (computed once)."""
-        if getattr(self, "_table_for", None) is not components:
-            self._table, self._table_for = value_table(components, self.settings), components
-        return self._table
+        """This policy's card value table for a component set (computed once per set)."""
+        tables = self.__dict__.setdefault("_tables", {})
+        if components.digest not in tables:
+            tables[components.digest] = value_table(components, self.settings)
+        return tables[components.digest]
 
     def kernel(self, components, players: int | None = None, advanced: bool = True) -> Kernel:
         """The greedy kernel with this policy's settings and value table for `components`; a kind whose
         method a subclass overrides is left to that method."""
-        cached = getattr(self, "_kernel", None)
-        if cached is None or cached[0] is not components:
-            kernel = Kernel(layout.GREEDY, layout.greedy_params(self.settings), self.values(components),
-                            layout.kernel_kinds(self, Greedy))
-            cached = self._kernel = (components, kernel)
-        return cached[1]
+        kernels = self.__dict__.setdefault("_kernels", {})
+        if components.digest not in kernels:
+            kernels[components.digest] = Kernel(layout.GREEDY, layout.greedy_params(self.settings),
+                                                self.values(components), layout.kernel_kinds(self, Greedy))
+        return kernels[components.digest]
 
     def _choose(self, kind: str, d: Decision):
         return choose(self.kernel(d.view.components), kind, d)

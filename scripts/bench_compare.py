@@ -20,7 +20,7 @@ import sys
 WORKER = r"""
 import hashlib, json, resource, sys, time
 import numpy as np
-from hadara_sim.components import load_components
+from hadara_sim import load_components
 from hadara_sim.deal import make_deals
 from hadara_sim.engine.game import BatchGame
 from hadara_sim.registry import make_policy

@@ -20,8 +20,9 @@ import typer
 from hadara_sim import load_components
 from hadara_sim.deal import make_deals
 from hadara_sim.engine.game import play_batch
-from hadara_sim.registry import make_policy
+from hadara_sim.forward import Forward
 from hadara_sim.policies.common import price
+from hadara_sim.registry import make_policy
 
 
 class Recorder:
@@ -60,7 +61,7 @@ def main(players: int = typer.Option(2, "--players", "-p"), games: int = typer.O
     recorder = Recorder(budget, seed)
     deals = make_deals(c, players, games, seed=np.random.SeedSequence([seed, players]), advanced=True)
     table = np.where(np.arange(players)[None, :] == (np.arange(games) % players)[:, None], 0, 1)
-    play_batch(deals, c, [recorder, make_policy("balanced")], table)
+    play_batch(deals, c, [recorder, make_policy("balanced")], table, forward=Forward)
     frame = pl.DataFrame(recorder.rows)
     frame.write_parquet(out)
     agree = (frame["search"] == frame["balanced"]).mean()

@@ -11,7 +11,7 @@ sys.path.insert(0, str(Path(__file__).parent))  # `import helpers` from every te
 # does from a terminal.
 signal.signal(signal.SIGINT, signal.default_int_handler)
 
-from hadara_sim.components import load_components  # noqa: E402
+from hadara_sim.component_files import load_components  # noqa: E402
 
 from helpers import new_game  # noqa: E402
 

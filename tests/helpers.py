@@ -17,7 +17,7 @@ from pathlib import Path
 import numpy as np
 
 from hadara_sim import actions as A
-from hadara_sim.components import default_components_path
+from hadara_sim.component_files import default_components_path
 from hadara_sim.constants import (
     AFFINITY_TRACK, BONUS_TILE_CARD_VALUE, EFFECT_INDEX, LOC_OWNED, PATRON_BONUS,
 )

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from hadara_sim.cli import app
-from hadara_sim.components import default_components_path
+from hadara_sim.component_files import default_components_path
 
 CARD_IDS = ["I-Y-01", "II-P-03", "III-P-01", "I-P-01", "IV-Z-09"]
 EFFECTS = ["sell_bonus", "set_collector", "colony_bounty", "double_actions", "no_such_effect"]

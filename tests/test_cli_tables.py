@@ -21,7 +21,7 @@ import hadara_sim
 from hadara_sim.cli import app
 from hadara_sim.cli.common import Grid, emit, print_grid
 from hadara_sim.cli.play import wrap_phrases
-from hadara_sim.components import load_components
+from hadara_sim.component_files import load_components
 
 runner = CliRunner()
 WIDE = Grid("Mean score sheet by policy",

@@ -6,7 +6,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hadara_sim.components import ComponentError, load_components, validate_components
+from hadara_sim.components import ComponentError
+from hadara_sim.component_files import load_components, validate_components
 from hadara_sim.constants import (
     CARDS_PER_COLOUR, COLOURS, EFFECTS, EPOCHS, PURPLE, PURPLE_PER_EPOCH, TRACKS,
 )

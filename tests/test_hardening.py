@@ -17,7 +17,8 @@ import pytest
 from typer.testing import CliRunner
 
 from hadara_sim.cli import app
-from hadara_sim.components import ComponentError, default_components_path, load_components
+from hadara_sim.components import ComponentError
+from hadara_sim.component_files import default_components_path, load_components
 from hadara_sim.results import ResultsError, load_results, scan_results
 from hadara_sim.runner import run
 from hadara_sim.scenario import ScenarioError, load_scenario, parse_scenario

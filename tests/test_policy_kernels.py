@@ -141,7 +141,7 @@ class Checked(Policy):
             decide(kernel.code, kernels.KIND_CODE[d.kind], seen, np.arange(n), g, view.player.astype(int),
                            s.epoch_now, s.phase_now, np.array(d.legal), rows("hand", (n, 2)),
                            rows("card", n), rows("feed_need", n), s.colony_front,
-                           kernels.policy_tables(view.components), kernel.params, scratch_or_table(kernel, view), out)
+                           view.components.compiled, kernel.params, scratch_or_table(kernel, view), out)
             assert np.array_equal(out, choice), d.kind
             self.checked.add(d.kind)
         return choice

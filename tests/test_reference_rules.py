@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 from hadara_sim import actions as A
-from hadara_sim.components import load_components
+from hadara_sim.component_files import load_components
 from hadara_sim.constants import (
     BLUE, GREEN, LOC_OWNED, LOC_PILE, LOC_REMOVED, LOC_SOLD, RED, YELLOW, extra_coin_seats,
     first_player_seats,

@@ -11,7 +11,7 @@ import polars as pl
 import pytest
 
 import hadara_sim
-from hadara_sim.components import load_components
+from hadara_sim.component_files import load_components
 from hadara_sim.deal import make_deals
 from hadara_sim.report import ratings, stats
 from hadara_sim.scenario import DesignWarning, parse_scenario
@@ -188,7 +188,7 @@ def test_a_policy_that_never_wins_gets_a_bounded_rating_under_a_stated_prior():
 
 
 def test_the_ladder_corrects_over_unordered_pairs():
-    from hadara_sim.components import load_components
+    from hadara_sim.component_files import load_components
     from hadara_sim.ladder import ladder
     from hadara_sim.report.inference import adjust
 

@@ -8,7 +8,7 @@ from hadara_sim.deal import make_deals
 from hadara_sim.reference import SCORE_LINES, Game
 from hadara_sim.policies import Greedy, Random
 
-from hadara_sim.components import load_components
+from hadara_sim.component_files import load_components
 
 from helpers import (
     CULTURE, FOOD, INCOME, MILITARY, colony_tile, copy_default, edit_csv, give, new_game, read_csv,

@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 
 from hadara_sim.balance import Side
 from hadara_sim.cli import app
-from hadara_sim.components import load_components
+from hadara_sim.component_files import load_components
 from hadara_sim.sensitivity import _bounds, _card_kind, draw_overrides, draws, merged, table
 
 C = load_components()

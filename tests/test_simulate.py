@@ -321,7 +321,7 @@ def test_components_option_replaces_the_scenarios_set(tmp_path):
     from typer.testing import CliRunner
 
     from hadara_sim.cli import app
-    from hadara_sim.components import default_components_path
+    from hadara_sim.component_files import default_components_path
 
     mine = tmp_path / "mine"
     shutil.copytree(default_components_path(), mine)

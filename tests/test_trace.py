@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from hadara_sim.components import load_components
+from hadara_sim.component_files import load_components
 from hadara_sim.deal import make_deals
 from hadara_sim.reference import Game
 from hadara_sim.trace import TRACE_VERSION, Recorder, ReplayMismatch, read_trace, replay, write_trace

@@ -66,7 +66,7 @@ def _expect(text: str, seconds: float, dry_run: bool) -> bool:
 
 
 def _sides_table(plan, sides) -> Grid:
-    from ..components import load_components
+    from ..component_files import load_components
     from ..provenance import component_set, verdict_scope
     from ..report.inference import correction_text, equivalence_caption
     from ..report.sections import pct, pct_ci, pp, pval

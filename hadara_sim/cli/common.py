@@ -69,7 +69,8 @@ def writable_file(path: Path, option: str = "--out") -> Path:
 
 
 def components_or_exit(path: Optional[Path]) -> "ComponentSet":  # noqa: F821
-    from ..components import ComponentError, load_components  # numpy and the set: not at start-up
+    from ..components import ComponentError  # numpy and the set: not at start-up
+    from ..component_files import load_components
 
     try:
         return load_components(path)

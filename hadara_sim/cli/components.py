@@ -18,7 +18,7 @@ app = typer.Typer(help="Validate and show component sets (cards, colonies, setup
 def validate(path: Path = typer.Argument(..., help="Directory holding cards.csv, colonies.csv, "
                                                     "setup_cards.csv and board.toml.")):
     """Check a component set completely; list every problem with file, line and field."""
-    from ..components import validate_components  # numpy and the set: not at start-up
+    from ..component_files import validate_components  # numpy and the set: not at start-up
 
     problems = validate_components(path)
     if problems:

@@ -1,7 +1,7 @@
 """Buying, selling, discarding and losing cards, one game `g` and its acting `seat` at a time.
 
 These are compiled (numba) functions on the state arrays `s` (`state.Arrays`) and the component
-tables `t` (`state.Tables`); the steps of the epoch call them in loops over the games of a batch.
+tables `t` (`ComponentSet.compiled`); the steps of the epoch call them in loops over the games of a batch.
 """
 
 from __future__ import annotations
@@ -11,29 +11,23 @@ import numpy as np
 from .. import actions as A
 from ..constants import (
     BONUS_TILE_CARD_VALUE, EFFECT_INDEX, LOC_OWNED, LOC_PILE, LOC_REMOVED, LOC_SOLD, PATRON_BONUS,
-    PURPLE, SELL_BONUS, TRACKS,
+    PURPLE, TRACKS,
 )
+from ..rules import card_price, sale_price
 from .decide import TILE, ask
 from .state import compiled, inlined_step
 
 # The affinity effect matching each track colour (yellow..green); purple has none.
 AFFINITY_OF_COLOUR = np.array([EFFECT_INDEX[f"affinity_{t}"] for t in TRACKS])
-SELL_BONUS_EFFECT = EFFECT_INDEX["sell_bonus"]
 BONUS_TILE_EFFECT = EFFECT_INDEX["bonus_tile_card"]
 PATRON_EFFECT = EFFECT_INDEX["statue_patron"]
 AFFINITY_FIRST = EFFECT_INDEX["affinity_income"]  # affinity_<track t> is effect AFFINITY_FIRST + t
 
 
 @compiled
-def price(s, t, g, seat, card):
-    """Printed cost less 1 per owned card of the same colour, never below 0."""
-    return max(0, t.card_cost[card] - s.colour_count[g, seat, t.card_colour[card]])
-
-
-@compiled
 def can_buy(s, t, g, seat, card):
     """Enough coins, and a free tile for the bonus-tile card."""
-    if s.coins[g, seat] < price(s, t, g, seat, card):
+    if s.coins[g, seat] < card_price(s, t, g, seat, card):
         return False
     return t.card_effect[card] != BONUS_TILE_EFFECT or s.tiles[g, seat].sum() > 0
 
@@ -66,7 +60,7 @@ def discard(s, t, g, card):
 @compiled
 def sell_card(s, t, g, seat, card, epoch):
     """Selling pays 2 / 3 / 4 coins by epoch (+1 with sell_bonus); the card leaves the game."""
-    s.coins[g, seat] += t.sell[epoch - 1] + SELL_BONUS * s.effects[g, seat, SELL_BONUS_EFFECT]
+    s.coins[g, seat] += sale_price(s, t, g, seat, epoch)
     s.location[g, card] = LOC_SOLD
     note_taken(s, g, seat, card)
 
@@ -76,7 +70,7 @@ def buy_or_sell(s, t, g, seat, card, action, epoch):
     """Buy (pay the price, then gain the card) or sell; True when the card bought asks for a
     bonus tile (`place_bonus_tiles`)."""
     if action == A.BUY:
-        s.coins[g, seat] -= price(s, t, g, seat, card)
+        s.coins[g, seat] -= card_price(s, t, g, seat, card)
         return gain_card(s, t, g, seat, card, epoch)
     sell_card(s, t, g, seat, card, epoch)
     return False

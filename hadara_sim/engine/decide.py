@@ -38,7 +38,7 @@ Deciders = namedtuple("Deciders", (
     "params",        # (K, L) float64: each policy's kernel parameters
     "tables",        # (K, 3, 2, C) float64: each policy's value table (greedy), zeros otherwise
     "seen",          # layout.KernelView of the state's arrays: all a kernel may read of the state
-    "policy_tables",  # layout.policy_tables(components)
+    "policy_tables",  # the components' compiled arrays (ComponentSet.compiled)
     "colony_front",  # (games, 5, 4) int16: scratch for the top colony tiles at a colony decision
     "serial",        # (games,) int32: decisions already asked in each game
     "history",       # (games, W) int16: choice at each asked decision by serial (W = 0: not kept)
@@ -273,7 +273,6 @@ def _illegal_count(legal, rows, choices):
     return count
 
 
-
 def make_deciders(game, history_width_: int) -> Deciders:
     """The compiled view of a batch's policies: a kernel for each built-in, Python for the rest."""
     c, policies = game.c, game.policies
@@ -303,5 +302,5 @@ def make_deciders(game, history_width_: int) -> Deciders:
         replay_arrays = (np.ascontiguousarray(replay.history, np.int16), np.asarray(replay.lengths, np.int64),
                          np.asarray(replay.root, np.int64), np.int64(KINDS.index(replay.kind)))
     return Deciders(game.handle, np.ascontiguousarray(game.seat_policy, np.int64), code, kinds, params, tables,
-                    view, layout.policy_tables(c), np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
+                    view, c.compiled, np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
                     game.history, game.recorder is not None, *replay_arrays, game.stopped)

@@ -5,24 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import actions as A
-from ..constants import (
-    EFFECT_INDEX, GOLD_MAX, MEDAL_DISCOUNT_GOLD, MEDAL_DISCOUNT_SILVER, SILVER_MAX,
-)
+from ..constants import GOLD_MAX, SILVER_MAX
+from ..rules import medal_prices
 from .decide import MEDAL, ask_plain
 from .state import compiled, inlined_step
-
-DISCOUNT_EFFECT = EFFECT_INDEX["medal_discount"]
-# Discounted prices by epoch (medal_discount applies from epoch II; index 0 is unused).
-DISCOUNT_SILVER = np.array([0, 0, MEDAL_DISCOUNT_SILVER[2], MEDAL_DISCOUNT_SILVER[3]])
-DISCOUNT_GOLD = np.array([0, 0, MEDAL_DISCOUNT_GOLD[2], MEDAL_DISCOUNT_GOLD[3]])
-
-
-@compiled
-def medal_prices(s, t, g, seat, epoch):
-    """Silver and gold prices this epoch (medal_discount lowers them in epochs II and III)."""
-    if epoch > 1 and s.effects[g, seat, DISCOUNT_EFFECT]:
-        return DISCOUNT_SILVER[epoch], DISCOUNT_GOLD[epoch]
-    return t.silver_price[epoch - 1], t.gold_price[epoch - 1]
 
 
 @compiled

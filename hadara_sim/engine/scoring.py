@@ -8,6 +8,7 @@ from .. import actions as A
 from ..constants import (
     COINS_PER_POINT, EFFECT_INDEX, GOLD_POINTS_PER_SET, LOC_OWNED, PATRON_BONUS, SET_COLLECTOR_POINTS,
 )
+from ..rules import complete_sets
 from .state import BatchState, colony_points, compiled
 
 # The lines `score_pad` fills, in this order; the score sheet adds rank and win share.
@@ -23,19 +24,6 @@ def score(s: BatchState) -> dict[str, np.ndarray]:
     pad = np.zeros((len(PAD_LINES), s.games, s.players), np.int64)
     score_pad(s.arrays, s.tables, pad)
     return dict(zip(PAD_LINES, pad))
-
-
-@compiled
-def complete_sets(s, g, seat, wildcard):
-    """Sets of 5 differently coloured cards; a wildcard (gold_wildcard) fills one gap in one set."""
-    colours = s.colour_count.shape[2]
-    sets = s.colour_count[g, seat, 0]
-    for colour in range(1, colours):
-        sets = min(sets, s.colour_count[g, seat, colour])
-    gaps = 0
-    for colour in range(colours):
-        gaps += max(0, sets + 1 - s.colour_count[g, seat, colour])
-    return sets + (1 if wildcard and gaps <= 1 else 0)
 
 
 @compiled

@@ -14,7 +14,7 @@ import numpy as np
 from numba import njit
 
 from .. import jit_cache  # noqa: F401  (drops numba's cached code when its sources changed)
-from ..components import ComponentSet
+from ..components import CompiledArrays, ComponentSet
 from ..constants import COLONY_LEVELS, EFFECT_IDS, LOC_BOX, LOC_OWNED, STATUES
 from ..deal import Deals
 
@@ -130,8 +130,9 @@ class BatchState:
         return Arrays(*(getattr(self, name) for name in STATE_ARRAYS), d.decks, d.colonies, d.colour_order)
 
     @property
-    def tables(self) -> "Tables":
-        return component_tables(self.components)
+    def tables(self) -> CompiledArrays:
+        """The component arrays the compiled rule steps read."""
+        return self.components.compiled
 
     def snapshot(self) -> dict[str, np.ndarray]:
         """Copies of the arrays of the trace's state record (`reference.Game.snapshot`)."""
@@ -145,7 +146,7 @@ SNAPSHOT_FIELDS = ("coins", "tracks", "tiles", "side", "colonies", "colony_tile"
 
 # The rule steps are compiled (numba) loops over the games of a batch, cached on disk. They allocate
 # nothing (callers pass the output arrays): with `_nrt=False` numba counts no references to the
-# arrays of `Arrays` and `Tables` at each call, which would cost more than the rules themselves.
+# arrays of `Arrays` and the components' arrays at each call, which would cost more than the rules themselves.
 compiled = njit(cache=True, _nrt=False)
 # The steps of the epoch that ask the players and make their own arrays (numba's memory management on).
 compiled_step = njit(cache=True)
@@ -164,23 +165,6 @@ Arrays = namedtuple("Arrays", STATE_ARRAYS + ("deal_decks", "deal_colonies", "co
 # Every per-game array of the state: what a continuation copies to play on from the start of an epoch
 # (the clock is the batch's, set by each epoch).
 GAME_ARRAYS = tuple(name for name in STATE_ARRAYS if name != "clock")
-
-# The component arrays the compiled rule steps read (see `ComponentSet`).
-TABLE_FIELDS = ("card_colour", "card_cost", "card_points", "card_values", "card_effect", "colony_requirement",
-                "colony_plunder", "colony_integrate", "colony_front_points", "colony_back_values",
-                "colony_back_points", "statue_requirement", "statue_points", "statue_bonus", "sell",
-                "silver_price", "gold_price")
-Tables = namedtuple("Tables", TABLE_FIELDS)
-
-
-def component_tables(components: ComponentSet) -> Tables:
-    """The component set's arrays for the compiled rule steps (made once per component set)."""
-    cached = components.__dict__.get("_tables")
-    if cached is None:
-        cached = Tables(*(np.asarray(getattr(components, name), np.int64) for name in TABLE_FIELDS))
-        components.__dict__["_tables"] = cached
-    return cached
-
 
 @compiled
 def colony_fronts(s, t, g, rows, front):

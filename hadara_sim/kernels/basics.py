@@ -4,7 +4,6 @@ option, and plain facts of a player's position (price, sell value, card counts).
 
 from __future__ import annotations
 
-import numpy as np
 from llvmlite import ir
 from numba import njit, types
 from numba.core import cgutils
@@ -12,7 +11,7 @@ from numba.extending import intrinsic
 
 import hadara_sim.jit_cache  # noqa: F401  (drops numba's cached code when its sources changed)
 
-from .layout import AFFINITY, SELL_BONUS
+from .layout import AFFINITY
 
 
 # `decide` and its helpers allocate nothing and count no references to the arrays they are passed
@@ -20,8 +19,6 @@ from .layout import AFFINITY, SELL_BONUS
 # without reference counting can call it. Small helpers are inlined into `_planner` and `_greedy`:
 # passing them the view and table tuples (dozens of array structs) would cost more than their work.
 inner = njit(cache=True, _nrt=False)
-
-
 helper = njit(cache=True, _nrt=False, inline="always")
 
 
@@ -75,18 +72,6 @@ def _income_left(epoch, phase):
 
 
 @helper
-def _price(v, gi, me, ct, card):
-    """What the player pays for `card`: cost less owned cards of its colour."""
-    return max(0, ct.card_cost[card] - v.colour_count[gi, me, ct.card_colour[card]])
-
-
-@helper
-def _sell_value(v, gi, me, epoch, ct):
-    """Coins for selling a card now."""
-    return ct.sell[epoch - 1] + np.int64(v.effects[gi, me, SELL_BONUS])
-
-
-@helper
 def _top(v, gi, colour):
     """The top card of a discard pile (card 0 for an empty pile)."""
     return max(v.piles[gi, colour, max(v.pile_size[gi, colour] - 1, 0)], 0)
@@ -104,15 +89,6 @@ def _card_count(v, gi, me):
     for k in range(5):
         total += v.colour_count[gi, me, k]
     return total
-
-
-@helper
-def _fewest(v, gi, me):
-    """The count of the colour the player owns fewest cards of (complete sets)."""
-    low = v.colour_count[gi, me, 0]
-    for k in range(1, 5):
-        low = min(low, v.colour_count[gi, me, k])
-    return low
 
 
 @helper

@@ -10,7 +10,7 @@ from hadara_sim.policy import Kernel
 
 from .basics import _first_legal, inner
 from .greedy import _greedy
-from .layout import gather, GREEDY, KIND_CODE, PLANNER, policy_tables, SCRATCH
+from .layout import gather, GREEDY, KIND_CODE, PLANNER, SCRATCH
 from .planner import _planner
 
 
@@ -27,7 +27,7 @@ def choose(kernel: Kernel, kind: str, d) -> np.ndarray:
     front = np.ascontiguousarray(view.colony_front, np.int16) if kind == "colony" else np.zeros((1, 5, 4), np.int16)
     seat = np.asarray(view.player, np.int64)
     epoch, phase = np.asarray(view.epoch, np.int64), np.asarray(view.phase, np.int64)
-    ct = policy_tables(view.components)
+    ct = view.components.compiled
     table = kernel.table
     if kernel.code == PLANNER and kind == "pick":  # scratch space for `_pick_ahead`, as in the engine
         table = np.zeros((3, 2, max(len(ct.card_points), SCRATCH)))

@@ -6,13 +6,14 @@ from __future__ import annotations
 import numpy as np
 
 from hadara_sim import actions as A
-from hadara_sim.constants import COLONY_BOUNTY, GOLD_POINTS_PER_SET
+from hadara_sim.constants import COLONY_BOUNTY, FEED_COIN_PRICE, GOLD_POINTS_PER_SET
+from hadara_sim.rules import card_price, complete_sets, medal_prices, sale_price
 
 from .basics import (
-    _better, _dot_fma, _dot_lanes, _faced, _fewest, _first_legal, _income_left, inner, _price, _sell_value, _top,
+    _better, _dot_fma, _dot_lanes, _faced, _first_legal, _income_left, inner, _top,
 )
 from .layout import (
-    COLONY, COLONY_BOUNTY_EFFECT, DISCOUNT, DISCOUNT_GOLD, DISCOUNT_SILVER, DRAW, FEED, G_COIN, G_CULTURE, G_FOOD,
+    COLONY, COLONY_BOUNTY_EFFECT, DRAW, FEED, G_COIN, G_CULTURE, G_FOOD,
     G_INCOME, G_MILITARY, G_POINTS, MEDAL, PICK, SIDE, STATUE, TILE, WHEEL,
 )
 
@@ -29,19 +30,19 @@ def _greedy(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct,
         gi, me = g[i], seat[i]
         top, choice = -np.inf, 0
         if kind == DRAW:
-            sell = coin * _sell_value(v, gi, me, epoch, ct)
+            sell = coin * sale_price(v, ct, gi, me, epoch)
             for d in range(2):
                 kept = hand[i, 1 - d]
-                buy = worth[kept] - coin * _price(v, gi, me, ct, kept)
+                buy = worth[kept] - coin * card_price(v, ct, gi, me, kept)
                 # among equal values, discard the card worth less (it feeds phase B for everyone)
                 gone = 0.01 * worth[hand[i, d]]
                 top, choice = _better(legal, i, A.draw_option(d, A.BUY), buy - gone, top, choice)
                 top, choice = _better(legal, i, A.draw_option(d, A.SELL), sell - gone, top, choice)
         elif kind == PICK:
-            sell = coin * _sell_value(v, gi, me, epoch, ct)
+            sell = coin * sale_price(v, ct, gi, me, epoch)
             for colour in range(5):
                 card = _top(v, gi, colour)
-                buy = worth[card] - coin * _price(v, gi, me, ct, card)
+                buy = worth[card] - coin * card_price(v, ct, gi, me, card)
                 top, choice = _better(legal, i, A.pick_option(colour, A.BUY), buy, top, choice)
                 top, choice = _better(legal, i, A.pick_option(colour, A.SELL), sell, top, choice)
         elif kind == TILE:
@@ -68,7 +69,7 @@ def _greedy(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct,
                 top, choice = _better(legal, i, A.colony_option(level, A.INTEGRATE), value, top, choice)
         elif kind == STATUE:
             top, choice = _better(legal, i, A.NONE, 0.0, top, choice)
-            for s in range(4):
+            for s in range(len(ct.statue_requirement)):
                 base = points * ct.statue_points[s]
                 for t in range(4):
                     value = base + tw[t] * ct.statue_bonus[s]
@@ -80,16 +81,14 @@ def _greedy(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct,
             cards = len(worth)
             for c in range(cards):
                 top, choice = _better(legal, i, c, -worth[c], top, choice)
-            top, choice = _better(legal, i, cards, -coin * 2, top, choice)
+            top, choice = _better(legal, i, cards, -coin * FEED_COIN_PRICE, top, choice)
         elif kind == MEDAL:
-            cheap = v.effects[gi, me, DISCOUNT] and epoch > 1
-            silver_cost = DISCOUNT_SILVER[epoch] if cheap else ct.silver_price[epoch - 1]
-            gold_cost = DISCOUNT_GOLD[epoch] if cheap else ct.gold_price[epoch - 1]
+            silver_cost, gold_cost = medal_prices(v, ct, gi, me, epoch)
             top, choice = _better(legal, i, A.MEDAL_STOP, 0.0, top, choice)
             for t in range(4):
                 value = points * np.ceil(float(v.tracks[gi, me, t]) / 2) - coin * silver_cost
                 top, choice = _better(legal, i, 1 + t, value, top, choice)
-            value = points * GOLD_POINTS_PER_SET * _fewest(v, gi, me) - coin * gold_cost
+            value = points * GOLD_POINTS_PER_SET * complete_sets(v, gi, me, False) - coin * gold_cost
             top, choice = _better(legal, i, A.MEDAL_GOLD, value, top, choice)
         else:
             choice = _first_legal(legal, i, 0)

@@ -10,165 +10,99 @@ from collections import namedtuple
 import numpy as np
 
 from hadara_sim import actions as A
-from hadara_sim.constants import EFFECT_INDEX, MEDAL_DISCOUNT_GOLD, MEDAL_DISCOUNT_SILVER
+from hadara_sim.constants import EFFECT_INDEX
 
 
 PLANNER, GREEDY = 1, 2  # kernel codes (0 means "no kernel: ask the Python policy")
-
-
 KIND_CODE = {kind: i for i, kind in enumerate(A.KINDS)}
-
-
 WHEEL, SIDE, DRAW, TILE, PICK, COLONY, STATUE, FEED, MEDAL = (KIND_CODE[k] for k in A.KINDS)
 
+# A planner's flat `params`, one slot per name, in this order: its settings (colours and setup sides
+# five wide), then its style rules (1.0 on) and their settings. `decide` reads each slot by the index
+# named below; `planner_params` fills them by name.
+PLANNER_FIELDS = (
+    "coin", "coin_end", "points", "income", "military", "culture", "food", "sets", "effects",
+    *(f"colours[{k}]" for k in range(5)),
+    "gold_plan", "feed_loss", "colony_prize", "statue_prize", "points_side_from", "integrate_margin", "silver_min",
+    "any_colony", "culture_silver", "late_military",
+    "focus_rule", "focus", "unfocus", "focus_prize", "other_prize",
+    "side_table", *(f"sides[{k}]" for k in range(5)),
+    "pick_ahead", "rival_weight", "pick_rounds", "deny",
+)
+AT = {name: i for i, name in enumerate(PLANNER_FIELDS)}
+PLANNER_PARAMS = len(PLANNER_FIELDS)
 
-# Layout of a planner's `params`: its settings in this order (colours 5 wide), then its style rules.
-COIN, COIN_END, POINTS, W_INCOME, W_MILITARY, W_CULTURE, W_FOOD, SETS, EFFECTS = range(9)
+# The settings every planner has, and those of a style rule (read only when the rule is on).
+PLANNER_SETTINGS = ("coin", "coin_end", "points", "income", "military", "culture", "food", "sets", "effects",
+                    "gold_plan", "feed_loss", "colony_prize", "statue_prize", "points_side_from", "integrate_margin",
+                    "silver_min")
+RULE_SETTINGS = {"focus": ("focus", "unfocus", "focus_prize", "other_prize"),
+                 "pick_ahead": ("rival_weight", "pick_rounds", "deny")}
 
+# The style rules a planner class may name in `Planner.rules` (policies/styles.py), by their flag.
+RULES = {"any_colony": AT["any_colony"], "culture_silver": AT["culture_silver"],
+         "late_military": AT["late_military"], "focus": AT["focus_rule"], "side_table": AT["side_table"],
+         "pick_ahead": AT["pick_ahead"]}
+COIN, COIN_END, POINTS, W_INCOME, W_MILITARY, W_CULTURE, W_FOOD, SETS, EFFECTS = (AT[name] for name in (
+    "coin", "coin_end", "points", "income", "military", "culture", "food", "sets", "effects"))
+COLOURS_AT, SIDES_AT = AT["colours[0]"], AT["sides[0]"]
+GOLD_PLAN, FEED_LOSS, COLONY_PRIZE, STATUE_PRIZE, POINTS_SIDE_FROM, INTEGRATE_MARGIN, SILVER_MIN = (
+    AT[name] for name in ("gold_plan", "feed_loss", "colony_prize", "statue_prize", "points_side_from",
+                          "integrate_margin", "silver_min"))
+ANY_COLONY, CULTURE_SILVER, LATE_MILITARY, FOCUS_RULE, SIDE_TABLE, PICK_AHEAD = (
+    RULES[name] for name in ("any_colony", "culture_silver", "late_military", "focus", "side_table", "pick_ahead"))
+FOCUS, UNFOCUS, FOCUS_PRIZE, OTHER_PRIZE = (AT[name] for name in RULE_SETTINGS["focus"])
+RIVAL_WEIGHT, PICK_ROUNDS, DENY = (AT[name] for name in RULE_SETTINGS["pick_ahead"])
 
-COLOURS_AT = 9
-
-
-GOLD_PLAN, FEED_LOSS, COLONY_PRIZE, STATUE_PRIZE, POINTS_SIDE_FROM, INTEGRATE_MARGIN, SILVER_MIN = range(14, 21)
-
-
-ANY_COLONY, CULTURE_SILVER, LATE_MILITARY = 21, 22, 23  # rule flags (1.0 on, 0.0 off)
-
-
-FOCUS_RULE, FOCUS, UNFOCUS, FOCUS_PRIZE, OTHER_PRIZE = 24, 25, 26, 27, 28
-
-
-SIDE_TABLE, SIDES_AT = 29, 30
-
-
-PICK_AHEAD, RIVAL_WEIGHT, PICK_ROUNDS, DENY = 35, 36, 37, 38
-
-
-PLANNER_PARAMS = 39
-
-
-# Layout of greedy's `params`; its colours only enter its value table.
-G_INCOME, G_MILITARY, G_CULTURE, G_FOOD, G_COIN, G_POINTS = range(6)
-
-
-# The style rules a planner class may name in `Planner.rules` (policies/styles.py).
-RULES = {"any_colony": ANY_COLONY, "culture_silver": CULTURE_SILVER, "late_military": LATE_MILITARY,
-         "focus": FOCUS_RULE, "side_table": SIDE_TABLE, "pick_ahead": PICK_AHEAD}
-
+# Greedy's flat `params`, by name in this order; its colours only enter its value table.
+GREEDY_FIELDS = ("income", "military", "culture", "food", "coin", "points")
+G_INCOME, G_MILITARY, G_CULTURE, G_FOOD, G_COIN, G_POINTS = range(len(GREEDY_FIELDS))
 
 _E = EFFECT_INDEX
-
-
 AFFINITY = _E["affinity_income"]  # affinity_<track t> is effect AFFINITY + t
-
-
 SILVER_FULL, SET_COLLECTOR, CUT = _E["silver_full"], _E["set_collector"], _E["requirement_cut"]
-
-
 FEED_WITH_COINS, COLONY_BOUNTY_EFFECT, PATRON = _E["feed_with_coins"], _E["colony_bounty"], _E["statue_patron"]
-
-
 DISCOUNT, WILDCARD, SELL_BONUS = _E["medal_discount"], _E["gold_wildcard"], _E["sell_bonus"]
 
-
-# By epoch (index 0 unused): medal_discount's prices, the typical growth of a track by the end, and
-# the sets typically still to come.
-DISCOUNT_SILVER = np.array([0, 0, MEDAL_DISCOUNT_SILVER[2], MEDAL_DISCOUNT_SILVER[3]])
-
-
-DISCOUNT_GOLD = np.array([0, 0, MEDAL_DISCOUNT_GOLD[2], MEDAL_DISCOUNT_GOLD[3]])
-
-
+# By epoch (index 0 unused): the typical growth of a track by the end, and the sets typically still
+# to come.
 GROWTH = np.array([0.0, 1.0, 0.55, 0.15])
-
-
 SETS_TO_COME = np.array([0, 2.0, 1.0, 0.0])
-
 
 # The visible fields `decide` may read, with the dtype and dimensions the engine stores them in.
 VIEW_ARRAYS = {"coins": (np.int32, 2), "tracks": (np.int16, 3), "colour_count": (np.int16, 3),
                "effects": (np.bool_, 3), "tiles": (np.int8, 3), "colonies": (np.int8, 3), "colony_ptr": (np.int8, 2),
                "statues": (np.int8, 3), "silver": (np.int8, 3), "gold": (np.int8, 2), "initiative": (np.int8, 2),
                "piles": (np.int16, 3), "pile_size": (np.int8, 2), "colour_order": (np.int8, 2)}
-
-
 KernelView = namedtuple("KernelView", VIEW_ARRAYS)
-
 
 # The fields every planner decision reads (its context), and those only some kinds read.
 CONTEXT_FIELDS = ("tracks", "colour_count", "effects", "colonies", "colony_ptr", "statues", "silver", "gold")
-
-
 KIND_FIELDS = {"pick": ("piles", "pile_size", "coins"), "side": ("initiative",), "wheel": ("colour_order",),
                "medal": ("tiles",)}
-
-
 _EMPTY = {name: np.zeros((1,) * ndim, dtype) for name, (dtype, ndim) in VIEW_ARRAYS.items()}
-
-
-# Component arrays `decide` reads, in the dtypes the numpy code used (see `policy_tables`).
-TABLE_FIELDS = ("card_values", "card_colour", "card_points", "card_effect", "card_cost", "sell", "setup_coins",
-                "setup_values", "level_requirement", "statue_requirement", "statue_points", "statue_bonus",
-                "silver_price", "gold_price", "mean_back", "mean_back_points")
-
-
-PolicyTables = namedtuple("PolicyTables", TABLE_FIELDS)
-
 
 NO_TABLE = np.zeros((1, 1, 1))
 
 
-def expected_backs(c) -> tuple[np.ndarray, np.ndarray]:
-    """(5, 4) mean track values and (5,) mean points of the backs of each level's colony tiles (made
-    once per component set)."""
-    cached = c.__dict__.get("_expected_backs")
-    if cached is None:
-        levels = range(5)
-        cached = (np.array([c.colony_back_values[c.colony_level == lv].mean(0) for lv in levels]),
-                  np.array([c.colony_back_points[c.colony_level == lv].mean() for lv in levels]))
-        c.__dict__["_expected_backs"] = cached
-    return cached
-
-
-def policy_tables(components) -> PolicyTables:
-    """The component set's arrays for `decide` (made once per component set)."""
-    c = components
-    cached = c.__dict__.get("_policy_tables")
-    if cached is None:
-        mean_back, mean_back_points = expected_backs(c)
-        as_int64 = ("sell", "silver_price", "gold_price")  # tuples in the component set
-        cached = PolicyTables(*(np.asarray(getattr(c, name), np.int64 if name in as_int64 else None)
-                                for name in TABLE_FIELDS[:-2]), mean_back, mean_back_points)
-        c.__dict__["_policy_tables"] = cached
-    return cached
-
-
 def planner_params(settings: dict, rules) -> np.ndarray:
-    """A planner's settings and style rules as the flat `params` of `decide`."""
+    """A planner's settings and style rules as the flat `params` of `decide` (PLANNER_FIELDS)."""
     params = np.zeros(PLANNER_PARAMS)
-    for k, name in enumerate(("coin", "coin_end", "points", "income", "military", "culture", "food", "sets",
-                              "effects")):
-        params[k] = settings[name]
+    for name in PLANNER_SETTINGS:
+        params[AT[name]] = settings[name]
     params[COLOURS_AT:COLOURS_AT + 5] = settings["colours"]
-    for k, name in enumerate(("gold_plan", "feed_loss", "colony_prize", "statue_prize", "points_side_from",
-                              "integrate_margin", "silver_min"), GOLD_PLAN):
-        params[k] = settings[name]
     for rule in rules:
         params[RULES[rule]] = 1.0
-    if "focus" in rules:
-        params[FOCUS:OTHER_PRIZE + 1] = [settings[k] for k in ("focus", "unfocus", "focus_prize", "other_prize")]
+        for name in RULE_SETTINGS.get(rule, ()):
+            params[AT[name]] = settings[name]
     if "side_table" in rules:
         params[SIDES_AT:SIDES_AT + 5] = settings["sides"]
-    if "pick_ahead" in rules:
-        params[RIVAL_WEIGHT] = settings["rival_weight"]
-        params[PICK_ROUNDS] = settings["pick_rounds"]
-        params[DENY] = settings["deny"]
     return params
 
 
 def greedy_params(settings: dict) -> np.ndarray:
     """Greedy's settings as the flat `params` of `decide`."""
-    return np.array([float(settings[k]) for k in ("income", "military", "culture", "food", "coin", "points")])
+    return np.array([float(settings[name]) for name in GREEDY_FIELDS])
 
 
 def kernel_kinds(policy, base: type) -> frozenset:
@@ -198,8 +132,6 @@ def gather(view, kind: str) -> KernelView:
 # then per seat its coins, cards, food track, value of a coin, coins for a sale, and its count of
 # each colour.
 SIZES, MONEY, CARDS, FOOD_AT, COIN_AT, SALE, COUNTS, SCRATCH = 0, 5, 10, 15, 20, 25, 30, 55
-
-
 EFFECT_VALUE = {  # rough points-equivalent of each purple effect for a simple player
     "sell_bonus": 2.0, "bonus_tile_card": 2.0, "affinity_income": 4.0, "affinity_military": 3.0,
     "affinity_culture": 3.0, "affinity_food": 3.0, "colony_bounty": 3.0, "medal_discount": 4.0,
@@ -207,5 +139,6 @@ EFFECT_VALUE = {  # rough points-equivalent of each purple effect for a simple p
     "silver_full": 6.0, "set_collector": 6.0, "gold_wildcard": 4.0, "double_actions": 3.0,
     "requirement_cut": 4.0, "requirement_purchase": 2.0,
 }
+
 # by effect index; the extra last entry (index -1) is "no effect"
 EFFECT_VALUES = np.array([EFFECT_VALUE[e] for e in EFFECT_INDEX] + [0.0])

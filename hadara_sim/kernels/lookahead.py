@@ -8,8 +8,9 @@ import numpy as np
 
 from hadara_sim import actions as A
 from hadara_sim.constants import FOOD
+from hadara_sim.rules import price_for, sale_price
 
-from .basics import _better, _card_count, helper, _sell_value, _step
+from .basics import _better, _card_count, helper, _step
 from .layout import CARDS, COIN_AT, COUNTS, FOOD_AT, MONEY, PICK_ROUNDS, RIVAL_WEIGHT, SALE, SIZES
 from .valuation import _card_worth, _context, _feed_risk
 
@@ -32,7 +33,7 @@ def _pick_ahead(v, gi, me, i, epoch, phase, legal, ct, params, table):
                 table[s // 2, s % 2, card] = _card_worth(v, gi, s, card, epoch, phase, ct, params, coin, tracks,
                                                          tv, sv, req, prize)
         state[COIN_AT + s] = coin
-        state[SALE + s] = _sell_value(v, gi, s, epoch, ct)
+        state[SALE + s] = sale_price(v, ct, gi, s, epoch)
     rival = params[RIVAL_WEIGHT] / max(players - 1, 1)
     horizon = int(params[PICK_ROUNDS]) * players
     top, choice = -np.inf, 0
@@ -79,7 +80,7 @@ def _best_pick(v, gi, s, ct, params, table):
     for colour in range(5):
         if state[SIZES + colour] > 0:
             card = v.piles[gi, colour, int(state[SIZES + colour]) - 1]
-            if state[MONEY + s] >= _price_now(ct, card, state[COUNTS + 5 * s + ct.card_colour[card]]):
+            if state[MONEY + s] >= price_for(ct.card_cost[card], state[COUNTS + 5 * s + ct.card_colour[card]]):
                 value = _buy_now(v, gi, s, card, ct, params, table)
                 if value > best:
                     best, best_colour, best_sale = value, colour, False
@@ -90,17 +91,11 @@ def _best_pick(v, gi, s, ct, params, table):
 
 
 @helper
-def _price_now(ct, card, owned):
-    """The card's price to a seat owning `owned` cards of its colour."""
-    return max(0.0, ct.card_cost[card] - owned)
-
-
-@helper
 def _buy_now(v, gi, s, card, ct, params, table):
     """Seat s's value of buying `card` in the phase played forward: its worth less price and feeding."""
     state = table[2, 1]
     colour = ct.card_colour[card]
-    price = _price_now(ct, card, state[COUNTS + 5 * s + colour])
+    price = price_for(ct.card_cost[card], state[COUNTS + 5 * s + colour])
     slack = state[FOOD_AT + s] - state[CARDS + s] - 1 + _step(v, gi, s, ct, card, colour, FOOD)
     coin = state[COIN_AT + s]
     return table[s // 2, s % 2, card] - coin * price - _feed_risk(v, gi, s, slack, 1, params, coin)
@@ -118,7 +113,7 @@ def _take(v, gi, s, colour, sale, ct, params, table):
         return state[COIN_AT + s] * state[SALE + s]
     value = _buy_now(v, gi, s, card, ct, params, table)
     card_colour = ct.card_colour[card]
-    state[MONEY + s] -= _price_now(ct, card, state[COUNTS + 5 * s + card_colour])
+    state[MONEY + s] -= price_for(ct.card_cost[card], state[COUNTS + 5 * s + card_colour])
     state[CARDS + s] += 1
     state[FOOD_AT + s] += _step(v, gi, s, ct, card, card_colour, FOOD)
     state[COUNTS + 5 * s + card_colour] += 1

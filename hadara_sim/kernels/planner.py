@@ -7,16 +7,17 @@ import numpy as np
 
 from hadara_sim import actions as A
 from hadara_sim.constants import (
-    COLONY_BOUNTY, CULTURE, FEED_COIN_PRICE, FOOD, GOLD_POINTS_PER_SET, MILITARY, REQUIREMENT_CUT,
+    COLONY_BOUNTY, CULTURE, FEED_COIN_PRICE, FOOD, GOLD_POINTS_PER_SET, MILITARY, PATRON_BONUS, REQUIREMENT_PRICE,
 )
+from hadara_sim.rules import card_price, complete_sets, lacking, medal_prices, sale_price
 
 from .basics import (
-    _better, _dot_fma, _dot_lanes, _faced, _fewest, _first_legal, helper, inner, _price, _sell_value, _top,
+    _better, _dot_fma, _dot_lanes, _faced, _first_legal, helper, inner, _top,
 )
 from .layout import (
-    ANY_COLONY, COLONY, COLONY_BOUNTY_EFFECT, CULTURE_SILVER, CUT, DENY, DISCOUNT, DISCOUNT_GOLD, DISCOUNT_SILVER,
-    DRAW, EFFECT_VALUES, FEED, GROWTH, INTEGRATE_MARGIN, MEDAL, PATRON, PICK, PICK_AHEAD, POINTS, POINTS_SIDE_FROM,
-    SCRATCH, SETS_TO_COME, SIDE, SIDE_TABLE, SIDES_AT, SILVER_FULL, SILVER_MIN, STATUE, TILE, WHEEL, WILDCARD,
+    ANY_COLONY, COLONY, COLONY_BOUNTY_EFFECT, CULTURE_SILVER, CUT, DENY, DRAW, EFFECT_VALUES, FEED, GROWTH,
+    INTEGRATE_MARGIN, MEDAL, PATRON, PICK, PICK_AHEAD, POINTS, POINTS_SIDE_FROM, SCRATCH, SETS_TO_COME, SIDE,
+    SIDE_TABLE, SIDES_AT, SILVER_FULL, SILVER_MIN, STATUE, TILE, WHEEL, WILDCARD,
 )
 from .lookahead import _pick_ahead
 from .valuation import _card_value, _context, _rival_gains
@@ -69,7 +70,7 @@ def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tra
     keep the better one, and with `deny` discard the card a rival would gain least from."""
     worth0 = _card_value(v, gi, me, hand[i, 0], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
     worth1 = _card_value(v, gi, me, hand[i, 1], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
-    sell = coin * _sell_value(v, gi, me, epoch, ct)
+    sell = coin * sale_price(v, ct, gi, me, epoch)
     deny0, deny1 = 0.0, 0.0
     if params[DENY] > 0:  # each rival's context once for both cards
         deny0, deny1 = _rival_gains(v, gi, me, hand[i, 0], hand[i, 1], epoch, ct, params)
@@ -81,7 +82,7 @@ def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tra
         discard = 0.05 * gone
         if params[DENY] > 0:
             discard += params[DENY] * (deny0 if d == 0 else deny1)
-        buy = kept_worth - coin * _price(v, gi, me, ct, kept)
+        buy = kept_worth - coin * card_price(v, ct, gi, me, kept)
         top, choice = _better(legal, i, A.draw_option(d, A.BUY), buy - discard, top, choice)
         top, choice = _better(legal, i, A.draw_option(d, A.SELL), sell - discard, top, choice)
     return choice
@@ -90,13 +91,13 @@ def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tra
 @helper
 def _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req, prize):
     """Buy or sell the top card of a discard pile."""
-    sell = coin * _sell_value(v, gi, me, epoch, ct)
+    sell = coin * sale_price(v, ct, gi, me, epoch)
     top, choice = -np.inf, 0
     for colour in range(5):
         if legal[i, A.pick_option(colour, A.BUY)]:
             card = _top(v, gi, colour)
             worth = _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
-            buy = worth - coin * _price(v, gi, me, ct, card)
+            buy = worth - coin * card_price(v, ct, gi, me, card)
             top, choice = _better(legal, i, A.pick_option(colour, A.BUY), buy, top, choice)
         top, choice = _better(legal, i, A.pick_option(colour, A.SELL), sell, top, choice)
     return choice
@@ -133,8 +134,8 @@ def _planner_colony(v, gi, me, i, legal, colony_front, ct, params, coin, tracks,
         back = ct.mean_back[level]
         # a one-row matrix product was a matrix-vector product in numpy, summed differently
         back_track_value = _dot_fma(back, tv)
-        missing = max(0.0, float(requirement - REQUIREMENT_CUT * cut) - tracks[MILITARY])
-        cost = coin * 3 * missing
+        missing = lacking(requirement, cut, tracks[MILITARY])
+        cost = coin * REQUIREMENT_PRICE * missing
         value = (coin * (plunder + gain) + points * front_points) - cost
         top, choice = _better(legal, i, A.colony_option(level, A.PLUNDER), value, top, choice)
         value = (points * ct.mean_back_points[level] + back_track_value - coin * (integrate - gain) - margin) - cost
@@ -151,12 +152,12 @@ def _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv):
     least useful tile)."""
     points = params[POINTS]
     late = epoch >= params[POINTS_SIDE_FROM]
-    bonus_extra = 2 * np.int64(v.effects[gi, me, PATRON])
+    bonus_extra = PATRON_BONUS * np.int64(v.effects[gi, me, PATRON])
     cut = np.int64(v.effects[gi, me, CUT])
     top, choice = _better(legal, i, A.NONE, 0.0, -np.inf, 0)
     for s in range(len(ct.statue_requirement)):
-        missing = max(0.0, float(ct.statue_requirement[s] - REQUIREMENT_CUT * cut) - tracks[CULTURE])
-        base = points * ct.statue_points[s] - coin * 3 * missing
+        missing = lacking(ct.statue_requirement[s], cut, tracks[CULTURE])
+        base = points * ct.statue_points[s] - coin * REQUIREMENT_PRICE * missing
         bonus = ct.statue_bonus[s] + bonus_extra
         for t in range(4):
             value = base + tv[t] * bonus
@@ -189,9 +190,7 @@ def _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks):
     that reaches `silver_min`, less its price and a tile a statue may need; a gold medal scores 7 per
     projected set (a wildcard counts 0.7 of one). Culture puts a silver medal on culture when free."""
     points = params[POINTS]
-    cheap = v.effects[gi, me, DISCOUNT] and epoch > 1
-    silver_cost = DISCOUNT_SILVER[epoch] if cheap else ct.silver_price[epoch - 1]
-    gold_cost = DISCOUNT_GOLD[epoch] if cheap else ct.gold_price[epoch - 1]
+    silver_cost, gold_cost = medal_prices(v, ct, gi, me, epoch)
     growth = GROWTH[epoch]
     full = v.effects[gi, me, SILVER_FULL] and v.silver[gi, me, 0] < 0 and v.silver[gi, me, 1] < 0
     statues_left, tiles = 0, 0
@@ -206,7 +205,7 @@ def _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks):
         silver_points = end_track if full else np.ceil(end_track / 2)
         value = points * silver_points - coin * silver_cost - tile_cost
         top, choice = _better(legal, i, 1 + t, value if silver_points >= params[SILVER_MIN] else -1.0, top, choice)
-    sets_now = _fewest(v, gi, me)
+    sets_now = complete_sets(v, gi, me, False)
     end_sets = sets_now + SETS_TO_COME[epoch] * (1 if sets_now >= 0 else 0)
     wildcard = np.int64(v.effects[gi, me, WILDCARD])
     value = points * GOLD_POINTS_PER_SET * (end_sets + wildcard * 0.7) - coin * gold_cost

@@ -9,8 +9,9 @@ import numpy as np
 from hadara_sim.constants import (
     CULTURE, FEED_COIN_PRICE, FOOD, GOLD_POINTS_PER_SET, INCOME, MILITARY, REQUIREMENT_CUT, SET_COLLECTOR_POINTS,
 )
+from hadara_sim.rules import card_price, complete_sets
 
-from .basics import _card_count, _dot_lanes, _fewest, helper, _income_left, _price, _step
+from .basics import _card_count, _dot_lanes, helper, _income_left, _step
 from .layout import (
     AFFINITY, COIN, COIN_END, COLONY_PRIZE, COLOURS_AT, CUT, EFFECT_VALUES, EFFECTS, FEED_LOSS, FEED_WITH_COINS,
     FOCUS, FOCUS_PRIZE, FOCUS_RULE, GOLD_PLAN, LATE_MILITARY, OTHER_PRIZE, POINTS, SET_COLLECTOR, SETS, SILVER_FULL,
@@ -73,7 +74,7 @@ def _set_values(v, gi, me, epoch, params):
     gold = np.int64(v.gold[gi, me])
     planned = max(0, min(2, int(params[GOLD_PLAN])) - gold) if epoch < 3 else 0
     per_set = GOLD_POINTS_PER_SET * (gold + planned) + SET_COLLECTOR_POINTS * np.int64(v.effects[gi, me, SET_COLLECTOR])
-    low = _fewest(v, gi, me)
+    low = complete_sets(v, gi, me, False)
     lacking = 0
     for k in range(5):
         lacking += v.colour_count[gi, me, k] == low
@@ -176,7 +177,7 @@ def _rival_gains(v, gi, me, card0, card1, epoch, ct, params):
                       float(v.tracks[gi, s, 3]))
             coin, tv, sv, req, prize = _context(v, gi, s, epoch, 1, params, ct, tracks)
             worth = _card_value(v, gi, s, card0, epoch, 1, ct, params, coin, tracks, tv, sv, req, prize)
-            best0 = max(best0, worth - coin * _price(v, gi, s, ct, card0))
+            best0 = max(best0, worth - coin * card_price(v, ct, gi, s, card0))
             worth = _card_value(v, gi, s, card1, epoch, 1, ct, params, coin, tracks, tv, sv, req, prize)
-            best1 = max(best1, worth - coin * _price(v, gi, s, ct, card1))
+            best1 = max(best1, worth - coin * card_price(v, ct, gi, s, card1))
     return best0, best1

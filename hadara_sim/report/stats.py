@@ -745,7 +745,8 @@ def grant_table(pairs: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame:
 def _component_set(components):
     """A ComponentSet from a set, a directory (the run's `--components`) or None (the shipped set);
     the shipped set when the run's directory can no longer be read."""
-    from ..components import ComponentError, ComponentSet, load_components
+    from ..components import ComponentError, ComponentSet
+    from ..component_files import load_components
 
     if isinstance(components, ComponentSet):
         return components

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hadara_sim import actions as A
-from hadara_sim.components import load_components
+from hadara_sim.component_files import load_components
 from hadara_sim.constants import EFFECT_INDEX, LOC_OWNED, LOC_SOLD, PURPLE, YELLOW
 from hadara_sim.engine.decide import STATUE
 from hadara_sim.engine.game import BatchGame, act_in_step

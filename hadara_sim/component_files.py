@@ -1,0 +1,324 @@
+"""Reading a component set from its four files (see docs/components.md): `load_components` reads and
+validates a set completely and raises `ComponentError` listing every problem with its file, line and
+field; a set already read is reused until one of its files changes.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import tomllib
+from importlib import resources
+from pathlib import Path
+
+from .components import (
+    CARD_COLUMNS, CARD_VALUES, COLONY_COLUMNS, COLONY_VALUES, FILES, RANGES, SETUP_COLUMNS, SETUP_VALUES, SIDES,
+    Card, Colony, ComponentError, ComponentSet, SetupCard, Statue,
+)
+from .constants import (
+    CARDS_PER_COLOUR, COLONY_LEVELS, COLOURS, EFFECTS, EPOCHS, PURPLE, PURPLE_PER_EPOCH, STATUES, TRACKS,
+)
+from .problems import Problem, toml_error_line
+
+
+def default_components_path() -> Path:
+    return Path(str(resources.files("hadara_sim") / "data" / "default"))
+
+
+_CACHE: dict[tuple, ComponentSet] = {}
+
+
+def load_components(path: str | Path | None = None) -> ComponentSet:
+    """Read and validate the component set in directory `path` (default: the shipped set).
+
+    A set already read is reused until one of its files changes.
+    """
+    directory = Path(path) if path is not None else default_components_path()
+    stamps = []
+    for name in FILES:
+        try:
+            stat = (directory / name).stat()
+            stamps.append((stat.st_mtime_ns, stat.st_size))
+        except OSError:
+            stamps.append(None)
+    key = (str(directory.resolve()), tuple(stamps))
+    if key not in _CACHE:
+        _CACHE[key] = _load(directory)
+    return _CACHE[key]
+
+
+def validate_components(path: str | Path) -> list[Problem]:
+    """Every problem in the component set at `path` (empty when valid)."""
+    try:
+        _load(Path(path))
+    except ComponentError as err:
+        return err.problems
+    return []
+
+
+def _load(directory: Path) -> ComponentSet:
+    problems: list[Problem] = []
+    if not directory.is_dir():
+        raise ComponentError([Problem(str(directory), None, "path", "is not a directory of component files")])
+    missing = [f for f in FILES if not (directory / f).is_file()]
+    if missing:
+        raise ComponentError([Problem(str(directory / f), None, "file", "is missing") for f in missing])
+    digest = hashlib.sha256()
+    for name in FILES:
+        digest.update(name.encode() + b"\0" + (directory / name).read_bytes())
+    cards = _read_cards(directory / "cards.csv", problems)
+    colonies = _read_colonies(directory / "colonies.csv", problems)
+    setup = _read_setup(directory / "setup_cards.csv", problems)
+    board = _read_board(directory / "board.toml", problems)
+    if problems:
+        raise ComponentError(problems)
+    return ComponentSet(path=str(directory), cards=cards, colonies=colonies, setup_cards=setup,
+                        digest=digest.hexdigest()[:16], **board)
+
+
+class _Rows:
+    """CSV rows with their line numbers, and typed field access that records problems."""
+
+    def __init__(self, path: Path, columns: tuple[str, ...], problems: list[Problem]):
+        self.name, self.problems = path.name, problems
+        self.rows: list[tuple[int, dict[str, str]]] = []
+        try:
+            text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Excel writes, is not a column
+        except (OSError, UnicodeDecodeError) as err:
+            self.report(None, "file", f"cannot be read: {err}")
+            return
+        reader = csv.DictReader(text.splitlines())
+        header = tuple(h.strip() for h in (reader.fieldnames or ()))
+        twice = sorted({c for c in header if header.count(c) > 1})
+        if twice:
+            self.report(1, "header", f"column{'s' * (len(twice) > 1)} {', '.join(map(repr, twice))} "
+                                     "given more than once; keep one of each")
+            return
+        absent = [c for c in columns if c not in header]
+        extra = [c for c in header if c not in columns]
+        if absent or extra:
+            msg = ", ".join([f"missing column '{c}'" for c in absent] + [f"unknown column '{c}'" for c in extra])
+            self.report(1, "header", f"{msg} (expected: {','.join(columns)})")
+            return
+        for row in reader:
+            clean = {k.strip(): (v or "").strip() for k, v in row.items() if k is not None}
+            if None in row:
+                self.report(reader.line_num, "row", "has more fields than the header")
+            if not any(clean.values()):
+                continue
+            self.rows.append((reader.line_num, clean))
+
+    def report(self, line, field_, message):
+        self.problems.append(Problem(self.name, line, field_, message))
+
+    def integer(self, line, row, name, low, high):
+        text = row.get(name, "")
+        try:
+            value = int(text)
+        except ValueError:
+            self.report(line, name, f"expected a whole number, got '{text}'")
+            return 0
+        if not low <= value <= high:
+            self.report(line, name, f"{value} is out of range {low}..{high}")
+        return value
+
+    def choice(self, line, row, name, allowed):
+        text = row.get(name, "")
+        if text not in allowed:
+            self.report(line, name, f"'{text}' is not one of {', '.join(map(str, allowed))}")
+            return None
+        return text
+
+    def exact(self, line, row, allowed):
+        names = frozenset(x.strip() for x in row.get("exact", "").split(";") if x.strip())
+        for bad in sorted(names - set(allowed)):
+            self.report(line, "exact", f"'{bad}' is not a value field (allowed: {', '.join(allowed)})")
+        return names & frozenset(allowed)
+
+
+def _read_cards(path: Path, problems: list[Problem]) -> list[Card]:
+    rows = _Rows(path, CARD_COLUMNS, problems)
+    cards, ids, effect_rows = [], {}, {}
+    lo_c, hi_c = RANGES["cost"]
+    lo_p, hi_p = RANGES["points"]
+    lo_t, hi_t = RANGES["track"]
+    for line, row in rows.rows:
+        card_id = row["id"]
+        if not card_id:
+            rows.report(line, "id", "is empty")
+        elif card_id in ids:
+            rows.report(line, "id", f"'{card_id}' repeats the card on line {ids[card_id]}")
+        ids[card_id] = line
+        epoch = rows.integer(line, row, "epoch", 1, 3)
+        colour_name = rows.choice(line, row, "colour", COLOURS)
+        colour = COLOURS.index(colour_name) if colour_name else 0
+        starred = rows.choice(line, row, "starred", ("0", "1")) == "1"
+        cost = rows.integer(line, row, "cost", lo_c, hi_c)
+        points = rows.integer(line, row, "points", lo_p, hi_p)
+        values = tuple(rows.integer(line, row, t, lo_t, hi_t) for t in TRACKS)
+        effect = row["effect"] or None
+        if effect is not None:
+            if effect not in EFFECTS:
+                rows.report(line, "effect", f"unknown effect '{effect}' (known: {', '.join(EFFECTS)})")
+                effect = None
+            else:
+                effect_rows.setdefault(effect, []).append(line)
+                want_epoch, want_star = EFFECTS[effect]
+                if colour != PURPLE:
+                    rows.report(line, "colour", f"effect '{effect}' must be on a purple card")
+                if epoch != want_epoch:
+                    rows.report(line, "epoch", f"effect '{effect}' belongs to epoch {want_epoch}")
+                if starred != want_star:
+                    rows.report(line, "starred", f"effect '{effect}' must be {'starred (advanced)' if want_star else 'unstarred (basic)'}")
+                if any(values):
+                    rows.report(line, "effect", "an effect card carries no track values")
+        elif starred:
+            rows.report(line, "starred", "only purple effect cards are starred")
+        exact = rows.exact(line, row, CARD_VALUES)
+        cards.append(Card(len(cards), card_id, epoch, colour, starred, cost, points, values, effect, exact))
+    for effect in EFFECTS:
+        lines = effect_rows.get(effect, [])
+        if not lines:
+            rows.report(None, "effect", f"effect '{effect}' is on no card (each effect is on exactly one card)")
+        elif len(lines) > 1:
+            rows.report(lines[1], "effect", f"effect '{effect}' is on {len(lines)} cards (lines {', '.join(map(str, lines))}); it must be on exactly one")
+    if rows.rows and not any(p.field == "header" for p in problems):
+        for epoch in EPOCHS:
+            for colour, name in enumerate(COLOURS):
+                n = sum(1 for c in cards if c.epoch == epoch and c.colour == colour)
+                want = PURPLE_PER_EPOCH if colour == PURPLE else CARDS_PER_COLOUR
+                if n != want:
+                    rows.report(None, "colour", f"epoch {epoch} has {n} {name} cards, expected {want}")
+            stars = sum(1 for c in cards if c.epoch == epoch and c.starred)
+            if stars != 4:
+                rows.report(None, "starred", f"epoch {epoch} has {stars} starred cards, expected 4")
+    return cards
+
+
+def _read_colonies(path: Path, problems: list[Problem]) -> list[Colony]:
+    rows = _Rows(path, COLONY_COLUMNS, problems)
+    colonies, ids, level_req = [], {}, {}
+    for line, row in rows.rows:
+        tile_id = row["id"]
+        if not tile_id:
+            rows.report(line, "id", "is empty")
+        elif tile_id in ids:
+            rows.report(line, "id", f"'{tile_id}' repeats the tile on line {ids[tile_id]}")
+        ids[tile_id] = line
+        level = rows.integer(line, row, "level", 1, COLONY_LEVELS) - 1
+        requirement = rows.integer(line, row, "requirement", *RANGES["requirement"])
+        plunder = rows.integer(line, row, "plunder", *RANGES["colony_coins"])
+        integrate = rows.integer(line, row, "integrate", *RANGES["colony_coins"])
+        front = rows.integer(line, row, "front_points", *RANGES["colony_points"])
+        back_values = tuple(rows.integer(line, row, f"back_{t}", *RANGES["track"]) for t in TRACKS)
+        back = rows.integer(line, row, "back_points", *RANGES["colony_points"])
+        if back < front:
+            rows.report(line, "back_points", f"{back} is lower than front_points {front}")
+        if level in level_req and level_req[level][0] != requirement:
+            rows.report(line, "requirement", f"{requirement} differs from {level_req[level][0]} on line {level_req[level][1]}: one requirement per level")
+        level_req.setdefault(level, (requirement, line))
+        exact = rows.exact(line, row, COLONY_VALUES)
+        colonies.append(Colony(len(colonies), tile_id, level, requirement, plunder, integrate,
+                               front, back_values, back, exact))
+    if rows.rows and not any(p.field == "header" and p.file == rows.name for p in problems):
+        for level in range(COLONY_LEVELS):
+            n = sum(1 for c in colonies if c.level == level)
+            if n != 5:
+                rows.report(None, "level", f"level {level + 1} has {n} tiles, expected 5")
+        reqs = [level_req[lv][0] for lv in range(COLONY_LEVELS) if lv in level_req]
+        if reqs != sorted(set(reqs)):
+            rows.report(None, "requirement", f"requirements must rise with the level, got {reqs}")
+    return colonies
+
+
+def _read_setup(path: Path, problems: list[Problem]) -> dict[tuple[int, str], SetupCard]:
+    rows = _Rows(path, SETUP_COLUMNS, problems)
+    cards: dict[tuple[int, str], SetupCard] = {}
+    lines: dict[tuple[int, str], int] = {}
+    for line, row in rows.rows:
+        initiative = rows.integer(line, row, "initiative", 1, 5)
+        side = rows.choice(line, row, "side", SIDES)
+        coins = rows.integer(line, row, "coins", *RANGES["coins"])
+        values = tuple(rows.integer(line, row, t, *RANGES["track"]) for t in TRACKS)
+        exact = rows.exact(line, row, SETUP_VALUES)
+        key = (initiative, side)
+        if key in lines:
+            rows.report(line, "side", f"initiative {initiative} side {side} repeats line {lines[key]}")
+        lines[key] = line
+        cards[key] = SetupCard(initiative, side or "A", coins, values, exact)
+    if rows.rows and not any(p.field == "header" and p.file == rows.name for p in problems):
+        for initiative in range(1, 6):
+            for side in SIDES:
+                if (initiative, side) not in cards:
+                    rows.report(None, "initiative", f"no card for initiative {initiative} side {side}")
+    return cards
+
+
+def _read_board(path: Path, problems: list[Problem]) -> dict:
+    name = path.name
+
+    def report(field_, message, line=None):
+        problems.append(Problem(name, line, field_, message))
+
+    try:
+        text = path.read_text(encoding="utf-8-sig")
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        report("toml", f"not valid TOML: {err}", toml_error_line(err, text))
+        return {}
+    except (OSError, UnicodeDecodeError) as err:
+        report("file", f"cannot be read: {err}")
+        return {}
+
+    def table(section):
+        value = data.get(section, {})
+        if not isinstance(value, dict):
+            report(section, f"expected a table [{section}], got {value!r}")
+            return {}
+        return value
+
+    def whole(v) -> bool:
+        return isinstance(v, int) and not isinstance(v, bool)
+
+    def numbers(section, key, count, low, high):
+        value = table(section).get(key)
+        if (not isinstance(value, list) or len(value) != count
+                or not all(whole(v) and low <= v <= high for v in value)):
+            report(f"{section}.{key}", f"expected {count} whole numbers in {low}..{high}, got {value!r}")
+            return (0,) * count
+        return tuple(value)
+
+    def exact(section_data, section):
+        names = section_data.get("exact", []) if isinstance(section_data, dict) else []
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            report(f"{section}.exact", "expected a list of field names")
+            return frozenset()
+        return frozenset(names)
+
+    sell = numbers("sell", "coins", 3, *RANGES["sell"])
+    silver = numbers("medals", "silver", 3, *RANGES["medal"])
+    gold = numbers("medals", "gold", 3, *RANGES["medal"])
+    tiles = table("bonus_tiles").get("per_colour")
+    if not whole(tiles) or not 1 <= tiles <= 4:
+        report("bonus_tiles.per_colour", f"expected a whole number in 1..4, got {tiles!r}")
+        tiles = 2
+    statues = []
+    raw = data.get("statues", [])
+    if not isinstance(raw, list) or len(raw) != STATUES:
+        report("statues", f"expected {STATUES} [[statues]] tables, got {len(raw) if isinstance(raw, list) else raw!r}")
+        raw = []
+    for i, s in enumerate(raw):
+        vals = {}
+        for key, high in (("requirement", 60), ("points", 60), ("bonus", 20)):
+            v = s.get(key) if isinstance(s, dict) else None
+            if not whole(v) or not 0 <= v <= high:
+                report(f"statues[{i}].{key}", f"expected a whole number in 0..{high}, got {v!r}")
+                v = 0
+            vals[key] = v
+        statues.append(Statue(**vals, exact=exact(s, f"statues[{i}]")))
+    reqs = [s.requirement for s in statues]
+    if reqs != sorted(set(reqs)):
+        report("statues", f"requirements must rise from statue to statue, got {reqs}")
+    board_exact = {sec: exact(data.get(sec, {}), sec) for sec in ("sell", "medals", "bonus_tiles")}
+    return dict(statues=statues, sell=sell, silver_price=silver, gold_price=gold,
+                tiles_per_colour=tiles, board_exact=board_exact)
