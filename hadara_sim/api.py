@@ -9,7 +9,8 @@ from pathlib import Path
 import pyarrow as pa
 
 from .runner import run
-from .scenario import Scenario, load_scenario, parse_scenario, scenario_from_dict
+from .scenario.model import Scenario
+from .scenario.read import load_scenario, parse_scenario, scenario_from_dict
 
 
 def as_scenario(scenario) -> Scenario:

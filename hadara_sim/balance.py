@@ -35,7 +35,7 @@ from .report.curve import Curve, curve, predict
 from .report.surface import surface
 from .report.stats import mean_ci, with_verdicts
 from .api import simulate
-from .scenario import scenario_from_dict
+from .scenario.read import scenario_from_dict
 
 WORTH = {"coins": 1.0, "income": 2.5, "military": 1.0, "culture": 1.0, "food": 1.0}
 STEPS = {"coins": 2, "income": 1, "military": 1, "culture": 1, "food": 1}  # sweep step per value

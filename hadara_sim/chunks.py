@@ -24,7 +24,7 @@ from .forward import Forward
 from .policy import PolicyError
 from .registry import make_policy
 from .results import build_table, chunks_per_combination, part_name
-from .scenario import Combination, Scenario
+from .scenario.model import Combination, Scenario
 
 POLICY_STREAM = 0x706F6C  # spawn-key prefix of the policies' seeds, apart from the chunks' (k,)
 SIDE_STREAM = 1           # spawn key (k, 1): random setup sides of chunk k

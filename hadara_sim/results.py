@@ -25,6 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .constants import COLOURS, EFFECT_IDS, EPOCHS, STATUES, TRACKS
+from .swept_key import SweptKey
 
 SCHEMA_VERSION = 2
 METADATA_FILE = "metadata.json"
@@ -555,25 +556,22 @@ def scan_results(path, *, sweep_columns: bool = True, allow_partial: bool = True
     return _results_frame(files)._from_pyldf(lf._ldf)
 
 
-def sweep_column_name(key: str) -> str:
-    return "sweep_" + "".join(ch if ch.isalnum() else "_" for ch in key).strip("_")
-
-
 def add_sweep_columns(df, combinations: list[dict]):
-    """One typed column per swept key, joined on `combo`."""
+    """One typed column per swept key (`SweptKey.column`), joined on `combo`; the keys are read back
+    from the combinations' stored text."""
     import polars as pl
 
-    keys: list[str] = []
+    keys: list[SweptKey] = []
     for combo in combinations:
-        for key in combo.get("sweep", {}):
-            if key not in keys:
-                keys.append(key)
+        for text in combo.get("sweep", {}):
+            if SweptKey(text) not in keys:
+                keys.append(SweptKey(text))
     if not keys:
         return df
     data: dict[str, list] = {"combo": [c["index"] for c in combinations]}
     dtypes: dict[str, pl.DataType] = {"combo": pl.Int32}
     for key in keys:
-        values = [c.get("sweep", {}).get(key) for c in combinations]
+        values = [c.get("sweep", {}).get(key.text) for c in combinations]
         kinds = {type(v) for v in values if v is not None}
         if kinds <= {bool}:
             dtype = pl.Boolean
@@ -586,9 +584,8 @@ def add_sweep_columns(df, combinations: list[dict]):
         else:
             dtype = pl.String  # strings as they are, anything else (tables, lists) as JSON
             values = [v if v is None or isinstance(v, str) else json.dumps(v) for v in values]
-        name = sweep_column_name(key)
-        data[name] = values
-        dtypes[name] = dtype
+        data[key.column] = values
+        dtypes[key.column] = dtype
     table = pl.DataFrame(data, schema=dtypes)
     if isinstance(df, pl.LazyFrame):
         return df.join(table.lazy(), on="combo", how="left")

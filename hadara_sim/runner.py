@@ -29,7 +29,8 @@ from .results import (
     METADATA_FILE, SCHEMA_VERSION, ResultsError, check_part, chunks_per_combination,
     is_temp_file, our_parts, part_name, read_metadata, write_metadata, write_table,
 )
-from .scenario import Scenario, identity_digest
+from .scenario.identity import identity_digest, run_identity
+from .scenario.model import Scenario
 
 LOCK_FILE = ".lock"      # held with filelock while a run writes to the directory
 
@@ -173,7 +174,7 @@ def _prepare(scenario: Scenario, out: Path, chunks: ChunkPlan, overwrite: bool) 
     write and the files already complete."""
     from . import __version__
 
-    identity = scenario.identity(__version__, SCHEMA_VERSION)
+    identity = run_identity(scenario, __version__, SCHEMA_VERSION)
     digest = identity_digest(identity)
     meta_path = out / METADATA_FILE
     old = None

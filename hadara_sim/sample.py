@@ -17,7 +17,10 @@ from .engine.record import BatchRecorder
 from .forward import Forward
 from .results import read_metadata
 from .chunks import chunk_setup, plan_chunks, policy_seed, seat_table
-from .scenario import Scenario, ScenarioError, identity_digest, parse_scenario, scenario_from_dict
+from .scenario.checks import ScenarioError
+from .scenario.identity import identity_digest, run_identity
+from .scenario.model import Scenario
+from .scenario.read import parse_scenario, scenario_from_dict
 
 
 class SampleError(ValueError):
@@ -83,7 +86,7 @@ def run_scenario(results: str | Path, meta: dict | None = None, allow_code: bool
     except (ScenarioError, OSError, ValueError) as err:
         raise SampleError(f"the run's scenario cannot be read again: {err}") from None
     sc = sc.with_overrides(games=meta.get("games"), seed=meta.get("seed"))
-    if identity_digest(sc.identity(__version__, SCHEMA_VERSION)) != meta.get("identity"):
+    if identity_digest(run_identity(sc, __version__, SCHEMA_VERSION)) != meta.get("identity"):
         raise SampleError(f"{results} was played by another hadara-sim version, component set or policy "
                           "settings; its games cannot be played again exactly")
     return sc

@@ -24,7 +24,7 @@ sys.path.insert(0, str(ROOT))
 from hadara_sim import __version__  # noqa: E402
 from hadara_sim.registry import built_in_policies  # noqa: E402
 from hadara_sim.runner import run  # noqa: E402
-from hadara_sim.scenario import scenario_from_dict  # noqa: E402
+from hadara_sim.scenario.read import scenario_from_dict  # noqa: E402
 
 
 def games_per_second(policy: str, players: int, seconds: float) -> float:

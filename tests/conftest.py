@@ -47,7 +47,7 @@ def pytest_configure(config):
     import time
 
     from hadara_sim.runner import run
-    from hadara_sim.scenario import scenario_from_dict
+    from hadara_sim.scenario.read import scenario_from_dict
 
     start = time.perf_counter()
     print("compiling the engine once for the test workers (about 2 minutes on one core)", file=sys.stderr, flush=True)

@@ -311,7 +311,7 @@ def results_edits(draw) -> list[tuple]:
 def make_run(directory: Path, seed: int) -> Path:
     """A finished 2-player run of two chunks."""
     from hadara_sim.runner import run
-    from hadara_sim.scenario import parse_scenario
+    from hadara_sim.scenario.read import parse_scenario
 
     sc = parse_scenario(f'players = 2\npolicies = ["greedy", "random"]\ngames = 4\nchunk = 2\nseed = {seed}\n')
     run(sc, directory, jobs=1)

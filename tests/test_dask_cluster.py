@@ -17,7 +17,7 @@ import pytest
 
 from hadara_sim.results import load_results
 from hadara_sim.runner import run
-from hadara_sim.scenario import load_scenario
+from hadara_sim.scenario.read import load_scenario
 
 distributed = pytest.importorskip("distributed")
 

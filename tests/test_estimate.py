@@ -7,7 +7,7 @@ from typer.testing import CliRunner
 from hadara_sim import estimate as E
 from hadara_sim.cli import app
 from hadara_sim.registry import built_in_policies
-from hadara_sim.scenario import scenario_from_dict
+from hadara_sim.scenario.read import scenario_from_dict
 
 
 def scenario(policies, players=2, games=10_000, chunk=1_000):

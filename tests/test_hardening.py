@@ -21,7 +21,8 @@ from hadara_sim.components import ComponentError
 from hadara_sim.component_files import default_components_path, load_components
 from hadara_sim.results import ResultsError, load_results, scan_results
 from hadara_sim.runner import run
-from hadara_sim.scenario import ScenarioError, load_scenario, parse_scenario
+from hadara_sim.scenario.checks import ScenarioError
+from hadara_sim.scenario.read import load_scenario, parse_scenario
 
 TINY = """
 name = "tiny"

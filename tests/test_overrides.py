@@ -13,7 +13,9 @@ from hadara_sim.components import ComponentError
 from hadara_sim.deal import make_deals
 from hadara_sim.reference import Game
 from hadara_sim.registry import make_policy
-from hadara_sim.scenario import ScenarioError, load_scenario
+from hadara_sim.scenario.checks import ScenarioError
+from hadara_sim.scenario.identity import run_identity
+from hadara_sim.scenario.read import load_scenario
 from hadara_sim.trace import Recorder
 
 ARRAYS = ("card_cost", "card_points", "card_values", "colony_plunder", "colony_integrate",
@@ -114,7 +116,7 @@ def test_override_recorded_in_identity_and_metadata(tmp_path):
     assert combo.config.overrides == {"setup": {"2A": {"coins": 9}}}
     assert combo.config.components.setup_coins[1, 0] == 9 and over.components.setup_coins[1, 0] == 8
     assert combo.to_dict(over.components)["config"]["components"] == {"setup": {"2A": {"coins": 9}}}
-    assert plain.identity("v", 1) != over.identity("v", 1)
+    assert run_identity(plain, "v", 1) != run_identity(over, "v", 1)
     assert "components" not in plain.combinations[0].to_dict(plain.components)["config"]
 
 
@@ -151,7 +153,7 @@ def test_sweep_of_an_override_plays_identical_deals(tmp_path):
 
 
 def test_components_option_keeps_the_overrides(components):
-    from hadara_sim.scenario import parse_scenario
+    from hadara_sim.scenario.read import parse_scenario
 
     sc = parse_scenario('players = 2\npolicies = ["greedy"]\n[components.setup."2A"]\ncoins = 9\n',
                         components=components.path)

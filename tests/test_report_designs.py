@@ -14,7 +14,8 @@ import hadara_sim
 from hadara_sim.component_files import load_components
 from hadara_sim.deal import make_deals
 from hadara_sim.report import ratings, stats
-from hadara_sim.scenario import DesignWarning, parse_scenario
+from hadara_sim.scenario.checks import DesignWarning
+from hadara_sim.scenario.read import parse_scenario
 
 from report_data import setup_grid
 

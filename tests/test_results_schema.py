@@ -11,7 +11,7 @@ import pytest
 import hadara_sim
 from hadara_sim.constants import EFFECT_IDS
 from hadara_sim.results import COLUMNS, PART_KEY, SCHEMA, SCHEMA_KEY, SCHEMA_VERSION, load_results, schema_markdown
-from hadara_sim.scenario import parse_scenario
+from hadara_sim.scenario.read import parse_scenario
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "results.md"
 

@@ -9,7 +9,8 @@ import pytest
 
 from hadara_sim.constants import EFFECT_IDS
 
-from hadara_sim.scenario import ScenarioError, load_scenario, parse_scenario
+from hadara_sim.scenario.checks import ScenarioError
+from hadara_sim.scenario.read import load_scenario, parse_scenario
 from hadara_sim.tomlpos import key_lines
 from hadara_sim.policies import BUILTIN
 
@@ -76,7 +77,7 @@ def test_shipped_scenarios_shapes():
 
 # --- parsing ----------------------------------------------------------------------------------
 
-@pytest.mark.filterwarnings("ignore::hadara_sim.scenario.DesignWarning")  # [[seats]] with two policies
+@pytest.mark.filterwarnings("ignore::hadara_sim.scenario.checks.DesignWarning")  # [[seats]] with two policies
 def test_defaults_and_forms(tmp_path):
     sc = load_scenario(write(tmp_path, """
         policies = ["greedy"]
@@ -240,7 +241,7 @@ def test_sweep_value_problem_points_at_the_value(tmp_path):
     assert (p.line, p.field) == (5, "players") and p.message.startswith("with players = 9: ")
 
 
-@pytest.mark.filterwarnings("ignore::hadara_sim.scenario.DesignWarning")
+@pytest.mark.filterwarnings("ignore::hadara_sim.scenario.checks.DesignWarning")
 def test_problem_in_some_combinations_names_them(tmp_path):
     p = one(tmp_path, """
         policies = ["greedy", "random"]

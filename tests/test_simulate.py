@@ -19,7 +19,7 @@ from hadara_sim.cli import app
 from hadara_sim.results import ResultsError, load_results
 from hadara_sim.chunks import plan_chunks
 from hadara_sim.runner import RunError, run
-from hadara_sim.scenario import load_scenario, parse_scenario
+from hadara_sim.scenario.read import load_scenario, parse_scenario
 
 # 4 players, one greedy and three random seats rotated: quick, and every seat's policy matters.
 SMALL = """

@@ -47,7 +47,7 @@ def _plan(players, policy, games, margin, seed, jobs, components, overrides, cur
 
 def _estimates(plan, estimate):
     """The plan's estimates, or a clean failure when its scenario is not valid."""
-    from ..scenario import ScenarioError
+    from ..scenario.checks import ScenarioError
 
     try:
         return estimate(plan)

@@ -57,7 +57,8 @@ def simulate(
     from ..results import ResultsError, our_parts, scan_results
     from ..chunks import plan_chunks
     from ..runner import RunError, RunFailed, check_scheduler, run
-    from ..scenario import DesignWarning, ScenarioError, load_scenario
+    from ..scenario.checks import DesignWarning, ScenarioError
+    from ..scenario.read import load_scenario
 
     fmt = check_format(fmt)
     if backend not in BACKENDS:

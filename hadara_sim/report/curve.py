@@ -18,7 +18,6 @@ by the delta method; the band is the 95% CI of the fitted mean.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,12 +25,10 @@ import polars as pl
 import statsmodels.api as sm
 from scipy import stats as sps
 
+from ..swept_key import SweptKey
 from . import inference as I
 from . import stats as S
 from .stats import LEVEL, ReportError
-
-SETUP_KEY = re.compile(r"^components\.setup\.([1-5])([AB])\.(\w+)$")
-
 
 @dataclass(frozen=True)
 class Crossing:
@@ -62,29 +59,23 @@ class Curve:
     fits: dict = field(default_factory=dict, repr=False)  # "win"/"score" -> statsmodels results
 
 
-def sweep_column(key: str) -> str:
-    from ..results import sweep_column_name
-
-    return sweep_column_name(key)
-
-
 def swept_numeric_keys(df: pl.DataFrame, combinations: list[dict]) -> list[str]:
     """The swept keys whose values are all numbers (candidates for a curve)."""
-    keys = []
+    keys: list[SweptKey] = []
     for combo in combinations:
-        for key, value in combo.get("sweep", {}).items():
-            if key not in keys and isinstance(value, (int, float)) and not isinstance(value, bool):
-                keys.append(key)
-    return [k for k in keys if sweep_column(k) in df.columns and df[sweep_column(k)].dtype.is_numeric()]
+        for text, value in combo.get("sweep", {}).items():
+            if SweptKey(text) not in keys and isinstance(value, (int, float)) and not isinstance(value, bool):
+                keys.append(SweptKey(text))
+    return [k.text for k in keys if k.column in df.columns and df[k.column].dtype.is_numeric()]
 
 
-def affected(df: pl.DataFrame, key: str, where: dict[str, str] | None = None) -> tuple[pl.DataFrame, str]:
+def affected(df: pl.DataFrame, key: SweptKey, where: dict[str, str] | None = None) -> tuple[pl.DataFrame, str]:
     """The rows a swept value affects and how they were chosen: for a setup card value the seats
     holding that card and side; otherwise the rows matching `where` (column -> value)."""
     conditions, words = [], []
-    found = SETUP_KEY.match(key)
+    found = key.setup_value
     if found and not where:
-        card, side = int(found.group(1)), found.group(2)
+        card, side, _ = found
         conditions = [pl.col("setup_card") == card, pl.col("setup_side") == side]
         words = [f"the seat holding setup card {card} side {side}"]
     elif where:
@@ -99,7 +90,7 @@ def affected(df: pl.DataFrame, key: str, where: dict[str, str] | None = None) ->
             conditions.append(pl.col(column) == value)
             words.append(f"{column} = {text}")
     else:
-        raise ReportError(f"which seats does {key} affect? The results do not record card or colony "
+        raise ReportError(f"which seats does {key.text} affect? The results do not record card or colony "
                           "ownership: choose the rows with --where COLUMN=VALUE (e.g. --where "
                           "policy_label=greedy or --where seat=0)")
     rows = df.filter(pl.all_horizontal(conditions))
@@ -155,10 +146,11 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
     win share with its verdict against the fair share 1/P (`stats.with_verdicts`, corrected over
     the values), and the paired differences against `reference` (default: the smallest swept
     value), a relative contrast."""
-    x = sweep_column(key)
+    swept = SweptKey(key)
+    x = swept.column
     if x not in df.columns:
         raise ReportError(f"'{key}' is not swept in this dataset")
-    rows, words = affected(with_margin(df), key, where)
+    rows, words = affected(with_margin(df), swept, where)
     deals = per_deal(rows, x)
     values = np.sort(deals[x].unique().to_numpy())
     if len(values) < 2:
@@ -252,12 +244,8 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
                                                           "fair_at_high": pl.Float64, "slope_p": pl.Float64}))
     s = Section("curve", f"Curve of {key}", f"Win share and score margin of {c.where} against {key}.",
                 tables=[table, crossings])
-    s.figures.append((f"curve-{_stem(key)}", chart(c, info)))
+    s.figures.append((f"curve-{SweptKey(key).stem}", chart(c, info)))
     return s, c
-
-
-def _stem(key: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "-", key).strip("-")
 
 
 def chart(c: Curve, info: dict):

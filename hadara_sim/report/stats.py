@@ -24,7 +24,8 @@ from scipy import stats as sps
 
 from .. import provenance
 from ..constants import COLOURS, EFFECT_IDS, EPOCHS, PURPLE
-from ..results import EXTRA_POINTS, SHEET_COLUMNS, sweep_column_name
+from ..results import EXTRA_POINTS, SHEET_COLUMNS
+from ..swept_key import sweep_column_name
 from . import inference as I
 
 LEVEL = 0.95
@@ -507,7 +508,7 @@ def field_label(value) -> str:
     """A field value as a short label: a list of policies as their labels in results joined with
     '+' (`["balanced"]` -> "balanced", `[{"policy": "search", "params": {"budget": 2}}]` ->
     "search(budget=2)"), anything else as `fmt_value` shows it."""
-    from ..scenario import policy_label
+    from ..scenario.policies import policy_label
 
     try:
         parsed = json.loads(value) if isinstance(value, str) else value

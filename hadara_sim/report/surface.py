@@ -19,9 +19,10 @@ import polars as pl
 import statsmodels.api as sm
 from scipy import stats as sps
 
+from ..swept_key import SweptKey
 from . import inference as I
 from . import stats as S
-from .curve import SETUP_KEY, _stem, affected, sweep_column, with_margin
+from .curve import affected, with_margin
 from .stats import LEVEL, ReportError
 
 
@@ -78,14 +79,15 @@ def surface(df: pl.DataFrame, key1: str, key2: str, where: dict[str, str] | None
             margin: float = I.MARGIN) -> Surface:
     """The fitted win share over two swept keys for the rows both affect, its fair line and the
     fair whole-value pairs."""
-    x1, x2 = sweep_column(key1), sweep_column(key2)
+    swept1, swept2 = SweptKey(key1), SweptKey(key2)
+    x1, x2 = swept1.column, swept2.column
     for key, column in ((key1, x1), (key2, x2)):
         if column not in df.columns or not df[column].dtype.is_numeric():
             raise ReportError(f"'{key}' is not a numeric swept key of this dataset")
-    first, second = SETUP_KEY.match(key1), SETUP_KEY.match(key2)
-    if not where and first and second and first.groups()[:2] != second.groups()[:2]:
+    first, second = swept1.setup_value, swept2.setup_value
+    if not where and first and second and first[:2] != second[:2]:
         raise ReportError(f"{key1} and {key2} belong to different setup card sides: choose the rows with --where")
-    rows, words = affected(with_margin(df), key1 if first or where else key2, where)
+    rows, words = affected(with_margin(df), swept1 if first or where else swept2, where)
     deals = (rows.group_by([x1, x2, "game"])
              .agg(win=pl.col("win_share").mean(), fair=(1 / pl.col("players")).mean())
              .sort([x1, x2, "game"]))
@@ -141,7 +143,7 @@ def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str,
     out = Section("surface", f"Surface of {key1} and {key2}",
                   f"Win share of {s.where} over every pair of {key1} and {key2}, on the same deals.",
                   tables=[cells, line, pairs])
-    out.figures.append((f"surface-{_stem(key1)}-{_stem(key2)}", chart(s, info)))
+    out.figures.append((f"surface-{SweptKey(key1).stem}-{SweptKey(key2).stem}", chart(s, info)))
     return out, s
 
 

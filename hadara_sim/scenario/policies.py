@@ -1,0 +1,112 @@
+"""The policies of a scenario: its `policies` list or `[[seats]]` tables read into `PolicyEntry`s.
+
+Each entry's spec is resolved (a `file.py:attr` taken from the scenario's folder), its label made
+(`policy_label`) and the policy built once with its parameters, so a scenario that names a policy
+the registry cannot find, or parameters it does not take, fails with the entry's line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from .checks import Check, show_value, type_name
+from .model import POLICY_KEYS, PolicyEntry
+
+
+def policy_label(spec: str, params: dict) -> str:
+    """A policy's default label in results: its name, with the parameters it sets: greedy(coin=0.5)."""
+    return spec if not params else f"{spec}({', '.join(f'{k}={show_value(v)}' for k, v in params.items())})"
+
+
+def read_policies(data: dict, check: Check, base_dir: Path, cache: dict) -> tuple[list[PolicyEntry], str]:
+    """The policy entries of `policies` or `[[seats]]` and which of the two keys named them."""
+    if "policies" in data and "seats" in data:
+        check.report(("seats",), "give either `policies` or `[[seats]]`, not both")
+        return [], "policies"
+    key = "seats" if "seats" in data else "policies"
+    if key not in data:
+        check.report((), "no policies: add `policies = [\"greedy\", ...]` or one `[[seats]]` table "
+                         "per seat with `policy = \"...\"`")
+        return [], key
+    raw = data[key]
+    if isinstance(raw, (str, dict)):
+        raw = [raw]
+    if not isinstance(raw, list) or not raw:
+        check.report((key,), f"expected a non-empty list of policies, got {type_name(raw)} {show_value(raw)}")
+        return [], key
+    entries = []
+    for i, item in enumerate(raw):
+        path = (key, i)
+        if isinstance(item, str):
+            item = {"policy": item}
+        if not isinstance(item, dict):
+            check.report(path, f"expected a policy name or a table with `policy` and `params`, got "
+                               f"{type_name(item)} {show_value(item)}")
+            continue
+        check.unknown_keys(item, path, POLICY_KEYS)
+        spec = check.string(item, path + ("policy",), None)
+        if spec is None:
+            if "policy" not in item:
+                check.report(path, "missing key `policy` (the policy's name, e.g. \"greedy\")")
+            continue
+        params = item.get("params", {})
+        if not isinstance(params, dict):
+            check.report(path + ("params",), f"expected a table of parameters, got {type_name(params)}")
+            continue
+        try:
+            json.dumps(params)
+        except TypeError:
+            check.report(path + ("params",), "parameters must be numbers, strings, booleans, lists or tables")
+            continue
+        spec = resolve_spec(spec, base_dir)
+        label = check.string(item, path + ("label",), None)
+        if label is None:
+            label = policy_label(spec, params)
+        cache_key = json.dumps([spec, params], sort_keys=True)
+        if cache_key not in cache:
+            cache[cache_key] = policy_problem(spec, params)
+        if isinstance(cache[cache_key], list):
+            for where, message in cache[cache_key]:
+                check.report(path + ("params", *where), f"policy '{spec}': {message}")
+            continue
+        if cache[cache_key] is not None:
+            where, message = cache[cache_key]
+            check.report(path + ((where,) if where in item else ("policy",)), message)
+            continue
+        entries.append(PolicyEntry(spec, params, label))
+    return entries, key
+
+
+def policy_problem(spec: str, params: dict):
+    """None when the policy can be made with these parameters; else a list of (key path in
+    params, message), or (key of the entry at fault, message)."""
+    from ..params import check_params
+    from ..registry import PolicyNotFound, make_policy, resolve_policy
+
+    try:
+        declared = getattr(resolve_policy(spec), "params", None)
+    except PolicyNotFound as err:
+        return ("policy", str(err))
+    problems = check_params(declared if isinstance(declared, dict) else {}, params)
+    if problems:
+        return problems
+    try:
+        make_policy(spec, seed=0, **params)
+    except PolicyNotFound as err:
+        return ("policy", str(err))
+    except (ValueError, TypeError) as err:
+        return ("params", f"policy '{spec}' does not accept these parameters: {err}")
+    except (Exception, SystemExit) as err:  # a user's policy may fail in any way
+        return ("policy", f"policy '{spec}' cannot be made: {type(err).__name__}: {err}")
+    return None
+
+
+def resolve_spec(spec: str, base_dir: Path) -> str:
+    """A `file.py:attr` spec with a path relative to the scenario's folder made absolute."""
+    where, sep, attr = spec.rpartition(":")
+    if sep and where.endswith(".py") and not Path(where).is_absolute():
+        candidate = base_dir / where
+        if candidate.is_file():
+            return f"{candidate.resolve()}:{attr}"
+    return spec

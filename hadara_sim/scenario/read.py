@@ -1,0 +1,125 @@
+"""Reading a scenario: a TOML file, TOML text or plain values into a checked `Scenario`.
+
+`load_scenario(path)` reads a file, `parse_scenario(text)` TOML text and `scenario_from_dict(data)`
+the document's values. Each checks the run's own keys (name, games, seed, chunk, the component set)
+and reads the configuration (`config.py`) once, or once per combination of a sweep (`sweep.py`),
+and either returns a `Scenario` whose combinations are fully resolved or raises `ScenarioError`
+with every problem found, each with its file, line and key.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+from ..component_files import load_components
+from ..components import ComponentError, ComponentSet
+from ..problems import Problem, toml_error_line
+from ..tomlpos import key_lines
+from .checks import Check, ScenarioError, show_value, type_name
+from .config import read_config
+from .model import COMPONENTS_KEYS, DEFAULT_CHUNK, DEFAULT_GAMES, TOP_KEYS, Config, Scenario
+from .sweep import check_decks, expand, read_sweep, swept_configs
+
+MAX_NAME = 100
+PLAIN_NAME = re.compile(r"[^\W][\w.\- ]*", re.UNICODE)
+
+
+def is_plain_name(name: str) -> bool:
+    """A name usable as one directory under results/: no separators, no '..', not hidden."""
+    return (isinstance(name, str) and 0 < len(name) <= MAX_NAME and PLAIN_NAME.fullmatch(name) is not None
+            and not name.endswith((" ", ".")))
+
+
+def load_scenario(path: str | Path, components: str | Path | None = None) -> Scenario:
+    """Read and validate a scenario file; `components` replaces its component set."""
+    path = Path(path)
+    if not path.exists():
+        raise ScenarioError([Problem(str(path), None, "", "no such scenario file")])
+    if not path.is_file():
+        raise ScenarioError([Problem(str(path), None, "", "is not a file")])
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as err:
+        raise ScenarioError([Problem(str(path), None, "", f"cannot be read: {err}")]) from None
+    return parse_scenario(text, file=str(path), base_dir=path.parent, default_name=path.stem,
+                          components=components)
+
+
+def parse_scenario(text: str, file: str = "<scenario>", base_dir: str | Path | None = None,
+                   default_name: str = "scenario", components: str | Path | None = None) -> Scenario:
+    """Validate a scenario given as TOML text; relative paths are taken from `base_dir`.
+    `components` (a directory) replaces the scenario's component set."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as err:
+        line = toml_error_line(err, text)
+        raise ScenarioError([Problem(file, line, "", f"not valid TOML: {err}")]) from None
+    if components is not None and isinstance(data.get("components"), dict):
+        data["components"]["path"] = str(Path(components).resolve())  # the overrides stay
+    elif components is not None:
+        data["components"] = str(Path(components).resolve())
+    return scenario_from_dict(data, file=file, base_dir=base_dir, default_name=default_name,
+                              text=text, lines=key_lines(text))
+
+
+def scenario_from_dict(data: dict, file: str = "<scenario>", base_dir: str | Path | None = None,
+                       default_name: str = "scenario", text: str = "",
+                       lines: dict | None = None) -> Scenario:
+    """Validate a scenario given as plain values (the TOML document's dict)."""
+    check = Check(file, lines or {})
+    base_dir = Path(base_dir) if base_dir is not None else Path.cwd()
+    if not isinstance(data, dict):
+        raise ScenarioError([Problem(file, None, "", f"expected a table of keys, got {type_name(data)}")])
+    check.unknown_keys(data, (), TOP_KEYS)
+
+    name = check.string(data, ("name",), default_name if is_plain_name(default_name) else "scenario")
+    if name is not None and not is_plain_name(name):
+        check.report(("name",), f"{show_value(name)} cannot name the results directory results/<name>: use "
+                                f"1..{MAX_NAME} letters, digits, '-', '_', '.' or spaces, not starting with "
+                                "'.' or a space (no '/', '..' or absolute paths)")
+        name = None
+    description = check.string(data, ("description",), "")
+    games = check.integer(data, ("games",), DEFAULT_GAMES, low=1)
+    seed = check.integer(data, ("seed",), 0, low=0)
+    chunk = check.integer(data, ("chunk",), DEFAULT_CHUNK, low=1)
+    raw_components = data.get("components")
+    if isinstance(raw_components, dict):
+        check.unknown_keys(raw_components, ("components",), COMPONENTS_KEYS)
+        components_path = check.string(raw_components, ("components", "path"), None)
+    else:
+        components_path = check.string(data, ("components",), None)
+    components = None
+    if components_path is not None:
+        where = Path(components_path).expanduser()
+        if not where.is_absolute():
+            where = base_dir / where
+        components_path = str(where)
+        try:
+            components = load_components(where)
+        except ComponentError as err:
+            shown = "\n  ".join(str(p) for p in err.problems[:10])
+            more = f"\n  ... and {len(err.problems) - 10} more" if len(err.problems) > 10 else ""
+            check.report(("components",), f"the component set at {where} is not valid:\n  {shown}{more}")
+    elif raw_components is None or (isinstance(raw_components, dict) and "path" not in raw_components):
+        components = load_components()
+    sweep = read_sweep(data, check)
+    if components is None:
+        raise ScenarioError(check.problems)
+
+    policy_cache: dict[str, str | None] = {}
+    override_cache: dict[str, ComponentSet | list] = {}
+
+    def config_of(raw: dict) -> Config | None:
+        """The configuration of one document (the scenario's, or a combination's of its sweep)."""
+        return read_config(raw, check, components, base_dir, policy_cache, override_cache)
+
+    configs = swept_configs(data, sweep, check, config_of)
+    combos = expand(configs)
+    check_decks(combos, components, check, sweep)
+    if check.problems:
+        raise ScenarioError(check.problems)
+    return Scenario(name=name, description=description, path=file, text=text, games=games,
+                    seed=seed, chunk=chunk, components=components, components_path=components_path,
+                    sweep={k.text: v for k, v in sweep.items()}, combinations=tuple(combos))
