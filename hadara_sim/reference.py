@@ -246,7 +246,7 @@ class Game:
         if c.effect in ("affinity_income", "affinity_military", "affinity_culture", "affinity_food"):
             t = AFFINITY_TRACK[EFFECT_INDEX[c.effect]]
             p.tracks[t] += self.colour_count(p, t)
-        elif c.effect == "bonus_tile_card":
+        elif c.effect == "bonus_tile_card" and any(p.tiles):  # no unused tile (a granted card): none placed
             t = self.ask("tile", p, np.array(p.tiles) > 0, card=card)
             p.tiles[t] -= 1
             p.bonus_card_tile = t
@@ -266,7 +266,7 @@ class Game:
         if c.effect in ("affinity_income", "affinity_military", "affinity_culture", "affinity_food"):
             t = AFFINITY_TRACK[EFFECT_INDEX[c.effect]]
             p.tracks[t] -= self.colour_count(p, t)
-        elif c.effect == "bonus_tile_card":
+        elif c.effect == "bonus_tile_card" and p.bonus_card_tile >= 0:  # a tile lies on it
             p.tracks[p.bonus_card_tile] -= BONUS_TILE_CARD_VALUE
             p.tiles[p.bonus_card_tile] += 1
             p.bonus_card_tile = -1

@@ -47,7 +47,8 @@ print(json.dumps({"first_s": first[0], "wall_gps": games / wall, "cpu_gps": game
                   "peak_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
 """
 
-MIXES = {"greedy": ["greedy"], "planner mix": ["balanced", "military", "culture", "economy"]}
+MIXES = {"greedy": ["greedy"], "planner mix": ["balanced", "military", "culture", "economy"],
+         "foresight": ["foresight"]}
 
 
 def measure(python: str, players: int, advanced: bool, games: int, seed: int, names: list[str]) -> dict:

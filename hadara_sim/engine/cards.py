@@ -115,7 +115,7 @@ def remove_card(s, t, g, seat, card):
     if AFFINITY_FIRST <= effect < AFFINITY_FIRST + 4:
         track = effect - AFFINITY_FIRST
         s.tracks[g, seat, track] -= s.colour_count[g, seat, track]
-    if effect == BONUS_TILE_EFFECT:
+    if effect == BONUS_TILE_EFFECT and s.bonus_card_tile[g, seat] >= 0:  # a tile lies on it
         track = s.bonus_card_tile[g, seat]
         s.tracks[g, seat, track] -= BONUS_TILE_CARD_VALUE
         s.tiles[g, seat, track] += 1
@@ -157,9 +157,15 @@ def _place_tiles(s, g, seat, track):
 
 @inlined_step
 def place_bonus_tiles(s, t, k, g, seat, card):
-    """bonus_tile_card: its owner puts an unused bonus tile on it; that track rises by 2."""
-    n = len(g)
+    """bonus_tile_card: its owner puts an unused bonus tile on it; that track rises by 2. An owner
+    with no unused tile (only a granted card can find one so) places none."""
+    free = np.zeros(len(g), np.bool_)
+    for i in range(len(g)):
+        free[i] = s.tiles[g[i], seat[i]].sum() > 0
+    placing = np.flatnonzero(free)
+    n = len(placing)
     if n:
+        g, seat, card = g[placing], seat[placing], card[placing]
         legal = np.empty((n, 4), np.bool_)
         for i in range(n):
             for track in range(4):

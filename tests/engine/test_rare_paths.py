@@ -128,6 +128,39 @@ def test_bonus_tile_card_without_a_free_tile_can_only_be_sold(one_tile_per_colou
     assert same_state(game, batch) == []
 
 
+def test_a_granted_bonus_tile_card_with_no_free_tile_holds_none(one_tile_per_colour):
+    """A grant (an experiment's option, not a purchase) can give the bonus-tile card to a player with
+    no unused tile; "a player with no suitable tile cannot take that option" (RULINGS 4): the card is
+    owned, nothing is asked, no tile goes on it and no track rises; removed when feeding, it gives
+    back no tile and takes no 2 points. (Before, the batch engine placed a tile of the income track
+    it did not have and the reference engine asked with no legal option.)"""
+    from hadara_sim.engine.cards import gain, remove_card
+
+    c = one_tile_per_colour
+    game = new_game(c, players=2, epoch=1)
+    p = game.seats[0]
+    set_tracks(p, culture=30)
+    for s in range(4):
+        game.carve_statue(p, A.statue_option(s, s, A.POINTS_SIDE))
+    assert p.tiles == [0, 0, 0, 0]
+    bonus = card(c, "bonus_tile_card")
+    tracks = list(p.tracks)
+    batch = in_batch_engine(game, [[], []])
+
+    game.gain_card(p, bonus)
+    gain(batch.s.arrays, batch.s.tables, batch.k, seats(0), seats(0), np.array([bonus]))
+    for policy in (scripted(game), batch.policies[0]):
+        assert policy.asked == []
+    assert game.location[bonus] == LOC_OWNED + 0 and p.bonus_card_tile == -1
+    assert p.tiles == [0, 0, 0, 0] and p.tracks == tracks
+    assert same_state(game, batch) == []
+
+    game.remove_card(p, bonus)
+    remove_card(batch.s.arrays, batch.s.tables, 0, 0, bonus)
+    assert p.tiles == [0, 0, 0, 0] and p.tracks == tracks
+    assert same_state(game, batch) == []
+
+
 # --- 2. a three-way shared win ----------------------------------------------------------------
 
 def test_three_way_tie_on_total_and_leftover_coins_is_shared(components):
