@@ -24,15 +24,12 @@ def _pick_ahead(v, gi, me, i, epoch, phase, legal, ct, params, table):
     players = v.tracks.shape[1]
     state = table[2, 1]
     for s in range(players):
-        tracks = (float(v.tracks[gi, s, 0]), float(v.tracks[gi, s, 1]), float(v.tracks[gi, s, 2]),
-                  float(v.tracks[gi, s, 3]))
-        coin, tv, sv, req, prize = _context(v, gi, s, epoch, phase, params, ct, tracks)
+        at = _context(v, gi, s, epoch, phase, params, ct)
         for colour in range(5):
             for k in range(v.pile_size[gi, colour]):
                 card = v.piles[gi, colour, k]
-                table[s // 2, s % 2, card] = _card_worth(v, gi, s, card, epoch, phase, ct, params, coin, tracks,
-                                                         tv, sv, req, prize)
-        state[COIN_AT + s] = coin
+                table[s // 2, s % 2, card] = _card_worth(v, gi, s, card, epoch, phase, ct, params, at)
+        state[COIN_AT + s] = at.coin
         state[SALE + s] = sale_price(v, ct, gi, s, epoch)
     rival = params[RIVAL_WEIGHT] / max(players - 1, 1)
     horizon = int(params[PICK_ROUNDS]) * players

@@ -28,22 +28,20 @@ def _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct
     """The planner styles: each row's context (coin, track, set and prize values), then the kind's values."""
     for i in rows:
         gi, me = g[i], seat[i]
-        tracks = (float(v.tracks[gi, me, 0]), float(v.tracks[gi, me, 1]), float(v.tracks[gi, me, 2]),
-                  float(v.tracks[gi, me, 3]))
-        coin, tv, sv, req, prize = _context(v, gi, me, epoch, phase, params, ct, tracks)
+        at = _context(v, gi, me, epoch, phase, params, ct)
+        tv, sv = at.tv, at.sv
         if kind == DRAW:
-            choice = _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv, req,
-                                   prize)
+            choice = _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, at)
         elif kind == PICK and params[PICK_AHEAD] and table.shape[2] >= SCRATCH:
             choice = _pick_ahead(v, gi, me, i, epoch, phase, legal, ct, params, table)
         elif kind == PICK:
-            choice = _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req, prize)
+            choice = _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, at)
         elif kind == TILE:
             top, choice = -np.inf, 0
             for t in range(4):
                 top, choice = _better(legal, i, t, tv[t], top, choice)
         elif kind == SIDE:
-            choice = _planner_side(v, gi, me, i, legal, ct, params, coin, tv)
+            choice = _planner_side(v, gi, me, i, legal, ct, params, at)
         elif kind == WHEEL:
             top, choice = -np.inf, 0
             for k in range(5):
@@ -52,24 +50,25 @@ def _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct
                 value = (base + sv[colour]) + 0.3 * v.colour_count[gi, me, colour]
                 top, choice = _better(legal, i, k, value, top, choice)
         elif kind == COLONY:
-            choice = _planner_colony(v, gi, me, i, legal, colony_front, ct, params, coin, tracks, tv)
+            choice = _planner_colony(v, gi, me, i, legal, colony_front, ct, params, at)
         elif kind == STATUE:
-            choice = _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv)
+            choice = _planner_statue(v, gi, me, i, epoch, legal, ct, params, at)
         elif kind == FEED:
-            choice = _planner_feed(i, legal, ct, params, coin, tv, sv)
+            choice = _planner_feed(i, legal, ct, params, at)
         elif kind == MEDAL:
-            choice = _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks)
+            choice = _planner_medal(v, gi, me, i, epoch, legal, ct, params, at)
         else:
             choice = _first_legal(legal, i, 0)
         out[i] = choice
 
 
 @helper
-def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tracks, tv, sv, req, prize):
+def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, at):
     """Buy or sell the card kept; the discarded card feeds phase B for everyone, so all else equal
     keep the better one, and with `deny` discard the card a rival would gain least from."""
-    worth0 = _card_value(v, gi, me, hand[i, 0], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
-    worth1 = _card_value(v, gi, me, hand[i, 1], epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
+    coin = at.coin
+    worth0 = _card_value(v, gi, me, hand[i, 0], epoch, phase, ct, params, at)
+    worth1 = _card_value(v, gi, me, hand[i, 1], epoch, phase, ct, params, at)
     sell = coin * sale_price(v, ct, gi, me, epoch)
     deny0, deny1 = 0.0, 0.0
     if params[DENY] > 0:  # each rival's context once for both cards
@@ -89,14 +88,15 @@ def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, coin, tra
 
 
 @helper
-def _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, tv, sv, req, prize):
+def _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, at):
     """Buy or sell the top card of a discard pile."""
+    coin = at.coin
     sell = coin * sale_price(v, ct, gi, me, epoch)
     top, choice = -np.inf, 0
     for colour in range(5):
         if legal[i, A.pick_option(colour, A.BUY)]:
             card = _top(v, gi, colour)
-            worth = _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
+            worth = _card_value(v, gi, me, card, epoch, phase, ct, params, at)
             buy = worth - coin * card_price(v, ct, gi, me, card)
             top, choice = _better(legal, i, A.pick_option(colour, A.BUY), buy, top, choice)
         top, choice = _better(legal, i, A.pick_option(colour, A.SELL), sell, top, choice)
@@ -104,8 +104,9 @@ def _planner_pick(v, gi, me, i, epoch, phase, legal, ct, params, coin, tracks, t
 
 
 @helper
-def _planner_side(v, gi, me, i, legal, ct, params, coin, tv):
+def _planner_side(v, gi, me, i, legal, ct, params, at):
     """The setup side worth most (coins and track values); balanced's side table overrules."""
+    coin, tv = at.coin, at.tv
     init = v.initiative[gi, me] - 1
     top, choice = -np.inf, 0
     for s in range(2):
@@ -120,10 +121,11 @@ def _planner_side(v, gi, me, i, legal, ct, params, coin, tv):
 
 
 @helper
-def _planner_colony(v, gi, me, i, legal, colony_front, ct, params, coin, tracks, tv):
+def _planner_colony(v, gi, me, i, legal, colony_front, ct, params, at):
     """Plunder the front's coins and points, or integrate for the level's expected back (track steps and
     points) at its cost; colony_bounty's coins count either way, and missing military costs 3 coins a
     point (requirement_purchase). Military takes any colony rather than none."""
+    coin, tracks, tv = at.coin, at.tracks, at.tv
     points, margin = params[POINTS], params[INTEGRATE_MARGIN]
     gain = COLONY_BOUNTY * np.int64(v.effects[gi, me, COLONY_BOUNTY_EFFECT])
     cut = np.int64(v.effects[gi, me, CUT])
@@ -146,10 +148,11 @@ def _planner_colony(v, gi, me, i, legal, colony_front, ct, params, coin, tracks,
 
 
 @helper
-def _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv):
+def _planner_statue(v, gi, me, i, epoch, legal, ct, params, at):
     """The statue's points less the coins for missing culture, plus its bonus on the tile's track
     (coloured side, +2 with statue_patron) or as points (points side: better late, and spending the
     least useful tile)."""
+    coin, tracks, tv = at.coin, at.tracks, at.tv
     points = params[POINTS]
     late = epoch >= params[POINTS_SIDE_FROM]
     bonus_extra = PATRON_BONUS * np.int64(v.effects[gi, me, PATRON])
@@ -169,9 +172,10 @@ def _planner_statue(v, gi, me, i, epoch, legal, ct, params, coin, tracks, tv):
 
 
 @helper
-def _planner_feed(i, legal, ct, params, coin, tv, sv):
+def _planner_feed(i, legal, ct, params, at):
     """Minus the value of keeping each card (points, track steps, set value, effect; its food counts
     thrice: losing food forces more removals), or minus the coins of feeding with coins."""
+    coin, tv, sv = at.coin, at.tv, at.sv
     cards = len(ct.card_points)
     top, choice = -np.inf, 0
     for c in range(cards):
@@ -184,11 +188,12 @@ def _planner_feed(i, legal, ct, params, coin, tv, sv):
 
 
 @helper
-def _planner_medal(v, gi, me, i, epoch, legal, ct, params, coin, tracks):
+def _planner_medal(v, gi, me, i, epoch, legal, ct, params, at):
     """Medals on the tracks and sets projected to the end (today's plus what the remaining epochs
     typically add): a silver medal scores half its track (all of it, the first, with silver_full) if
     that reaches `silver_min`, less its price and a tile a statue may need; a gold medal scores 7 per
     projected set (a wildcard counts 0.7 of one). Culture puts a silver medal on culture when free."""
+    coin, tracks = at.coin, at.tracks
     points = params[POINTS]
     silver_cost, gold_cost = medal_prices(v, ct, gi, me, epoch)
     growth = GROWTH[epoch]

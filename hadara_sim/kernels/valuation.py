@@ -4,6 +4,8 @@ worth to a seat (`_card_worth`), with the feeding risk of one card too many.
 
 from __future__ import annotations
 
+from collections import namedtuple
+
 import numpy as np
 
 from hadara_sim.constants import (
@@ -19,10 +21,17 @@ from .layout import (
 )
 
 
+# A seat's position as the planner values it (`_context`): a coin's worth in points, its tracks, the
+# points of one more step on each track (tv) and of one more card of each colour (sv), the lowest
+# military and culture requirements still to meet, and the prizes for meeting them.
+Position = namedtuple("Position", ("coin", "tracks", "tv", "sv", "req", "prize"))
+
+
 @helper
-def _context(v, gi, me, epoch, phase, params, ct, tracks):
-    """(coin, track values, set values, next requirements, prizes) of the acting player; a coin's value
-    falls from `coin` to `coin_end` as the income steps run out."""
+def _context(v, gi, me, epoch, phase, params, ct):
+    """Seat me's `Position`; a coin's value falls from `coin` to `coin_end` as the income steps run out."""
+    tracks = (float(v.tracks[gi, me, 0]), float(v.tracks[gi, me, 1]), float(v.tracks[gi, me, 2]),
+              float(v.tracks[gi, me, 3]))
     income_left = _income_left(epoch, phase)
     coin = params[COIN_END] + (params[COIN] - params[COIN_END]) * income_left / 6.0
     income, military, culture, food = _track_values(v, gi, me, epoch, income_left, params, coin, tracks)
@@ -38,8 +47,8 @@ def _context(v, gi, me, epoch, phase, params, ct, tracks):
         # economy: points weigh more once income no longer compounds (epoch III)
         military *= 0.8 if epoch == 3 else 1.0
     tv = (income, military, culture, food)
-    return coin, tv, _set_values(v, gi, me, epoch, params), _requirements(v, gi, me, ct), (prize_military,
-                                                                                           prize_culture)
+    return Position(coin, tracks, tv, _set_values(v, gi, me, epoch, params), _requirements(v, gi, me, ct),
+                    (prize_military, prize_culture))
 
 
 @helper
@@ -118,12 +127,12 @@ def _military_first(v, gi, me):
 
 
 @helper
-def _card_value(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize):
+def _card_value(v, gi, me, card, epoch, phase, ct, params, at):
     """Points-equivalent of owning `card`, before its price: its worth (`_card_worth`) less the
     feeding risk of a card beyond the food track."""
-    value = _card_worth(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize)
+    value = _card_worth(v, gi, me, card, epoch, phase, ct, params, at)
     food = _step(v, gi, me, ct, card, ct.card_colour[card], FOOD)
-    return value - _feed_risk(v, gi, me, tracks[FOOD] - _card_count(v, gi, me) - 1 + food, phase, params, coin)
+    return value - _feed_risk(v, gi, me, at.tracks[FOOD] - _card_count(v, gi, me) - 1 + food, phase, params, at.coin)
 
 
 @helper
@@ -137,11 +146,12 @@ def _feed_risk(v, gi, me, slack, phase, params, coin):
 
 
 @helper
-def _card_worth(v, gi, me, card, epoch, phase, ct, params, coin, tracks, tv, sv, req, prize):
+def _card_worth(v, gi, me, card, epoch, phase, ct, params, at):
     """Points-equivalent of owning `card`, before its price and feeding: points, track steps (affinity
     cards add one step per owned card of their colour, and later ones too), set value, colour bonus,
     effect, part of the next colony or statue (the prize) when the card lifts military or culture to
     its requirement before the next step."""
+    tracks, tv, sv, req, prize = at.tracks, at.tv, at.sv, at.req, at.prize
     income_left = _income_left(epoch, phase)
     steps_left = income_left
     effect_scale = min(1.0, income_left / 4.0)
@@ -173,11 +183,9 @@ def _rival_gains(v, gi, me, card0, card1, epoch, ct, params):
     best0, best1 = 0.0, 0.0
     for s in range(v.tracks.shape[1]):
         if s != me:
-            tracks = (float(v.tracks[gi, s, 0]), float(v.tracks[gi, s, 1]), float(v.tracks[gi, s, 2]),
-                      float(v.tracks[gi, s, 3]))
-            coin, tv, sv, req, prize = _context(v, gi, s, epoch, 1, params, ct, tracks)
-            worth = _card_value(v, gi, s, card0, epoch, 1, ct, params, coin, tracks, tv, sv, req, prize)
-            best0 = max(best0, worth - coin * card_price(v, ct, gi, s, card0))
-            worth = _card_value(v, gi, s, card1, epoch, 1, ct, params, coin, tracks, tv, sv, req, prize)
-            best1 = max(best1, worth - coin * card_price(v, ct, gi, s, card1))
+            at = _context(v, gi, s, epoch, 1, params, ct)
+            worth = _card_value(v, gi, s, card0, epoch, 1, ct, params, at)
+            best0 = max(best0, worth - at.coin * card_price(v, ct, gi, s, card0))
+            worth = _card_value(v, gi, s, card1, epoch, 1, ct, params, at)
+            best1 = max(best1, worth - at.coin * card_price(v, ct, gi, s, card1))
     return best0, best1
