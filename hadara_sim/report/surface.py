@@ -20,9 +20,10 @@ import statsmodels.api as sm
 from scipy import stats as sps
 
 from . import inference as I
-from . import stats as S
+from . import estimates as S
+from .dataset import ReportError
+from .inference import LEVEL
 from .curve import SETUP_KEY, _stem, affected, sweep_column, with_margin
-from .stats import LEVEL, ReportError
 
 
 @dataclass
@@ -113,7 +114,8 @@ def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str,
             margin: float = I.MARGIN):
     """The surface report: the cells, the fair line, the fair pairs, and the chart."""
     from .. import provenance
-    from .sections import Section, Table, pct, pct_ci, pp, verdict_caption, verdict_cell
+    from .sections import Section, pct, pct_ci, pp, verdict_caption, verdict_cell
+    from .table import Table
 
     s = surface(df, key1, key2, where, margin)
     scope = provenance.field_line(info)
