@@ -29,11 +29,11 @@ import polars as pl
 from .components import RANGES, SETUP_VALUES, ComponentError, override_problems
 from .component_files import load_components
 from .estimate import START_SECONDS, Estimate, estimate_run
-from .report import ReportError
 from .report import inference as I
+from .report.dataset import ReportError
 from .report.curve import Curve, curve, predict
 from .report.surface import surface
-from .report.stats import mean_ci, with_verdicts
+from .report.estimates import mean_ci, with_verdicts
 from .api import simulate
 from .scenario.read import scenario_from_dict
 
@@ -156,7 +156,7 @@ def scenario(plan: Plan, games: int, sweep: dict | None = None) -> dict:
 
 def sides_fairness(df: pl.DataFrame, margin: float) -> list[Side]:
     """Win share of every setup card side (one value per deal, Wilson CI) against 1/P, with the
-    verdict every report gives (`report.stats.with_verdicts`, corrected over the sides)."""
+    verdict every report gives (`report.estimates.with_verdicts`, corrected over the sides)."""
     table = with_verdicts(mean_ci(df, "win_share", ["setup_card", "setup_side"],
                                   fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin),
                           margin=margin)

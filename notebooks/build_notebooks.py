@@ -25,7 +25,8 @@ import polars.selectors as cs
 from IPython.display import display
 
 from hadara_sim import load_scenario, simulate
-from hadara_sim.report import charts, stats
+from hadara_sim.report import charts
+from hadara_sim.report.dataset import dataset_info
 
 # The repository root (where scenarios/ is), wherever Jupyter was started.
 ROOT = next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "scenarios").is_dir())
@@ -42,7 +43,7 @@ SHARES = ("mean", "ci_low", "ci_high", "fair", "diff", "win", "win_low", "win_hi
 
 def rounded(frame, digits=3):
     """A DataFrame for reading: win shares in percent (1 decimal, as in `hadara-sim report`), other
-    decimals rounded. The frames from `stats` keep fractions; this is only how they are shown."""
+    decimals rounded. The frames of `hadara_sim.report` keep fractions; this is only how they are shown."""
     shares = [c for c in frame.columns if c in SHARES]
     return frame.with_columns(*[(pl.col(c) * 100).round(1) for c in shares],
                               cs.float().exclude(shares).round(digits))'''
@@ -103,13 +104,15 @@ Plain polars answers simple questions. The mean win share per policy:
     md("""
 ## 3. With error bars
 
-A mean from a few thousand games is still noisy. `hadara_sim.report.stats` gives every estimate
-with its sample size `n` (deals) and a 95% confidence interval (`ci_low`, `ci_high`), and tests
+A mean from a few thousand games is still noisy. `hadara_sim.report` gives every estimate (here
+`wins.win_rates`) with its sample size `n` (deals) and a 95% confidence interval (`ci_low`, `ci_high`), and tests
 each win share against the fair share 1/P (`p`). These are the numbers behind
 `hadara-sim report winrate`.
 """),
     code('''
-wins = stats.win_rates(df, ["policy_label"])
+from hadara_sim.report.wins import win_rates
+
+wins = win_rates(df, ["policy_label"])
 rounded(wins)'''),
     md("""
 `rounded` shows win shares in percent, as the command line does; the frame itself keeps fractions
@@ -118,7 +121,7 @@ for computing. The table `hadara-sim report winrate` prints is there too, format
     code('''
 from hadara_sim.report import sections
 
-info = stats.dataset_info(df, {"scenario": {"name": scenario.name}})
+info = dataset_info(df, {"scenario": {"name": scenario.name}})
 sections.winrate(df, info, ["policy_label"]).tables[0]'''),
     md("""
 ## 4. Plot
@@ -154,7 +157,8 @@ that `hadara-sim report summary DIR` writes. Here both go to a temporary folder.
     code('''
 import tempfile
 
-from hadara_sim.report import load_dataset, write_summary
+from hadara_sim.report.dataset import load_dataset
+from hadara_sim.report.summary import write_summary
 
 folder = Path(tempfile.mkdtemp(prefix="hadara-quickstart-"))
 simulate(scenario, games=GAMES, seed=1, out=folder / "default")
@@ -198,12 +202,12 @@ scenario = load_scenario(ROOT / "scenarios" / "setup-cards.toml")
 print(scenario.description)
 print(len(scenario.combinations), "combinations, e.g.", [c.sweep for c in scenario.combinations[:3]])
 df = simulate(scenario, games=GAMES)
-info = stats.dataset_info(df, {"scenario": {"name": scenario.name}})
+info = dataset_info(df, {"scenario": {"name": scenario.name}})
 print(f"{info['games']:,} games, {df.height:,} rows")'''),
     md("""
 ## 1. Win share and score per card and side
 
-`stats.setup_card_balance` keeps the focus seat's rows and estimates, per player count, card and
+`setup.setup_card_balance` keeps the focus seat's rows and estimates, per player count, card and
 side:
 
 - `win`: the mean win share, with `win_low`/`win_high` its 95% Wilson interval, `n` deals;
@@ -220,7 +224,9 @@ side:
 - `score`: the mean final score.
 """),
     code('''
-bal = stats.setup_card_balance(df)
+from hadara_sim.report.setup import setup_card_balance, setup_rows
+
+bal = setup_card_balance(df)
 rounded(bal).select("players", "setup_card", "setup_side", "n", "win", "win_low", "win_high", "diff", "diff_low",
                     "diff_high", "q", "verdict", "rel_diff", "rel_verdict", "needed", "score")'''),
     code('''
@@ -234,18 +240,20 @@ results/setup-cards`.
 
 Because every combination plays the same deals, side B and side A of one card can be compared on
 identical deals: the paired difference removes the luck of the deal, so it needs far fewer games
-than comparing two independent means. `stats.paired_diff` averages the pairs of each deal and runs
-`scipy.stats.ttest_rel` over deals; `stats.setup_side_contrasts` and `stats.setup_card_contrasts`
+than comparing two independent means. `estimates.paired_diff` averages the pairs of each deal and runs
+`scipy.stats.ttest_rel` over deals; `setup.setup_side_contrasts` and `setup.setup_card_contrasts`
 make the B-A and card-against-card tables of the report. By hand, for the win share and the score:
 """),
     code('''
-focus, design = stats.setup_rows(df)
+from hadara_sim.report.estimates import paired_diff
+
+focus, design = setup_rows(df)
 keys = ["players", "setup_card", "game"]
 side_a = focus.filter(pl.col("setup_side") == "A").select(*keys, win_a=pl.col("win_share"), total_a=pl.col("total"))
 side_b = focus.filter(pl.col("setup_side") == "B").select(*keys, win_b=pl.col("win_share"), total_b=pl.col("total"))
 pairs = side_b.join(side_a, on=keys)
-b_vs_a = (stats.paired_diff(pairs, "win_b", "win_a", ["players", "setup_card"], prefix="win_")
-          .join(stats.paired_diff(pairs, "total_b", "total_a", ["players", "setup_card"], prefix="score_")
+b_vs_a = (paired_diff(pairs, "win_b", "win_a", ["players", "setup_card"], prefix="win_")
+          .join(paired_diff(pairs, "total_b", "total_a", ["players", "setup_card"], prefix="score_")
                 .drop("n", "rows"), on=["players", "setup_card"]))
 print(design, "design;", pairs.height, "pairs")
 rounded(b_vs_a).select("players", "setup_card", "n", "win_diff", "win_low", "win_high", "win_p",
@@ -303,17 +311,19 @@ scenario = load_scenario(ROOT / "scenarios" / "purple-effects.toml")
 print(scenario.description)
 print("grants swept:", scenario.sweep["grants"])
 df = simulate(scenario, games=GAMES)
-info = stats.dataset_info(df, {"scenario": {"name": scenario.name}})
+info = dataset_info(df, {"scenario": {"name": scenario.name}})
 print(f"{info['games']:,} games on {info['deals']:,} deals")'''),
     md("""
 ## 1. The paired differences
 
-`stats.grant_effects` pairs every granted seat with the same seat on the same deal (`game`) in the
+`grants.grant_effects` pairs every granted seat with the same seat on the same deal (`game`) in the
 control, and runs `scipy.stats.ttest_rel` over deals: `win_diff` (win share, granted minus
 control) and `score_diff` (points), each with its 95% interval and p-value, `n` deals.
 """),
     code('''
-grants = stats.grant_effects(df)
+from hadara_sim.report.grants import grant_effects, owner_effects, placebo_effects, placebo_spread
+
+grants = grant_effects(df)
 rounded(grants).select("grant", "epoch", "n", "win_a", "win_b", "win_diff", "win_low", "win_high", "win_p",
               "score_diff", "score_low", "score_high")'''),
     code('''
@@ -322,18 +332,18 @@ display(charts.forest_chart(grants, label, info, observational=False))'''),
     md("""
 ## 2. Against a plain purple card of the same epoch
 
-`stats.placebo_effects` pairs each effect grant with the mean of the plain purple cards of its epoch,
+`grants.placebo_effects` pairs each effect grant with the mean of the plain purple cards of its epoch,
 on the same deal and seat, and lists the grants it refuses as placebos (anything but a plain purple
 card granted in its own epoch). Both are one more purple card, so the difference is the effect card
-against a typical plain purple card. `stats.placebo_spread` shows each plain card against that mean.
+against a typical plain purple card. `grants.placebo_spread` shows each plain card against that mean.
 """),
     code('''
-alone, refused = stats.placebo_effects(df)
+alone, refused = placebo_effects(df)
 print("refused as placebos:", refused or "none")
 rounded(alone).select("grant", "control", "n", "win_diff", "win_low", "win_high", "win_q", "win_verdict",
                       "score_diff")'''),
     code('''
-rounded(stats.placebo_spread(df)).select("grant", "epoch", "n", "win_diff", "win_low", "win_high", "score_diff")'''),
+rounded(placebo_spread(df)).select("grant", "epoch", "n", "win_diff", "win_low", "win_high", "score_diff")'''),
     md("""
 ## 3. The same test by hand, for one effect
 
@@ -357,13 +367,13 @@ print("library:", grants.filter(pl.col("grant") == effect)
 ## 4. Experimental vs observational
 
 Now ordinary games without grants: the default scenario (basic game, four styles). Here
-`stats.owner_effects` compares each owner of an effect at the end of the game with the other
+`grants.owner_effects` compares each owner of an effect at the end of the game with the other
 seats of the same game. It is **observational**: owners chose the card, and kept it through
 feeding, because it suited their game.
 """),
     code('''
 plain = simulate(ROOT / "scenarios" / "default.toml", games=GAMES, seed=3)
-owners = stats.owner_effects(plain)
+owners = owner_effects(plain)
 rounded(owners).select("effect", "n", "owned", "win_diff", "win_low", "win_high", "score_diff", "score_low", "score_high")'''),
     code('''
 compare = (grants.select(effect=pl.col("grant"), experiment=pl.col("score_diff"),
@@ -450,7 +460,7 @@ print(scenario.description)
 print(scenario.sweep)
 df = simulate(scenario, games=CURVE_GAMES)
 c = C.curve(df, KEY)
-info = stats.dataset_info(df, {"scenario": {"name": scenario.name}})
+info = dataset_info(df, {"scenario": {"name": scenario.name}})
 rounded(c.points.select("value", "n", "win", "win_low", "win_high", "win_diff", "win_diff_low",
                         "win_diff_high", "margin", "margin_low", "margin_high"))'''),
     code('''

@@ -3,6 +3,9 @@ colony tiles), and `report cards` built on them: every card in exactly one place
 lists agreeing with the reference engine's replay, a card grant equal to the effect grant, and the
 statistics recovering what was planted."""
 
+import json
+import shutil
+
 import numpy as np
 import polars as pl
 import pytest
@@ -13,7 +16,7 @@ from hadara_sim.cli import app
 from hadara_sim.constants import LOC_OWNED, LOC_REMOVED, LOC_SOLD
 from hadara_sim.results import decode_cards, encode_cards
 from hadara_sim.report import cards as K
-from hadara_sim.report import stats as S
+from hadara_sim.report.grants import card_grant_pairs, grant_table
 from hadara_sim.sample import sample_game
 
 import report_data as R
@@ -161,8 +164,8 @@ def test_card_grants_against_their_colour_recover_a_planted_card():
                 rows.append({"game": game, "seat": seat, "players": 2, "combo": combo["index"],
                              "sweep": f'{{"grants": "{grant}"}}', "granted": granted,
                              "granted_epoch": 2 if granted else 0, "win_share": win, "total": 100})
-    pairs, refused = S.card_grant_pairs(R.frame(rows, combos), COMPONENTS)
-    table = S.grant_table(pairs).sort("grant")
+    pairs, refused = card_grant_pairs(R.frame(rows, combos), COMPONENTS)
+    table = grant_table(pairs).sort("grant")
     assert refused == []
     first, second, third = table.to_dicts()
     assert first["win_diff"] == pytest.approx(0.2, abs=0.06) and first["win_low"] > 0.1
@@ -186,3 +189,29 @@ def test_report_cards_on_a_real_run(runs, tmp_path):
     offered = K.card_table(runs["three"], COMPONENTS).height
     card_rows = [line for line in result.output.splitlines() if line.startswith("Observational: the")]
     assert len(card_rows) == offered  # every card offered, not only the ends of the ranking
+
+
+def test_a_run_whose_component_set_is_gone_is_not_read_with_the_shipped_one(runs, tmp_path):
+    """The component set a run was given (--components) that can no longer be read is not replaced
+    by the shipped set, whose cards may differ: `report cards` fails naming it, `report purple` keeps
+    its grant experiment and says why it has no placebo, the summary says why it has no cards."""
+    results, gone = tmp_path / "moved", tmp_path / "gone"
+    shutil.copytree(runs["paths"]["three"], results)
+    meta = json.loads((results / "metadata.json").read_text())
+    meta["components"]["path"] = str(gone)
+    (results / "metadata.json").write_text(json.dumps(meta))
+
+    def report(*args):
+        return CliRunner().invoke(app, ["report", *args, str(results), "--out", str(tmp_path / "out")],
+                                  env={"COLUMNS": "400"})
+
+    said = f"the run's component set at {gone} cannot be read"
+    cards = report("cards")
+    assert cards.exit_code == 2 and said in " ".join(cards.output.split())
+    purple = report("purple")
+    assert purple.exit_code == 0, purple.output
+    assert "Experiment: granted seat" in purple.output and f"No placebo comparison: {said}" in " ".join(
+        purple.output.split())
+    assert report("summary").exit_code == 0
+    html = (tmp_path / "out" / "summary.html").read_text(encoding="utf-8")
+    assert "The cards section is left out: the run&#x27;s component set at" in html

@@ -19,19 +19,20 @@ from typer.testing import CliRunner
 
 import hadara_sim
 from hadara_sim.cli import app
-from hadara_sim.cli.common import Grid, emit, print_grid
+from hadara_sim.cli.common import emit, print_table
 from hadara_sim.cli.play import wrap_phrases
 from hadara_sim.component_files import load_components
+from hadara_sim.report.table import Table
 
 runner = CliRunner()
-WIDE = Grid("Mean score sheet by policy",
-            ["policy", "n (deals)", "colonies", "statues", "silver medals", "silver_full bonus", "gold medals",
-             "set_collector bonus", "card points", "coins", "total", "p", "95% CI"],
-            [["balanced", "20,000", "21.9 ±1.3", "20.4 ±1.3", "20.7 ±0.9", "2.5 ±0.6", "20.0 ±1.5", "1.2 ±0.3",
-              "56.2 ±0.7", "1.9 ±0.2", "145.0", "<0.001", "[143.4, 146.7]"],
-             ["affinity_military", "19,876", "11.8 ±0.6", "46.0 ±1.1", "16.2 ±1.0", "1.4 ±0.4", "10.1 ±1.0",
-              "0.5 ±0.2", "54.7 ±0.6", "2.2 ±0.1", "142.8", "0.012", "[141.1, 144.6]"]],
-            caption="mean points per seat ± half the 95% CI", optional=("p",))
+WIDE = Table("Mean score sheet by policy",
+             ["policy", "n (deals)", "colonies", "statues", "silver medals", "silver_full bonus", "gold medals",
+              "set_collector bonus", "card points", "coins", "total", "p", "95% CI"],
+             [["balanced", "20,000", "21.9 ±1.3", "20.4 ±1.3", "20.7 ±0.9", "2.5 ±0.6", "20.0 ±1.5", "1.2 ±0.3",
+               "56.2 ±0.7", "1.9 ±0.2", "145.0", "<0.001", "[143.4, 146.7]"],
+              ["affinity_military", "19,876", "11.8 ±0.6", "46.0 ±1.1", "16.2 ±1.0", "1.4 ±0.4", "10.1 ±1.0",
+               "0.5 ±0.2", "54.7 ±0.6", "2.2 ±0.1", "142.8", "0.012", "[141.1, 144.6]"]],
+             caption="mean points per seat ± half the 95% CI", optional=("p",))
 
 
 def run(*args, columns: int | None = 200):
@@ -39,12 +40,12 @@ def run(*args, columns: int | None = 200):
     return runner.invoke(app, [str(a) for a in args], env=env)
 
 
-def cells_of(t: Grid) -> set[str]:
+def cells_of(t: Table) -> set[str]:
     return {Text.from_markup(c).plain for row in t.rows for c in row if c}
 
 
-def printed(t: Grid, width: int | None, capsys) -> str:
-    print_grid(t, width)
+def printed(t: Table, width: int | None, capsys) -> str:
+    print_table(t, width)
     return capsys.readouterr().out
 
 
@@ -76,8 +77,8 @@ def test_narrow_terminal_continues_columns_in_blocks(capsys):
 
 def test_optional_columns_left_out_with_a_note(capsys):
     """When leaving out the optional columns makes a table fit, they go and a note says which."""
-    t = Grid("win rate", ["policy", "n (deals)", "win share", "95% CI", "fair 1/P", "p"],
-             [["balanced", "20,000", "33.9%", "[32.1, 35.6]", "25.0%", "<0.001"]], optional=("fair 1/P", "p"))
+    t = Table("win rate", ["policy", "n (deals)", "win share", "95% CI", "fair 1/P", "p"],
+              [["balanced", "20,000", "33.9%", "[32.1, 35.6]", "25.0%", "<0.001"]], optional=("fair 1/P", "p"))
     out = printed(t, 60, capsys)
     assert "fair 1/P" not in out.split("left out")[0] and "left out at this width: fair 1/P, p" in " ".join(out.split())
     assert "[32.1, 35.6]" in out
@@ -93,9 +94,9 @@ def test_piped_table_keeps_its_full_width(capsys, monkeypatch):
 
 
 def test_text_columns_wrap_at_words(capsys):
-    t = Grid("Policies", ["name", "description"],
-             [["balanced", "The strongest all-rounder: the planner's full evaluation with lookahead to the next "
-                           "colony and statue requirement, expected colony backs and feeding risk."]])
+    t = Table("Policies", ["name", "description"],
+              [["balanced", "The strongest all-rounder: the planner's full evaluation with lookahead to the next "
+                            "colony and statue requirement, expected colony backs and feeding risk."]])
     out = printed(t, 60, capsys)
     assert max(len(line) for line in out.splitlines()) <= 60
     words = " ".join(line.strip("│ ").split("│")[-1].strip() for line in out.splitlines() if line.startswith("│"))

@@ -8,7 +8,7 @@ import numpy as np
 import polars as pl
 import pytest
 
-from hadara_sim.report import ReportError
+from hadara_sim.report.dataset import ReportError
 from hadara_sim.report.curve import curve
 
 KEY = "components.setup.3B.culture"
@@ -98,6 +98,6 @@ def test_report_curve_on_a_tiny_run(tmp_path):
 
 
 def test_reports_group_by_a_dotted_swept_key():
-    from hadara_sim.report import stats
+    from hadara_sim.report.dataset import resolve_by
 
-    assert stats.resolve_by(planted(deals=2), [KEY]) == [COLUMN]
+    assert resolve_by(planted(deals=2), [KEY]) == [COLUMN]

@@ -13,7 +13,12 @@ import pytest
 import hadara_sim
 from hadara_sim.component_files import load_components
 from hadara_sim.deal import make_deals
-from hadara_sim.report import ratings, stats
+from hadara_sim.report import ratings
+from hadara_sim.report.dataset import dataset_info
+from hadara_sim.report.estimates import with_verdicts
+from hadara_sim.report.setup import (focus_seat_rates, setup_card_balance, setup_card_contrasts, setup_rows,
+                                     setup_side_contrasts)
+from hadara_sim.report.wins import first_player_rates, seat_rates, sweep_contrasts, win_rates
 from hadara_sim.scenario.checks import DesignWarning
 from hadara_sim.scenario.read import parse_scenario
 
@@ -29,7 +34,7 @@ def test_null_setup_grid_marks_at_most_the_stated_false_discovery_rate():
     reps, marked_tables, marks = 60, 0, 0
     for _ in range(reps):
         df = setup_grid(rng, deals=60)
-        tables = [stats.setup_card_balance(df), stats.setup_side_contrasts(df), stats.setup_card_contrasts(df)]
+        tables = [setup_card_balance(df), setup_side_contrasts(df), setup_card_contrasts(df)]
         any_mark = any(t["significant"].any() for t in tables)
         marked_tables += any_mark
         marks += sum(int(t["significant"].sum()) for t in tables)
@@ -49,21 +54,21 @@ def test_null_win_rates_of_identical_policies_mark_at_most_the_fdr():
         df = pl.DataFrame({"game": g, "players": np.full(800, 2, np.int8),
                            "win_share": np.column_stack([win, ~win]).ravel().astype(float),
                            "policy_label": [f"p{(x + s) % 8}" for x in range(400) for s in range(2)]})
-        out = stats.with_verdicts(stats.win_rates(df, ["policy_label"]))
+        out = with_verdicts(win_rates(df, ["policy_label"]))
         marked += bool(out["significant"].any())
     assert marked / 60 <= 0.15
 
 
 def test_a_planted_card_is_judged_against_the_fair_share_and_the_average_side_in_synthetic_data():
     df = setup_grid(np.random.default_rng(3), deals=400, players=2, effect={(3, "A"): 0.15})
-    out = stats.setup_card_balance(df)
+    out = setup_card_balance(df)
     planted = out.filter((pl.col("setup_card") == 3) & (pl.col("setup_side") == "A")).to_dicts()[0]
     assert planted["verdict"] == "stronger" and planted["diff_low"] > 0.05
     assert planted["rel_verdict"] == "above the average side" and planted["rel_low"] > 0
     # only the planted cell is above the fair share; the others sit 1.5 pp under the average it raised
     assert out.filter(pl.col("verdict") == "stronger")["setup_card"].to_list() == [3]
     assert out.filter(pl.col("setup_card") != 3)["rel_diff"].mean() == pytest.approx(-0.15 / 10, abs=0.01)
-    sides = stats.setup_side_contrasts(df).filter(pl.col("setup_card") == 3).to_dicts()[0]
+    sides = setup_side_contrasts(df).filter(pl.col("setup_card") == 3).to_dicts()[0]
     assert sides["diff"] < 0 and sides["verdict"] == "weaker"  # B is worse than the planted A
 
 
@@ -72,7 +77,7 @@ def test_a_forced_side_below_the_average_is_not_called_fair_against_the_average(
     contrast calls the cells level with the average side, the verdict against 1/P calls them weaker."""
     df = setup_grid(np.random.default_rng(4), deals=3000, players=2, effect={
         (card, side): -0.05 for card in range(1, 6) for side in "AB"})
-    out = stats.setup_card_balance(df, margin=0.04)
+    out = setup_card_balance(df, margin=0.04)
     assert (out["verdict"] == "weaker").all()
     assert (out["rel_verdict"] == "level with the average side (±4 pp)").all()
 
@@ -88,23 +93,23 @@ def test_paired_contrast_recovers_a_card_made_stronger_in_a_component_set(tmp_pa
     scenario = {"players": 2, "game": "basic", "policies": ["greedy"], "games": 160, "seed": 12, "chunk": 160,
                 "components": str(components), "setup": {"cards": "grid"}}
     df = hadara_sim.simulate(scenario, jobs=1)
-    out = stats.setup_card_balance(df)
+    out = setup_card_balance(df)
     three = out.filter(pl.col("setup_card") == 3).to_dicts()[0]
     assert three["verdict"] == "stronger" and three["diff_low"] > 0
     assert three["rel_verdict"] == "above the average side" and three["rel_low"] > 0
     others = out.filter(pl.col("setup_card") != 3)
     assert (others["diff"] < three["diff"]).all()
-    cards = stats.setup_card_contrasts(df)
+    cards = setup_card_contrasts(df)
     assert (cards.filter(pl.col("card") == 3)["diff"] > 0).all() and (cards.filter(pl.col("other") == 3)["diff"] < 0).all()
     # the focus seat rotates: both seats are the focus in half of the deals
-    assert sorted(stats.focus_seat_rates(df)["n"].to_list()) == [80, 80]
+    assert sorted(focus_seat_rates(df)["n"].to_list()) == [80, 80]
 
 
 def test_focus_seat_rotates_with_the_deal_in_a_real_grid():
     scenario = {"players": 3, "game": "advanced", "policies": ["greedy"], "games": 6, "seed": 1, "chunk": 6,
                 "setup": {"cards": "grid", "sides": "grid"}}
     df = hadara_sim.simulate(scenario, jobs=1)
-    rows, design = stats.setup_rows(df)
+    rows, design = setup_rows(df)
     assert design == "experimental"
     assert (rows["seat"] == rows["game"] % 3).all()
     assert (rows["setup_card"] == rows["sweep_setup_card"]).all()
@@ -128,20 +133,20 @@ def _seat_games(n: int = 2000, p0: float = 0.6) -> pl.DataFrame:
 
 def test_seat_rates_find_the_seat_advantage_and_first_players():
     df = _seat_games()
-    seats = stats.seat_rates(df)
+    seats = seat_rates(df)
     s0 = seats.filter(pl.col("seat") == 0).to_dicts()[0]
     assert s0["mean"] == pytest.approx(0.6, abs=0.03) and s0["verdict"] == "stronger"
     assert seats.filter(pl.col("seat") == 1)["verdict"].to_list() == ["weaker"]
-    firsts = stats.first_player_rates(df)
+    firsts = first_player_rates(df)
     assert firsts["epoch"].to_list() == [1, 2, 3]
     assert firsts.filter(pl.col("epoch") == 1)["n"].item() == 2000  # one first player per game
 
 
 def test_fair_within_the_margin_is_its_own_verdict():
     df = _seat_games(n=40000, p0=0.5)
-    assert set(stats.seat_rates(df)["verdict"]) == {"fair within ±2 pp"}
+    assert set(seat_rates(df)["verdict"]) == {"fair within ±2 pp"}
     small = _seat_games(n=100, p0=0.5)
-    assert set(stats.seat_rates(small)["verdict"]) == {"undecided"}  # not significant is not fair
+    assert set(seat_rates(small)["verdict"]) == {"undecided"}  # not significant is not fair
 
 
 def test_bradley_terry_orders_policies_by_built_in_strength():
@@ -243,23 +248,23 @@ def test_sweep_values_are_compared_with_the_first_value_on_the_same_deals():
                                  policy_label=f"p{index}(x={x})" if index == 0 else "p1",
                                  win_share=win0 if index == 0 else 1 - win0, sweep_x=x))
     df = pl.DataFrame(rows, schema_overrides={"players": pl.Int8, "policy_index": pl.Int8})
-    tables = stats.sweep_contrasts(df)
+    tables = sweep_contrasts(df)
     tab = tables["sweep_x"]
     p0 = tab.filter(pl.col("policy_index") == 0).row(0, named=True)
     assert p0["first"] == "1" and p0["policy"] == "p0(x=2)" and p0["n"] == 200
     assert p0["diff"] == pytest.approx(0.5) and p0["verdict"] == "stronger"
     assert tab.filter(pl.col("policy_index") == 1)["verdict"].to_list() == ["weaker"]
-    assert stats.sweep_contrasts(df.with_columns(pl.lit(0, pl.Int8).alias("policy_index"))) == {}
+    assert sweep_contrasts(df.with_columns(pl.lit(0, pl.Int8).alias("policy_index"))) == {}
 
 
 def test_a_grid_under_three_fields_reads_them_as_a_ladder_in_the_order_swept():
-    from hadara_sim.report import sections
+    from hadara_sim.report import component_sections
 
     scenario = {"players": 2, "game": "advanced", "policies": ["balanced"], "games": 8, "seed": 3, "chunk": 8,
                 "setup": {"cards": "grid", "sides": "grid"},
                 "sweep": {"policies": [["random"], ["greedy"], ["balanced"]]}}
     df = hadara_sim.simulate(scenario, jobs=1)
-    section = sections.setup_cards(df, stats.dataset_info(df))
+    section = component_sections.setup_cards(df, dataset_info(df))
     titles = [t.title for t in section.tables if t is not None]
     ladders = [t for t in titles if t.startswith("Does each effect settle")]
     assert len(ladders) == 2 and all("random < greedy < balanced" in t for t in ladders)
@@ -268,12 +273,12 @@ def test_a_grid_under_three_fields_reads_them_as_a_ladder_in_the_order_swept():
 def test_a_grant_sweep_under_three_fields_reads_them_as_a_ladder_in_the_order_swept():
     """Both purple ladders (granted vs none, effect vs placebo) list the fields in the order swept,
     not alphabetically."""
-    from hadara_sim.report import sections
+    from hadara_sim.report import component_sections
 
     scenario = {"players": 3, "game": "advanced", "policies": ["balanced"], "games": 12, "seed": 3, "chunk": 12,
                 "sweep": {"policies": [["random"], ["greedy"], ["balanced"]],
                           "grants": ["none", "I-P-07", "I-P-08", "sell_bonus"]}}
     df = hadara_sim.simulate(scenario, jobs=1)
-    section = sections.purple(df, stats.dataset_info(df))
+    section = component_sections.purple(df, dataset_info(df))
     ladders = [t.title for t in section.tables if t is not None and t.title.startswith("Does each effect settle")]
     assert len(ladders) == 2 and all("random < greedy < balanced" in t for t in ladders)

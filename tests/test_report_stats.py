@@ -13,7 +13,14 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.proportion import proportion_confint
 
-from hadara_sim.report import ReportError, sections, stats
+from hadara_sim.report import component_sections, sections
+from hadara_sim.report.dataset import ReportError, dataset_info, resolve_by
+from hadara_sim.report.estimates import paired_diff, with_verdicts
+from hadara_sim.report.fields import field_columns, field_label, field_robustness
+from hadara_sim.report.grants import grant_effects, owner_effects, placebo_effects, placebo_spread
+from hadara_sim.report.scores import leader_wins, running_scores, score_breakdown
+from hadara_sim.report.setup import setup_card_balance, setup_field_pairs
+from hadara_sim.report.wins import win_rates
 
 import report_data as R
 
@@ -40,7 +47,7 @@ def row(df: pl.DataFrame, **key) -> dict:
 
 def test_win_rate_by_policy_matches_hand_computation():
     df = R.four_games()
-    out = stats.win_rates(df, ["policy_label"])
+    out = win_rates(df, ["policy_label"])
     a, b = row(out, policy_label="A"), row(out, policy_label="B")
     assert (a["n"], a["rows"], b["n"]) == (4, 4, 4)
     assert a["mean"] == pytest.approx(0.625) and b["mean"] == pytest.approx(0.375)
@@ -55,7 +62,7 @@ def test_win_rate_by_policy_matches_hand_computation():
 
 def test_zero_wins_of_200_has_an_upper_end_above_one_percent():
     rows = [dict(game=g, seat=0, players=2, win_share=0.0, policy_label="weak") for g in range(200)]
-    r = stats.win_rates(R.frame(rows), ["policy_label"]).to_dicts()[0]
+    r = win_rates(R.frame(rows), ["policy_label"]).to_dicts()[0]
     assert r["mean"] == 0 and r["ci_low"] == pytest.approx(0, abs=1e-12) and r["ci_high"] > 0.01
     assert r["ci_high"] == pytest.approx(wilson(0, 200)[1])  # 1.9 %
     assert r["p"] < 1e-6  # and the test against 1/2 still works at the edge
@@ -67,28 +74,28 @@ def test_rows_of_one_deal_widen_the_interval_by_the_design_effect():
     variance has n - 1 degrees of freedom), not 100 of 200."""
     rows = [dict(game=g, seat=0, combo=c, players=2, win_share=float(g % 2), policy_label="p")
             for g in range(100) for c in (0, 1)]
-    r = stats.win_rates(R.frame(rows), ["policy_label"]).to_dicts()[0]
+    r = win_rates(R.frame(rows), ["policy_label"]).to_dicts()[0]
     assert (r["n"], r["rows"]) == (100, 200)
     assert (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(49.5, 99))
 
 
 def test_win_rate_by_seat_and_aliases():
     df = R.four_games()
-    out = stats.win_rates(df, stats.resolve_by(df, ["seat"]))
+    out = win_rates(df, resolve_by(df, ["seat"]))
     assert row(out, seat=0)["mean"] == pytest.approx(0.625)
     assert row(out, seat=1)["mean"] == pytest.approx(0.375)
-    assert stats.resolve_by(df, ["policy"]) == ["policy_label"]
-    assert stats.resolve_by(df, ["setup"]) == ["setup_card", "setup_side"]
-    assert stats.resolve_by(df, ["policy,seat"]) == ["policy_label", "seat"]
+    assert resolve_by(df, ["policy"]) == ["policy_label"]
+    assert resolve_by(df, ["setup"]) == ["setup_card", "setup_side"]
+    assert resolve_by(df, ["policy,seat"]) == ["policy_label", "seat"]
     with pytest.raises(ReportError, match="cannot group by 'colour'"):
-        stats.resolve_by(df, ["colour"])
+        resolve_by(df, ["colour"])
 
 
 def test_rows_of_one_deal_are_averaged_before_the_test():
     """All seats of a 2-player game together always take exactly 1/2 on average: the deal means
     have no spread, so n counts deals, not seats, and the interval falls back to the seats'
     binomial one (never of zero width)."""
-    out = stats.win_rates(R.four_games(), ["players"])
+    out = win_rates(R.four_games(), ["players"])
     r = out.to_dicts()[0]
     assert (r["n"], r["rows"]) == (4, 8)
     assert r["mean"] == pytest.approx(0.5)
@@ -99,7 +106,7 @@ def test_rows_of_one_deal_are_averaged_before_the_test():
 
 def test_breakdown_splits_bonus_parts_and_sums_to_total():
     df = R.four_games()
-    long = stats.score_breakdown(df, ["policy_label"])
+    long = score_breakdown(df, ["policy_label"])
     a = long.filter(pl.col("policy_label") == "A")
     means = {r["part"]: r["mean"] for r in a.to_dicts()}
     # A's totals: 130, 110, 140, 150
@@ -119,11 +126,11 @@ def test_breakdown_splits_bonus_parts_and_sums_to_total():
 
 def test_running_scores_and_leader_wins():
     df = R.four_games()
-    run = stats.running_scores(df, ["policy_label"])
+    run = running_scores(df, ["policy_label"])
     assert row(run, policy_label="A", epoch=1)["mean"] == pytest.approx((20 + 12 + 15 + 20) / 4)
     assert row(run, policy_label="B", epoch=2)["mean"] == pytest.approx((50 + 70 + 55 + 50) / 4)
     assert row(run, policy_label="A", epoch=3)["mean"] == pytest.approx(132.5)
-    lead = stats.leader_wins(df)
+    lead = leader_wins(df)
     e1, e2 = row(lead, epoch=1), row(lead, epoch=2)
     # epoch I leaders: seat 0 (won), seat 1 (lost), both (tied at the end: 1/2 + 1/2), seat 0 (lost)
     assert e1["n"] == 4 and e1["mean"] == pytest.approx(0.5)
@@ -138,7 +145,7 @@ def test_running_scores_and_leader_wins():
 
 def test_grant_effects_pair_on_deal_and_seat():
     df, _ = R.grant_sweep()
-    out = stats.grant_effects(df)
+    out = grant_effects(df)
     assert set(out["grant"]) == {"sell_bonus", "colony_bounty"}
     sell = row(out, grant="sell_bonus")
     assert sell["n"] == 4 and sell["control"] == "none"
@@ -161,15 +168,15 @@ def test_grant_effects_need_a_control():
     df, _ = R.grant_sweep()
     no_control = df.filter(pl.col("sweep_grants") != "none")
     with pytest.raises(ReportError, match="no control"):
-        stats.grant_effects(no_control)
-    assert stats.grant_effects(R.four_games()) is None
+        grant_effects(no_control)
+    assert grant_effects(R.four_games()) is None
 
 
 def test_owner_effects_are_within_game_differences():
     effects = {(0, 0): {"effect_sell_bonus": 1}, (1, 1): {"effect_sell_bonus": 1},
                (3, 1): {"effect_sell_bonus": 2}, (2, 0): {"effect_set_collector": 3}}
     df = R.four_games(effects)
-    out = stats.owner_effects(df)
+    out = owner_effects(df)
     sell = row(out, effect="sell_bonus")
     # owner minus the other seat: game 0 (1 - 0), game 1 (0 - 1), game 3 (1 - 0)
     assert sell["n"] == 3 and sell["owned"] == pytest.approx(3 / 4)
@@ -180,7 +187,7 @@ def test_owner_effects_are_within_game_differences():
     assert collector["n"] == 1 and math.isnan(collector["win_low"])  # one game: no interval
     # grant games are left out of the observational comparison
     grants, _ = R.grant_sweep()
-    assert stats.owner_effects(grants) is None
+    assert owner_effects(grants) is None
 
 
 # --- setup cards ------------------------------------------------------------------------------
@@ -201,7 +208,7 @@ def _setup_dataset(games: int = 20) -> pl.DataFrame:
 
 
 def test_setup_card_balance_marks_significant_cards():
-    out = stats.setup_card_balance(_setup_dataset())
+    out = setup_card_balance(_setup_dataset())
     assert out["design"][0] == "observational"
     strong, weak = row(out, setup_card=1, setup_side="A"), row(out, setup_card=2, setup_side="A")
     assert strong["win"] == 1.0 and weak["win"] == 0.0 and strong["n"] == 10
@@ -227,7 +234,7 @@ def test_setup_grid_uses_the_focus_seat_only():
                           win_share=win0, total=100, policy_label="p"),
                      dict(game=g, seat=1, players=2, combo=combo, setup_card=3, setup_side="A",
                           win_share=1 - win0, total=100, policy_label="p")]
-    out = stats.setup_card_balance(R.frame(rows, combos))
+    out = setup_card_balance(R.frame(rows, combos))
     assert out["design"][0] == "experimental"
     assert sorted(out["setup_card"].to_list()) == [1, 2]  # card 3 (the other seat) is not studied
     assert row(out, setup_card=1)["win"] == 1.0 and row(out, setup_card=2)["win"] == 0.5
@@ -246,12 +253,12 @@ def test_setup_grid_uses_the_focus_seat_only():
 def test_missing_columns_are_named():
     df = R.four_games().drop("win_share", "total_epoch2")
     with pytest.raises(ReportError) as err:
-        stats.win_rates(df, ["policy_label"])
+        win_rates(df, ["policy_label"])
     assert "win_share" in str(err.value) and "hadara-sim simulate" in str(err.value)
     with pytest.raises(ReportError, match="total_epoch2"):
-        stats.running_scores(df)
+        running_scores(df)
     with pytest.raises(ReportError, match="no rows"):
-        stats.win_rates(R.four_games().head(0), ["policy_label"])
+        win_rates(R.four_games().head(0), ["policy_label"])
 
 
 def test_placebo_effects_pair_each_effect_with_the_plain_card_of_its_epoch():
@@ -273,7 +280,7 @@ def test_placebo_effects_pair_each_effect_with_the_plain_card_of_its_epoch():
                                  win_share=wins[game] if seat == 0 else 1 - wins[game],
                                  total=totals[game] if seat == 0 else 105))
     df = R.frame(rows, combos)
-    out, refused = stats.placebo_effects(df)
+    out, refused = placebo_effects(df)
     assert out["grant"].to_list() == ["sell_bonus"]  # only effects are compared, with their epoch's placebo
     assert refused == []
     sell = row(out, grant="sell_bonus")
@@ -282,7 +289,7 @@ def test_placebo_effects_pair_each_effect_with_the_plain_card_of_its_epoch():
     assert sell["win_diff"] == pytest.approx(d.mean())
     assert (sell["win_low"], sell["win_high"]) == pytest.approx(t_interval(d))
     assert sell["score_diff"] == pytest.approx(np.mean(np.array(R.SELL_TOTAL) - placebo_total))
-    assert stats.placebo_effects(R.grant_sweep()[0]) == (None, [])  # no placebo in the sweep
+    assert placebo_effects(R.grant_sweep()[0]) == (None, [])  # no placebo in the sweep
 
 
 def _placebo_sweep(grants: dict[str, tuple[str, int, list[float]]]) -> pl.DataFrame:
@@ -309,7 +316,7 @@ def test_placebo_is_the_mean_of_every_plain_card_and_others_are_refused():
                          "I-Y-01": ("I-Y-01", 1, [1.0] * 6),          # a yellow card
                          "II-P-07": ("II-P-07", 3, [1.0] * 6),        # plain purple, wrong epoch
                          "colony_bounty": ("II-P-01", 2, [1.0] * 6)})  # an effect: not a placebo
-    out, refused = stats.placebo_effects(df)
+    out, refused = placebo_effects(df)
     sell = row(out, grant="sell_bonus")
     mean = (np.array(a) + np.array(b)) / 2
     assert sell["control"] == "mean of 2 plain epoch 1 cards"
@@ -318,10 +325,12 @@ def test_placebo_is_the_mean_of_every_plain_card_and_others_are_refused():
     assert len(refused) == 2
     assert any("I-Y-01 is a yellow card" in r for r in refused)
     assert any("II-P-07 is an epoch 2 card granted at the start of epoch 3" in r for r in refused)
-    spread = stats.placebo_spread(df)
+    spread = placebo_spread(df)
     assert sorted(spread["grant"].to_list()) == ["I-P-07", "I-P-08"]
-    # the run's component set is used when given; an unreadable one falls back to the shipped set
-    assert stats.placebo_effects(df, "/no/such/components")[1] == refused
+    # the run's component set is used when given; one that can no longer be read is an error naming it,
+    # never silently replaced by the shipped set
+    with pytest.raises(ReportError, match="component set at /no/such/components cannot be read"):
+        placebo_effects(df, "/no/such/components")
     assert row(spread, grant="I-P-07")["win_diff"] == pytest.approx(np.mean(np.array(a) - mean))
 
 
@@ -343,19 +352,19 @@ def test_an_effect_that_depends_on_the_field_is_marked_and_a_shared_one_is_robus
     strong = R.setup_grid(rng, deals=600, effect={(3, "A"): 0.3, (1, "B"): -0.3})
     plain = _redrawn(_redrawn(strong, rng, (3, "A"), 0.0), rng, (2, "B"), 0.0)
     df = R.fields({"balanced": strong, "balanced-v1": plain})
-    assert stats.field_columns(df) == ["sweep_policies"]
-    pairs, a, b = stats.setup_field_pairs(df)
-    out = stats.field_robustness(pairs, a, b, ["players", "setup_card", "setup_side"], ["sweep_policies"])
+    assert field_columns(df) == ["sweep_policies"]
+    pairs, a, b = setup_field_pairs(df)
+    out = field_robustness(pairs, a, b, ["players", "setup_card", "setup_side"], ["sweep_policies"])
     three, one = row(out, setup_card=3, setup_side="A"), row(out, setup_card=1, setup_side="B")
     assert three["robust"] == "depends on the bots" and three["difference balanced-v1"] < -0.2
     assert three["low balanced-v1"] < three["difference balanced-v1"] < three["high balanced-v1"] < 0
     assert one["robust"] == "robust" and one["effect balanced"] == pytest.approx(one["effect balanced-v1"])
     assert row(out, setup_card=2, setup_side="B")["robust"] == "undecided"
     # the effect under a field is the table's own effect (win share minus 1/P) within that field
-    alone = stats.setup_card_balance(strong)
+    alone = setup_card_balance(strong)
     assert three["effect balanced"] == pytest.approx(row(alone, setup_card=3, setup_side="A")["diff"])
     one_field = pairs.filter(pl.col("sweep_policies") == '["balanced"]')
-    assert stats.field_robustness(one_field, a, b, ["players", "setup_card", "setup_side"], ["sweep_policies"]) is None
+    assert field_robustness(one_field, a, b, ["players", "setup_card", "setup_side"], ["sweep_policies"]) is None
 
 
 def _null_fields(rng, cells: int, deals: int, shift: float = 0.0) -> pl.DataFrame:
@@ -374,11 +383,11 @@ def test_identical_fields_say_depends_in_at_most_the_stated_share_of_tables():
     """Holm over the table: a table of ten cells under two fields that are the same policy says
     "depends on the bots" somewhere in at most 5 % of tables (binomial slack for 150 tables)."""
     rng = np.random.default_rng(2026)
-    flagged = sum("depends on the bots" in stats.field_robustness(
+    flagged = sum("depends on the bots" in field_robustness(
         _null_fields(rng, 10, 150), "win_share", "fair", ["cell"], ["sweep_policies"])["robust"].to_list()
         for _ in range(150))
     assert flagged <= 14, flagged  # P(Binomial(150, 0.05) > 14) < 2 %
-    shifted = stats.field_robustness(_null_fields(rng, 10, 3000, shift=0.1), "win_share", "fair", ["cell"],
+    shifted = field_robustness(_null_fields(rng, 10, 3000, shift=0.1), "win_share", "fair", ["cell"],
                                      ["sweep_policies"])
     assert (shifted["robust"] == "depends on the bots").all()  # the test has power where there is an effect
 
@@ -393,7 +402,7 @@ def test_rows_planted_on_the_margin_are_called_fair_in_at_most_the_stated_share_
         d = rng.normal(0.02, 0.1, (rows_, deals)) * rng.choice([-1, 1], (rows_, 1))
         pairs = pl.DataFrame({"row": np.repeat(np.arange(rows_), deals), "game": np.tile(np.arange(deals), rows_),
                               "a": d.ravel(), "b": 0.0})
-        out = stats.with_verdicts(stats.paired_diff(pairs, "a", "b", ["row"]))
+        out = with_verdicts(paired_diff(pairs, "a", "b", ["row"]))
         wrong += bool(out["verdict"].str.starts_with("fair").any())
     assert wrong / tables <= 0.05, wrong
     caption = sections.verdict_caption(rows_)
@@ -404,7 +413,7 @@ def test_the_setup_and_purple_reports_add_the_robustness_tables_with_two_fields(
     rng = np.random.default_rng(5)
     df = R.fields({"balanced": R.setup_grid(rng, deals=300, effect={(3, "A"): 0.3}),
                    "balanced-v1": R.setup_grid(rng, deals=300)})
-    tables = sections.setup_cards(df, stats.dataset_info(df)).tables
+    tables = component_sections.setup_cards(df, dataset_info(df)).tables
     robust = [t for t in tables if t.title.startswith("Does each effect depend on the opponent field?")]
     assert len(robust) == 2 and "Setup cards, win share minus 1/P:" in robust[0].title
     assert "(balanced vs balanced-v1)" in robust[0].title and "1 depend on the bots" in robust[0].title
@@ -413,10 +422,10 @@ def test_the_setup_and_purple_reports_add_the_robustness_tables_with_two_fields(
     assert "Holm" in robust[0].caption
     one = R.setup_grid(rng, deals=50)
     assert not any(t.title.startswith("Does each effect depend")
-                   for t in sections.setup_cards(one, stats.dataset_info(one)).tables)
+                   for t in component_sections.setup_cards(one, dataset_info(one)).tables)
 
     both = R.fields({"balanced": R.grant_sweep()[0], "balanced-v1": R.grant_sweep(sell_win=R.CONTROL_WIN)[0]})
-    purple = sections.purple(both, stats.dataset_info(both))
+    purple = component_sections.purple(both, dataset_info(both))
     table = next(t for t in purple.tables if t.title.startswith("Does each effect depend"))
     sell = next(r for r in table.rows if r[0] == "sell_bonus")
     assert sell[1].startswith("+37.5 pp") and sell[2].startswith("+0.0 pp") and sell[3].startswith("-37.5 pp")
@@ -427,7 +436,7 @@ def test_the_purple_report_reads_three_fields_as_a_ladder():
     each field and each step between them."""
     three = R.fields({"balanced-v1": R.grant_sweep()[0], "balanced": R.grant_sweep(sell_win=R.CONTROL_WIN)[0],
                       "foresight": R.grant_sweep(sell_win=R.CONTROL_WIN)[0]})
-    purple = sections.purple(three, stats.dataset_info(three))
+    purple = component_sections.purple(three, dataset_info(three))
     ladder = next(t for t in purple.tables if t.title.startswith("Does each effect settle"))
     assert "balanced-v1 < balanced < foresight" in ladder.title
     sell = next(r for r in ladder.rows if r[0] == "sell_bonus")
@@ -436,14 +445,14 @@ def test_the_purple_report_reads_three_fields_as_a_ladder():
 
 
 def test_fields_are_named_by_their_policies_or_by_the_swept_parameter():
-    assert stats.field_label('["balanced"]') == "balanced"
-    assert stats.field_label('[{"policy": "search", "params": {"budget": 2}}, "random"]') == "search(budget=2)+random"
+    assert field_label('["balanced"]') == "balanced"
+    assert field_label('[{"policy": "search", "params": {"budget": 2}}, "random"]') == "search(budget=2)+random"
     rng = np.random.default_rng(2)
     df = pl.concat([R.setup_grid(rng, deals=40).with_columns(pl.lit(c).alias("sweep_policies_0_params_coin"))
                     for c in (0.4, 0.6)])
-    assert stats.field_columns(df) == ["sweep_policies_0_params_coin"]
-    pairs, a, b = stats.setup_field_pairs(df)
-    out = stats.field_robustness(pairs, a, b, ["players", "setup_card", "setup_side"], ["sweep_policies_0_params_coin"])
+    assert field_columns(df) == ["sweep_policies_0_params_coin"]
+    pairs, a, b = setup_field_pairs(df)
+    out = field_robustness(pairs, a, b, ["players", "setup_card", "setup_side"], ["sweep_policies_0_params_coin"])
     assert [c for c in out.columns if c.startswith("effect ")] == [
         "effect policies_0_params_coin=0.4", "effect policies_0_params_coin=0.6"]
 
@@ -477,14 +486,14 @@ def _ladder(rng, deals: int, shifts) -> pl.DataFrame:
 
 def test_a_ladder_compares_each_field_with_the_one_before_it_in_the_order_swept():
     rng = np.random.default_rng(5)
-    moving = stats.field_robustness(_ladder(rng, 20_000, (0.0, 0.05, 0.15)), "win_share", "fair", ["cell"],
+    moving = field_robustness(_ladder(rng, 20_000, (0.0, 0.05, 0.15)), "win_share", "fair", ["cell"],
                                     ["sweep_policies"], steps=True)
     assert moving["robust"][0] == "still moving"
     assert {"difference beta", "difference alpha"} <= set(moving.columns)
     assert abs(moving["difference beta"][0] - 0.05) < 0.02 and abs(moving["difference alpha"][0] - 0.10) < 0.02
-    settled = stats.field_robustness(_ladder(rng, 20_000, (0.0, 0.10, 0.10)), "win_share", "fair", ["cell"],
+    settled = field_robustness(_ladder(rng, 20_000, (0.0, 0.10, 0.10)), "win_share", "fair", ["cell"],
                                      ["sweep_policies"], steps=True)
     assert settled["robust"][0] == "settled"  # moved from the first field, not at the last step
-    plain = stats.field_robustness(_ladder(rng, 20_000, (0.0, 0.10, 0.10)), "win_share", "fair", ["cell"],
+    plain = field_robustness(_ladder(rng, 20_000, (0.0, 0.10, 0.10)), "win_share", "fair", ["cell"],
                                    ["sweep_policies"])
     assert plain["robust"][0] == "depends on the bots"  # against the first field it does depend

@@ -50,7 +50,7 @@ def test_the_fit_recovers_a_planted_surface_and_its_fair_line():
 
 
 def test_keys_of_different_card_sides_need_where():
-    from hadara_sim.report.stats import ReportError
+    from hadara_sim.report.dataset import ReportError
 
     df = planted(200).with_columns(pl.col("sweep_components_setup_3B_coins").alias("sweep_components_setup_2A_coins"))
     with pytest.raises(ReportError, match="different setup card sides"):

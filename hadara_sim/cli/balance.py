@@ -10,7 +10,8 @@ from typing import Optional
 
 import typer
 
-from .common import (FORMAT_OPTION, MARGIN_OPTION, Grid, check_format, emit, err_console, fail,
+from ..report.table import Table
+from .common import (FORMAT_OPTION, MARGIN_OPTION, check_format, emit, err_console, fail,
                      writable_folder)
 
 app = typer.Typer(help="Balance what-ifs: changes of component values that make the game fair.",
@@ -65,7 +66,7 @@ def _expect(text: str, seconds: float, dry_run: bool) -> bool:
     return dry_run
 
 
-def _sides_table(plan, sides) -> Grid:
+def _sides_table(plan, sides) -> Table:
     from ..component_files import load_components
     from ..provenance import component_set, verdict_scope
     from ..report.inference import correction_text, equivalence_caption
@@ -73,7 +74,7 @@ def _sides_table(plan, sides) -> Grid:
 
     changed = ", ".join(f"{k}: {v}" for k, v in plan.overrides.get("setup", {}).items())
     scope = verdict_scope([f"{plan.policy} on every seat"], component_set(load_components(plan.components)))
-    return Grid(
+    return Table(
         f"Setup card sides at {plan.players} players ({plan.policy} on every seat, advanced game, sides at "
         f"random{'; with ' + changed if changed else ''})",
         ["side", "n deals", "win share", "95% CI", "vs 1/P", "TOST p", "q (TOST)", "verdict vs 1/P"],
@@ -182,7 +183,7 @@ def suggest(
             verdict = (f"{s.side.name}: {best.field} {best.current} → {best.value} (fair at "
                        f"{best.curve.win.value:.2f}, 95% CI {best.curve.win.low:.2f} to {best.curve.win.high:.2f}; "
                        f"fitted win share {pct(best.win)}, 90% CI {pct_ci(best.low, best.high)})")
-        grids.append(Grid(
+        grids.append(Table(
             f"{s.side.name}: win share {pct(s.side.win)} {pct_ci(s.side.low, s.side.high)}; the curve of each value",
             ["value", "now", "swept", "fair at (95% CI)", "proposed", "fitted win share (90% CI)", "worth", "note"],
             rows, marked=[c is best for c in s.candidates],
@@ -236,7 +237,7 @@ def sensitivity(
     fair_word = next((w for r in rows for w in [r.verdict, *r.shares] if w.startswith("fair")),
                      f"fair within ±{margin:g} pp")
     words.insert(2, fair_word)
-    grid = Grid(
+    grid = Table(
         f"Setup card verdicts at {players} players under {draws} draws of the estimated values "
         f"({policy} on every seat, advanced game, sides at random)",
         ["side", "verdict as given", "win share", "holds in", *[f"{w} in" for w in words], "win share 5-95 %"],

@@ -1,4 +1,5 @@
-"""Shared pieces of the commands: the console, clean failures, loading components and policies."""
+"""Shared pieces of the commands: the console, clean failures, loading components and policies, and
+printing tables (`report.table.Table`) in every format."""
 
 from __future__ import annotations
 
@@ -6,15 +7,16 @@ import json
 import os
 import shutil
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn, Optional, Sequence
 
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
+from rich.table import Table as RichTable
 from rich.text import Text
+
+from ..report.table import Table, plain
 
 
 console = Console()
@@ -133,22 +135,6 @@ FORMAT_OPTION = typer.Option(
                               "Choices: table, csv, markdown, json.")
 
 
-@dataclass
-class Grid:
-    """A table to print: cells are strings (rich markup allowed). Numbers and ids are never cut:
-    a table too wide for the terminal wraps its text columns, then leaves out its `optional`
-    columns (saying so below it), then continues its columns in a second block."""
-
-    title: str
-    columns: list[str]
-    rows: list[list[str]]
-    caption: str = ""
-    marked: list[bool] = field(default_factory=list)  # rows to highlight
-    optional: tuple[str, ...] = ()                    # columns to leave out first when too wide
-    wrap: tuple[str, ...] | None = None               # text columns that may wrap (default: guessed)
-    data: object = None                                # the numbers behind the table (a DataFrame), for csv and json
-
-
 def check_format(fmt: str) -> str:
     """The --format value, or a clean failure listing the choices."""
     fmt = fmt.lower()
@@ -157,11 +143,6 @@ def check_format(fmt: str) -> str:
     if fmt not in FORMATS:
         fail(f"--format must be {', '.join(FORMATS[:-1])} or {FORMATS[-1]}, got '{fmt}'")
     return fmt
-
-
-def plain(cell) -> str:
-    """A cell without its rich markup."""
-    return Text.from_markup(str(cell)).plain
 
 
 def output_width() -> int | None:
@@ -174,7 +155,7 @@ def output_width() -> int | None:
     return None
 
 
-def emit(tables: Sequence[Grid], fmt: str = "table", *, notes: Sequence[str] = (),
+def emit(tables: Sequence[Table], fmt: str = "table", *, notes: Sequence[str] = (),
          footer: str = "", footer_data: dict | None = None) -> None:
     """Print tables (with notes before them and a provenance footer after) in one format."""
     fmt = check_format(fmt)
@@ -198,41 +179,30 @@ def emit(tables: Sequence[Grid], fmt: str = "table", *, notes: Sequence[str] = (
         for n in notes:
             console.print(f"[dim]{n}[/]", highlight=False)
         for t in tables:
-            print_grid(t)
+            print_table(t)
         if footer:
             console.print(f"[dim]{footer}[/]", highlight=False, soft_wrap=output_width() is None)
 
 
-def machine_frame(t: Grid):
-    """A table's numbers for machines (its data, a polars DataFrame), or its cells as text when it
-    has none."""
-    import polars as pl  # here: every command imports this module, few print csv or json
-
-    data = getattr(t, "data", None)
-    if isinstance(data, pl.DataFrame):
-        return data.select([c for c, d in data.schema.items() if not d.is_nested() and d != pl.Object])
-    names = [plain(c) or f"column {j + 1}" for j, c in enumerate(t.columns)]
-    return pl.DataFrame([[plain(c) for c in row] for row in t.rows], schema=names, orient="row")
-
-
-def machine_csv(tables: Sequence[Grid]) -> str:
+def machine_csv(tables: Sequence[Table]) -> str:
     """Every table as one CSV with raw numbers: a first column `table` (the table's title) and the
     union of the tables' columns (empty where a table has no such column)."""
     import polars as pl
 
-    frames = [machine_frame(t).with_columns(pl.lit(plain(t.title)).alias("table")) for t in tables]
+    frames = [t.machine().with_columns(pl.lit(plain(t.title)).alias("table")) for t in tables]
     if not frames:
         return ""
     both = pl.concat(frames, how="diagonal_relaxed")
     return both.select("table", pl.exclude("table")).write_csv()
 
 
-def _json_table(t: Grid) -> dict:
+def _json_table(t: Table) -> dict:
+    """A table for --format json: title, caption, its numbers (else its cells) and marked rows."""
     doc = {"title": plain(t.title)}
     if t.caption:
         doc["caption"] = plain(t.caption)
-    if getattr(t, "data", None) is not None and hasattr(t.data, "to_dicts"):
-        doc["data"] = machine_frame(t).to_dicts()
+    if t.data is not None:
+        doc["data"] = t.machine().to_dicts()
     else:
         doc["columns"] = [plain(c) for c in t.columns]
         doc["rows"] = [[plain(c) for c in row] for row in t.rows]
@@ -241,7 +211,9 @@ def _json_table(t: Grid) -> dict:
     return doc
 
 
-def _markdown_table(t: Grid) -> str:
+def _markdown_table(t: Table) -> str:
+    """A table for --format markdown: bold title, a pipe table (marked rows bold), italic caption."""
+
     def cell(c) -> str:
         return plain(c).replace("|", "\\|").replace("\n", " ")
 
@@ -274,7 +246,7 @@ def _is_text(name: str, cells: list[str]) -> bool:
     return any(len(c.split()) >= 3 and any(ch.isalpha() for ch in c) for c in cells)
 
 
-def _layout(t: Grid):
+def _layout(t: Table):
     """Per column: (index, minimum width, natural width, wraps, left-aligned)."""
     cols = []
     for j, name in enumerate(t.columns):
@@ -327,7 +299,7 @@ def total_width(widths: list[int]) -> int:
     return sum(widths) + _GAP + len(widths) * (_PAD + _GAP)
 
 
-def print_grid(t: Grid, width: int | None = None) -> None:
+def print_table(t: Table, width: int | None = None) -> None:
     """One table in the terminal: text columns wrap, numbers and ids never do."""
     width = width if width is not None else output_width()
     cols = _layout(t)
@@ -348,7 +320,7 @@ def print_grid(t: Grid, width: int | None = None) -> None:
         if len(blocks) > 1:
             title += f" ({k + 1} of {len(blocks)}{': more columns below' if k < len(blocks) - 1 else ''})"
         _print_at(Text(plain(title), style="italic"), width or total_width(ws))
-        table = Table()
+        table = RichTable()
         for (j, _, _, _, left), w in zip(block, ws):
             table.add_column(t.columns[j], justify="left" if left else "right", width=w,
                              overflow="fold")

@@ -8,7 +8,8 @@ from typing import Optional
 import typer
 
 from ..constants import COLOURS, TRACKS
-from .common import COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit, fail
+from ..report.table import Table
+from .common import COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit, fail
 
 app = typer.Typer(help="Validate and show component sets (cards, colonies, setup cards, board).",
                   no_args_is_help=True)
@@ -50,10 +51,10 @@ def show(
 
     if what == "cards":
         which = ", ".join(filter(None, [f"epoch {epoch}" if epoch else "", colour or ""]))
-        table = Grid(f"Epoch cards{f' ({which})' if which else ''}",
-                     ["id", "epoch", "colour", "adv", "cost", "points", *TRACKS, "effect"], [],
-                     caption="adv: * = advanced game only; bold = exact (printed), dim = estimated; "
-                             "effects are explained by: hadara-sim components effects")
+        table = Table(f"Epoch cards{f' ({which})' if which else ''}",
+                      ["id", "epoch", "colour", "adv", "cost", "points", *TRACKS, "effect"], [],
+                      caption="adv: * = advanced game only; bold = exact (printed), dim = estimated; "
+                              "effects are explained by: hadara-sim components effects")
         for card in c.cards:
             if (epoch and card.epoch != epoch) or (colour and COLOURS[card.colour] != colour):
                 continue
@@ -68,21 +69,21 @@ def show(
         table.columns = [table.columns[j] for j in keep]
         table.rows = [[row[j] for j in keep] for row in table.rows]
     elif what == "colonies":
-        table = Grid("Colonies", ["id", "level", "req", "plunder", "integrate", "front", *TRACKS, "back"], [],
-                     caption="req: military needed; plunder: coins; integrate: coins to pay; front / back: "
-                             "points of the front and back; tracks: the back's values")
+        table = Table("Colonies", ["id", "level", "req", "plunder", "integrate", "front", *TRACKS, "back"], [],
+                      caption="req: military needed; plunder: coins; integrate: coins to pay; front / back: "
+                              "points of the front and back; tracks: the back's values")
         for k in c.colonies:
             names = ("requirement", "plunder", "integrate", "front_points",
                      *(f"back_{t}" for t in TRACKS), "back_points")
             values = (k.requirement, k.plunder, k.integrate, k.front_points, *k.back_values, k.back_points)
             table.rows.append([k.id, str(k.level + 1), *(cell(v, n, k.exact) for v, n in zip(values, names))])
     elif what == "setup":
-        table = Grid("Setup cards", ["initiative", "side", "coins", *TRACKS], [])
+        table = Table("Setup cards", ["initiative", "side", "coins", *TRACKS], [])
         for (initiative, side), s in sorted(c.setup_cards.items()):
             table.rows.append([str(initiative), side, cell(s.coins, "coins", s.exact),
                                *(cell(v, t, s.exact) for v, t in zip(s.values, TRACKS))])
     elif what == "board":
-        table = Grid("Board", ["item", "epoch I / II / III or values"], [], wrap=("item",))
+        table = Table("Board", ["item", "epoch I / II / III or values"], [], wrap=("item",))
         table.rows += [["sell", " / ".join(map(str, c.sell))],
                        ["silver medal", " / ".join(map(str, c.silver_price))],
                        ["gold medal", " / ".join(map(str, c.gold_price))],
@@ -108,9 +109,9 @@ def effects(
     fmt = check_format(fmt)
     c = components_or_exit(components)
     epochs = {1: "I", 2: "II", 3: "III"}
-    table = Grid("Purple effects", ["effect", "card", "epoch", "game", "what it does"], [], wrap=("what it does",),
-                 caption="advanced: only in the advanced game (starred cards); a removed purple card takes its "
-                         "effect with it. Our wording; the rulings are in docs/rules.md")
+    table = Table("Purple effects", ["effect", "card", "epoch", "game", "what it does"], [], wrap=("what it does",),
+                  caption="advanced: only in the advanced game (starred cards); a removed purple card takes its "
+                          "effect with it. Our wording; the rulings are in docs/rules.md")
     for effect, (epoch, starred) in EFFECTS.items():
         card = c.cards[c.effect_card[effect]].id if effect in c.effect_card else "-"
         table.rows.append([effect, card, epochs[epoch], "advanced" if starred else "basic", EFFECT_TEXT[effect]])

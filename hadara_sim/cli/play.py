@@ -11,7 +11,8 @@ import typer
 from rich.markup import escape
 
 from ..constants import COINS_PER_POINT
-from .common import (COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit,
+from ..report.table import Table
+from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
                      err_console, fail, policies_or_exit, split_specs, writable_file)
 
 # textwrap breaks lines at ASCII whitespace only: a no-break space holds a phrase together.
@@ -25,13 +26,13 @@ def register(app: typer.Typer):
     app.command()(play)
 
 
-def score_pad(sheet: list[dict], names: list[str]) -> Grid:
+def score_pad(sheet: list[dict], names: list[str]) -> Table:
     """The final score pad: one column per seat, one row per score line."""
     from ..reference import SCORE_LINES
 
-    table = Grid("Final score", ["", *(f"seat {row['seat']} ({names[row['seat']]})" for row in sheet)], [],
-                 caption=f"coins: 1 point per {COINS_PER_POINT} coins left at the end; coins left: the "
-                         f"remainder, which breaks a tie in total points")
+    table = Table("Final score", ["", *(f"seat {row['seat']} ({names[row['seat']]})" for row in sheet)], [],
+                  caption=f"coins: 1 point per {COINS_PER_POINT} coins left at the end; coins left: the "
+                          f"remainder, which breaks a tie in total points")
     for line in SCORE_LINES:
         table.rows.append([line, *(str(row[line]) for row in sheet)])
     table.rows.append(["[bold]total[/]", *(f"[bold]{row['total']}[/]" for row in sheet)])

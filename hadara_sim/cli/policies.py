@@ -10,7 +10,8 @@ import typer
 from rich.progress import Progress
 
 from ..registry import PolicyNotFound, available_policies, resolve_policy
-from .common import (COMPONENTS_OPTION, FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit,
+from ..report.table import Table
+from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
                      err_console, fail, split_specs, writable_file)
 
 app = typer.Typer(help="List, inspect and rank policies (built-ins, entry points, your own).",
@@ -42,8 +43,8 @@ def _own_doc(cls) -> str:
 def list_(fmt: str = FORMAT_OPTION):
     """Every policy available by name, with its description and parameters."""
     fmt = check_format(fmt)
-    table = Grid("Policies", ["name", "description", "parameters"], [], wrap=("description",),
-                 caption="parameters: how many; hadara-sim policies show NAME explains each one")
+    table = Table("Policies", ["name", "description", "parameters"], [], wrap=("description",),
+                  caption="parameters: how many; hadara-sim policies show NAME explains each one")
     for name, target in sorted(available_policies().items()):
         cls = target.load() if hasattr(target, "load") else target
         about = getattr(cls, "description", "") or _own_doc(cls)
@@ -78,12 +79,12 @@ def show(name: str = typer.Argument(..., help="A policy name, module:attr or fil
     about = getattr(cls, "description", "") or ""
     doc = _own_doc(cls)
     limits = getattr(cls, "limits", {})
-    table = Grid(f"{getattr(cls, 'name', name)}: parameters", ["parameter", "default", "meaning", "allowed"],
-                 [[k, value_text(k, v), param_text(cls, k) or "(not described)", limit_text(limits.get(k))]
-                  for k, v in _params(cls).items()],
-                 wrap=("meaning",),
-                 caption="change one in a scenario (policies = [{policy = \"NAME\", params = {...}}]) or "
-                         "from Python: make_policy(NAME, key=value)")
+    table = Table(f"{getattr(cls, 'name', name)}: parameters", ["parameter", "default", "meaning", "allowed"],
+                  [[k, value_text(k, v), param_text(cls, k) or "(not described)", limit_text(limits.get(k))]
+                   for k, v in _params(cls).items()],
+                  wrap=("meaning",),
+                  caption="change one in a scenario (policies = [{policy = \"NAME\", params = {...}}]) or "
+                          "from Python: make_policy(NAME, key=value)")
     if fmt == "table":
         console.print(f"[bold]{getattr(cls, 'name', name)}[/]")
         if about:
@@ -133,11 +134,11 @@ def ladder(
     grids = []
     for p in players:
         sub = frame.filter(frame["players"] == p)
-        table = Grid(f"{p} players: % of the wins that went to the row policy against the column policy, "
-                     f"± half its 95% CI ({games} games per pair)", ["", *names, "mean", "win pts"], [],
-                     caption="± half the 95% Wilson interval. green: above even, red: below, after Holm "
-                             "correction over the pairs of the player count (q < 0.05). mean: the row's mean win %. "
-                             "win pts: the row's mean total in the games it won.")
+        table = Table(f"{p} players: % of the wins that went to the row policy against the column policy, "
+                      f"± half its 95% CI ({games} games per pair)", ["", *names, "mean", "win pts"], [],
+                      caption="± half the 95% Wilson interval. green: above even, red: below, after Holm "
+                              "correction over the pairs of the player count (q < 0.05). mean: the row's mean win %. "
+                              "win pts: the row's mean total in the games it won.")
         for a in names:
             cells, rates = [], []
             for b in names:
@@ -157,11 +158,11 @@ def ladder(
                                f"{won.mean():.0f}" if len(won) else "-"])
         grids.append(table)
         ratings = ladder_ratings(frame, p)
-        grids.append(Grid(f"{p} players: Bradley-Terry ratings (log-odds against the average policy, 95% CI "
-                          "clustered on the deal)", ["policy", "rating", "95% CI"],
-                          [[r["policy"], f"{r['rating']:+.2f}", f"[{r['low']:+.2f}, {r['high']:+.2f}]"]
-                           for r in ratings.iter_rows(named=True)],
-                          caption=PRIOR_TEXT if ratings["prior"].any() else "", data=ratings))
+        grids.append(Table(f"{p} players: Bradley-Terry ratings (log-odds against the average policy, 95% CI "
+                           "clustered on the deal)", ["policy", "rating", "95% CI"],
+                           [[r["policy"], f"{r['rating']:+.2f}", f"[{r['low']:+.2f}, {r['high']:+.2f}]"]
+                            for r in ratings.iter_rows(named=True)],
+                           caption=PRIOR_TEXT if ratings["prior"].any() else "", data=ratings, units=None))
     emit(grids, fmt)
 
 
@@ -202,18 +203,18 @@ def sides(
         rows = [[str(card), "valuation" if side < 0 else "AB"[side], f"{100 * effect:+.1f}",
                  f"[{100 * low:+.1f}, {100 * high:+.1f}]"]
                 for card, side, effect, low, high in zip(range(1, 6), trial.sides, trial.effect, trial.low, trial.high)]
-        grids.append(Grid(f"{policy}, {p} players: side per setup card, found by play on {c.digest}",
-                          ["card", "side", "B - A (pp)", "95% CI"], rows,
-                          caption=f"relative contrast: the holder's win share on side B minus on side A, paired "
-                                  f"on up to {trial.deals} deals per card (t interval), every other seat on the "
-                                  f"table; {trial.rounds} round(s) until the table repeated. An interval across "
-                                  "zero keeps the tuned entry (valuation: the planner's own).",
-                          data=pl.DataFrame({"players": [p] * 5, "card": list(range(1, 6)),
-                                             "side": ["valuation" if x < 0 else "AB"[x] for x in trial.sides],
-                                             "diff_pp": [100 * x for x in trial.effect],
-                                             "diff_low_pp": [100 * x for x in trial.low],
-                                             "diff_high_pp": [100 * x for x in trial.high],
-                                             "deals": [trial.deals] * 5})))
+        grids.append(Table(f"{policy}, {p} players: side per setup card, found by play on {c.digest}",
+                           ["card", "side", "B - A (pp)", "95% CI"], rows,
+                           caption=f"relative contrast: the holder's win share on side B minus on side A, paired "
+                                   f"on up to {trial.deals} deals per card (t interval), every other seat on the "
+                                   f"table; {trial.rounds} round(s) until the table repeated. An interval across "
+                                   "zero keeps the tuned entry (valuation: the planner's own).",
+                           data=pl.DataFrame({"players": [p] * 5, "card": list(range(1, 6)),
+                                              "side": ["valuation" if x < 0 else "AB"[x] for x in trial.sides],
+                                              "diff_pp": [100 * x for x in trial.effect],
+                                              "diff_low_pp": [100 * x for x in trial.low],
+                                              "diff_high_pp": [100 * x for x in trial.high],
+                                              "deals": [trial.deals] * 5}), units=None))
     emit(grids, fmt)
 
 
@@ -277,10 +278,10 @@ def tune(
         low, high = m.wilson()
         rows.append([str(m.players), str(len(m.shares)), f"{100 * m.shares.mean():.1f}%",
                      f"[{100 * low:.1f}, {100 * high:.1f}]"])
-    emit([Grid(f"{policy}: the chosen parameters against the starting ones on fresh deals",
-               ["players", "games", "win share", "95% CI (Wilson)"], rows,
-               caption=f"training score (mean win share against the field): {100 * result.training_score:.1f}%; "
-                       f"chosen: {chosen}")], fmt)
+    emit([Table(f"{policy}: the chosen parameters against the starting ones on fresh deals",
+                ["players", "games", "win share", "95% CI (Wilson)"], rows,
+                caption=f"training score (mean win share against the field): {100 * result.training_score:.1f}%; "
+                        f"chosen: {chosen}")], fmt)
     if not result.passed:
         fail("the best candidate did not beat the starting parameters on fresh deals (held-out check "
              "failed), so nothing was written; try more --games per candidate or a narrower --param", code=1)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
 import typer
-from .common import (FORMAT_OPTION, MARGIN_OPTION, Grid, check_format, console, emit, err_console, fail,
+from .common import (FORMAT_OPTION, MARGIN_OPTION, check_format, console, emit, err_console, fail,
                      writable_folder)
 
 app = typer.Typer(help="Reports over a results directory: win rates, score breakdowns, setup-card and "
@@ -32,7 +33,7 @@ MARGIN = MARGIN_OPTION
 
 def _load(results: Path):
     """(df, info) or a clean failure saying what is wrong and how to fix it."""
-    from ..report import dataset_info
+    from ..report.dataset import dataset_info
     from ..results import ResultsError, load_results, read_metadata
 
     try:
@@ -72,10 +73,9 @@ def _emit(section, info: dict, out: Path, fmt: str, tables: str = "table") -> li
     from ..report.charts import save
 
     notes = [section.intro, *section.notes] if tables == "table" else list(section.notes)
-    grids = [Grid(t.title, t.columns, t.rows, t.caption, t.marked, optional=OPTIONAL, data=t.machine())
-             for t in section.tables]
     prov = info.get("provenance", {})
-    emit(grids, tables, notes=notes, footer=provenance.text(prov), footer_data=prov)
+    emit([replace(t, optional=OPTIONAL) for t in section.tables], tables, notes=notes,
+         footer=provenance.text(prov), footer_data=prov)
     paths = []
     for stem, fig in section.figures:
         paths.append(save(fig, out / f"{stem}.{fmt}", fmt))
@@ -89,7 +89,7 @@ def _run(results: Path, out: Optional[Path], fmt: str, build, tables: str = "tab
     import matplotlib
 
     matplotlib.use("Agg")
-    from ..report import ReportError
+    from ..report.dataset import ReportError
 
     fmt = _check_format(fmt)
     tables = check_format(tables)
@@ -106,12 +106,12 @@ def _run(results: Path, out: Optional[Path], fmt: str, build, tables: str = "tab
 
 
 def _by(df, by: Optional[list[str]]) -> list[str]:
-    from ..report import ReportError, stats
+    from ..report.dataset import ReportError, default_by, resolve_by
 
     if by and "combination" in df.columns:  # the combination's name rather than its number
         by = [",".join("combination" if p.strip() == "combo" else p for p in item.split(",")) for item in by]
     try:
-        return stats.resolve_by(df, by) if by else stats.default_by(df, sweeps=True)
+        return resolve_by(df, by) if by else default_by(df, sweeps=True)
     except ReportError as err:
         fail(str(err))
 
@@ -141,9 +141,9 @@ def setup_cards(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = F
     """Setup-card balance: each card and side against the fair share 1/P with a verdict; in a setup
     grid also against the average side of the same deal and seat, side B against side A and card
     against card (relative contrasts, paired on the deal); otherwise observational."""
-    from ..report import sections
+    from ..report import component_sections
 
-    _run(results, out, fmt, lambda df, info: sections.setup_cards(df, info, margin / 100), tables)
+    _run(results, out, fmt, lambda df, info: component_sections.setup_cards(df, info, margin / 100), tables)
 
 
 @app.command()
@@ -170,12 +170,12 @@ def purple(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT
                 margin: float = MARGIN):
     """What each purple effect is worth: paired differences from a grant sweep (experiment), and
     owners against the other seats of their game (observational)."""
-    from ..report import sections
+    from ..report import component_sections
 
     def build(df, info):
-        section = sections.purple(df, info, margin / 100)
+        section = component_sections.purple(df, info, margin / 100)
         if not section.tables:
-            from ..report import ReportError
+            from ..report.dataset import ReportError
 
             raise ReportError("nothing to report on purple effects: " + " ".join(section.notes))
         return section
@@ -192,9 +192,9 @@ def cards(results: Path = RESULTS, top: int = typer.Option(10, "--top", min=1, m
     taken, and how its buyers fared against the seats that could have bought it and did not
     (observational, paired on deals); with a grant sweep over card ids, each card against the mean of
     its colour and epoch (experiment)."""
-    from ..report import sections
+    from ..report import component_sections
 
-    _run(results, out, fmt, lambda df, info: sections.cards(df, info, top, margin / 100), tables)
+    _run(results, out, fmt, lambda df, info: component_sections.cards(df, info, top, margin / 100), tables)
 
 
 @app.command()
@@ -213,7 +213,8 @@ def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMA
     import matplotlib
 
     matplotlib.use("Agg")
-    from ..report import ReportError, write_summary
+    from ..report.dataset import ReportError
+    from ..report.summary import write_summary
 
     fmt = _check_format(fmt)
     out = _out_dir(results, out)
@@ -249,7 +250,7 @@ def curve(results: Path = RESULTS,
     """Win share and score margin of the affected seat against a swept component value, paired on
     deals, with a fitted 95% band and the value at which the seat is fair (with its 95% CI). With
     two keys: the win share over every pair, the fair line through it and the fair pairs."""
-    from ..report import ReportError
+    from ..report.dataset import ReportError
     from ..report import surface
     from ..report.curve import section, swept_numeric_keys
     from ..results import read_metadata

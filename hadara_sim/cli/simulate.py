@@ -10,7 +10,8 @@ import typer
 from rich.markup import escape
 
 from ..process import BACKENDS
-from .common import FORMAT_OPTION, Grid, check_format, components_or_exit, console, emit, fail
+from ..report.table import Table
+from .common import FORMAT_OPTION, check_format, components_or_exit, console, emit, fail
 from .limits import jobs_or_exit, resume_command
 
 
@@ -161,35 +162,37 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool) -> None:
                       "engine and matched with the dataset; tell one with hadara-sim show-game)", highlight=False)
 
 
-def win_table(results, title: str, limit: int = 40) -> Grid:
-    """Win rate per combination and policy (per seat when one policy plays every seat), with its
-    sample size and a 95% Wilson interval, from a LazyFrame or DataFrame of results (aggregated
-    without loading every row). Nothing is pooled over the combinations of a sweep."""
+def win_table(results, title: str, limit: int = 40) -> Table:
+    """Win rate per combination and policy (per seat when one policy plays every seat) with its sample
+    size and 95% CI, as `report winrate` estimates them (`report.wins.win_rates`: the win share over
+    deals, Wilson's interval on the deal-clustered effective sample size), from a LazyFrame or
+    DataFrame of results (only the columns it needs are read). Nothing is pooled over the
+    combinations of a sweep."""
     import polars as pl
-    from statsmodels.stats.proportion import proportion_confint
+
+    from ..report.estimates import mean_ci
+    from ..report.wins import win_rates
 
     lf = results.lazy()
     several = lf.select(pl.col("sweep").n_unique()).collect().item() > 1
     one_policy = lf.select(pl.col("policy_label").n_unique()).collect().item() == 1
     who = "seat" if one_policy else "policy_label"
     keys = ["sweep", who] if several else [who]
-    stats = (lf.select([*keys, "win_share", "players", "total"])
-             .group_by(keys)
-             .agg(n=pl.len(), wins=pl.col("win_share").sum(),
-                  share=(1 / pl.col("players")).mean(), total=pl.col("total").mean())
-             .sort(keys)
-             .collect())
-    table = Grid(f"{title}: win rate per {'seat' if one_policy else 'policy'}"
-                 f"{' and combination' if several else ''} (fair share = 1 / players)",
-                 [*(["combination"] if several else []), "seat" if one_policy else "policy", "seats played",
-                  "win rate", "95% CI", "fair share", "mean total"], [])
+    df = lf.select(*keys, "game", "players", "win_share", "total").collect()
+    totals = mean_ci(df, "total", keys).select(*keys, pl.col("mean").alias("total"))
+    stats = win_rates(df, keys).join(totals, on=keys, how="left", maintain_order="left")
+    table = Table(f"{title}: win rate per {'seat' if one_policy else 'policy'}"
+                  f"{' and combination' if several else ''} (fair share = 1 / players)",
+                  [*(["combination"] if several else []), "seat" if one_policy else "policy", "seats played",
+                   "win rate", "95% CI", "fair share", "mean total"], [])
     for row in stats.head(limit).iter_rows(named=True):
-        low, high = proportion_confint(row["wins"], row["n"], method="wilson")
         cells = [row["sweep"]] if several else []
-        cells += [str(row[who]), f"{row['n']:,}", f"{100 * row['wins'] / row['n']:.1f}%",
-                  f"[{100 * low:.1f}, {100 * high:.1f}]", f"{100 * row['share']:.1f}%", f"{row['total']:.1f}"]
+        cells += [str(row[who]), f"{row['rows']:,}", f"{100 * row['mean']:.1f}%",
+                  f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]", f"{100 * row['fair']:.1f}%",
+                  f"{row['total']:.1f}"]
         table.rows.append(cells)
-    caption = "a first look (Wilson CI over seats); `hadara-sim report` gives the paired, deal-clustered analysis"
+    caption = ("a first look: win rate and mean total over deals, 95% CI: Wilson on the deal-clustered effective "
+               "sample size, as `hadara-sim report winrate` gives them with its tests, verdicts and paired contrasts")
     if len(stats) > limit:
         caption = f"first {limit} of {len(stats)} rows; " + caption
     table.caption = caption

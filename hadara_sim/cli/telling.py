@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from ..constants import TRACKS
+from ..report.table import Table
 from ..trace import Recorder
-from .common import Grid, print_grid
+from .common import print_table
 
 
 class Account(Recorder):
@@ -18,8 +19,8 @@ class Account(Recorder):
     def state(self, step, state):
         super().state(step, state)
         if not self.quiet and (step.endswith(".A.statues") or step.endswith(".B.medals")):
-            table = Grid(f"after {step}", ["seat", "policy", "coins", *TRACKS, "cards", "colonies", "statues",
-                                           "medals"], [], caption="medals: silver (s) and gold (g)")
+            table = Table(f"after {step}", ["seat", "policy", "coins", *TRACKS, "cards", "colonies", "statues",
+                                            "medals"], [], caption="medals: silver (s) and gold (g)")
             for s in range(len(state["coins"])):
                 cards = sum(1 for loc in state["location"] if loc == 8 + s)
                 medals = f"{sum(t >= 0 for t in state['silver'][s])}s {state['gold'][s]}g"
@@ -27,4 +28,4 @@ class Account(Recorder):
                                    *map(str, state["tracks"][s]), str(cards),
                                    str(sum(x > 0 for x in state["colonies"][s])),
                                    str(sum(x >= 0 for x in state["statues"][s])), medals])
-            print_grid(table)
+            print_table(table)

@@ -1,54 +1,26 @@
 """Reports over a results dataset: win rates, seats, policy ratings, score breakdowns, setup-card
 and purple-effect balance, score trajectories, each with sample sizes, 95% confidence intervals,
-corrected marks and verdicts.
+corrected marks and verdicts. Nothing is imported here, so that the command line can use the table
+model (`table`) without loading the statistics.
 
-- `stats`: pure functions from a results DataFrame to DataFrames of estimates (use them in notebooks);
-- `inference`: the intervals, corrections, equivalence tests and sample sizes (statsmodels);
-- `ratings`: head-to-head matrices and Bradley-Terry ratings;
-- `charts`: matplotlib figures of those estimates;
-- `sections`: estimates + tables + charts per report, as the command line and the summary use them;
-- `html`: the self-contained HTML summary.
+The estimates, pure functions from a results DataFrame to DataFrames (use them in notebooks):
 
-    from hadara_sim.report import load_dataset, stats
-    df, info = load_dataset("results/default")
-    stats.win_rates(df, ["policy_label"])
+- `dataset`: loading a results directory (`load_dataset`), the columns each report needs, --by;
+- `inference`: intervals, corrections, equivalence tests and sample sizes on per-deal values;
+- `estimates`: means with their CIs, paired differences and verdicts over a results table;
+- `wins`, `scores`, `setup`, `fields`, `grants`, `cards`, `ratings`, `curve`, `surface`: the
+  analyses (win rates and seats; score breakdown and trajectory; setup cards; robustness to the
+  opponent field; grant experiments and purple effects; cards; Bradley-Terry ratings; component
+  value curves and surfaces).
+
+Their presentation:
+
+- `table`: the one table model (cells, numbers, units) the terminal, the machine formats and HTML share;
+- `charts`: matplotlib figures of the estimates;
+- `sections`, `component_sections`: estimates + tables + charts per report, as the command line uses them;
+- `summary`, `html`: the self-contained HTML summary (`write_summary`).
+
+    from hadara_sim.report import dataset, wins
+    df, info = dataset.load_dataset("results/default")
+    wins.win_rates(df, ["policy_label"])
 """
-
-from __future__ import annotations
-
-from pathlib import Path
-
-from . import charts, html, inference, ratings, sections, stats
-from .stats import ReportError, dataset_info
-
-
-def load_dataset(path) -> tuple["pl.DataFrame", dict]:  # noqa: F821
-    """A results directory as (DataFrame, info): `info` has the scenario name, sizes and run facts.
-    Raises ResultsError (unreadable, older schema) like `load_results`."""
-    from ..results import load_results, read_metadata
-
-    from ..provenance import with_combination_labels
-
-    meta = read_metadata(Path(path))
-    df = load_results(path)
-    return with_combination_labels(df, meta), dataset_info(df, meta)
-
-
-def write_summary(df, info: dict, out, fmt: str = "png", margin: float = inference.MARGIN, progress=None) -> Path:
-    """Every report that applies to `df` in one HTML file `out` (a file path or a directory, where
-    it is written as summary.html); `margin` is the equivalence margin of the verdicts; `progress`
-    is told the name of each section as it starts."""
-    out = Path(out)
-    if out.suffix.lower() != ".html":
-        out = out / "summary.html"
-    secs, notes = sections.summary_sections(df, info, margin, progress)
-    try:
-        return html.write(out, secs, info, notes, fmt)
-    finally:
-        for s in secs:
-            for _, fig in s.figures:
-                fig.clear()
-
-
-__all__ = ["ReportError", "charts", "dataset_info", "html", "inference", "load_dataset", "ratings", "sections", "stats",
-           "write_summary"]

@@ -4,12 +4,12 @@ statue is offered and taken, and how its takers fared.
 
 Everything here is observational: a seat that bought a card chose it, in a game where it wanted
 it, so the difference in win share mixes the card's value with the situations in which it is
-bought. The causal answer is the grant experiment (`stats.card_grant_pairs`, `stats.placebo_pairs`).
+bought. The causal answer is the grant experiment (`grants.card_grant_pairs`, `grants.placebo_pairs`).
 
 The comparison for a card is paired on the deal: in each game where one seat bought the card and
 another seat could have bought it (it was `offered` to them) and did not, the buyer's win share
 against the mean of those seats; games of one deal are averaged, then the paired t-test over deals
-(`stats.paired_diff`), Benjamini-Hochberg over the cards of the table.
+(`estimates.paired_diff`), Benjamini-Hochberg over the cards of the table.
 """
 
 from __future__ import annotations
@@ -20,7 +20,8 @@ import polars as pl
 from ..constants import COLONY_LEVELS, COLOURS, STATUES
 from ..results import card_events
 from . import inference as I
-from . import stats as S
+from .dataset import ReportError, check_columns
+from .estimates import paired_diff
 
 GAME = ["combo", "game"]
 EVENTS = ("offered", "bought", "sold", "fed_away")
@@ -29,10 +30,10 @@ SEAT = [*GAME, "seat"]
 
 def _ungranted(df: pl.DataFrame) -> pl.DataFrame:
     """The games in which no seat was granted a card: a grant changes who buys what."""
-    S.check_columns(df, "cards")
+    check_columns(df, "cards")
     base = df.filter(~pl.col("granted").is_not_null().any().over(GAME))
     if base.height == 0:
-        raise S.ReportError("every game of the dataset has a granted card; card statistics need games "
+        raise ReportError("every game of the dataset has a granted card; card statistics need games "
                             "without grants (a grant sweep's control combination counts)")
     return base
 
@@ -68,10 +69,10 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
                      pl.col("total").filter(pl.col("buyer")).mean().alias("total_buyer"),
                      pl.col("total").filter(~pl.col("buyer")).mean().alias("total_passed"))
                 .drop_nulls(["win_buyer", "win_passed"]))
-    win = S.paired_diff(per_game, "win_buyer", "win_passed", ["card"], prefix="win_", margin=margin)
+    win = paired_diff(per_game, "win_buyer", "win_passed", ["card"], prefix="win_", margin=margin)
     win = win.with_columns(pl.Series("win_q", I.adjust(win["win_p"], "fdr_bh")))
-    win = win.with_columns((pl.col("win_q").fill_nan(1.0) < S.ALPHA).alias("win_significant"))
-    score = S.paired_diff(per_game, "total_buyer", "total_passed", ["card"], prefix="score_").drop("n", "rows")
+    win = win.with_columns((pl.col("win_q").fill_nan(1.0) < I.ALPHA).alias("win_significant"))
+    score = paired_diff(per_game, "total_buyer", "total_passed", ["card"], prefix="score_").drop("n", "rows")
     for event in EVENTS:
         if event not in counts.columns:
             counts = counts.with_columns(pl.lit(0, pl.UInt32).alias(event))
@@ -105,10 +106,10 @@ def _takers_vs_others(per_seat: pl.DataFrame, key: str) -> pl.DataFrame:
                 .drop_nulls(["win_taker", "win_other"]))
     taken = (per_seat.filter(pl.col("took")).group_by(key).agg(pl.struct(GAME).n_unique().alias("taken"))
              .with_columns(pl.col("taken") / games))
-    win = S.paired_diff(per_game, "win_taker", "win_other", [key], prefix="win_")
+    win = paired_diff(per_game, "win_taker", "win_other", [key], prefix="win_")
     win = win.with_columns(pl.Series("win_q", I.adjust(win["win_p"], "fdr_bh")))
-    win = win.with_columns((pl.col("win_q").fill_nan(1.0) < S.ALPHA).alias("win_significant"))
-    score = S.paired_diff(per_game, "total_taker", "total_other", [key], prefix="score_").drop("n", "rows")
+    win = win.with_columns((pl.col("win_q").fill_nan(1.0) < I.ALPHA).alias("win_significant"))
+    score = paired_diff(per_game, "total_taker", "total_other", [key], prefix="score_").drop("n", "rows")
     return taken.join(win, on=key, how="left").join(score, on=key, how="left")
 
 

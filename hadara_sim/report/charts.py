@@ -19,7 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from .. import provenance
-from .stats import BONUS_PARTS, PART_LABELS, STACK_ORDER
+from .scores import BONUS_PARTS, PART_LABELS, STACK_ORDER
 
 CI_NOTE = "error bars: 95% CI (t-test over deals)"
 RATE_NOTE = "error bars: 95% Wilson CI (deal-clustered effective sample size)"

@@ -27,8 +27,9 @@ from scipy import stats as sps
 
 from ..swept_key import SweptKey
 from . import inference as I
-from . import stats as S
-from .stats import LEVEL, ReportError
+from . import estimates as S
+from .dataset import ReportError
+from .inference import LEVEL
 
 @dataclass(frozen=True)
 class Crossing:
@@ -211,7 +212,8 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
             reference: float | None = None, margin: float = I.MARGIN):
     """The curve report: a table per value, the crossings, and the chart."""
     from .. import provenance
-    from .sections import Section, Table, num, num_ci, pct, pct_ci, pp, pp_ci, verdict_caption, verdict_cell
+    from .sections import Section, num, num_ci, pct, pct_ci, pp, pp_ci, verdict_caption, verdict_cell
+    from .table import Table
 
     c = curve(df, key, where, reference, margin)
     scope = provenance.field_line(info)

@@ -64,11 +64,10 @@ def key_findings(sections: Sequence[Section]) -> Table | None:
                 links.append(f"{s.key}-{i}-t{j}")
     if not rows and not undecided:
         return None
-    table = Table("Key findings: every decided verdict of this report", ["section", "row", "verdict", "table"],
-                  rows, caption=f"{undecided:,} more row{'s' * (undecided != 1)} are undecided (more games "
-                                "needed); each table states its reference, correction and the field it holds for")
-    table.links = links
-    return table
+    return Table("Key findings: every decided verdict of this report", ["section", "row", "verdict", "table"],
+                 rows, caption=f"{undecided:,} more row{'s' * (undecided != 1)} are undecided (more games "
+                               "needed); each table states its reference, correction and the field it holds for",
+                 links=links)
 
 
 def image_html(fig, fmt: str, alt: str) -> str:

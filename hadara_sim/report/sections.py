@@ -1,6 +1,11 @@
-"""The reports as sections: the statistics (stats.py), formatted as tables, and their charts
-(charts.py). The command line prints a section's tables and saves its charts; the HTML summary
-renders every section that applies to the dataset.
+"""The reports as sections: the estimates (`wins`, `scores`, `ratings`, ...) formatted as tables,
+with their charts (`charts`). The command line prints a section's tables and saves its charts; the
+HTML summary renders every section that applies (`summary`).
+
+Here: the section model, how cells, groups and verdicts read in a table, the tables several sections
+share (paired differences, robustness to the opponent field), and the sections on players and
+policies (win rate, score breakdown, seats, ratings, trajectory); `component_sections` holds those
+on the components (setup cards, purple effects, cards).
 """
 
 from __future__ import annotations
@@ -14,18 +19,22 @@ from matplotlib.figure import Figure
 
 from .. import provenance
 from . import charts
-from . import stats as S
+from . import inference as I
+from .dataset import SETUP_SWEEPS, ReportError, combination_by, fmt_value, pooled_over
+from .estimates import with_verdicts
+from .fields import FIELD_KEYS, field_label
+from .scores import PART_LABELS, STACK_ORDER, leader_wins, running_scores, score_breakdown
 from .table import Table
+from .wins import first_player_rates, seat_rates, sweep_contrasts, win_rates
 
 NA = "–"
-
-
 POINTS = dict.fromkeys(("mean", "ci_low", "ci_high"), "points")   # a table of scores, not shares
-GRANT_UNITS = {"win_low": "pp", "win_high": "pp"}                  # paired_diff's CI of win_diff
 
 
 @dataclass
 class Section:
+    """One report: its tables, its charts and notes on the parts left out."""
+
     key: str
     title: str
     intro: str
@@ -36,42 +45,51 @@ class Section:
 
 # --- formatting -------------------------------------------------------------------------------
 
-def _ok(x) -> bool:
+def finite(x) -> bool:
+    """Whether `x` is a finite number (not None, NaN or infinite)."""
     return x is not None and isinstance(x, (int, float)) and math.isfinite(x)
 
 
 def pct(x) -> str:
-    return f"{100 * x:.1f}%" if _ok(x) else NA
+    """A share in percent: 0.123 -> '12.3%'."""
+    return f"{100 * x:.1f}%" if finite(x) else NA
 
 
 def pct_ci(lo, hi) -> str:
-    return f"[{100 * lo:.1f}, {100 * hi:.1f}]" if _ok(lo) and _ok(hi) else NA
+    """A CI of a share in percent: '[10.1, 14.5]'."""
+    return f"[{100 * lo:.1f}, {100 * hi:.1f}]" if finite(lo) and finite(hi) else NA
 
 
 def pp(x) -> str:
-    return f"{100 * x:+.1f} pp" if _ok(x) else NA
+    """A difference of shares in percentage points: '+1.2 pp'."""
+    return f"{100 * x:+.1f} pp" if finite(x) else NA
 
 
 def pp_ci(lo, hi) -> str:
-    return f"[{100 * lo:+.1f}, {100 * hi:+.1f}]" if _ok(lo) and _ok(hi) else NA
+    """A CI of a difference of shares in percentage points: '[-0.3, +2.7]'."""
+    return f"[{100 * lo:+.1f}, {100 * hi:+.1f}]" if finite(lo) and finite(hi) else NA
 
 
 def num(x, digits: int = 1, sign: bool = False) -> str:
-    return f"{x:{'+' if sign else ''}.{digits}f}" if _ok(x) else NA
+    """A number with `digits` decimals (and its sign with `sign`)."""
+    return f"{x:{'+' if sign else ''}.{digits}f}" if finite(x) else NA
 
 
 def num_ci(lo, hi, digits: int = 1, sign: bool = False) -> str:
+    """A CI of a number, as `num` writes it."""
     s = "+" if sign else ""
-    return f"[{lo:{s}.{digits}f}, {hi:{s}.{digits}f}]" if _ok(lo) and _ok(hi) else NA
+    return f"[{lo:{s}.{digits}f}, {hi:{s}.{digits}f}]" if finite(lo) and finite(hi) else NA
 
 
 def pval(p) -> str:
-    if not _ok(p):
+    """A p- or q-value: three decimals, '<0.001' below that."""
+    if not finite(p):
         return NA
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
 def verdict_cell(r: dict, key: str = "verdict") -> str:
+    """A row's verdict with its arrow (▲ stronger, ▼ weaker)."""
     v = r.get(key) or NA
     return {"stronger": "▲ stronger", "weaker": "▼ weaker"}.get(v, v)
 
@@ -80,21 +98,22 @@ def needed_text(table: pl.DataFrame, column: str = "needed") -> str:
     """The sample-size hint of a table: deals per row for a 95% CI of ±1 pp."""
     if column not in table.columns or table.height == 0:
         return ""
-    values = [v for v in table[column].to_list() if _ok(v)]
+    values = [v for v in table[column].to_list() if finite(v)]
     if not values:
         return ""
     return (f"; a 95% CI of ±1 pp needs about {max(values):,.0f} deals per row "
             f"(normal approximation; n now {table['n'].min():,})")
 
 
-def verdict_caption(rows: int, margin: float = S.I.MARGIN) -> str:
-    return (f"verdict: ▲/▼ = differs ({S.I.correction_text(rows)}); {S.I.equivalence_caption(rows, margin)}; "
+def verdict_caption(rows: int, margin: float = I.MARGIN) -> str:
+    """The caption fragment that says how a table's verdicts are reached."""
+    return (f"verdict: ▲/▼ = differs ({I.correction_text(rows)}); {I.equivalence_caption(rows, margin)}; "
             "'undecided' = neither, more games needed. Not significant is never shown as fair")
 
 
 def pooled_title(df: pl.DataFrame, by) -> str:
     """" (pooled over ...)" when the grouping mixes combinations of the run."""
-    pooled = S.pooled_over(df, by)
+    pooled = pooled_over(df, by)
     return f" (pooled over {', '.join(column_name(c) for c in pooled)})" if pooled else ""
 
 
@@ -103,6 +122,7 @@ COLUMN_NAMES = {"policy_label": "policy", "seat": "seat", "players": "players", 
 
 
 def column_name(col: str) -> str:
+    """A column's name in a table header: policy_label -> 'policy', sweep_x_y -> 'x y'."""
     if col in COLUMN_NAMES:
         return COLUMN_NAMES[col]
     if col.startswith("sweep_"):
@@ -111,6 +131,7 @@ def column_name(col: str) -> str:
 
 
 def value_label(col: str, value) -> str:
+    """A group value as a label: seat 2 -> 'seat 2', players 4 -> '4 players'."""
     if col == "seat":
         return f"seat {value}"
     if col == "players":
@@ -125,9 +146,9 @@ def value_label(col: str, value) -> str:
         return f"first player in epoch {col[-1]}: " + ("yes" if value else "no")
     if col == "focus_seat":
         return f"focus seat {value}"
-    if col.startswith(tuple(f"sweep_{k}" for k in S.FIELD_KEYS)):
-        return S.field_label(value)
-    return S.fmt_value(value)
+    if col.startswith(tuple(f"sweep_{k}" for k in FIELD_KEYS)):
+        return field_label(value)
+    return fmt_value(value)
 
 
 def group_label(by: Sequence[str]):
@@ -142,82 +163,19 @@ def group_label(by: Sequence[str]):
 
 
 def by_text(by: Sequence[str]) -> str:
+    """The groups of a table in words: 'policy and players'."""
     return " and ".join(column_name(c) for c in by) if by else "dataset"
 
 
 def _stem(by: Sequence[str]) -> str:
+    """A chart file name's part for the groups: 'policy-players'."""
     return "-".join(column_name(c).replace(" ", "-") for c in by) or "all"
 
 
-# --- sections ---------------------------------------------------------------------------------
+# --- tables several sections share --------------------------------------------------------------
 
-def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = S.I.MARGIN) -> Section:
-    by = list(by)
-    st = S.with_verdicts(S.win_rates(df, by, margin), margin=margin)
-    label = group_label(by)
-    rows = [[label(r), f"{r['n']:,}", f"{r['rows']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]),
-             pct(r["fair"]), pp(r["diff"]), pval(r["p"]), pval(r["q"]), verdict_cell(r)] for r in st.to_dicts()]
-    title = f"Win rate by {by_text(by)}{pooled_title(df, by)}"
-    table = Table(title,
-                  [by_text(by), "n (deals)", "seats", "win share", "95% CI", "fair 1/P", "vs fair", "p", "q",
-                   "verdict"],
-                  rows, caption="win share: 1 per sole win, 1/k per k-way tie; 95% CI: Wilson (statsmodels) on "
-                                "the deal-clustered effective sample size; p: score test against 1/P; "
-                                + verdict_caption(st.height, margin) + needed_text(st),
-                  marked=st["significant"].to_list(), data=st)
-    fig = charts.winrate_chart(st, label, info, by_text(by))
-    tables = [table]
-    for key, tab in (S.sweep_contrasts(df, margin) if "policy_label" in by else {}).items():
-        others = [c for c in tab.columns if c.startswith("sweep_") and c != key]
-        extra = group_label(["players", *others])
-        lab = lambda r, k=key, e=extra: f"{column_name(k)} = {value_label(k, r[k])}: {r['policy']} ({e(r)})"  # noqa: E731
-        tables.append(_paired_table(f"Sweep of {column_name(key)}: each value against {column_name(key)} = "
-                                    f"{tab['first'][0]}, per policy (paired on the deal)", "value, policy",
-                                    "win share", "first value", tab, lab, margin))
-    return Section("winrate", title,
-                   "The share of wins each group took, with its 95% confidence interval, against the fair "
-                   "share 1/P that a player without an edge would take. Marked rows differ from fair after "
-                   "the table's multiple-comparison correction. A sweep's values are also compared with its "
-                   "first value on the same deals.",
-                   tables, [(f"winrate-by-{_stem(by)}", fig)])
-
-
-def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
-    by = list(by)
-    long = S.score_breakdown(df, by)
-    label = group_label(by)
-    totals = long.filter(pl.col("part") == "total").to_dicts()
-    present = [p for p in S.STACK_ORDER
-               if long.filter((pl.col("part") == p) & (pl.col("mean").abs() > 1e-9)).height]
-    columns = [by_text(by), "n (deals)", *[S.PART_LABELS[p] for p in present], "total", "total 95% CI"]
-    rows = []
-    for t in totals:
-        key = {c: t[c] for c in by}
-        cells = [label(t), f"{t['n']:,}"]
-        for p in present:
-            sub = long.filter(pl.col("part") == p)
-            for c in by:
-                sub = sub.filter(pl.col(c) == key[c])
-            r = sub.to_dicts()[0]
-            cells.append(f"{num(r['mean'])} ±{num((r['ci_high'] - r['ci_low']) / 2, 1)}"
-                         if _ok(r["ci_low"]) else num(r["mean"]))
-        cells += [num(t["mean"]), num_ci(t["ci_low"], t["ci_high"])]
-        rows.append(cells)
-    table = Table(f"Mean score sheet by {by_text(by)}", columns, rows,
-                  caption="mean points per seat ± half the 95% CI; each purple bonus has its own column, "
-                          "taken out of the score pad line that holds it: 'gold medals' = results `gold` minus "
-                          "the set_collector and gold_wildcard bonuses, 'silver medals' = `silver` minus "
-                          "silver_full, 'statues' = `statues` minus statue_patron; the parts add up to the "
-                          "total (docs/results.md)", data=long, units=POINTS)
-    figs = [(f"breakdown-by-{_stem(by)}", charts.breakdown_chart(long, by, label, info, by_text(by))),
-            (f"totals-by-{_stem(by)}", charts.totals_chart(df, by, label, info, by_text(by)))]
-    return Section("breakdown", f"Score breakdown by {by_text(by)}",
-                   "Where the points come from: the mean score sheet per group as stacked bars, and the "
-                   "distribution of final totals.", [table], figs)
-
-
-def _paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, label, margin: float) -> Table:
-    """A table of paired differences a - b (`stats.paired_diff` with verdicts), one row per group."""
+def paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, label, margin: float) -> Table:
+    """A table of paired differences a - b (`estimates.paired_diff` with verdicts), one row per group."""
     rows = [[label(r), f"{r['n']:,}", pct(r["a"]), pct(r["b"]), pp(r["diff"]), pp_ci(r["low"], r["high"]),
              pval(r["q"]), verdict_cell(r)] for r in tab.to_dicts()]
     return Table(title, [first, "n (deals)", a, b, "difference", "95% CI", "q", "verdict"], rows,
@@ -227,7 +185,7 @@ def _paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, lab
 
 def robustness_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Table | None:
     """Whether each effect of a report table depends on the opponent field (a table from
-    `stats.field_robustness`; None passes through): the effect under every field, the paired
+    `fields.field_robustness`; None passes through): the effect under every field, the paired
     difference of each field from the first with its CI, and one word."""
     if tab is None:
         return None
@@ -253,7 +211,7 @@ def robustness_table(what: str, first: str, tab: pl.DataFrame | None, label) -> 
 
 def ladder_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Table | None:
     """Whether each effect settles as the opponent fields grow stronger (a table from
-    `stats.field_robustness(..., steps=True)`, fields in the order swept, weakest first; None passes
+    `fields.field_robustness(..., steps=True)`, fields in the order swept, weakest first; None passes
     through): the effect under every field, each step from one field to the next with its CI, and
     whether the last step is equivalent to zero."""
     if tab is None:
@@ -278,94 +236,79 @@ def ladder_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Tabl
                  marked=[r == "still moving" for r in tab["robust"].to_list()], data=tab)
 
 
-def setup_cards(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
-    bal = S.setup_card_balance(df, margin)
-    design = bal["design"][0]
-    experimental = design == "experimental"
-    others = [c for c in bal.columns if c.startswith("sweep_")]
-    fields = S.field_columns(df)
+# --- sections ---------------------------------------------------------------------------------
 
-    def label(r: dict, columns: Sequence[str] = others) -> str:
-        return f"{r['players']}P {r['setup_card']}{r['setup_side']}" + (
-            f" ({group_label(columns)(r)})" if columns else "")
-
-    def verdict_text(r: dict) -> str:
-        more = r.get("more")
-        if r["verdict"] == "undecided" and _ok(more):
-            return f"undecided, about {more:,.0f} more deals needed"
-        return verdict_cell(r)
-    rows = [[label(r), f"{r['n']:,}", pct(r["win"]), pct_ci(r["win_low"], r["win_high"]), pct(r["fair"]),
-             pp(r["diff"]), pp_ci(r["diff_low"], r["diff_high"]), pval(r["q"]), verdict_text(r),
-             *([pp(r["rel_diff"]), pp_ci(r["rel_low"], r["rel_high"]), r["rel_verdict"] or NA] if experimental else []),
-             num(r["score"])] for r in bal.to_dicts()]
-    if experimental:
-        intro = ("A setup grid: the focus seat played every setup card on every side, on the same deals, and the "
-                 "focus seat rotates over the seats with the deal, so seat advantages cancel. The verdict is "
-                 "absolute: each card and side against the fair share 1/P. Beside it, a relative contrast: the "
-                 "cell against the average side (the mean of all cells on the same deal and seat), paired; that "
-                 "average sits below 1/P when the other seats choose their sides and the focus seat is forced, so "
-                 "'above the average side' does not mean 'too strong'. Side B is compared with side A, and card "
-                 "with card, the same way.")
-        relative = ["vs average side (relative)", "95% CI", "relative verdict"]
-    else:
-        intro = ("Cards as dealt and sides as the policies chose them: an observational comparison (a side "
-                 "chosen by a policy is chosen because it looked better for that deal), pooled over seats. For an "
-                 "experiment, run scenarios/setup-cards.toml.")
-        relative = []
-    tables = [Table(f"Setup cards: win share per player count, card and side, against the fair share 1/P"
-                    f"{pooled_title(df, ['players', *others, *S.SETUP_SWEEPS])}",
-                    ["players, card, side", "n (deals)", "win share", "95% CI", "1/P", "vs 1/P", "95% CI", "q",
-                     "verdict vs 1/P", *relative, "mean score"], rows,
-                    caption="score test of the win share against 1/P; win share CI: Wilson; "
-                    + verdict_caption(bal.height, margin) + needed_text(bal)
-                    + ("; relative: paired t-test over deals of the cell minus the average side of the same deal "
-                       "and seat, its own correction over the table; " + provenance.field_line(info)
-                       if experimental else "; " + provenance.field_line(info)),
-                    marked=bal["significant"].to_list(), data=bal)]
-    rest = [c for c in others if c not in fields]
-    pairs, a, b = S.setup_field_pairs(df)
-    tables.append(robustness_table("Setup cards, win share minus 1/P", "players, card, side", S.field_robustness(
-        pairs, a, b, ["players", *rest, "setup_card", "setup_side"], fields, margin), lambda r: label(r, rest)))
-    ladder = S.field_count(df, fields) > 2  # three fields or more: read them as a ladder too
-    if ladder:
-        tables.append(ladder_table("Setup cards, win share minus 1/P", "players, card, side", S.field_robustness(
-            pairs, a, b, ["players", *rest, "setup_card", "setup_side"], fields, margin, steps=True),
-            lambda r: label(r, rest)))
-    sides = S.setup_side_contrasts(df, margin)
-    if sides is not None:
-        lab = group_label(["players", *[c for c in sides.columns if c.startswith("sweep_")], "setup_card"])
-        tables.append(_paired_table("Setup cards: side B minus side A of each card (relative; paired on the deal "
-                                    "and seat)", "card", "side B", "side A", sides, lab, margin))
-        cell = ["players", *[c for c in sides.columns if c.startswith("sweep_") and c not in fields], "setup_card"]
-        tables.append(robustness_table("Side B minus side A", "card", S.field_robustness(
-            S.setup_side_pairs(df), "B", "A", cell, fields, margin), group_label(cell)))
-        if ladder:
-            tables.append(ladder_table("Side B minus side A", "card", S.field_robustness(
-                S.setup_side_pairs(df), "B", "A", cell, fields, margin, steps=True), group_label(cell)))
-    cards = S.setup_card_contrasts(df, margin)
-    if cards is not None:
-        extra = [c for c in cards.columns if c.startswith("sweep_")]
-        base = group_label(["players", *extra])
-        lab = lambda r: f"{base(r)}: card {r['card']} vs card {r['other']}"  # noqa: E731
-        tables.append(_paired_table("Setup cards: card against card, both sides averaged (relative; paired on the "
-                                    "deal and seat)", "cards", "card", "other", cards, lab, margin))
-    focus = S.focus_seat_rates(df, margin)
-    if focus is not None:
-        lab = group_label(["players", *[c for c in focus.columns if c.startswith("sweep_")], "focus_seat"])
-        tables.append(Table("Setup grid: the focus seat's win share over all cells, per focus seat (the seat effect)",
-                            ["focus seat", "n (deals)", "win share", "95% CI", "1/P", "vs 1/P", "q", "verdict"],
-                            [[lab(r), f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]),
-                              pp(r["diff"]), pval(r["q"]), verdict_cell(r)] for r in focus.to_dicts()],
-                            caption="Wilson CI, score test against 1/P; " + verdict_caption(focus.height, margin),
-                            marked=focus["significant"].to_list(), data=focus))
-    return Section("setup-cards", "Setup cards", intro, [t for t in tables if t is not None],
-                   [("setup-cards", charts.setup_chart(bal, info))])
+def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = I.MARGIN) -> Section:
+    """Win share per group against 1/P, and each swept value against the first, per policy."""
+    by = list(by)
+    st = with_verdicts(win_rates(df, by, margin), margin=margin)
+    label = group_label(by)
+    rows = [[label(r), f"{r['n']:,}", f"{r['rows']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]),
+             pct(r["fair"]), pp(r["diff"]), pval(r["p"]), pval(r["q"]), verdict_cell(r)] for r in st.to_dicts()]
+    title = f"Win rate by {by_text(by)}{pooled_title(df, by)}"
+    table = Table(title,
+                  [by_text(by), "n (deals)", "seats", "win share", "95% CI", "fair 1/P", "vs fair", "p", "q",
+                   "verdict"],
+                  rows, caption="win share: 1 per sole win, 1/k per k-way tie; 95% CI: Wilson (statsmodels) on "
+                                "the deal-clustered effective sample size; p: score test against 1/P; "
+                                + verdict_caption(st.height, margin) + needed_text(st),
+                  marked=st["significant"].to_list(), data=st)
+    fig = charts.winrate_chart(st, label, info, by_text(by))
+    tables = [table]
+    for key, tab in (sweep_contrasts(df, margin) if "policy_label" in by else {}).items():
+        others = [c for c in tab.columns if c.startswith("sweep_") and c != key]
+        extra = group_label(["players", *others])
+        lab = lambda r, k=key, e=extra: f"{column_name(k)} = {value_label(k, r[k])}: {r['policy']} ({e(r)})"  # noqa: E731
+        tables.append(paired_table(f"Sweep of {column_name(key)}: each value against {column_name(key)} = "
+                                    f"{tab['first'][0]}, per policy (paired on the deal)", "value, policy",
+                                    "win share", "first value", tab, lab, margin))
+    return Section("winrate", title,
+                   "The share of wins each group took, with its 95% confidence interval, against the fair "
+                   "share 1/P that a player without an edge would take. Marked rows differ from fair after "
+                   "the table's multiple-comparison correction. A sweep's values are also compared with its "
+                   "first value on the same deals.",
+                   tables, [(f"winrate-by-{_stem(by)}", fig)])
 
 
-def seats(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
+def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
+    """The mean score sheet per group (a table, stacked bars) and the distribution of totals."""
+    by = list(by)
+    long = score_breakdown(df, by)
+    label = group_label(by)
+    totals = long.filter(pl.col("part") == "total").to_dicts()
+    present = [p for p in STACK_ORDER
+               if long.filter((pl.col("part") == p) & (pl.col("mean").abs() > 1e-9)).height]
+    columns = [by_text(by), "n (deals)", *[PART_LABELS[p] for p in present], "total", "total 95% CI"]
+    rows = []
+    for t in totals:
+        key = {c: t[c] for c in by}
+        cells = [label(t), f"{t['n']:,}"]
+        for p in present:
+            sub = long.filter(pl.col("part") == p)
+            for c in by:
+                sub = sub.filter(pl.col(c) == key[c])
+            r = sub.to_dicts()[0]
+            cells.append(f"{num(r['mean'])} ±{num((r['ci_high'] - r['ci_low']) / 2, 1)}"
+                         if finite(r["ci_low"]) else num(r["mean"]))
+        cells += [num(t["mean"]), num_ci(t["ci_low"], t["ci_high"])]
+        rows.append(cells)
+    table = Table(f"Mean score sheet by {by_text(by)}", columns, rows,
+                  caption="mean points per seat ± half the 95% CI; each purple bonus has its own column, "
+                          "taken out of the score pad line that holds it: 'gold medals' = results `gold` minus "
+                          "the set_collector and gold_wildcard bonuses, 'silver medals' = `silver` minus "
+                          "silver_full, 'statues' = `statues` minus statue_patron; the parts add up to the "
+                          "total (docs/results.md)", data=long, units=POINTS)
+    figs = [(f"breakdown-by-{_stem(by)}", charts.breakdown_chart(long, by, label, info, by_text(by))),
+            (f"totals-by-{_stem(by)}", charts.totals_chart(df, by, label, info, by_text(by)))]
+    return Section("breakdown", f"Score breakdown by {by_text(by)}",
+                   "Where the points come from: the mean score sheet per group as stacked bars, and the "
+                   "distribution of final totals.", [table], figs)
+
+
+def seats(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
     """Win share by seat and by the first player of each epoch, per player count and combination."""
-    st = S.seat_rates(df, margin)
-    by = S.combination_by(df, skip=S.SETUP_SWEEPS)
+    st = seat_rates(df, margin)
+    by = combination_by(df, skip=SETUP_SWEEPS)
     label = group_label([*by, "seat"])
     several = df["policy_label"].n_unique() > 1
     note = (" (several policies: every seat's rate averages over the policies that sat there)" if several else "")
@@ -375,7 +318,7 @@ def seats(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
                ["seat", "n (deals)", "win share", "95% CI", "fair 1/P", "vs fair", "q", "verdict"], rows,
                caption="Wilson CI (statsmodels); score test against 1/P; " + verdict_caption(st.height, margin)
                        + needed_text(st), marked=st["significant"].to_list(), data=st)
-    fp = S.first_player_rates(df, margin)
+    fp = first_player_rates(df, margin)
     label2 = group_label(by)
     rows2 = [[f"epoch {'I' * r['epoch']}" if r["epoch"] < 3 else "epoch III", label2(r), f"{r['n']:,}",
               pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]), pp(r["diff"]), pval(r["q"]),
@@ -397,10 +340,10 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
     from . import ratings as R
 
     if "rank" not in df.columns or df["policy_label"].n_unique() < 2:
-        raise S.ReportError("ratings need a dataset with two or more policies (e.g. scenarios/tournament.toml)")
+        raise ReportError("ratings need a dataset with two or more policies (e.g. scenarios/tournament.toml)")
     pairs = R.pairwise(df)
     if pairs.height == 0:
-        raise S.ReportError("no game seats two different policies: nothing to rate")
+        raise ReportError("no game seats two different policies: nothing to rate")
     bt = R.bradley_terry(pairs)
     fin = R.finishing(df).join(bt.select("policy", "rating", "low", "high"), on="policy", how="left")
     fin = fin.sort("rating", descending=True, nulls_last=True)
@@ -435,126 +378,11 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
                    "How the policies rank against each other, from every game in which they met.", [t1, t2], [])
 
 
-def _grant_rows(tab: pl.DataFrame, label, control: bool = False) -> list[list[str]]:
-    return [[label(r), *([r["control"]] if control else []), f"{r['n']:,}", pct(r["win_a"]), pct(r["win_b"]),
-             pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"]), verdict_cell(r, "win_verdict"),
-             num(r["score_diff"], 2, True), num_ci(r["score_low"], r["score_high"], 2, True)]
-            for r in tab.to_dicts()]
-
-
-def _grant_robustness(what: str, pairs: pl.DataFrame | None, fields: list[str], margin: float) -> list[Table]:
-    """The robustness table of a grant contrast under several opponent fields (none with one field), and
-    with three fields or more its ladder table (fields in the order swept, weakest first)."""
-    if pairs is None:
-        return []
-    cell = ["grant", *[c for c in pairs.columns if c.startswith("sweep_") and c not in fields]]
-    found = S.field_robustness(pairs, "win_share", "win_control", cell, fields, margin)
-    if found is None:
-        return []
-    tables = [robustness_table(what, "granted", found, group_label(cell))]
-    if S.field_count(pairs, fields) > 2:
-        steps = S.field_robustness(pairs, "win_share", "win_control", cell, fields, margin, steps=True)
-        tables.append(ladder_table(what, "granted", steps, group_label(cell)))
-    return [t for t in tables if t is not None]
-
-
-GRANT_COLUMNS = ["n (deals)", "win share granted", "control", "difference", "95% CI", "q", "verdict",
-                 "score difference (points)", "95% CI"]
-
-
-def purple(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN) -> Section:
-    section = Section("purple", "Purple effects",
-                      "What each purple effect is worth. The grant experiment gives one seat (rotating with the "
-                      "deal) the card for free and compares it with the same seat on the same deal in the control "
-                      "combination: a causal, paired estimate. The observational part compares seats that ended up "
-                      "owning an effect with the other seats of their game: owners chose (and kept) the card, so the "
-                      "difference mixes the card's value with the situations in which it is taken.")
-    components = info.get("components_path")
-    fields = S.field_columns(df)
-    try:
-        granted = S.grant_pairs(df)
-        grants = None if granted is None else S.grant_table(granted, margin)
-    except S.ReportError as err:
-        if not any(c.startswith("sweep_grants") for c in df.columns):
-            raise
-        section.notes.append(f"Grant experiment skipped: {err}")
-        grants = False
-    if grants is False:
-        pass
-    elif grants is None:
-        section.notes.append("No grant experiment: the dataset has no sweep over `grants` (run "
-                             "scenarios/purple-effects.toml for one).")
-    else:
-        others = [c for c in grants.columns if c.startswith("sweep_")]
-        label = group_label(["grant", *others])
-        split = others[0] if len(others) == 1 and grants[others[0]].n_unique() > 1 else None
-        section.tables.append(Table(
-            f"Experiment: granted seat vs the same seat under grants = '{grants['control'][0]}' (paired on deal)",
-            ["granted" + (", " + ", ".join(column_name(c) for c in others) if others else ""), *GRANT_COLUMNS],
-            _grant_rows(grants, label),
-            caption="paired t-test (scipy ttest_rel) over deals: same deal, same seat, same policies; "
-                    + verdict_caption(grants.height, margin) + needed_text(grants, "win_needed"),
-            marked=grants["win_significant"].to_list(), data=grants, units=GRANT_UNITS))
-        section.tables += _grant_robustness("Granted card vs no grant", granted, fields, margin)
-        section.figures.append(("purple-grants", charts.forest_chart(
-            grants, group_label(["grant"]) if split else label, info, observational=False, split=split,
-            split_label=lambda v, c=split: value_label(c, v) if c == "players" else f"{column_name(c)} = {v}")))
-    placebo_pairs, refused = S.placebo_pairs(df, components) if isinstance(grants, pl.DataFrame) else (None, [])
-    placebo = None if placebo_pairs is None else S.grant_table(placebo_pairs, margin)
-    section.notes += [f"Refused as a placebo: {r}." for r in refused]
-    if placebo is not None:
-        section.tables.append(Table(
-            "Effect card vs the mean of every plain purple card of its epoch (the placebo), same deal and seat",
-            ["effect", "placebo", *GRANT_COLUMNS], _grant_rows(placebo, group_label(["grant"]), control=True),
-            caption="both are one more purple card (sets, discounts); the placebo is the average over the plain "
-                    "purple cards of the epoch granted the same way, so this is the effect card's worth against "
-                    "a typical plain purple card; paired t-test over deals; " + verdict_caption(placebo.height, margin)
-                    + needed_text(placebo, "win_needed"),
-            marked=placebo["win_significant"].to_list(), data=placebo, units=GRANT_UNITS))
-        section.tables += _grant_robustness("Effect card vs the placebo", placebo_pairs, fields, margin)
-        section.figures.append(("purple-beyond-placebo", charts.forest_chart(
-            placebo, group_label(["grant"]), info, observational=False, placebo=True)))
-        spread = S.placebo_spread(df, components, margin)
-        if spread is not None:
-            section.tables.append(Table(
-                "The placebos among themselves: each plain purple card vs the mean of the plain cards of its epoch",
-                ["plain card", *GRANT_COLUMNS], _grant_rows(spread, group_label(["grant"])),
-                caption="the spread of the placebo: how much a plain card's own tracks and points matter; "
-                        "paired t-test over deals; " + verdict_caption(spread.height, margin),
-                marked=spread["win_significant"].to_list(), data=spread, units=GRANT_UNITS))
-    elif isinstance(grants, pl.DataFrame):
-        section.notes.append("The grant experiment measures the card, not only its effect: a granted card is "
-                             "also one more purple card. Add the plain purple cards of each epoch to the grants "
-                             "sweep by card id (placebos, as in scenarios/purple-effects.toml) to compare "
-                             "each effect card with a plain purple card.")
-    owners = S.owner_effects(df)
-    if owners is None:
-        section.notes.append("No observational comparison: no seat owns a purple effect at the end of a game "
-                             "without grants (a grant sweep's control combination counts).")
-    else:
-        by = ["effect", *(["players"] if "players" in owners.columns else [])]
-        label = group_label(by)
-        rows = [[label(r), f"{r['n']:,}", pct(r["owned"]), pct(r["win_a"]), pct(r["win_b"]), pp(r["win_diff"]),
-                 pp_ci(r["win_low"], r["win_high"]), num(r["score_diff"], 2, True),
-                 num_ci(r["score_low"], r["score_high"], 2, True)] for r in owners.to_dicts()]
-        section.tables.append(Table(
-            "Observational (not causal): owners vs the other seats of the same game",
-            [by_text(by), "n (deals)", "games owned", "owner win share", "others", "difference", "95% CI",
-             "score difference (points)", "95% CI"], rows,
-            caption="OBSERVATIONAL: owners chose and kept the card; only games without grants; games owned: "
-                    "share of the games at that player count; paired t-test over deals of owner vs mean of the "
-                    "other seats; no row is marked", data=owners, units=GRANT_UNITS))
-        split = "players" if "players" in owners.columns else None
-        section.figures.append(("purple-owners", charts.forest_chart(
-            owners, group_label(["effect"]), info, observational=True, split=split,
-            split_label=lambda v: value_label("players", v))))
-    return section
-
-
 def trajectory(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
+    """The running score after each epoch per group, and how often the leader goes on to win."""
     by = list(by)
-    running = S.running_scores(df, by)
-    leaders = S.leader_wins(df)
+    running = running_scores(df, by)
+    leaders = leader_wins(df)
     label = group_label(by)
     names = {1: "I", 2: "II", 3: "III"}
     groups = running.select(by).unique(maintain_order=True).to_dicts() if by else [{}]
@@ -586,6 +414,7 @@ def trajectory(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
 
 
 def overview(info: dict) -> Table:
+    """The dataset's facts: scenario, sizes, players, policies, seed, component set."""
     rows = [["scenario", info["scenario"]], ["description", info["description"] or NA],
             ["games", f"{info['games']:,}"], ["deals", f"{info['deals']:,}"],
             ["combinations", f"{info['combinations']:,}"], ["rows (seats played)", f"{info['rows']:,}"],
@@ -603,121 +432,3 @@ def overview(info: dict) -> Table:
             len("policies: "):]
                      + " (full parameters in metadata.json)"])
     return Table("Dataset", ["", ""], rows)
-
-
-def summary_sections(df: pl.DataFrame, info: dict, margin: float = S.I.MARGIN,
-                     progress=None) -> tuple[list[Section], list[str]]:
-    """Every section that applies to the dataset, and notes on those skipped; `progress(name)` is
-    told each section as it starts. Win rates and breakdowns are per combination of the run (player
-    count and every swept key but the setup grid and grants, which have their own sections)."""
-    sections, notes = [], []
-    for report in S.REQUIRED:
-        S.check_columns(df, report)
-    by = S.default_by(df, sweeps=True)
-    multi_policy = df["policy_label"].n_unique() > 1
-    seat_by = [*S.combination_by(df, skip=S.SETUP_SWEEPS), "seat"]
-    builders = [("win rate by policy", lambda: winrate(df, info, by, margin)) if multi_policy else None,
-                ("ratings", lambda: ratings(df, info)) if multi_policy else None,
-                ("seats", lambda: seats(df, info, margin)),
-                ("score breakdown", lambda: breakdown(df, info, by if multi_policy else seat_by)),
-                ("setup cards", lambda: setup_cards(df, info, margin)),
-                ("purple effects", lambda: purple(df, info, margin)),
-                ("cards", lambda: cards(df, info, margin=margin)),
-                ("trajectory", lambda: trajectory(df, info, by))]
-    for name, build in filter(None, builders):
-        if progress:
-            progress(name)
-        try:
-            section = build()
-        except S.ReportError as err:
-            notes.append(f"The {name} section is left out: {err}")
-            continue
-        if section.tables:
-            sections.append(section)
-        notes += [n for n in section.notes if not section.tables]
-    if not multi_policy:
-        notes.append("One policy on every seat: win rates are shown by seat (Seats and turn order) instead of by "
-                     "policy.")
-    return sections, notes
-
-
-def _card_rows(tab: pl.DataFrame) -> list[list[str]]:
-    return [[r["card_id"], r["colour"], str(r["cost"]), str(r["points"]), str(r["track_sum"]), pct(r["offered"]),
-             pct(r["bought"]), pct(r["sold"]), pct(r["take_rate"]), num(r["bought_epoch"], 2), pct(r["phase_a"]),
-             f"{r['n']:,}" if r["n"] is not None else NA, pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]),
-             pval(r["win_q"])] for r in tab.to_dicts()]
-
-
-CARD_COLUMNS = ["card", "colour", "cost", "points", "tracks", "offered", "bought", "sold", "bought when offered",
-                "epoch bought", "in phase A", "n (deals)", "buyers - passers", "95% CI", "q"]
-
-
-def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = S.I.MARGIN) -> Section:
-    """Every civilization card, colony tile and statue: how often it is offered and taken and how its
-    takers fared (observational); granted cards against their colour and epoch (experiment)."""
-    from . import cards as K
-
-    components = S._component_set(info.get("components_path"))
-    section = Section("cards", "Cards, colonies and statues",
-                      "How often each civilization card is offered, bought and sold, and how its buyers fared "
-                      "against the seats of the same game that could have bought it and did not. OBSERVATIONAL: "
-                      "buyers chose the card, so a difference mixes the card's value with the games in which it "
-                      "is bought; a grant sweep over card ids (scenarios/card-grants.toml) gives the causal answer.")
-    table = K.card_table(df, components, margin)
-    if table.height == 0:
-        raise S.ReportError("no seat of the dataset's games could buy any card (the card columns are empty): "
-                            "nothing to report on cards")
-    ranked = table.filter(pl.col("win_diff").is_not_nan())
-    shown = ranked.head(top) if ranked.height <= 2 * top else pl.concat([ranked.head(top), ranked.tail(top)])
-    section.tables.append(Table(
-        f"Observational: the {min(top, ranked.height)} cards whose buyers did best and the {min(top, ranked.height)} "
-        f"that did worst (of {table.height} cards offered; all of them in --format csv/json)", CARD_COLUMNS,
-        _card_rows(shown),
-        caption="offered / bought / sold: share of the games in which some seat could have bought / bought / sold "
-                "the card; buyers - passers: win share of the buyer minus the mean of the seats of the same game "
-                "that could have bought it and did not, paired t-test over deals; q: Benjamini-Hochberg over the "
-                f"{ranked.height} cards; * = q < 0.05 (not a verdict: the comparison is observational)",
-        marked=shown["win_significant"].to_list(), data=table, units=GRANT_UNITS))
-    section.figures.append(("card-values", charts.card_value_chart(table, info)))
-    colonies = K.colony_table(df, components)
-    section.tables.append(None if colonies.height == 0 else Table(
-        "Observational: colony tiles, takers against the other seats of the game",
-        ["colony", "level", "plunder", "integrate", "points front / back", "taken", "integrated", "n (deals)",
-         "takers - others", "95% CI", "q"],
-        [[r["colony_id"], str(r["level"]), str(r["plunder"]), str(r["integrate"]),
-          f"{r['front_points']} / {r['back_points']}", pct(r["taken"]), pct(r["integrated"]), f"{r['n']:,}",
-          pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"])] for r in colonies.to_dicts()],
-        caption="taken: share of the games in which some seat took the tile; the comparison counts only those games "
-                "(where a tile was not taken the results do not say whether it was dealt); integrated: share of its takers who integrated it; "
-                "paired t-test over deals; q: Benjamini-Hochberg over the tiles",
-        marked=colonies["win_significant"].to_list(), data=colonies, units=GRANT_UNITS))
-    section.tables = [table for table in section.tables if table is not None]
-    statues = K.statue_table(df, components)
-    section.tables.append(Table(
-        "Observational: statues, carvers against the other seats of the game",
-        ["statue", "requirement", "points", "bonus", "carved", "points side up", "n (deals)", "carvers - others",
-         "95% CI", "q"],
-        [[str(r["statue"]), str(r["requirement"]), str(r["points"]), str(r["bonus"]), pct(r["taken"]),
-          pct(r["points_side"]), f"{r['n'] or 0:,}", pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]),
-          pval(r["win_q"])] for r in statues.to_dicts()],
-        caption="carved: share of the games in which some seat carved it; a comparison needs a game in which one "
-                "seat carved it and another did not (– where none did); paired t-test over deals; "
-                "q: Benjamini-Hochberg over the statues",
-        marked=statues["win_significant"].fill_null(False).to_list(), data=statues, units=GRANT_UNITS))
-    pairs, refused = S.card_grant_pairs(df, components)
-    section.notes += [f"Not compared: {r}." for r in refused]
-    if pairs is not None:
-        grants = S.grant_table(pairs, margin)
-        section.tables.append(Table(
-            "Experiment: each granted card vs the mean of the cards of its colour and epoch granted the same way "
-            "(same deal and seat)", ["granted", "placebo", *GRANT_COLUMNS],
-            _grant_rows(grants, group_label(["grant", *[c for c in grants.columns if c.startswith("sweep_")]]),
-                        control=True),
-            caption="a causal, relative contrast: the card against an average card of its kind, given the same way; "
-                    "paired t-test over deals; " + verdict_caption(grants.height, margin)
-                    + needed_text(grants, "win_needed"),
-            marked=grants["win_significant"].to_list(), data=grants, units=GRANT_UNITS))
-    else:
-        section.notes.append("No card grant experiment: the dataset has no sweep over `grants` by card id "
-                             "(scenarios/card-grants.toml has one).")
-    return section

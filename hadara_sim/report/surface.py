@@ -21,9 +21,10 @@ from scipy import stats as sps
 
 from ..swept_key import SweptKey
 from . import inference as I
-from . import stats as S
+from . import estimates as S
 from .curve import affected, with_margin
-from .stats import LEVEL, ReportError
+from .dataset import ReportError
+from .inference import LEVEL
 
 
 @dataclass
@@ -115,7 +116,8 @@ def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str,
             margin: float = I.MARGIN):
     """The surface report: the cells, the fair line, the fair pairs, and the chart."""
     from .. import provenance
-    from .sections import Section, Table, pct, pct_ci, pp, verdict_caption, verdict_cell
+    from .sections import Section, pct, pct_ci, pp, verdict_caption, verdict_cell
+    from .table import Table
 
     s = surface(df, key1, key2, where, margin)
     scope = provenance.field_line(info)

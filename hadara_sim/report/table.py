@@ -1,11 +1,21 @@
-"""A report's table: its cells as text, the numbers behind them, and how both print and render."""
+"""The one table model of reports and of the command line: a table's cells as text, the numbers
+behind them with their units (`machine`, for csv and json), how the terminal may narrow it
+(`optional`, `wrap`), and how it renders in HTML (`table_html`).
+
+Nothing here loads polars or the statistics: the command line builds its tables from this module at
+start-up (polars is imported where a table's numbers are read).
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from html import escape
+from typing import TYPE_CHECKING
 
-import polars as pl
+from rich.text import Text
+
+if TYPE_CHECKING:
+    import polars as pl
 
 # The unit of each numeric column of a table's data, by name, for the machine formats (csv, json):
 # "%" (a share, written x100 as <name>_pct), "pp" (a difference of shares, x100 as <name>_pp),
@@ -24,25 +34,39 @@ SUFFIX = {"%": ("pct", 100.0), "pp": ("pp", 100.0), "points": ("points", 1.0), "
 
 @dataclass
 class Table:
+    """A table: cells are strings (rich markup allowed in the terminal's). Numbers and ids are never
+    cut: a table too wide for the terminal wraps its text columns, then leaves out its `optional`
+    columns (saying so below it), then continues its columns in a second block."""
+
     title: str
     columns: list[str]
     rows: list[list[str]]
     caption: str = ""
     marked: list[bool] = field(default_factory=list)  # rows to highlight (significant)
-    data: pl.DataFrame | None = None                  # the numbers behind the table
-    units: dict[str, str] = field(default_factory=dict)  # overrides of UNIT_OF for this table's data
+    data: pl.DataFrame | None = None                  # the numbers behind the table, for csv and json
+    # Overrides of UNIT_OF for this table's data; None: the data's column names already carry their
+    # units (a frame the command line built for machines), written as they are.
+    units: dict[str, str] | None = field(default_factory=dict)
+    optional: tuple[str, ...] = ()                    # columns the terminal leaves out first when too wide
+    wrap: tuple[str, ...] | None = None               # text columns that may wrap (default: guessed)
+    links: list[str] | None = None                    # in HTML, the anchor each row's last cell links to
 
-    def machine(self) -> pl.DataFrame | None:
-        """The numbers behind the table for machines: each column's unit in its name, shares and
-        differences of shares in percent and percentage points, nested columns left out."""
+    def machine(self) -> pl.DataFrame:
+        """The table for machines: the numbers behind it with each column's unit in its name (shares
+        and differences of shares in percent and percentage points; nested columns left out), or its
+        cells as plain text when it has no numbers."""
+        import polars as pl  # here: the command line imports this module at start-up
+
         if self.data is None:
-            return None
+            names = [plain(c) or f"column {j + 1}" for j, c in enumerate(self.columns)]
+            return pl.DataFrame([[plain(c) for c in row] for row in self.rows], schema=names, orient="row")
         exprs = []
         for name, dtype in self.data.schema.items():
             if dtype.is_nested() or dtype == pl.Object:
                 continue
             measure, _, rest = name.partition(" ")  # "effect balanced": a measure under a field
-            unit = self.units.get(name) or self.units.get(measure) or UNIT_OF.get(name) or UNIT_OF.get(measure)
+            unit = None if self.units is None else (self.units.get(name) or self.units.get(measure)
+                                                     or UNIT_OF.get(name) or UNIT_OF.get(measure))
             if unit is None or not dtype.is_numeric():
                 exprs.append(pl.col(name))
                 continue
@@ -55,17 +79,21 @@ class Table:
         return table_html(self)
 
 
+def plain(cell) -> str:
+    """A cell without its rich markup."""
+    return Text.from_markup(str(cell)).plain
+
+
 def table_html(t: Table, anchor: str = "") -> str:
     """A table as HTML (`anchor`: its id, for links to it); a table with `links` links each row's last
     cell to the anchor it names."""
     head = "".join(f"<th>{escape(c)}</th>" for c in t.columns) if any(t.columns) else ""
-    links = getattr(t, "links", None)
     body = []
     for i, row in enumerate(t.rows):
         cls = ' class="marked"' if i < len(t.marked) and t.marked[i] else ""
         cells = [escape(str(c)) for c in row]
-        if links:
-            cells[-1] = f'<a href="#{escape(links[i])}">{cells[-1]}</a>'
+        if t.links:
+            cells[-1] = f'<a href="#{escape(t.links[i])}">{cells[-1]}</a>'
         body.append(f"<tr{cls}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     html = (f'<div class="scroll"{f" id={chr(34)}{escape(anchor)}{chr(34)}" if anchor else ""}><table>'
             f"<caption>{escape(t.title)}</caption>"

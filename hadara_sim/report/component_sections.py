@@ -1,0 +1,326 @@
+"""The sections on the game's components: setup cards (balance against 1/P and the setup grid's
+relative contrasts), purple effects (the grant experiment, its placebo, the owners) and the cards,
+colony tiles and statues (observational, and a card grant experiment), each as tables and charts."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import polars as pl
+
+from .. import provenance
+from . import charts
+from . import inference as I
+from .dataset import SETUP_SWEEPS, ReportError, run_components
+from .fields import field_columns, field_count, field_robustness
+from .grants import card_grant_pairs, grant_pairs, grant_table, owner_effects, placebo_pairs, placebo_spread
+from .sections import (NA, Section, by_text, column_name, finite, group_label, ladder_table, needed_text, num, num_ci,
+                       paired_table, pct, pct_ci, pooled_title, pp, pp_ci, pval, robustness_table, value_label,
+                       verdict_caption, verdict_cell)
+from .setup import (focus_seat_rates, setup_card_balance, setup_card_contrasts, setup_field_pairs, setup_side_contrasts,
+                    setup_side_pairs)
+from .table import Table
+
+GRANT_UNITS = {"win_low": "pp", "win_high": "pp"}  # paired_diff's CI of win_diff
+
+
+def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
+    """Setup-card balance: each card and side against 1/P, and the setup grid's relative contrasts."""
+    bal = setup_card_balance(df, margin)
+    design = bal["design"][0]
+    experimental = design == "experimental"
+    others = [c for c in bal.columns if c.startswith("sweep_")]
+    fields = field_columns(df)
+
+    def label(r: dict, columns: Sequence[str] = others) -> str:
+        return f"{r['players']}P {r['setup_card']}{r['setup_side']}" + (
+            f" ({group_label(columns)(r)})" if columns else "")
+
+    def verdict_text(r: dict) -> str:
+        more = r.get("more")
+        if r["verdict"] == "undecided" and finite(more):
+            return f"undecided, about {more:,.0f} more deals needed"
+        return verdict_cell(r)
+    rows = [[label(r), f"{r['n']:,}", pct(r["win"]), pct_ci(r["win_low"], r["win_high"]), pct(r["fair"]),
+             pp(r["diff"]), pp_ci(r["diff_low"], r["diff_high"]), pval(r["q"]), verdict_text(r),
+             *([pp(r["rel_diff"]), pp_ci(r["rel_low"], r["rel_high"]), r["rel_verdict"] or NA] if experimental else []),
+             num(r["score"])] for r in bal.to_dicts()]
+    if experimental:
+        intro = ("A setup grid: the focus seat played every setup card on every side, on the same deals, and the "
+                 "focus seat rotates over the seats with the deal, so seat advantages cancel. The verdict is "
+                 "absolute: each card and side against the fair share 1/P. Beside it, a relative contrast: the "
+                 "cell against the average side (the mean of all cells on the same deal and seat), paired; that "
+                 "average sits below 1/P when the other seats choose their sides and the focus seat is forced, so "
+                 "'above the average side' does not mean 'too strong'. Side B is compared with side A, and card "
+                 "with card, the same way.")
+        relative = ["vs average side (relative)", "95% CI", "relative verdict"]
+    else:
+        intro = ("Cards as dealt and sides as the policies chose them: an observational comparison (a side "
+                 "chosen by a policy is chosen because it looked better for that deal), pooled over seats. For an "
+                 "experiment, run scenarios/setup-cards.toml.")
+        relative = []
+    tables = [Table(f"Setup cards: win share per player count, card and side, against the fair share 1/P"
+                    f"{pooled_title(df, ['players', *others, *SETUP_SWEEPS])}",
+                    ["players, card, side", "n (deals)", "win share", "95% CI", "1/P", "vs 1/P", "95% CI", "q",
+                     "verdict vs 1/P", *relative, "mean score"], rows,
+                    caption="score test of the win share against 1/P; win share CI: Wilson; "
+                    + verdict_caption(bal.height, margin) + needed_text(bal)
+                    + ("; relative: paired t-test over deals of the cell minus the average side of the same deal "
+                       "and seat, its own correction over the table; " + provenance.field_line(info)
+                       if experimental else "; " + provenance.field_line(info)),
+                    marked=bal["significant"].to_list(), data=bal)]
+    rest = [c for c in others if c not in fields]
+    pairs, a, b = setup_field_pairs(df)
+    tables.append(robustness_table("Setup cards, win share minus 1/P", "players, card, side", field_robustness(
+        pairs, a, b, ["players", *rest, "setup_card", "setup_side"], fields, margin), lambda r: label(r, rest)))
+    ladder = field_count(df, fields) > 2  # three fields or more: read them as a ladder too
+    if ladder:
+        tables.append(ladder_table("Setup cards, win share minus 1/P", "players, card, side", field_robustness(
+            pairs, a, b, ["players", *rest, "setup_card", "setup_side"], fields, margin, steps=True),
+            lambda r: label(r, rest)))
+    sides = setup_side_contrasts(df, margin)
+    if sides is not None:
+        lab = group_label(["players", *[c for c in sides.columns if c.startswith("sweep_")], "setup_card"])
+        tables.append(paired_table("Setup cards: side B minus side A of each card (relative; paired on the deal "
+                                    "and seat)", "card", "side B", "side A", sides, lab, margin))
+        cell = ["players", *[c for c in sides.columns if c.startswith("sweep_") and c not in fields], "setup_card"]
+        tables.append(robustness_table("Side B minus side A", "card", field_robustness(
+            setup_side_pairs(df), "B", "A", cell, fields, margin), group_label(cell)))
+        if ladder:
+            tables.append(ladder_table("Side B minus side A", "card", field_robustness(
+                setup_side_pairs(df), "B", "A", cell, fields, margin, steps=True), group_label(cell)))
+    cards = setup_card_contrasts(df, margin)
+    if cards is not None:
+        extra = [c for c in cards.columns if c.startswith("sweep_")]
+        base = group_label(["players", *extra])
+        lab = lambda r: f"{base(r)}: card {r['card']} vs card {r['other']}"  # noqa: E731
+        tables.append(paired_table("Setup cards: card against card, both sides averaged (relative; paired on the "
+                                    "deal and seat)", "cards", "card", "other", cards, lab, margin))
+    focus = focus_seat_rates(df, margin)
+    if focus is not None:
+        lab = group_label(["players", *[c for c in focus.columns if c.startswith("sweep_")], "focus_seat"])
+        tables.append(Table("Setup grid: the focus seat's win share over all cells, per focus seat (the seat effect)",
+                            ["focus seat", "n (deals)", "win share", "95% CI", "1/P", "vs 1/P", "q", "verdict"],
+                            [[lab(r), f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]),
+                              pp(r["diff"]), pval(r["q"]), verdict_cell(r)] for r in focus.to_dicts()],
+                            caption="Wilson CI, score test against 1/P; " + verdict_caption(focus.height, margin),
+                            marked=focus["significant"].to_list(), data=focus))
+    return Section("setup-cards", "Setup cards", intro, [t for t in tables if t is not None],
+                   [("setup-cards", charts.setup_chart(bal, info))])
+
+
+# --- purple effects ---------------------------------------------------------------------------
+
+def _grant_rows(tab: pl.DataFrame, label, control: bool = False) -> list[list[str]]:
+    """The cells of a grant table (`control`: with the control's name after the label)."""
+    return [[label(r), *([r["control"]] if control else []), f"{r['n']:,}", pct(r["win_a"]), pct(r["win_b"]),
+             pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"]), verdict_cell(r, "win_verdict"),
+             num(r["score_diff"], 2, True), num_ci(r["score_low"], r["score_high"], 2, True)]
+            for r in tab.to_dicts()]
+
+
+def _grant_robustness(what: str, pairs: pl.DataFrame | None, fields: list[str], margin: float) -> list[Table]:
+    """The robustness table of a grant contrast under several opponent fields (none with one field), and
+    with three fields or more its ladder table (fields in the order swept, weakest first)."""
+    if pairs is None:
+        return []
+    cell = ["grant", *[c for c in pairs.columns if c.startswith("sweep_") and c not in fields]]
+    found = field_robustness(pairs, "win_share", "win_control", cell, fields, margin)
+    if found is None:
+        return []
+    tables = [robustness_table(what, "granted", found, group_label(cell))]
+    if field_count(pairs, fields) > 2:
+        steps = field_robustness(pairs, "win_share", "win_control", cell, fields, margin, steps=True)
+        tables.append(ladder_table(what, "granted", steps, group_label(cell)))
+    return [t for t in tables if t is not None]
+
+
+GRANT_COLUMNS = ["n (deals)", "win share granted", "control", "difference", "95% CI", "q", "verdict",
+                 "score difference (points)", "95% CI"]
+
+
+def _add_placebo(section: Section, df: pl.DataFrame, info: dict, fields: list[str], margin: float) -> None:
+    """The purple section's placebo part: each effect card against the plain purple cards of its epoch
+    and the plain cards among themselves, or a note saying why not (no placebos, or the run's
+    component set, which tells plain cards from effect cards, can no longer be read)."""
+    components = info.get("components_path")
+    try:
+        pairs, refused = placebo_pairs(df, components)
+    except ReportError as err:
+        section.notes.append(f"No placebo comparison: {err}.")
+        return
+    section.notes += [f"Refused as a placebo: {r}." for r in refused]
+    if pairs is None:
+        section.notes.append("The grant experiment measures the card, not only its effect: a granted card is "
+                             "also one more purple card. Add the plain purple cards of each epoch to the grants "
+                             "sweep by card id (placebos, as in scenarios/purple-effects.toml) to compare "
+                             "each effect card with a plain purple card.")
+        return
+    placebo = grant_table(pairs, margin)
+    section.tables.append(Table(
+        "Effect card vs the mean of every plain purple card of its epoch (the placebo), same deal and seat",
+        ["effect", "placebo", *GRANT_COLUMNS], _grant_rows(placebo, group_label(["grant"]), control=True),
+        caption="both are one more purple card (sets, discounts); the placebo is the average over the plain "
+                "purple cards of the epoch granted the same way, so this is the effect card's worth against "
+                "a typical plain purple card; paired t-test over deals; " + verdict_caption(placebo.height, margin)
+                + needed_text(placebo, "win_needed"),
+        marked=placebo["win_significant"].to_list(), data=placebo, units=GRANT_UNITS))
+    section.tables += _grant_robustness("Effect card vs the placebo", pairs, fields, margin)
+    section.figures.append(("purple-beyond-placebo", charts.forest_chart(
+        placebo, group_label(["grant"]), info, observational=False, placebo=True)))
+    spread = placebo_spread(df, components, margin)
+    if spread is not None:
+        section.tables.append(Table(
+            "The placebos among themselves: each plain purple card vs the mean of the plain cards of its epoch",
+            ["plain card", *GRANT_COLUMNS], _grant_rows(spread, group_label(["grant"])),
+            caption="the spread of the placebo: how much a plain card's own tracks and points matter; "
+                    "paired t-test over deals; " + verdict_caption(spread.height, margin),
+            marked=spread["win_significant"].to_list(), data=spread, units=GRANT_UNITS))
+
+
+def purple(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
+    """Purple effects: the grant experiment, its placebo and the owners (observational)."""
+    section = Section("purple", "Purple effects",
+                      "What each purple effect is worth. The grant experiment gives one seat (rotating with the "
+                      "deal) the card for free and compares it with the same seat on the same deal in the control "
+                      "combination: a causal, paired estimate. The observational part compares seats that ended up "
+                      "owning an effect with the other seats of their game: owners chose (and kept) the card, so the "
+                      "difference mixes the card's value with the situations in which it is taken.")
+    fields = field_columns(df)
+    try:
+        granted = grant_pairs(df)
+        grants = None if granted is None else grant_table(granted, margin)
+    except ReportError as err:
+        if not any(c.startswith("sweep_grants") for c in df.columns):
+            raise
+        section.notes.append(f"Grant experiment skipped: {err}")
+        grants = False
+    if grants is False:
+        pass
+    elif grants is None:
+        section.notes.append("No grant experiment: the dataset has no sweep over `grants` (run "
+                             "scenarios/purple-effects.toml for one).")
+    else:
+        others = [c for c in grants.columns if c.startswith("sweep_")]
+        label = group_label(["grant", *others])
+        split = others[0] if len(others) == 1 and grants[others[0]].n_unique() > 1 else None
+        section.tables.append(Table(
+            f"Experiment: granted seat vs the same seat under grants = '{grants['control'][0]}' (paired on deal)",
+            ["granted" + (", " + ", ".join(column_name(c) for c in others) if others else ""), *GRANT_COLUMNS],
+            _grant_rows(grants, label),
+            caption="paired t-test (scipy ttest_rel) over deals: same deal, same seat, same policies; "
+                    + verdict_caption(grants.height, margin) + needed_text(grants, "win_needed"),
+            marked=grants["win_significant"].to_list(), data=grants, units=GRANT_UNITS))
+        section.tables += _grant_robustness("Granted card vs no grant", granted, fields, margin)
+        section.figures.append(("purple-grants", charts.forest_chart(
+            grants, group_label(["grant"]) if split else label, info, observational=False, split=split,
+            split_label=lambda v, c=split: value_label(c, v) if c == "players" else f"{column_name(c)} = {v}")))
+    if isinstance(grants, pl.DataFrame):
+        _add_placebo(section, df, info, fields, margin)
+    owners = owner_effects(df)
+    if owners is None:
+        section.notes.append("No observational comparison: no seat owns a purple effect at the end of a game "
+                             "without grants (a grant sweep's control combination counts).")
+    else:
+        by = ["effect", *(["players"] if "players" in owners.columns else [])]
+        label = group_label(by)
+        rows = [[label(r), f"{r['n']:,}", pct(r["owned"]), pct(r["win_a"]), pct(r["win_b"]), pp(r["win_diff"]),
+                 pp_ci(r["win_low"], r["win_high"]), num(r["score_diff"], 2, True),
+                 num_ci(r["score_low"], r["score_high"], 2, True)] for r in owners.to_dicts()]
+        section.tables.append(Table(
+            "Observational (not causal): owners vs the other seats of the same game",
+            [by_text(by), "n (deals)", "games owned", "owner win share", "others", "difference", "95% CI",
+             "score difference (points)", "95% CI"], rows,
+            caption="OBSERVATIONAL: owners chose and kept the card; only games without grants; games owned: "
+                    "share of the games at that player count; paired t-test over deals of owner vs mean of the "
+                    "other seats; no row is marked", data=owners, units=GRANT_UNITS))
+        split = "players" if "players" in owners.columns else None
+        section.figures.append(("purple-owners", charts.forest_chart(
+            owners, group_label(["effect"]), info, observational=True, split=split,
+            split_label=lambda v: value_label("players", v))))
+    return section
+
+
+# --- cards, colony tiles and statues ---------------------------------------------------------
+
+def _card_rows(tab: pl.DataFrame) -> list[list[str]]:
+    """The cells of the card table."""
+    return [[r["card_id"], r["colour"], str(r["cost"]), str(r["points"]), str(r["track_sum"]), pct(r["offered"]),
+             pct(r["bought"]), pct(r["sold"]), pct(r["take_rate"]), num(r["bought_epoch"], 2), pct(r["phase_a"]),
+             f"{r['n']:,}" if r["n"] is not None else NA, pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]),
+             pval(r["win_q"])] for r in tab.to_dicts()]
+
+
+CARD_COLUMNS = ["card", "colour", "cost", "points", "tracks", "offered", "bought", "sold", "bought when offered",
+                "epoch bought", "in phase A", "n (deals)", "buyers - passers", "95% CI", "q"]
+
+
+def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN) -> Section:
+    """Every civilization card, colony tile and statue: how often it is offered and taken and how its
+    takers fared (observational); granted cards against their colour and epoch (experiment)."""
+    from . import cards as K
+
+    components = run_components(info.get("components_path"))
+    section = Section("cards", "Cards, colonies and statues",
+                      "How often each civilization card is offered, bought and sold, and how its buyers fared "
+                      "against the seats of the same game that could have bought it and did not. OBSERVATIONAL: "
+                      "buyers chose the card, so a difference mixes the card's value with the games in which it "
+                      "is bought; a grant sweep over card ids (scenarios/card-grants.toml) gives the causal answer.")
+    table = K.card_table(df, components, margin)
+    if table.height == 0:
+        raise ReportError("no seat of the dataset's games could buy any card (the card columns are empty): "
+                          "nothing to report on cards")
+    ranked = table.filter(pl.col("win_diff").is_not_nan())
+    shown = ranked.head(top) if ranked.height <= 2 * top else pl.concat([ranked.head(top), ranked.tail(top)])
+    section.tables.append(Table(
+        f"Observational: the {min(top, ranked.height)} cards whose buyers did best and the {min(top, ranked.height)} "
+        f"that did worst (of {table.height} cards offered; all of them in --format csv/json)", CARD_COLUMNS,
+        _card_rows(shown),
+        caption="offered / bought / sold: share of the games in which some seat could have bought / bought / sold "
+                "the card; buyers - passers: win share of the buyer minus the mean of the seats of the same game "
+                "that could have bought it and did not, paired t-test over deals; q: Benjamini-Hochberg over the "
+                f"{ranked.height} cards; * = q < 0.05 (not a verdict: the comparison is observational)",
+        marked=shown["win_significant"].to_list(), data=table, units=GRANT_UNITS))
+    section.figures.append(("card-values", charts.card_value_chart(table, info)))
+    colonies = K.colony_table(df, components)
+    section.tables.append(None if colonies.height == 0 else Table(
+        "Observational: colony tiles, takers against the other seats of the game",
+        ["colony", "level", "plunder", "integrate", "points front / back", "taken", "integrated", "n (deals)",
+         "takers - others", "95% CI", "q"],
+        [[r["colony_id"], str(r["level"]), str(r["plunder"]), str(r["integrate"]),
+          f"{r['front_points']} / {r['back_points']}", pct(r["taken"]), pct(r["integrated"]), f"{r['n']:,}",
+          pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"])] for r in colonies.to_dicts()],
+        caption="taken: share of the games in which some seat took the tile; the comparison counts only those games "
+                "(where a tile was not taken the results do not say whether it was dealt); integrated: share of its takers who integrated it; "
+                "paired t-test over deals; q: Benjamini-Hochberg over the tiles",
+        marked=colonies["win_significant"].to_list(), data=colonies, units=GRANT_UNITS))
+    section.tables = [table for table in section.tables if table is not None]
+    statues = K.statue_table(df, components)
+    section.tables.append(Table(
+        "Observational: statues, carvers against the other seats of the game",
+        ["statue", "requirement", "points", "bonus", "carved", "points side up", "n (deals)", "carvers - others",
+         "95% CI", "q"],
+        [[str(r["statue"]), str(r["requirement"]), str(r["points"]), str(r["bonus"]), pct(r["taken"]),
+          pct(r["points_side"]), f"{r['n'] or 0:,}", pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]),
+          pval(r["win_q"])] for r in statues.to_dicts()],
+        caption="carved: share of the games in which some seat carved it; a comparison needs a game in which one "
+                "seat carved it and another did not (– where none did); paired t-test over deals; "
+                "q: Benjamini-Hochberg over the statues",
+        marked=statues["win_significant"].fill_null(False).to_list(), data=statues, units=GRANT_UNITS))
+    pairs, refused = card_grant_pairs(df, components)
+    section.notes += [f"Not compared: {r}." for r in refused]
+    if pairs is not None:
+        grants = grant_table(pairs, margin)
+        section.tables.append(Table(
+            "Experiment: each granted card vs the mean of the cards of its colour and epoch granted the same way "
+            "(same deal and seat)", ["granted", "placebo", *GRANT_COLUMNS],
+            _grant_rows(grants, group_label(["grant", *[c for c in grants.columns if c.startswith("sweep_")]]),
+                        control=True),
+            caption="a causal, relative contrast: the card against an average card of its kind, given the same way; "
+                    "paired t-test over deals; " + verdict_caption(grants.height, margin)
+                    + needed_text(grants, "win_needed"),
+            marked=grants["win_significant"].to_list(), data=grants, units=GRANT_UNITS))
+    else:
+        section.notes.append("No card grant experiment: the dataset has no sweep over `grants` by card id "
+                             "(scenarios/card-grants.toml has one).")
+    return section

@@ -1,0 +1,211 @@
+"""A results dataset as the reports read it: the columns each report needs (`check_columns`, or
+ReportError), the groups --by names, the columns that keep a run's combinations apart, the component
+set the run played, and the facts titles and summaries show (`load_dataset`, `dataset_info`)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Iterable, Sequence
+
+import polars as pl
+
+from .. import provenance
+from ..component_files import load_components
+from ..components import ComponentError, ComponentSet
+from ..constants import EFFECT_IDS, EPOCHS
+from ..results import EXTRA_POINTS, SHEET_COLUMNS, load_results, read_metadata
+from ..swept_key import sweep_column_name
+
+# --by aliases: what the user types -> the columns grouped on.
+BY_ALIASES: dict[str, tuple[str, ...]] = {
+    "policy": ("policy_label",),
+    "seat": ("seat",),
+    "setup": ("setup_card", "setup_side"),
+    "card": ("setup_card",),
+    "side": ("setup_side",),
+    "players": ("players",),
+    "game-kind": ("advanced",),
+}
+
+# What each report needs from the dataset.
+REQUIRED: dict[str, tuple[str, ...]] = {
+    "winrate": ("game", "players", "win_share"),
+    "breakdown": ("game", "players", "total", *SHEET_COLUMNS, *EXTRA_POINTS),
+    "setup-cards": ("game", "players", "setup_card", "setup_side", "win_share", "total"),
+    "purple": ("game", "seat", "players", "advanced", "combo", "win_share", "total", "granted",
+               *(f"effect_{e}" for e in EFFECT_IDS)),
+    "trajectory": ("game", "combo", "players", "policy_label", "win_share",
+                   *(f"total_epoch{e}" for e in EPOCHS)),
+    "cards": ("combo", "game", "seat", "players", "win_share", "total", "granted", "bought", "bought_in_b",
+              "sold", "fed_away", "offered", *(f"colony_tile{k}" for k in range(1, 6)),
+              *(f"colony_level{k}" for k in range(1, 6)), *(f"statue{k}" for k in range(1, 5))),
+}
+SIMULATE_HINT = ("rerun the scenario with this version of hadara-sim: "
+                 "`hadara-sim simulate SCENARIO --out DIR` (add --overwrite to replace the old directory)")
+# The swept keys of a setup grid, which the setup-card report analyses: the other reports pool over
+# the grid's cells rather than split by them.
+SETUP_SWEEPS = ("sweep_setup_card", "sweep_setup_side", "sweep_setup_focus_seat")
+
+
+class ReportError(ValueError):
+    """A dataset a report cannot be made from (missing columns, no rows, an unknown --by)."""
+
+
+# --- checks and groups ------------------------------------------------------------------------
+
+def check_columns(df: pl.DataFrame, report: str, extra: Iterable[str] = ()) -> None:
+    """Raise ReportError naming every column `report` needs that `df` lacks."""
+    needed = [*REQUIRED[report], *extra]
+    missing = [c for c in dict.fromkeys(needed) if c not in df.columns]
+    if missing:
+        raise ReportError(f"the dataset lacks {len(missing)} column{'s' * (len(missing) > 1)} that "
+                          f"`report {report}` needs: {', '.join(missing)}. It was probably written by an "
+                          f"older hadara-sim (or is not a results dataset); {SIMULATE_HINT}")
+    if df.height == 0:
+        raise ReportError("the dataset has no rows (did the run play any chunk?); "
+                          "run `hadara-sim simulate SCENARIO --out DIR` to complete it")
+
+
+def resolve_by(df: pl.DataFrame, by: Sequence[str] | str | None, default: Sequence[str] = ("policy",)) -> list[str]:
+    """The columns behind --by values: aliases (policy, seat, setup, players, ...), column names,
+    or swept keys without their `sweep_` prefix; comma-separated values are split."""
+    items: list[str] = []
+    for item in ([by] if isinstance(by, str) else list(by or default)):
+        items += [p.strip() for p in str(item).split(",") if p.strip()]
+    columns: list[str] = []
+    for item in items:
+        if item in BY_ALIASES and all(c in df.columns for c in BY_ALIASES[item]):
+            found = list(BY_ALIASES[item])
+        elif item in df.columns:
+            found = [item]
+        elif f"sweep_{item}" in df.columns:
+            found = [f"sweep_{item}"]
+        elif sweep_column_name(item) in df.columns:  # a dotted swept key: components.setup.3B.culture
+            found = [sweep_column_name(item)]
+        elif item.replace("-", "_") in df.columns:
+            found = [item.replace("-", "_")]
+        else:
+            sweeps = [c for c in df.columns if c.startswith("sweep_")]
+            raise ReportError(f"cannot group by '{item}': it is neither an alias "
+                              f"({', '.join(BY_ALIASES)}) nor a column of the dataset"
+                              + (f" (swept keys: {', '.join(sweeps)})" if sweeps else "")
+                              + "; see docs/results.md for the columns")
+        columns += [c for c in found if c not in columns]
+    return columns
+
+
+def grant_sweep_column(df: pl.DataFrame) -> str | None:
+    """The `sweep_*` column of a sweep over grants, if the dataset has one."""
+    cols = [c for c in df.columns if c.startswith("sweep_grants")]
+    return cols[0] if cols else None
+
+
+def analysed_sweeps(df: pl.DataFrame) -> tuple[str, ...]:
+    """Swept keys that a report of their own analyses (setup grid, grants)."""
+    return (*SETUP_SWEEPS, *filter(None, [grant_sweep_column(df)]))
+
+
+def default_by(df: pl.DataFrame, sweeps: bool = False) -> list[str]:
+    """Group by policy, and by player count when the dataset mixes several; with `sweeps`, also by
+    every swept key but those the setup-card and purple reports analyse (setup grid, grants)."""
+    cols = ["policy_label"]
+    if "players" in df.columns and df["players"].n_unique() > 1:
+        cols.append("players")
+    if sweeps:
+        skip = ("sweep_players", *analysed_sweeps(df))
+        cols += [c for c in df.columns if c.startswith("sweep_") and c not in skip and df[c].n_unique() > 1]
+    return cols
+
+
+def combination_by(df: pl.DataFrame, skip: Sequence[str] = ()) -> list[str]:
+    """The player count and every swept key with several values (but `skip`): the columns that
+    keep the combinations of a run apart."""
+    cols = ["players"]
+    cols += [c for c in df.columns if c.startswith("sweep_") and c != "sweep_players" and c not in skip
+             and df[c].n_unique() > 1]
+    return cols
+
+
+def _varies(df: pl.DataFrame, column: str) -> bool:
+    """Whether `df` has `column` with two values or more."""
+    return column in df.columns and df[column].n_unique() > 1
+
+
+def pooled_over(df: pl.DataFrame, by: Sequence[str]) -> list[str]:
+    """Swept keys (and the player count) with several values that a grouping by `by` pools over."""
+    cols = [c for c in combination_by(df) if c not in by and _varies(df, c)]
+    if "players" in cols and "sweep_players" in by:
+        cols.remove("players")
+    return cols
+
+
+# --- the run ----------------------------------------------------------------------------------
+
+def run_components(components):
+    """The component set a run played: a ComponentSet as it is, None for the shipped set, else the
+    directory given to the run with --components; ReportError when that directory can no longer be
+    read (the card tables need the run's own cards, and the shipped set may differ from them)."""
+    if isinstance(components, ComponentSet):
+        return components
+    if components is None:
+        return load_components()
+    try:
+        return load_components(components)
+    except (ComponentError, OSError) as err:
+        if not Path(components).is_dir():
+            reason = "there is no folder there"
+        else:
+            reason = "; ".join(map(str, err.problems[:2])) if isinstance(err, ComponentError) else str(err)
+        raise ReportError(f"the run's component set at {components} cannot be read ({reason}); the reports on "
+                          "cards need it to tell its cards apart (colour, epoch, effect) and do not use the shipped "
+                          f"set instead, whose cards may differ. Put the set back at {components}, then report "
+                          "again") from err
+
+
+def load_dataset(path) -> tuple[pl.DataFrame, dict]:
+    """A results directory as (DataFrame, info): `info` has the scenario name, sizes and run facts.
+    Raises ResultsError (unreadable, older schema) like `load_results`."""
+    meta = read_metadata(Path(path))
+    df = load_results(path)
+    return provenance.with_combination_labels(df, meta), dataset_info(df, meta)
+
+
+def dataset_info(df: pl.DataFrame, meta: dict | None = None) -> dict:
+    """Name, description and size of a dataset, for titles and the summary."""
+    meta = meta or {}
+    scenario = meta.get("scenario", {}) or {}
+    info = {
+        "scenario": scenario.get("name") or "unnamed dataset",
+        "description": scenario.get("description") or (scenario.get("parsed") or {}).get("description") or "",
+        "rows": df.height,
+        "deals": df["game"].n_unique() if "game" in df.columns else 0,
+        "games": df.select(pl.struct("combo", "game").n_unique()).item()
+        if {"combo", "game"} <= set(df.columns) and df.height else 0,
+        "combinations": df["combo"].n_unique() if "combo" in df.columns else 0,
+        "players": sorted(df["players"].unique().to_list()) if "players" in df.columns else [],
+        "policies": sorted(df["policy_label"].unique().to_list()) if "policy_label" in df.columns else [],
+        "advanced": sorted(df["advanced"].unique().to_list()) if "advanced" in df.columns else [],
+        "sweeps": [c for c in df.columns if c.startswith("sweep_")],
+        "seed": meta.get("seed"),
+        "schema_version": meta.get("schema_version"),
+        "package_version": meta.get("package_version"),
+        "status": meta.get("status"),
+        "finished": meta.get("finished"),
+        "provenance": provenance.of_run(meta),
+        "components_path": (meta.get("components") or {}).get("path"),
+    }
+    return info
+
+
+def fmt_value(value) -> str:
+    """A group value for labels: None as "none", floats trimmed, JSON kept."""
+    if value is None:
+        return "none"
+    if isinstance(value, float):
+        return f"{value:g}"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (list, dict)):
+        return json.dumps(value)
+    return str(value)

@@ -1,0 +1,174 @@
+"""Estimates over a results table: the mean of a column per group with its 95% confidence
+interval (and, against a fair value, its difference, tests and the deals a narrower interval needs),
+paired differences, and a table's corrected p-values and verdicts. Every report's numbers come from
+these; `inference` holds the intervals, tests and corrections they apply to per-deal values.
+
+Every interval and test comes from scipy (`ttest_1samp`, `ttest_rel` and their
+`confidence_interval`) or statsmodels (`inference`); nothing here computes a standard error by hand.
+
+The unit of analysis is the **deal** (`game`): rows of a group that come from the same deal
+(several seats of one game, or one deal played under several combinations) are not independent, so
+they are averaged into one value per deal first, and the t-test runs over deals. `n` is therefore
+the number of deals; `rows` the number of seats played. Where a group holds one row per deal (a
+policy in a rotated run, the focus seat of a setup grid), the two are the same thing.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from typing import Sequence
+
+import numpy as np
+import polars as pl
+from scipy import stats as sps
+
+from . import inference as I
+
+CLUSTER = "game"
+
+
+def _ttest_1samp(x: np.ndarray):
+    """The 95% t interval of the mean of `x`: (low, high); NaN for fewer than 2 values."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        res = sps.ttest_1samp(x, 0.0)
+        low, high = res.confidence_interval(I.LEVEL)
+    return float(low), float(high)
+
+
+def _ttest_rel(a: np.ndarray, b: np.ndarray):
+    """Paired t-test of a - b: (p, low, high); p is NaN for fewer than 2 pairs or no variance
+    (p = 0 when every difference is the same non-zero number)."""
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        res = sps.ttest_rel(a, b)
+        low, high = res.confidence_interval(I.LEVEL)
+    return float(res.pvalue), float(low), float(high)
+
+
+def _grouped(df: pl.DataFrame, by: Sequence[str]) -> tuple[pl.DataFrame, list[str]]:
+    """`df` and the keys to group it on: `by`, or one group of every row ("_all") without `by`."""
+    if by:
+        return df, list(by)
+    return df.with_columns(pl.lit("all").alias("_all")), ["_all"]
+
+
+def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, fair: str | pl.Expr | None = None,
+            cluster: str = CLUSTER, rate: bool = False, margin: float = I.MARGIN) -> pl.DataFrame:
+    """Mean of `value` per group with its 95% confidence interval, over deals.
+
+    Rows of one group and one `cluster` value (deal) are averaged first. A plain mean gets the t
+    interval of the deal means (`scipy.stats.ttest_1samp(...).confidence_interval`). With `rate`
+    (a share in [0, 1]) the interval is Wilson's (statsmodels), with the effective sample size
+    of the clustered seats (`inference.rate_interval`): never of zero width, never outside [0, 1].
+
+    With `fair` (a column or expression: the value expected by chance, e.g. 1 / players), also
+    `fair` (its mean), `diff` (mean - fair) with its interval, `p` (against fair: the score test
+    for a rate with one fair value, else the paired t-test of the deal means against the deal's
+    fair value), `equiv_p` (TOST: |diff| < margin) and `sd` (of the per-deal differences) with
+    `needed`, the deals a 95% CI of ±1 pp needs.
+
+    Returns `by` columns, n (deals), rows (seats), mean, ci_low, ci_high [, fair, diff, diff_low,
+    diff_high, p, equiv_p, sd, needed], sorted by `by`.
+    """
+    expr = pl.col(value) if isinstance(value, str) else value
+    data, keys = _grouped(df, by)
+    aggs = [expr.cast(pl.Float64).mean().alias("_x"), pl.len().alias("_rows")]
+    if fair is not None:
+        fexpr = pl.col(fair) if isinstance(fair, str) else fair
+        aggs.append(fexpr.cast(pl.Float64).mean().alias("_f"))
+    per_deal = data.group_by([*keys, cluster]).agg(aggs).sort([*keys, cluster])
+    groups = (per_deal.group_by(keys, maintain_order=True)
+              .agg(pl.col("_x"), pl.col("_rows").sum().alias("rows"), pl.len().alias("n"),
+                   *([pl.col("_f")] if fair is not None else [])))
+    extra = ("fair", "diff", "diff_low", "diff_high", "p", "equiv_p", "sd", "needed")
+    out: dict[str, list] = {k: groups[k].to_list() for k in keys}
+    out.update(n=groups["n"].to_list(), rows=groups["rows"].to_list(), mean=[], ci_low=[], ci_high=[])
+    if fair is not None:
+        out.update({k: [] for k in extra})
+    for i, xs in enumerate(groups["_x"].to_list()):
+        x = np.asarray(xs, dtype=float)
+        rows = int(groups["rows"][i])
+        low, high = I.rate_interval(x, rows) if rate else _ttest_1samp(x)
+        out["mean"].append(float(x.mean()))
+        out["ci_low"].append(low)
+        out["ci_high"].append(high)
+        if fair is not None:
+            f = np.asarray(groups["_f"][i].to_list(), dtype=float)
+            one_fair = rate and len(f) and float(f.min()) == float(f.max())
+            if one_fair:
+                p, dlow, dhigh = I.rate_p(x, float(f[0]), rows), low - f[0], high - f[0]
+            else:
+                p, dlow, dhigh = _ttest_rel(x, f)
+            sd = float((x - f).std(ddof=1)) if len(x) > 1 else math.nan
+            for k, v in zip(extra, (f.mean(), (x - f).mean(), dlow, dhigh, p, I.equivalence_p(x, f, margin),
+                                    sd, I.games_needed(sd))):
+                out[k].append(float(v))
+    schema = {k: groups.schema[k] for k in keys}
+    schema.update(n=pl.Int64, rows=pl.Int64, mean=pl.Float64, ci_low=pl.Float64, ci_high=pl.Float64)
+    if fair is not None:
+        schema.update({k: pl.Float64 for k in extra})
+    result = pl.DataFrame(out, schema=schema)
+    if not by:
+        result = result.drop("_all")
+    else:
+        result = result.sort(list(by), nulls_last=True)
+    return result
+
+
+def with_verdicts(table: pl.DataFrame, p: str = "p", equiv_p: str = "equiv_p", diff: str = "diff",
+                  margin: float = I.MARGIN, method: str = I.CORRECTION, prefix: str = "") -> pl.DataFrame:
+    """A table with its corrected p-values and verdicts: `{prefix}q` (the difference, corrected over
+    the table by `method`), `{prefix}q_equiv` (the TOST, Holm over the table: the "fair" words are
+    controlled family-wise, `inference.EQUIVALENCE_CORRECTION`), `{prefix}significant` (q < 0.05)
+    and `{prefix}verdict` (stronger / weaker / fair within ±margin / undecided)."""
+    q = I.adjust(table[p], method)
+    qe = (I.adjust(table[equiv_p], I.EQUIVALENCE_CORRECTION) if equiv_p in table.columns
+          else np.full(table.height, np.nan))
+    verdicts = [I.verdict(d if d is not None else math.nan, a, b, margin)
+                for d, a, b in zip(table[diff].to_list(), q, qe)]
+    return table.with_columns(pl.Series(f"{prefix}q", q), pl.Series(f"{prefix}q_equiv", qe),
+                              pl.Series(f"{prefix}significant", np.nan_to_num(q, nan=1.0) < I.ALPHA),
+                              pl.Series(f"{prefix}verdict", verdicts, dtype=pl.String))
+
+
+def paired_diff(pairs: pl.DataFrame, a: str, b: str, by: Sequence[str] = (), cluster: str = CLUSTER,
+                prefix: str = "", margin: float = I.MARGIN) -> pl.DataFrame:
+    """Paired difference a - b per group: pairs of one deal are averaged first, then
+    `scipy.stats.ttest_rel(a, b)` over deals gives the p-value and `confidence_interval(0.95)`;
+    the paired TOST (statsmodels) whether |a - b| < margin; `sd` of the per-deal differences and
+    `needed`, the deals a 95% CI of ±1 pp needs.
+
+    Returns `by`, n (deals), rows (pairs), {prefix}a, {prefix}b, {prefix}diff, {prefix}low,
+    {prefix}high, {prefix}p, {prefix}equiv_p, {prefix}sd, {prefix}needed.
+    """
+    data, keys = _grouped(pairs, by)
+    per_deal = (data.group_by([*keys, cluster])
+                .agg(pl.col(a).cast(pl.Float64).mean().alias("_a"), pl.col(b).cast(pl.Float64).mean().alias("_b"),
+                     pl.len().alias("_rows"))
+                .sort([*keys, cluster]))
+    groups = (per_deal.group_by(keys, maintain_order=True)
+              .agg(pl.col("_a"), pl.col("_b"), pl.len().alias("n"), pl.col("_rows").sum().alias("rows")))
+    names = [f"{prefix}{s}" for s in ("a", "b", "diff", "low", "high", "p", "equiv_p", "sd", "needed")]
+    out: dict[str, list] = {k: groups[k].to_list() for k in keys}
+    out.update(n=groups["n"].to_list(), rows=groups["rows"].to_list(), **{n: [] for n in names})
+    for xa, xb in zip(groups["_a"].to_list(), groups["_b"].to_list()):
+        va, vb = np.asarray(xa, dtype=float), np.asarray(xb, dtype=float)
+        p, low, high = _ttest_rel(va, vb)
+        sd = float((va - vb).std(ddof=1)) if len(va) > 1 else math.nan
+        for name, v in zip(names, (va.mean(), vb.mean(), (va - vb).mean(), low, high, p,
+                                   I.equivalence_p(va, vb, margin), sd, I.games_needed(sd))):
+            out[name].append(float(v))
+    schema = {k: groups.schema[k] for k in keys}
+    schema.update(n=pl.Int64, rows=pl.Int64, **{n: pl.Float64 for n in names})
+    result = pl.DataFrame(out, schema=schema)
+    if not by:
+        return result.drop("_all")
+    return result.sort(list(by), nulls_last=True)
+
+
+def significance(p: pl.Series | Sequence[float], method: str = I.CORRECTION) -> pl.Series:
+    """Adjusted p-values of a table (Benjamini-Hochberg by default, statsmodels `multipletests`)
+    of its finite p-values; NaN stays NaN."""
+    return pl.Series("q", I.adjust(p, method))

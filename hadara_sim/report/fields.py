@@ -1,0 +1,123 @@
+"""Robustness to the opponent field: whether each effect of a report table holds under every
+field a run swept (`policies`, `seats`), judged on the effects paired on the deal, and, for a
+ladder of fields, whether it has settled by the strongest."""
+
+from __future__ import annotations
+
+import json
+from typing import Sequence
+
+import polars as pl
+
+from . import inference as I
+from .dataset import fmt_value
+from .estimates import CLUSTER, paired_diff
+
+FIELD_KEYS = ("policies", "seats")
+
+
+def field_columns(df: pl.DataFrame) -> list[str]:
+    """The swept keys that change the opponent field (`policies`, `seats`, or a key inside them such
+    as `policies.0.params.coin`) with two or more values in `df`."""
+    return [c for c in df.columns if c.startswith(tuple(f"sweep_{k}" for k in FIELD_KEYS)) and df[c].n_unique() > 1]
+
+
+def field_label(value) -> str:
+    """A field value as a short label: a list of policies as their labels in results joined with
+    '+' (`["balanced"]` -> "balanced", `[{"policy": "search", "params": {"budget": 2}}]` ->
+    "search(budget=2)"), anything else as `fmt_value` shows it."""
+    from ..scenario.policies import policy_label
+
+    try:
+        parsed = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        parsed = value
+    if not isinstance(parsed, list) or not parsed:
+        return fmt_value(value)
+    names = [p if isinstance(p, str) else p.get("label") or policy_label(p.get("policy", "?"), p.get("params") or {})
+             for p in parsed if isinstance(p, (str, dict))]
+    return "+".join(names) if len(names) == len(parsed) else fmt_value(value)
+
+
+def _field_label_expr(fields: Sequence[str]) -> pl.Expr:
+    """One label per opponent field from its swept columns (`field_label` for a whole policy list)."""
+    whole = tuple(f"sweep_{k}" for k in FIELD_KEYS)  # a whole list of policies; else one key inside it
+    return pl.concat_str([pl.col(f).map_elements(field_label if f in whole else
+                                                 lambda v, k=f[len("sweep_"):]: f"{k}={fmt_value(v)}",
+                                                 return_dtype=pl.String) for f in fields], separator=", ")
+
+
+def field_count(df: pl.DataFrame, fields: Sequence[str]) -> int:
+    """How many opponent fields a run played (1 when no field key was swept)."""
+    return df.select(fields).n_unique() if fields else 1
+
+
+def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], fields: Sequence[str],
+                     margin: float = I.MARGIN, steps: bool = False) -> pl.DataFrame | None:
+    """Whether each effect of a report table depends on the opponent field (None with fewer than two
+    fields), judged on the effects, not on their verdicts.
+
+    `pairs` holds the rows of the table's contrast (the effect of a row is a - b: a cell's win share
+    minus 1/P, side B minus side A, a granted seat minus its control), with `cell` (the table's
+    groups but the field), the `fields` columns and the deal. Every field plays the same deals, so
+    the effect under each field is compared with the effect under the first field paired on the deal:
+    per deal, (a - b) under the field minus (a - b) under the first, `scipy.stats.ttest_rel` over
+    deals and the paired TOST within ±margin. Over the table's comparisons, the differences are
+    corrected by Holm and the TOSTs by Holm, so each word is controlled family-wise at 5 %: a table
+    of identical fields says "depends on the bots" in at most 5 % of tables.
+
+    One row per cell: `cell`, `effect <field>` per field (mean of a - b), per field after the first
+    `difference <field>`, `low <field>`, `high <field>`, `q <field>`, `q_equiv <field>` (that field
+    minus the first), `fields` and `robust`: "robust" when every field's difference is equivalent to
+    zero, "depends on the bots" when one differs significantly (and is not equivalent), else
+    "undecided".
+
+    With `steps`, a ladder: each field is compared with the one before it in the order swept (a
+    strength ladder lists the weakest first), the columns are named as above, and `robust` says
+    whether the effect has settled by the last, strongest field: "settled" when the last step is
+    equivalent to zero, "still moving" when it differs from zero, else "undecided"."""
+    if not fields or pairs.select(fields).n_unique() < 2:
+        return None
+    labelled = pairs.with_columns(_field_label_expr(fields).alias("_field"))
+    names = (labelled.group_by("_field").agg(pl.col("combo").min()).sort(["combo", "_field"])["_field"].to_list()
+             if "combo" in pairs.columns else sorted(labelled["_field"].unique().to_list()))
+    per_deal = (labelled.group_by([*cell, "_field", CLUSTER])
+                .agg((pl.col(a).cast(pl.Float64) - pl.col(b).cast(pl.Float64)).mean().alias("_effect")))
+    first, rest = names[0], names[1:]
+    effects = (per_deal.group_by([*cell, "_field"]).agg(pl.col("_effect").mean())
+               .pivot(on="_field", index=list(cell), values="_effect"))
+    out = effects.select(*cell, *[pl.col(n).alias(f"effect {n}") for n in names if n in effects.columns])
+    tables = []
+    for before, name in zip(names if steps else [first] * len(rest), rest):
+        base = per_deal.filter(pl.col("_field") == before).select(*cell, CLUSTER, pl.col("_effect").alias("_first"))
+        joined = (per_deal.filter(pl.col("_field") == name).join(base, on=[*cell, CLUSTER], how="inner"))
+        if joined.height:
+            tables.append(paired_diff(joined, "_effect", "_first", cell, margin=margin)
+                          .with_columns(pl.lit(name).alias("_field")))
+    if not tables:
+        return None
+    long = pl.concat(tables)
+    long = long.with_columns(pl.Series("q", I.adjust(long["p"], "holm")),
+                             pl.Series("q_equiv", I.adjust(long["equiv_p"], "holm")))
+    long = long.with_columns(pl.Series("_word", [I.robustness_word(q, e) for q, e in
+                                                 zip(long["q"].to_list(), long["q_equiv"].to_list())]))
+    for name in rest:
+        part = long.filter(pl.col("_field") == name).select(
+            *cell, *[pl.col(c).alias(f"{c.replace('diff', 'difference')} {name}")
+                     for c in ("diff", "low", "high", "q", "q_equiv")])
+        out = out.join(part, on=list(cell), how="left", maintain_order="left")
+    if steps:
+        last = {"robust": "settled", "depends on the bots": "still moving", "undecided": "undecided"}
+        words = long.filter(pl.col("_field") == rest[-1]).select(
+            *cell, pl.col("_word").replace_strict(last, return_dtype=pl.String).alias("robust"))
+        out = out.join(words, on=list(cell), how="left", maintain_order="left")
+        return (out.with_columns(pl.lit(len(names)).alias("fields"), pl.col("robust").fill_null("undecided"))
+                .sort(list(cell), nulls_last=True))
+    words = long.group_by(list(cell)).agg(pl.col("_word"), pl.len().alias("_compared"))
+    word = (pl.when(pl.col("_compared") < len(rest)).then(pl.lit("undecided"))
+            .when(pl.col("_word").list.eval(pl.element() == "robust").list.all()).then(pl.lit("robust"))
+            .when(pl.col("_word").list.contains("depends on the bots")).then(pl.lit("depends on the bots"))
+            .otherwise(pl.lit("undecided")))
+    out = (out.join(words.select(*cell, word.alias("robust")), on=list(cell), how="left", maintain_order="left")
+           .with_columns(pl.lit(len(names)).alias("fields"), pl.col("robust").fill_null("undecided")))
+    return out.sort(list(cell), nulls_last=True)

@@ -1,0 +1,67 @@
+"""The HTML summary: every section that applies to a dataset, after a table of the dataset's facts,
+in one self-contained file (`write_summary`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import polars as pl
+
+from . import html
+from . import inference as I
+from .component_sections import cards, purple, setup_cards
+from .dataset import REQUIRED, SETUP_SWEEPS, ReportError, check_columns, combination_by, default_by
+from .sections import Section, breakdown, ratings, seats, trajectory, winrate
+
+
+def summary_sections(df: pl.DataFrame, info: dict, margin: float = I.MARGIN,
+                     progress=None) -> tuple[list[Section], list[str]]:
+    """Every section that applies to the dataset, and notes on those skipped; `progress(name)` is
+    told each section as it starts. Win rates and breakdowns are per combination of the run (player
+    count and every swept key but the setup grid and grants, which have their own sections)."""
+    sections, notes = [], []
+    for report in REQUIRED:
+        check_columns(df, report)
+    by = default_by(df, sweeps=True)
+    multi_policy = df["policy_label"].n_unique() > 1
+    seat_by = [*combination_by(df, skip=SETUP_SWEEPS), "seat"]
+    builders = [("win rate by policy", lambda: winrate(df, info, by, margin)) if multi_policy else None,
+                ("ratings", lambda: ratings(df, info)) if multi_policy else None,
+                ("seats", lambda: seats(df, info, margin)),
+                ("score breakdown", lambda: breakdown(df, info, by if multi_policy else seat_by)),
+                ("setup cards", lambda: setup_cards(df, info, margin)),
+                ("purple effects", lambda: purple(df, info, margin)),
+                ("cards", lambda: cards(df, info, margin=margin)),
+                ("trajectory", lambda: trajectory(df, info, by))]
+    for name, build in filter(None, builders):
+        if progress:
+            progress(name)
+        try:
+            section = build()
+        except ReportError as err:
+            notes.append(f"The {name} section is left out: {err}")
+            continue
+        if section.tables:
+            sections.append(section)
+        notes += [n for n in section.notes if not section.tables]
+    if not multi_policy:
+        notes.append("One policy on every seat: win rates are shown by seat (Seats and turn order) instead of by "
+                     "policy.")
+    return sections, notes
+
+
+def write_summary(df: pl.DataFrame, info: dict, out, fmt: str = "png", margin: float = I.MARGIN,
+                  progress=None) -> Path:
+    """Every report that applies to `df` in one HTML file `out` (a file path or a directory, where
+    it is written as summary.html); `margin` is the equivalence margin of the verdicts; `progress`
+    is told the name of each section as it starts."""
+    out = Path(out)
+    if out.suffix.lower() != ".html":
+        out = out / "summary.html"
+    secs, notes = summary_sections(df, info, margin, progress)
+    try:
+        return html.write(out, secs, info, notes, fmt)
+    finally:
+        for s in secs:
+            for _, fig in s.figures:
+                fig.clear()
