@@ -15,7 +15,7 @@ from numba import njit
 import hadara_sim.jit_cache  # noqa: F401  (drops numba's cached code when its sources changed)
 
 from .constants import (
-    EFFECT_INDEX, MEDAL_DISCOUNT_GOLD, MEDAL_DISCOUNT_SILVER, REQUIREMENT_CUT, SELL_BONUS,
+    EFFECT_INDEX, MEDAL_DISCOUNT_GOLD, MEDAL_DISCOUNT_SILVER, REQUIREMENT_CUT, REQUIREMENT_PRICE, SELL_BONUS,
 )
 
 # Inlined into every caller: they are a line or two each, called inside the engine's and the
@@ -24,6 +24,8 @@ rule = njit(cache=True, _nrt=False, inline="always")
 
 SELL_BONUS_EFFECT = EFFECT_INDEX["sell_bonus"]
 DISCOUNT_EFFECT = EFFECT_INDEX["medal_discount"]
+CUT_EFFECT = EFFECT_INDEX["requirement_cut"]
+PURCHASE_EFFECT = EFFECT_INDEX["requirement_purchase"]
 # Discounted medal prices by epoch (medal_discount applies from epoch II; index 0 is unused).
 DISCOUNT_SILVER = np.array([0, 0, MEDAL_DISCOUNT_SILVER[2], MEDAL_DISCOUNT_SILVER[3]])
 DISCOUNT_GOLD = np.array([0, 0, MEDAL_DISCOUNT_GOLD[2], MEDAL_DISCOUNT_GOLD[3]])
@@ -59,6 +61,17 @@ def medal_prices(s, t, g, seat, epoch):
 def lacking(requirement, cut, track):
     """Points a track lacks to meet a requirement (REQUIREMENT_CUT lower with requirement_cut)."""
     return max(0, requirement - REQUIREMENT_CUT * cut - track)
+
+
+@rule
+def requirement_payment(s, g, seat, requirement, track, budget):
+    """(coins to pay, reachable): 0 if the track meets the requirement (`lacking`); with
+    requirement_purchase REQUIREMENT_PRICE coins per missing point, within the step's budget."""
+    missing = lacking(requirement, s.effects[g, seat, CUT_EFFECT], s.tracks[g, seat, track])
+    if missing == 0:
+        return 0, True
+    cost = REQUIREMENT_PRICE * missing
+    return cost, (cost <= min(budget, s.coins[g, seat])) & s.effects[g, seat, PURCHASE_EFFECT]
 
 
 @rule

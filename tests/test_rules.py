@@ -65,6 +65,24 @@ def test_a_track_lacks_the_requirement_less_its_value_and_requirement_cut_lowers
     assert rules.lacking(12, True, 9.0) == 0.0
 
 
+Seat = namedtuple("Seat", ("effects", "tracks", "coins"))
+
+
+@pytest.mark.parametrize("effects,coins,budget,expected", [
+    ((), 50, 30, (9, False)),                                        # short 3, no requirement_purchase
+    (("requirement_purchase",), 50, 30, (9, True)),                  # 3 coins per missing point
+    (("requirement_purchase",), 8, 30, (9, False)),                  # not enough coins
+    (("requirement_purchase",), 50, 8, (9, False)),                  # over the step's budget
+    (("requirement_purchase", "requirement_cut"), 50, 30, (0, True)),  # 4 lower: met
+])
+def test_a_requirement_is_met_or_bought_at_three_coins_a_point_within_the_budget(effects, coins, budget, expected):
+    """A statue of requirement 12 for culture 9 (RULINGS 6: requirement_purchase, the double-action budget)."""
+    seat = Seat(state((0,) * 5, *effects).effects, np.array([[[0, 0, 9, 0]]], np.int16),
+                np.array([[coins]], np.int32))
+    cost, reachable = rules.requirement_payment(seat, 0, 0, 12, 2, budget)
+    assert (cost, bool(reachable)) == expected
+
+
 @pytest.mark.parametrize("counts,wildcard,sets", [
     ((2, 2, 2, 2, 2), False, 2),
     ((3, 1, 2, 2, 4), False, 1),

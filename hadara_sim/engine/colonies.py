@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import actions as A
 from ..constants import COLONY_BOUNTY, COLONY_LEVELS, EFFECT_INDEX, MILITARY, REQUIREMENT_MAX_COINS
-from .requirements import requirement_payment
+from ..rules import requirement_payment
 from .state import compiled
 
 BOUNTY_EFFECT = EFFECT_INDEX["colony_bounty"]

@@ -178,7 +178,7 @@ def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
                 if kind == COLONY:
                     colony_fronts(s, t, g, mine, k.colony_front)
                 decide(k.code[p], kind, k.seen, mine, g, seat, s.clock[0], s.clock[1], legal, hand, card,
-                               feed_need, k.colony_front, k.policy_tables, k.params[p], k.tables[p], choices)
+                       feed_need, k.colony_front, k.policy_tables, k.params[p], k.tables[p], choices)
                 if _illegal_count(legal, mine, choices):
                     _refuse_in_python(k.handle, p, kind, g[mine], seat[mine], legal[mine], choices[mine])
             else:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import actions as A
 from ..constants import CULTURE, EFFECT_INDEX, PATRON_BONUS, REQUIREMENT_MAX_COINS, STATUES
-from .requirements import requirement_payment
+from ..rules import requirement_payment
 from .state import compiled
 
 PATRON_EFFECT = EFFECT_INDEX["statue_patron"]

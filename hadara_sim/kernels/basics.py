@@ -1,5 +1,6 @@
 """Small compiled helpers every kernel shares: the decorators, sums in numpy's order, the best legal
-option, and plain facts of a player's position (price, sell value, card counts).
+option, and plain facts of a player's position (card counts, the deck it faces, a card's steps).
+The rules the engine applies too (prices, sets) are in hadara_sim/rules.py.
 """
 
 from __future__ import annotations
