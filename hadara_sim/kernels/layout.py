@@ -62,7 +62,7 @@ _E = EFFECT_INDEX
 AFFINITY = _E["affinity_income"]  # affinity_<track t> is effect AFFINITY + t
 SILVER_FULL, SET_COLLECTOR, CUT = _E["silver_full"], _E["set_collector"], _E["requirement_cut"]
 FEED_WITH_COINS, COLONY_BOUNTY_EFFECT, PATRON = _E["feed_with_coins"], _E["colony_bounty"], _E["statue_patron"]
-DISCOUNT, WILDCARD, SELL_BONUS = _E["medal_discount"], _E["gold_wildcard"], _E["sell_bonus"]
+WILDCARD = _E["gold_wildcard"]  # the medal discount and sell bonus are read by hadara_sim/rules.py
 
 # By epoch (index 0 unused): the typical growth of a track by the end, and the sets typically still
 # to come.
