@@ -3,9 +3,10 @@
 A results directory is locked with `filelock` (an OS lock, released by the kernel when the holder
 dies, so a killed run never leaves a stale lock). SIGTERM is turned into `Terminated`, a
 KeyboardInterrupt, so a terminated run cleans up like an interrupted one; while compiled code runs,
-both signals are held until it can stop. Local workers start with Ctrl-C blocked and ask the kernel
-to kill them when their parent dies (Linux `PR_SET_PDEATHSIG`), so even a SIGKILLed run leaves no
-worker behind, and an interrupted run kills its workers before it returns.
+both signals are held until it can stop. Local workers start in process groups of their own, so a
+Ctrl-C at the terminal reaches only the run, which stops them; they ask the kernel to kill them when
+their parent dies (Linux `PR_SET_PDEATHSIG`), so even a SIGKILLed run leaves no worker behind, and an
+interrupted run kills its workers before it returns.
 """
 
 from __future__ import annotations
@@ -66,23 +67,37 @@ def sigterm_as_interrupt():
         signal.signal(signal.SIGTERM, previous)
 
 
-@contextmanager
-def workers_without_ctrl_c():
-    """Within the block, worker processes started by this process ignore Ctrl-C for their whole
-    life (an ignored signal stays ignored through fork and exec, and Python then installs no
-    KeyboardInterrupt): a Ctrl-C at the terminal reaches every process of the group, and the run,
-    not each worker with a traceback, stops the workers. This process ignores it too meanwhile: the
-    block only starts the workers (a blocked signal mask would not do: loky's start-up resets it)."""
-    import threading
+def _spawn_in_own_group(cmd: list[str], keep_fds, env: dict | None = None) -> int:
+    """Start a loky worker as loky's own `fork_exec(cmd, keep_fds, env)` does (the command with
+    os.environ and `env`, only `keep_fds` and stdio open, its pid returned), in a process group of its
+    own: the terminal sends Ctrl-C to its foreground group, so it reaches the run and not its
+    workers, and the run never has to ignore it (an ignored Ctrl-C is lost, not delayed; the workers
+    used to inherit an ignored one while this process ignored it during their start)."""
+    keep = {0, 1, 2, *map(int, keep_fds)}
+    close = [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable_fds() if fd not in keep]
+    return os.posix_spawn(cmd[0], list(cmd), {**os.environ, **(env or {})}, setpgroup=0, file_actions=close)
 
-    if threading.current_thread() is not threading.main_thread():
-        yield
+
+def _inheritable_fds() -> list[int]:
+    """This process's file descriptors that a started program would inherit."""
+    found = []
+    for name in os.listdir("/dev/fd"):
+        try:
+            if os.get_inheritable(int(name)):
+                found.append(int(name))
+        except OSError:  # the listing's own descriptor, closed by now
+            continue
+    return found
+
+
+def workers_in_own_groups() -> None:
+    """From now on, loky starts its workers with `_spawn_in_own_group` (it looks its `fork_exec` up
+    at every start; POSIX only: Windows has no process groups to mind)."""
+    if os.name != "posix":
         return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, signal.default_int_handler if previous is None else previous)
+    from joblib.externals.loky.backend import fork_exec as loky_spawn
+
+    loky_spawn.fork_exec = _spawn_in_own_group
 
 
 def die_with_parent() -> None:
@@ -107,22 +122,23 @@ def _in_worker(function, args):
 def local_parallel(function, calls, jobs: int, ordered: bool = False):
     """The results of `function(*args)` for each args of `calls` (an iterable, made as it is
     consumed), from joblib's local worker processes, in the order they finish unless `ordered`. The
-    workers start with Ctrl-C blocked and die with this process; if the caller stops early (an
-    interrupt, a failure), they are killed before this returns."""
+    workers run out of reach of the terminal's Ctrl-C and die with this process; if the caller stops
+    early (an interrupt, a failure), they are killed before this returns."""
     from joblib import Parallel, delayed
 
     if jobs == 1:  # in this process: no worker to start, nothing to die with
         yield from (function(*args) for args in calls)
         return
-    with workers_without_ctrl_c():  # joblib starts the workers and the first tasks here
+    workers_in_own_groups()
+    results, finished = None, False
+    try:  # a Ctrl-C may come while joblib starts the workers and the first tasks
         results = Parallel(n_jobs=jobs, return_as="generator" if ordered else "generator_unordered")(
             delayed(_in_worker)(function, args) for args in calls)
-    finished = False
-    try:
         yield from results
         finished = True
     finally:
-        results.close()
+        if results is not None:
+            results.close()
         if not finished:
             stop_local_workers()
 

@@ -486,16 +486,93 @@ def test_ctrl_c_while_starting_prints_no_traceback(tmp_path):
     assert "Traceback" not in stdout + stderr and proc.returncode in (130, -signal.SIGINT, 0)
 
 
-def _group_alive(pgid: int) -> bool:
-    """Whether a live (not zombie) process of process group `pgid` remains (from /proc)."""
+def test_ctrl_c_inside_a_compiled_modules_import_is_an_interrupt(monkeypatch, capsys):
+    """A pybind11 extension (matplotlib's, scipy's) interrupted while it is imported raises
+    ImportError("initialization failed") from the KeyboardInterrupt: still a Ctrl-C, exit 130."""
+    import hadara_sim.cli as cli
+
+    def interrupted_import():
+        try:
+            raise KeyboardInterrupt
+        except KeyboardInterrupt as err:
+            raise ImportError("initialization failed") from err
+
+    monkeypatch.delenv("HADARA_SIM_DEBUG", raising=False)
+    monkeypatch.setattr(cli, "app", interrupted_import)
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    assert exit_.value.code == 130 and "interrupted" in capsys.readouterr().err
+    monkeypatch.setattr(cli, "app", lambda: (_ for _ in ()).throw(ImportError("initialization failed")))
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    assert exit_.value.code == 1 and "unexpected ImportError" in capsys.readouterr().err
+
+
+def _session_alive(sid: int) -> bool:
+    """Whether a live (not zombie) process of session `sid` remains (from /proc): the run and its
+    workers, each of which has a process group of its own in the run's session."""
     for entry in Path("/proc").iterdir():
         try:
             fields = (entry / "stat").read_text().rsplit(")", 1)[1].split() if entry.name.isdigit() else None
         except OSError:
             continue
-        if fields and int(fields[2]) == pgid and fields[0] != "Z":
+        if fields and int(fields[3]) == sid and fields[0] != "Z":
             return True
     return False
+
+
+@LINUX_AND_TWO_CORES
+def test_workers_are_out_of_the_terminals_reach_and_inherit_no_stray_descriptor():
+    """The terminal sends Ctrl-C to its foreground process group; each worker has a group of its own
+    (the run stops them), so the run never has to ignore a Ctrl-C while they start (it once did, and a
+    Ctrl-C in those milliseconds was lost: the run played on). Like loky's own start, a worker gets
+    only stdio and loky's descriptors: not an inheritable pipe of the parent."""
+    from hadara_sim.process import local_parallel, stop_local_workers
+
+    stop_local_workers()  # new workers, started the way a run starts them
+    read, write = os.pipe()
+    os.set_inheritable(read, True)
+    try:
+        groups = set(local_parallel(os.getpgid, [(0,)] * 4, 2))
+        workers = _children(os.getpid())
+        seen = set(local_parallel(os.get_inheritable, [(read,)] * 2, 2, ordered=True))
+    except OSError as err:  # the worker has no such descriptor: what this test wants
+        seen = {err.errno}
+    finally:
+        os.close(read)
+        os.close(write)
+    assert os.getpgrp() not in groups and groups <= workers
+    assert seen == {9}  # EBADF: closed in the worker
+
+
+@LINUX_AND_TWO_CORES
+def test_ctrl_c_while_a_worker_starts_stops_the_run(tmp_path):
+    """A Ctrl-C at the very moment a worker is started (sent to the run's group from inside the
+    start) stops the run: exit 130, no traceback, nothing of the run left."""
+    script = tmp_path / "ctrl_c_at_start.py"
+    script.write_text(textwrap.dedent("""
+        import os, signal, sys
+        from hadara_sim import process
+        spawn = process._spawn_in_own_group
+        def ctrl_c_then_spawn(*args, **kwargs):
+            os.killpg(0, signal.SIGINT)
+            return spawn(*args, **kwargs)
+        process._spawn_in_own_group = ctrl_c_then_spawn
+        from hadara_sim.cli import main
+        main()
+    """))
+    scenario = tmp_path / "long.toml"
+    scenario.write_text(textwrap.dedent(TINY.format(games=400_000, seed=1)).replace("chunk = 4", "chunk = 5000"))
+    proc = _started(subprocess.Popen([sys.executable, str(script), "simulate", str(scenario), "--jobs", "2", "--out",
+                                      str(tmp_path / "o")], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                     start_new_session=True))
+    stdout, stderr = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and "Traceback" not in stdout + stderr, stdout + stderr
+    assert "interrupted" in stdout
+    deadline = time.time() + 20
+    while _session_alive(proc.pid) and time.time() < deadline:
+        time.sleep(0.2)
+    assert not _session_alive(proc.pid)
 
 
 @LINUX_AND_TWO_CORES
@@ -523,9 +600,9 @@ def test_ctrl_c_at_any_moment_of_the_first_seconds_is_clean(tmp_path, jobs):
         assert "Traceback" not in said and "unexpected" not in said, (moment, said)
         assert proc.returncode in (130, -signal.SIGINT), (moment, proc.returncode, said)
         deadline = time.time() + 20
-        while _group_alive(proc.pid) and time.time() < deadline:
+        while _session_alive(proc.pid) and time.time() < deadline:
             time.sleep(0.2)
-        assert not _group_alive(proc.pid), f"a process of the run outlived it (Ctrl-C at {moment:.2f} s)"
+        assert not _session_alive(proc.pid), f"a process of the run outlived it (Ctrl-C at {moment:.2f} s)"
 
 
 # --- options ----------------------------------------------------------------------------------

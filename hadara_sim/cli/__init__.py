@@ -97,8 +97,23 @@ def main():
         print("\ninterrupted", file=sys.stderr)
         sys.exit(130)
     except Exception as err:
+        if _caused_by_ctrl_c(err):
+            print("\ninterrupted", file=sys.stderr)
+            sys.exit(130)
         if os.environ.get("HADARA_SIM_DEBUG"):
             raise
         print(f"error: unexpected {type(err).__name__}: {err} (set HADARA_SIM_DEBUG=1 for the traceback, "
               "and please report it)", file=sys.stderr)
         sys.exit(1)
+
+
+def _caused_by_ctrl_c(err: BaseException) -> bool:
+    """Whether a Ctrl-C is behind `err`: a compiled extension interrupted while it is imported
+    reports the KeyboardInterrupt as the cause of an ImportError ("initialization failed")."""
+    seen = set()
+    while err is not None and id(err) not in seen:
+        if isinstance(err, KeyboardInterrupt):
+            return True
+        seen.add(id(err))
+        err = err.__cause__ or err.__context__
+    return False
