@@ -91,10 +91,12 @@ class Foresight(Balanced):
                    "pick it plays the next round of picks with every seat taking its best pick by its own "
                    "valuation, and takes the pick whose line brings it most, less `rival_weight` times "
                    "what it brings a rival; in a draw round it discards the card a rival would gain least "
-                   "from. Compiled, at engine speed.")
+                   "from; after epoch III's phase B, when only the final score is left to play for, it "
+                   "carves on the points side and buys a medal only if it adds to the final score. "
+                   "Compiled, at engine speed.")
     params = {**Balanced.params, "rival_weight": 1.0, "pick_rounds": 1, "deny": 0.3,
               **tuned_params("foresight")}
-    rules = frozenset({"pick_ahead"})
+    rules = frozenset({"pick_ahead", "endgame"})
     # pick_rounds 0 plays to the end of the phase; deny weighs a rival's gain from the card discarded
     # in a draw round (it may be picked in phase B).
     limits = {**Balanced.limits, "rival_weight": (0.0, 10.0), "pick_rounds": (0, 5), "deny": (0.0, 10.0)}

@@ -175,3 +175,38 @@ def test_foresight_takes_the_card_its_rival_needs_first(components):
     assert make_policy("foresight", rival_weight=1.0).pick(decision(components, "pick", legal, **state))[0] == 3
     assert make_policy("foresight", rival_weight=0.0).pick(decision(components, "pick", legal, **state))[0] == 4
 
+
+
+def test_foresight_buys_the_games_last_medals_by_the_final_score(components):
+    """Epoch III's medals are the game's last decision (endgame rule): a medal is bought when its
+    points exceed the points its price takes from floor(coins / 5). Military 9: a silver scores 5;
+    at 24 coins its 20 cost 4 points (24 // 5 - 4 // 5): +1, bought; `balanced` projects the track
+    on and wants silver_min points, so it buys nothing. Military 7 scores 4 for the same 4: nothing
+    gained, none bought (the coins left also break ties). Two complete sets and 30 coins: a gold
+    medal scores 14 for 6 points of coins, better than the silver."""
+    tracks = np.zeros((1, 2, 4))
+    tracks[0, 0, MILITARY] = 9
+    legal = [1, 1, 1, 1, 1, 1]
+    last = dict(epoch=3, phase=1, tracks=tracks, coins=np.array([[24, 0]]))
+    assert Balanced().medal(decision(components, "medal", legal, **last))[0] == 0
+    assert make_policy("foresight").medal(decision(components, "medal", legal, **last))[0] == 1 + MILITARY
+    tracks[0, 0, MILITARY] = 7
+    assert make_policy("foresight").medal(decision(components, "medal", legal, **last))[0] == 0
+    last.update(coins=np.array([[30, 0]]), colour_count=np.full((1, 2, 5), 2))
+    assert make_policy("foresight").medal(decision(components, "medal", legal, **last))[0] == 5
+
+
+def test_foresight_carves_its_last_statue_on_the_points_side(components):
+    """After epoch III's phase B a statue's track steps can no longer pay (endgame rule). Culture 12,
+    six cards on six food: `balanced` values a food step at its full weight (a feeding is near) and
+    puts the second statue (8 points, bonus 3) coloured side up on food, option 1 + 8 + 2 * 3;
+    foresight puts it on its points side with the tile of the lowest track (military 3), option
+    1 + 8 + 2 * 1 + 1. After phase A foresight still chooses as `balanced`."""
+    tracks = np.array([[[5, 3, 12, 6], [0, 0, 0, 0]]])
+    state = dict(epoch=3, tracks=tracks, coins=np.array([[10, 0]]), colour_count=np.array([[[2, 1, 1, 1, 1]] * 2]))
+    legal = [1] * 33
+    phase_b = decision(components, "statue", legal, phase=1, **state)
+    assert Balanced().statue(phase_b)[0] == 15
+    assert make_policy("foresight").statue(phase_b)[0] == 12
+    phase_a = decision(components, "statue", legal, phase=0, **state)
+    assert make_policy("foresight").statue(phase_a)[0] == Balanced().statue(phase_a)[0] == 15

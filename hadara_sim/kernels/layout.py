@@ -28,6 +28,7 @@ PLANNER_FIELDS = (
     "focus_rule", "focus", "unfocus", "focus_prize", "other_prize",
     "side_table", *(f"sides[{k}]" for k in range(5)),
     "pick_ahead", "rival_weight", "pick_rounds", "deny",
+    "endgame",
 )
 AT = {name: i for i, name in enumerate(PLANNER_FIELDS)}
 PLANNER_PARAMS = len(PLANNER_FIELDS)
@@ -42,15 +43,16 @@ RULE_SETTINGS = {"focus": ("focus", "unfocus", "focus_prize", "other_prize"),
 # The style rules a planner class may name in `Planner.rules` (policies/styles.py), by their flag.
 RULES = {"any_colony": AT["any_colony"], "culture_silver": AT["culture_silver"],
          "late_military": AT["late_military"], "focus": AT["focus_rule"], "side_table": AT["side_table"],
-         "pick_ahead": AT["pick_ahead"]}
+         "pick_ahead": AT["pick_ahead"], "endgame": AT["endgame"]}
 COIN, COIN_END, POINTS, W_INCOME, W_MILITARY, W_CULTURE, W_FOOD, SETS, EFFECTS = (AT[name] for name in (
     "coin", "coin_end", "points", "income", "military", "culture", "food", "sets", "effects"))
 COLOURS_AT, SIDES_AT = AT["colours[0]"], AT["sides[0]"]
 GOLD_PLAN, FEED_LOSS, COLONY_PRIZE, STATUE_PRIZE, POINTS_SIDE_FROM, INTEGRATE_MARGIN, SILVER_MIN = (
     AT[name] for name in ("gold_plan", "feed_loss", "colony_prize", "statue_prize", "points_side_from",
                           "integrate_margin", "silver_min"))
-ANY_COLONY, CULTURE_SILVER, LATE_MILITARY, FOCUS_RULE, SIDE_TABLE, PICK_AHEAD = (
-    RULES[name] for name in ("any_colony", "culture_silver", "late_military", "focus", "side_table", "pick_ahead"))
+ANY_COLONY, CULTURE_SILVER, LATE_MILITARY, FOCUS_RULE, SIDE_TABLE, PICK_AHEAD, ENDGAME = (
+    RULES[name] for name in ("any_colony", "culture_silver", "late_military", "focus", "side_table", "pick_ahead",
+                             "endgame"))
 FOCUS, UNFOCUS, FOCUS_PRIZE, OTHER_PRIZE = (AT[name] for name in RULE_SETTINGS["focus"])
 RIVAL_WEIGHT, PICK_ROUNDS, DENY = (AT[name] for name in RULE_SETTINGS["pick_ahead"])
 

@@ -7,7 +7,8 @@ import numpy as np
 
 from hadara_sim import actions as A
 from hadara_sim.constants import (
-    COLONY_BOUNTY, CULTURE, FEED_COIN_PRICE, FOOD, GOLD_POINTS_PER_SET, MILITARY, PATRON_BONUS, REQUIREMENT_PRICE,
+    COINS_PER_POINT, COLONY_BOUNTY, CULTURE, FEED_COIN_PRICE, FOOD, GOLD_POINTS_PER_SET, MILITARY, PATRON_BONUS,
+    REQUIREMENT_PRICE,
 )
 from hadara_sim.rules import card_price, complete_sets, lacking, medal_prices, sale_price
 
@@ -16,7 +17,8 @@ from .basics import (
 )
 from .layout import (
     ANY_COLONY, COLONY, COLONY_BOUNTY_EFFECT, CULTURE_SILVER, CUT, DENY, DRAW, EFFECT_VALUES, FEED, GROWTH,
-    INTEGRATE_MARGIN, MEDAL, PATRON, PICK, PICK_AHEAD, POINTS, POINTS_SIDE_FROM, SCRATCH, SETS_TO_COME, SIDE,
+    ENDGAME, INTEGRATE_MARGIN, MEDAL, PATRON, PICK, PICK_AHEAD, POINTS, POINTS_SIDE_FROM, SCRATCH,
+    SETS_TO_COME, SIDE,
     SIDE_TABLE, SIDES_AT, SILVER_FULL, SILVER_MIN, STATUE, TILE, WHEEL, WILDCARD,
 )
 from .lookahead import _pick_ahead
@@ -52,9 +54,11 @@ def _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct
         elif kind == COLONY:
             choice = _planner_colony(v, gi, me, i, legal, colony_front, ct, params, at)
         elif kind == STATUE:
-            choice = _planner_statue(v, gi, me, i, epoch, legal, ct, params, at)
+            choice = _planner_statue(v, gi, me, i, epoch, phase, legal, ct, params, at)
         elif kind == FEED:
             choice = _planner_feed(i, legal, ct, params, at)
+        elif kind == MEDAL and params[ENDGAME] and epoch == 3:
+            choice = _last_medal(v, gi, me, i, legal, ct)
         elif kind == MEDAL:
             choice = _planner_medal(v, gi, me, i, epoch, legal, ct, params, at)
         else:
@@ -148,13 +152,15 @@ def _planner_colony(v, gi, me, i, legal, colony_front, ct, params, at):
 
 
 @helper
-def _planner_statue(v, gi, me, i, epoch, legal, ct, params, at):
+def _planner_statue(v, gi, me, i, epoch, phase, legal, ct, params, at):
     """The statue's points less the coins for missing culture, plus its bonus on the tile's track
     (coloured side, +2 with statue_patron) or as points (points side: better late, and spending the
-    least useful tile)."""
+    least useful tile). With `endgame`, epoch III's last statue (after phase B) goes on its points
+    side, spending the tile of the lowest track (the others may still carry a silver medal)."""
     coin, tracks, tv = at.coin, at.tracks, at.tv
     points = params[POINTS]
     late = epoch >= params[POINTS_SIDE_FROM]
+    last = params[ENDGAME] and epoch == 3 and phase == 1
     bonus_extra = PATRON_BONUS * np.int64(v.effects[gi, me, PATRON])
     cut = np.int64(v.effects[gi, me, CUT])
     top, choice = _better(legal, i, A.NONE, 0.0, -np.inf, 0)
@@ -163,6 +169,10 @@ def _planner_statue(v, gi, me, i, epoch, legal, ct, params, at):
         base = points * ct.statue_points[s] - coin * REQUIREMENT_PRICE * missing
         bonus = ct.statue_bonus[s] + bonus_extra
         for t in range(4):
+            if last:
+                value = base + points * bonus - 0.01 * tracks[t]
+                top, choice = _better(legal, i, A.statue_option(s, t, A.POINTS_SIDE), value, top, choice)
+                continue
             value = base + tv[t] * bonus
             top, choice = _better(legal, i, A.statue_option(s, t, A.COLOURED), value, top, choice)
             side = base + points * bonus - 0.05 * tv[t]
@@ -218,4 +228,25 @@ def _planner_medal(v, gi, me, i, epoch, legal, ct, params, at):
     culture_silver = 1 + CULTURE
     if params[CULTURE_SILVER] and 1 <= choice <= 4 and legal[i, culture_silver]:
         choice = culture_silver
+    return choice
+
+
+@helper
+def _last_medal(v, gi, me, i, legal, ct):
+    """The game's last decision (epoch III's medals): the medal that adds most to the final score as
+    it will stand, its points less the points its price takes from floor(coins / 5); none if no medal
+    gains (coins left also break ties)."""
+    coins = np.int64(v.coins[gi, me])
+    silver_cost, gold_cost = medal_prices(v, ct, gi, me, 3)
+    silvers = (v.silver[gi, me, 0] >= 0) + (v.silver[gi, me, 1] >= 0)
+    full = v.effects[gi, me, SILVER_FULL] and silvers == 0
+    top, choice = _better(legal, i, A.MEDAL_STOP, 0.0, -np.inf, 0)
+    lost = coins // COINS_PER_POINT - (coins - silver_cost) // COINS_PER_POINT
+    for t in range(4):
+        track = np.int64(v.tracks[gi, me, t])
+        gain = track if full else (track + 1) // 2
+        top, choice = _better(legal, i, 1 + t, float(gain - lost), top, choice)
+    sets = complete_sets(v, gi, me, v.effects[gi, me, WILDCARD])
+    lost = coins // COINS_PER_POINT - (coins - gold_cost) // COINS_PER_POINT
+    top, choice = _better(legal, i, A.MEDAL_GOLD, float(GOLD_POINTS_PER_SET * sets - lost), top, choice)
     return choice
