@@ -38,10 +38,14 @@ class Planner(Policy):
         key = tuple(settings.get("sides", ()))
         kernels_made = self.__dict__.setdefault("_kernels", {})
         if key not in kernels_made:
-            rules = set().union(*(vars(cls).get("rules", ()) for cls in type(self).__mro__))
-            params = layout.planner_params(settings, rules)
+            params = layout.planner_params(settings, self.style_rules())
             kernels_made[key] = Kernel(layout.PLANNER, params, layout.NO_TABLE, layout.kernel_kinds(self, Planner))
         return kernels_made[key]
+
+    @classmethod
+    def style_rules(cls) -> frozenset:
+        """The style rules of this class and its bases (`rules`)."""
+        return frozenset().union(*(vars(c).get("rules", ()) for c in cls.__mro__))
 
     def kernel_settings(self, components, players, advanced) -> dict:
         """The settings the kernel plays by in games of `components` at `players` players."""

@@ -97,6 +97,7 @@ def trial_inputs(policy, components, players: int) -> dict:
     cls = type(policy)
     settings = {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(policy.settings.items())}
     return {"policy": f"{cls.__module__}.{cls.__qualname__}", "settings": settings,
+            "style_rules": sorted(cls.style_rules()),
             "components": components.digest, "players": players, "rules": _rules(),
             "deals": DEALS, "rounds": ROUNDS, "seed": SEED, "version": VERSION}
 

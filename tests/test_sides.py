@@ -76,13 +76,15 @@ def test_a_trial_is_kept_on_disk_and_a_damaged_file_is_played_again(components, 
             sides.derived_sides(balanced, components, 3)
 
 
-def test_the_trial_depends_on_components_players_and_settings(components):
+def test_the_trial_depends_on_components_players_settings_and_style_rules(components, monkeypatch):
     balanced = make_policy("balanced")
     key = sides.trial_key(balanced, components, 2)
     assert key == sides.trial_key(make_policy("balanced"), components, 2)
     assert key != sides.trial_key(balanced, components, 3)
     assert key != sides.trial_key(balanced, components.with_overrides(POOR), 2)
     assert key != sides.trial_key(make_policy("balanced", food=1.5), components, 2)
+    monkeypatch.setattr(type(balanced), "rules", type(balanced).rules | {"endgame"})  # same settings, new rule
+    assert key != sides.trial_key(balanced, components, 2)
 
 
 def test_the_basic_game_and_a_fixed_table_play_no_trial(components, monkeypatch):
