@@ -16,10 +16,9 @@ from .basics import (
     _better, _dot_fma, _dot_lanes, _faced, _first_legal, helper, inner, _top,
 )
 from .layout import (
-    ANY_COLONY, COLONY, COLONY_BOUNTY_EFFECT, CULTURE_SILVER, CUT, DENY, DRAW, EFFECT_VALUES, FEED, GROWTH,
-    ENDGAME, INTEGRATE_MARGIN, MEDAL, PATRON, PICK, PICK_AHEAD, POINTS, POINTS_SIDE_FROM, SCRATCH,
-    SETS_TO_COME, SIDE,
-    SIDE_TABLE, SIDES_AT, SILVER_FULL, SILVER_MIN, STATUE, TILE, WHEEL, WILDCARD,
+    ANY_COLONY, COLONY, COLONY_BOUNTY_EFFECT, CULTURE_SILVER, CUT, DENY, DRAW, EFFECT_VALUES, ENDGAME, FEED,
+    GROWTH, INTEGRATE_MARGIN, MEDAL, PATRON, PICK, PICK_AHEAD, POINTS, POINTS_SIDE_FROM, SCRATCH, SETS_TO_COME,
+    SIDE, SIDE_TABLE, SIDES_AT, SILVER_FULL, SILVER_MIN, STATUE, TILE, WHEEL, WILDCARD,
 )
 from .lookahead import _pick_ahead
 from .valuation import _card_value, _context, _rival_gains
@@ -233,9 +232,9 @@ def _planner_medal(v, gi, me, i, epoch, legal, ct, params, at):
 
 @helper
 def _last_medal(v, gi, me, i, legal, ct):
-    """The game's last decision (epoch III's medals): the medal that adds most to the final score as
-    it will stand, its points less the points its price takes from floor(coins / 5); none if no medal
-    gains (coins left also break ties)."""
+    """With `endgame`, the game's last decision (epoch III's medals): the medal that adds most to the
+    final score as it will stand, its points less the points its price takes from floor(coins / 5);
+    none if no medal gains (coins left also break ties)."""
     coins = np.int64(v.coins[gi, me])
     silver_cost, gold_cost = medal_prices(v, ct, gi, me, 3)
     silvers = (v.silver[gi, me, 0] >= 0) + (v.silver[gi, me, 1] >= 0)
