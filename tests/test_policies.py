@@ -140,3 +140,21 @@ def test_a_command_line_value_is_a_literal_or_else_its_text():
     assert parse_value("0.5") == 0.5 and parse_value("3") == 3 and parse_value("('pick',)") == ("pick",)
     assert parse_value("foresight") == "foresight" and parse_value("'foresight'") == "foresight"
     assert parse_value("__import__('os').getcwd()") == "__import__('os').getcwd()"
+
+
+def test_kind_decisions_script_names_the_disagreements_in_words(capsys):
+    """`scripts/kind_decisions.py` (where search and a fast bot disagree) runs end to end on a tiny
+    budget and reports the seat's win share, the agreement and each disagreement in words."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "scripts" / "kind_decisions.py"
+    spec = importlib.util.spec_from_file_location("kind_decisions", path)
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    script.main("medal", players=2, games=8, budget=2, bot="foresight", field="balanced", top=3, seed=1)
+    out = capsys.readouterr().out
+    assert out.startswith("medal, 2P, one seat of search over foresight against balanced: win share")
+    assert "decisions, agree on" in out
+    lines = out.splitlines()[1:]
+    assert all("-> search" in line and "medal" in line for line in lines)
