@@ -82,6 +82,7 @@ class _Rows:
     def __init__(self, path: Path, columns: tuple[str, ...], problems: list[Problem]):
         self.name, self.problems = path.name, problems
         self.rows: list[tuple[int, dict[str, str]]] = []
+        self.seen_ids: dict[str, int] = {}  # id -> the line it first appeared on
         try:
             text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Excel writes, is not a column
         except (OSError, UnicodeDecodeError) as err:
@@ -111,6 +112,16 @@ class _Rows:
     def report(self, line, field_, message):
         self.problems.append(Problem(self.name, line, field_, message))
 
+    def identifier(self, line, row, what):
+        """The row's `id`, reported if empty or already on an earlier line (`what`: "card", "tile")."""
+        ident = row["id"]
+        if not ident:
+            self.report(line, "id", "is empty")
+        elif ident in self.seen_ids:
+            self.report(line, "id", f"'{ident}' repeats the {what} on line {self.seen_ids[ident]}")
+        self.seen_ids[ident] = line
+        return ident
+
     def integer(self, line, row, name, low, high):
         text = row.get(name, "")
         try:
@@ -138,17 +149,12 @@ class _Rows:
 
 def _read_cards(path: Path, problems: list[Problem]) -> list[Card]:
     rows = _Rows(path, CARD_COLUMNS, problems)
-    cards, ids, effect_rows = [], {}, {}
+    cards, effect_rows = [], {}
     lo_c, hi_c = RANGES["cost"]
     lo_p, hi_p = RANGES["points"]
     lo_t, hi_t = RANGES["track"]
     for line, row in rows.rows:
-        card_id = row["id"]
-        if not card_id:
-            rows.report(line, "id", "is empty")
-        elif card_id in ids:
-            rows.report(line, "id", f"'{card_id}' repeats the card on line {ids[card_id]}")
-        ids[card_id] = line
+        card_id = rows.identifier(line, row, "card")
         epoch = rows.integer(line, row, "epoch", 1, 3)
         colour_name = rows.choice(line, row, "colour", COLOURS)
         colour = COLOURS.index(colour_name) if colour_name else 0
@@ -197,14 +203,9 @@ def _read_cards(path: Path, problems: list[Problem]) -> list[Card]:
 
 def _read_colonies(path: Path, problems: list[Problem]) -> list[Colony]:
     rows = _Rows(path, COLONY_COLUMNS, problems)
-    colonies, ids, level_req = [], {}, {}
+    colonies, level_req = [], {}
     for line, row in rows.rows:
-        tile_id = row["id"]
-        if not tile_id:
-            rows.report(line, "id", "is empty")
-        elif tile_id in ids:
-            rows.report(line, "id", f"'{tile_id}' repeats the tile on line {ids[tile_id]}")
-        ids[tile_id] = line
+        tile_id = rows.identifier(line, row, "tile")
         level = rows.integer(line, row, "level", 1, COLONY_LEVELS) - 1
         requirement = rows.integer(line, row, "requirement", *RANGES["requirement"])
         plunder = rows.integer(line, row, "plunder", *RANGES["colony_coins"])

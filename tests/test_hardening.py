@@ -685,6 +685,22 @@ def test_components_duplicated_column_and_bom(component_copy, components):
         load_components(component_copy)
 
 
+def test_components_repeated_and_empty_ids_name_the_lines(component_copy):
+    """A card id on two lines names both lines; an empty colony id names its line."""
+    cards = (component_copy / "cards.csv").read_text().splitlines()
+    first = cards[1].split(",")[0]
+    cards[3] = ",".join([first] + cards[3].split(",")[1:])
+    (component_copy / "cards.csv").write_text("\n".join(cards) + "\n")
+    colonies = (component_copy / "colonies.csv").read_text().splitlines()
+    colonies[2] = "," + colonies[2].split(",", 1)[1]
+    (component_copy / "colonies.csv").write_text("\n".join(colonies) + "\n")
+    with pytest.raises(ComponentError) as err:
+        load_components(component_copy)
+    text = str(err.value)
+    assert f"cards.csv:4: id: '{first}' repeats the card on line 2" in text
+    assert "colonies.csv:3: id: is empty" in text
+
+
 def test_a_policy_failing_on_dask_is_named(tmp_path, user_policies):
     distributed = pytest.importorskip("distributed")
     scenario = tiny(tmp_path).read_text().replace('"greedy"', '"mine.py:RaisesMidGame"')
