@@ -4,7 +4,8 @@ At a decision, `decision.forward` (set by both engines when their caller passes 
 
 - `determinise(copies, seed)` (an int, or one per game): deal `copies` games per game of the decision that agree with everything
   the acting player has seen and resample everything hidden from them: the unseen deck cards and their
-  order (this epoch's and later epochs'), the cards other players sold face down in draw rounds, the
+  order (in every epoch), the cards other players sold face down in draw rounds (this epoch's and
+  earlier epochs'), the
   colony tiles under each visible top and the top's back (a tile with the same front), and the choices
   of other players the acting player has not seen yet (simultaneous side choices and draw choices of
   the current draw round). Nothing else of the true game reaches the copies: two games the acting
@@ -15,9 +16,14 @@ At a decision, `decision.forward` (set by both engines when their caller passes 
 
 A copy starts from the game as it stood at the start of the current epoch (the batch engine keeps
 it; `game.Start`) and replays only this epoch's choices on the determinised deal: earlier epochs are
-not played again, and what was hidden in them cannot matter any more (their cards are out of play).
-A decision without such a start (the setup sides, or a game of the reference engine) is rebuilt
-from the deal, replaying every past choice.
+not played again. That start is determinised too (`redeal_start`): a card another seat sold face down
+in an earlier epoch is replaced by the card the copy's deal put in its place, and the ledger of who
+could have bought what (`card_offered`, read by the results only) is cleared, so the copies name no
+hidden past card more often than chance. A decision without such a start (the setup sides, or a game
+of the reference engine) is rebuilt from the deal, replaying every past choice.
+
+Everything a `Determinisation` holds is determinised; the model's own access to the true game
+(`Forward._source`, like a view's `_source`) is private, not part of the policies' interface.
 """
 
 from __future__ import annotations
@@ -27,13 +33,14 @@ from dataclasses import dataclass, fields, replace
 import numpy as np
 from numba import njit
 
-from .actions import SELL
-from .constants import COLONY_LEVELS, COLOURS, EPOCHS, LOC_DECK, LOC_OWNED, LOC_PILE, LOC_REMOVED, LOC_SOLD
+from .constants import (COLONY_LEVELS, COLOURS, EPOCHS, LOC_BOX, LOC_DECK, LOC_OWNED, LOC_PILE, LOC_REMOVED,
+                        LOC_SOLD)
 from .deal import Deals
 from .engine.game import BatchGame, Replay
 from .policy import PRIVATE_FIELDS, Decision, View
 
 HIDDEN = -1  # a past choice the acting player has not seen: played again by a policy
+PHASE_A = 0  # `card_when % 2` of a card taken in a draw round
 
 
 class _Replay:
@@ -162,9 +169,9 @@ class Forward:
             raise RuntimeError("forward model: not every game of the decision was reached at once")
         hand = at.view.__dict__.get("hand")
         hidden = self._hidden_choices(rec, state, lengths)
-        known = self._known(state, rec, hand[order] if hand is not None else None, past["grants"])
+        known = self._known(state, hand[order] if hand is not None else None, past["grants"])
         seeds = self._seeds(seed, games)
-        decks = redeal_decks(deals.decks, known, self._deck_pools(deals.advanced), state.epoch_now, copies, seeds)
+        decks = redeal_decks(deals.decks, known, self._deck_pools(deals.advanced), copies, seeds)
         colonies = redeal_colonies(deals.colonies, state.colony_ptr.astype(np.int64), self._colony_pools(),
                                    copies, seeds)
         hist = history.copy()
@@ -177,7 +184,12 @@ class Forward:
                       rep(deals.colour_order), decks, colonies)
         grants = [type(grant)(grant.epoch, grant.card, rep(grant.seat)) for grant in past["grants"]]
         start = past.get("start")
-        start = None if start is None else start[np.repeat(np.arange(games), copies)]
+        if start is not None:
+            start = start[np.repeat(np.arange(games), copies)]
+            state_of = start.state
+            redeal_start(deals.decks, decks, known, copies, start.epoch, state_of["location"], state_of["card_seat"],
+                         state_of["card_when"])
+            state_of["card_offered"][:] = 0
         return Determinisation(dealt, rep(hist), rep(lengths), rep(past["sides"]), grants, rep(self.seat), copies,
                                start)
 
@@ -241,17 +253,14 @@ class Forward:
         hidden[row[pending], serial[pending]] = True
         return hidden[:, :lengths.max()] if lengths.max() else hidden[:, :0]
 
-    def _known(self, state, rec: _Replay, hand, grants) -> np.ndarray:
+    def _known(self, state, hand, grants) -> np.ndarray:
         """(games, C) cards whose place the acting player knows: owned, in a pile, removed, sold in
-        the open (phase B) or by the player, in the player's hand, or granted by the scenario."""
+        the open (phase B) or by the player, in the player's hand, or granted by the scenario. A
+        card another seat sold in a draw round (phase A, any epoch) was never shown."""
         loc = state.location
         games = len(loc)
-        sold_unseen = np.zeros(loc.shape, bool)
-        row, _, seat, _, _, hand_of, choice = rec.drawn()
-        discard, action = np.divmod(choice, 2)
-        sold = (action == SELL) & (seat != self.seat[row])
-        kept = hand_of[np.arange(len(row)), 1 - discard]
-        sold_unseen[row[sold], kept[sold]] = True
+        sold_unseen = ((loc == LOC_SOLD) & (state.card_seat != self.seat[:, None])
+                       & (state.card_when % 2 == PHASE_A))
         known = ((loc >= LOC_OWNED) | (loc == LOC_PILE) | (loc == LOC_REMOVED)
                  | ((loc == LOC_SOLD) & ~sold_unseen))
         if hand is not None:
@@ -283,17 +292,18 @@ class Forward:
 
 
 @njit(cache=True)
-def redeal_decks(decks, known, pools, epoch_now, copies, seeds):
-    """(games * copies, 3, 5, 2P) decks: seen cards stay where they are; in this epoch and later ones
-    the others are drawn anew from the cards of that epoch and colour the player has not seen (what
-    earlier epochs hid is out of play). Each game's copies come from its own seed alone."""
+def redeal_decks(decks, known, pools, copies, seeds):
+    """(games * copies, 3, 5, 2P) decks: seen cards stay where they are; in every epoch the others
+    are drawn anew from the cards of that epoch and colour the player has not seen (in an epoch
+    over, those are the cards other seats sold face down). Each game's copies come from its own seed
+    alone."""
     games = decks.shape[0]
     out = np.empty((games * copies,) + decks.shape[1:], decks.dtype)
     for g in range(games):
         np.random.seed(seeds[g] % 4294967296)
         for j in range(copies):
             out[g * copies + j] = decks[g]
-            for e in range(epoch_now - 1, decks.shape[1]):
+            for e in range(decks.shape[1]):
                 for colour in range(decks.shape[2]):
                     pool = np.array([x for x in pools[e, colour] if x >= 0 and not known[g, x]], np.int64)
                     np.random.shuffle(pool)
@@ -303,6 +313,34 @@ def redeal_decks(decks, known, pools, epoch_now, copies, seeds):
                             out[g * copies + j, e, colour, k] = pool[n]
                             n += 1
     return out
+
+
+@njit(cache=True)
+def redeal_start(decks, redealt, known, copies, epoch, location, card_seat, card_when):
+    """Each copy's epoch start (`location`, `card_seat`, `card_when`, (games * copies, C), changed in
+    place) made to agree with its redealt decks: in the epochs before `epoch`, the card another seat
+    sold face down at an unseen place of a deck is the card the copy dealt there, sold by the same
+    seat at the same time, and the true one goes back to the box."""
+    games, _, colours, size = decks.shape
+    for g in range(games):
+        for j in range(copies):
+            row = g * copies + j
+            seat = np.full((epoch - 1, colours, size), -1, np.int64)
+            when = np.zeros((epoch - 1, colours, size), np.int64)
+            for e in range(epoch - 1):  # the true hidden cards leave the copy first: a new card may be one
+                for colour in range(colours):
+                    for k in range(size):
+                        old = decks[g, e, colour, k]
+                        if not known[g, old]:
+                            seat[e, colour, k], when[e, colour, k] = card_seat[row, old], card_when[row, old]
+                            location[row, old], card_seat[row, old], card_when[row, old] = LOC_BOX, -1, 0
+            for e in range(epoch - 1):
+                for colour in range(colours):
+                    for k in range(size):
+                        if not known[g, decks[g, e, colour, k]]:
+                            new = redealt[row, e, colour, k]
+                            location[row, new] = LOC_SOLD
+                            card_seat[row, new], card_when[row, new] = seat[e, colour, k], when[e, colour, k]
 
 
 @njit(cache=True)

@@ -168,15 +168,16 @@ def test_determinised_decks_keep_every_card_once_and_colony_tops_keep_their_fron
     forward = Forward(c, "pick", np.zeros(4, np.int64), None)
     known = np.zeros((4, c.n_cards), bool)
     known[:, deals.decks[:, 1].reshape(4, -1)[:, :3]] = True  # a few cards of epoch II seen
-    decks = redeal_decks(deals.decks, known, forward._deck_pools(True), 2, 5, np.arange(4) + 100)
-    assert np.array_equal(decks[::5][:, 0], deals.decks[:, 0])  # epoch I is over: left alone
+    known[np.arange(4)[:, None], deals.decks[:, 0].reshape(4, -1)[:, 2:]] = True  # all of epoch I but two cards sold unseen
+    decks = redeal_decks(deals.decks, known, forward._deck_pools(True), 5, np.arange(4) + 100)
     for g in range(4):
         for j in range(5):
             copy = decks[g * 5 + j]
             assert len(np.unique(copy)) == copy.size  # no card twice
             seen = known[g][deals.decks[g]]
             assert np.array_equal(copy[seen], deals.decks[g][seen])
-    assert (decks[::5, 1:] != deals.decks[:, 1:]).any()  # and the unseen ones are dealt anew
+    assert (decks[::5, 1:] != deals.decks[:, 1:]).any()  # and the unseen ones are dealt anew,
+    assert (decks[::5, 0] != deals.decks[:, 0]).any()  # in an epoch over too
     ptr = np.array([[1, 0, 2, 0, 3]] * 4)
     stacks = redeal_colonies(deals.colonies, ptr, forward._colony_pools(), 5, np.arange(4))
     front = np.stack([c.colony_requirement, c.colony_plunder, c.colony_integrate, c.colony_front_points], 1)
@@ -188,3 +189,18 @@ def test_determinised_decks_keep_every_card_once_and_colony_tops_keep_their_fron
             if top < copies.shape[1]:
                 assert (front[copies[:, top]] == front[deals.colonies[g, level, top]]).all()
             assert all(len(np.unique(row)) == len(row) for row in copies)
+
+
+def test_the_copies_name_the_cards_sold_face_down_in_earlier_epochs_no_better_than_chance():
+    """The probe that found the leak: from a copy's epoch start it named every card another seat had
+    sold face down in an earlier epoch (201 of 201 on f37aba5); now it does no better than a blind guess
+    of as many cards among those it never saw."""
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).parents[1] / "scripts"))
+    from leak_probe import probe
+
+    t = probe(games=12, players=3, seed=1)
+    assert t.hidden > 40 and t.named == t.hidden  # the copies sell as many, by the same seats
+    assert t.right <= t.chance + 3 * np.sqrt(t.chance) + 2  # chance, not knowledge
