@@ -6,16 +6,54 @@ number for a whole number, a boolean for a boolean, a string for a string, a lis
 entries for a list (a list of names, such as the decision kinds `search` searches, may have any
 number of names), a table with known keys for a table.
 
-A policy may also bound a parameter (`Policy.limits`): `(low, high)`, inclusive, for a number or
-every number of a list, or a set of choices for a value or every entry of a list. Values that reach
-compiled code as an index (a side, an option count) are bounded there, so an out-of-range value is
-refused with its allowed range instead of reading out of bounds.
+A policy declares each parameter once (`Policy.declared`, a `Param`): the values it takes, `(low,
+high)` inclusive for a number or every number of a list, or a set of choices for a value or every entry
+of a list (with at least `fewest` entries), and a word on what it does. Every built-in parameter is
+declared, so no value that overflows or indexes out of bounds reaches compiled code; the same check
+runs wherever a value enters (a scenario, the command line, `tune`, `make_policy`).
 """
 
 from __future__ import annotations
 
 import ast
 import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Param:
+    """One parameter's declaration: the values it takes (its type is its default's) and what it does."""
+
+    low: float | None = None        # inclusive bounds of a number, or of every number of a list
+    high: float | None = None
+    choices: frozenset | None = None  # or the values allowed (for a value, or every entry of a list)
+    help: str = ""                  # a word on what it does, for `policies show`
+    fewest: int = 0                 # fewest entries of a list of names
+
+    @property
+    def limit(self):
+        """(low, high), the set of choices, or None when the declaration bounds nothing."""
+        if self.choices is not None:
+            return self.choices
+        return None if self.low is None else (self.low, self.high)
+
+    def allowed(self) -> str:
+        """The allowed values in words: "0..10", "-1, 0 or 1", "–" when nothing is bounded."""
+        limit = self.limit
+        if limit is None:
+            return "–"
+        if isinstance(limit, tuple):
+            return f"{limit[0]}..{limit[1]}"
+        names = [str(v) for v in sorted(limit, key=str)]
+        text = ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
+        return f"{self.fewest} or more of {text}" if self.fewest else text
+
+    def problems(self, value, path: tuple) -> list[tuple[tuple, str]]:
+        """(key path, message) for a value this declaration does not allow."""
+        if self.fewest and isinstance(value, (list, tuple)) and len(value) < self.fewest:
+            entries = "entry" if self.fewest == 1 else "entries"
+            return [(path, f"needs at least {self.fewest} {entries}, got {len(value)}")]
+        return [] if self.limit is None else limit_problems(self.limit, value, path)
 
 
 def parse_value(text: str):
@@ -25,6 +63,14 @@ def parse_value(text: str):
         return ast.literal_eval(text)
     except (ValueError, SyntaxError):
         return text
+
+
+def kind_of(value) -> str:
+    """A value's type in words ("a number", "a list of 5 numbers")."""
+    if isinstance(value, (list, tuple)) and value:
+        inner = kind_of(value[0]).removeprefix("a ")
+        return f"a list of {len(value)} {inner}s" if not isinstance(value[0], str) else f"a list of {inner}s"
+    return _kind(value)
 
 
 def _kind(value) -> str:
@@ -102,13 +148,13 @@ def limit_problems(limit, value, path: tuple = ()) -> list[tuple[tuple, str]]:
     return problems
 
 
-def check_params(declared: dict, params: dict, limits: dict | None = None,
+def check_params(defaults: dict, params: dict, declared: dict | None = None,
                  settings: dict | None = None) -> list[tuple[tuple, str]]:
-    """Problems of `params` against a policy's declared defaults (unknown names are left to the
-    policy, which lists its parameters), then of `settings` (default: `params`) against `limits`."""
+    """Problems of `params` against a policy's defaults (unknown names are left to the policy, which
+    lists its parameters), then of `settings` (default: `params`) against the `declared` `Param`s."""
     problems = [p for key, value in params.items()
-                for p in (param_problems(declared[key], value, (key,)) if key in declared
+                for p in (param_problems(defaults[key], value, (key,)) if key in defaults
                           else non_finite(value, (key,)))]
     checked = params if settings is None else settings
-    return problems or [p for key, value in checked.items() if key in (limits or {})
-                        for p in limit_problems(limits[key], value, (key,))]
+    return problems or [p for key, value in checked.items() if key in (declared or {})
+                        for p in declared[key].problems(value, (key,))]

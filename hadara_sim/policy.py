@@ -130,8 +130,8 @@ class Policy:
 
     name = "base"
     description = ""
-    params: dict = {}
-    limits: dict = {}   # bounds of parameters: (low, high) or a set of choices (hadara_sim.params)
+    params: dict = {}    # every parameter's default
+    declared: dict = {}  # every parameter's values and meaning: name -> hadara_sim.params.Param
 
     def __init__(self, seed: int = 0, **params):
         unknown = set(params) - set(self.params)
@@ -140,8 +140,8 @@ class Policy:
             raise ValueError(f"policy '{self.name}' has no parameter {', '.join(sorted(unknown))}; "
                              f"its parameters: {known}")
         settings = {**self.params, **params}
-        # The limits hold for every setting, so a subclass's own defaults are checked too.
-        wrong = check_params(self.params, params) or check_params(self.params, {}, self.limits, settings)
+        # The declarations hold for every setting, so a subclass's own defaults are checked too.
+        wrong = check_params(self.params, params) or check_params(self.params, {}, self.declared, settings)
         if wrong:
             where, message = wrong[0]
             raise ValueError(f"policy '{self.name}' parameter {'.'.join(map(str, where))}: {message}")

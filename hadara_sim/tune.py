@@ -34,14 +34,23 @@ class Range:
 
 
 def default_space(policy: str) -> dict[str, Range]:
-    """Every number parameter from half to one and a half times its default (0..1 if it is 0), and
-    a side table if the policy has one."""
+    """Every number parameter from half to one and a half times its default (0..1 if it is 0; whole
+    numbers around a whole-number one), within its declared range, and a side table if the policy has
+    one."""
+    cls = resolve_policy(policy)
+    declared = getattr(cls, "declared", {}) or {}
     space = {}
-    for name, value in getattr(resolve_policy(policy), "params", {}).items():
+    for name, value in getattr(cls, "params", {}).items():
         if name == SIDES:
             space[name] = Range(choices=(-1, 0, 1))
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
-            space[name] = Range(0.5 * value, 1.5 * value) if value > 0 else Range(0.0, 1.0)
+            low, high = (0.5 * value, 1.5 * value) if value > 0 else (0.0, 1.0)
+            limit = declared[name].limit if name in declared else None
+            if isinstance(value, int):  # whole-number ends for a whole-number parameter
+                low, high = math.floor(low), math.ceil(high)
+            if isinstance(limit, tuple):
+                low, high = max(low, limit[0]), min(high, limit[1])
+            space[name] = Range(low, high)
     return space
 
 
@@ -64,14 +73,14 @@ def parse_range(text: str) -> tuple[str, Range]:
 
 def check_space(policy: str, space: dict[str, Range], defaults: dict) -> None:
     """ValueError, before any game, when an end of a range or a choice is not a value the policy
-    takes (its declared type and limits, `hadara_sim.params`)."""
+    takes (its type and declaration, `hadara_sim.params`)."""
     cls = resolve_policy(policy)
     for name, r in space.items():
         for value in (r.choices or (r.low, r.high)):
             shaped = tuple(value for _ in defaults[name]) if isinstance(defaults[name], (tuple, list)) else value
             if isinstance(defaults[name], int) and not isinstance(defaults[name], bool) and float(value).is_integer():
                 shaped = int(value)
-            wrong = check_params(cls.params, {name: shaped}, getattr(cls, "limits", {}), {name: shaped})
+            wrong = check_params(cls.params, {name: shaped}, getattr(cls, "declared", {}), {name: shaped})
             if wrong:
                 where, message = wrong[0]
                 raise ValueError(f"--param {name}: {value:g} is not a value policy '{policy}' takes "

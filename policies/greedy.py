@@ -12,6 +12,7 @@ from hadara_sim.policy import Decision, Kernel, Policy
 from hadara_sim.kernels import layout
 from hadara_sim.kernels.decide import choose
 from .common import value_table
+from .planner import Planner
 
 
 class Greedy(Policy):
@@ -20,6 +21,7 @@ class Greedy(Policy):
                    "tracks, coins, points and card colours. No lookahead.")
     params = {"income": 1.0, "military": 0.8, "culture": 0.8, "food": 1.3, "coin": 0.35,
               "points": 1.0, "colours": (0.0, 0.0, 0.0, 0.0, 0.0)}
+    declared = {name: Planner.declared[name] for name in params}  # the planner's weights, in the same words
 
     def values(self, components):
         """This policy's card value table for a component set (computed once per set)."""

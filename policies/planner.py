@@ -10,6 +10,8 @@ different weights and a few rules of their own. The valuation is compiled: `hada
 
 from __future__ import annotations
 
+from hadara_sim.constants import COLOURS
+from hadara_sim.params import Param
 from hadara_sim.policy import Decision, Kernel, Policy
 
 from hadara_sim.kernels import layout
@@ -26,6 +28,43 @@ class Planner(Policy):
         "culture": 1.0, "food": 1.6, "sets": 0.5, "effects": 1.5, "colours": (0.0, 0.0, 0.0, 0.0, 0.0),
         "gold_plan": 0, "feed_loss": 3.0, "colony_prize": 3.0, "statue_prize": 3.0,
         "points_side_from": 3, "integrate_margin": 0.0, "silver_min": 10,
+    }
+    # Weights are bounded so that no valuation overflows in the compiled code.
+    declared = {
+        "coin": Param(0.0, 10.0, help="points one coin is worth early in the game (falls to coin_end by the last "
+                                      "income step)"),
+        "coin_end": Param(0.0, 10.0, help="points one coin is worth at the last income step, when coins can only "
+                                          "buy points"),
+        "points": Param(0.0, 10.0, help="weight of printed points (cards, colonies, statues, medals): 1 = take "
+                                        "them at face value"),
+        "income": Param(0.0, 10.0, help="points per step of income, per income step still to come (times the "
+                                        "coin value)"),
+        "military": Param(0.0, 10.0, help="points per step of military (reaching colonies), scaled down near the "
+                                          "end of the game"),
+        "culture": Param(0.0, 10.0, help="points per step of culture (reaching statues), scaled down near the end "
+                                         "of the game"),
+        "food": Param(0.0, 10.0, help="points per step of food while the track is close to the card count (less "
+                                      "when there is slack)"),
+        "sets": Param(0.0, 10.0, help="weight of the set value of a card: how much it adds to five-colour sets "
+                                      "for gold medals and set_collector"),
+        "effects": Param(0.0, 10.0, help="weight of a purple effect's rough value (see hadara-sim components "
+                                         "effects), fading in the last epoch"),
+        "colours": Param(-10.0, 10.0, help=f"extra points for a card of each colour ({', '.join(COLOURS)}): the "
+                                           "style's favourite colour"),
+        "gold_plan": Param(0, 2, help="gold medals the policy plans to buy; cards for sets are valued with them "
+                                      "in mind"),
+        "feed_loss": Param(0.0, 20.0, help="points lost when a card must be given up at feeding, used to price a "
+                                           "card over the food track"),
+        "colony_prize": Param(0.0, 20.0, help="bonus points for a card that brings military up to the next colony "
+                                              "requirement in time"),
+        "statue_prize": Param(0.0, 20.0, help="bonus points for a card that brings culture up to the next statue "
+                                              "requirement in time"),
+        "points_side_from": Param(1, 4, help="from this epoch on, statues are placed on their points side instead "
+                                             "of the coloured side (4: never)"),
+        "integrate_margin": Param(-20.0, 20.0, help="points an integration must beat a plunder by before the "
+                                                    "policy integrates"),
+        "silver_min": Param(0, 50, help="smallest number of points a silver medal must bring for the policy to "
+                                        "buy it"),
     }
 
     # Style rules a subclass turns on (policies/styles.py, `hadara_sim.kernels.layout.RULES`).

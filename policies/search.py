@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from hadara_sim.actions import KINDS
+from hadara_sim.params import Param
 from hadara_sim.policy import Decision, Policy
 
 from .random import _mix
@@ -27,7 +28,16 @@ class Search(Policy):
     params = {"budget": 8, "rollout": "balanced", "kinds": ("side", "wheel", "draw", "pick", "colony", "tile"),
               "max_options": 12}
     # budget 0 or max_options under 2 would search nothing and play exactly like the rollout policy.
-    limits = {"budget": (1, 1000), "max_options": (2, 64), "kinds": frozenset(KINDS)}
+    declared = {
+        "budget": Param(1, 1000, help="determinised copies of the game each candidate option is played out in "
+                                      "(more = stronger and slower)"),
+        "rollout": Param(help="the policy that plays the copies on, for the searching seat and its opponents "
+                              "(any policy name but search)"),
+        "kinds": Param(choices=frozenset(KINDS), fewest=1,
+                       help="the decision kinds that are searched; any other kind is left to the rollout policy"),
+        "max_options": Param(2, 64, help="most options tried at one decision, starting with the rollout policy's "
+                                         "own choice"),
+    }
 
     # The registry hands over its `make_policy` to build the rollout policy by name (a user's too): the
     # bots sit below the registry, so search does not import it.

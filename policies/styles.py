@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from hadara_sim.params import Param
+
 from .planner import Planner
 from .sides import derived_sides
 from .tuned import tuned_params
@@ -58,8 +60,22 @@ class BalancedV1(Planner):
     # focus / focus_prize on whichever of military and culture the player leads in against its rivals
     # (`hadara_sim.kernels.valuation._military_first`), by unfocus / other_prize on the other.
     rules = frozenset({"focus", "side_table"})
-    limits = {**Planner.limits, "sides": frozenset({-1, 0, 1}),  # an index of the side in compiled code
-              "side_choice": frozenset({"table", "derived"})}
+    declared = {
+        **Planner.declared,
+        "focus": Param(0.0, 10.0, help="multiplier of the track values of the track (military or culture) the "
+                                       "policy specialises in"),
+        "unfocus": Param(0.0, 10.0, help="multiplier of the track values of the other of military and culture"),
+        "focus_prize": Param(0.0, 20.0, help="colony / statue prize on the track the policy specialises in"),
+        "other_prize": Param(0.0, 20.0, help="colony / statue prize on the other track"),
+        "sides": Param(choices=frozenset({-1, 0, 1}),  # an index of the side in compiled code
+                       help="setup side per setup card 1-5 (0 = A, 1 = B, -1 = chosen by the planner's "
+                            "valuation); written by hadara-sim policies tune; with side_choice \"derived\", only "
+                            "where the trial starts"),
+        "side_choice": Param(choices=frozenset({"table", "derived"}),
+                             help="\"derived\": each setup card's side found by play on the game's own components "
+                                  "and player count (A against B on the same deals, cached); \"table\": the sides "
+                                  "table as it is"),
+    }
 
     def kernel_settings(self, components, players, advanced) -> dict:
         """With side_choice "derived", in the advanced game (the basic game has no sides to choose), the
@@ -99,4 +115,13 @@ class Foresight(Balanced):
     rules = frozenset({"pick_ahead", "endgame"})
     # pick_rounds 0 plays to the end of the phase; deny weighs a rival's gain from the card discarded
     # in a draw round (it may be picked in phase B).
-    limits = {**Balanced.limits, "rival_weight": (0.0, 10.0), "pick_rounds": (0, 5), "deny": (0.0, 10.0)}
+    declared = {
+        **Balanced.declared,
+        "rival_weight": Param(0.0, 10.0, help="phase B picks played forward: weight of what the rivals' picks bring "
+                                              "them on average against what the policy's own picks bring it (1 = a "
+                                              "rival's point counts as much as its own)"),
+        "pick_rounds": Param(0, 5, help="rounds of picks played forward after each phase B pick (0 = to the end of "
+                                        "the phase)"),
+        "deny": Param(0.0, 10.0, help="in a draw round, points per point a rival would gain from the card discarded "
+                                      "(it may be picked in phase B)"),
+    }

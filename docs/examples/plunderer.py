@@ -6,6 +6,7 @@ Use it with:  hadara-sim play --policy docs/examples/plunderer.py:Plunderer
 import numpy as np
 
 from hadara_sim import actions as A
+from hadara_sim.params import Param
 from hadara_sim.policy import Decision
 from hadara_sim.policies.styles import Balanced
 
@@ -14,7 +15,8 @@ class Plunderer(Balanced):
     name = "plunderer"
     description = "Balanced, but takes colonies only to plunder them and buys no silver medals."
     params = {**Balanced.params, "min_plunder": 0}
-    param_help = {"min_plunder": "fewest coins a colony must give to be plundered"}
+    declared = {**Balanced.declared,
+                "min_plunder": Param(0, 20, help="fewest coins a colony must give to be plundered")}
 
     def colony(self, d: Decision) -> np.ndarray:
         legal = d.legal.copy()

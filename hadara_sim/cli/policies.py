@@ -55,21 +55,12 @@ def list_(fmt: str = FORMAT_OPTION):
                       "(see docs/policies.md).")
 
 
-def limit_text(limit) -> str:
-    """A parameter's declared limit in words: "1..1000", "-1, 0 or 1", or "–" when it has none."""
-    if limit is None:
-        return "–"
-    if isinstance(limit, tuple):
-        return f"{limit[0]}..{limit[1]}"
-    names = [str(v) for v in sorted(limit, key=str)]
-    return ", ".join(names[:-1]) + f" or {names[-1]}" if len(names) > 1 else names[0]
-
-
 @app.command()
 def show(name: str = typer.Argument(..., help="A policy name, module:attr or file.py:attr."),
          fmt: str = FORMAT_OPTION):
     """One policy in full: what it does and every parameter with its default and meaning."""
-    from hadara_sim.policies.explain import param_text, value_text
+    from hadara_sim.params import Param, kind_of
+    from hadara_sim.policies.explain import value_text
 
     fmt = check_format(fmt)
     try:
@@ -78,10 +69,11 @@ def show(name: str = typer.Argument(..., help="A policy name, module:attr or fil
         fail(str(err))
     about = getattr(cls, "description", "") or ""
     doc = _own_doc(cls)
-    limits = getattr(cls, "limits", {})
-    table = Table(f"{getattr(cls, 'name', name)}: parameters", ["parameter", "default", "meaning", "allowed"],
-                  [[k, value_text(k, v), param_text(cls, k) or "(not described)", limit_text(limits.get(k))]
-                   for k, v in _params(cls).items()],
+    declared = getattr(cls, "declared", {}) or {}
+    about_param = {k: declared.get(k, Param()) for k in _params(cls)}
+    table = Table(f"{getattr(cls, 'name', name)}: parameters", ["parameter", "default", "type", "meaning", "allowed"],
+                  [[k, value_text(k, v), kind_of(v), about_param[k].help or "(not described)",
+                    about_param[k].allowed()] for k, v in _params(cls).items()],
                   wrap=("meaning",),
                   caption="change one in a scenario (policies = [{policy = \"NAME\", params = {...}}]) or "
                           "from Python: make_policy(NAME, key=value)")

@@ -50,11 +50,15 @@ def _private(view, name: str, needed: bool, shape) -> np.ndarray:
 def decide(code, kind, v, rows, g, seat, epoch, phase, legal, hand, card, feed_need, colony_front, ct, params,
            table, out):
     """Built-in policy `code`'s choice in each row i of `rows` (game g[i], acting seat seat[i]) into
-    out[i]; the other rows are left alone (the engine passes one decision's rows of every policy)."""
+    out[i], always a legal option; the other rows are left alone (the engine passes one decision's rows
+    of every policy)."""
     if code == PLANNER:
         _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
     elif code == GREEDY:
         _greedy(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
     else:
         for i in rows:
+            out[i] = _first_legal(legal, i, 0)
+    for i in rows:  # no value beat -inf (a weight so large that values overflow): the first legal option
+        if out[i] < 0 or out[i] >= legal.shape[1] or not legal[i, out[i]]:
             out[i] = _first_legal(legal, i, 0)
