@@ -104,8 +104,9 @@ _COLUMNS = [
     ("sold", pa.binary(), "Civilization cards the seat sold, as a bit set."),
     ("fed_away", pa.binary(), "Cards the seat removed while feeding its people (bought or granted before), as a "
                               "bit set."),
-    ("offered", pa.binary(), "Cards the seat could have bought at one of its decisions (drawn in phase A, or on "
-                             "top of a pile at its pick in phase B, and affordable), as a bit set. "
+    ("offered", pa.binary(), "Cards the seat could legally have bought at one of its decisions (drawn in phase A, "
+                             "or on top of a pile at its pick in phase B; affordable, and the bonus_tile_card only "
+                             "with an unused bonus tile), as a bit set. "
                              "`results.decode_cards` decodes one bit set, `card_events` every card column."),
 ]
 COLUMNS: tuple[tuple[str, pa.DataType, str], ...] = tuple(_COLUMNS)
@@ -247,6 +248,74 @@ def _unpacked(column, width: int) -> np.ndarray:
     return np.unpackbits(flat, axis=1, bitorder="little").view(bool)
 
 
+_POPCOUNT = np.array([bin(b).count("1") for b in range(256)], np.int64)
+
+
+def _card_bytes(column, width: int) -> np.ndarray:
+    """A column of bit sets, each empty, missing or `width` bytes long, as a (rows, width) uint8 matrix."""
+    values = [b or b"" for b in column.to_list()]
+    return np.frombuffer(b"".join(b.ljust(width, b"\0") for b in values), np.uint8).reshape(len(values), width)
+
+
+def card_set_problem(df, n_cards: int | None = None) -> tuple[int, str, str] | None:
+    """(row, column, what is wrong) for the first row of `df` whose card bit sets break the schema's
+    rules, or None: every set `width` bytes long (one bit per card; empty allowed), no bit past the last
+    card (when `n_cards` is known), `bought_in_b` inside `bought`, no card both bought and sold, and in
+    each game a card bought or sold by one seat at most."""
+    columns = [c for c in CARD_SETS if c in df.columns]
+    if not columns or df.height == 0:
+        return None
+    sizes = {c: df[c].bin.size().fill_null(0).to_numpy() for c in columns}
+    if n_cards is None:  # the width most sets have (one row too long must not set it)
+        every = np.concatenate([v[v > 0] for v in sizes.values()])
+        if not len(every):
+            return None
+        width = int(np.bincount(every).argmax())
+    else:
+        width = -(-n_cards // 8)
+    for c in columns:
+        wrong = np.flatnonzero((sizes[c] != 0) & (sizes[c] != width))
+        if len(wrong):
+            return int(wrong[0]), c, f"a bit set of {int(sizes[c][wrong[0]])} bytes, where every set has {width}"
+    sets = {c: _card_bytes(df[c], width) for c in columns}
+    if n_cards is not None and n_cards % 8:
+        past = np.uint8(0xFF ^ ((1 << (n_cards % 8)) - 1))
+        for c in columns:
+            wrong = np.flatnonzero(sets[c][:, -1] & past)
+            if len(wrong):
+                return int(wrong[0]), c, f"a card past the last of the {n_cards} cards"
+    rules = (("bought_in_b", "bought", lambda a, b: a & ~b, "a card bought in phase B that is not in bought"),
+             ("sold", "bought", lambda a, b: a & b, "a card both bought and sold"))
+    for column, other, clash, what in rules:
+        if column in sets and other in sets:
+            wrong = np.flatnonzero(clash(sets[column], sets[other]).any(axis=1))
+            if len(wrong):
+                return int(wrong[0]), column, what
+    keys = [k for k in ("combo", "game") if k in df.columns]
+    held = [sets[c] for c in ("bought", "sold") if c in sets]
+    if "game" in keys and held:
+        taken = np.bitwise_or.reduce(held) if len(held) > 1 else held[0]
+        game = np.zeros(df.height, np.int64)
+        for k in keys:
+            game = game * (int(df[k].max()) + 1) + df[k].cast(int).to_numpy()
+        order = np.argsort(game, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(game[order]) != 0])
+        rows = taken[order]
+        together = np.bitwise_or.reduceat(rows, starts, axis=0)
+        counted = np.add.reduceat(_POPCOUNT[rows].sum(axis=1), starts)
+        clash_at = np.flatnonzero(counted != _POPCOUNT[together].sum(axis=1))
+        if len(clash_at):
+            group = int(clash_at[0])
+            end = starts[group + 1] if group + 1 < len(starts) else len(order)
+            seen = np.zeros(width, np.uint8)
+            for i in order[starts[group]:end]:
+                if (seen & taken[i]).any():
+                    bought = "bought" in sets and (seen & sets["bought"][i]).any()
+                    return int(i), "bought" if bought else "sold", "a card another seat of the same game took too"
+                seen |= taken[i]
+    return None
+
+
 def card_events(df, components):
     """The card bit sets of a results frame as one long polars frame: a row per (game, seat, card,
     event), event one of bought / sold / fed_away / offered, with the card's id, epoch and colour,
@@ -259,6 +328,12 @@ def card_events(df, components):
                           "card_epoch": np.array([c.epoch for c in components.cards], np.int8),
                           "colour": [COLOURS[c.colour] for c in components.cards]})
     index, width = df.select(keys), -(-components.n_cards // 8)
+    problem = card_set_problem(df, components.n_cards)
+    if problem:
+        row, column, what = problem
+        where = ", ".join(f"{k} {df[k][row]}" for k in keys) or f"row {row}"
+        raise ResultsError(f"column {column} at {where} holds {what}: these results were not written by "
+                           f"hadara-sim for this component set ({components.n_cards} cards)")
     in_b = _unpacked(df["bought_in_b"], width)
     frames = []
     for event in ("bought", "sold", "fed_away", "offered"):
@@ -492,9 +567,18 @@ def _read_parts(files: list[Path], path):
     import polars as pl
 
     try:
-        return pl.read_parquet([str(f) for f in files])
+        df = pl.read_parquet([str(f) for f in files])
     except Exception:  # polars raises its own exception types; find the file at fault
         raise (_damaged_part(files) or ResultsError(f"{path}: the chunk files cannot be read together")) from None
+    problem = card_set_problem(df)
+    if problem:
+        row, column, what = problem
+        ends = np.cumsum([pq.read_metadata(f).num_rows for f in files])
+        at = int(np.searchsorted(ends, row, side="right"))
+        start = int(ends[at - 1]) if at else 0
+        raise ResultsError(f"{files[at]}, row {row - start}, column {column}: {what}; not a chunk as hadara-sim "
+                           "writes it (rerun its scenario into a new directory)")
+    return df
 
 
 def _results_frame(files: list[Path]):

@@ -90,6 +90,7 @@ def _run(results: Path, out: Optional[Path], fmt: str, build, tables: str = "tab
 
     matplotlib.use("Agg")
     from ..report.dataset import ReportError
+    from ..results import ResultsError
 
     fmt = _check_format(fmt)
     tables = check_format(tables)
@@ -99,6 +100,8 @@ def _run(results: Path, out: Optional[Path], fmt: str, build, tables: str = "tab
         section = build(df, info)
     except ReportError as err:
         fail(str(err))
+    except ResultsError as err:
+        fail(f"{results}: {err}")
     try:
         _emit(section, info, out, fmt, tables)
     except OSError as err:
@@ -257,6 +260,10 @@ def curve(results: Path = RESULTS,
 
     if key and len(key) > 2:
         fail(f"--key: give one swept key for a curve or two for a surface, not {len(key)}")
+    if key and len(key) == 2 and key[0] == key[1]:
+        fail(f"--key {key[0]} is given twice: a surface needs two different swept keys (one --key for its curve)")
+    if key and len(key) == 2 and reference is not None:
+        fail("--reference is for the curve of one key; a surface of two keys has no reference value")
 
     conditions = {}
     for item in where or []:
