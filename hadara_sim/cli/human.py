@@ -39,7 +39,7 @@ class Human(Policy):
 
     def __init__(self, seed: int = 0, read=None, write=None):
         super().__init__(seed)
-        self.read = read or (lambda: sys.stdin.readline())
+        self.read = read or _read_stdin
         self.write = write or (lambda text: print(text, flush=True))
 
     def decide(self, decision: Decision) -> np.ndarray:
@@ -54,8 +54,8 @@ class Human(Policy):
             self.write(f"  {number:>2}. {option_text(decision.kind, int(option), view, c, hand)}")
         while True:
             self.write(f"your choice (1-{len(options)}, h for help):")
-            line = self.read()
-            if line == "":
+            line = read_line(self.read)
+            if line is None:
                 raise LeftTheGame("the input ended before the game did", by_choice=False)
             answer = line.strip().lower()
             if answer == "q":
@@ -64,10 +64,35 @@ class Human(Policy):
                 self.write(HELP)
             elif answer == "v":
                 self.write(table_view(view))
-            elif answer.isdigit() and 1 <= int(answer) <= len(options):
-                return np.array([options[int(answer) - 1]])
+            elif option_number(answer, len(options)) is not None:
+                return np.array([options[option_number(answer, len(options)) - 1]])
             else:
-                self.write(f"'{line.strip()}' is not an option: type a number from 1 to {len(options)}")
+                shown = line.strip() if len(line.strip()) <= 40 else line.strip()[:40] + "..."
+                self.write(f"'{shown}' is not an option: type a number from 1 to {len(options)}")
+
+
+def _read_stdin() -> str:
+    """A line of standard input ('' when there is none: closed, or never opened)."""
+    return sys.stdin.readline() if sys.stdin is not None else ""
+
+
+def read_line(read) -> str | None:
+    """One line typed, or None when the input is over, closed or cannot be read."""
+    try:
+        line = read()
+    except (OSError, ValueError):  # a closed file, or bytes that are not text (UnicodeDecodeError)
+        return None
+    return line or None
+
+
+def option_number(answer: str, count: int) -> int | None:
+    """The option number typed (1..count), or None: only the digits 0-9 count ('²' is no number), and
+    a number longer than `count` is none of the options without being read."""
+    digits = answer.lstrip("0")
+    if not (answer.isascii() and answer.isdigit()) or len(digits) > len(str(count)):
+        return None
+    number = int(digits or "0")
+    return number if 1 <= number <= count else None
 
 
 def option_text(kind: str, option: int, view, components, hand) -> str:
