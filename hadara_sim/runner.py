@@ -169,6 +169,44 @@ def _clean_temp(out: Path):
             f.unlink(missing_ok=True)
 
 
+def check_out(scenario: Scenario, out: str | Path, overwrite: bool = False) -> dict | None:
+    """RunError unless `out` can take this run: not a file, a name the system takes, and empty or
+    holding this run (any with `overwrite`). Nothing is written: `simulate --dry-run` checks what a run
+    would. Returns the metadata of this run already there (None: nothing, or replaced with overwrite)."""
+    from . import __version__
+
+    out = Path(out)
+    try:
+        if out.exists() and not out.is_dir():
+            raise RunError(f"--out {out} is a file, not a directory")
+        if overwrite or not out.is_dir():
+            return None
+        old = None
+        if (out / METADATA_FILE).exists():
+            try:
+                old = read_metadata(out)
+            except ResultsError as err:
+                raise RunError(f"{out} holds a results directory that cannot be used ({err}); use "
+                               "--overwrite to replace it, or another --out") from None
+        elif any(our_parts(out)):
+            raise RunError(f"{out} holds chunk files but no {METADATA_FILE}: not a run this command can "
+                           "resume; use --overwrite to replace them, or another --out")
+    except OSError as err:  # a name too long, a folder that cannot be read
+        raise RunError(f"cannot write to --out {out}: {err.strerror or err}") from None
+    if old is not None:
+        identity = run_identity(scenario, __version__, SCHEMA_VERSION)
+        if old.get("identity") != identity_digest(identity):
+            reason = describe_mismatch(old.get("identity_fields", {}), identity)
+            name = old.get("scenario", {}).get("name", "?")
+            raise RunError(f"{out} holds another run (scenario '{name}'; {reason}). Use --overwrite to "
+                           "replace it, or --out for another directory")
+        if old["games"] > scenario.games:
+            raise RunError(f"{out} holds a run of {old['games']} games per combination; this run asks for "
+                           f"{scenario.games}. To use fewer, load the results and keep `game < "
+                           f"{scenario.games}`; or use --overwrite to replace them, or another --out")
+    return old
+
+
 def _prepare(scenario: Scenario, out: Path, chunks: ChunkPlan, overwrite: bool) -> tuple[dict, set[str]]:
     """Check the directory holds this run (or nothing), clean temporary files; the metadata to
     write and the files already complete."""
@@ -176,34 +214,13 @@ def _prepare(scenario: Scenario, out: Path, chunks: ChunkPlan, overwrite: bool) 
 
     identity = run_identity(scenario, __version__, SCHEMA_VERSION)
     digest = identity_digest(identity)
-    meta_path = out / METADATA_FILE
-    old = None
-    if meta_path.exists():
-        try:
-            old = read_metadata(out)
-        except ResultsError as err:
-            if not overwrite:
-                raise RunError(f"{out} holds a results directory that cannot be used ({err}); use "
-                               "--overwrite to replace it, or another --out") from None
-    elif any(our_parts(out)) and not overwrite:
-        raise RunError(f"{out} holds chunk files but no {METADATA_FILE}: not a run this command can "
-                       "resume; use --overwrite to replace them, or another --out")
+    old = check_out(scenario, out, overwrite)
     if overwrite:
         _clear(out)
-        old = None
     extended_from = old.get("extended_from_games") if old else None
     if old is not None:
-        if old.get("identity") != digest:
-            reason = describe_mismatch(old.get("identity_fields", {}), identity)
-            name = old.get("scenario", {}).get("name", "?")
-            raise RunError(f"{out} holds another run (scenario '{name}'; {reason}). Use --overwrite to "
-                           "replace it, or --out for another directory")
         old_games = old["games"]
         if old_games != scenario.games:
-            if old_games > scenario.games:
-                raise RunError(f"{out} holds a run of {old_games} games per combination; this run asks for "
-                               f"{scenario.games}. To use fewer, load the results and keep `game < "
-                               f"{scenario.games}`; or use --overwrite to replace them, or another --out")
             # More games extend the run: full chunks stay, a partial last chunk grows (is replayed).
             extended_from = old_games
             last = chunks_per_combination(old_games, scenario.chunk) - 1

@@ -38,10 +38,10 @@ def simulate(
                                                  "cluster is started."),
     components: Optional[Path] = typer.Option(
         None, "--components", help="Directory of a component set; replaces the scenario's.", show_default=False),
-    trace_games: int = typer.Option(0, "--trace-games", min=0,
-                                    help="Also write the traces of this many games, spread over the run, to "
-                                         "OUT/traces (each replayed by the reference engine and checked "
-                                         "against the dataset)."),
+    trace_games: int = typer.Option(0, "--trace-games", min=0, max=1000,
+                                    help="Also write the traces of this many games (up to 1000), spread over the "
+                                         "run, to OUT/traces (each replayed by the reference engine and "
+                                         "checked against the dataset)."),
     dry_run: bool = typer.Option(False, "--dry-run",
                                  help="Check the scenario, print the plan and how long it would take, and "
                                       "stop: nothing is played or written."),
@@ -57,7 +57,7 @@ def simulate(
     from ..process import Terminated, sigterm_as_interrupt
     from ..results import ResultsError, our_parts, scan_results
     from ..chunks import plan_chunks
-    from ..runner import RunError, RunFailed, check_scheduler, run
+    from ..runner import RunError, RunFailed, check_out, check_scheduler, run
     from ..scenario.checks import DesignWarning, ScenarioError
     from ..scenario.read import load_scenario
 
@@ -99,7 +99,11 @@ def simulate(
 
     from ..estimate import LONG_SECONDS, estimate_run
 
-    done = len(our_parts(out)) if out.is_dir() and not overwrite else 0
+    try:
+        here = check_out(sc, out, overwrite)  # what the run would refuse, before estimating it
+    except RunError as err:
+        fail(str(err))
+    done = len(our_parts(out)) if here is not None else 0
     left = max(0.0, 1.0 - done / max(1, len(chunks)))
     guess = estimate_run(sc, jobs, games=round(sc.games * left)) if backend == "local" else None
     if dry_run:
