@@ -22,6 +22,7 @@ import functools
 import hashlib
 import json
 import os
+import stat
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -170,18 +171,58 @@ def side_effects(player, table: tuple[int, ...], components, players: int, deals
 
 
 def _read(path: Path, players: int) -> SideTrial | None:
-    """The trial kept at `path` if it is one, else None."""
+    """The trial kept at `path` if it is one, else None (then it is played again and rewritten)."""
+    text = _small_file(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-        trial = SideTrial(players=int(data["players"]), sides=tuple(int(s) for s in data["sides"]),
-                          effect=tuple(float(x) for x in data["effect"]), low=tuple(float(x) for x in data["low"]),
-                          high=tuple(float(x) for x in data["high"]), deals=int(data["deals"]),
-                          rounds=int(data["rounds"]))
-    except (OSError, ValueError, KeyError, TypeError):
+        data = json.loads(text) if text is not None else None
+    except (ValueError, RecursionError):
         return None
-    ok = (trial.players == players and len(trial.sides) == CARDS and set(trial.sides) <= {-1, 0, 1}
-          and all(len(x) == CARDS for x in (trial.effect, trial.low, trial.high)))
+    if not isinstance(data, dict) or not all(_fits(data.get(k), kind) for k, kind in FIELDS.items()):
+        return None
+    trial = SideTrial(players=data["players"], sides=tuple(data["sides"]), effect=tuple(data["effect"]),
+                      low=tuple(data["low"]), high=tuple(data["high"]), deals=data["deals"], rounds=data["rounds"])
+    ok = (trial.players == players and set(trial.sides) <= {-1, 0, 1}
+          and all(lo <= x <= hi for x, lo, hi in zip(trial.effect, trial.low, trial.high)))
     return trial if ok else None
+
+
+MAX_BYTES = 1 << 16  # a trial file is about 1 KB
+FIELDS = {"players": "count", "deals": "count", "rounds": "count", "sides": "cards", "effect": "shares",
+          "low": "shares", "high": "shares"}
+
+
+def _fits(value, kind: str) -> bool:
+    """A trial file's value of its kind: a count (a whole number 1..10^9), a side per card (whole
+    numbers), or a win-share difference per card (finite, -1..1)."""
+    def whole(x):
+        return isinstance(x, int) and not isinstance(x, bool)
+
+    if kind == "count":
+        return whole(value) and 1 <= value <= 10**9
+    if not isinstance(value, list) or len(value) != CARDS:
+        return False
+    if kind == "cards":
+        return all(whole(x) for x in value)
+    return all(isinstance(x, (int, float)) and not isinstance(x, bool) and -1.0 <= x <= 1.0 for x in value)
+
+
+def _small_file(path: Path) -> str | None:
+    """The text of `path` if it is a regular file of at most MAX_BYTES, else None: a link to a device, a
+    FIFO (opened without waiting for a writer) or a huge file is never read."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_BYTES:
+            return None
+        data = os.read(fd, MAX_BYTES + 1)
+        return data.decode("utf-8") if len(data) <= MAX_BYTES else None
+    except (OSError, UnicodeDecodeError):
+        return None
+    finally:
+        os.close(fd)
 
 
 def _write(path: Path, trial: SideTrial, inputs: dict):
