@@ -76,6 +76,9 @@ def fair_line(result, target: float, grid: np.ndarray) -> pl.DataFrame:
                         orient="row")
 
 
+MAX_PAIRS = 40_000  # whole-value pairs a surface predicts (200 values of each key)
+
+
 def surface(df: pl.DataFrame, key1: str, key2: str, where: dict[str, str] | None = None,
             margin: float = I.MARGIN) -> Surface:
     """The fitted win share over two swept keys for the rows both affect, its fair line and the
@@ -101,6 +104,12 @@ def surface(df: pl.DataFrame, key1: str, key2: str, where: dict[str, str] | None
     result = fit_surface(deals, x1, x2)
     target = math.log(fair / (1 - fair))
     line = fair_line(result, target, np.linspace(v1.min(), v1.max(), 25))
+    count1, count2 = (max(0, math.floor(v.max()) - math.ceil(v.min()) + 1) for v in (v1, v2))
+    if count1 * count2 > MAX_PAIRS:  # checked before the grid is made: each pair is a prediction
+        raise ReportError(f"the fair pairs of {key1} {v1.min():g}..{v1.max():g} and {key2} {v2.min():g}..{v2.max():g} "
+                          f"would be {count1 * count2:,} whole-value pairs, more than the {MAX_PAIRS:,} a surface "
+                          f"lists; sweep narrower ranges of the two keys (about {math.isqrt(MAX_PAIRS)} whole "
+                          "values each), or read one key at a time with a single --key")
     whole1 = np.arange(math.ceil(v1.min()), math.floor(v1.max()) + 1, dtype=float)
     whole2 = np.arange(math.ceil(v2.min()), math.floor(v2.max()) + 1, dtype=float)
     a, b = (g.ravel() for g in np.meshgrid(whole1, whole2, indexing="ij"))
