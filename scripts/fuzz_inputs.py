@@ -2,9 +2,12 @@
 `hadara-sim simulate`, and damaged results directories through `report winrate` and a resuming
 `simulate`, counting how many misbehave (traceback, exit code other than 0/2, a file written
 outside its place, a file deleted that the program did not write, exit 2 without a message).
+Issue 34 added the human seat's answers (`play`), side-trial cache files (policies/sides.py),
+crafted card columns (`report cards`), two-key curves (`report curve`) and `simulate --dry-run`
+into every kind of --out, each with its own property (tests/input_strategies.py).
 
     .venv/bin/python scripts/fuzz_inputs.py --scenarios 2000 --typed 1000 --components 1000 --results 600 \
-        --cli 1000 [--seed 1]
+        --cli 1000 --human 300 --cache 300 --cards 300 --curves 200 --dry-runs 200 [--seed 1]
 
 Command lines: every command with any subset of its options, each from a pool of valid and
 malformed values (tests/input_strategies.py OPTION_VALUES; typed scenarios draw every policy
@@ -29,8 +32,9 @@ from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from input_strategies import (  # noqa: E402
-    check_cli, check_component_set, check_results, check_simulate, cli_invocations, component_edits, garbage_lines,
-    results_edits, scenario_dicts, toml_text, typed_scenario_dicts,
+    cache_files, card_edits, check_cache_file, check_card_columns, check_cli, check_component_set, check_curve,
+    check_dry_run, check_human, check_results, check_simulate, cli_invocations, component_edits, curve_requests,
+    dry_runs, garbage_lines, human_answers, results_edits, scenario_dicts, toml_text, typed_scenario_dicts,
 )
 
 
@@ -49,6 +53,11 @@ def phases() -> list[tuple[str, object, object, object]]:
         ("damaged results directories (report or resume)", st.tuples(results_edits(), st.booleans()),
          report_or_resume, repr),
         ("command lines", cli_invocations(), check_cli, " ".join),
+        ("human seat answers (play)", human_answers, check_human, repr),
+        ("side-trial cache files", cache_files, check_cache_file, repr),
+        ("crafted card columns (report cards)", card_edits, check_card_columns, repr),
+        ("two-key curves (report curve)", curve_requests, check_curve, repr),
+        ("simulate --dry-run and a run into every kind of --out", dry_runs, check_dry_run, repr),
     ]
 
 
@@ -84,11 +93,16 @@ def main():
     parser.add_argument("--components", type=int, default=1000)
     parser.add_argument("--results", type=int, default=600)
     parser.add_argument("--cli", type=int, default=1000)
+    parser.add_argument("--human", type=int, default=300)
+    parser.add_argument("--cache", type=int, default=300)
+    parser.add_argument("--cards", type=int, default=300)
+    parser.add_argument("--curves", type=int, default=200)
+    parser.add_argument("--dry-runs", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     start = time.perf_counter()
-    verdicts, first = campaign([args.scenarios, args.typed, args.components, args.results, args.cli],
-                               args.seed)
+    verdicts, first = campaign([args.scenarios, args.typed, args.components, args.results, args.cli, args.human,
+                                args.cache, args.cards, args.curves, args.dry_runs], args.seed)
     total = sum(verdicts.values())
     bad = sum(n for v, n in verdicts.items() if not v.startswith("ok"))
     print(f"{total} inputs tried in {time.perf_counter() - start:.0f} s (seed {args.seed}); {bad} misbehaved")

@@ -429,9 +429,9 @@ def typed_scenario_dicts(draw) -> dict:
     names = draw(st.lists(st.sampled_from(sorted(BUILTIN)), min_size=1, max_size=min(players, 3)))
     policies = []
     for name in names:
-        declared, limits = BUILTIN[name].params, getattr(BUILTIN[name], "limits", {})
-        keys = draw(st.lists(st.sampled_from(sorted(declared)), max_size=3, unique=True)) if declared else []
-        params = {k: draw(st.one_of(_like(declared[k]), _at_limits(declared[k], limits.get(k)))) for k in keys}
+        defaults, declared = BUILTIN[name].params, BUILTIN[name].declared
+        keys = draw(st.lists(st.sampled_from(sorted(defaults)), max_size=3, unique=True)) if defaults else []
+        params = {k: draw(st.one_of(_like(defaults[k]), _at_limits(defaults[k], declared[k].limit))) for k in keys}
         policies.append({"policy": name, "params": params} if params else name)
     advanced = draw(st.booleans())
     data = {"players": players, "game": "advanced" if advanced else "basic", "policies": policies,
@@ -587,3 +587,321 @@ def check_cli(root: Path, args: list[str]) -> tuple[str, str]:
     if changed:
         return f"changed an input: {changed}", shown
     return f"ok (exit {result.exit_code})", shown
+
+
+# --- the human seat's answers -------------------------------------------------------------------
+
+ODD_ANSWERS = ["²", "٣", "９", "1²", "9" * 4301, "1" + "0" * 5000, "-1", "0", "1.0", " 1 ", "\x00", "v", "h", "?",
+               "", "1e3", "0x1", "一", "\udcff", "1" * 30]
+human_answers = st.tuples(st.lists(st.one_of(st.sampled_from(ODD_ANSWERS), st.text(max_size=8)), min_size=1,
+                                   max_size=6),
+                          st.sampled_from(["finish", "end", "quit"]))
+
+
+def check_human(root: Path, case) -> tuple[str, str]:
+    """`play` with a human seat given these answers, then first options to the end (finish), nothing
+    (end: the input ends) or q (quit): every odd answer is asked again; the game ends with exit 0, or
+    1 saying the input ended; never a policy failure."""
+    answers, ending = case
+    lines = "".join(a.replace("\n", " ").replace("\r", " ") + "\n" for a in answers)
+    text = lines + {"finish": "1\n" * 400, "end": "", "quit": "q\n"}[ending]
+    result = CliRunner().invoke(app, ["play", "-p", "2", "--policy", "human,greedy", "--seed", "1"],
+                                input=text.encode("utf-8", errors="surrogateescape"))
+    output = result.output
+    if raised(result, output):
+        return raised(result, output)
+    if "raised" in output or "Traceback" in output:
+        return "an answer failed the human seat", output[-2000:]
+    if result.exit_code == 1 and "input ended" in output:
+        return "ok (input ended)", ""
+    if result.exit_code != 0:
+        return f"exit {result.exit_code}", output[-2000:]
+    return "ok (exit 0)", ""
+
+
+# --- side-trial cache files ---------------------------------------------------------------------
+
+TRIAL = {"players": 2, "sides": [1, 0, 1, -1, -1], "effect": [0.01, -0.02, 0.05, 0.0, 0.0],
+         "low": [-0.01, -0.04, 0.03, -0.02, -0.02], "high": [0.03, 0.0, 0.07, 0.02, 0.02], "deals": 1000, "rounds": 3}
+SPECIAL_FILES = ["dev_zero", "fifo", "folder", "huge", "dangling", "dev_null"]
+cache_files = st.one_of(
+    st.tuples(st.just("value"), st.sampled_from(sorted(TRIAL)), st.one_of(junk, st.just("1e400"))),
+    st.tuples(st.just("json"), st.dictionaries(st.sampled_from([*TRIAL, "inputs", "x"]), junk, max_size=8)),
+    st.tuples(st.just("text"), st.sampled_from(["", "{", "null", "[]", "\ufeff{}", "[" * 100000, '{"deals": 1e400}'])),
+    st.tuples(st.just("bytes"), st.binary(max_size=64)),
+    st.tuples(st.just("special"), st.sampled_from(SPECIAL_FILES)),
+)
+
+
+def _write_cache_file(path: Path, case) -> None:
+    import os
+
+    kind = case[0]
+    if kind == "value":
+        text = json.dumps({**TRIAL, case[1]: "@"}).replace('"@"', case[2] if case[2] == "1e400" else
+                                                           json.dumps(case[2], allow_nan=True))
+        path.write_text(text)
+    elif kind == "json":
+        path.write_text(json.dumps(case[1], allow_nan=True))
+    elif kind == "text":
+        path.write_text(case[1])
+    elif kind == "bytes":
+        path.write_bytes(case[1])
+    elif case[1] == "fifo":
+        os.mkfifo(path)
+    elif case[1] == "folder":
+        path.mkdir()
+    elif case[1] == "huge":
+        path.write_text(json.dumps({**TRIAL, "inputs": "x" * (8 << 20)}))
+    else:
+        path.symlink_to({"dev_zero": "/dev/zero", "dev_null": "/dev/null", "dangling": "/nonexistent/x"}[case[1]])
+
+
+def sane_trial(trial) -> bool:
+    """A trial read back holds values a trial can have (checked apart from policies/sides.py)."""
+    counts = [trial.players, trial.deals, trial.rounds]
+    shares = [*trial.effect, *trial.low, *trial.high]
+    return (all(type(n) is int and 1 <= n <= 10**9 for n in counts) and trial.players == 2
+            and len(trial.sides) == len(trial.effect) == len(trial.low) == len(trial.high) == 5
+            and all(s in (-1, 0, 1) and type(s) is int for s in trial.sides)
+            and all(isinstance(x, (int, float)) and math.isfinite(x) and -1 <= x <= 1 for x in shares))
+
+
+READ_TRIAL = """
+import pickle, sys
+from hadara_sim.policies import sides
+try:
+    trial = sides._read(__import__("pathlib").Path(sys.argv[1]), 2)
+    sys.stdout.buffer.write(pickle.dumps(("read", trial)))
+except BaseException as err:
+    sys.stdout.buffer.write(pickle.dumps(("raised", f"{type(err).__name__}: {err}")))
+"""
+
+
+def check_cache_file(root: Path, case) -> tuple[str, str]:
+    """policies/sides.py reading a side-trial cache file: a trial with sane values, or None (played
+    again), within seconds and without a runaway read; never an exception. Read in a process of its
+    own with 1 GB of memory and 30 s, so a read without bound cannot harm the campaign."""
+    import pickle
+    import resource
+    import subprocess
+    import sys
+
+    path = root / "trial.json"
+    _write_cache_file(path, case)
+
+    def limited():
+        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
+
+    try:
+        done = subprocess.run([sys.executable, "-c", READ_TRIAL, str(path)], capture_output=True, timeout=30,
+                              preexec_fn=limited)
+    except subprocess.TimeoutExpired:
+        return "hang (no answer in 30 s)", repr(case)
+    try:
+        what, value = pickle.loads(done.stdout)
+    except Exception:
+        return "the reading process died (memory?)", done.stderr.decode(errors="replace")[-2000:]
+    if what == "raised":
+        return f"raised {value.split(':')[0]}", value
+    if value is None:
+        return "ok (played again)", ""
+    return ("ok (read)", "") if sane_trial(value) else ("read insane values", repr(value))
+
+
+# --- crafted card columns ----------------------------------------------------------------------
+
+CARD_COLUMNS = ["bought", "bought_in_b", "sold", "fed_away", "offered"]
+CARD_CHANGES = ["longer", "shorter", "past_last", "ones", "random", "empty", "other_seat", "in_b_only", "same"]
+card_edits = st.lists(st.tuples(st.sampled_from(CARD_COLUMNS), st.integers(0, 3), st.sampled_from(CARD_CHANGES),
+                                st.binary(min_size=1, max_size=4)), min_size=1, max_size=3)
+
+
+def _card_change(rows: list, i: int, change: str, noise: bytes, bought: list) -> bytes:
+    b = rows[i] or b""
+    if change == "longer":
+        return b + noise
+    if change == "shorter":
+        return b[:-len(noise)]
+    if change == "past_last":
+        return b[:-1] + bytes([(b[-1:] or b"\0")[0] | 0x80])
+    if change == "ones":
+        return b"\xff" * len(b)
+    if change == "random":
+        return (noise * 21)[:len(b)]
+    if change == "empty":
+        return b""
+    if change == "other_seat":  # the other seat's purchases in this row too
+        other = bought[i ^ 1] or b""
+        return bytes(x | y for x, y in zip(b.ljust(len(other), b"\0"), other))
+    if change == "in_b_only":
+        return b
+    return b
+
+
+def card_oracle(tables, n_cards: int) -> bool:
+    """Whether the card columns of these Arrow tables keep the schema's rules, checked row by row with
+    Python integers (apart from hadara_sim.results)."""
+    width = -(-n_cards // 8)
+    for table in tables:
+        data = table.to_pydict()
+        taken: dict = {}
+        for r in range(table.num_rows):
+            sets = {}
+            for c in CARD_COLUMNS:
+                b = data[c][r] or b""
+                if len(b) not in (0, width):
+                    return False
+                sets[c] = int.from_bytes(b, "little")
+                if sets[c] >> n_cards:
+                    return False
+            if sets["bought_in_b"] & ~sets["bought"] or sets["bought"] & sets["sold"]:
+                return False
+            game = (data["combo"][r], data["game"][r])
+            mine = sets["bought"] | sets["sold"]
+            if taken.get(game, 0) & mine:
+                return False
+            taken[game] = taken.get(game, 0) | mine
+    return True
+
+
+def check_card_columns(root: Path, edits: list[tuple]) -> tuple[str, str]:
+    """`report cards` on a run whose first chunk's card columns were crafted: read when they keep the
+    schema's rules; else refused (exit 2) naming the column and the row or game; never a traceback."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from hadara_sim.component_files import load_components
+
+    out = make_run(root / "run", 1)
+    part = out / PARTS[0]
+    table = pq.read_table(part)
+    data = {c: table[c].to_pylist() for c in CARD_COLUMNS}
+    for column, row, change, noise in edits:
+        if change == "in_b_only":
+            data["bought_in_b"][row] = bytes(x | y for x, y in zip(data["bought_in_b"][row], noise.ljust(21, b"\0")))
+        else:
+            data[column][row] = _card_change(data[column], row, change, noise, data["bought"])
+    for c in CARD_COLUMNS:
+        at = table.schema.get_field_index(c)
+        table = table.set_column(at, table.schema.field(c), pa.array(data[c], pa.binary()))
+    pq.write_table(table, part)
+    valid = card_oracle([table, pq.read_table(out / PARTS[1])], load_components().n_cards)
+    result = CliRunner().invoke(app, ["report", "cards", str(out), "--out", str(root / "charts")])
+    output = result.output
+    if raised(result, output):
+        return raised(result, output)
+    if "Traceback" in output or result.exit_code not in (0, 2):
+        return f"exit {result.exit_code}", output
+    if not valid and result.exit_code == 0:
+        return "reported broken card columns as data", repr(edits)
+    text = " ".join(output.split())
+    if not valid and not any(c in text for c in CARD_COLUMNS):
+        return "refused broken card columns without naming the column", text
+    return f"ok (exit {result.exit_code}{', refused' if not valid else ''})", ""
+
+
+# --- two-key curves -----------------------------------------------------------------------------
+
+KEYS = ["components.setup.3B.culture", "components.setup.3B.coins"]
+key_values = st.lists(st.sampled_from([0, 1, 2, 3, 5, 0.5, -5, 3000, 100000, 10**9]), min_size=1, max_size=3,
+                      unique=True)
+curve_requests = st.tuples(key_values, key_values,
+                           st.lists(st.sampled_from([*KEYS, KEYS[0], "nosuch.key", "players"]), min_size=1,
+                                    max_size=3),
+                           st.one_of(st.none(), st.sampled_from(["99", "0", "1", "nan", "1e400"])))
+
+
+def two_key_run(out: Path, values1: list, values2: list, deals: int = 30) -> Path:
+    """A hand-made results directory of a two-key sweep of setup card 3B: every pair of values, the
+    same deals under each, seat 0 holding 3B."""
+    import numpy as np
+
+    from report_data import frame, write_results
+
+    rng = np.random.default_rng(0)
+    combos, rows = [], []
+    for a in values1:
+        for b in values2:
+            sweep = {KEYS[0]: a, KEYS[1]: b}
+            combos.append({"index": len(combos), "sweep": sweep})
+            wins = rng.random(deals) < 0.5
+            for game in range(deals):
+                for seat in (0, 1):
+                    won = wins[game] == (seat == 0)
+                    rows.append({"combo": len(combos) - 1, "game": game, "seat": seat, "players": 2,
+                                 "setup_card": 3 if seat == 0 else 1, "setup_side": "B" if seat == 0 else "A",
+                                 "win_share": 1.0 if won else 0.0, "total": int(rng.integers(100, 160)),
+                                 "sweep": json.dumps(sweep)})
+    return write_results(frame(rows, combos), out, combos)
+
+
+def check_curve(root: Path, case) -> tuple[str, str]:
+    """`report curve` of a two-key sweep: exit 0 or 2 with a message within 60 s; a repeated --key or
+    a --reference with two keys refused."""
+    import time
+
+    values1, values2, keys, reference = case
+    out = two_key_run(root / "run", values1, values2)
+    args = ["report", "curve", str(out), "--out", str(root / "charts")]
+    args += [x for k in keys for x in ("--key", k)] + (["--reference", reference] if reference else [])
+    start = time.perf_counter()
+    result = CliRunner().invoke(app, args)
+    seconds = time.perf_counter() - start
+    output = result.output
+    shown = " ".join(args[2:]) + f" over {values1} x {values2}"
+    if raised(result, output):
+        return raised(result, shown + "\n" + output)
+    if "Traceback" in output or "unexpected" in output or result.exit_code not in (0, 2):
+        return f"exit {result.exit_code}{' (unexpected error)' if 'unexpected' in output else ''}", shown + "\n" + output
+    if seconds > 60:
+        return "slow (over 60 s)", shown
+    if result.exit_code == 0 and len(keys) == 2 and (keys[0] == keys[1] or reference):
+        return "a repeated key or a reference with two keys accepted", shown
+    if result.exit_code == 2 and not output.strip():
+        return "exit 2 without a message", shown
+    return f"ok (exit {result.exit_code})", ""
+
+
+# --- simulate --dry-run makes the checks a run makes ----------------------------------------------
+
+OUT_TARGETS = {"own run": 0, "missing": 0, "empty folder": 0, "other run": 2, "file": 2, "overlong name": 2,
+               "parts without metadata": 2, "damaged metadata": 2}
+dry_runs = st.tuples(st.sampled_from(sorted(OUT_TARGETS)), st.booleans())
+
+
+def check_dry_run(root: Path, case) -> tuple[str, str]:
+    """`simulate --dry-run` (or a run) into an --out of each kind: it accepts what a run accepts and
+    refuses what a run refuses (OUT_TARGETS), and a dry run writes nothing."""
+    target, dry = case
+    scenario = root / "s.toml"
+    scenario.write_text('players = 2\npolicies = ["greedy", "random"]\ngames = 4\nchunk = 2\nseed = 1\n')
+    out = root / "out"
+    if target in ("own run", "parts without metadata", "damaged metadata"):
+        make_run(out, 1)
+        if target == "parts without metadata":
+            (out / "metadata.json").unlink()
+        elif target == "damaged metadata":
+            (out / "metadata.json").write_text("{")
+    elif target == "other run":
+        make_run(out, 2)
+    elif target == "file":
+        out.write_text("keep")
+    elif target == "empty folder":
+        out.mkdir()
+    elif target == "overlong name":
+        out = root / ("x" * 300)
+    before = tree(root)
+    result = CliRunner().invoke(app, ["simulate", str(scenario), "--out", str(out), "-q", "--jobs", "1",
+                                      *(["--dry-run"] if dry else [])])
+    output = result.output
+    if raised(result, output):
+        return raised(result, output)
+    if "Traceback" in output or "unexpected" in output:
+        return "unexpected error", output
+    if result.exit_code != OUT_TARGETS[target]:
+        return f"{'dry run' if dry else 'run'} into {target}: exit {result.exit_code}, expected " \
+               f"{OUT_TARGETS[target]}", output
+    if dry and tree(root) != before:
+        return "a dry run wrote", target
+    return f"ok (exit {result.exit_code})", ""

@@ -12,8 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from input_strategies import (
-    check_cli, check_component_set, check_results, check_simulate, cli_invocations, command_table, component_edits,
-    garbage_lines, results_edits, scenario_dicts, toml_text, typed_scenario_dicts, OPTION_VALUES, ARGUMENT_VALUES,
+    cache_files, card_edits, check_cache_file, check_card_columns, check_cli, check_component_set, check_curve,
+    check_dry_run, check_human, check_results, check_simulate, cli_invocations, command_table, component_edits,
+    curve_requests, dry_runs, garbage_lines, human_answers, results_edits, scenario_dicts, toml_text,
+    typed_scenario_dicts, OPTION_VALUES, ARGUMENT_VALUES,
 )
 
 
@@ -71,3 +73,44 @@ def test_any_command_line_exits_0_1_or_2_with_a_message(args):
     with tempfile.TemporaryDirectory() as tmp:
         verdict, output = check_cli(Path(tmp), args)
     assert verdict.startswith("ok"), f"{verdict}\n{output}"
+
+
+# Issue 34's inputs, a few each on a fixed seed (derandomized): the campaign runs them at length.
+@ci(4)
+@given(case=human_answers)
+def test_any_answer_at_the_human_seat_is_asked_again(case):
+    with tempfile.TemporaryDirectory() as tmp:
+        verdict, output = check_human(Path(tmp), case)
+    assert verdict.startswith("ok"), f"{verdict}\n{case}\n{output}"
+
+
+@ci(4)
+@given(case=cache_files)
+def test_any_side_trial_cache_file_is_read_sanely_or_played_again(case):
+    with tempfile.TemporaryDirectory() as tmp:
+        verdict, output = check_cache_file(Path(tmp), case)
+    assert verdict.startswith("ok"), f"{verdict}\n{case}\n{output}"
+
+
+@ci(3)
+@given(edits=card_edits)
+def test_crafted_card_columns_are_read_or_refused_by_name(edits):
+    with tempfile.TemporaryDirectory() as tmp:
+        verdict, output = check_card_columns(Path(tmp), edits)
+    assert verdict.startswith("ok"), f"{verdict}\n{edits}\n{output}"
+
+
+@ci(3)
+@given(case=curve_requests)
+def test_any_two_key_curve_request_answers_or_refuses_in_time(case):
+    with tempfile.TemporaryDirectory() as tmp:
+        verdict, output = check_curve(Path(tmp), case)
+    assert verdict.startswith("ok"), f"{verdict}\n{case}\n{output}"
+
+
+@ci(3)
+@given(case=dry_runs)
+def test_a_dry_run_refuses_what_a_run_refuses(case):
+    with tempfile.TemporaryDirectory() as tmp:
+        verdict, output = check_dry_run(Path(tmp), case)
+    assert verdict.startswith("ok"), f"{verdict}\n{case}\n{output}"

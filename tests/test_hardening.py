@@ -13,6 +13,7 @@ import textwrap
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 from typer.testing import CliRunner
 
@@ -870,3 +871,184 @@ def test_a_scenario_path_with_an_equals_sign_is_a_path(tmp_path):
     assert hadara_sim.simulate(str(scenario), jobs=1, quiet=True).height == 4
     assert hadara_sim.simulate('name = "text"\nplayers = 2\npolicies = ["greedy"]\ngames = 2', jobs=1,
                                quiet=True).height == 4
+
+
+# --- one declaration per parameter, enforced wherever a value enters ---------------------------
+
+def test_every_built_in_parameter_is_declared_with_its_values_and_meaning():
+    from hadara_sim.policies import BUILTIN, REFERENCE
+
+    for cls in {**BUILTIN, **REFERENCE}.values():
+        assert set(cls.declared) == set(cls.params), cls.name
+        for name, param in cls.declared.items():
+            assert param.help, (cls.name, name)
+            assert param.limit is not None or (cls.name, name) == ("search", "rollout"), (cls.name, name)
+            assert not param.problems(cls.params[name], (name,)), (cls.name, name)  # the default is allowed
+
+
+OUT_OF_RANGE = [("balanced", {"gold_plan": 2**64}, "gold_plan: must lie in 0..2"),
+                ("balanced", {"gold_plan": -1000}, "gold_plan: must lie in 0..2"),
+                ("balanced", {"points_side_from": -7}, "points_side_from: must lie in 1..4"),
+                ("balanced", {"silver_min": -100000}, "silver_min: must lie in 0..50"),
+                ("search", {"kinds": []}, "kinds: needs at least 1 entry"),
+                ("greedy", {"coin": 1e308}, "coin: must lie in 0.0..10.0")]
+
+
+@pytest.mark.parametrize("spec, params, message", OUT_OF_RANGE)
+def test_values_past_a_declared_range_are_refused_by_the_python_api(spec, params, message):
+    from hadara_sim.registry import make_policy
+
+    with pytest.raises(ValueError, match=re.escape(message)):
+        make_policy(spec, **params)
+
+
+@pytest.mark.parametrize("spec, params, message", OUT_OF_RANGE)
+def test_values_past_a_declared_range_are_refused_in_a_scenario(tmp_path, spec, params, message):
+    scenario = tmp_path / "s.toml"
+    table = ", ".join(f"{k} = {json.dumps(v)}" for k, v in params.items())
+    scenario.write_text(f'name = "s"\nplayers = 2\ngames = 2\npolicies = [{{policy = "{spec}", params = {{{table}}}}}, '
+                        '"greedy"]\n')
+    result = CliRunner().invoke(app, ["simulate", str(scenario), "--out", str(tmp_path / "run"), "-q"],
+                                env={"COLUMNS": "200"})
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and message in text and "s.toml" in text, text
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("policy, param, message", [("greedy", "coin=0:1e308", "must lie in 0.0..10.0"),
+                                                    ("balanced", "silver_min=-100000:3", "must lie in 0..50")])
+def test_tuning_ranges_past_a_declaration_are_refused_before_any_game(policy, param, message):
+    result = CliRunner().invoke(app, ["policies", "tune", policy, "--param", param, "--trials", "2", "--games", "4"],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and message in " ".join(result.output.split())
+
+
+def test_policies_show_lists_every_range():
+    for name, allowed in [("greedy", "0.0..10.0"), ("balanced", "0..50"), ("search", "1 or more of")]:
+        result = CliRunner().invoke(app, ["policies", "show", name, "--format", "json"])
+        assert result.exit_code == 0
+        rows = json.loads(result.output)["tables"][0]["rows"]
+        assert all(row[-1] != "–" for row in rows if row[0] != "rollout"), rows
+        assert any(allowed in row[-1] for row in rows)
+
+
+def test_a_built_in_never_makes_an_illegal_choice_even_when_its_values_overflow():
+    """Weights past any range (set behind the declaration's back) make every value nan: the compiled
+    decision still takes a legal option, so no run blames the policy for the engine's own bot."""
+    from hadara_sim import load_components, make_deals
+    from hadara_sim.engine.game import play_batch
+    from hadara_sim.policies.greedy import Greedy
+    from hadara_sim.policies.styles import Balanced
+
+    class Overflowing(Greedy):
+        def kernel(self, components, players=None, advanced=True):
+            made = super().kernel(components, players, advanced)
+            return made._replace(params=made.params * 1e308 * 1e308, table=made.table * np.inf)
+
+    class OverflowingPlanner(Balanced):
+        def kernel(self, components=None, players=None, advanced=True):
+            made = super().kernel(components, players, advanced)
+            return made._replace(params=made.params * np.inf)
+
+    c = load_components()
+    deals = make_deals(c, 3, 4, seed=2, advanced=True)
+    sheet = play_batch(deals, c, [Overflowing(), OverflowingPlanner(), Greedy()])
+    assert sheet["total"].shape == (4, 3)
+
+
+# --- every card column checked on read, the file, row and column named -------------------------
+
+def _set_column(file: Path, column: str, change):
+    """Rewrite one card column of a part file, its schema and metadata kept: change(list of bytes)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pq.read_table(file)
+    values = change(table[column].to_pylist())
+    at = table.schema.get_field_index(column)
+    pq.write_table(table.set_column(at, table.schema.field(column), pa.array(values, pa.binary())), file)
+
+
+def _all(value):
+    return lambda rows: [value] * len(rows)
+
+
+def _row(i, change):
+    return lambda rows: [change(b) if k == i else b for k, b in enumerate(rows)]
+
+
+CRAFTED = [
+    ("bought", _row(1, lambda b: b + b"\0"), "bought", "bytes"),                       # one byte too long
+    ("offered", _row(2, lambda b: b[:-1] + b"\x80"), "offered", "past the last of the 162 cards"),
+    ("sold", _all(b"\xff" * 20 + b"\x03"), "sold", "both bought and sold"),               # sold all ones
+    ("bought_in_b", _row(0, lambda b: b"\xff" * 20 + b"\x03"), "bought_in_b", "not in bought"),
+    ("bought", lambda rows: [bytes([b[0] | 1]) + b[1:] for b in rows], "bought",      # card 0 bought by all
+     "another seat of the same game"),
+    ("sold", lambda rows: [bytes(np.random.default_rng(3).integers(0, 256, 21, np.uint8)) for _ in rows], "sold",
+     ""),                                                                              # random bytes
+]
+
+
+@pytest.mark.parametrize("column, change, named, what", CRAFTED)
+def test_crafted_card_columns_are_refused_with_file_row_and_column(tmp_path, column, change, named, what):
+    out = tmp_path / "run"
+    assert run(load_scenario(tiny(tmp_path)), out, jobs=1).played == 2
+    part = sorted(out.glob("part-*.parquet"))[0]
+    _set_column(part, column, change)
+    result = invoke("report", "cards", out)
+    text = clean_failure(result, 2, what)
+    assert "column" in text and named in text and ("row" in text or "game" in text)
+    if "past the last" not in what:  # known without the component set: refused on every read
+        with pytest.raises(ResultsError, match=re.escape(part.name)):
+            load_results(out)
+
+
+# --- the human seat: any answer is asked again, a closed input ends cleanly ----------------------
+
+def test_odd_digits_and_enormous_numbers_are_asked_again():
+    from hadara_sim.cli.human import option_number
+
+    assert [option_number(a, 12) for a in ("3", "12", "007", "0", "13", "²", "٣", "9" * 4301, "1" + "0" * 5000,
+                                           "-1", "1.0", "")] == [3, 12, 7, None, None, None, None, None, None,
+                                                                 None, None, None]
+    answers = "²\n" + "9" * 4301 + "\n" + "1\n" * 400
+    result = CliRunner().invoke(app, ["play", "-p", 2, "--policy", "human,greedy"], input=answers,
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "'²' is not an option" in result.output
+    assert "'99999" in result.output and "raised" not in result.output
+
+
+def test_a_closed_or_unreadable_input_ends_the_game_cleanly():
+    from hadara_sim.cli.human import read_line
+
+    def closed():
+        raise ValueError("I/O operation on closed file.")
+
+    assert read_line(closed) is None and read_line(lambda: "") is None and read_line(lambda: "2\n") == "2\n"
+    command = " ".join(f"'{a}'" for a in CLI) + " play -p 2 --policy human,greedy <&-"
+    done = subprocess.run(["sh", "-c", command], capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0 and "input ended" in done.stdout + done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and "raised" not in done.stdout + done.stderr
+
+
+# --- simulate --dry-run checks what a run would -------------------------------------------------
+
+@pytest.mark.parametrize("dry", [["--dry-run"], []])
+def test_dry_run_and_run_refuse_another_runs_folder_a_file_and_an_overlong_name(two_runs, tmp_path, dry):
+    a, _ = two_runs
+    other = tiny(tmp_path, seed=3, name="third.toml")
+    clean_failure(invoke("simulate", other, "--out", a, "-q", *dry), 2, "holds another run")
+    file = tmp_path / "file.txt"
+    file.write_text("keep me")
+    clean_failure(invoke("simulate", other, "--out", file, "-q", *dry), 2, "is a file")
+    assert file.read_text() == "keep me"
+    clean_failure(invoke("simulate", other, "--out", tmp_path / ("x" * 300), "-q", *dry), 2, "cannot write to --out")
+    assert invoke("simulate", tiny(tmp_path, seed=1), "--out", a, "--dry-run").exit_code == 0  # its own run
+
+
+def test_the_default_tuning_space_lies_within_every_declared_range():
+    from hadara_sim.policies import BUILTIN
+    from hadara_sim.tune import check_space, default_space
+
+    for name, cls in BUILTIN.items():
+        check_space(name, default_space(name), cls.params)  # raises for a value the policy does not take

@@ -72,3 +72,24 @@ def test_balance_proposes_the_cheapest_fair_pair_of_a_surface():
     assert pair.low > 0.21 and pair.high < 0.29
     nothing = pair_candidate(culture, coins, surface(planted(), KEY1, KEY2, margin=0.0001), 0.0001)
     assert nothing.value is None and "no swept pair" in nothing.note and "shown fair" in nothing.note
+
+
+def test_a_surface_too_large_to_list_is_refused_before_its_grid_is_made():
+    """Values [0, 1e5] of both keys would be 1e10 whole-value pairs (74.5 GiB on f37aba5)."""
+    from hadara_sim.report.dataset import ReportError
+
+    df = planted(200).with_columns(pl.col("sweep_components_setup_3B_culture") * 25_000 - 50_000,
+                                   pl.col("sweep_components_setup_3B_coins") * 25_000 - 75_000)
+    with pytest.raises(ReportError, match="whole-value pairs, more than the 40,000 a surface lists; sweep narrower"):
+        surface(df, KEY1, KEY2)
+
+
+def test_a_repeated_key_and_a_reference_with_two_keys_are_refused(tmp_path):
+    from typer.testing import CliRunner
+
+    from hadara_sim.cli import app
+
+    for extra, message in ((["--key", KEY1, "--key", KEY1], "is given twice"),
+                           (["--key", KEY1, "--key", KEY2, "--reference", "99"], "--reference is for the curve")):
+        result = CliRunner().invoke(app, ["report", "curve", str(tmp_path), *extra], env={"COLUMNS": "200"})
+        assert result.exit_code == 2 and message in " ".join(result.output.split())

@@ -121,3 +121,49 @@ def test_the_policies_sides_command_prints_the_table_with_its_evidence(monkeypat
     assert all(r["diff_low_pp"] <= r["diff_pp"] <= r["diff_high_pp"] for r in rows.values())
     refused = CliRunner().invoke(app, ["policies", "sides", "--policy", "greedy"])
     assert refused.exit_code == 2 and "no side_choice parameter" in refused.output
+
+
+GOOD = {"players": 3, "sides": [1, 0, 1, -1, -1], "effect": [0.01, -0.02, 0.05, 0.0, 0.0],
+        "low": [-0.01, -0.04, 0.03, -0.02, -0.02], "high": [0.03, 0.0, 0.07, 0.02, 0.02], "deals": 1000, "rounds": 3}
+
+
+def read_within(path, seconds=20):
+    """sides._read(path), or AssertionError when it has not returned in `seconds` (a FIFO blocked it)."""
+    import threading
+
+    found = []
+    reader = threading.Thread(target=lambda: found.append(sides._read(path, 3)), daemon=True)
+    reader.start()
+    reader.join(seconds)
+    assert found, f"reading {path} did not return"
+    return found[0]
+
+
+@pytest.mark.parametrize("change", [{"deals": "1e400"}, {"deals": "0"}, {"rounds": "true"}, {"effect": "[1e400, 0, 0, 0, 0]"},
+                                    {"sides": "[0.5, 0, 1, 1, 0]"}, {"low": "[NaN, 0, 0, 0, 0]"},
+                                    {"players": "[3]"}, {"effect": "[0, 0, 0, 0]"}])
+def test_a_cache_file_with_insane_values_is_played_again(tmp_path, change):
+    path = tmp_path / "trial.json"
+    path.write_text(json.dumps(GOOD))
+    assert sides._read(path, 3) == sides.SideTrial(3, (1, 0, 1, -1, -1), *(tuple(GOOD[k]) for k in
+                                                   ("effect", "low", "high")), 1000, 3)
+    text = json.dumps(GOOD)
+    for key, value in change.items():
+        text = text.replace(f'"{key}": {json.dumps(GOOD[key])}', f'"{key}": {value}')
+    path.write_text(text)
+    assert sides._read(path, 3) is None
+
+
+def test_a_cache_file_is_read_only_when_it_is_a_small_regular_file(tmp_path):
+    import os
+
+    link = tmp_path / "zero.json"
+    link.symlink_to("/dev/zero")
+    fifo = tmp_path / "fifo.json"
+    os.mkfifo(fifo)
+    huge = tmp_path / "huge.json"
+    huge.write_text(json.dumps({**GOOD, "padding": "x" * (1 << 20)}))
+    folder = tmp_path / "folder.json"
+    folder.mkdir()
+    for path in (link, fifo, huge, folder, tmp_path / "missing.json"):
+        assert read_within(path) is None, path
