@@ -66,25 +66,43 @@ def _expect(text: str, seconds: float, dry_run: bool) -> bool:
     return dry_run
 
 
+def _changes(overrides: dict) -> str:
+    """The setup card values an override table changes, in words: '3B culture 2, coins 5'."""
+    return "; ".join(f"{name} " + ", ".join(f"{k} {v}" for k, v in values.items())
+                     for name, values in overrides.get("setup", {}).items())
+
+
 def _sides_table(plan, sides) -> Table:
+    import polars as pl
+
     from ..component_files import load_components
     from ..provenance import component_set, verdict_scope
     from ..report.inference import correction_text, equivalence_caption
     from ..report.sections import pct, pct_ci, pp, pval
 
-    changed = ", ".join(f"{k}: {v}" for k, v in plan.overrides.get("setup", {}).items())
+    changed = _changes(plan.overrides)
     scope = verdict_scope([f"{plan.policy} on every seat"], component_set(load_components(plan.components)))
+    data = pl.DataFrame({"side": [s.name for s in sides], "n": [s.n for s in sides],
+                         "win": [s.win for s in sides], "win_low": [s.low for s in sides],
+                         "win_high": [s.high for s in sides], "vs_fair": [s.win - 1 / plan.players for s in sides],
+                         "tost_p": [s.tost_p for s in sides], "q_equiv": [s.tost_q for s in sides],
+                         "verdict": [s.verdict for s in sides], "more": [s.more for s in sides],
+                         "more_games": [s.more_games for s in sides], "fair": [s.fair for s in sides],
+                         "mark": ["not shown fair" if not s.fair else "" for s in sides]},
+                        schema_overrides={"more": pl.Float64, "more_games": pl.Float64})
     return Table(
         f"Setup card sides at {plan.players} players ({plan.policy} on every seat, advanced game, sides at "
         f"random{'; with ' + changed if changed else ''})",
         ["side", "n deals", "win share", "95% CI", "vs 1/P", "TOST p", "q (TOST)", "verdict vs 1/P"],
-        [[s.name, f"{s.n:,}", pct(s.win), pct_ci(s.low, s.high), pp(s.win - 1 / plan.players), f"{s.tost_p:.3g}",
+        [[s.name, f"{s.n:,}", pct(s.win), pct_ci(s.low, s.high), pp(s.win - 1 / plan.players), pval(s.tost_p),
           pval(s.tost_q), s.verdict_text] for s in sides],
         caption=(f"fair share 1/P = {100 / plan.players:.1f}%; win share CI: Wilson; the verdicts of `report "
                  f"setup-cards`: stronger / weaker = differs from 1/P ({correction_text(len(sides))}); "
                  f"{equivalence_caption(len(sides), plan.margin)}; undecided = neither, with about how many more "
-                 f"deals would decide it; marked = not shown fair; {scope}"),
-        marked=[not s.fair for s in sides])
+                 f"deals holding the side would decide it with 80 % chance under the Holm correction (and the "
+                 f"--games of the baseline that brings them: a side is held in only some of its deals); "
+                 f"marked = not shown fair; {scope}"),
+        marked=[not s.fair for s in sides], data=data)
 
 
 @app.command()
@@ -164,7 +182,7 @@ def suggest(
             proposed = f"{c.current} → {c.value}" if c.value is not None else "–"
             rows.append([c.field, str(c.current), ", ".join(map(str, c.swept)), crossing, proposed,
                          f"{pct(c.win)} {pct_ci(c.low, c.high)}" if c.value is not None else "–",
-                         f"{c.worth:g}" if c.fair else "–", c.note])
+                         f"{c.worth:g}" if c.fair or c.undecided else "–", c.note])
             if out is not None and c.curve is not None:
                 fig = chart(c.curve, {"scenario": f"balance suggest, {s.side.name} {c.field}",
                                       "games": curve_games * len(c.swept), "deals": curve_games})
@@ -179,6 +197,11 @@ def suggest(
         elif best is None:
             verdict = (f"{s.side.name}: no single whole-value change is fair within the margin"
                        + (f"; the pair {' and '.join(s.pair.fields)}: {s.pair.note}" if s.pair is not None else ""))
+        elif best.undecided:
+            verdict = (f"{s.side.name}: {best.field} {best.current} → {best.value} is undecided for want of deals, "
+                       f"not of a value (fitted win share {pct(best.win)}, 90% CI {pct_ci(best.low, best.high)}); "
+                       f"about {best.more:,.0f} more games per swept value (--curve-games "
+                       f"{curve_games + best.more:,.0f}) would decide it; confirm with `balance check`")
         else:
             verdict = (f"{s.side.name}: {best.field} {best.current} → {best.value} (fair at "
                        f"{best.curve.win.value:.2f}, 95% CI {best.curve.win.low:.2f} to {best.curve.win.high:.2f}; "
@@ -186,7 +209,8 @@ def suggest(
         grids.append(Table(
             f"{s.side.name}: win share {pct(s.side.win)} {pct_ci(s.side.low, s.side.high)}; the curve of each value",
             ["value", "now", "swept", "fair at (95% CI)", "proposed", "fitted win share (90% CI)", "worth", "note"],
-            rows, marked=[c is best for c in s.candidates],
+            rows, marked=[c is best for c in s.candidates], data=_candidates_frame(s.candidates, best),
+            units={"fit": "%", "fit_low": "%", "fit_high": "%"},
             caption=f"{verdict}. {curve_games:,} deals per swept value; {s.seconds:.0f} s"))
     notes = [] if suggestions else [f"Every setup card side is fair within ±{margin:g} pp."]
     emit(grids, fmt, notes=notes)
@@ -251,6 +275,30 @@ def sensitivity(
         marked=[r.holds < 0.8 for r in rows])
     emit([grid], fmt)
     err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
+
+
+def _candidates_frame(candidates, best):
+    """The numbers of a side's candidates for csv and json (null where a value has no curve or crossing)."""
+    import polars as pl
+
+    def crossing(c, part):
+        return getattr(c.curve.win, part) if c.curve is not None and c.curve.win.found else None
+
+    return pl.DataFrame({
+        "value": [c.field for c in candidates], "current": [c.current for c in candidates],
+        "swept": [", ".join(map(str, c.swept)) for c in candidates],
+        "fair_at": [crossing(c, "value") for c in candidates], "fair_at_low": [crossing(c, "low") for c in candidates],
+        "fair_at_high": [crossing(c, "high") for c in candidates],
+        "extrapolated": [bool(crossing(c, "extrapolated")) for c in candidates],
+        "proposed": [c.value for c in candidates], "fit": [c.win for c in candidates],
+        "fit_low": [c.low for c in candidates], "fit_high": [c.high for c in candidates],
+        "worth": [c.worth if c.value is not None else None for c in candidates],
+        "status": ["fair" if c.fair else "undecided for want of deals" if c.undecided else "not fair"
+                   for c in candidates],
+        "more_curve_games": [c.more for c in candidates], "proposal": [c is best for c in candidates],
+        "note": [c.note for c in candidates]},
+        schema_overrides={"fair_at": pl.Float64, "fair_at_low": pl.Float64, "fair_at_high": pl.Float64,
+                          "proposed": pl.Int64, "worth": pl.Float64, "more_curve_games": pl.Float64})
 
 
 def _say(status, text: str):
