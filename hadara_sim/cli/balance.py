@@ -261,17 +261,28 @@ def sensitivity(
     fair_word = next((w for r in rows for w in [r.verdict, *r.shares] if w.startswith("fair")),
                      f"fair within ±{margin:g} pp")
     words.insert(2, fair_word)
+    import polars as pl
+
+    from ..report.inference import verdict_kind
+
+    rests = ["rests on the estimates" if r.holds < 0.8 else "holds" for r in rows]
+    data = pl.DataFrame({"side": [r.side for r in rows], "verdict": [r.verdict for r in rows],
+                         "win": [r.win for r in rows], "holds_pct": [100 * r.holds for r in rows],
+                         **{f"{verdict_kind(w)}_pct": [100 * r.shares.get(w, 0.0) for r in rows] for w in words},
+                         "win_p5": [r.win_low for r in rows], "win_p95": [r.win_high for r in rows], "reading": rests})
     grid = Table(
         f"Setup card verdicts at {players} players under {draws} draws of the estimated values "
         f"({policy} on every seat, advanced game, sides at random)",
-        ["side", "verdict as given", "win share", "holds in", *[f"{w} in" for w in words], "win share 5-95 %"],
+        ["side", "verdict as given", "win share", "holds in", *[f"{w} in" for w in words], "win share 5-95 %",
+         "reading"],
         [[r.side, r.verdict, pct(r.win), pct(r.holds), *[pct(r.shares.get(w, 0.0)) for w in words],
-          f"{pct(r.win_low)} to {pct(r.win_high)}"] for r in rows],
+          f"{pct(r.win_low)} to {pct(r.win_high)}", word] for r, word in zip(rows, rests)],
+        data=data, units={"win_p5": "%", "win_p95": "%"},
         caption=(f"each draw moves every estimated value by -1, 0 or +1 within the range of its kind "
                  f"(docs/components.md, Sensitivity draws; {min(moved)}-{max(moved)} values moved per draw), exact "
                  f"values fixed; every run plays the same {games:,} deals; verdicts as `balance check` gives them "
                  f"(against 1/P, corrected over the sides); holds in: share of the draws with the verdict as "
-                 f"given; marked: a verdict that holds in fewer than 80 % of the draws rests on the estimates"),
+                 f"given; marked (reading 'rests on the estimates'): a verdict that holds in fewer than 80 % of the draws"),
         marked=[r.holds < 0.8 for r in rows])
     emit([grid], fmt)
     err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
