@@ -5,11 +5,12 @@ corrected TOST, `inference.deals_to_decide`), and the share of "fair" when the h
     python scripts/hint_check.py results/setup-cards 2P2A 2P4B 3P2A 4P5A --reps 400
 
 A simulation at the level of the statistics, from planted rates: every row of the table is planted at
-its observed win share (a binomial count of wins per deal, ties counted as wins at that rate), more
-games add deals to every row in proportion, and each of `--reps` tables is judged as the report judges
-it: per row the TOST within ±margin as `statsmodels.ttost_paired` computes it (two one-sided t-tests
-over deals, df = n - 1, from the row's mean and sd), Holm over the table's rows. This differs from the
-hint's own model (normal estimates, known sd, z) in everything but the planted rates.
+its observed per-deal distribution (the shares of deals in which the focus seat won alone, tied or lost:
+a multinomial count of each value), more games add deals to every row in proportion, and each of
+`--reps` tables is judged as the report judges it: per row the TOST within ±margin as
+`statsmodels.ttost_paired` computes it (two one-sided t-tests over deals, df = n - 1, from the row's
+simulated mean and sd), Holm over the table's rows. This differs from the hint's own model (normal
+estimates, known sd, z) in everything but the planted rates.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from scipy import stats
 
 from hadara_sim.report import inference as I
 from hadara_sim.report.dataset import load_dataset
-from hadara_sim.report.setup import setup_card_balance
+from hadara_sim.report.setup import setup_card_balance, setup_rows
 
 
 def old_hint(diff: float, sd: float, n: int, margin: float) -> float:
@@ -33,19 +34,34 @@ def old_hint(diff: float, sd: float, n: int, margin: float) -> float:
     return max(0.0, math.ceil(((stats.norm.ppf(0.95) + stats.norm.ppf(0.8)) * sd / (margin - abs(diff))) ** 2 - n))
 
 
-def fair_share(rates: np.ndarray, fair: np.ndarray, n: np.ndarray, at: int, margin: float, reps: int,
-               rng: np.random.Generator) -> float:
-    """Share of `reps` simulated tables (rows planted at `rates`, `n` deals each) that call row `at` fair."""
+def fair_share(dists: list[tuple[np.ndarray, np.ndarray]], fair: np.ndarray, n: np.ndarray, at: int, margin: float,
+               reps: int, rng: np.random.Generator) -> float:
+    """Share of `reps` simulated tables (row i: n[i] deals drawn from its per-deal values and their
+    shares, `dists[i]`) that call row `at` fair."""
     hits = 0
     for _ in range(reps):
-        wins = rng.binomial(n.astype(np.int64), rates)
-        mean = wins / n
-        sd = np.sqrt(mean * (1 - mean) * n / (n - 1))
+        mean, sd = np.empty(len(dists)), np.empty(len(dists))
+        for i, (values, shares) in enumerate(dists):
+            counts = rng.multinomial(int(n[i]), shares)
+            mean[i] = counts @ values / n[i]
+            sd[i] = math.sqrt(max(0.0, (counts @ (values - mean[i]) ** 2) / (n[i] - 1)))
         se = np.where(sd > 0, sd / np.sqrt(n), np.nan)
         d = mean - fair
         p = np.maximum(stats.t.sf((d + margin) / se, n - 1), stats.t.cdf((d - margin) / se, n - 1))
         hits += I.adjust(p, "holm")[at] < I.ALPHA
     return hits / reps
+
+
+def distributions(df: pl.DataFrame, table: pl.DataFrame) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each row's per-deal values of the focus seat's win share and their shares."""
+    rows, _ = setup_rows(df)
+    counts = rows.group_by("players", "setup_card", "setup_side", "win_share").len()
+    out = []
+    for r in table.iter_rows(named=True):
+        part = counts.filter((pl.col("players") == r["players"]) & (pl.col("setup_card") == r["setup_card"])
+                             & (pl.col("setup_side") == r["setup_side"]))
+        out.append((part["win_share"].to_numpy(), part["len"].to_numpy() / part["len"].sum()))
+    return out
 
 
 def main(results: str, rows: list[str] = typer.Argument(..., help="Rows as 2P2A (players, card, side)."),
@@ -56,7 +72,7 @@ def main(results: str, rows: list[str] = typer.Argument(..., help="Rows as 2P2A 
     table = setup_card_balance(df, margin)
     games = info["deals"]
     names = [f"{r['players']}P{r['setup_card']}{r['setup_side']}" for r in table.to_dicts()]
-    rates, fair = table["win"].to_numpy(), table["fair"].to_numpy()
+    dists, fair = distributions(df, table), table["fair"].to_numpy()
     n = table["n"].to_numpy().astype(float)
     rng = np.random.default_rng(seed)
     print(f"{results}: {table.height} rows, --games {games:,}, margin ±{100 * margin:g} pp, {reps} tables per hint")
@@ -70,7 +86,7 @@ def main(results: str, rows: list[str] = typer.Argument(..., help="Rows as 2P2A 
                 cells.append("none")
                 continue
             extra = math.ceil(more * games / r["n"])
-            share = fair_share(rates, fair, n * (games + extra) / games, at, margin, reps, rng)
+            share = fair_share(dists, fair, n * (games + extra) / games, at, margin, reps, rng)
             cells.append(f"{more:,.0f} deals, --games {games + extra:,} ({100 * share:.1f} %)")
         print(f"{name:6} | {r['n']:,} | {100 * r['win']:.1f} % | {100 * r['diff']:+.2f} pp | {r['verdict']:8} | "
               f"{cells[0]} | {cells[1]}")

@@ -23,7 +23,6 @@ from hadara_sim.report.curve import curve
 from hadara_sim.report.estimates import mean_ci, with_verdicts
 from hadara_sim.report.table import Table
 
-import report_data as R
 from test_report_curve import KEY, planted
 
 # --- the hint keeps its promise ---------------------------------------------------------------
@@ -148,11 +147,12 @@ def test_a_csv_column_empty_in_its_first_rows_is_still_read_as_numbers():
 
 @pytest.fixture(scope="module")
 def grid(tmp_path_factory):
-    """A setup grid under two opponent fields (the robustness tables) with a side B - A table."""
-    rng = np.random.default_rng(5)
-    df = R.fields({"balanced": R.setup_grid(rng, deals=200, effect={(3, "A"): 0.3}),
-                   "balanced-v1": R.setup_grid(rng, deals=200)})
-    return R.write_results(df, tmp_path_factory.mktemp("grid") / "results", name="grid")
+    """A tiny setup grid under two opponent fields (robustness tables, side B - A)."""
+    out = tmp_path_factory.mktemp("grid") / "fields"
+    simulate({"name": "fields", "players": 2, "game": "advanced", "policies": ["balanced"], "games": 12, "seed": 7,
+              "chunk": 12, "setup": {"cards": "grid", "sides": "grid", "focus_seat": "rotate"},
+              "sweep": {"policies": [["balanced"], ["greedy"]]}}, out=out, jobs=1, quiet=True)
+    return out
 
 
 @pytest.fixture(scope="module")
@@ -160,7 +160,7 @@ def real(tmp_path_factory):
     """A tiny real run: a grant sweep with two policies rotated, and a swept setup value for `curve`."""
     out = tmp_path_factory.mktemp("real") / "tiny"
     simulate({"name": "tiny", "players": 3, "game": "advanced", "policies": ["balanced", "military", "economy"],
-              "assignment": "rotated", "games": 30, "seed": 5, "chunk": 30,
+              "assignment": "rotated", "games": 30, "seed": 5, "chunk": 30, "setup": {"sides": "random"},
               "sweep": {"grants": ["none", "sell_bonus"], "components.setup.3B.culture": [2, 3]}},
              out=out, jobs=1, quiet=True)
     return out

@@ -4,6 +4,7 @@ values (thin layer over hadara_sim.balance and hadara_sim.sensitivity)."""
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import Optional
@@ -234,11 +235,19 @@ def sensitivity(
     draw_seed: int = typer.Option(1, "--draw-seed", min=0, help="Seed of the draws."),
     margin: float = MARGIN, seed: int = SEED, jobs: int = JOBS, components: Optional[Path] = COMPONENTS,
     overrides: Optional[Path] = OVERRIDES, dry_run: bool = DRY_RUN, fmt: str = FORMAT_OPTION,
+    fair_value: Optional[str] = typer.Option(None, "--fair-value", help="A side's value, e.g. 3B.culture: "
+                                             "instead of the verdicts, its fair value in each draw (a curve of "
+                                             "--swept values, --games each), the spread of the estimates "
+                                             "separated from the games' noise.", show_default=False),
+    swept: Optional[str] = typer.Option(None, "--swept", help="The values the --fair-value curve sweeps, "
+                                        "e.g. 1,2,3,4,5 (default: the current value -2 to +2 within range).",
+                                        show_default=False),
 ):
     """How far each setup card side's verdict rests on the estimated component values: the verdicts
     of `balance check` on the set as given, and in each of K draws that move every estimated value by
     at most one step within its kind's range (exact values fixed); per side, the share of draws in
-    which its verdict holds."""
+    which its verdict holds. With --fair-value 3B.culture: how much culture makes 3B fair, and how
+    sure, given the estimates: its fair value in every draw."""
     from ..balance import estimate
     from ..report.sections import pct
     from ..runner import RunError
@@ -246,6 +255,8 @@ def sensitivity(
 
     fmt = check_format(fmt)
     plan = _plan(players, policy, games, margin, seed, jobs, components, overrides)
+    if fair_value is not None:
+        return _fair_value(plan, fair_value, swept, draws, draw_seed, dry_run, fmt)
     base, _ = _estimates(plan, estimate)
     total = base.seconds * (draws + 1)
     if _expect(f"{draws + 1} runs of {base.text()} each, about {total:.0f} s in all", total, dry_run):
@@ -285,6 +296,89 @@ def sensitivity(
                  f"given; marked (reading 'rests on the estimates'): a verdict that holds in fewer than 80 % of the draws"),
         marked=[r.holds < 0.8 for r in rows])
     emit([grid], fmt)
+    err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
+
+
+def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed: int, dry_run: bool, fmt: str):
+    """`balance sensitivity --fair-value 3B.culture`: the fair value in each draw and its spread."""
+    import numpy as np
+    import polars as pl
+
+    from ..balance import estimate
+    from ..component_files import load_components
+    from ..components import RANGES, SETUP_VALUES
+    from ..report.sections import num, num_ci
+    from ..runner import RunError
+    from ..sensitivity import fair_values
+
+    side, _, field_ = target.partition(".")
+    if len(side) != 2 or side[0] not in "12345" or side[1] not in "AB" or field_ not in SETUP_VALUES:
+        fail(f"--fair-value {target}: expected a side and one of its values like 3B.culture "
+             f"({', '.join(SETUP_VALUES)})")
+    card = load_components(plan.components).with_overrides(plan.overrides).setup_cards[(int(side[0]), side[1])]
+    current = card.coins if field_ == "coins" else dict(zip(SETUP_VALUES[1:], card.values))[field_]
+    low, high = RANGES["coins" if field_ == "coins" else "track"]
+    try:
+        values = ([int(v) for v in swept_text.split(",")] if swept_text
+                  else [v for v in range(current - 2, current + 3) if low <= v <= high])
+    except ValueError:
+        fail(f"--swept {swept_text}: expected whole numbers separated by commas, e.g. 1,2,3,4")
+    if len(set(values)) < 2 or not all(low <= v <= high for v in values):
+        fail(f"--swept: two or more values within {low}..{high} are needed, got {values}")
+    base, _ = _estimates(plan, estimate)
+    total = base.seconds * len(values) * (draws + 1)
+    if _expect(f"{draws + 1} curves of {len(values)} values, each {base.text()}, about {total:.0f} s in all", total,
+               dry_run):
+        return
+    start = time.perf_counter()
+    try:
+        with err_console.status("the set as given") as status:
+            spread = fair_values(plan, side, field_, draws, draw_seed, sorted(set(values)),
+                                 progress=lambda text: _say(status, text))
+    except (ValueError, RunError) as err:
+        fail(str(err))
+    every = [spread.given, *spread.draws]
+    per_draw = Table(
+        f"{side}'s fair {field_} at {plan.players} players, on the set as given and in {draws} draws of the estimated "
+        f"values ({plan.policy} on every seat, advanced game, sides at random)",
+        ["draw", f"fair {field_} (95% CI)", "whole values fair (90% CI inside the margin)", "extrapolated"],
+        [["as given" if d.draw is None else str(d.draw), f"{num(d.value, 2)} {num_ci(d.low, d.high, 2)}",
+          ", ".join(map(str, d.fair_values)) or "none", "yes" if d.extrapolated else ""] for d in every],
+        caption=(f"each row: {field_} swept over {', '.join(map(str, spread.swept))}, {plan.games:,} games per value "
+                 f"on the same deals in every draw; fair {field_} = where the fitted win share (logit GLM, "
+                 f"cluster-robust by deal) meets 1/P; each draw moves every other estimated value by -1, 0 or +1 "
+                 f"within its kind's range (docs/components.md, Sensitivity draws)"),
+        data=pl.DataFrame({"draw": [d.draw for d in every], "fair_value": [d.value for d in every],
+                           "fair_low": [d.low for d in every], "fair_high": [d.high for d in every],
+                           "extrapolated": [d.extrapolated for d in every],
+                           "fair_values": [", ".join(map(str, d.fair_values)) for d in every]},
+                          schema_overrides={"draw": pl.Int64, "fair_value": pl.Float64, "fair_low": pl.Float64,
+                                            "fair_high": pl.Float64}))
+    found = [d.value for d in spread.found]
+    whole = list(range(min(spread.swept), max(spread.swept) + 1))
+    summary = Table(
+        f"How sure: {side}'s fair {field_} at {plan.players} players, the estimates' spread and the games' noise",
+        ["measure", "value"],
+        [["fair value as given (95% CI)", f"{num(spread.given.value, 2)} {num_ci(spread.given.low, spread.given.high, 2)}"],
+         [f"mean over the {len(found)} draws with a crossing", num(float(np.mean(found)) if found else math.nan, 2)],
+         ["spread of the estimates (sd over draws)", num(spread.estimates_sd, 2)],
+         ["games' noise within a draw (standard error)", num(spread.sampling_se, 2)],
+         ["both together (sd)", num(spread.total_sd, 2)],
+         *[[f"{field_} {v}: fair in (fit inside the margin in)",
+            f"{100 * spread.share(v):.0f} % ({100 * spread.share(v, inside=True):.0f} %) of draws"] for v in whole]],
+        caption=("spread of the estimates: the standard deviation of the fair value over the draws, all played on "
+                 "the same deals, so the games' noise they share cancels; games' noise: the fair value's standard "
+                 "error within one draw (from its 95% CI, root mean square over the draws), what more games would "
+                 "shrink; more games cannot shrink the first. A whole value is fair in a draw when its fitted win "
+                 "share has its 90% CI inside 1/P ± the margin (as `balance suggest` proposes)"),
+        data=pl.DataFrame({"measure": ["given", "given_low", "given_high", "mean", "estimates_sd", "sampling_se",
+                                       "total_sd", *[f"fair_share_{v}" for v in whole],
+                                       *[f"inside_share_{v}" for v in whole]],
+                           "value": [spread.given.value, spread.given.low, spread.given.high,
+                                     float(np.mean(found)) if found else math.nan, spread.estimates_sd,
+                                     spread.sampling_se, spread.total_sd, *[spread.share(v) for v in whole],
+                                     *[spread.share(v, inside=True) for v in whole]]}))
+    emit([per_draw, summary], fmt)
     err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
 
 
