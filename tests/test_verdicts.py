@@ -212,3 +212,27 @@ def test_balance_sensitivity_writes_numbers_and_a_word_for_its_marks():
 def test_balance_suggest_writes_numbers_as_numbers():
     check_formats(["balance", "suggest", "-p", "2", "-n", "40", "--curve-games", "20", "--side", "1A",
                    "--jobs", "1"])
+
+
+# --- the key findings -------------------------------------------------------------------------
+
+def test_each_key_finding_has_its_size_ci_and_design_and_no_count_of_zero_undecided_rows():
+    from hadara_sim.report.html import key_findings
+    from hadara_sim.report.sections import Section
+
+    data = pl.DataFrame({"diff": [0.05, 0.001], "diff_low": [0.02, -0.004], "diff_high": [0.08, 0.006],
+                         "verdict": ["stronger", "fair within ±2 pp"], "design": ["observational"] * 2})
+    observed = Table("Setup cards", ["row"], [["2P 3B"], ["2P 1A"]], data=data)
+    grants = Table("Experiment: granted seat vs control", ["granted"], [["sell_bonus"]],
+                   data=pl.DataFrame({"win_diff": [0.1], "win_low": [0.04], "win_high": [0.16],
+                                      "win_verdict": ["stronger"]}))
+    found = key_findings([Section("setup-cards", "Setup cards", "", [observed]),
+                          Section("purple", "Purple effects", "", [grants])])
+    assert found.columns == ["section", "row", "verdict", "size", "95% CI", "design", "table"]
+    assert found.rows[0][2:6] == ["stronger", "+5.0 pp", "[+2.0, +8.0]", "observational"]
+    assert found.rows[2][2:6] == ["stronger", "+10.0 pp", "[+4.0, +16.0]", "experiment"]
+    assert found.links == ["setup-cards-0-t0", "setup-cards-0-t0", "purple-1-t0"]
+    assert "0 " not in found.caption and "undecided" not in found.caption
+    data = data.with_columns(pl.Series("verdict", ["stronger", "undecided"]))
+    one = key_findings([Section("setup-cards", "Setup cards", "", [Table("t", ["row"], [["a"], ["b"]], data=data)])])
+    assert one.caption.startswith("1 row of these tables is undecided")
