@@ -14,7 +14,7 @@ from . import inference as I
 from .dataset import SETUP_SWEEPS, ReportError, run_components
 from .fields import field_columns, field_count, field_robustness
 from .grants import card_grant_pairs, grant_pairs, grant_table, owner_effects, placebo_pairs, placebo_spread
-from .sections import (NA, Section, by_text, column_name, finite, group_label, ladder_table, needed_text, num, num_ci,
+from .sections import (NA, Section, by_text, column_name, group_label, ladder_table, needed_text, num, num_ci,
                        paired_table, pct, pct_ci, pooled_title, pp, pp_ci, pval, robustness_table, value_label,
                        verdict_caption, verdict_cell)
 from .setup import (focus_seat_rates, setup_card_balance, setup_card_contrasts, setup_field_pairs, setup_side_contrasts,

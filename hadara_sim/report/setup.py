@@ -5,8 +5,6 @@ seat's own advantage."""
 
 from __future__ import annotations
 
-import math
-
 import polars as pl
 
 from . import inference as I
