@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
+from scipy.stats import norm
 
 from .components import RANGES, SETUP_VALUES, ComponentError, override_problems
 from .component_files import load_components
@@ -57,17 +58,25 @@ class Side:
     tost_q: float      # the same, Holm-corrected over the sides (inference.EQUIVALENCE_CORRECTION)
     fair: bool         # tost_q < 0.05
     verdict: str = "undecided"   # as every report says it: stronger / weaker / fair within ±m pp / undecided
-    more: float = math.nan       # about how many more deals an undecided verdict needs (nan: unknown)
+    more: float = math.nan       # about how many more deals of the side would decide it (nan: unknown)
+    games: int = 0               # games of the baseline run (the side was held in `n` of them)
 
     @property
     def name(self) -> str:
         return f"{self.card}{self.side}"
 
     @property
+    def more_games(self) -> float:
+        """The games of the baseline that would bring `more` more deals holding the side (nan: unknown)."""
+        if not math.isfinite(self.more) or not self.n:
+            return math.nan
+        return float(math.ceil(self.more * self.games / self.n))
+
+    @property
     def verdict_text(self) -> str:
-        """The verdict in words, an undecided one with the deals it still needs."""
-        if self.verdict == "undecided" and math.isfinite(self.more):
-            return f"undecided, about {self.more:,.0f} more deals needed"
+        """The verdict in words, an undecided one with the deals (and --games) that would decide it."""
+        if self.verdict == "undecided":
+            return I.undecided_text(self.more, self.n, self.games)
         return self.verdict
 
 
@@ -85,10 +94,17 @@ class Candidate:
     high: float = math.nan
     fair: bool = False
     note: str = ""
+    more: float = math.nan       # undecided for want of deals: more games per swept value that would decide it
 
     @property
     def worth(self) -> float:
         return math.inf if self.value is None else abs(self.value - self.current) * WORTH[self.field]
+
+    @property
+    def undecided(self) -> bool:
+        """Fair by its fitted win share, but its 90% CI still reaches past the margin: more deals,
+        not another value, would decide it."""
+        return not self.fair and math.isfinite(self.more)
 
 
 @dataclass
@@ -121,9 +137,12 @@ class Suggestion:
 
     @property
     def best(self) -> Candidate | None:
-        """The fair candidate with the smallest worth of change (None when no candidate is fair)."""
-        fair = [c for c in self.candidates if c.fair]
-        return min(fair, key=lambda c: (c.worth, c.high - c.low)) if fair else None
+        """The fair candidate with the smallest worth of change; without one, the undecided candidate
+        (fair by its fit, short of deals) of the smallest worth; None when neither exists."""
+        for group in ([c for c in self.candidates if c.fair], [c for c in self.candidates if c.undecided]):
+            if group:
+                return min(group, key=lambda c: (c.worth, c.high - c.low))
+        return None
 
 
 @dataclass
@@ -156,13 +175,14 @@ def scenario(plan: Plan, games: int, sweep: dict | None = None) -> dict:
 
 def sides_fairness(df: pl.DataFrame, margin: float) -> list[Side]:
     """Win share of every setup card side (one value per deal, Wilson CI) against 1/P, with the
-    verdict every report gives (`report.estimates.with_verdicts`, corrected over the sides)."""
+    verdict every report gives (`report.estimates.with_verdicts`, corrected over the sides; an
+    undecided side's hint in games of the run: each deal holds a side with its own chance)."""
+    games = df["game"].n_unique()
     table = with_verdicts(mean_ci(df, "win_share", ["setup_card", "setup_side"],
                                   fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin),
-                          margin=margin)
+                          margin=margin, hints=True)
     return [Side(int(r["setup_card"]), r["setup_side"], r["n"], r["mean"], r["ci_low"], r["ci_high"], r["equiv_p"],
-                 float(r["q_equiv"]), bool(r["q_equiv"] < I.ALPHA), r["verdict"],
-                 I.deals_to_decide(r["sd"], r["diff"], r["n"], margin) if r["verdict"] == "undecided" else math.nan)
+                 float(r["q_equiv"]), bool(r["q_equiv"] < I.ALPHA), r["verdict"], r["more"], games)
             for r in table.to_dicts()]
 
 
@@ -174,8 +194,10 @@ def swept_values(field_: str, current: int, too_strong: bool) -> list[int]:
     return sorted(v for v in values if low <= v <= high)
 
 
-def candidate(field_: str, current: int, values: list[int], c: Curve, margin: float) -> Candidate:
-    """The whole value nearest the curve's crossing whose fitted win share is fair."""
+def candidate(field_: str, current: int, values: list[int], c: Curve, margin: float, curve_games: int) -> Candidate:
+    """The whole value nearest the curve's crossing whose fitted win share is fair (90% CI inside 1/P ±
+    margin); without one, the nearest whose fit lies inside the margin is undecided for want of deals,
+    with the `curve_games` per swept value that would decide it."""
     cand = Candidate(field_, current, values, c)
     if not c.win.found:
         cand.note = f"the win share does not move with {field_} (slope p = {c.win.slope_p:.2g})"
@@ -191,11 +213,29 @@ def candidate(field_: str, current: int, values: list[int], c: Curve, margin: fl
     fair = [f for f in fits if c.fair - margin < f[2] and f[3] < c.fair + margin]
     cand.value, cand.win, cand.low, cand.high = fair[0] if fair else min(fits, key=lambda f: abs(f[1] - c.fair))
     cand.fair = bool(fair)
-    if not fair:
+    if not fair and abs(cand.win - c.fair) < margin:
+        cand.more = more_curve_games(cand.win, cand.low, cand.high, c.fair, margin, curve_games)
+        cand.note = (f"undecided for want of deals: {cand.value} fits inside ±{100 * margin:g} pp but its 90% CI "
+                     f"reaches past it; about {cand.more:,.0f} more games per swept value (--curve-games "
+                     f"{curve_games + cand.more:,.0f}) would decide it with 80 % chance")
+    elif not fair:
         cand.note = f"no whole value near {c.win.value:.2f} is fair within ±{100 * margin:g} pp; the closest is shown"
-    elif c.win.extrapolated:
-        cand.note = "extrapolated beyond the swept values: confirm with a run at that value"
+    if c.win.extrapolated and cand.value is not None:
+        cand.note = "; ".join(filter(None, [cand.note, f"extrapolated beyond the swept values {min(values)} to "
+                                            f"{max(values)}: confirm with a run at that value"]))
     return cand
+
+
+def more_curve_games(win: float, low: float, high: float, fair: float, margin: float, curve_games: int) -> float:
+    """More games per swept value at which a fitted win share `win` inside fair ± margin, whose 90% CI
+    [low, high] reaches past it, has its 90% CI inside with 80 % chance (taking `win` as the truth;
+    the CI narrows as 1 / sqrt(games)): the side of the CI that faces the nearer bound must shrink to
+    (bound - win) z_0.95 / (z_0.95 + z_0.8)."""
+    z90, zpow = norm.ppf(0.95), norm.ppf(I.HINT_POWER)
+    room = margin - abs(win - fair)
+    half = (high - win) if win >= fair else (win - low)
+    factor = (half * (z90 + zpow) / z90 / room) ** 2
+    return float(max(0, math.ceil(curve_games * (factor - 1))))
 
 
 def pair_fields(candidates: list[Candidate]) -> tuple[Candidate, Candidate] | None:
@@ -297,7 +337,8 @@ def suggest(plan: Plan, progress=None) -> tuple[list[Side], list[Suggestion]]:
             say(f"{s.name} {field_}: {values} x {plan.curve_games:,} games")
             df = simulate(scenario(plan, plan.curve_games, {key: values}), jobs=plan.jobs)
             try:
-                candidates.append(candidate(field_, currents[field_], values, curve(df, key), plan.margin))
+                candidates.append(candidate(field_, currents[field_], values, curve(df, key), plan.margin,
+                                            plan.curve_games))
             except ReportError as err:  # a tiny run: too few deals held the side
                 candidates.append(Candidate(field_, currents[field_], values, None, note=str(err)))
         suggestion = Suggestion(s, candidates, 0.0)

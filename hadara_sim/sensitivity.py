@@ -183,3 +183,104 @@ def replay(plan, k: int, seed: int, progress=None):
         say(f"draw {i + 1} of {k}: {moved[-1]} estimated values moved, {plan.games:,} games")
         runs.append(baseline(replace(plan, overrides=merged(plan.overrides, draw))))
     return base, runs, moved
+
+
+@dataclass
+class FairDraw:
+    """One draw's fair value of a side's value: where its fitted win share meets 1/P, with the 95% CI
+    of the fit (the sampling noise of this draw's games), and the whole values fair in it."""
+
+    draw: int | None                  # None: the set as given
+    value: float                      # the crossing (nan: the slope is not significant)
+    low: float
+    high: float
+    extrapolated: bool
+    fair_values: list[int]            # whole values whose fitted win share has its 90% CI inside 1/P ± margin
+    inside_values: list[int]          # whole values whose fitted win share lies inside 1/P ± margin
+
+    @property
+    def se(self) -> float:
+        """The crossing's standard error, from its 95% CI (the sampling noise of one draw)."""
+        return (self.high - self.low) / (2 * 1.959964) if np.isfinite(self.value) else float("nan")
+
+
+@dataclass
+class FairSpread:
+    """The fair value of a side's value over the draws of the estimated values: the two sources of
+    its spread. Every draw plays the same deals, so the games' noise they share cancels between them
+    and their spread is that of the estimates; the noise of one draw's games is its CI."""
+
+    given: FairDraw
+    draws: list[FairDraw]
+    swept: list[int]
+
+    @property
+    def found(self) -> list[FairDraw]:
+        return [d for d in self.draws if np.isfinite(d.value)]
+
+    @property
+    def estimates_sd(self) -> float:
+        """Spread of the fair value over the draws (standard deviation): the estimates' share."""
+        values = [d.value for d in self.found]
+        return float(np.std(values, ddof=1)) if len(values) > 1 else float("nan")
+
+    @property
+    def sampling_se(self) -> float:
+        """The fair value's standard error within one draw (root mean square over the draws)."""
+        se = [d.se for d in self.found]
+        return float(np.sqrt(np.mean(np.square(se)))) if se else float("nan")
+
+    @property
+    def total_sd(self) -> float:
+        """Both together: how sure the fair value is, given the estimates and the games."""
+        return float(np.hypot(self.estimates_sd, self.sampling_se))
+
+    def share(self, value: int, inside: bool = False) -> float:
+        """Share of the draws in which a whole value is fair (90% CI inside the margin; `inside`: its
+        fitted win share inside the margin)."""
+        return float(np.mean([value in (d.inside_values if inside else d.fair_values) for d in self.draws]))
+
+
+def fair_draw(c, draw: int | None, margin: float) -> FairDraw:
+    """One draw's fair value from its curve (`report.curve.Curve`): the crossing and the whole values
+    between the swept ones whose fitted win share (90% CI) is fair."""
+    from .report.curve import predict
+
+    low, high = int(c.points["value"].min()), int(c.points["value"].max())
+    fair, inside = [], []
+    for v in range(low, high + 1):
+        win, lo, hi = predict(c, v, alpha=0.10)
+        if c.fair - margin < lo and hi < c.fair + margin:
+            fair.append(v)
+        if abs(win - c.fair) < margin:
+            inside.append(v)
+    return FairDraw(draw, c.win.value, c.win.low, c.win.high, c.win.extrapolated, fair, inside)
+
+
+def fair_values(plan, side: str, field_: str, k: int, seed: int, swept: list[int], progress=None) -> FairSpread:
+    """The fair value of `side`'s `field_` (e.g. 3B culture) on the set as given and under k draws of
+    the estimated values (`draws`), each a curve over `swept` played on the same deals
+    (`plan.games` per swept value)."""
+    from .api import simulate
+    from .balance import scenario
+    from .component_files import load_components
+    from .report.curve import curve
+
+    say = progress or (lambda text: None)
+    key = f"components.setup.{side}.{field_}"
+    c = load_components(plan.components).with_overrides(plan.overrides)
+
+    def one(overrides: dict, draw: int | None) -> FairDraw:
+        from dataclasses import replace
+
+        df = simulate(scenario(replace(plan, overrides=overrides), plan.games, {key: swept}), jobs=plan.jobs)
+        return fair_draw(curve(df, key), draw, plan.margin)
+
+    say(f"the set as given: {len(swept)} values x {plan.games:,} games")
+    given = one(plan.overrides, None)
+    found = []
+    for i, draw in enumerate(draws(c, k, seed)):
+        say(f"draw {i + 1} of {k}: {len(swept)} values x {plan.games:,} games")
+        draw.get("setup", {}).get(side, {}).pop(field_, None)  # the value solved for is swept, not drawn
+        found.append(one(merged(plan.overrides, draw), i + 1))
+    return FairSpread(given, found, list(swept))

@@ -414,21 +414,48 @@ def test_the_setup_and_purple_reports_add_the_robustness_tables_with_two_fields(
     df = R.fields({"balanced": R.setup_grid(rng, deals=300, effect={(3, "A"): 0.3}),
                    "balanced-v1": R.setup_grid(rng, deals=300)})
     tables = component_sections.setup_cards(df, dataset_info(df)).tables
-    robust = [t for t in tables if t.title.startswith("Does each effect depend on the opponent field?")]
+    robust = [t for t in tables if t.title.startswith("Does each effect hold under every opponent field?")]
     assert len(robust) == 2 and "Setup cards, win share minus 1/P:" in robust[0].title
     assert "(balanced vs balanced-v1)" in robust[0].title and "1 depend on the bots" in robust[0].title
-    cell, marked = next((r, m) for r, m in zip(robust[0].rows, robust[0].marked) if r[0] == "2P 3A")
-    assert cell[1].startswith("+") and cell[-1] == "depends on the bots" and marked
-    assert "Holm" in robust[0].caption
+    cell = next(r for r in robust[0].rows if r[0] == "2P 3A")
+    # first level: the effect and its verdict under each field, the range of sizes, whether they agree
+    assert cell[1].startswith("+") and cell[1].endswith("▲ stronger") and "stronger" not in cell[2]
+    assert cell[3] == f"{cell[2].split(' pp')[0]} pp to {cell[1].split(' pp')[0]} pp"
+    assert cell[4] in ("verdicts differ", "undecided under a field")
+    # second level: the paired interaction test
+    assert cell[-1] == "depends on the bots"
+    assert "Holm" in robust[0].caption and robust[0].caption.index("first level") < robust[0].caption.index("interaction")
     one = R.setup_grid(rng, deals=50)
-    assert not any(t.title.startswith("Does each effect depend")
+    assert not any(t.title.startswith("Does each effect hold")
                    for t in component_sections.setup_cards(one, dataset_info(one)).tables)
 
     both = R.fields({"balanced": R.grant_sweep()[0], "balanced-v1": R.grant_sweep(sell_win=R.CONTROL_WIN)[0]})
     purple = component_sections.purple(both, dataset_info(both))
-    table = next(t for t in purple.tables if t.title.startswith("Does each effect depend"))
+    table = next(t for t in purple.tables if t.title.startswith("Does each effect hold"))
     sell = next(r for r in table.rows if r[0] == "sell_bonus")
-    assert sell[1].startswith("+37.5 pp") and sell[2].startswith("+0.0 pp") and sell[3].startswith("-37.5 pp")
+    assert sell[1].startswith("+37.5 pp") and sell[2].startswith("+0.0 pp") and sell[5].startswith("-37.5 pp")
+
+
+def test_an_effect_of_the_same_verdict_under_every_field_reads_so_with_its_range_of_sizes():
+    """First level of robustness: a cell planted 20 pp stronger under one field and 10 pp under the other
+    is "stronger" under both (same verdict under every field, sizes +10 to +20 pp) although the
+    interaction test finds the sizes differ; a cell stronger under one field and weaker under the other
+    reads "verdicts differ" and is marked."""
+    rng = np.random.default_rng(8)
+    df = R.fields({"balanced": R.setup_grid(rng, deals=2000, effect={(3, "A"): 0.2, (1, "B"): 0.15}),
+                   "balanced-v1": R.setup_grid(rng, deals=2000, effect={(3, "A"): 0.1, (1, "B"): -0.15})})
+    table = next(t for t in component_sections.setup_cards(df, dataset_info(df)).tables
+                 if t.title.startswith("Does each effect hold"))
+    rows = {r[0]: (r, m) for r, m in zip(table.rows, table.marked)}
+    three, marked = rows["2P 3A"]
+    assert three[4] == "same verdict under every field" and not marked
+    assert three[1].endswith("▲ stronger") and three[2].endswith("▲ stronger") and three[-1] == "depends on the bots"
+    low, high = (float(x.split(" pp")[0]) for x in three[3].split(" to "))
+    assert 5 < low < 15 < high < 25
+    one, marked = rows["2P 1B"]
+    assert one[4] == "verdicts differ" and marked
+    data = table.data.filter((pl.col("setup_card") == 3) & (pl.col("setup_side") == "A")).to_dicts()[0]
+    assert data["verdict balanced"] == "stronger" and data["agreement"] == "same verdict under every field"
 
 
 def test_the_purple_report_reads_three_fields_as_a_ladder():

@@ -43,6 +43,7 @@ def test_the_fit_recovers_a_planted_surface_and_its_fair_line():
     for r in s.line.to_dicts():  # the true fair coins for this culture lies in the line's CI
         true = (target - B0 - B1 * r["x1"]) / B2
         assert r["x2_low"] < true < r["x2_high"], r
+        assert r["extrapolated"] == (not 3 <= r["x2"] <= 6), r  # coins were swept over 3..6
     assert s.interaction_p > 0.001  # no product term was planted
     for r in s.fair_pairs.to_dicts():  # a pair called fair is near the planted fair share
         win = 1 / (1 + math.exp(-(B0 + B1 * r["x1"] + B2 * r["x2"])))

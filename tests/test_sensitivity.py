@@ -2,7 +2,10 @@
 exact values never move, every moved value stays in its kind's range, a draw is the same whatever
 the number of draws, and the table counts the verdicts of the draws."""
 
+import json
+
 import numpy as np
+import pytest
 from typer.testing import CliRunner
 
 from hadara_sim.balance import Side
@@ -82,3 +85,33 @@ def test_balance_sensitivity_prints_the_table_and_a_dry_run_plays_nothing():
         assert f"│ {side}" in result.output
     result = CliRunner().invoke(app, ["balance", "sensitivity", "-p", "2", "--draws", "4", "--dry-run"])
     assert result.exit_code == 0 and "5 runs" in result.output and "nothing was played" in result.output
+
+
+def test_the_fair_value_spread_separates_the_estimates_from_the_games_noise():
+    """Three draws whose fair values are 2.8, 3.0 and 3.4, each with a 95% CI of ±0.392 (SE 0.2): the
+    estimates' spread is their sd, the games' noise the SE, both together their root sum of squares;
+    a whole value's share counts the draws in which it is fair."""
+    from hadara_sim.sensitivity import FairDraw, FairSpread
+
+    def draw(i, x, fair):
+        return FairDraw(i, x, x - 0.392, x + 0.392, False, fair, fair)
+
+    spread = FairSpread(draw(None, 3.0, [3]), [draw(1, 2.8, [3]), draw(2, 3.0, [3]), draw(3, 3.4, [3, 4])],
+                        [1, 2, 3, 4, 5])
+    assert spread.estimates_sd == pytest.approx(np.std([2.8, 3.0, 3.4], ddof=1))
+    assert spread.sampling_se == pytest.approx(0.2, rel=1e-3)
+    assert spread.total_sd == pytest.approx(np.hypot(spread.estimates_sd, spread.sampling_se))
+    assert (spread.share(3), spread.share(4), spread.share(2)) == (1.0, pytest.approx(1 / 3), 0.0)
+
+
+def test_balance_sensitivity_fair_value_prints_every_draw_and_the_two_spreads():
+    result = CliRunner().invoke(app, ["balance", "sensitivity", "-p", "3", "--draws", "1", "--games", "60",
+                                      "--fair-value", "3B.culture", "--swept", "3,5", "--jobs", "1",
+                                      "--format", "json"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout, parse_constant=lambda name: pytest.fail(f"not JSON: {name}"))
+    per_draw, summary = doc["tables"]
+    assert [r["draw"] for r in per_draw["data"]] == [None, 1]
+    assert {r["measure"] for r in summary["data"]} >= {"estimates_sd", "sampling_se", "total_sd", "fair_share_4"}
+    bad = CliRunner().invoke(app, ["balance", "sensitivity", "--fair-value", "3B.gold"])
+    assert bad.exit_code == 2 and "expected a side and one of its values" in bad.output

@@ -4,6 +4,7 @@ values (thin layer over hadara_sim.balance and hadara_sim.sensitivity)."""
 
 from __future__ import annotations
 
+import math
 import time
 from pathlib import Path
 from typing import Optional
@@ -66,25 +67,43 @@ def _expect(text: str, seconds: float, dry_run: bool) -> bool:
     return dry_run
 
 
+def _changes(overrides: dict) -> str:
+    """The setup card values an override table changes, in words: '3B culture 2, coins 5'."""
+    return "; ".join(f"{name} " + ", ".join(f"{k} {v}" for k, v in values.items())
+                     for name, values in overrides.get("setup", {}).items())
+
+
 def _sides_table(plan, sides) -> Table:
+    import polars as pl
+
     from ..component_files import load_components
     from ..provenance import component_set, verdict_scope
     from ..report.inference import correction_text, equivalence_caption
     from ..report.sections import pct, pct_ci, pp, pval
 
-    changed = ", ".join(f"{k}: {v}" for k, v in plan.overrides.get("setup", {}).items())
+    changed = _changes(plan.overrides)
     scope = verdict_scope([f"{plan.policy} on every seat"], component_set(load_components(plan.components)))
+    data = pl.DataFrame({"side": [s.name for s in sides], "n": [s.n for s in sides],
+                         "win": [s.win for s in sides], "win_low": [s.low for s in sides],
+                         "win_high": [s.high for s in sides], "vs_fair": [s.win - 1 / plan.players for s in sides],
+                         "tost_p": [s.tost_p for s in sides], "q_equiv": [s.tost_q for s in sides],
+                         "verdict": [s.verdict for s in sides], "more": [s.more for s in sides],
+                         "more_games": [s.more_games for s in sides], "fair": [s.fair for s in sides],
+                         "mark": ["not shown fair" if not s.fair else "" for s in sides]},
+                        schema_overrides={"more": pl.Float64, "more_games": pl.Float64})
     return Table(
         f"Setup card sides at {plan.players} players ({plan.policy} on every seat, advanced game, sides at "
         f"random{'; with ' + changed if changed else ''})",
         ["side", "n deals", "win share", "95% CI", "vs 1/P", "TOST p", "q (TOST)", "verdict vs 1/P"],
-        [[s.name, f"{s.n:,}", pct(s.win), pct_ci(s.low, s.high), pp(s.win - 1 / plan.players), f"{s.tost_p:.3g}",
+        [[s.name, f"{s.n:,}", pct(s.win), pct_ci(s.low, s.high), pp(s.win - 1 / plan.players), pval(s.tost_p),
           pval(s.tost_q), s.verdict_text] for s in sides],
         caption=(f"fair share 1/P = {100 / plan.players:.1f}%; win share CI: Wilson; the verdicts of `report "
                  f"setup-cards`: stronger / weaker = differs from 1/P ({correction_text(len(sides))}); "
                  f"{equivalence_caption(len(sides), plan.margin)}; undecided = neither, with about how many more "
-                 f"deals would decide it; marked = not shown fair; {scope}"),
-        marked=[not s.fair for s in sides])
+                 f"deals holding the side would decide it with 80 % chance under the Holm correction (and the "
+                 f"--games of the baseline that brings them: a side is held in only some of its deals); "
+                 f"marked = not shown fair; {scope}"),
+        marked=[not s.fair for s in sides], data=data)
 
 
 @app.command()
@@ -164,7 +183,7 @@ def suggest(
             proposed = f"{c.current} → {c.value}" if c.value is not None else "–"
             rows.append([c.field, str(c.current), ", ".join(map(str, c.swept)), crossing, proposed,
                          f"{pct(c.win)} {pct_ci(c.low, c.high)}" if c.value is not None else "–",
-                         f"{c.worth:g}" if c.fair else "–", c.note])
+                         f"{c.worth:g}" if c.fair or c.undecided else "–", c.note])
             if out is not None and c.curve is not None:
                 fig = chart(c.curve, {"scenario": f"balance suggest, {s.side.name} {c.field}",
                                       "games": curve_games * len(c.swept), "deals": curve_games})
@@ -179,6 +198,11 @@ def suggest(
         elif best is None:
             verdict = (f"{s.side.name}: no single whole-value change is fair within the margin"
                        + (f"; the pair {' and '.join(s.pair.fields)}: {s.pair.note}" if s.pair is not None else ""))
+        elif best.undecided:
+            verdict = (f"{s.side.name}: {best.field} {best.current} → {best.value} is undecided for want of deals, "
+                       f"not of a value (fitted win share {pct(best.win)}, 90% CI {pct_ci(best.low, best.high)}); "
+                       f"about {best.more:,.0f} more games per swept value (--curve-games "
+                       f"{curve_games + best.more:,.0f}) would decide it; confirm with `balance check`")
         else:
             verdict = (f"{s.side.name}: {best.field} {best.current} → {best.value} (fair at "
                        f"{best.curve.win.value:.2f}, 95% CI {best.curve.win.low:.2f} to {best.curve.win.high:.2f}; "
@@ -186,7 +210,8 @@ def suggest(
         grids.append(Table(
             f"{s.side.name}: win share {pct(s.side.win)} {pct_ci(s.side.low, s.side.high)}; the curve of each value",
             ["value", "now", "swept", "fair at (95% CI)", "proposed", "fitted win share (90% CI)", "worth", "note"],
-            rows, marked=[c is best for c in s.candidates],
+            rows, marked=[c is best for c in s.candidates], data=_candidates_frame(s.candidates, best),
+            units={"fit": "%", "fit_low": "%", "fit_high": "%"},
             caption=f"{verdict}. {curve_games:,} deals per swept value; {s.seconds:.0f} s"))
     notes = [] if suggestions else [f"Every setup card side is fair within ±{margin:g} pp."]
     emit(grids, fmt, notes=notes)
@@ -210,11 +235,19 @@ def sensitivity(
     draw_seed: int = typer.Option(1, "--draw-seed", min=0, help="Seed of the draws."),
     margin: float = MARGIN, seed: int = SEED, jobs: int = JOBS, components: Optional[Path] = COMPONENTS,
     overrides: Optional[Path] = OVERRIDES, dry_run: bool = DRY_RUN, fmt: str = FORMAT_OPTION,
+    fair_value: Optional[str] = typer.Option(None, "--fair-value", help="A side's value, e.g. 3B.culture: "
+                                             "instead of the verdicts, its fair value in each draw (a curve of "
+                                             "--swept values, --games each), the spread of the estimates "
+                                             "separated from the games' noise.", show_default=False),
+    swept: Optional[str] = typer.Option(None, "--swept", help="The values the --fair-value curve sweeps, "
+                                        "e.g. 1,2,3,4,5 (default: the current value -2 to +2 within range).",
+                                        show_default=False),
 ):
     """How far each setup card side's verdict rests on the estimated component values: the verdicts
     of `balance check` on the set as given, and in each of K draws that move every estimated value by
     at most one step within its kind's range (exact values fixed); per side, the share of draws in
-    which its verdict holds."""
+    which its verdict holds. With --fair-value 3B.culture: how much culture makes 3B fair, and how
+    sure, given the estimates: its fair value in every draw."""
     from ..balance import estimate
     from ..report.sections import pct
     from ..runner import RunError
@@ -222,6 +255,8 @@ def sensitivity(
 
     fmt = check_format(fmt)
     plan = _plan(players, policy, games, margin, seed, jobs, components, overrides)
+    if fair_value is not None:
+        return _fair_value(plan, fair_value, swept, draws, draw_seed, dry_run, fmt)
     base, _ = _estimates(plan, estimate)
     total = base.seconds * (draws + 1)
     if _expect(f"{draws + 1} runs of {base.text()} each, about {total:.0f} s in all", total, dry_run):
@@ -237,20 +272,138 @@ def sensitivity(
     fair_word = next((w for r in rows for w in [r.verdict, *r.shares] if w.startswith("fair")),
                      f"fair within ±{margin:g} pp")
     words.insert(2, fair_word)
+    import polars as pl
+
+    from ..report.inference import verdict_kind
+
+    rests = ["rests on the estimates" if r.holds < 0.8 else "holds" for r in rows]
+    data = pl.DataFrame({"side": [r.side for r in rows], "verdict": [r.verdict for r in rows],
+                         "win": [r.win for r in rows], "holds_pct": [100 * r.holds for r in rows],
+                         **{f"{verdict_kind(w)}_pct": [100 * r.shares.get(w, 0.0) for r in rows] for w in words},
+                         "win_p5": [r.win_low for r in rows], "win_p95": [r.win_high for r in rows], "reading": rests})
     grid = Table(
         f"Setup card verdicts at {players} players under {draws} draws of the estimated values "
         f"({policy} on every seat, advanced game, sides at random)",
-        ["side", "verdict as given", "win share", "holds in", *[f"{w} in" for w in words], "win share 5-95 %"],
+        ["side", "verdict as given", "win share", "holds in", *[f"{w} in" for w in words], "win share 5-95 %",
+         "reading"],
         [[r.side, r.verdict, pct(r.win), pct(r.holds), *[pct(r.shares.get(w, 0.0)) for w in words],
-          f"{pct(r.win_low)} to {pct(r.win_high)}"] for r in rows],
+          f"{pct(r.win_low)} to {pct(r.win_high)}", word] for r, word in zip(rows, rests)],
+        data=data, units={"win_p5": "%", "win_p95": "%"},
         caption=(f"each draw moves every estimated value by -1, 0 or +1 within the range of its kind "
                  f"(docs/components.md, Sensitivity draws; {min(moved)}-{max(moved)} values moved per draw), exact "
                  f"values fixed; every run plays the same {games:,} deals; verdicts as `balance check` gives them "
                  f"(against 1/P, corrected over the sides); holds in: share of the draws with the verdict as "
-                 f"given; marked: a verdict that holds in fewer than 80 % of the draws rests on the estimates"),
+                 f"given; marked (reading 'rests on the estimates'): a verdict that holds in fewer than 80 % of the draws"),
         marked=[r.holds < 0.8 for r in rows])
     emit([grid], fmt)
     err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
+
+
+def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed: int, dry_run: bool, fmt: str):
+    """`balance sensitivity --fair-value 3B.culture`: the fair value in each draw and its spread."""
+    import numpy as np
+    import polars as pl
+
+    from ..balance import estimate
+    from ..component_files import load_components
+    from ..components import RANGES, SETUP_VALUES
+    from ..report.sections import num, num_ci
+    from ..runner import RunError
+    from ..sensitivity import fair_values
+
+    side, _, field_ = target.partition(".")
+    if len(side) != 2 or side[0] not in "12345" or side[1] not in "AB" or field_ not in SETUP_VALUES:
+        fail(f"--fair-value {target}: expected a side and one of its values like 3B.culture "
+             f"({', '.join(SETUP_VALUES)})")
+    card = load_components(plan.components).with_overrides(plan.overrides).setup_cards[(int(side[0]), side[1])]
+    current = card.coins if field_ == "coins" else dict(zip(SETUP_VALUES[1:], card.values))[field_]
+    low, high = RANGES["coins" if field_ == "coins" else "track"]
+    try:
+        values = ([int(v) for v in swept_text.split(",")] if swept_text
+                  else [v for v in range(current - 2, current + 3) if low <= v <= high])
+    except ValueError:
+        fail(f"--swept {swept_text}: expected whole numbers separated by commas, e.g. 1,2,3,4")
+    if len(set(values)) < 2 or not all(low <= v <= high for v in values):
+        fail(f"--swept: two or more values within {low}..{high} are needed, got {values}")
+    base, _ = _estimates(plan, estimate)
+    total = base.seconds * len(values) * (draws + 1)
+    if _expect(f"{draws + 1} curves of {len(values)} values, each {base.text()}, about {total:.0f} s in all", total,
+               dry_run):
+        return
+    start = time.perf_counter()
+    try:
+        with err_console.status("the set as given") as status:
+            spread = fair_values(plan, side, field_, draws, draw_seed, sorted(set(values)),
+                                 progress=lambda text: _say(status, text))
+    except (ValueError, RunError) as err:
+        fail(str(err))
+    every = [spread.given, *spread.draws]
+    per_draw = Table(
+        f"{side}'s fair {field_} at {plan.players} players, on the set as given and in {draws} draws of the estimated "
+        f"values ({plan.policy} on every seat, advanced game, sides at random)",
+        ["draw", f"fair {field_} (95% CI)", "whole values fair (90% CI inside the margin)", "extrapolated"],
+        [["as given" if d.draw is None else str(d.draw), f"{num(d.value, 2)} {num_ci(d.low, d.high, 2)}",
+          ", ".join(map(str, d.fair_values)) or "none", "yes" if d.extrapolated else ""] for d in every],
+        caption=(f"each row: {field_} swept over {', '.join(map(str, spread.swept))}, {plan.games:,} games per value "
+                 f"on the same deals in every draw; fair {field_} = where the fitted win share (logit GLM, "
+                 f"cluster-robust by deal) meets 1/P; each draw moves every other estimated value by -1, 0 or +1 "
+                 f"within its kind's range (docs/components.md, Sensitivity draws)"),
+        data=pl.DataFrame({"draw": [d.draw for d in every], "fair_value": [d.value for d in every],
+                           "fair_low": [d.low for d in every], "fair_high": [d.high for d in every],
+                           "extrapolated": [d.extrapolated for d in every],
+                           "fair_values": [", ".join(map(str, d.fair_values)) for d in every]},
+                          schema_overrides={"draw": pl.Int64, "fair_value": pl.Float64, "fair_low": pl.Float64,
+                                            "fair_high": pl.Float64}))
+    found = [d.value for d in spread.found]
+    whole = list(range(min(spread.swept), max(spread.swept) + 1))
+    summary = Table(
+        f"How sure: {side}'s fair {field_} at {plan.players} players, the estimates' spread and the games' noise",
+        ["measure", "value"],
+        [["fair value as given (95% CI)", f"{num(spread.given.value, 2)} {num_ci(spread.given.low, spread.given.high, 2)}"],
+         [f"mean over the {len(found)} draws with a crossing", num(float(np.mean(found)) if found else math.nan, 2)],
+         ["spread of the estimates (sd over draws)", num(spread.estimates_sd, 2)],
+         ["games' noise within a draw (standard error)", num(spread.sampling_se, 2)],
+         ["both together (sd)", num(spread.total_sd, 2)],
+         *[[f"{field_} {v}: fair in (fit inside the margin in)",
+            f"{100 * spread.share(v):.0f} % ({100 * spread.share(v, inside=True):.0f} %) of draws"] for v in whole]],
+        caption=("spread of the estimates: the standard deviation of the fair value over the draws, all played on "
+                 "the same deals, so the games' noise they share cancels; games' noise: the fair value's standard "
+                 "error within one draw (from its 95% CI, root mean square over the draws), what more games would "
+                 "shrink; more games cannot shrink the first. A whole value is fair in a draw when its fitted win "
+                 "share has its 90% CI inside 1/P ± the margin (as `balance suggest` proposes)"),
+        data=pl.DataFrame({"measure": ["given", "given_low", "given_high", "mean", "estimates_sd", "sampling_se",
+                                       "total_sd", *[f"fair_share_{v}" for v in whole],
+                                       *[f"inside_share_{v}" for v in whole]],
+                           "value": [spread.given.value, spread.given.low, spread.given.high,
+                                     float(np.mean(found)) if found else math.nan, spread.estimates_sd,
+                                     spread.sampling_se, spread.total_sd, *[spread.share(v) for v in whole],
+                                     *[spread.share(v, inside=True) for v in whole]]}))
+    emit([per_draw, summary], fmt)
+    err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
+
+
+def _candidates_frame(candidates, best):
+    """The numbers of a side's candidates for csv and json (null where a value has no curve or crossing)."""
+    import polars as pl
+
+    def crossing(c, part):
+        return getattr(c.curve.win, part) if c.curve is not None and c.curve.win.found else None
+
+    return pl.DataFrame({
+        "value": [c.field for c in candidates], "current": [c.current for c in candidates],
+        "swept": [", ".join(map(str, c.swept)) for c in candidates],
+        "fair_at": [crossing(c, "value") for c in candidates], "fair_at_low": [crossing(c, "low") for c in candidates],
+        "fair_at_high": [crossing(c, "high") for c in candidates],
+        "extrapolated": [bool(crossing(c, "extrapolated")) for c in candidates],
+        "proposed": [c.value for c in candidates], "fit": [c.win for c in candidates],
+        "fit_low": [c.low for c in candidates], "fit_high": [c.high for c in candidates],
+        "worth": [c.worth if c.value is not None else None for c in candidates],
+        "status": ["fair" if c.fair else "undecided for want of deals" if c.undecided else "not fair"
+                   for c in candidates],
+        "more_curve_games": [c.more for c in candidates], "proposal": [c is best for c in candidates],
+        "note": [c.note for c in candidates]},
+        schema_overrides={"fair_at": pl.Float64, "fair_at_low": pl.Float64, "fair_at_high": pl.Float64,
+                          "proposed": pl.Int64, "worth": pl.Float64, "more_curve_games": pl.Float64})
 
 
 def _say(status, text: str):

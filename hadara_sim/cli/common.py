@@ -4,6 +4,7 @@ printing tables (`report.table.Table`) in every format."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shutil
 import sys
@@ -165,7 +166,7 @@ def emit(tables: Sequence[Table], fmt: str = "table", *, notes: Sequence[str] = 
             doc["notes"] = [plain(n) for n in notes]
         if footer_data or footer:
             doc["provenance"] = footer_data or footer
-        sys.stdout.write(json.dumps(doc, indent=1, default=str) + "\n")
+        sys.stdout.write(json.dumps(_strict(doc), indent=1, default=str, allow_nan=False) + "\n")
     elif fmt == "csv":
         sys.stdout.write(machine_csv(tables))
     elif fmt == "markdown":
@@ -186,14 +187,37 @@ def emit(tables: Sequence[Table], fmt: str = "table", *, notes: Sequence[str] = 
 
 def machine_csv(tables: Sequence[Table]) -> str:
     """Every table as one CSV with raw numbers: a first column `table` (the table's title) and the
-    union of the tables' columns (empty where a table has no such column)."""
+    union of the tables' columns. A number not known (or a column a table has not) is written NaN, so
+    that a reader guessing types from the first rows (polars reads 100) sees a number, never an
+    empty text; an empty cell is a missing text."""
     import polars as pl
 
     frames = [t.machine().with_columns(pl.lit(plain(t.title)).alias("table")) for t in tables]
     if not frames:
         return ""
     both = pl.concat(frames, how="diagonal_relaxed")
+    both = both.with_columns(pl.col(name).cast(pl.Float64).fill_null(float("nan")) for name, dtype in both.schema.items()
+                             if dtype.is_numeric() and both[name].null_count())
     return both.select("table", pl.exclude("table")).write_csv()
+
+
+def _strict(value):
+    """A JSON document's values with every float that is not finite as null (strict JSON has no NaN)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _strict(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_strict(v) for v in value]
+    return value
+
+
+def _json_schema(frame) -> dict[str, str]:
+    """Each column's type in the JSON: integer, number, boolean or string (null: not known)."""
+    import polars as pl
+
+    return {name: ("integer" if dtype.is_integer() else "number" if dtype.is_numeric() else
+                   "boolean" if dtype == pl.Boolean else "string") for name, dtype in frame.schema.items()}
 
 
 def _json_table(t: Table) -> dict:
@@ -202,7 +226,9 @@ def _json_table(t: Table) -> dict:
     if t.caption:
         doc["caption"] = plain(t.caption)
     if t.data is not None:
-        doc["data"] = t.machine().to_dicts()
+        frame = t.machine()
+        doc["schema"] = _json_schema(frame)
+        doc["data"] = frame.to_dicts()
     else:
         doc["columns"] = [plain(c) for c in t.columns]
         doc["rows"] = [[plain(c) for c in row] for row in t.rows]

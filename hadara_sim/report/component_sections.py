@@ -14,7 +14,7 @@ from . import inference as I
 from .dataset import SETUP_SWEEPS, ReportError, run_components
 from .fields import field_columns, field_count, field_robustness
 from .grants import card_grant_pairs, grant_pairs, grant_table, owner_effects, placebo_pairs, placebo_spread
-from .sections import (NA, Section, by_text, column_name, finite, group_label, ladder_table, needed_text, num, num_ci,
+from .sections import (NA, Section, by_text, column_name, group_label, ladder_table, needed_text, num, num_ci,
                        paired_table, pct, pct_ci, pooled_title, pp, pp_ci, pval, robustness_table, value_label,
                        verdict_caption, verdict_cell)
 from .setup import (focus_seat_rates, setup_card_balance, setup_card_contrasts, setup_field_pairs, setup_side_contrasts,
@@ -37,9 +37,8 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
             f" ({group_label(columns)(r)})" if columns else "")
 
     def verdict_text(r: dict) -> str:
-        more = r.get("more")
-        if r["verdict"] == "undecided" and finite(more):
-            return f"undecided, about {more:,.0f} more deals needed"
+        if r["verdict"] == "undecided":
+            return I.undecided_text(r.get("more"), r["n"], info.get("deals"))
         return verdict_cell(r)
     rows = [[label(r), f"{r['n']:,}", pct(r["win"]), pct_ci(r["win_low"], r["win_high"]), pct(r["fair"]),
              pp(r["diff"]), pp_ci(r["diff_low"], r["diff_high"]), pval(r["q"]), verdict_text(r),
@@ -82,7 +81,7 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
     if sides is not None:
         lab = group_label(["players", *[c for c in sides.columns if c.startswith("sweep_")], "setup_card"])
         tables.append(paired_table("Setup cards: side B minus side A of each card (relative; paired on the deal "
-                                    "and seat)", "card", "side B", "side A", sides, lab, margin))
+                                    "and seat)", "card", "side B", "side A", sides, lab, margin, ("side_b", "side_a")))
         cell = ["players", *[c for c in sides.columns if c.startswith("sweep_") and c not in fields], "setup_card"]
         tables.append(robustness_table("Side B minus side A", "card", field_robustness(
             setup_side_pairs(df), "B", "A", cell, fields, margin), group_label(cell)))

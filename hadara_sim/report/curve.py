@@ -161,7 +161,7 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
         raise ReportError(f"reference {reference} is not a swept value ({', '.join(map(str, values))})")
     base = deals.filter(pl.col(x) == reference).select("game", win_ref="win", margin_ref="margin")
     win = {r[x]: r for r in S.with_verdicts(S.mean_ci(rows, "win_share", [x], fair=1 / pl.col("players"), rate=True,
-                                                      margin=margin), margin=margin).to_dicts()}
+                                                      margin=margin), margin=margin, hints=True).to_dicts()}
     margins = {r[x]: r for r in S.mean_ci(rows, "margin", [x]).to_dicts()}
     pairs = deals.join(base, on="game")
     diffs = {what: {r[x]: r for r in S.paired_diff(pairs, what, f"{what}_ref", [x]).to_dicts()}
@@ -172,9 +172,7 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
         point = {"value": float(v), "n": w["n"], "rows": w["rows"], "win": w["mean"], "win_low": w["ci_low"],
                  "win_high": w["ci_high"], "margin": m["mean"], "margin_low": m["ci_low"],
                  "margin_high": m["ci_high"], "paired": diffs["win"].get(v, {"n": 0})["n"],
-                 "vs_fair": w["diff"], "q": w["q"], "verdict": w["verdict"],
-                 "more": I.deals_to_decide(w["sd"], w["diff"], w["n"], margin) if w["verdict"] == "undecided"
-                 else math.nan}
+                 "vs_fair": w["diff"], "q": w["q"], "verdict": w["verdict"], "more": w["more"]}
         for what in ("win", "margin"):
             d = diffs[what].get(v, {"diff": math.nan, "low": math.nan, "high": math.nan})
             mean, low, high = (d["diff"], d["low"], d["high"]) if v != reference else (0.0, math.nan, math.nan)
@@ -219,7 +217,7 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
     scope = provenance.field_line(info)
     rows = []
     for p in c.points.to_dicts():
-        verdict = (f"undecided, about {p['more']:,.0f} more deals needed" if math.isfinite(p["more"] or math.nan)
+        verdict = (I.undecided_text(p["more"], p["n"], info.get("deals")) if p["verdict"] == "undecided"
                    else verdict_cell(p))
         rows.append([f"{p['value']:g}", f"{p['n']:,}", pct(p["win"]), pct_ci(p["win_low"], p["win_high"]),
                      pp(p["vs_fair"]), verdict, pp(p["win_diff"]), pp_ci(p["win_diff_low"], p["win_diff_high"]),

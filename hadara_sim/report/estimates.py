@@ -118,19 +118,30 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
 
 
 def with_verdicts(table: pl.DataFrame, p: str = "p", equiv_p: str = "equiv_p", diff: str = "diff",
-                  margin: float = I.MARGIN, method: str = I.CORRECTION, prefix: str = "") -> pl.DataFrame:
+                  margin: float = I.MARGIN, method: str = I.CORRECTION, prefix: str = "",
+                  hints: bool = False) -> pl.DataFrame:
     """A table with its corrected p-values and verdicts: `{prefix}q` (the difference, corrected over
     the table by `method`), `{prefix}q_equiv` (the TOST, Holm over the table: the "fair" words are
-    controlled family-wise, `inference.EQUIVALENCE_CORRECTION`), `{prefix}significant` (q < 0.05)
-    and `{prefix}verdict` (stronger / weaker / fair within ±margin / undecided)."""
+    controlled family-wise, `inference.EQUIVALENCE_CORRECTION`), `{prefix}significant` (q < 0.05),
+    `{prefix}verdict` (stronger / weaker / fair within ±margin / undecided) and, with `hints`,
+    `{prefix}more`: for an undecided row whose difference lies inside the margin, about how many more deals
+    of the row would make it "fair" with 80 % chance under this table's Holm correction
+    (`inference.deals_to_decide`, from the row's `{prefix}sd` and `n`, a simulation of the table:
+    tens of milliseconds a row), else NaN."""
     q = I.adjust(table[p], method)
     qe = (I.adjust(table[equiv_p], I.EQUIVALENCE_CORRECTION) if equiv_p in table.columns
           else np.full(table.height, np.nan))
     verdicts = [I.verdict(d if d is not None else math.nan, a, b, margin)
                 for d, a, b in zip(table[diff].to_list(), q, qe)]
-    return table.with_columns(pl.Series(f"{prefix}q", q), pl.Series(f"{prefix}q_equiv", qe),
-                              pl.Series(f"{prefix}significant", np.nan_to_num(q, nan=1.0) < I.ALPHA),
-                              pl.Series(f"{prefix}verdict", verdicts, dtype=pl.String))
+    out = table.with_columns(pl.Series(f"{prefix}q", q), pl.Series(f"{prefix}q_equiv", qe),
+                             pl.Series(f"{prefix}significant", np.nan_to_num(q, nan=1.0) < I.ALPHA),
+                             pl.Series(f"{prefix}verdict", verdicts, dtype=pl.String))
+    if not hints:
+        return out
+    more = I.deals_to_decide(table[diff].fill_null(math.nan).to_numpy(),
+                             table[f"{prefix}sd"].fill_null(math.nan).to_numpy(), table["n"].to_numpy(),
+                             [v == "undecided" for v in verdicts], margin)
+    return out.with_columns(pl.Series(f"{prefix}more", more, dtype=pl.Float64))
 
 
 def paired_diff(pairs: pl.DataFrame, a: str, b: str, by: Sequence[str] = (), cluster: str = CLUSTER,

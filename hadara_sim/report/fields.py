@@ -52,6 +52,35 @@ def field_count(df: pl.DataFrame, fields: Sequence[str]) -> int:
     return df.select(fields).n_unique() if fields else 1
 
 
+AGREEMENT = ("same verdict under every field", "verdicts differ", "undecided under a field")
+
+
+def field_verdicts(per_deal: pl.DataFrame, cell: Sequence[str], names: Sequence[str], margin: float) -> pl.DataFrame:
+    """The first level of robustness: the verdict of each cell's effect under each field (the paired
+    t-test and TOST over deals of the per-deal effect `_effect` against zero, `estimates.with_verdicts`
+    over every cell and field of the table: Benjamini-Hochberg for the marks, Holm for "fair"), and
+    whether they agree. Columns: `cell`, `verdict <field>` per field, `size_low` and `size_high` (the
+    smallest and largest effect over the fields) and `agreement`: "same verdict under every field"
+    (every field decided, all the same kind), "verdicts differ" (two fields decided differently), else
+    "undecided under a field"."""
+    from .estimates import with_verdicts
+
+    zero = per_deal.with_columns(pl.lit(0.0).alias("_zero"))
+    judged = with_verdicts(paired_diff(zero, "_effect", "_zero", [*cell, "_field"], margin=margin), margin=margin)
+    kinds = judged.with_columns(pl.col("verdict").map_elements(I.verdict_kind, return_dtype=pl.String).alias("_kind"))
+    wide = kinds.pivot(on="_field", index=list(cell), values="verdict")
+    summary = kinds.group_by(list(cell)).agg(
+        pl.col("diff").min().alias("size_low"), pl.col("diff").max().alias("size_high"),
+        pl.col("_kind").filter(pl.col("_kind") != "undecided").n_unique().alias("_decided_kinds"),
+        (pl.col("_kind") == "undecided").any().alias("_open"), pl.len().alias("_fields"))
+    agreement = (pl.when(pl.col("_decided_kinds") > 1).then(pl.lit(AGREEMENT[1]))
+                 .when(~pl.col("_open") & (pl.col("_fields") == len(names))).then(pl.lit(AGREEMENT[0]))
+                 .otherwise(pl.lit(AGREEMENT[2])))
+    return (wide.select(*cell, *[pl.col(n).alias(f"verdict {n}") for n in names if n in wide.columns])
+            .join(summary.select(*cell, "size_low", "size_high", agreement.alias("agreement")), on=list(cell),
+                  how="left"))
+
+
 def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], fields: Sequence[str],
                      margin: float = I.MARGIN, steps: bool = False) -> pl.DataFrame | None:
     """Whether each effect of a report table depends on the opponent field (None with fewer than two
@@ -70,7 +99,8 @@ def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], f
     `difference <field>`, `low <field>`, `high <field>`, `q <field>`, `q_equiv <field>` (that field
     minus the first), `fields` and `robust`: "robust" when every field's difference is equivalent to
     zero, "depends on the bots" when one differs significantly (and is not equivalent), else
-    "undecided".
+    "undecided". Before that test, what a designer reads first (`field_verdicts`): `verdict <field>`,
+    `size_low`, `size_high` and `agreement`, whether every field reaches the same verdict.
 
     With `steps`, a ladder: each field is compared with the one before it in the order swept (a
     strength ladder lists the weakest first), the columns are named as above, and `robust` says
@@ -113,6 +143,7 @@ def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], f
         out = out.join(words, on=list(cell), how="left", maintain_order="left")
         return (out.with_columns(pl.lit(len(names)).alias("fields"), pl.col("robust").fill_null("undecided"))
                 .sort(list(cell), nulls_last=True))
+    out = out.join(field_verdicts(per_deal, cell, names, margin), on=list(cell), how="left", maintain_order="left")
     words = long.group_by(list(cell)).agg(pl.col("_word"), pl.len().alias("_compared"))
     word = (pl.when(pl.col("_compared") < len(rest)).then(pl.lit("undecided"))
             .when(pl.col("_word").list.eval(pl.element() == "robust").list.all()).then(pl.lit("robust"))

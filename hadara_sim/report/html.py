@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import charts
-from .sections import Section, overview
+from .sections import Section, overview, pp, pp_ci
 from .table import Table, table_html
 
 CSS = """
@@ -44,30 +44,53 @@ HOW_TO_READ = (
     "side, side A, a control). Experimental comparisons (setup grid, grant sweep) pair on the deal and are "
     "causal for these policies; observational ones are labelled so and are not.")
 
-VERDICT_COLUMNS = ("verdict", "win_verdict", "robust")  # a table's own verdict, in the order looked for
+# A table's own verdict and the columns of the size it judges, in the order looked for: (verdict,
+# size, low, high); a robustness table's size is the range of the effect over the fields.
+VERDICT_COLUMNS = (("verdict", "diff", "diff_low", "diff_high"), ("verdict", "diff", "low", "high"),
+                   ("win_verdict", "win_diff", "win_low", "win_high"), ("agreement", None, "size_low", "size_high"))
+
+
+def _design(t: Table) -> str:
+    """Whether a table's rows are an experiment or observational (its data's `design`, else its title)."""
+    if t.data is not None and "design" in t.data.columns and t.data.height:
+        return "observational" if t.data["design"][0] == "observational" else "experiment"
+    return "observational" if "observational" in t.title.lower() else "experiment"
+
+
+def _size(r: dict, size: str | None, low: str, high: str) -> tuple[str, str]:
+    """A finding's size and its 95% CI (a robustness row: the range of its sizes over the fields)."""
+    if size is None:
+        return f"{pp(r[low])} to {pp(r[high])}", "range over the fields"
+    return pp(r[size]), pp_ci(r[low], r[high])
 
 
 def key_findings(sections: Sequence[Section]) -> Table | None:
-    """Every decided verdict of every section in one table, each row naming (and linking to) the
-    table it comes from; undecided rows are counted per table. None when no table has verdicts."""
+    """Every decided verdict of every section in one table, each with its size, 95% CI and whether it
+    comes from an experiment or an observational comparison, naming (and linking to) the table it
+    comes from; undecided rows are counted. None when no table has verdicts."""
     rows, links, undecided = [], [], 0
     for i, s in enumerate(sections):
         for j, t in enumerate(s.tables):
-            column = next((c for c in VERDICT_COLUMNS if t.data is not None and c in t.data.columns), None)
-            if column is None or t.data.height != len(t.rows):
+            found = next((c for c in VERDICT_COLUMNS if t.data is not None and set(filter(None, c)) <= set(t.data.columns)),
+                         None)
+            if found is None or t.data.height != len(t.rows):
                 continue
-            for label, verdict in zip((r[0] for r in t.rows), t.data[column].to_list()):
-                if not verdict or verdict == "undecided":
+            design = _design(t)
+            for label, r in zip((r[0] for r in t.rows), t.data.to_dicts()):
+                verdict = r[found[0]]
+                if not verdict or verdict.startswith("undecided"):
                     undecided += 1
                     continue
-                rows.append([s.title, label, verdict, t.title])
+                rows.append([s.title, label, verdict, *_size(r, *found[1:]), design, t.title])
                 links.append(f"{s.key}-{i}-t{j}")
     if not rows and not undecided:
         return None
-    return Table("Key findings: every decided verdict of this report", ["section", "row", "verdict", "table"],
-                 rows, caption=f"{undecided:,} more row{'s' * (undecided != 1)} are undecided (more games "
-                               "needed); each table states its reference, correction and the field it holds for",
-                 links=links)
+    caption = "each table states its reference, correction and the field it holds for"
+    if undecided:
+        caption = (f"{undecided:,} row{'s' * (undecided != 1)} of these tables {'are' if undecided != 1 else 'is'} "
+                   f"undecided (more games needed) and not listed; " + caption)
+    return Table("Key findings: every decided verdict of this report",
+                 ["section", "row", "verdict", "size", "95% CI", "design", "table"], rows, caption=caption, links=links)
 
 
 def image_html(fig, fmt: str, alt: str) -> str:

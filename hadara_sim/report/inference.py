@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 from statsmodels.stats.multitest import multipletests
+from scipy.special import ndtr
 from scipy.stats import norm
 from statsmodels.stats.proportion import proportion_confint, proportions_ztest
 from statsmodels.stats.weightstats import ttost_paired
@@ -149,7 +150,8 @@ def relative_verdict(text: str | None, margin: float = MARGIN) -> str:
     words of its own, so that it is never read as a verdict against the fair share."""
     kind = verdict_kind(text)
     if kind == "fair":
-        return f"level with the average side (±{100 * margin:g} pp)"
+        slightly = next((f"; slightly {RELATIVE_WORDS[w][:5]}" for w in RELATIVE_WORDS if f"slightly {w}" in text), "")
+        return f"level with the average side (±{100 * margin:g} pp{slightly})"
     return RELATIVE_WORDS.get(kind, kind)
 
 
@@ -164,16 +166,90 @@ def robustness_word(q_diff: float, q_equiv: float) -> str:
     return "undecided"
 
 
-def deals_to_decide(sd: float, diff: float, n: int, margin: float = MARGIN) -> float:
-    """About how many more deals an undecided equivalence verdict needs: the deals at which the
-    nearer one-sided test of the TOST (a difference `diff` with per-deal sd `sd`, against ±margin)
-    reaches 80 % power, ((z_0.95 + z_0.8) sd / (margin - |diff|))^2 (normal approximation, scipy
-    `norm.ppf`), minus the `n` played; NaN when `diff` is not inside the margin (more deals would
-    then show a difference, never fairness) or nothing is known."""
-    if not (math.isfinite(sd) and math.isfinite(diff)) or sd <= 0 or abs(diff) >= margin:
-        return math.nan
-    need = ((_Z_ONE_SIDED + _Z_POWER) * sd / (margin - abs(diff))) ** 2
-    return float(max(0, math.ceil(need - n)))
+HINT_POWER = 0.8      # a hint promises this chance that the hinted deals decide "fair"
+HINT_DRAWS = 2000     # simulated tables per step of a hint's search (common random numbers, seeded)
+
+
+def tost_power(diff: float, se: float, margin: float = MARGIN, alpha: float = ALPHA) -> float:
+    """Chance that a TOST at level `alpha` shows |difference| < margin when the estimate is normal
+    with mean `diff` and standard error `se`: P(-margin + z se < estimate < margin - z se)."""
+    z = float(norm.ppf(1 - alpha))
+    return max(0.0, float(norm.cdf((margin - z * se - diff) / se) - norm.cdf((-margin + z * se - diff) / se)))
+
+
+def _bonferroni_scale(diff: float, sd: float, n: float, margin: float, rows: int, power: float) -> float:
+    """The factor on the deals at which the row's TOST at level ALPHA / rows reaches `power` (closed
+    form power, root by bisection on a log scale): Holm's step-down rejects every row that this test
+    rejects, so it bounds the Holm hint from above."""
+    def short(f: float) -> bool:
+        return tost_power(diff, sd / math.sqrt(n * f), margin, ALPHA / rows) < power
+    low, high = 1.0, 2.0
+    while short(high):
+        low, high = high, high * 2
+        if high > 1e9:
+            return math.inf
+    while high / low > 1.001:
+        mid = math.sqrt(low * high)
+        low, high = (mid, high) if short(mid) else (low, mid)
+    return high
+
+
+def deals_to_decide(diff, sd, n, undecided, margin: float = MARGIN, power: float = HINT_POWER,
+                    seed: int = 0) -> np.ndarray:
+    """Per row of a table, about how many more deals of that row would make its "fair" verdict come
+    out with chance `power` under the test the table applies: each row's TOST within ±margin, `method`
+    (Holm) over the table's rows. More games of a run add deals to every row of its table in
+    proportion, so the table is simulated as a whole: each row's estimate normal around its `diff`
+    with standard error sd / sqrt(n f) (the normal approximation of the t-tests over deals), the
+    rows' TOST p-values Holm-corrected together (EQUIVALENCE_CORRECTION), and f found where the row's corrected q < ALPHA in a
+    share `power` of HINT_DRAWS tables (common random numbers, so the search is monotone and the
+    hint deterministic). Holm has no closed form over a table; Bonferroni's (the row alone at
+    ALPHA / rows) bounds the search from above, the uncorrected one from below. Returns the more
+    deals n (f - 1) of each `undecided` row, NaN where the row is decided, its difference is not
+    inside the margin (more deals would then show a difference, never fairness) or nothing is known."""
+    diff, sd, n = (np.asarray(v, dtype=float) for v in (diff, sd, n))
+    out = np.full(diff.shape, np.nan)
+    known = np.isfinite(diff) & np.isfinite(sd) & (sd > 0) & (n > 1)
+    targets = [i for i in np.flatnonzero(known & np.asarray(undecided, dtype=bool)) if abs(diff[i]) < margin]
+    if not targets:
+        return out
+    rows = np.flatnonzero(known)
+    z = np.random.default_rng(seed).standard_normal((HINT_DRAWS, len(rows)))
+    d, s, k = diff[rows], sd[rows], n[rows]
+
+    def share(f: float, at: int) -> float:
+        se = s / np.sqrt(k * f)
+        est = d + z * se
+        p = np.maximum(ndtr(-(est + margin) / se), ndtr((est - margin) / se))
+        # Holm's step-down as `adjust` computes it: the row's q is the running maximum at its rank
+        stepped = np.maximum.accumulate(np.sort(p, axis=1) * np.arange(len(rows), 0, -1), axis=1)
+        rank = (p < p[:, [at]]).sum(axis=1)
+        return float((stepped[np.arange(len(p)), rank] < ALPHA).mean())
+
+    for i in targets:
+        at = int(np.searchsorted(rows, i))
+        high = _bonferroni_scale(diff[i], sd[i], n[i], margin, len(rows), power)
+        if not math.isfinite(high):
+            continue
+        low = _bonferroni_scale(diff[i], sd[i], n[i], margin, 1, power) if high > 1 else 1.0
+        if share(low, at) >= power:
+            high = low
+        while high / low > 1.02:
+            mid = math.sqrt(low * high)
+            low, high = (mid, high) if share(mid, at) < power else (low, mid)
+        out[i] = max(0.0, math.ceil(n[i] * (high - 1)))
+    return out
+
+
+def undecided_text(more: float, n: int | None = None, games: int | None = None) -> str:
+    """An undecided verdict with its hint: the more deals of the row and, given the run's `games` per
+    combination and the row's `n` deals, the `--games` of the scenario that would decide it."""
+    if more is None or not math.isfinite(more):
+        return "undecided"
+    text = f"undecided, about {more:,.0f} more deals"
+    if games and n:
+        text += f" (--games {games + math.ceil(more * games / n):,})"
+    return text
 
 
 def verdict_kind(text: str | None) -> str:

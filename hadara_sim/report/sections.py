@@ -22,7 +22,7 @@ from . import charts
 from . import inference as I
 from .dataset import SETUP_SWEEPS, ReportError, combination_by, fmt_value, pooled_over
 from .estimates import with_verdicts
-from .fields import FIELD_KEYS, field_label
+from .fields import AGREEMENT, FIELD_KEYS, field_label
 from .scores import PART_LABELS, STACK_ORDER, leader_wins, running_scores, score_breakdown
 from .table import Table
 from .wins import first_player_rates, seat_rates, sweep_contrasts, win_rates
@@ -174,9 +174,11 @@ def _stem(by: Sequence[str]) -> str:
 
 # --- tables several sections share --------------------------------------------------------------
 
-def paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, label, margin: float) -> Table:
-    """A table of paired differences a - b (`estimates.paired_diff` with verdicts), one row per group."""
-    rows = [[label(r), f"{r['n']:,}", pct(r["a"]), pct(r["b"]), pp(r["diff"]), pp_ci(r["low"], r["high"]),
+def paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, label, margin: float,
+                 columns: tuple[str, str] = ("a", "b")) -> Table:
+    """A table of paired differences a - b (`estimates.paired_diff` with verdicts), one row per group;
+    `columns` name the two means in `tab`."""
+    rows = [[label(r), f"{r['n']:,}", pct(r[columns[0]]), pct(r[columns[1]]), pp(r["diff"]), pp_ci(r["low"], r["high"]),
              pval(r["q"]), verdict_cell(r)] for r in tab.to_dicts()]
     return Table(title, [first, "n (deals)", a, b, "difference", "95% CI", "q", "verdict"], rows,
                  caption="paired t-test over deals; " + verdict_caption(tab.height, margin) + needed_text(tab),
@@ -184,29 +186,38 @@ def paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, labe
 
 
 def robustness_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Table | None:
-    """Whether each effect of a report table depends on the opponent field (a table from
-    `fields.field_robustness`; None passes through): the effect under every field, the paired
-    difference of each field from the first with its CI, and one word."""
+    """Whether each effect of a report table holds under every opponent field (a table from
+    `fields.field_robustness`; None passes through), in two levels: first the effect and its verdict
+    under every field, the range of sizes and whether the verdicts agree; then the paired interaction
+    test, each field's effect minus the first field's with its CI, and its word."""
     if tab is None:
         return None
     names = [c[len("effect "):] for c in tab.columns if c.startswith("effect ")]
     first_field, rest = names[0], names[1:]
     counts = {w: int((tab["robust"] == w).sum()) for w in ("robust", "depends on the bots", "undecided")}
-    rows = [[label(r), *[pp(r[f"effect {n}"]) for n in names],
+    agree = {w: int((tab["agreement"] == w).sum()) for w in AGREEMENT}
+    rows = [[label(r), *[f"{pp(r[f'effect {n}'])} {verdict_cell(r, f'verdict {n}')}" for n in names],
+             f"{pp(r['size_low'])} to {pp(r['size_high'])}", r["agreement"] or NA,
              *[cell for n in rest for cell in (pp(r[f"difference {n}"]), pp_ci(r[f"low {n}"], r[f"high {n}"]))],
              r["robust"]] for r in tab.to_dicts()]
-    columns = [first, *[f"effect under {n}" for n in names],
-               *[c for n in rest for c in (f"{n} minus {first_field}", "95% CI")], "across fields"]
-    return Table(f"Does each effect depend on the opponent field? {what}: {counts['robust']} robust, "
-                 f"{counts['depends on the bots']} depend on the bots, {counts['undecided']} undecided "
-                 f"({' vs '.join(names)})", columns, rows,
-                 caption="every field plays the same deals: per deal, the effect under a field minus the effect "
-                         "under the first field, paired t-test over deals (scipy ttest_rel) and paired TOST within "
-                         "the margin; robust = that difference is equivalent to zero; depends on the bots = it "
-                         "differs from zero (and is not equivalent); undecided = neither, more deals needed; both "
-                         f"corrected by Holm over the {tab.height} row{'s' * (tab.height != 1)} of this table, so "
-                         "each word is wrong in at most 5 % of tables; marked rows depend on the bots",
-                 marked=[r == "depends on the bots" for r in tab["robust"].to_list()], data=tab)
+    columns = [first, *[f"under {n}" for n in names], "sizes across fields", "verdicts",
+               *[c for n in rest for c in (f"{n} minus {first_field}", "95% CI")], "interaction test"]
+    return Table(f"Does each effect hold under every opponent field? {what}: {agree[AGREEMENT[0]]} same verdict "
+                 f"under every field, {agree[AGREEMENT[1]]} verdicts differ, {agree[AGREEMENT[2]]} undecided under "
+                 f"a field; interaction test: {counts['robust']} robust, {counts['depends on the bots']} depend on "
+                 f"the bots, {counts['undecided']} undecided ({' vs '.join(names)})", columns, rows,
+                 caption="first level, under each field: the effect and its verdict (paired t-test and TOST over "
+                         "deals against zero, corrected over every row and field of this table: Benjamini-Hochberg "
+                         "for stronger / weaker, Holm for fair); same verdict under every field = every field "
+                         "decided alike; verdicts differ = two fields decided differently; undecided under a field "
+                         "= neither; sizes across fields = the smallest and largest effect. Second level, the "
+                         "interaction test: every field plays the same deals, so per deal the effect under a field "
+                         "minus the effect under the first field, paired t-test over deals (scipy ttest_rel) and "
+                         "paired TOST within the margin; robust = that difference is equivalent to zero; depends on "
+                         "the bots = it differs from zero (and is not equivalent); undecided = neither, more deals "
+                         f"needed; both corrected by Holm over the {tab.height} row{'s' * (tab.height != 1)} of this "
+                         "table, so each word is wrong in at most 5 % of tables; marked rows: verdicts differ",
+                 marked=[r == AGREEMENT[1] for r in tab["agreement"].to_list()], data=tab)
 
 
 def ladder_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Table | None:

@@ -5,8 +5,6 @@ seat's own advantage."""
 
 from __future__ import annotations
 
-import math
-
 import polars as pl
 
 from . import inference as I
@@ -71,10 +69,8 @@ def setup_card_balance(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFra
     by = ["players", *_grid_by(rows), "setup_card", "setup_side"]
     fair = 1.0 / pl.col("players").cast(pl.Float64)
     win = mean_ci(rows, "win_share", by, fair=fair, rate=True, margin=margin)
-    out = with_verdicts(win.rename({"mean": "win", "ci_low": "win_low", "ci_high": "win_high"}), margin=margin)
-    out = out.with_columns(pl.Series("more", [I.deals_to_decide(sd, d, n, margin) if v == "undecided" else math.nan
-                                              for sd, d, n, v in out.select("sd", "diff", "n", "verdict").iter_rows()],
-                                     dtype=pl.Float64))
+    out = with_verdicts(win.rename({"mean": "win", "ci_low": "win_low", "ci_high": "win_high"}), margin=margin,
+                        hints=True)
     if design == "experimental":
         deal = [c for c in by if c not in ("setup_card", "setup_side")] + [CLUSTER]
         grid = rows.with_columns(pl.col("win_share").mean().over(deal).alias("_grid"))
@@ -110,13 +106,14 @@ def setup_side_pairs(df: pl.DataFrame) -> pl.DataFrame | None:
 def setup_side_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:
     """Side B against side A of each card for the focus seat, paired on the deal (a setup grid over
     sides; None otherwise): a relative contrast. Columns: players, [swept keys], setup_card, n,
-    rows, a (side B), b (side A), diff, low, high, p, equiv_p, sd, needed, q, q_equiv, significant,
-    verdict."""
+    rows, side_b, side_a (the win shares), diff (B - A), low, high, p, equiv_p, sd, needed, q, q_equiv,
+    significant, verdict."""
     wide = setup_side_pairs(df)
     if wide is None:
         return None
     by = [c for c in wide.columns if c not in (CLUSTER, "A", "B", "combo")]
-    return with_verdicts(paired_diff(wide, "B", "A", by, margin=margin), margin=margin)
+    return with_verdicts(paired_diff(wide, "B", "A", by, margin=margin).rename({"a": "side_b", "b": "side_a"}),
+                         margin=margin)
 
 
 def setup_card_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:

@@ -103,7 +103,8 @@ def surface(df: pl.DataFrame, key1: str, key2: str, where: dict[str, str] | None
                                       margin=margin), margin=margin).sort([x1, x2])
     result = fit_surface(deals, x1, x2)
     target = math.log(fair / (1 - fair))
-    line = fair_line(result, target, np.linspace(v1.min(), v1.max(), 25))
+    line = fair_line(result, target, np.linspace(v1.min(), v1.max(), 25)).with_columns(
+        extrapolated=~pl.col("x2").is_between(float(v2.min()), float(v2.max())) & pl.col("x2").is_finite())
     count1, count2 = (max(0, math.floor(v.max()) - math.ceil(v.min()) + 1) for v in (v1, v2))
     if count1 * count2 > MAX_PAIRS:  # checked before the grid is made: each pair is a prediction
         raise ReportError(f"the fair pairs of {key1} {v1.min():g}..{v1.max():g} and {key2} {v2.min():g}..{v2.max():g} "
@@ -137,11 +138,14 @@ def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str,
                           f"{verdict_caption(s.cells.height, margin)}; {scope}",
                   marked=[v in ("stronger", "weaker") for v in s.cells["verdict"].to_list()], data=s.cells)
     line = Table(f"The fair line: the {key2} at which the seat is fair, for each {key1}",
-                 [key1, f"fair {key2}", "95% CI"],
-                 [[f"{r['x1']:g}", f"{r['x2']:.2f}", f"[{r['x2_low']:.2f}, {r['x2_high']:.2f}]"]
+                 [key1, f"fair {key2}", "95% CI", "note"],
+                 [[f"{r['x1']:g}", f"{r['x2']:.2f}", f"[{r['x2_low']:.2f}, {r['x2_high']:.2f}]",
+                   f"extrapolated: {key2} was swept over {s.cells['x2'].min():g} to {s.cells['x2'].max():g}"
+                   if r["extrapolated"] else ""]
                   for r in s.line.to_dicts() if float(r["x1"]).is_integer()],
                  caption=f"where the fitted win share (logit GLM on both values and their product, cluster-robust "
                          f"by deal) equals 1/P; CI by the delta method; product term p = {s.interaction_p:.2g}; "
+                         f"a fair value outside the swept values is extrapolated (confirm with a run there); "
                          f"{scope}", data=s.line)
     fair = s.fair_pairs
     pairs = Table(f"Fair pairs: whole values inside the swept box within ±{100 * margin:g} pp of 1/P",

@@ -23,9 +23,9 @@ if TYPE_CHECKING:
 # the names whose unit differs in it (`Table.units`); columns named nowhere keep name and value.
 UNIT_OF = {
     **dict.fromkeys(("win", "win_low", "win_high", "fair", "a", "b", "win_a", "win_b", "mean", "ci_low", "ci_high",
-                     "share", "owned", "tie_rate", "chance"), "%"),
+                     "share", "owned", "tie_rate", "chance", "side_a", "side_b"), "%"),
     **dict.fromkeys(("diff", "diff_low", "diff_high", "rel_diff", "rel_low", "rel_high", "low", "high", "win_diff",
-                     "vs_fair", "win_diff_low", "win_diff_high", "effect", "difference"), "pp"),
+                     "vs_fair", "win_diff_low", "win_diff_high", "effect", "difference", "size_low", "size_high"), "pp"),
     **dict.fromkeys(("score", "score_low", "score_high", "score_a", "score_b", "score_diff", "margin", "margin_low",
                      "margin_high", "margin_diff", "margin_diff_low", "margin_diff_high"), "points"),
 }
@@ -53,8 +53,9 @@ class Table:
 
     def machine(self) -> pl.DataFrame:
         """The table for machines: the numbers behind it with each column's unit in its name (shares
-        and differences of shares in percent and percentage points; nested columns left out), or its
-        cells as plain text when it has no numbers."""
+        and differences of shares in percent and percentage points; nested columns left out; a number
+        that is not known, NaN in the statistics, is null), or its cells as plain text when it has no
+        numbers."""
         import polars as pl  # here: the command line imports this module at start-up
 
         if self.data is None:
@@ -68,10 +69,11 @@ class Table:
             unit = None if self.units is None else (self.units.get(name) or self.units.get(measure)
                                                      or UNIT_OF.get(name) or UNIT_OF.get(measure))
             if unit is None or not dtype.is_numeric():
-                exprs.append(pl.col(name))
+                exprs.append(pl.col(name).fill_nan(None) if dtype.is_float() else pl.col(name))
                 continue
             suffix, scale = SUFFIX[unit]
-            exprs.append((pl.col(name).cast(pl.Float64) * scale).alias(f"{measure}_{suffix}" + (f" {rest}" if rest else "")))
+            exprs.append((pl.col(name).cast(pl.Float64) * scale).fill_nan(None)
+                         .alias(f"{measure}_{suffix}" + (f" {rest}" if rest else "")))
         return self.data.select(exprs)
 
     def _repr_html_(self) -> str:

@@ -1,0 +1,238 @@
+"""What a verdict promises, kept: the sample-size hint of an undecided row reaches its power under the
+table's own Holm correction when the hinted deals are played, `balance suggest` tells a value short of
+deals from a value that is not fair, and every report and balance command writes numbers as numbers
+(csv read by pandas and polars, json parsed strictly)."""
+
+import io
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import polars as pl
+import pytest
+from scipy.stats import norm
+from typer.testing import CliRunner
+
+from hadara_sim import simulate
+from hadara_sim.balance import Suggestion, candidate
+from hadara_sim.cli import app
+from hadara_sim.cli.common import machine_csv
+from hadara_sim.report import inference as I
+from hadara_sim.report.curve import curve
+from hadara_sim.report.estimates import mean_ci, with_verdicts
+from hadara_sim.report.table import Table
+
+from test_report_curve import KEY, planted
+
+# --- the hint keeps its promise ---------------------------------------------------------------
+
+# A table of ten rows at 4 players (fair share 25 %): the planted row 0.8 pp above fair, two more
+# inside the margin, the rest well outside it (their TOSTs never help the planted row's Holm step).
+RATES = [0.258, 0.25, 0.265, 0.33, 0.17, 0.35, 0.15, 0.31, 0.19, 0.40]
+
+
+def _table(rng, deals: int) -> pl.DataFrame:
+    """One simulated table: per row and deal a win (1) or loss (0) at the row's planted rate."""
+    wins = (rng.random((len(RATES), deals)) < np.array(RATES)[:, None]).astype(float)
+    return pl.DataFrame({"row": np.repeat(np.arange(len(RATES)), deals), "game": np.tile(np.arange(deals), len(RATES)),
+                         "players": 4, "win_share": wins.ravel()})
+
+
+def _judged(df: pl.DataFrame, hints: bool = False) -> pl.DataFrame:
+    return with_verdicts(mean_ci(df, "win_share", ["row"], fair=1 / pl.col("players"), rate=True), hints=hints)
+
+
+def test_the_hinted_deals_make_a_planted_row_fair_with_the_promised_chance():
+    """The hint of the planted row, from the truth (rate and per-deal sd), played: 400 tables with the
+    hinted deals added to every row, judged by the reports' own functions (Wilson, t-test TOST, Holm
+    over the table), call the planted row fair in at least 80 % of them (less 2 binomial SEs), and
+    not far beyond (the hint is not padded)."""
+    n = 600
+    diff = np.array(RATES) - 0.25
+    sd = np.sqrt(np.array(RATES) * (1 - np.array(RATES)))
+    more = I.deals_to_decide(diff, sd, np.full(len(RATES), n), [True] * len(RATES))
+    assert np.isfinite(more[:3]).all() and np.isnan(more[3:]).all()  # outside the margin: never fair
+    # the uncorrected one-sided hint (the old one) asks for fewer deals than the table's test needs
+    naive = ((norm.ppf(0.95) + norm.ppf(0.8)) * sd[0] / (0.02 - diff[0])) ** 2 - n
+    assert more[0] > 1.3 * naive
+    rng = np.random.default_rng(36)
+    fair = [_judged(_table(rng, n + int(more[0])))["verdict"][0].startswith("fair") for _ in range(400)]
+    share = float(np.mean(fair))
+    assert 0.8 - 2 * math.sqrt(0.16 / 400) <= share <= 0.93, share
+
+
+def test_an_undecided_row_states_its_hint_in_deals_and_in_the_games_of_the_run():
+    judged = _judged(_table(np.random.default_rng(1), 300), hints=True).to_dicts()[0]
+    assert judged["verdict"] == "undecided" and judged["more"] > 0
+    text = I.undecided_text(judged["more"], judged["n"], 900)  # a row held in a third of 900 games
+    assert text == f"undecided, about {judged['more']:,.0f} more deals (--games {900 + math.ceil(judged['more'] * 3):,})"
+    assert I.undecided_text(math.nan) == "undecided"
+
+
+# --- balance suggest: short of deals is not short of a value ----------------------------------
+
+def test_a_value_fair_by_its_fit_but_short_of_deals_is_undecided_and_preferred_over_a_pair():
+    """3B's culture planted fair at exactly 3 on a small curve: the whole value 3 fits inside ±2 pp
+    but its 90 % CI reaches past it. The candidate says so with the curve games that would decide it,
+    and the suggestion proposes it (a single change) without trying a pair."""
+    c = curve(planted(deals=500, values=(2, 3, 4), points=0.0), KEY)
+    cand = candidate("culture", 4, [4, 3, 2], c, 0.02, 500)
+    assert not cand.fair and cand.undecided and cand.value == 3
+    assert abs(cand.win - 0.25) < 0.02 and cand.high - cand.low > 0.02
+    assert "undecided for want of deals" in cand.note and f"--curve-games {500 + cand.more:,.0f}" in cand.note
+    # the CI shrinks as 1 / sqrt(games): at the hinted games its half-width fits the room left
+    half = cand.high - cand.win if cand.win >= 0.25 else cand.win - cand.low
+    room = 0.02 - abs(cand.win - 0.25)
+    assert half * math.sqrt(500 / (500 + cand.more)) < room
+    unfair = candidate("coins", 12, [12, 10], curve(planted(deals=300, values=(2, 3), slope=0.0, points=0.0), KEY),
+                       0.02, 300)
+    assert not unfair.undecided
+    s = Suggestion(side=None, candidates=[unfair, cand], seconds=0.0)
+    assert s.best is cand and s.pair is None
+    assert cand.worth == 1
+
+
+# --- numbers in every format ------------------------------------------------------------------
+
+def strict(text: str):
+    """json.loads refusing NaN and infinities."""
+    def refuse(name):
+        raise ValueError(f"not JSON: {name}")
+    return json.loads(text, parse_constant=refuse)
+
+
+def numeric_columns(doc) -> set[str]:
+    """The columns the json of a command declares numbers (integer or number) in any of its tables."""
+    return {name for t in doc["tables"] for name, kind in t.get("schema", {}).items() if kind in ("integer", "number")}
+
+
+def check_formats(command: list[str]) -> None:
+    """A command's json parses strictly and declares its numbers; its csv, read by pandas and by
+    polars (types guessed from the first 100 rows), has every one of them numeric."""
+    env = {"COLUMNS": "200"}
+    doc_run = CliRunner().invoke(app, [*command, "--format", "json"], env=env)
+    assert doc_run.exit_code == 0, doc_run.output
+    doc = strict(doc_run.stdout)
+    for t in doc["tables"]:
+        if "data" in t:
+            assert set(t["schema"]) == set(t["data"][0]) if t["data"] else True, t["title"]
+    numbers = numeric_columns(doc)
+    csv_run = CliRunner().invoke(app, [*command, "--format", "csv"], env=env)
+    assert csv_run.exit_code == 0, csv_run.output
+    text = csv_run.stdout
+    by_pandas = pd.read_csv(io.StringIO(text))
+    by_polars = pl.read_csv(io.StringIO(text))
+    for name in numbers & set(by_pandas.columns):
+        assert pd.api.types.is_numeric_dtype(by_pandas[name]), (command, name, by_pandas[name].dtype)
+        assert by_polars.schema[name].is_numeric(), (command, name, by_polars.schema[name])
+    for shown in ("%", " pp"):  # display strings stay in the terminal's tables
+        assert not any(str(v).endswith(shown) for v in by_polars.select(pl.col(pl.String)).to_numpy().ravel()
+                       if v is not None and str(v)[:1] in "+-0123456789"), command
+
+
+def test_a_csv_column_empty_in_its_first_rows_is_still_read_as_numbers():
+    """A table whose number is missing in its first 150 rows (as `report cards` colony columns are):
+    pandas and polars read the column as numbers; json says null."""
+    data = pl.DataFrame({"card": [f"c{i}" for i in range(200)],
+                         "share": [None] * 150 + [0.5] * 50, "n": [None] * 150 + list(range(50)),
+                         "p": [math.nan] * 150 + [0.01] * 50})
+    t = Table("empty first rows", ["card"], [[c] for c in data["card"]], data=data)
+    text = machine_csv([t])
+    assert pl.read_csv(io.StringIO(text)).schema["share_pct"].is_numeric()
+    assert pl.read_csv(io.StringIO(text)).schema["n"].is_numeric()
+    assert pd.api.types.is_numeric_dtype(pd.read_csv(io.StringIO(text))["p"])
+    assert t.machine()["p"].null_count() == 150
+
+
+@pytest.fixture(scope="module")
+def grid(tmp_path_factory):
+    """A tiny setup grid under two opponent fields (robustness tables, side B - A)."""
+    out = tmp_path_factory.mktemp("grid") / "fields"
+    simulate({"name": "fields", "players": 2, "game": "advanced", "policies": ["balanced"], "games": 12, "seed": 7,
+              "chunk": 12, "setup": {"cards": "grid", "sides": "grid", "focus_seat": "rotate"},
+              "sweep": {"policies": [["balanced"], ["greedy"]]}}, out=out, jobs=1, quiet=True)
+    return out
+
+
+@pytest.fixture(scope="module")
+def real(tmp_path_factory):
+    """A tiny real run: a grant sweep with two policies rotated, and a swept setup value for `curve`."""
+    out = tmp_path_factory.mktemp("real") / "tiny"
+    simulate({"name": "tiny", "players": 3, "game": "advanced", "policies": ["balanced", "military", "economy"],
+              "assignment": "rotated", "games": 30, "seed": 5, "chunk": 30, "setup": {"sides": "random"},
+              "sweep": {"grants": ["none", "sell_bonus"], "components.setup.3B.culture": [2, 3]}},
+             out=out, jobs=1, quiet=True)
+    return out
+
+
+REPORTS = ["winrate", "breakdown", "setup-cards", "purple", "trajectory", "seats", "ratings", "cards"]
+
+
+@pytest.mark.parametrize("command", REPORTS)
+def test_every_report_writes_numbers_as_numbers(real, tmp_path, command):
+    check_formats(["report", command, str(real), "--out", str(tmp_path)])
+
+
+def test_the_setup_report_with_fields_writes_numbers_and_names_the_sides(grid, tmp_path):
+    check_formats(["report", "setup-cards", str(grid), "--out", str(tmp_path)])
+    doc = strict(CliRunner().invoke(app, ["report", "setup-cards", str(grid), "--out", str(tmp_path),
+                                          "--format", "json"]).stdout)
+    sides = next(t for t in doc["tables"] if t["title"].startswith("Setup cards: side B minus side A"))
+    assert {"side_b_pct", "side_a_pct", "diff_pp"} <= set(sides["schema"]) and "a_pct" not in sides["schema"]
+    row = sides["data"][0]
+    assert row["diff_pp"] == pytest.approx(row["side_b_pct"] - row["side_a_pct"])
+
+
+def test_the_curve_report_writes_numbers_as_numbers(real, tmp_path):
+    check_formats(["report", "curve", str(real), "--key", "components.setup.3B.culture", "--out", str(tmp_path)])
+
+
+def test_balance_check_writes_numbers_and_says_its_changes_in_words(tmp_path):
+    fix = tmp_path / "fix.toml"
+    fix.write_text('[components.setup."5B"]\nmilitary = 3\n')
+    command = ["balance", "check", "-p", "2", "-n", "40", "--jobs", "1", "--overrides", str(fix)]
+    check_formats(command)
+    doc = strict(CliRunner().invoke(app, [*command, "--format", "json"]).stdout)
+    table = doc["tables"][0]
+    assert "with 5B military 3" in table["title"] and "{" not in table["title"]
+    assert {"n", "win_pct", "tost_p", "q_equiv", "more", "more_games"} <= set(table["schema"])
+    assert table["schema"]["tost_p"] == "number" and all(r["mark"] in ("", "not shown fair") for r in table["data"])
+
+
+def test_balance_sensitivity_writes_numbers_and_a_word_for_its_marks():
+    command = ["balance", "sensitivity", "-p", "2", "--draws", "2", "--games", "40", "--jobs", "1"]
+    check_formats(command)
+    doc = strict(CliRunner().invoke(app, [*command, "--format", "json"]).stdout)
+    table = doc["tables"][0]
+    assert "data" in table and {"win_pct", "holds_pct", "reading"} <= set(table["schema"])
+    assert {r["reading"] for r in table["data"]} <= {"holds", "rests on the estimates"}
+
+
+def test_balance_suggest_writes_numbers_as_numbers():
+    check_formats(["balance", "suggest", "-p", "2", "-n", "40", "--curve-games", "20", "--side", "1A",
+                   "--jobs", "1"])
+
+
+# --- the key findings -------------------------------------------------------------------------
+
+def test_each_key_finding_has_its_size_ci_and_design_and_no_count_of_zero_undecided_rows():
+    from hadara_sim.report.html import key_findings
+    from hadara_sim.report.sections import Section
+
+    data = pl.DataFrame({"diff": [0.05, 0.001], "diff_low": [0.02, -0.004], "diff_high": [0.08, 0.006],
+                         "verdict": ["stronger", "fair within ±2 pp"], "design": ["observational"] * 2})
+    observed = Table("Setup cards", ["row"], [["2P 3B"], ["2P 1A"]], data=data)
+    grants = Table("Experiment: granted seat vs control", ["granted"], [["sell_bonus"]],
+                   data=pl.DataFrame({"win_diff": [0.1], "win_low": [0.04], "win_high": [0.16],
+                                      "win_verdict": ["stronger"]}))
+    found = key_findings([Section("setup-cards", "Setup cards", "", [observed]),
+                          Section("purple", "Purple effects", "", [grants])])
+    assert found.columns == ["section", "row", "verdict", "size", "95% CI", "design", "table"]
+    assert found.rows[0][2:6] == ["stronger", "+5.0 pp", "[+2.0, +8.0]", "observational"]
+    assert found.rows[2][2:6] == ["stronger", "+10.0 pp", "[+4.0, +16.0]", "experiment"]
+    assert found.links == ["setup-cards-0-t0", "setup-cards-0-t0", "purple-1-t0"]
+    assert "0 " not in found.caption and "undecided" not in found.caption
+    data = data.with_columns(pl.Series("verdict", ["stronger", "undecided"]))
+    one = key_findings([Section("setup-cards", "Setup cards", "", [Table("t", ["row"], [["a"], ["b"]], data=data)])])
+    assert one.caption.startswith("1 row of these tables is undecided")
