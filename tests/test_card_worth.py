@@ -115,3 +115,10 @@ def test_a_policy_parameter_naming_an_unknown_card_is_refused(tmp_path):
     path.write_text('policies = [{policy = "greedy", params = {avoid = ["II-Q-01"]}}]\n')
     with pytest.raises(ScenarioError, match=r"policies\[0\]\.params\.avoid\[0\].*no card 'II-Q-01'"):
         load_scenario(path)
+
+
+def test_a_card_that_changed_no_game_has_no_crossing_and_no_error(components):
+    """A tiny run: seeking and avoiding gave the same result in every deal at every cost."""
+    pairs = planted(6, 6, deals=5).with_columns(pl.col("win_avoid").alias("win_seek"))
+    fair = W.fair_costs(pairs, components).row(0, named=True)
+    assert np.isnan(fair["fair_cost"]) and W.gap_text(fair) == "no crossing (the same difference in every deal)"

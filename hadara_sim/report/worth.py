@@ -21,7 +21,7 @@ import numpy as np
 import polars as pl
 
 from . import inference as I
-from .curve import crossing, fit
+from .curve import Crossing, crossing, fit
 from .estimates import paired_diff, with_verdicts
 
 
@@ -78,12 +78,15 @@ def fair_costs(pairs: pl.DataFrame, components) -> pl.DataFrame:
         costs = np.sort(deals["cost"].unique().to_numpy())
         if len(costs) < 2:
             continue
-        result = fit(deals, "cost", "diff")
-        found = crossing(result, 0.0, costs)
+        if deals["diff"].n_unique() < 2:  # the same difference in every deal (a tiny run): no line to fit
+            found, slope = Crossing(math.nan, math.nan, math.nan, math.nan, False), 0.0
+        else:
+            result = fit(deals, "cost", "diff")
+            found, slope = crossing(result, 0.0, costs), float(result.params[1])
         rows.append({"card_id": card_id, "players": players, "printed_cost": printed[card_id],
                      "costs": ", ".join(str(int(c)) for c in costs), "n": deals["game"].n_unique(),
                      "fair_cost": found.value, "fair_low": found.low, "fair_high": found.high,
-                     "gap": found.value - printed[card_id], "slope": float(result.params[1]),
+                     "gap": found.value - printed[card_id], "slope": slope,
                      "slope_p": found.slope_p, "extrapolated": found.extrapolated})
     schema = {"card_id": pl.String, "players": pl.Int8, "printed_cost": pl.Int64, "costs": pl.String, "n": pl.Int64,
               "fair_cost": pl.Float64, "fair_low": pl.Float64, "fair_high": pl.Float64, "gap": pl.Float64,
@@ -96,6 +99,8 @@ def fair_costs(pairs: pl.DataFrame, components) -> pl.DataFrame:
 
 def gap_text(r: dict) -> str:
     """A row's fair cost in words: 'fair at 4.3 [3.1, 5.6]', or why there is none."""
+    if not math.isfinite(r["slope_p"]):
+        return "no crossing (the same difference in every deal)"
     if not math.isfinite(r["fair_cost"]):
         return f"no crossing (slope p = {r['slope_p']:.2g})"
     return (f"{r['fair_cost']:.1f} [{r['fair_low']:.1f}, {r['fair_high']:.1f}]"
