@@ -553,7 +553,8 @@ card whenever one can beats never buying it: the card is worth more than its pri
 pairs = W.restricted_pairs(df)
 worth = W.seek_avoid(pairs, components)
 rounded(worth.filter(pl.col("cost_change") == 0)
-        .select("card_id", "printed_cost", "n", "win_a", "win_b", "win_diff", "win_low", "win_high", "win_verdict"))'''),
+        .select("card_id", "printed_cost", "n", "win_a", "win_b", "win_diff", "win_low", "win_high",
+                "win_verdict"))'''),
     md("""
 ## 2. The fair cost of every card
 
@@ -603,11 +604,14 @@ else:
 ## What the full run says
 
 With 4,000 games per combination at 4 players (the shipped scenario's 4-player half, 1.3 million
-games), about half of the epoch II cards have a fair cost within ±2 coins of the printed one; the
-largest gaps are in `hadara-sim report cards` on that run. These costs hold for `balanced` on
-every other seat and for the reconstructed component values (`docs/components.md`): what a card is
-worth depends on how well the bots play it, and a price for human play needs the same check with
-stronger policies.
+games), 52 of the 54 epoch II cards get a fair cost. Its 95% CI lies below the printed cost for 18
+cards (overpriced) and above it for 14, most by less than 2 coins. The most overpriced is II-Y-05
+(cost 6, fair 3.8, 95% CI 3.0 to 4.7): on fresh deals at cost 4, seeking and avoiding it are level
+(-0.7 pp, 95% CI -1.5 to +0.2), where at 6 seeking it costs -2.9 pp. A crossing outside the swept
+costs is a linear extrapolation: II-B-06 (cost 4) came out at 7.0 (5.4 to 8.6), and on fresh deals
+it is level at 6 and already below at 7. These costs hold for `balanced` on every other seat and for
+the reconstructed component values (`docs/components.md`): what a card is worth depends on how well
+the bots play it, and a price for human play needs the same check with stronger policies.
 """),
 ]
 
