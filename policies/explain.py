@@ -46,6 +46,8 @@ PARAM_HELP = {
     "rollout": "the policy that plays the copies on, for the searching seat and its opponents",
     "kinds": "the decision kinds that are searched; any other kind is left to the rollout policy",
     "max_options": "most options tried at one decision, starting with the rollout policy's own choice",
+    "avoid": "restricted play: card ids the policy never buys (drawn or picked, they are discarded or sold)",
+    "seek": "restricted play: card ids the policy buys whenever one is offered and affordable",
 }
 
 

@@ -19,7 +19,6 @@ from .layout import DRAW, PICK
 
 FREE, AVOID, SEEK = 0, 1, 2  # a card's entry in a restriction mask
 RESTRICTED_KINDS = ("draw", "pick")
-NO_RESTRICTION = np.zeros(1, np.int8)  # a mask that restricts nothing (every card index reads FREE)
 
 
 def restriction_mask(settings: dict, components, name: str) -> np.ndarray:
