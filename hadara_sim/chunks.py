@@ -170,7 +170,31 @@ def play_chunk(components: ComponentSet, combo: Combination, seed: int, chunk: C
             seat = np.full(chunk.games, g.seat, np.int64)
         grants.append(Grant(g.epoch, g.card_index, seat))
         grant_rows.append((g.epoch, g.card, seat))
-    game = BatchGame(deals, components, policies, table, sides=sides, grants=grants, forward=Forward)
+    players, seats, restricted = restricted_seats(config, policies, deals.game_id, table, seed)
+    game = BatchGame(deals, components, players, seats, sides=sides, grants=grants, forward=Forward)
     sheet = game.play()
-    return chunk, build_table(game, sheet, combo, policies, table, grant_rows)
+    return chunk, build_table(game, sheet, combo, policies, table, grant_rows, restricted)
+
+
+def restricted_seats(config, policies: list, game_id: np.ndarray, table: np.ndarray, seed: int):
+    """The policies that play and their seat table, with the restricted seat's policy (`restrict`) made
+    again with its `seek` and `avoid` (the same seed: where the restriction leaves a choice free, it
+    chooses as its unrestricted self), and the restricted seat of each game (-1 without a restriction)."""
+    r = config.restriction
+    if r is None:
+        return policies, table, np.full(len(game_id), -1, np.int64)
+    seat = (game_id % config.players if r.seat == "rotate" else np.full(len(game_id), r.seat)).astype(np.int64)
+    rows = np.arange(len(game_id))
+    k = len(policies)
+    variants = []
+    for i, p in enumerate(config.policies):
+        try:
+            variants.append(make_policy(p.policy, seed=policy_seed(seed, i), **{**p.params, "seek": list(r.seek),
+                                                                                 "avoid": list(r.avoid)}))
+        except (Exception, SystemExit) as err:
+            raise PolicyError(f"policy '{p.policy}' cannot play restricted (restrict: seek {list(r.seek)}, avoid "
+                              f"{list(r.avoid)}): {type(err).__name__}: {err}") from None
+    seats = table.copy()
+    seats[rows, seat] += k
+    return [*policies, *variants], seats, seat
 

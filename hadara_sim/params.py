@@ -3,8 +3,8 @@
 A policy declares its parameters with their defaults (`Policy.params`); a value given in a scenario
 must look like the default it replaces: a number for a number (finite: no nan or inf), a whole
 number for a whole number, a boolean for a boolean, a string for a string, a list of as many
-entries for a list (a list of names, such as the decision kinds `search` searches, may have any
-number of names), a table with known keys for a table.
+entries for a list (a list of names, such as the decision kinds `search` searches or the cards a
+built-in avoids, may have any number of names), a table with known keys for a table.
 
 A policy declares each parameter once (`Policy.declared`, a `Param`): the values it takes, `(low,
 high)` inclusive for a number or every number of a list, or a set of choices for a value or every entry
@@ -105,7 +105,7 @@ def param_problems(default, value, path: tuple = ()) -> list[tuple[tuple, str]]:
         if not isinstance(value, (list, tuple)):
             return [(path, f"expected a list of {len(default)} entries like {list(default)!r}, got "
                            f"{_kind(value)} {value!r}")]
-        if default and all(isinstance(d, str) for d in default):  # a list of names: any number of them
+        if all(isinstance(d, str) for d in default):  # a list of names (none by default): any number of them
             return [(path + (i,), f"expected a string, got {_kind(v)} {v!r}")
                     for i, v in enumerate(value) if not isinstance(v, str)]
         if len(value) != len(default):

@@ -145,6 +145,9 @@ class Policy:
         if wrong:
             where, message = wrong[0]
             raise ValueError(f"policy '{self.name}' parameter {'.'.join(map(str, where))}: {message}")
+        both = sorted(set(settings.get("avoid", ())) & set(settings.get("seek", ())))
+        if both:
+            raise ValueError(f"policy '{self.name}': {', '.join(both)} in both avoid and seek; name each card in one")
         self.seed = seed
         self.settings = settings
 

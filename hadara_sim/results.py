@@ -60,6 +60,12 @@ _COLUMNS = [
     *[(f"first_player_epoch{e}", pa.bool_(), f"The seat was first player in epoch {e}.") for e in EPOCHS],
     ("granted", pa.string(), "Card ids granted to this seat by the scenario, comma-separated; null for none."),
     ("granted_epoch", pa.int8(), "Epoch at whose start the (first) granted card arrived; 0 for none."),
+    ("seek", pa.string(), "Restricted play (scenario `restrict`): card ids this seat bought whenever offered and "
+                          "affordable, comma-separated; null for a seat that played freely."),
+    ("avoid", pa.string(), "Restricted play (scenario `restrict`): card ids this seat never bought, "
+                           "comma-separated; null for a seat that played freely."),
+    ("cost_change", pa.int8(), "Change of the printed cost of the restricted cards in this game (scenario "
+                               "`restrict.cost`, for every seat); 0 without a change."),
     *[(t, pa.int16(), f"Final {t} track.") for t in TRACKS],
     ("coins_held", pa.int16(), "Coins held at the end of the game (before converting to points)."),
     ("colonies", pa.int16(), "Score sheet: points from colonies."),
@@ -128,11 +134,13 @@ def schema_markdown() -> str:
 
 # --- building a chunk's table -----------------------------------------------------------------
 
-def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, grant_rows) -> pa.Table:
+def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, grant_rows,
+                restricted: np.ndarray | None = None) -> pa.Table:
     """The rows of one played batch (`game` a finished BatchGame) as an Arrow table of SCHEMA.
 
     `policies` are the instances, `seat_policy` (games, P) their index per seat, `grant_rows` a list
-    of (epoch, card id, seat array) of the grants played.
+    of (epoch, card id, seat array) of the grants played, `restricted` (games,) the seat of the
+    combination's restriction in each game (-1 or None: none).
     """
     s = game.s
     deals = s.deals
@@ -176,6 +184,13 @@ def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, gra
                 granted_epoch[g, k] = epoch
     cols["granted"] = granted.ravel()
     cols["granted_epoch"] = granted_epoch.ravel()
+    r = config.restriction
+    mine = (np.zeros((n, P), bool) if r is None or restricted is None
+            else restricted[:, None] == np.arange(P)[None, :]).ravel()
+    for name in ("seek", "avoid"):
+        cards = ",".join(getattr(r, name)) if r is not None else ""
+        cols[name] = np.where(mine & bool(cards), cards, None).astype(object)
+    cols["cost_change"] = np.full(n * P, r.cost if r is not None else 0, np.int8)
     for t, track in enumerate(TRACKS):
         cols[track] = s.tracks[:, :, t].ravel()
     cols["coins_held"] = s.coins.ravel()

@@ -113,9 +113,9 @@ def sample_game(results: str | Path, game: int, combo: int = 0, scenario: Scenar
                        advanced=config.advanced, first_game=chunk.first_game, exclude=combination.exclude)
     sides = chunk_setup(combination, sc.seed, chunk, deals)
     i = game - chunk.first_game
-    if config.grants or (sides is not None):
-        raise SampleError("this game was played with granted cards or fixed setup sides, which the reference "
-                          "engine cannot replay; sample games of such scenarios are not supported yet")
+    if config.grants or config.restriction is not None or (sides is not None):
+        raise SampleError("this game was played with granted cards, restricted play or fixed setup sides, which "
+                          "the reference engine cannot replay; sample games of such scenarios are not supported yet")
     deal = deals[i:i + 1]
     table = seat_table(combination, deal.game_id)
     from .registry import make_policy

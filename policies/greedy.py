@@ -11,6 +11,7 @@ from hadara_sim.policy import Decision, Kernel, Policy
 
 from hadara_sim.kernels import layout
 from hadara_sim.kernels.decide import choose
+from hadara_sim.kernels.restrict import restricted
 from .common import value_table
 from .planner import Planner
 
@@ -20,7 +21,7 @@ class Greedy(Policy):
     description = ("Takes the option with the best immediate value in points, under weights for "
                    "tracks, coins, points and card colours. No lookahead.")
     params = {"income": 1.0, "military": 0.8, "culture": 0.8, "food": 1.3, "coin": 0.35,
-              "points": 1.0, "colours": (0.0, 0.0, 0.0, 0.0, 0.0)}
+              "points": 1.0, "colours": (0.0, 0.0, 0.0, 0.0, 0.0), "avoid": (), "seek": ()}
     declared = {name: Planner.declared[name] for name in params}  # the planner's weights, in the same words
 
     def values(self, components):
@@ -40,7 +41,7 @@ class Greedy(Policy):
         return kernels[components.digest]
 
     def _choose(self, kind: str, d: Decision):
-        return choose(self.kernel(d.view.components), kind, d)
+        return choose(self.kernel(d.view.components), kind, d, restricted(self, d))
 
     def draw(self, d: Decision):
         """Buy or sell the card kept; among equal values, discard the card worth less."""

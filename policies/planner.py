@@ -16,6 +16,7 @@ from hadara_sim.policy import Decision, Kernel, Policy
 
 from hadara_sim.kernels import layout
 from hadara_sim.kernels.decide import choose
+from hadara_sim.kernels.restrict import RESTRICTION, restricted
 
 
 class Planner(Policy):
@@ -28,6 +29,7 @@ class Planner(Policy):
         "culture": 1.0, "food": 1.6, "sets": 0.5, "effects": 1.5, "colours": (0.0, 0.0, 0.0, 0.0, 0.0),
         "gold_plan": 0, "feed_loss": 3.0, "colony_prize": 3.0, "statue_prize": 3.0,
         "points_side_from": 3, "integrate_margin": 0.0, "silver_min": 10,
+        "avoid": (), "seek": (),
     }
     # Weights are bounded so that no valuation overflows in the compiled code.
     declared = {
@@ -65,6 +67,7 @@ class Planner(Policy):
                                                     "policy integrates"),
         "silver_min": Param(0, 50, help="smallest number of points a silver medal must bring for the policy to "
                                         "buy it"),
+        **RESTRICTION,
     }
 
     # Style rules a subclass turns on (policies/styles.py, `hadara_sim.kernels.layout.RULES`).
@@ -92,11 +95,11 @@ class Planner(Policy):
 
     def draw(self, d: Decision):
         """Buy or sell the card kept, valued by what it brings by the end less its price."""
-        return choose(self.kernel(), "draw", d)
+        return choose(self.kernel(), "draw", d, restricted(self, d))
 
     def pick(self, d: Decision):
         """Buy or sell the top card of a discard pile, valued like a drawn card."""
-        return choose(self.kernel(), "pick", d)
+        return choose(self.kernel(), "pick", d, restricted(self, d))
 
     def tile(self, d: Decision):
         """A bonus tile on the track where one more step is worth most."""

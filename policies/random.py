@@ -2,6 +2,7 @@
 
 import numpy as np
 
+from hadara_sim.kernels.restrict import RESTRICTION, restricted
 from hadara_sim.policy import Decision, Policy
 
 _MASK = np.uint64(0xFFFFFFFFFFFFFFFF)
@@ -30,9 +31,11 @@ def uniform(seed: int, game_id: np.ndarray, serial: np.ndarray) -> np.ndarray:
 class Random(Policy):
     name = "random"
     description = "Picks uniformly among the legal options at every decision: the baseline."
+    params = {"avoid": (), "seek": ()}
+    declared = RESTRICTION
 
     def decide(self, decision: Decision) -> np.ndarray:
-        legal = decision.legal
+        legal = restricted(self, decision)
         count = legal.sum(axis=1)
         k = (uniform(self.seed, decision.game_id, decision.serial) * count).astype(np.int64)
         return (legal.cumsum(axis=1) > k[:, None]).argmax(axis=1)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from hadara_sim.actions import KINDS
+from hadara_sim.kernels.restrict import RESTRICTION, restricted
 from hadara_sim.params import Param
 from hadara_sim.policy import Decision, Policy
 
@@ -26,7 +27,7 @@ class Search(Policy):
                    "the game played on by the rollout policy, and takes the best mean margin. Slow; the "
                    "strength reference.")
     params = {"budget": 8, "rollout": "balanced", "kinds": ("side", "wheel", "draw", "pick", "colony", "tile"),
-              "max_options": 12}
+              "max_options": 12, "avoid": (), "seek": ()}
     # budget 0 or max_options under 2 would search nothing and play exactly like the rollout policy.
     declared = {
         "budget": Param(1, 1000, help="determinised copies of the game each candidate option is played out in "
@@ -37,6 +38,7 @@ class Search(Policy):
                        help="the decision kinds that are searched; any other kind is left to the rollout policy"),
         "max_options": Param(2, 64, help="most options tried at one decision, starting with the rollout policy's "
                                          "own choice"),
+        **RESTRICTION,
     }
 
     # The registry hands over its `make_policy` to build the rollout policy by name (a user's too): the
@@ -51,7 +53,10 @@ class Search(Policy):
         if self.settings["rollout"] == self.name:
             raise ValueError("policy 'search' parameter rollout: must not be 'search' itself (each rollout "
                              "would search again without end); use a fast policy such as 'balanced'")
-        self.rollout = make_policy(self.settings["rollout"], seed=seed)
+        # The searching seat plays on under its restriction; its rivals are modelled without one.
+        restriction = {k: self.settings[k] for k in ("avoid", "seek") if self.settings[k]}
+        self.rollout = make_policy(self.settings["rollout"], seed=seed, **restriction)
+        self.rivals = make_policy(self.settings["rollout"], seed=seed) if restriction else self.rollout
 
     def decide(self, d: Decision) -> np.ndarray:
         if d.kind not in self.settings["kinds"]:
@@ -63,7 +68,7 @@ class Search(Policy):
         if options.shape[1] == 1:
             return options[:, 0]
         seeds = self.keys(d)
-        sheet = d.forward.play(options, int(self.settings["budget"]), self.rollout, self.rollout, seed=seeds)
+        sheet = d.forward.play(options, int(self.settings["budget"]), self.rollout, self.rivals, seed=seeds)
         total = sheet["total"].astype(np.float64)  # (games, K, copies, P)
         me = d.view.player.astype(np.int64)
         rows = np.arange(len(d))
@@ -74,8 +79,9 @@ class Search(Policy):
         return options[rows, margin.argmax(axis=1)]
 
     def candidates(self, d: Decision) -> np.ndarray:
-        """(games, K) legal options, the rollout policy's own choice first; short rows repeat it."""
-        legal = d.legal.copy()
+        """(games, K) legal options (as the restriction leaves them), the rollout policy's own choice
+        first; short rows repeat it."""
+        legal = restricted(self, d).copy()
         first = self.rollout.decide(d)
         rows = np.arange(len(d))
         legal[rows, first] = False

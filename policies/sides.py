@@ -96,7 +96,7 @@ def trial_key(policy, components, players: int) -> str:
 def trial_inputs(policy, components, players: int) -> dict:
     """What a trial's result depends on."""
     cls = type(policy)
-    settings = {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(policy.settings.items())}
+    settings = {k: list(v) if isinstance(v, tuple) else v for k, v in sorted(_unrestricted(policy).items())}
     return {"policy": f"{cls.__module__}.{cls.__qualname__}", "settings": settings,
             "style_rules": sorted(cls.style_rules()),
             "components": components.digest, "players": players, "rules": _rules(),
@@ -123,7 +123,13 @@ def play_trial(policy, components, players: int, deals: int | None = None, round
 
 def table_player(policy, table: tuple[int, ...]):
     """The policy with a fixed side table (the trial's players: they never run a trial themselves)."""
-    return type(policy)(seed=policy.seed, **{**policy.settings, "side_choice": "table", "sides": table})
+    return type(policy)(seed=policy.seed, **{**_unrestricted(policy), "side_choice": "table", "sides": table})
+
+
+def _unrestricted(policy) -> dict:
+    """The policy's settings without its restricted play (`avoid`, `seek`): a seat restricted in its
+    purchases takes the sides its unrestricted self takes, so that it pairs with it on the same deals."""
+    return {k: v for k, v in policy.settings.items() if k not in ("avoid", "seek")}
 
 
 def side_effects(player, table: tuple[int, ...], components, players: int, deals: int) -> SideTrial:

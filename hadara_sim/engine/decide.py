@@ -20,6 +20,7 @@ from ..actions import KINDS
 from ..constants import COLONY_LEVELS, EPOCH_NAMES, PICKS_PER_PHASE_B
 from ..kernels import layout
 from ..kernels.decide import decide
+from ..kernels.restrict import policy_mask, restrict_rows
 from ..policy import Decision, View, check_choices, choose
 from ..signals import check_held
 from .state import colony_fronts
@@ -37,6 +38,9 @@ Deciders = namedtuple("Deciders", (
     "kinds",         # (K,) int64: bit k set when the kernel decides kind k for that policy
     "params",        # (K, L) float64: each policy's kernel parameters
     "tables",        # (K, 3, 2, C) float64: each policy's value table (greedy), zeros otherwise
+    "restrict",      # (K, C) int8: each kernel policy's restricted play per card (kernels.restrict: FREE,
+                     # AVOID, SEEK); a Python policy restricts itself
+    "restricting",   # (K,) bool: the policy's row of `restrict` names some card
     "seen",          # layout.KernelView of the state's arrays: all a kernel may read of the state
     "policy_tables",  # the components' compiled arrays (ComponentSet.compiled)
     "colony_front",  # (games, 5, 4) int16: scratch for the top colony tiles at a colony decision
@@ -177,10 +181,14 @@ def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
             if k.code[p] != 0 and (k.kinds[p] >> kind) & 1:
                 if kind == COLONY:
                     colony_fronts(s, t, g, mine, k.colony_front)
-                decide(k.code[p], kind, k.seen, mine, g, seat, s.clock[0], s.clock[1], legal, hand, card,
+                offered = legal
+                if k.restricting[p] and (kind == DRAW or kind == PICK):
+                    offered = legal.copy()  # the recorded options stay the rules' own
+                    restrict_rows(kind, k.seen.piles, k.seen.pile_size, mine, g, offered, hand, k.restrict[p])
+                decide(k.code[p], kind, k.seen, mine, g, seat, s.clock[0], s.clock[1], offered, hand, card,
                        feed_need, k.colony_front, k.policy_tables, k.params[p], k.tables[p], choices)
-                if _illegal_count(legal, mine, choices):
-                    _refuse_in_python(k.handle, p, kind, g[mine], seat[mine], legal[mine], choices[mine])
+                if _illegal_count(offered, mine, choices):
+                    _refuse_in_python(k.handle, p, kind, g[mine], seat[mine], offered[mine], choices[mine])
             else:
                 out = _choose_in_python(k.handle, p, kind, g[mine], seat[mine], legal[mine], hand[mine], card[mine],
                                         feed_need[mine])
@@ -282,6 +290,8 @@ def make_deciders(game, history_width_: int) -> Deciders:
     params = np.zeros((len(policies), length))
     tables = np.zeros((len(policies), 3, 2, max(c.n_cards, layout.SCRATCH)))  # a planner's scratch
     code, kinds = np.zeros(len(policies), np.int64), np.zeros(len(policies), np.int64)
+    restrict = np.zeros((len(policies), c.n_cards), np.int8)
+    restricting = np.zeros(len(policies), np.bool_)
     for p, spec in enumerate(specs):
         if spec is not None and spec.kinds:
             code[p] = spec.code
@@ -289,6 +299,9 @@ def make_deciders(game, history_width_: int) -> Deciders:
             params[p, :len(spec.params)] = spec.params
             if spec.table is not None and spec.table.size > 1:
                 tables[p, :, :, :c.n_cards] = spec.table
+            mask = policy_mask(policies[p], c)
+            if mask is not None:
+                restrict[p], restricting[p] = mask, True
     G = len(game.s.coins)
     width = history_width_ if (code == 0).any() or (kinds != (1 << len(KINDS)) - 1).any() else 0
     game.history = np.zeros((G, width), np.int16)
@@ -302,5 +315,5 @@ def make_deciders(game, history_width_: int) -> Deciders:
         replay_arrays = (np.ascontiguousarray(replay.history, np.int16), np.asarray(replay.lengths, np.int64),
                          np.asarray(replay.root, np.int64), np.int64(KINDS.index(replay.kind)))
     return Deciders(game.handle, np.ascontiguousarray(game.seat_policy, np.int64), code, kinds, params, tables,
-                    view, c.compiled, np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
+                    restrict, restricting, view, c.compiled, np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
                     game.history, game.recorder is not None, *replay_arrays, game.stopped)

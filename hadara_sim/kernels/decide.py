@@ -14,13 +14,14 @@ from .layout import gather, GREEDY, KIND_CODE, PLANNER, SCRATCH
 from .planner import _planner
 
 
-def choose(kernel: Kernel, kind: str, d) -> np.ndarray:
+def choose(kernel: Kernel, kind: str, d, offered: np.ndarray | None = None) -> np.ndarray:
     """`decide` for the decision `d` of a Python policy: its view gathered, rows split by epoch and
-    phase (in practice all rows share them)."""
+    phase (in practice all rows share them); `offered`: the legal options the policy may take, when a
+    restriction leaves fewer than `d.legal` (`restrict.restricted`)."""
     view = d.view
     n = len(d)
     v = gather(view, kind)
-    legal = np.require(d.legal, requirements=("C", "W"))  # writable: the engine's type, one compiled decide
+    legal = np.require(d.legal if offered is None else offered, requirements=("C", "W"))  # writable: the engine's type, one compiled decide
     hand = _private(view, "hand", kind == "draw", (n, 2))
     card = _private(view, "card", kind == "tile", (n,))
     feed_need = _private(view, "feed_need", kind == "feed", (n,))

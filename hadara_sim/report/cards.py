@@ -29,12 +29,16 @@ SEAT = [*GAME, "seat"]
 
 
 def _ungranted(df: pl.DataFrame) -> pl.DataFrame:
-    """The games in which no seat was granted a card: a grant changes who buys what."""
+    """The games in which no seat was granted a card or restricted in its purchases, at the printed costs:
+    a grant or a restriction changes who buys what."""
     check_columns(df, "cards")
-    base = df.filter(~pl.col("granted").is_not_null().any().over(GAME))
+    changed = pl.col("granted").is_not_null()
+    if "seek" in df.columns:
+        changed = changed | pl.col("seek").is_not_null() | pl.col("avoid").is_not_null() | (pl.col("cost_change") != 0)
+    base = df.filter(~changed.any().over(GAME))
     if base.height == 0:
-        raise ReportError("every game of the dataset has a granted card; card statistics need games "
-                            "without grants (a grant sweep's control combination counts)")
+        raise ReportError("every game of the dataset has a granted card or a restricted seat; card statistics need "
+                          "games without them (a grant or restriction sweep's control combination counts)")
     return base
 
 
@@ -43,16 +47,25 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     away (shares of all games), `take_rate` (games bought / games offered), the share of its
     purchases made in phase A and the mean epoch of purchase, and the win share of its buyers
     against the seats of the same game that could have bought it and did not (paired on deals;
-    observational).
+    observational), raw and adjusted for the policy mix.
+
+    Two biases of the raw comparison are measured, not hidden. Selection: only games in which some
+    seat bought the card and another could have and passed count (`compared` of `buying` games).
+    Policy mix: a card bought mostly by a weak policy looks weak; the adjusted difference (`adj_*`)
+    takes each seat's win share less its policy's mean at its player count (within policy), then
+    compares buyers and passers pooled over policies. What remains is the situation: buyers chose the
+    card in the games where they wanted it.
 
     Columns: card, card_id, epoch, colour, effect, cost, points, track_sum, games, offered, bought,
-    sold, fed_away, take_rate, phase_a, bought_epoch, n (deals paired), rows, win_a (buyers), win_b
-    (passed), win_diff, win_low, win_high, win_p, win_q, win_significant, score_a, score_b,
-    score_diff, score_low, score_high; strongest first."""
+    sold, fed_away, take_rate, phase_a, bought_epoch, buying (games with a buyer), compared (of them,
+    games with a passer too), n (deals paired), rows, win_a (buyers), win_b (passed), win_diff,
+    win_low, win_high, win_p, win_q, win_significant, adj_diff, adj_low, adj_high, adj_p, adj_q,
+    adj_significant, score_a, score_b, score_diff, score_low, score_high; strongest (adjusted) first."""
     base = _ungranted(df)
     games = base.select(GAME).unique().height
     events = card_events(base, components)
-    seats = base.select(*SEAT, "win_share", "total")
+    seats = base.select(*SEAT, "win_share", "total", (pl.col("win_share") - pl.col("win_share").mean()
+                                                      .over("policy_label", "players")).alias("win_adj"))
     offered = events.filter(pl.col("event") == "offered").select(*SEAT, "card")
     bought = events.filter(pl.col("event") == "bought").select(*SEAT, "card", "when_epoch", "when_phase")
     counts = (events.group_by("card", "event").agg(pl.struct(GAME).n_unique().alias("games_with"))
@@ -66,12 +79,18 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     per_game = (took.group_by(*GAME, "card")
                 .agg(pl.col("win_share").filter(pl.col("buyer")).mean().alias("win_buyer"),
                      pl.col("win_share").filter(~pl.col("buyer")).mean().alias("win_passed"),
+                     pl.col("win_adj").filter(pl.col("buyer")).mean().alias("adj_buyer"),
+                     pl.col("win_adj").filter(~pl.col("buyer")).mean().alias("adj_passed"),
                      pl.col("total").filter(pl.col("buyer")).mean().alias("total_buyer"),
-                     pl.col("total").filter(~pl.col("buyer")).mean().alias("total_passed"))
-                .drop_nulls(["win_buyer", "win_passed"]))
-    win = paired_diff(per_game, "win_buyer", "win_passed", ["card"], prefix="win_", margin=margin)
-    win = win.with_columns(pl.Series("win_q", I.adjust(win["win_p"], "fdr_bh")))
-    win = win.with_columns((pl.col("win_q").fill_nan(1.0) < I.ALPHA).alias("win_significant"))
+                     pl.col("total").filter(~pl.col("buyer")).mean().alias("total_passed")))
+    selection = per_game.group_by("card").agg(pl.col("win_buyer").is_not_null().sum().alias("buying"),
+                                              (pl.col("win_buyer").is_not_null() & pl.col("win_passed").is_not_null())
+                                              .sum().alias("compared"))
+    per_game = per_game.drop_nulls(["win_buyer", "win_passed"])
+    win = _corrected(paired_diff(per_game, "win_buyer", "win_passed", ["card"], prefix="win_", margin=margin), "win_")
+    adj = _corrected(paired_diff(per_game, "adj_buyer", "adj_passed", ["card"], prefix="adj_", margin=margin), "adj_")
+    win = win.join(adj.select("card", *[f"adj_{k}" for k in ("diff", "low", "high", "p", "q", "significant")]),
+                   on="card", how="left").join(selection, on="card", how="left")
     score = paired_diff(per_game, "total_buyer", "total_passed", ["card"], prefix="score_").drop("n", "rows")
     for event in EVENTS:
         if event not in counts.columns:
@@ -81,7 +100,13 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
              .with_columns(pl.lit(games).alias("games"),
                            (pl.col("bought").fill_null(0) / pl.col("offered")).alias("take_rate"),
                            *[(pl.col(e).fill_null(0) / games).alias(e) for e in EVENTS]))
-    return table.filter(pl.col("offered") > 0).sort("win_diff", descending=True, nulls_last=True)
+    return table.filter(pl.col("offered") > 0).sort("adj_diff", descending=True, nulls_last=True)
+
+
+def _corrected(table: pl.DataFrame, prefix: str) -> pl.DataFrame:
+    """`{prefix}q` (Benjamini-Hochberg over the table) and `{prefix}significant` (q < 0.05)."""
+    table = table.with_columns(pl.Series(f"{prefix}q", I.adjust(table[f"{prefix}p"], "fdr_bh")))
+    return table.with_columns((pl.col(f"{prefix}q").fill_nan(1.0) < I.ALPHA).alias(f"{prefix}significant"))
 
 
 def _printed(components) -> pl.DataFrame:
@@ -106,9 +131,7 @@ def _takers_vs_others(per_seat: pl.DataFrame, key: str) -> pl.DataFrame:
                 .drop_nulls(["win_taker", "win_other"]))
     taken = (per_seat.filter(pl.col("took")).group_by(key).agg(pl.struct(GAME).n_unique().alias("taken"))
              .with_columns(pl.col("taken") / games))
-    win = paired_diff(per_game, "win_taker", "win_other", [key], prefix="win_")
-    win = win.with_columns(pl.Series("win_q", I.adjust(win["win_p"], "fdr_bh")))
-    win = win.with_columns((pl.col("win_q").fill_nan(1.0) < I.ALPHA).alias("win_significant"))
+    win = _corrected(paired_diff(per_game, "win_taker", "win_other", [key], prefix="win_"), "win_")
     score = paired_diff(per_game, "total_taker", "total_other", [key], prefix="score_").drop("n", "rows")
     return taken.join(win, on=key, how="left").join(score, on=key, how="left")
 

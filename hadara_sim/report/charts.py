@@ -432,3 +432,33 @@ def card_value_chart(cards: pl.DataFrame, info: dict) -> Figure:
                    footer(info, f"up to {n:,} deals a card; each point: buyers against seats of the same game that "
                                 "could have bought the card and did not, paired on deals; buyers chose the card, so "
                                 "this is not the card's causal effect"))
+
+
+def fair_cost_chart(fair: pl.DataFrame, info: dict) -> Figure:
+    """Printed cost (x) against the fair cost found by restricted play (y) with its 95% CI, one panel per
+    player count, the diagonal where a card costs what it is worth; cards without a crossing are left out."""
+    counts = sorted(fair["players"].unique().to_list())
+    fig = _figure(4.6 * len(counts) + 0.6, 4.8)
+    axes = fig.subplots(1, len(counts), sharey=True, squeeze=False)[0]
+    found = fair.filter(pl.col("fair_cost").is_not_nan())
+    top = max([float(found["fair_high"].max() or 0), float(fair["printed_cost"].max() or 0)]) + 1
+    bottom = min([float(found["fair_low"].min() or 0), 0.0]) - 1
+    for ax, players in zip(axes, counts):
+        part = found.filter(pl.col("players") == players)
+        ax.plot([bottom, top], [bottom, top], color=GREY, ls="--", lw=1.0, label="fair cost = printed cost")
+        jitter = (np.arange(part.height) % 5 - 2) * 0.06  # side by side: several cards share a cost
+        y, err = _err(part["fair_cost"], part["fair_low"], part["fair_high"])
+        ax.errorbar(part["printed_cost"].to_numpy() + jitter, y, yerr=err, fmt="o", ms=4, color=BLUE, ecolor=BLUE,
+                    elinewidth=0.8, alpha=0.8, label="fair cost, 95% CI")
+        ax.set_xlim(bottom, top)
+        ax.set_ylim(bottom, top)
+        ax.set_title(f"{players} players ({part.height} of {fair.filter(pl.col('players') == players).height} "
+                     "cards with a crossing)", fontsize=10)
+        ax.set_xlabel("printed cost (coins)")
+        ax.grid(color="#e5e5e5", linewidth=0.6)
+    axes[0].set_ylabel("fair cost: seek and avoid level (coins)")
+    _legend_above(axes[0], ncol=2)
+    return _finish(fig, "What each card should cost: printed cost against the cost at which buying it is level "
+                        "with never buying it",
+                   footer(info, "above the diagonal: worth more than its price; fit of seek - avoid over the swept "
+                                "costs, paired on deals", "error bars: 95% CI (delta method, cluster-robust by deal)"))

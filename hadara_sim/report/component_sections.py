@@ -246,12 +246,14 @@ def _card_rows(tab: pl.DataFrame) -> list[list[str]]:
     """The cells of the card table."""
     return [[r["card_id"], r["colour"], str(r["cost"]), str(r["points"]), str(r["track_sum"]), pct(r["offered"]),
              pct(r["bought"]), pct(r["sold"]), pct(r["take_rate"]), num(r["bought_epoch"], 2), pct(r["phase_a"]),
-             f"{r['n']:,}" if r["n"] is not None else NA, pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]),
-             pval(r["win_q"])] for r in tab.to_dicts()]
+             f"{r['compared'] or 0:,} of {r['buying'] or 0:,}", f"{r['n']:,}" if r["n"] is not None else NA,
+             pp(r["win_diff"]), pp(r["adj_diff"]), pp_ci(r["adj_low"], r["adj_high"]), pval(r["adj_q"])]
+            for r in tab.to_dicts()]
 
 
 CARD_COLUMNS = ["card", "colour", "cost", "points", "tracks", "offered", "bought", "sold", "bought when offered",
-                "epoch bought", "in phase A", "n (deals)", "buyers - passers", "95% CI", "q"]
+                "epoch bought", "in phase A", "games compared", "n (deals)", "buyers - passers",
+                "adjusted for policy", "95% CI", "q"]
 
 
 def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN) -> Section:
@@ -269,7 +271,7 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
     if table.height == 0:
         raise ReportError("no seat of the dataset's games could buy any card (the card columns are empty): "
                           "nothing to report on cards")
-    ranked = table.filter(pl.col("win_diff").is_not_nan())
+    ranked = table.filter(pl.col("adj_diff").is_not_nan())
     shown = ranked.head(top) if ranked.height <= 2 * top else pl.concat([ranked.head(top), ranked.tail(top)])
     section.tables.append(Table(
         f"Observational: the {min(top, ranked.height)} cards whose buyers did best and the {min(top, ranked.height)} "
@@ -277,9 +279,13 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
         _card_rows(shown),
         caption="offered / bought / sold: share of the games in which some seat could have bought / bought / sold "
                 "the card; buyers - passers: win share of the buyer minus the mean of the seats of the same game "
-                "that could have bought it and did not, paired t-test over deals; q: Benjamini-Hochberg over the "
-                f"{ranked.height} cards; * = q < 0.05 (not a verdict: the comparison is observational)",
-        marked=shown["win_significant"].to_list(), data=table, units=GRANT_UNITS))
+                "that could have bought it and did not, paired t-test over deals. Selection: only games with a "
+                "buyer and a passer count (games compared, of the games in which it was bought). Adjusted for "
+                "policy: each seat's win share less its policy's mean at its player count, then buyers - passers "
+                "pooled over policies (the policy mix removed). What remains: buyers chose the card in the games "
+                "where they wanted it, so this is not its worth (seek - avoid is); q: Benjamini-Hochberg over the "
+                f"{ranked.height} cards, adjusted; * = q < 0.05 (not a verdict: the comparison is observational)",
+        marked=shown["adj_significant"].to_list(), data=table, units=GRANT_UNITS))
     section.figures.append(("card-values", charts.card_value_chart(table, info)))
     colonies = K.colony_table(df, components)
     section.tables.append(None if colonies.height == 0 else Table(
@@ -306,6 +312,7 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
                 "seat carved it and another did not (– where none did); paired t-test over deals; "
                 "q: Benjamini-Hochberg over the statues",
         marked=statues["win_significant"].fill_null(False).to_list(), data=statues, units=GRANT_UNITS))
+    _worth(section, df, components, info, top, margin)
     pairs, refused = card_grant_pairs(df, components)
     section.notes += [f"Not compared: {r}." for r in refused]
     if pairs is not None:
@@ -315,7 +322,8 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
             "(same deal and seat)", ["granted", "placebo", *GRANT_COLUMNS],
             _grant_rows(grants, group_label(["grant", *[c for c in grants.columns if c.startswith("sweep_")]]),
                         control=True),
-            caption="a causal, relative contrast: the card against an average card of its kind, given the same way; "
+            caption="a causal, relative contrast: the card against an average card of its kind, given the same way "
+                    "and for free: it measures the card's content, not its worth at its price (seek - avoid does); "
                     "paired t-test over deals; " + verdict_caption(grants.height, margin)
                     + needed_text(grants, "win_needed"),
             marked=grants["win_significant"].to_list(), data=grants, units=GRANT_UNITS))
@@ -323,3 +331,52 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
         section.notes.append("No card grant experiment: the dataset has no sweep over `grants` by card id "
                              "(scenarios/card-grants.toml has one).")
     return section
+
+
+def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int, margin: float) -> None:
+    """The tables of restricted play, when the dataset has it: seek - avoid per card at each cost, and
+    the fair cost against the printed one with its chart."""
+    from . import worth as W
+
+    pairs = W.restricted_pairs(df)
+    if pairs is None:
+        section.notes.append("No restricted play: the dataset has no seat that sought one card and none that "
+                             "avoided it on the same deals (scenarios/card-worth.toml has them): a card's worth at "
+                             "its price is not measured.")
+        return
+    tab = W.seek_avoid(pairs, components, margin)
+    shown = tab.sort(["players", "cost_change", "win_diff"], descending=[False, False, True])
+    section.tables.append(Table(
+        f"Experiment: what a card is worth at its price, seek - avoid ({tab.height} card, player count and cost "
+        "cells)", ["card", "players", "printed cost", "cost played", "n (deals)", "win share seeking",
+                   "avoiding", "seek - avoid", "95% CI", "q", "verdict"],
+        [[r["card_id"], str(r["players"]), str(r["printed_cost"]), str(r["cost"]), f"{r['n']:,}", pct(r["win_a"]),
+          pct(r["win_b"]), pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"]),
+          verdict_cell(r, "win_verdict")] for r in shown.to_dicts()],
+        caption="one seat (rotating with the deal) buys the card whenever it is offered and affordable (seek), "
+                "against the same seat of the same deal never buying it (avoid), every other seat the same; the "
+                "cost played is the card's cost for every seat; a relative contrast: ▲ = buying it when one can "
+                "beats never buying it (worth more than its price), ▼ = worth less, fair = level; paired t-test over "
+                "deals; " + verdict_caption(tab.height, margin),
+        marked=shown["win_significant"].to_list(), data=tab, units=GRANT_UNITS))
+    fair = W.fair_costs(pairs, components)
+    if fair.height == 0:
+        section.notes.append("No fair cost: no card was played at two or more costs (sweep `restrict.cost`, as "
+                             "scenarios/card-worth.toml does).")
+        return
+    shown = pl.concat([part.head(top) for part in fair.partition_by("players", maintain_order=True)])
+    section.tables.append(Table(
+        f"Printed cost against fair cost: the {top} largest gaps per player count (all {fair.height} in "
+        "--format csv/json)", ["card", "players", "printed cost", "costs swept", "n (deals)", "fair cost [95% CI]",
+                               "fair - printed", "slope (pp per coin)"],
+        [[r["card_id"], str(r["players"]), str(r["printed_cost"]), r["costs"], f"{r['n']:,}", W.gap_text(r),
+          num(r["gap"], 1, sign=True), num(100 * r["slope"], 1, sign=True)] for r in shown.to_dicts()],
+        caption="fair cost: where the line fitted to seek - avoid over the swept costs meets zero (seeking and "
+                "avoiding level), 95% CI by the delta method, cluster-robust by deal (the fit of `report curve`); "
+                "fair - printed above 0: the card is worth more than it costs; no crossing where the slope is not "
+                "significant; holds for the policy field played",
+        marked=[bool(lo > p or hi < p) for lo, hi, p in zip(shown["fair_low"].fill_nan(None).fill_null(-1e9),
+                                                              shown["fair_high"].fill_nan(None).fill_null(1e9),
+                                                              shown["printed_cost"])],
+        data=fair))
+    section.figures.append(("card-fair-cost", charts.fair_cost_chart(fair, info)))

@@ -14,8 +14,8 @@ from pathlib import Path
 from ..components import OVERRIDABLE, ComponentSet, override_problems
 from ..constants import COLOURS, EFFECT_IDS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS
 from .checks import Check, DesignWarning, show_value, suggest, type_name
-from .model import (ASSIGNMENTS, BOARD_KEYS, CARD_MODES, DEFAULT_PLAYERS, GAME_KINDS, GRANT_KEYS, SETUP_KEYS,
-                    SIDE_MODES, SIDE_NAMES, Config, GrantEntry, Setup)
+from .model import (ASSIGNMENTS, BOARD_KEYS, CARD_MODES, DEFAULT_PLAYERS, GAME_KINDS, GRANT_KEYS, RESTRICT_KEYS,
+                    SETUP_KEYS, SIDE_MODES, SIDE_NAMES, Config, GrantEntry, Restriction, Setup)
 from .policies import read_policies
 
 
@@ -48,10 +48,17 @@ def read_config(data: dict, check: Check, components: ComponentSet, base_dir: Pa
     setup = _setup(data, check, players, advanced)
     colour_order = _board(data, check)
     grants = _grants(data, check, components, players, advanced)
+    for i, entry in enumerate(policies):
+        _card_ids(entry.params, check, (policies_key, i, "params"), components)
+    restriction = _restriction(data, check, components, players)
     if check.count > before or players is None:
         return None
+    if restriction is not None and restriction.cost:
+        changed = {card: {"cost": components.cards[components.card_index[card]].cost + restriction.cost}
+                   for card in (*restriction.seek, *restriction.avoid)}
+        components = components.with_overrides({"cards": changed})
     return Config(players, advanced, tuple(policies), assignment, setup, colour_order, tuple(grants),
-                  overrides, components)
+                  overrides, components, restriction)
 
 
 def _overrides(data: dict, check: Check, components: ComponentSet, cache: dict):
@@ -205,3 +212,47 @@ def _grants(data: dict, check: Check, c: ComponentSet, players: int | None, adva
         seen[index] = i
         grants.append(GrantEntry(card.id, index, card.effect, epoch, seat))
     return grants
+
+
+def _card_ids(raw: dict, check: Check, path: tuple, c: ComponentSet) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The cards of restricted play (`seek`, `avoid`: a card id or a list of them) in `raw`, each checked
+    against the component set; a card in both lists is refused."""
+    found = {}
+    for key in ("seek", "avoid"):
+        value = raw.get(key, [])
+        value = [value] if isinstance(value, str) else value
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            check.report(path + (key,), f"expected a list of card ids, got {type_name(value)} {show_value(value)}")
+            value = []
+        for i, card in enumerate(value):
+            if card not in c.card_index:
+                check.report(path + (key, i), f"no card '{card}' in the component set{suggest(card, c.card_ids)}")
+        found[key] = tuple(v for v in value if v in c.card_index)
+    for card in sorted(set(found["seek"]) & set(found["avoid"])):
+        check.report(path, f"{card} is in both seek and avoid: a seat cannot both buy it whenever it can and never")
+    return found["seek"], found["avoid"]
+
+
+def _restriction(data: dict, check: Check, c: ComponentSet, players: int | None) -> Restriction | None:
+    """The `restrict` table: restricted play of one seat (its policy's `seek` and `avoid`) and a
+    change of those cards' cost; "none", or a table naming no card, restricts nothing."""
+    raw = data.get("restrict", "none")
+    if raw == "none":
+        return None
+    if not isinstance(raw, dict):
+        check.report(("restrict",), f"expected \"none\" or a table like {{seek = [\"II-B-01\"]}}, got "
+                                    f"{type_name(raw)} {show_value(raw)}")
+        return None
+    check.unknown_keys(raw, ("restrict",), RESTRICT_KEYS)
+    seek, avoid = _card_ids(raw, check, ("restrict",), c)
+    seat = raw.get("seat", "rotate")
+    if seat != "rotate":
+        seat = check.integer(raw, ("restrict", "seat"), 0, 0, (players or MAX_PLAYERS) - 1)
+    cost = check.integer(raw, ("restrict", "cost"), 0, -20, 20)
+    if seat is None or cost is None or not (seek or avoid):
+        return None
+    for card in (*seek, *avoid):
+        printed = c.cards[c.card_index[card]].cost
+        if printed + cost < 0:
+            check.report(("restrict", "cost"), f"{card} costs {printed}: a change of {cost} makes it negative")
+    return Restriction(seek, avoid, seat, cost)

@@ -27,12 +27,13 @@ CARD_MODES = ("random", "grid")
 SIDE_MODES = ("policy", "random", "grid")
 
 RUN_KEYS = ("name", "description", "games", "seed", "chunk", "components")
-SWEEPABLE = ("players", "game", "policies", "seats", "assignment", "setup", "board", "grants")
+SWEEPABLE = ("players", "game", "policies", "seats", "assignment", "setup", "board", "grants", "restrict")
 TOP_KEYS = (*RUN_KEYS, *SWEEPABLE, "sweep")
 POLICY_KEYS = ("policy", "params", "label")
 SETUP_KEYS = ("cards", "sides", "focus_seat")
 BOARD_KEYS = ("colour_order",)
 GRANT_KEYS = ("card", "epoch", "seat")
+RESTRICT_KEYS = ("seek", "avoid", "seat", "cost")
 COMPONENTS_KEYS = ("path", *OVERRIDABLE)  # a [components] table: the set's path and its overrides
 
 
@@ -69,6 +70,21 @@ class GrantEntry:
 
 
 @dataclass(frozen=True)
+class Restriction:
+    """Restricted play of one seat (`seat`, or seat game % players: "rotate"): its policy takes
+    `avoid` and `seek` (kernels/restrict.py); the printed cost of every card named changes by `cost`
+    for every seat (the card at another price)."""
+
+    seek: tuple[str, ...]
+    avoid: tuple[str, ...]
+    seat: int | str
+    cost: int
+
+    def to_dict(self) -> dict:
+        return {"seek": list(self.seek), "avoid": list(self.avoid), "seat": self.seat, "cost": self.cost}
+
+
+@dataclass(frozen=True)
 class Setup:
     """The setup cards and sides of the seats, fixed, drawn or gridded."""
 
@@ -95,6 +111,7 @@ class Config:
     grants: tuple[GrantEntry, ...]
     overrides: dict = field(default_factory=dict)  # [components] overrides, e.g. {"setup": {"3B": {...}}}
     components: ComponentSet | None = field(default=None, compare=False, repr=False)  # with overrides
+    restriction: Restriction | None = None  # restricted play of one seat; None: every seat plays freely
 
     def to_dict(self) -> dict:
         out = {"players": self.players, "game": GAME_KINDS[self.advanced],
@@ -103,6 +120,8 @@ class Config:
                "board": {"colour_order": "random" if self.colour_order is None
                          else [COLOURS[c] for c in self.colour_order]},
                "grants": [g.to_dict() for g in self.grants]}
+        if self.restriction is not None:
+            out["restrict"] = self.restriction.to_dict()
         if self.overrides:
             out["components"] = self.overrides
         return out

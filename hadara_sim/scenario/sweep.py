@@ -127,6 +127,9 @@ def apply_value(raw: dict, path: tuple, value) -> dict:
         elif isinstance(child, str) and path[0] in ("policies", "seats") and depth == 1:
             child = {"policy": child}  # "greedy" -> {policy = "greedy"} to set its params
             node[key] = child
+        elif child == "none" and path[0] == "restrict" and depth == 0:
+            child = {}  # restrict = "none" -> {} to set its cost: a restriction of no card, the control
+            node[key] = child
         elif isinstance(child, str) and path[0] == "components" and depth == 0:
             child = {"path": child}  # components = "dir" -> {path = "dir"} to override its values
             node[key] = child

@@ -1,0 +1,107 @@
+"""What a card is worth at its price, from restricted play (Jaffe et al., AIIDE 2012; scenario key
+`restrict`, `scenarios/card-worth.toml`).
+
+One seat (rotating with the deal) plays once seeking a card (buying it whenever it is offered and
+affordable) and once avoiding it (never buying it), on the same deals, every other seat the same.
+Seek minus avoid, paired on the deal and seat, is what buying the card when one can is worth at its
+price: a relative contrast, in points of win share. With the restricted card's cost changed by the
+sweep (`restrict.cost`), the difference falls as the price rises; the **fair cost** is where the
+fitted line meets zero (seeking and avoiding are level), with its 95% CI, by the fit and crossing of
+`report curve` (`curve.fit`, `curve.crossing`: a linear model with cluster-robust errors by deal, the
+delta method).
+
+A restriction of several cards at once is not a card's worth and is left out of these tables.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from . import inference as I
+from .curve import Crossing, crossing, fit
+from .estimates import paired_diff, with_verdicts
+
+
+def restricted_pairs(df: pl.DataFrame) -> pl.DataFrame | None:
+    """Each seat that sought one card beside the same seat of the same deal that avoided it, at the same
+    cost change and the same values of every other swept key: card_id, cost_change, players, game,
+    seat, win_seek, win_avoid, total_seek, total_avoid. None when the dataset has no such pair."""
+    if "seek" not in df.columns or df["seek"].is_null().all():
+        return None
+    others = [c for c in df.columns if c.startswith("sweep_") and not c.startswith("sweep_restrict")]
+    keys = ["game", "seat", "players", "advanced", "cost_change", *others]
+
+    def side(name: str) -> pl.DataFrame:
+        one = pl.col(name).is_not_null() & ~pl.col(name).str.contains(",")
+        return df.filter(one).select(*keys, pl.col(name).alias("card_id"), pl.col("win_share").alias(f"win_{name}"),
+                                     pl.col("total").alias(f"total_{name}"))
+
+    pairs = side("seek").join(side("avoid"), on=[*keys, "card_id"], how="inner")
+    return pairs if pairs.height else None
+
+
+def _printed(components) -> pl.DataFrame:
+    return pl.DataFrame({"card_id": [c.id for c in components.cards], "epoch": [c.epoch for c in components.cards],
+                         "printed_cost": [c.cost for c in components.cards]})
+
+
+def seek_avoid(pairs: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.DataFrame:
+    """Seek minus avoid per card, player count and cost change: card_id, epoch, printed_cost, players,
+    cost_change, cost (printed + change), n (deals), rows, win_a (seeking), win_b (avoiding), win_diff,
+    win_low, win_high, win_p, win_q, win_verdict (Benjamini-Hochberg and TOST over the table), score_diff,
+    score_low, score_high; largest gain first."""
+    by = ["card_id", "players", "cost_change"]
+    win = with_verdicts(paired_diff(pairs, "win_seek", "win_avoid", by, prefix="win_", margin=margin),
+                        p="win_p", equiv_p="win_equiv_p", diff="win_diff", margin=margin, prefix="win_")
+    score = paired_diff(pairs, "total_seek", "total_avoid", by, prefix="score_").drop("n", "rows")
+    return (win.join(score, on=by, how="left").join(_printed(components), on="card_id", how="left")
+            .with_columns((pl.col("printed_cost") + pl.col("cost_change")).alias("cost"))
+            .sort("win_diff", descending=True))
+
+
+def fair_costs(pairs: pl.DataFrame, components) -> pl.DataFrame:
+    """Per card and player count swept at two or more costs: the cost at which seeking and avoiding are
+    level. Columns: card_id, epoch, players, printed_cost, costs (the swept costs), n (deals), fair_cost,
+    fair_low, fair_high (95% CI), gap (fair - printed: above 0 the card is worth more than it costs),
+    slope (pp of win share per coin), slope_p, extrapolated; largest gap (either sign) first, cards
+    without a crossing last."""
+    printed = dict(_printed(components).select("card_id", "printed_cost").iter_rows())
+    per_deal = (pairs.group_by("card_id", "players", "cost_change", "game")
+                .agg((pl.col("win_seek") - pl.col("win_avoid")).mean().alias("diff"))
+                .with_columns(pl.col("card_id").replace_strict(printed, return_dtype=pl.Int64).alias("printed_cost"))
+                .with_columns((pl.col("printed_cost") + pl.col("cost_change")).alias("cost")))
+    rows = []
+    for (card_id, players), deals in per_deal.group_by("card_id", "players", maintain_order=True):
+        costs = np.sort(deals["cost"].unique().to_numpy())
+        if len(costs) < 2:
+            continue
+        if deals["diff"].n_unique() < 2:  # the same difference in every deal (a tiny run): no line to fit
+            found, slope = Crossing(math.nan, math.nan, math.nan, math.nan, False), 0.0
+        else:
+            result = fit(deals, "cost", "diff")
+            found, slope = crossing(result, 0.0, costs), float(result.params[1])
+        rows.append({"card_id": card_id, "players": players, "printed_cost": printed[card_id],
+                     "costs": ", ".join(str(int(c)) for c in costs), "n": deals["game"].n_unique(),
+                     "fair_cost": found.value, "fair_low": found.low, "fair_high": found.high,
+                     "gap": found.value - printed[card_id], "slope": slope,
+                     "slope_p": found.slope_p, "extrapolated": found.extrapolated})
+    schema = {"card_id": pl.String, "players": pl.Int8, "printed_cost": pl.Int64, "costs": pl.String, "n": pl.Int64,
+              "fair_cost": pl.Float64, "fair_low": pl.Float64, "fair_high": pl.Float64, "gap": pl.Float64,
+              "slope": pl.Float64, "slope_p": pl.Float64, "extrapolated": pl.Boolean}
+    out = pl.DataFrame(rows, schema=schema).join(_printed(components).select("card_id", "epoch"), on="card_id",
+                                                 how="left")
+    return (out.with_columns(pl.col("gap").abs().fill_nan(None).alias("_size"))
+            .sort(["_size", "card_id"], descending=[True, False], nulls_last=True).drop("_size"))
+
+
+def gap_text(r: dict) -> str:
+    """A row's fair cost in words: 'fair at 4.3 [3.1, 5.6]', or why there is none."""
+    if not math.isfinite(r["slope_p"]):
+        return "no crossing (the same difference in every deal)"
+    if not math.isfinite(r["fair_cost"]):
+        return f"no crossing (slope p = {r['slope_p']:.2g})"
+    return (f"{r['fair_cost']:.1f} [{r['fair_low']:.1f}, {r['fair_high']:.1f}]"
+            + (" extrapolated" if r["extrapolated"] else ""))

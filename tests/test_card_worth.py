@@ -1,0 +1,124 @@
+"""A card's worth at its price (restricted play): the scenario's `restrict`, the results it writes, seek
+minus avoid and the fair cost in `report cards`, checked on planted data and on a small run."""
+
+import textwrap
+
+import numpy as np
+import polars as pl
+import pytest
+
+import hadara_sim
+from hadara_sim import load_components
+from hadara_sim.report import worth as W
+from hadara_sim.report.component_sections import cards as cards_section
+from hadara_sim.scenario.checks import ScenarioError
+from hadara_sim.scenario.read import load_scenario
+
+
+@pytest.fixture(scope="module")
+def components():
+    return load_components()
+
+
+def planted(worth: float, printed: int, deals: int = 6000, slope: float = 0.02, seed: int = 1) -> pl.DataFrame:
+    """Pairs of a card whose seeker gains `slope` of win share per coin its cost lies below `worth`: at a
+    cost equal to `worth`, seeking and avoiding are level. Win shares are 0 or 1, drawn per deal; as in
+    play, the two games of a deal differ only where the card was offered (a fifth of the deals here)."""
+    rng = np.random.default_rng(seed)
+    frames = []
+    for change in (-2, 0, 2):
+        gain = slope * (worth - (printed + change))
+        avoid = rng.random(deals) < 0.3
+        seek = np.where(rng.random(deals) < 0.2, rng.random(deals) < 0.3 + 5 * gain, avoid)
+        frames.append(pl.DataFrame({"card_id": "II-B-02", "players": 4, "cost_change": change,
+                                    "game": np.arange(deals), "seat": np.arange(deals) % 4,
+                                    "win_seek": seek.astype(float), "win_avoid": avoid.astype(float),
+                                    "total_seek": 50.0 + 10 * seek, "total_avoid": 50.0 + 10 * avoid}))
+    return pl.concat(frames).with_columns(pl.col("players").cast(pl.Int8), pl.col("cost_change").cast(pl.Int8))
+
+
+def test_a_card_worth_exactly_its_cost_comes_out_level(components):
+    printed = components.cards[components.card_index["II-B-02"]].cost
+    pairs = planted(printed, printed)
+    fair = W.fair_costs(pairs, components).row(0, named=True)
+    assert fair["fair_low"] <= printed <= fair["fair_high"]
+    assert abs(fair["fair_cost"] - printed) < 0.5 and fair["fair_high"] - fair["fair_low"] < 2.5
+    worth = {r["cost_change"]: r for r in W.seek_avoid(pairs, components).to_dicts()}
+    assert worth[0]["win_verdict"].startswith("fair")  # level at its printed cost, by the equivalence test
+    assert worth[-2]["win_verdict"] == "stronger" and worth[2]["win_verdict"] == "weaker"
+
+
+def test_the_fair_cost_follows_the_planted_worth(components):
+    printed = components.cards[components.card_index["II-B-02"]].cost
+    fair = W.fair_costs(planted(printed + 1.5, printed, seed=2), components).row(0, named=True)
+    assert fair["fair_low"] <= printed + 1.5 <= fair["fair_high"] and fair["fair_low"] > printed
+    assert fair["gap"] == pytest.approx(fair["fair_cost"] - printed)
+
+
+def test_no_crossing_when_the_price_does_not_matter(components):
+    fair = W.fair_costs(planted(0, 6, slope=0.0, seed=3), components).row(0, named=True)
+    assert np.isnan(fair["fair_cost"]) and W.gap_text(fair).startswith("no crossing")
+
+
+SCENARIO = """
+    name = "worth"
+    players = 2
+    game = "advanced"
+    policies = ["greedy"]
+    games = 24
+    seed = 3
+    chunk = 24
+    [sweep]
+    restrict = ["none", {seek = ["I-B-01"]}, {avoid = ["I-B-01"]}]
+    "restrict.cost" = [-1, 1]
+"""
+
+
+def test_a_restriction_sweep_plays_one_rotating_seat_on_the_control_deals(tmp_path, components):
+    path = tmp_path / "worth.toml"
+    path.write_text(textwrap.dedent(SCENARIO))
+    scenario = load_scenario(path)
+    changed = {c.sweep["restrict.cost"]: c.config.components for c in scenario.combinations
+               if c.config.restriction is not None}
+    printed = components.cards[components.card_index["I-B-01"]].cost
+    assert {k: v.cards[v.card_index["I-B-01"]].cost for k, v in changed.items()} == {-1: printed - 1, 1: printed + 1}
+    df = hadara_sim.simulate(path, quiet=True, out=tmp_path / "run")
+    restricted = df.filter(pl.col("seek").is_not_null() | pl.col("avoid").is_not_null())
+    assert (restricted["seat"] == restricted["game"] % 2).all()
+    assert restricted.height == 4 * 24  # one seat of each game of the 4 restricted combinations
+    assert set(restricted["cost_change"].to_list()) == {-1, 1}
+    assert (df.filter(pl.col("sweep_restrict") == "none")["cost_change"] == 0).all()
+    section = cards_section(df, {"components_path": None, "scenario": "worth"}, top=5)
+    titles = [t.title for t in section.tables]
+    assert any("seek - avoid" in t for t in titles) and any("fair cost" in t for t in titles)
+    assert len(section.tables[-1].data) == 0 or "card_id" in section.tables[-1].data.columns
+
+
+@pytest.mark.parametrize("restrict, where, message", [
+    ('{seek = ["I-B-99"]}', "restrict.seek[0]", "no card 'I-B-99'"),
+    ('{seek = ["I-B-01"], avoid = ["I-B-01"]}', "restrict", "in both seek and avoid"),
+    ('{avoid = ["I-Y-01"], cost = -9}', "restrict.cost", "makes it negative"),
+    ('{seek = ["I-B-01"], seats = 1}', "restrict", "seats"),
+    ('"some"', "restrict", "expected \"none\" or a table"),
+])
+def test_a_bad_restriction_is_named_by_file_and_field(tmp_path, restrict, where, message):
+    path = tmp_path / "bad.toml"
+    path.write_text(f'policies = ["greedy"]\nrestrict = {restrict}\n')
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(path)
+    text = str(err.value)
+    assert where in text and message in text and "bad.toml:2" in text
+
+
+def test_a_policy_parameter_naming_an_unknown_card_is_refused(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text('policies = [{policy = "greedy", params = {avoid = ["II-Q-01"]}}]\n')
+    with pytest.raises(ScenarioError, match=r"policies\[0\]\.params\.avoid\[0\].*no card 'II-Q-01'"):
+        load_scenario(path)
+
+
+def test_a_card_that_changed_no_game_has_no_crossing_and_no_error(components):
+    """A tiny run: seeking and avoiding gave the same result in every deal at every cost."""
+    pairs = planted(6, 6, deals=5).with_columns(pl.col("win_avoid").alias("win_seek"))
+    fair = W.fair_costs(pairs, components).row(0, named=True)
+    assert np.isnan(fair["fair_cost"]) and W.gap_text(fair) == "no crossing (the same difference in every deal)"
