@@ -15,11 +15,13 @@ go on while they do.
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
 import statsmodels.api as sm
+from statsmodels.tools.sm_exceptions import SingularMatrixWarning
 
 from .components import ComponentSet
 from .deal import make_deals
@@ -164,11 +166,17 @@ def fit(samples: Samples) -> tuple[np.ndarray, float]:
     for b in range(kernel.BLOCKS):
         X[block == b, 1 + b * F:1 + (b + 1) * F] = phi[block == b]
     y = np.array(samples.label)
-    result = sm.OLS(_within(y, decision), _within(X, decision)).fit()
-    slope = float(result.params[0])
+    X = _within(X, decision)
+    varies = np.flatnonzero(np.abs(X).max(axis=0) > 0)  # a feature never seen to differ gets no weight
+    with warnings.catch_warnings():  # features tied within every decision: pinv's least-norm split is fine
+        warnings.simplefilter("ignore", SingularMatrixWarning)
+        result = sm.OLS(_within(y, decision), X[:, varies]).fit()
+    coefficients = np.zeros(X.shape[1])
+    coefficients[varies] = result.params
+    slope = float(coefficients[0])
     if not slope > 0:
         raise LearnError(f"the labels do not rise with foresight's value (slope {slope:.3g}): more games or copies")
-    return np.asarray(result.params[1:]) / slope, slope
+    return coefficients[1:] / slope, slope
 
 
 def _within(a: np.ndarray, decision: np.ndarray) -> np.ndarray:

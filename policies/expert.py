@@ -87,7 +87,8 @@ class Expert(Foresight):
                    "new weights replace the old only when they win head to head). Compiled, no search at "
                    "play time; its weights hold for the component set they were learned on.")
     params = {**Foresight.params, "weights": ""}
-    # weights: a weights file of the training; "" is the built-in policies/tuned/expert-weights.toml.
+    param_help = {"weights": "the weights file written by scripts/train_expert.py (\"\": the built-in "
+                             "policies/tuned/expert-weights.toml, learned on the shipped component set)"}
 
     def __init__(self, seed: int = 0, **params):
         super().__init__(seed, **params)

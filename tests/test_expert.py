@@ -98,6 +98,15 @@ def test_the_expert_decides_alike_in_the_compiled_engine_and_through_python(comp
         assert [row["total"] for row in reference] == sheet["total"][i].tolist()
 
 
+def test_search_takes_the_expert_as_rollout_and_opponent_model(components):
+    search = make_policy("search", rollout="expert", budget=1, kinds=("pick",))
+    assert isinstance(search.rollout, Expert)
+    deals = make_deals(components, 2, 2, seed=6, advanced=True)
+    sheet = play_batch(deals, components, [search, make_policy("foresight")], np.array([[0, 1], [1, 0]]),
+                       forward=Forward)
+    assert sheet["total"].shape == (2, 2)
+
+
 def test_the_shipped_weights_load_and_hold_for_the_shipped_components(components):
     expert = make_policy("expert")
     assert expert.weights.vector.shape == (kernel.WEIGHTS,)
@@ -110,7 +119,7 @@ def test_weights_of_another_component_set_stop_with_a_message(components):
                                          f"games use {components.digest}: learn weights for it"):
         expert.kernel(components, 2)
     with pytest.raises(ValueError, match="learned on the component set"):
-        play_batch(make_deals(components, 2, 2, seed=1), components, [expert])
+        play_batch(make_deals(components, 2, 2, seed=1), components, [expert] * 2)
 
 
 @pytest.mark.parametrize("edit, message", [
