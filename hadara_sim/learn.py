@@ -30,7 +30,7 @@ from .forward import Forward
 from .kernels import expert as kernel
 from .kernels.layout import KIND_CODE
 from .policies.expert import Expert, Weights
-from .policies.random import _mix
+from .policies.search import decision_keys, margins
 from .policy import Kernel, Policy
 from .report.inference import rate_interval
 from .tune import match
@@ -111,17 +111,7 @@ class Teacher(Policy):
         count = legal.sum(axis=1)
         order = np.argsort(~legal, axis=1, kind="stable")[:, :int(count.max())]
         options = np.where(np.take_along_axis(legal, order, axis=1), order, order[:, :1])  # pad: the first again
-        with np.errstate(over="ignore"):
-            keys = (_mix(np.uint64(self.seed) ^ _mix(d.game_id.astype(np.uint64)) ^ d.serial.astype(np.uint64))
-                    >> np.uint64(2)).astype(np.int64)
-        sheet = d.forward.play(options, self.copies, self.expert, self.expert, seed=keys)
-        total = sheet["total"].astype(np.float64)  # (games, K, copies, P)
-        rows = np.arange(len(d))
-        me = d.view.player.astype(np.int64)
-        mine = total[rows, :, :, me]
-        others = total.copy()
-        others[rows, :, :, me] = -np.inf
-        margin = (mine - others.max(axis=3)).mean(axis=2)
+        margin = margins(d, options, self.copies, self.expert, decision_keys(self.seed, d))
         epochs = np.asarray(d.view.epoch, np.int64)
         for g in np.flatnonzero(count > 1):
             number = self.samples.decisions

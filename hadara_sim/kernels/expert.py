@@ -42,7 +42,7 @@ def block(kind, epoch):
 @inner
 def _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out):
     """foresight's choice, the card decisions' options valued with the learned correction added."""
-    if kind != DRAW and kind != PICK:
+    if (kind != DRAW and kind != PICK) or (kind == PICK and table.shape[2] < SCRATCH):  # no scratch: no line
         _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
         return
     at_weights = WEIGHTS_AT + block(kind, epoch) * len(FEATURES)
