@@ -1,5 +1,6 @@
 """Built-in policies. `BUILTIN` maps each name to its class (see docs/policies.md)."""
 
+from .expert import Expert
 from .greedy import Greedy
 from .planner import Planner
 from .random import Random
@@ -7,7 +8,7 @@ from .search import Search
 from .styles import Balanced, BalancedV1, Culture, Economy, Foresight, Military, Sets
 
 BUILTIN = {cls.name: cls for cls in (Random, Greedy, Military, Culture, Economy, Sets, Balanced, Foresight)}
-# Yardsticks (the slow `search`, `balanced` before tuning): available by name, not in the default
-# ladder or the tournament.
-REFERENCE = {cls.name: cls for cls in (Search, BalancedV1)}
+# Yardsticks (the slow `search`, `balanced` before tuning) and the learned `expert` (its weights hold
+# for one component set): available by name, not in the default ladder or the tournament.
+REFERENCE = {cls.name: cls for cls in (Search, BalancedV1, Expert)}
 __all__ = ["BUILTIN", "REFERENCE", "Planner"]

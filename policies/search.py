@@ -67,16 +67,8 @@ class Search(Policy):
         options = self.candidates(d)
         if options.shape[1] == 1:
             return options[:, 0]
-        seeds = self.keys(d)
-        sheet = d.forward.play(options, int(self.settings["budget"]), self.rollout, self.rivals, seed=seeds)
-        total = sheet["total"].astype(np.float64)  # (games, K, copies, P)
-        me = d.view.player.astype(np.int64)
-        rows = np.arange(len(d))
-        mine = total[rows, :, :, me]
-        others = total.copy()
-        others[rows, :, :, me] = -np.inf
-        margin = (mine - others.max(axis=3)).mean(axis=2)
-        return options[rows, margin.argmax(axis=1)]
+        margin = margins(d, options, int(self.settings["budget"]), self.rollout, self.keys(d), self.rivals)
+        return options[np.arange(len(d)), margin.argmax(axis=1)]
 
     def candidates(self, d: Decision) -> np.ndarray:
         """(games, K) legal options (as the restriction leaves them), the rollout policy's own choice
@@ -93,6 +85,25 @@ class Search(Policy):
 
     def keys(self, d: Decision) -> np.ndarray:
         """A seed per game from (policy seed, game, decision number): the same in any batch."""
-        with np.errstate(over="ignore"):
-            key = _mix(np.uint64(self.seed) ^ _mix(d.game_id.astype(np.uint64)) ^ d.serial.astype(np.uint64))
-        return (key >> np.uint64(2)).astype(np.int64)
+        return decision_keys(self.seed, d)
+
+
+def decision_keys(seed: int, d: Decision) -> np.ndarray:
+    """A seed per game of `d` from (seed, game, decision number): the same in any batch."""
+    with np.errstate(over="ignore"):
+        key = _mix(np.uint64(seed) ^ _mix(d.game_id.astype(np.uint64)) ^ d.serial.astype(np.uint64))
+    return (key >> np.uint64(2)).astype(np.int64)
+
+
+def margins(d: Decision, options: np.ndarray, copies: int, policy, seeds, rivals=None) -> np.ndarray:
+    """(games, K) mean margin (own total less the best other) of each candidate option of `d`, played
+    on in `copies` determinised copies by `policy` on the deciding seat and `rivals` (default: `policy`)
+    on the others."""
+    rivals = policy if rivals is None else rivals
+    total = d.forward.play(options, copies, policy, rivals, seed=seeds)["total"].astype(np.float64)  # (g, K, c, P)
+    me = d.view.player.astype(np.int64)
+    rows = np.arange(len(d))
+    mine = total[rows, :, :, me]
+    others = total.copy()
+    others[rows, :, :, me] = -np.inf
+    return (mine - others.max(axis=3)).mean(axis=2)

@@ -113,7 +113,7 @@ def test_a_subclass_keeps_the_kinds_it_overrides(components):
 
 def scratch_or_table(kernel, view):
     """A kernel's table as the engine passes it: a planner's is scratch space of the engine's width."""
-    if kernel.code != kernels.PLANNER:
+    if kernel.code not in (kernels.PLANNER, kernels.EXPERT):
         return kernel.table
     return np.zeros((3, 2, max(view.components.n_cards, kernels.SCRATCH)))
 

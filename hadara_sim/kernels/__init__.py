@@ -1,10 +1,11 @@
-"""The built-in bots' decisions as one compiled function, `decide`: the planner styles and greedy.
+"""The built-in bots' decisions as one compiled function, `decide`: the planner styles, the expert and greedy.
 
 `decide` (decide.py) values every option of one decision kind for each row (a game and its acting
 seat) and takes the best legal one. The Python methods of `Planner` and `Greedy` call it through
 `choose`, and the compiled engine calls it directly, so the decision logic exists once. Parts:
 layout (codes, the flat params by name, the view), basics, valuation (the planner's worth of a
-position and a card), planner and lookahead (foresight's picks), greedy.
+position and a card), planner and lookahead (foresight's picks), expert (foresight with a learned
+correction of its card decisions), greedy.
 
 Decisions are bit for bit those of the numpy code this replaced: every sum is written in the order
 numpy computed it. einsum summed 4-term dot products in two lanes, `(a0*b0 + a2*b2) + (a1*b1 + a3*b3)`

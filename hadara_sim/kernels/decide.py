@@ -9,8 +9,9 @@ import numpy as np
 from hadara_sim.policy import Kernel
 
 from .basics import _first_legal, inner
+from .expert import _expert
 from .greedy import _greedy
-from .layout import gather, GREEDY, KIND_CODE, PLANNER, SCRATCH
+from .layout import EXPERT, gather, GREEDY, KIND_CODE, PLANNER, SCRATCH
 from .planner import _planner
 
 
@@ -30,7 +31,7 @@ def choose(kernel: Kernel, kind: str, d, offered: np.ndarray | None = None) -> n
     epoch, phase = np.asarray(view.epoch, np.int64), np.asarray(view.phase, np.int64)
     ct = view.components.compiled
     table = kernel.table
-    if kernel.code == PLANNER and kind == "pick":  # scratch space for `_pick_ahead`, as in the engine
+    if kernel.code in (PLANNER, EXPERT) and kind == "pick":  # scratch space for `_pick_ahead`, as in the engine
         table = np.zeros((3, 2, max(len(ct.card_points), SCRATCH)))
     out = np.empty(n, np.int64)
     g = np.arange(n)
@@ -55,6 +56,8 @@ def decide(code, kind, v, rows, g, seat, epoch, phase, legal, hand, card, feed_n
     of every policy)."""
     if code == PLANNER:
         _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
+    elif code == EXPERT:
+        _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
     elif code == GREEDY:
         _greedy(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
     else:

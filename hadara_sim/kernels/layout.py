@@ -14,6 +14,7 @@ from hadara_sim.constants import EFFECT_INDEX
 
 
 PLANNER, GREEDY = 1, 2  # kernel codes (0 means "no kernel: ask the Python policy")
+EXPERT = 3  # the planner with a learned correction (kernels/expert.py; its params: the planner's, then weights)
 KIND_CODE = {kind: i for i, kind in enumerate(A.KINDS)}
 WHEEL, SIDE, DRAW, TILE, PICK, COLONY, STATUE, FEED, MEDAL = (KIND_CODE[k] for k in A.KINDS)
 

@@ -20,7 +20,23 @@ def _pick_ahead(v, gi, me, i, epoch, phase, legal, ct, params, table):
     """Buy or sell the top card of a discard pile by what the player's picks bring over the next
     `pick_rounds` rounds of picks (0: the rest of phase B), played forward on the public piles with
     every seat taking the best pick by its own valuation, less `rival_weight` times what a rival's
-    picks bring on average."""
+    picks bring on average (`_pick_line`)."""
+    _pick_worths(v, gi, epoch, phase, ct, params, table)
+    top, choice = -np.inf, 0
+    for colour in range(5):
+        for action in (A.BUY, A.SELL):
+            option = A.pick_option(colour, action)
+            if not legal[i, option]:
+                continue
+            total = _pick_line(v, gi, me, colour, action == A.SELL, ct, params, table)
+            top, choice = _better(legal, i, option, total, top, choice)
+    return choice
+
+
+@helper
+def _pick_worths(v, gi, epoch, phase, ct, params, table):
+    """Every seat's worth of each card in the piles, its coin's value and its sale price into the
+    scratch `table`, for `_pick_line`."""
     players = v.tracks.shape[1]
     state = table[2, 1]
     for s in range(players):
@@ -31,25 +47,25 @@ def _pick_ahead(v, gi, me, i, epoch, phase, legal, ct, params, table):
                 table[s // 2, s % 2, card] = _card_worth(v, gi, s, card, epoch, phase, ct, params, at)
         state[COIN_AT + s] = at.coin
         state[SALE + s] = sale_price(v, ct, gi, s, epoch)
+
+
+@helper
+def _pick_line(v, gi, me, colour, sale, ct, params, table):
+    """What seat me's pick (pile `colour`, sold or bought) and its next picks bring, less `rival_weight`
+    times a rival's on average, the phase played forward (`_pick_worths` filled `table`)."""
+    players = v.tracks.shape[1]
     rival = params[RIVAL_WEIGHT] / max(players - 1, 1)
     horizon = int(params[PICK_ROUNDS]) * players
-    top, choice = -np.inf, 0
-    for colour in range(5):
-        for action in (A.BUY, A.SELL):
-            option = A.pick_option(colour, action)
-            if not legal[i, option]:
-                continue
-            left = _start_forward(v, gi, players, state)
-            total = _take(v, gi, me, colour, action == A.SELL, ct, params, table)
-            turn = me + 1
-            for _ in range(min(left - 1, horizon) if horizon > 0 else left - 1):
-                s = turn % players
-                pile, sale = _best_pick(v, gi, s, ct, params, table)
-                value = _take(v, gi, s, pile, sale, ct, params, table)
-                total += value if s == me else -rival * value
-                turn += 1
-            top, choice = _better(legal, i, option, total, top, choice)
-    return choice
+    left = _start_forward(v, gi, players, table[2, 1])
+    total = _take(v, gi, me, colour, sale, ct, params, table)
+    turn = me + 1
+    for _ in range(min(left - 1, horizon) if horizon > 0 else left - 1):
+        s = turn % players
+        pile, pile_sale = _best_pick(v, gi, s, ct, params, table)
+        value = _take(v, gi, s, pile, pile_sale, ct, params, table)
+        total += value if s == me else -rival * value
+        turn += 1
+    return total
 
 
 @helper

@@ -67,8 +67,19 @@ def _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct
 
 @helper
 def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, at):
-    """Buy or sell the card kept; the discarded card feeds phase B for everyone, so all else equal
-    keep the better one, and with `deny` discard the card a rival would gain least from."""
+    """Buy or sell the card kept, by `_draw_values`."""
+    values = _draw_values(v, gi, me, i, epoch, phase, hand, ct, params, at)
+    top, choice = -np.inf, 0
+    for option in range(4):
+        top, choice = _better(legal, i, option, values[option], top, choice)
+    return choice
+
+
+@helper
+def _draw_values(v, gi, me, i, epoch, phase, hand, ct, params, at):
+    """The value of each draw option (`A.draw_option` order): the card kept bought or sold; the
+    discarded card feeds phase B for everyone, so all else equal keep the better one, and with `deny`
+    discard the card a rival would gain least from."""
     coin = at.coin
     worth0 = _card_value(v, gi, me, hand[i, 0], epoch, phase, ct, params, at)
     worth1 = _card_value(v, gi, me, hand[i, 1], epoch, phase, ct, params, at)
@@ -76,18 +87,11 @@ def _planner_draw(v, gi, me, i, epoch, phase, legal, hand, ct, params, at):
     deny0, deny1 = 0.0, 0.0
     if params[DENY] > 0:  # each rival's context once for both cards
         deny0, deny1 = _rival_gains(v, gi, me, hand[i, 0], hand[i, 1], epoch, ct, params)
-    top, choice = -np.inf, 0
-    for d in range(2):
-        kept = hand[i, 1 - d]
-        kept_worth = worth1 if d == 0 else worth0
-        gone = worth0 if d == 0 else worth1
-        discard = 0.05 * gone
-        if params[DENY] > 0:
-            discard += params[DENY] * (deny0 if d == 0 else deny1)
-        buy = kept_worth - coin * card_price(v, ct, gi, me, kept)
-        top, choice = _better(legal, i, A.draw_option(d, A.BUY), buy - discard, top, choice)
-        top, choice = _better(legal, i, A.draw_option(d, A.SELL), sell - discard, top, choice)
-    return choice
+    discard0 = 0.05 * worth0 + (params[DENY] * deny0 if params[DENY] > 0 else 0.0)
+    discard1 = 0.05 * worth1 + (params[DENY] * deny1 if params[DENY] > 0 else 0.0)
+    buy0 = worth1 - coin * card_price(v, ct, gi, me, hand[i, 1])
+    buy1 = worth0 - coin * card_price(v, ct, gi, me, hand[i, 0])
+    return buy0 - discard0, sell - discard0, buy1 - discard1, sell - discard1
 
 
 @helper

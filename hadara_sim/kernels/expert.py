@@ -1,0 +1,136 @@
+"""`expert`: foresight's valuation of the card decisions plus a learned correction.
+
+At a draw or a pick, each option's value is foresight's (the planner's for a draw, the phase played
+forward for a pick) plus a linear evaluation `w . phi` of the option's plain facts (`FEATURES`: the
+card it takes, the coins it moves). The weights come from expert iteration (hadara_sim/learn.py), one
+block of `FEATURES` per epoch and card decision (`block`), and sit in the policy's flat `params`
+after the planner's (`WEIGHTS_AT`). Every other decision is foresight's own.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hadara_sim import actions as A
+from hadara_sim.constants import CULTURE, FOOD, MILITARY
+from hadara_sim.rules import card_price, complete_sets, sale_price
+
+from .basics import _better, _card_count, helper, inner, _step, _top
+from .layout import DRAW, gather, KIND_CODE, PICK, PLANNER_PARAMS, SCRATCH
+from .lookahead import _pick_line, _pick_worths
+from .planner import _draw_values, _planner
+from .valuation import _context
+
+# One option's facts, as `_features` returns them: whether it buys a card, the coins it moves (minus
+# the price, or the sale), the card's points and track steps, whether its colour is one the player
+# has fewest of (a set), whether it carries a purple effect, whether it overfills the food track, and
+# whether it lifts military or culture to the next colony or statue requirement.
+FEATURES = ("buy", "coins", "points", "income", "military", "culture", "food", "set", "effect", "short", "prize")
+KINDS = ("draw", "pick")                       # the decisions the learned evaluation corrects
+BLOCKS = 3 * len(KINDS)                        # one block of weights per epoch and kind (`block`)
+WEIGHTS = BLOCKS * len(FEATURES)
+WEIGHTS_AT = PLANNER_PARAMS                    # the weights' first slot in the expert's params
+OPTIONS = 10                                   # options of a pick (a draw has 4)
+
+
+@helper
+def block(kind, epoch):
+    """The weights' block of a decision kind (draw or pick) in an epoch: epoch-major."""
+    return 2 * (epoch - 1) + (0 if kind == DRAW else 1)
+
+
+@inner
+def _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out):
+    """foresight's choice, the card decisions' options valued with the learned correction added."""
+    if (kind != DRAW and kind != PICK) or (kind == PICK and table.shape[2] < SCRATCH):  # no scratch: no line
+        _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
+        return
+    at_weights = WEIGHTS_AT + block(kind, epoch) * len(FEATURES)
+    options = 4 if kind == DRAW else OPTIONS
+    for i in rows:
+        gi, me = g[i], seat[i]
+        at = _context(v, gi, me, epoch, phase, params, ct)
+        draws = _row_start(kind, v, gi, me, i, epoch, phase, hand, ct, params, table, at)
+        top, choice = -np.inf, 0
+        for option in range(options):
+            if legal[i, option]:
+                phi = _features(kind, v, gi, me, i, option, epoch, hand, ct, at)
+                learned = 0.0
+                for k in range(len(FEATURES)):
+                    learned += params[at_weights + k] * phi[k]
+                value = _option_value(kind, v, gi, me, option, ct, params, table, draws) + learned
+                top, choice = _better(legal, i, option, value, top, choice)
+        out[i] = choice
+
+
+@inner
+def option_table(kind, v, rows, g, seat, epoch, phase, legal, hand, ct, params, table, values, features):
+    """For training: each legal option's value before the learned correction into values[i, option]
+    and its `FEATURES` into features[i, option] (illegal options left alone)."""
+    options = 4 if kind == DRAW else OPTIONS
+    for i in rows:
+        gi, me = g[i], seat[i]
+        at = _context(v, gi, me, epoch, phase, params, ct)
+        draws = _row_start(kind, v, gi, me, i, epoch, phase, hand, ct, params, table, at)
+        for option in range(options):
+            if legal[i, option]:
+                phi = _features(kind, v, gi, me, i, option, epoch, hand, ct, at)
+                for k in range(len(FEATURES)):
+                    features[i, option, k] = phi[k]
+                values[i, option] = _option_value(kind, v, gi, me, option, ct, params, table, draws)
+
+
+@helper
+def _row_start(kind, v, gi, me, i, epoch, phase, hand, ct, params, table, at):
+    """What a row's options share: a draw's four values, or the pile worths a pick line reads."""
+    if kind == DRAW:
+        return _draw_values(v, gi, me, i, epoch, phase, hand, ct, params, at)
+    _pick_worths(v, gi, epoch, phase, ct, params, table)
+    return 0.0, 0.0, 0.0, 0.0
+
+
+@helper
+def _option_value(kind, v, gi, me, option, ct, params, table, draws):
+    """foresight's value of a draw or pick option (`draws`: the row's draw values)."""
+    if kind == DRAW:
+        return draws[option]
+    return _pick_line(v, gi, me, option // 2, option % 2 == A.SELL, ct, params, table)
+
+
+@helper
+def _features(kind, v, gi, me, i, option, epoch, hand, ct, at):
+    """The option's `FEATURES`: a sale moves only coins; a buy takes the card kept (draw) or the
+    pile's top card (pick) at its price."""
+    if option % 2 == A.SELL:
+        return 0.0, float(sale_price(v, ct, gi, me, epoch)), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+    card = hand[i, 1 - option // 2] if kind == DRAW else _top(v, gi, option // 2)
+    colour = ct.card_colour[card]
+    steps = (_step(v, gi, me, ct, card, colour, 0), _step(v, gi, me, ct, card, colour, 1),
+             _step(v, gi, me, ct, card, colour, 2), _step(v, gi, me, ct, card, colour, 3))
+    fewest = 1.0 if v.colour_count[gi, me, colour] == complete_sets(v, gi, me, False) else 0.0
+    effect = 1.0 if ct.card_effect[card] >= 0 else 0.0
+    short = 1.0 if at.tracks[FOOD] - _card_count(v, gi, me) - 1 + steps[FOOD] < 0 else 0.0
+    military_need, culture_need = at.req[0] - at.tracks[MILITARY], at.req[1] - at.tracks[CULTURE]
+    prize = 1.0 if (0 < military_need <= steps[MILITARY]) or (0 < culture_need <= steps[CULTURE]) else 0.0
+    return (1.0, -float(card_price(v, ct, gi, me, card)), float(ct.card_points[card]), steps[0], steps[1], steps[2],
+            steps[3], fewest, effect, short, prize)
+
+
+def learned_options(kernel, d):
+    """For training, `option_table` for the Python decision `d` (a draw or pick) of the expert
+    `kernel`: (values, features), (games, options) and (games, options, FEATURES), zeros where illegal."""
+    view, kind = d.view, KIND_CODE[d.kind]
+    n = len(d)
+    legal = np.ascontiguousarray(d.legal)
+    hand = (np.ascontiguousarray(view.hand, np.int64) if d.kind == "draw" else np.zeros((n, 2), np.int64))
+    ct = view.components.compiled
+    values = np.zeros(legal.shape)
+    features = np.zeros(legal.shape + (len(FEATURES),))
+    epoch, phase = np.asarray(view.epoch, np.int64), np.asarray(view.phase, np.int64)
+    g = np.arange(n)
+    for e, p in sorted(set(zip(epoch.tolist(), phase.tolist()))):
+        rows = np.flatnonzero((epoch == e) & (phase == p))
+        table = np.zeros((3, 2, max(len(ct.card_points), SCRATCH)))
+        option_table(kind, gather(view, d.kind), rows, g, np.asarray(view.player, np.int64), e, p, legal, hand, ct,
+                     kernel.params, table, values, features)
+    return values, features

@@ -1,0 +1,243 @@
+"""Expert iteration for `expert` (Anthony et al. 2017): search labels better card decisions, a fit
+learns them, and new weights replace the old only when they beat them head to head.
+
+One iteration: the current expert plays itself (`label`); at a sample of its draws and picks every
+legal option is played on in determinised copies with the current expert on every seat (the forward
+model, as `search` does), each option's label being its mean margin (own total less the best other).
+`fit` regresses the labels, within each decision, on foresight's value of the option and the option's
+features (one block per epoch and kind): the new weights are the features' coefficients over the
+value's, so that value + weights . features ranks options as the labels do. The new weights are kept
+only if they beat the current ones head to head on fresh deals, seats rotated, at every player count
+trained together (the lower end of the pooled 95 % Wilson interval above one half); the iterations
+go on while they do.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+import statsmodels.api as sm
+from statsmodels.tools.sm_exceptions import SingularMatrixWarning
+
+from .components import ComponentSet
+from .deal import make_deals
+from .engine.game import play_batch
+from .forward import Forward
+from .kernels import expert as kernel
+from .kernels.layout import KIND_CODE
+from .policies.expert import Expert, Weights
+from .policies.search import decision_keys, margins
+from .policy import Kernel, Policy
+from .report.inference import rate_interval
+from .tune import match
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What one training run spends."""
+
+    players: tuple[int, ...] = (2, 4)
+    iterations: int = 3
+    games: int = 60           # self-play games per player count whose decisions are labelled
+    rate: float = 0.25        # share of the card-decision steps labelled
+    copies: int = 8           # determinised copies per option
+    duel_games: int = 2000    # head-to-head games per player count
+    seed: int = 0
+
+
+@dataclass
+class Samples:
+    """Labelled options, one row per legal option of a labelled decision."""
+
+    decision: list = field(default_factory=list)  # per row: the decision's number in the run
+    label: list = field(default_factory=list)     # mean margin of the option in the copies
+    value: list = field(default_factory=list)     # foresight's value of the option
+    block: list = field(default_factory=list)     # the weights' block (epoch, kind)
+    features: list = field(default_factory=list)  # (FEATURES,) the option's features
+
+    def __len__(self) -> int:
+        return len(self.label)
+
+    @property
+    def decisions(self) -> int:
+        return self.decision[-1] + 1 if self.decision else 0
+
+
+@dataclass
+class Iteration:
+    """One iteration: what it labelled and fitted, and how the new weights did against the old."""
+
+    number: int
+    decisions: int
+    options: int
+    value_coefficient: float   # the labels' slope on foresight's value (must be positive)
+    shares: dict               # players -> (games, win share, (low, high)) of new against old
+    pooled: tuple              # (games, win share, (low, high)) over the player counts
+    accepted: bool
+    seconds: float
+
+
+class Teacher(Policy):
+    """The expert on every seat, labelling a sample of its draws and picks by search (rollouts and
+    opponents: the expert itself) into `samples`; every other decision is the expert's, compiled."""
+
+    name = "teacher"
+
+    def __init__(self, expert: Expert, copies: int, rate: float, seed: int, samples: Samples):
+        super().__init__(seed)
+        self.expert, self.copies, self.rate, self.samples = expert, copies, rate, samples
+        self.asked = 0
+
+    def kernel(self, components, players=None, advanced=True) -> Kernel:
+        spec = self.expert.kernel(components, players, advanced)
+        return spec._replace(kinds=spec.kinds - set(kernel.KINDS))
+
+    def decide(self, d):
+        choice = self.expert.decide(d)
+        self.asked += 1
+        if d.kind in kernel.KINDS and np.random.default_rng([self.seed, self.asked]).random() < self.rate:
+            self.label(d)
+        return choice
+
+    def label(self, d) -> None:
+        """Every legal option of the decision played on by search; its rows into `samples`."""
+        spec = self.expert.kernel(d.view.components, d.view.players)
+        values, features = kernel.learned_options(spec, d)
+        legal = np.asarray(d.legal)
+        count = legal.sum(axis=1)
+        order = np.argsort(~legal, axis=1, kind="stable")[:, :int(count.max())]
+        options = np.where(np.take_along_axis(legal, order, axis=1), order, order[:, :1])  # pad: the first again
+        margin = margins(d, options, self.copies, self.expert, decision_keys(self.seed, d))
+        epochs = np.asarray(d.view.epoch, np.int64)
+        for g in np.flatnonzero(count > 1):
+            number = self.samples.decisions
+            block = kernel.block(KIND_CODE[d.kind], epochs[g])
+            for k in range(int(count[g])):
+                option = options[g, k]
+                self.samples.decision.append(number)
+                self.samples.label.append(margin[g, k])
+                self.samples.value.append(values[g, option])
+                self.samples.block.append(block)
+                self.samples.features.append(features[g, option])
+
+
+def label(components: ComponentSet, expert: Expert, budget: Budget, iteration: int,
+          samples: Samples | None = None) -> Samples:
+    """Self-play games of `expert` at each player count, a sample of their card decisions labelled."""
+    samples = samples if samples is not None else Samples()
+    for players in budget.players:
+        seed = np.random.SeedSequence([budget.seed, iteration, players, 0])
+        deals = make_deals(components, players, budget.games, seed=seed, advanced=True)
+        teacher = Teacher(expert, budget.copies, budget.rate, int(seed.generate_state(1)[0]), samples)
+        play_batch(deals, components, [teacher], np.zeros((budget.games, players), np.int64), forward=Forward)
+    return samples
+
+
+class LearnError(Exception):
+    """The labels cannot be fitted (too few, or not following foresight's values at all)."""
+
+
+def fit(samples: Samples) -> tuple[np.ndarray, float]:
+    """New weights (kernel order) and the labels' slope on foresight's value: an OLS fit (statsmodels)
+    within decisions (labels, values and features less their decision's mean) of the labels on the
+    value and the features in their blocks."""
+    if samples.decisions < 10:
+        raise LearnError(f"only {samples.decisions} decisions labelled: give more games or a higher rate")
+    decision = np.array(samples.decision)
+    F = len(kernel.FEATURES)
+    X = np.zeros((len(samples), 1 + kernel.WEIGHTS))
+    X[:, 0] = samples.value
+    phi = np.array(samples.features)
+    block = np.array(samples.block)
+    for b in range(kernel.BLOCKS):
+        X[block == b, 1 + b * F:1 + (b + 1) * F] = phi[block == b]
+    y = np.array(samples.label)
+    X = _within(X, decision)
+    varies = np.flatnonzero(np.abs(X).max(axis=0) > 0)  # a feature never seen to differ gets no weight
+    with warnings.catch_warnings():  # features tied within every decision: pinv's least-norm split is fine
+        warnings.simplefilter("ignore", SingularMatrixWarning)
+        result = sm.OLS(_within(y, decision), X[:, varies]).fit()
+    coefficients = np.zeros(X.shape[1])
+    coefficients[varies] = result.params
+    slope = float(coefficients[0])
+    if not slope > 0:
+        raise LearnError(f"the labels do not rise with foresight's value (slope {slope:.3g}): more games or copies")
+    return coefficients[1:] / slope, slope
+
+
+def _within(a: np.ndarray, decision: np.ndarray) -> np.ndarray:
+    """Each row of `a` less the mean of its decision's rows."""
+    frame = pd.DataFrame(a.reshape(len(a), -1))
+    return (frame - frame.groupby(decision).transform("mean")).to_numpy().reshape(a.shape)
+
+
+def duel(components: ComponentSet, new: Expert, old: Expert, budget: Budget, iteration: int) -> tuple[dict, tuple]:
+    """`new` against `old` on fresh deals at each player count, seats rotated: per count and pooled,
+    (games, win share, 95 % Wilson interval)."""
+    per, pooled = {}, []
+    for players in budget.players:
+        m = match(components, new, old, players, budget.duel_games,
+                  np.random.SeedSequence([budget.seed, iteration, players, 1]), True)
+        per[players] = (len(m.shares), float(m.shares.mean()), m.wilson())
+        pooled.append(m.shares)
+    shares = np.concatenate(pooled)
+    return per, (len(shares), float(shares.mean()), rate_interval(shares))
+
+
+def train(components: ComponentSet, budget: Budget, start: Weights | None = None, say=print) -> tuple[Weights,
+                                                                                                     list]:
+    """Expert iteration from `start` (no correction: foresight) while new weights beat the current:
+    the weights kept and every iteration's record."""
+    current = start or Weights("(foresight)", components.digest, np.zeros(kernel.WEIGHTS))
+    history = []
+    for number in range(1, budget.iterations + 1):
+        began = time.perf_counter()
+        say(f"iteration {number}: labelling {budget.games} self-play games per player count "
+            f"({', '.join(map(str, budget.players))}P), {budget.rate:.0%} of card decisions, {budget.copies} copies")
+        samples = label(components, Expert.with_weights(current), budget, number)
+        vector, slope = fit(samples)
+        say(f"iteration {number}: fitted on {samples.decisions} decisions ({len(samples)} options); slope on "
+            f"foresight's value {slope:.3f}; new against current, {budget.duel_games} games per player count")
+        new = Weights(f"(iteration {number})", components.digest, vector)
+        per, pooled = duel(components, Expert.with_weights(new), Expert.with_weights(current), budget, number)
+        games, share, (low, high) = pooled
+        accepted = low > 0.5
+        history.append(Iteration(number, samples.decisions, len(samples), slope, per, pooled, accepted,
+                                 time.perf_counter() - began))
+        say(f"iteration {number}: new weights win {100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}] of "
+            f"{games} games: {'kept' if accepted else 'not better; the current weights stay'} "
+            f"({history[-1].seconds:.0f} s)")
+        if not accepted:
+            break
+        current = new
+    return current, history
+
+
+def weights_toml(weights: Weights, history: list, command: str) -> str:
+    """The weights file: the command that made it, the component set, the layout, the weights and
+    every iteration's head to head."""
+    F = len(kernel.FEATURES)
+    blocks = weights.vector.reshape(3, len(kernel.KINDS), F)
+    lines = ["# Written by scripts/train_expert.py; rerun the command below to learn again.",
+             f'command = "{command}"',
+             f'components = "{weights.components}"',
+             "features = [" + ", ".join(f'"{f}"' for f in kernel.FEATURES) + "]",
+             "kinds = [" + ", ".join(f'"{k}"' for k in kernel.KINDS) + "]",
+             "", "[weights]  # per kind, one row per epoch (I, II, III), one weight per feature"]
+    for k, kind in enumerate(kernel.KINDS):
+        rows = ",\n".join("    [" + ", ".join(f"{w:.6g}" for w in blocks[e, k]) + "]" for e in range(3))
+        lines.append(f"{kind} = [\n{rows},\n]")
+    for it in history:
+        games, share, (low, high) = it.pooled
+        lines += ["", "[[iterations]]", f"number = {it.number}", f"decisions = {it.decisions}",
+                  f"options = {it.options}", f"value_coefficient = {it.value_coefficient:.4f}",
+                  f"games = {games}", f"win_share = {share:.4f}  # new weights against the current, pooled",
+                  f"ci95 = [{low:.4f}, {high:.4f}]", f"accepted = {'true' if it.accepted else 'false'}",
+                  f"seconds = {it.seconds:.0f}"]
+        for players, (n, s, (lo, hi)) in it.shares.items():
+            lines += [f"p{players} = {{ games = {n}, win_share = {s:.4f}, ci95 = [{lo:.4f}, {hi:.4f}] }}"]
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,119 @@
+"""`expert`: foresight with a learned correction of its card decisions (draws and picks).
+
+The correction is a linear evaluation of each option's plain facts (`hadara_sim.kernels.expert`),
+evaluated inside the compiled kernels, its weights learned by expert iteration
+(`scripts/train_expert.py`, `hadara_sim.learn`) and read from a TOML file (`Weights`): the built-in
+`policies/tuned/expert-weights.toml`, or a file of a user's own training (`weights = "PATH"`). The
+weights hold for the component set they were learned on: games of another set stop with a message.
+"""
+
+from __future__ import annotations
+
+import math
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from hadara_sim.kernels import expert as learned
+from hadara_sim.kernels.layout import EXPERT
+from hadara_sim.policy import Kernel
+
+from .styles import Foresight
+from .tuned import TUNED_DIR
+
+WEIGHTS_FILE = TUNED_DIR / "expert-weights.toml"
+WEIGHT_LIMIT = 1000.0  # a weight beyond this is no learned value (each feature is a few units at most)
+TRAIN = "python scripts/train_expert.py"
+
+
+@dataclass(frozen=True)
+class Weights:
+    """The learned weights of a file: per kind (`learned.KINDS`) and epoch, one per `learned.FEATURES`."""
+
+    path: str
+    components: str      # the digest of the component set they were learned on
+    vector: np.ndarray   # (learned.WEIGHTS,) in the kernel's order: block (epoch-major, then kind), feature
+
+    def check(self, components) -> None:
+        """Stop unless the games are of the component set the weights were learned on."""
+        if components.digest != self.components:
+            raise ValueError(
+                f"expert weights {self.path} were learned on the component set {self.components}, but these games "
+                f"use {components.digest}: learn weights for it with `{TRAIN} --components PATH --out FILE` and "
+                f"play them with the expert's parameter weights=FILE")
+
+
+def read_weights(path: str | Path) -> Weights:
+    """The weights in a file written by the training (`hadara_sim.learn.weights_toml`), checked: the
+    features and kinds the kernel reads, in its order, three epochs each, finite and in range."""
+    where = f"expert weights {path}"
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ValueError(f"{where}: cannot read it ({err.strerror or err}); give the file the training wrote") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{where}: not a TOML file ({err})") from None
+    features, kinds = data.get("features"), data.get("kinds")
+    if features != list(learned.FEATURES) or kinds != list(learned.KINDS):
+        raise ValueError(f"{where}: made for features {features} of kinds {kinds}, but this expert reads features "
+                         f"{list(learned.FEATURES)} of kinds {list(learned.KINDS)}: learn them again with `{TRAIN}`")
+    if not isinstance(data.get("components"), str):
+        raise ValueError(f"{where}: field components (the digest of the component set) is missing")
+    table = data.get("weights")
+    blocks = []
+    for epoch in range(3):
+        for kind in learned.KINDS:
+            rows = table.get(kind) if isinstance(table, dict) else None
+            row = rows[epoch] if isinstance(rows, list) and len(rows) == 3 else None
+            if (not isinstance(row, list) or len(row) != len(learned.FEATURES)
+                    or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in row)):
+                raise ValueError(f"{where}: weights.{kind} must be 3 rows (epochs I-III) of {len(learned.FEATURES)} "
+                                 f"numbers, one per feature")
+            if not all(math.isfinite(w) and abs(w) <= WEIGHT_LIMIT for w in row):
+                raise ValueError(f"{where}: weights.{kind} epoch {epoch + 1}: every weight must be finite and within "
+                                 f"+-{WEIGHT_LIMIT:g}")
+            blocks.append(row)
+    return Weights(str(path), data["components"], np.array(blocks, np.float64).reshape(-1))
+
+
+class Expert(Foresight):
+    name = "expert"
+    description = ("foresight, its draws and picks valued with a learned correction: a linear evaluation of "
+                   "each option's facts (the card's points, track steps, price, set, effect, feeding, the "
+                   "next requirement) per epoch, learned by expert iteration (scripts/train_expert.py: search "
+                   "with the expert as rollout and opponent model labels better options, a fit learns them, "
+                   "new weights replace the old only when they win head to head). Compiled, no search at "
+                   "play time; its weights hold for the component set they were learned on.")
+    params = {**Foresight.params, "weights": ""}
+    param_help = {"weights": "the weights file written by scripts/train_expert.py (\"\": the built-in "
+                             "policies/tuned/expert-weights.toml, learned on the shipped component set)"}
+
+    def __init__(self, seed: int = 0, **params):
+        super().__init__(seed, **params)
+        self.weights = read_weights(self.settings["weights"] or WEIGHTS_FILE)
+        self.foresight = Foresight(seed, **{k: v for k, v in self.settings.items() if k != "weights"})
+
+    def kernel_settings(self, components, players, advanced) -> dict:
+        """foresight's, its side table derived by play included (the correction leaves the sides alone)."""
+        return self.foresight.kernel_settings(components, players, advanced)
+
+    @classmethod
+    def with_weights(cls, weights: Weights, seed: int = 0) -> "Expert":
+        """An expert playing `weights` (already checked), as the training tries them."""
+        expert = cls(seed)
+        expert.weights = weights
+        return expert
+
+    def kernel(self, components=None, players: int | None = None, advanced: bool = True) -> Kernel:
+        """foresight's kernel with the learned weights after its params (the weights' component set
+        checked whenever the games' is known)."""
+        if components is not None:
+            self.weights.check(components)
+        base = super().kernel(components, players, advanced)
+        made = self.__dict__.setdefault("_expert_kernels", {})
+        if id(base) not in made:
+            made[id(base)] = (base, Kernel(EXPERT, np.concatenate([base.params, self.weights.vector]), base.table,
+                                           base.kinds))
+        return made[id(base)][1]
