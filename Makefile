@@ -1,8 +1,9 @@
 # `make demo` and `make test` each build their own virtual environment in .venv.
 PYTHON ?= python3
-# Python caches the bytecode of what it imports (a machine that turns that off makes every run and
-# every worker compile its imports afresh, 3.6 s a process; compiling all 9,600 files of the venv at
-# install takes 12 s without a word).
+# Python caches the bytecode of what it imports; a machine that turns that off (PYTHONDONTWRITEBYTECODE,
+# common in containers and CI) would make every run and every worker compile its imports afresh, 3.6 s
+# a process. So the install compiles the bytecode of every package, and of ours, once (both cores, about
+# 15 s, said on the way): Python reads bytecode that is there whether or not it may write any.
 unexport PYTHONDONTWRITEBYTECODE
 VENV := .venv
 BIN := $(VENV)/bin
@@ -15,7 +16,9 @@ STAMP := $(VENV)/.installed
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -c constraints.txt uv
-	$(BIN)/uv pip install --python $(BIN)/python -c constraints.txt -e '.[test]'
+	$(BIN)/uv pip install --python $(BIN)/python -c constraints.txt --compile-bytecode -e '.[test]'
+	@echo "Compiling hadara_sim's own bytecode (the packages' was compiled above)"
+	$(BIN)/python -m compileall -q -j 0 hadara_sim policies
 	touch $(STAMP)
 
 # 20,000 games of the default scenario into results/default (resumed if interrupted; nothing is
@@ -24,6 +27,8 @@ $(STAMP): pyproject.toml constraints.txt
 demo: $(STAMP)
 	$(BIN)/hadara-sim simulate scenarios/default.toml --games 20000 --out results/default
 	$(BIN)/hadara-sim report summary results/default
+	@echo "The tool is $(BIN)/hadara-sim (make puts nothing on your PATH): run it as $(BIN)/hadara-sim --help,"
+	@echo "or first 'source $(BIN)/activate' and then plain 'hadara-sim --help'."
 
 # The import layers first (pyproject.toml [tool.importlinter]: a second), then the tests.
 test: $(STAMP)
@@ -42,11 +47,12 @@ verify: $(STAMP)
 
 # JupyterLab in the project's environment, on the notebooks folder (the `notebook` extra, installed once).
 $(VENV)/.notebook: $(STAMP)
-	$(BIN)/uv pip install --python $(BIN)/python -c constraints.txt -e '.[test,notebook]'
+	$(BIN)/uv pip install --python $(BIN)/python -c constraints.txt --compile-bytecode -e '.[test,notebook]'
 	touch $(VENV)/.notebook
 
+# Jupyter refuses to run as root unless told it may (a container's usual user): then it is told.
 notebook: $(VENV)/.notebook
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Refresh constraints.txt to the newest versions pyproject.toml allows (then run `make test`, and
 # commit both when it passes).
