@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .chunks import plan_chunks
+from .progress import LONG_SECONDS, duration  # noqa: F401  (LONG_SECONDS: the commands print an estimate above it)
 from .scenario.model import Scenario
 
 SPEEDS = Path(__file__).resolve().parent / "data" / "speeds.toml"
 START_SECONDS = 1.5      # imports, the compiled code loaded, workers started
 COMPILE_SECONDS = 110.0  # the first compile after an install or update (one core; measured 116 s in `make demo`)
-LONG_SECONDS = 30.0      # runs expected to take longer print their estimate first
 
 
 @dataclass
@@ -30,8 +30,7 @@ class Estimate:
 
     def text(self) -> str:
         """'about 2 min 10 s for 400,000 games (...)', saying what it includes or leaves out."""
-        s = round(self.seconds)
-        when = f"{s // 60} min {s % 60} s" if s >= 60 else f"{max(s, 1)} s"
+        when = duration(self.seconds)
         notes = []
         if self.compile:
             notes.append(f"{COMPILE_SECONDS:.0f} s of it the first compile")
