@@ -229,7 +229,7 @@ def _prepare(scenario: Scenario, out: Path, chunks: ChunkPlan, overwrite: bool) 
         "identity": digest,
         "identity_fields": identity,
         "scenario": {"name": scenario.name, "path": scenario.path, "text": scenario.text,
-                     "parsed": scenario.to_dict()},
+                     "settings": list(scenario.settings), "parsed": scenario.to_dict()},
         "seed": scenario.seed,
         "games": scenario.games,
         "chunk_size": scenario.chunk,

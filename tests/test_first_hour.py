@@ -36,3 +36,35 @@ def test_a_plugin_on_the_old_import_path_is_told_the_new_one(tmp_path, monkeypat
 def test_a_mistyped_policy_gets_a_did_you_mean():
     with pytest.raises(PolicyNotFound, match=r"unknown policy 'ballanced' \(did you mean balanced\?\)"):
         make_policy("ballanced")
+
+
+def test_set_refuses_a_bad_key_or_value_at_its_own_position(tmp_path):
+    """A mistyped key is refused as the file's would be, at `--set KEY=VALUE` instead of a line,
+    with the closest key; a value out of range likewise; nothing is written."""
+    bad = runner.invoke(app, ["simulate", "scenarios/default.toml", "--set", "playrs=3", "--out", str(tmp_path / "r")],
+                        env={"COLUMNS": "300"})
+    assert bad.exit_code == 2
+    assert "--set playrs=3: playrs: unknown key 'playrs'; did you mean 'players'?" in bad.output
+    wide = runner.invoke(app, ["simulate", "scenarios/default.toml", "--set", "seats.x=1", "--set",
+                               "board.silver_price=[4, 9]", "--out", str(tmp_path / "r")], env={"COLUMNS": "300"})
+    assert wide.exit_code == 2 and "--set board.silver_price=[4, 9]: board.silver_price:" in wide.output
+    shape = runner.invoke(app, ["simulate", "scenarios/default.toml", "--set", "players"], env={"COLUMNS": "300"})
+    assert shape.exit_code == 2 and "--set players: expected KEY=VALUE" in shape.output
+    assert not (tmp_path / "r").exists()
+
+
+def test_players_and_set_change_the_run_and_its_replay(tmp_path):
+    """--players 2 and --set game=advanced play that game into their own default directory name;
+    the run keeps its settings, so a traced game replays from the dataset exactly."""
+    from hadara_sim.results import load_results
+
+    out = tmp_path / "r"
+    result = runner.invoke(app, ["simulate", "scenarios/default.toml", "--players", "2", "--set", "game=advanced",
+                                 "--games", "20", "--jobs", "1", "--out", str(out), "--trace-games", "1"],
+                           env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    df = load_results(out)
+    assert set(df["players"]) == {2} and "wrote 1 game traces" in result.output
+    dry = runner.invoke(app, ["simulate", "scenarios/default.toml", "--players", "3", "--dry-run"],
+                        env={"COLUMNS": "200"})
+    assert "results/default-players=3" in dry.output

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import warnings
 from pathlib import Path
 from typing import Optional
@@ -25,6 +26,12 @@ def simulate(
     games: Optional[int] = typer.Option(None, "--games", "-n", min=1,
                                         help="Games (deals) per combination; overrides the scenario's."),
     seed: Optional[int] = typer.Option(None, "--seed", "-s", min=0, help="Seed; overrides the scenario's."),
+    players: Optional[int] = typer.Option(None, "--players", "-p", min=2, max=5,
+                                          help="Player count; overrides the scenario's (as --set players=N)."),
+    settings: list[str] = typer.Option([], "--set", metavar="KEY=VALUE",
+                                       help="Change any value of the scenario, checked as in the file: a "
+                                            "dotted key and a TOML value, e.g. --set game=advanced, --set "
+                                            "'policies=[\"balanced\",\"military\"]' (repeat for more)."),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Parallel processes (-1: all cores)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o",
                                        help="Results directory (default: results/ and the scenario's name)."),
@@ -77,7 +84,9 @@ def simulate(
             components_or_exit(components)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DesignWarning)
-            sc = load_scenario(scenario, components=components).with_overrides(games=games, seed=seed)
+            settings = ([f"players={players}"] if players is not None else []) + list(settings)
+            sc = load_scenario(scenario, components=components, settings=settings).with_overrides(games=games,
+                                                                                                seed=seed)
     except KeyboardInterrupt:
         console.print("\n[yellow]interrupted[/] before anything was written", highlight=False)
         raise typer.Exit(130)
@@ -86,7 +95,7 @@ def simulate(
              + "\n".join(f"  {p}" for p in err.problems))
     for w in dict.fromkeys(str(w.message) for w in caught):
         console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
-    out = out if out is not None else Path("results") / sc.name
+    out = out if out is not None else Path("results") / changed_name(sc.name, settings)
     chunks = plan_chunks(sc)
     if not quiet:
         console.print(f"[bold]{escape(sc.name)}[/]: {sc.games:,} games x {len(sc.combinations)} combination"
@@ -141,6 +150,12 @@ def simulate(
         emit([win_table(scan_results(out, sweep_columns=False), sc.name)], fmt)
     except ResultsError as err:
         fail(str(err))
+
+
+def changed_name(name: str, settings: list[str]) -> str:
+    """The default results directory's name of a scenario changed by settings: its own name and
+    each setting ('default-players=3'), so that it never meets the unchanged run's directory."""
+    return "-".join([name, *(re.sub(r"[^\w.=,+-]+", "_", s).strip("_") for s in settings)])[:200]
 
 
 def write_sample_traces(out: Path, k: int, sc, quiet: bool) -> None:
