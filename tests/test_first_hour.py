@@ -68,3 +68,26 @@ def test_players_and_set_change_the_run_and_its_replay(tmp_path):
     dry = runner.invoke(app, ["simulate", "scenarios/default.toml", "--players", "3", "--dry-run"],
                         env={"COLUMNS": "200"})
     assert "results/default-players=3" in dry.output
+
+
+def test_curve_draws_the_surface_of_two_swept_keys_and_says_what_makes_a_sweep(tmp_path):
+    """Two numeric keys swept: `report curve` draws their surface without --key; a mistyped key gets
+    a "did you mean"; a dataset with no sweep names the scenarios that make one."""
+    from hadara_sim import simulate
+
+    scenario = tmp_path / "two.toml"
+    scenario.write_text('players = 2\npolicies = ["greedy"]\ngames = 20\nchunk = 20\n[setup]\ncards = [1, 2]\n'
+                        '[sweep]\n"components.setup.1A.coins" = [0, 15, 30]\n"components.setup.1A.food" = [0, 4, 9]\n')
+    simulate(scenario, out=tmp_path / "two", jobs=1)
+    both = runner.invoke(app, ["report", "curve", str(tmp_path / "two"), "--out", str(tmp_path / "charts")],
+                         env={"COLUMNS": "220"})
+    assert both.exit_code == 0, both.output
+    assert any(p.name.startswith("surface") for p in (tmp_path / "charts").iterdir())
+    typo = runner.invoke(app, ["report", "curve", str(tmp_path / "two"), "--key", "components.setup.1A.coin"],
+                         env={"COLUMNS": "300"})
+    assert typo.exit_code == 2 and "did you mean components.setup.1A.coins?" in typo.output
+    flat = tmp_path / "flat.toml"
+    flat.write_text('players = 2\npolicies = ["greedy"]\ngames = 10\nchunk = 10\n')
+    simulate(flat, out=tmp_path / "flat", jobs=1)
+    none = runner.invoke(app, ["report", "curve", str(tmp_path / "flat")], env={"COLUMNS": "300"})
+    assert none.exit_code == 2 and "scenarios/3b-culture-coins.toml" in none.output
