@@ -91,3 +91,18 @@ def test_curve_draws_the_surface_of_two_swept_keys_and_says_what_makes_a_sweep(t
     simulate(flat, out=tmp_path / "flat", jobs=1)
     none = runner.invoke(app, ["report", "curve", str(tmp_path / "flat")], env={"COLUMNS": "300"})
     assert none.exit_code == 2 and "scenarios/3b-culture-coins.toml" in none.output
+
+
+def test_the_closing_table_labels_combinations_in_words_and_points_to_the_report(tmp_path):
+    """A grant sweep's rows read 'no grant (the control)' and 'grant I-B-01' (not JSON), the control
+    first, and the run ends with the report that reads such a sweep, as a command to type."""
+    scenario = tmp_path / "grants.toml"
+    scenario.write_text('name = "g"\nplayers = 2\npolicies = ["greedy"]\ngames = 10\nchunk = 10\n'
+                        '[sweep]\ngrants = ["I-B-01", "I-B-02", "none"]\n')
+    result = runner.invoke(app, ["simulate", str(scenario), "--jobs", "1", "--out", str(tmp_path / "g")],
+                           env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if "grant" in line and "%" in line]
+    assert "no grant (the control)" in rows[0] and any("grant I-B-01" in r for r in rows)
+    assert '{"grants"' not in result.output
+    assert f"next: hadara-sim report cards {tmp_path / 'g'}" in result.output
