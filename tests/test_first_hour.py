@@ -106,3 +106,18 @@ def test_the_closing_table_labels_combinations_in_words_and_points_to_the_report
     assert "no grant (the control)" in rows[0] and any("grant I-B-01" in r for r in rows)
     assert '{"grants"' not in result.output
     assert f"next: hadara-sim report cards {tmp_path / 'g'}" in result.output
+
+
+def test_a_quiet_run_starts_without_the_libraries_it_does_not_use(tmp_path):
+    """A quiet 20-game simulate imports neither statsmodels (only a side trial needs it) nor pandas
+    (pyarrow's `pa.array` would import it to ask about its input: `results._arrow` builds the
+    columns from their buffers): each costs a second or so of every run's start-up."""
+    import subprocess
+
+    code = ("import sys\nfrom hadara_sim.cli import main\nsys.argv = ['hadara-sim', 'simulate', 'scenarios/default.toml',"
+            f" '--games', '20', '--jobs', '1', '-q', '--out', {str(tmp_path / 'r')!r}]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'statsmodels', 'pandas'}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
