@@ -118,3 +118,25 @@ def test_play_names_the_seats_as_given_and_the_winner_with_their_policy():
     played = runner.invoke(app, ["play", "-p", "2", "--policy", "human,greedy"], input="1\n" * 300,
                            env={"COLUMNS": "200"})
     assert re.search(r"Winner: seat \d \((human|greedy)\)", played.output), played.output[-500:]
+
+
+def test_the_bonus_tile_and_feeding_decisions_as_a_person_sees_them(components):
+    """Buying the bonus-tile card asks which tile, naming the card and the +2; feeding names how many
+    cards are beyond the food track."""
+    from helpers import gain, new_game, set_tracks
+
+    lines: list[str] = []
+    game = new_game(components, players=2)
+    game.policies[0] = Human(read=lambda: "2\n", write=lines.append)
+    gain(game, 0, "bonus_tile_card")
+    text = "\n".join(lines)
+    card = components.card_ids[components.effect_card["bonus_tile_card"]]
+    assert f"1. an income tile on {card}: +2 income (2 such tiles unused)" in text
+    assert f"2. a military tile on {card}: +2 military" in text
+    assert game.seats[0].tracks[1] >= 2 and game.seats[0].bonus_card_tile == 1
+    lines.clear()
+    gain(game, 0, "I-Y-01", "I-R-01")
+    set_tracks(game.seats[0], food=1)
+    game.phase = 1
+    game.feed_people(game.seats[0])
+    assert "choose how to feed your people (2 cards more than your food track)" in " ".join(lines)

@@ -82,7 +82,13 @@ def heading(decision: Decision) -> str:
     return (f"\nSeat {seat} (you), epoch {EPOCH_NAMES[int(view.epoch[0])]}, phase {'AB'[int(view.phase[0])]}: "
             f"{coins(int(view.coins[0, seat]))}, "
             + ", ".join(f"{t} {int(v)}" for t, v in zip(TRACKS, view.tracks[0, seat]))
-            + f"; choose {ASKED[decision.kind]}")
+            + f"; choose {ASKED[decision.kind]}" + (feeding(view) if decision.kind == "feed" else ""))
+
+
+def feeding(view) -> str:
+    """How many cards the person still has to feed (RULINGS 4: cards beyond the food track)."""
+    need = int(view.feed_need[0])
+    return f" ({need} card{'s' * (need != 1)} more than your food track)"
 
 
 def wrapped(text: str, width: int) -> str:
