@@ -64,6 +64,13 @@ def seconds_per_game(policies: list[str], players: int, measured: dict) -> tuple
     return cost, unknown
 
 
+def processes(jobs: int) -> int:
+    """The processes a local run of --jobs `jobs` plays on (-1 every core, -2 all but one; the run
+    itself checks `jobs`)."""
+    cores = os.cpu_count() or 1
+    return cores if jobs == -1 else max(1, cores + 1 + jobs) if jobs < 0 else jobs
+
+
 def estimate_run(scenario: Scenario, jobs: int, games: int | None = None, cold: bool | None = None) -> Estimate:
     """The wall time of playing `games` of every combination (default: the scenario's) with `jobs`
     processes (-1: every core)."""
@@ -75,9 +82,7 @@ def estimate_run(scenario: Scenario, jobs: int, games: int | None = None, cold: 
         cost, missing = seconds_per_game(names, combo.players, measured)
         cpu += cost * games
         unknown |= set(missing)
-    cores = os.cpu_count() or 1
-    workers = cores if jobs == -1 else max(1, cores + 1 + jobs) if jobs < 0 else jobs
-    workers = max(1, min(workers, cores, len(plan_chunks(scenario))))  # jobs are checked by the run itself
+    workers = max(1, min(processes(jobs), os.cpu_count() or 1, len(plan_chunks(scenario))))
     if cold is None:
         from . import jit_cache
 

@@ -37,10 +37,11 @@ def _left(seconds: float) -> str:
 
 
 @contextmanager
-def progress_bar(total: int, done: int, quiet: bool, console, name: str):
+def progress_bar(total: int, done: int, quiet: bool, console, name: str, parallel: int = 1):
     """Progress over games with games per second and time left; `advance(n)`. A rich bar in a
     terminal or a notebook; elsewhere (a log, a pipe, CI) a plain line at least every PLAIN_EVERY
-    seconds, since a bar that cannot redraw shows only its last frame."""
+    seconds, since a bar that cannot redraw shows only its last frame. `parallel`: chunks played at
+    once (the first wave of them ends together)."""
     if quiet:
         yield lambda n: None
         return
@@ -64,7 +65,9 @@ def progress_bar(total: int, done: int, quiet: bool, console, name: str):
             return
         state["measured"] = True
         elapsed = time.perf_counter() - start
-        expected = elapsed + (total - state["done"]) / rate()
+        # the other chunks of the first wave are about done too: the rest plays `parallel` at a time
+        first = state["played"]
+        expected = elapsed + max(0, total - state["done"] - (parallel - 1) * first) / (parallel * rate())
         if expected > LONG_SECONDS:
             say(f"expected, measured on the first {state['played']:,} games ({rate():,.0f} games/s): about "
                 f"{duration(expected)} in all, {duration(expected - elapsed)} left")
