@@ -121,3 +121,13 @@ def test_a_quiet_run_starts_without_the_libraries_it_does_not_use(tmp_path):
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=Path(__file__).resolve().parent.parent)
     assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+
+
+def test_a_mistyped_group_gets_a_did_you_mean():
+    import polars as pl
+
+    from hadara_sim.report.dataset import ReportError, resolve_by
+
+    df = pl.DataFrame({"policy_label": ["a"], "players": [2], "seat": [0]})
+    with pytest.raises(ReportError, match=r"cannot group by 'playrs' \(did you mean players\?\)"):
+        resolve_by(df, ["playrs"])
