@@ -84,7 +84,7 @@ class Card:
             what = self.effect
         else:
             what = " ".join(f"+{v} {t}" for v, t in zip(self.values, TRACKS) if v) or "no tracks"
-        return f"{self.id} ({COLOURS[self.colour]}, {what}, cost {self.cost}, {self.points} pts)"
+        return f"{self.id} ({COLOURS[self.colour]}, {what}, cost {self.cost}, {self.points} pt{'' if self.points == 1 else 's'})"
 
 
 @dataclass(frozen=True)

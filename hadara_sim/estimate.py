@@ -12,12 +12,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .chunks import plan_chunks
+from .progress import LONG_SECONDS, duration  # noqa: F401  (LONG_SECONDS: the commands print an estimate above it)
 from .scenario.model import Scenario
 
 SPEEDS = Path(__file__).resolve().parent / "data" / "speeds.toml"
 START_SECONDS = 1.5      # imports, the compiled code loaded, workers started
 COMPILE_SECONDS = 110.0  # the first compile after an install or update (one core; measured 116 s in `make demo`)
-LONG_SECONDS = 30.0      # runs expected to take longer print their estimate first
 
 
 @dataclass
@@ -30,8 +30,7 @@ class Estimate:
 
     def text(self) -> str:
         """'about 2 min 10 s for 400,000 games (...)', saying what it includes or leaves out."""
-        s = round(self.seconds)
-        when = f"{s // 60} min {s % 60} s" if s >= 60 else f"{max(s, 1)} s"
+        when = duration(self.seconds)
         notes = []
         if self.compile:
             notes.append(f"{COMPILE_SECONDS:.0f} s of it the first compile")
@@ -65,6 +64,13 @@ def seconds_per_game(policies: list[str], players: int, measured: dict) -> tuple
     return cost, unknown
 
 
+def processes(jobs: int) -> int:
+    """The processes a local run of --jobs `jobs` plays on (-1 every core, -2 all but one; the run
+    itself checks `jobs`)."""
+    cores = os.cpu_count() or 1
+    return cores if jobs == -1 else max(1, cores + 1 + jobs) if jobs < 0 else jobs
+
+
 def estimate_run(scenario: Scenario, jobs: int, games: int | None = None, cold: bool | None = None) -> Estimate:
     """The wall time of playing `games` of every combination (default: the scenario's) with `jobs`
     processes (-1: every core)."""
@@ -76,9 +82,7 @@ def estimate_run(scenario: Scenario, jobs: int, games: int | None = None, cold: 
         cost, missing = seconds_per_game(names, combo.players, measured)
         cpu += cost * games
         unknown |= set(missing)
-    cores = os.cpu_count() or 1
-    workers = cores if jobs == -1 else max(1, cores + 1 + jobs) if jobs < 0 else jobs
-    workers = max(1, min(workers, cores, len(plan_chunks(scenario))))  # jobs are checked by the run itself
+    workers = max(1, min(processes(jobs), os.cpu_count() or 1, len(plan_chunks(scenario))))
     if cold is None:
         from . import jit_cache
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import importlib
 import importlib.util
+import re
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -41,8 +43,9 @@ def resolve_policy(spec: str):
         target = known[spec]
         return target.load() if hasattr(target, "load") else target
     if ":" not in spec:
-        raise PolicyNotFound(f"unknown policy '{spec}'. Available: {', '.join(sorted(known))}; "
-                             "or give module:attr or path/to/file.py:attr")
+        close = difflib.get_close_matches(spec, list(known), n=1)
+        raise PolicyNotFound(f"unknown policy '{spec}'{f' (did you mean {close[0]}?)' if close else ''}. "
+                             f"Available: {', '.join(sorted(known))}; or give module:attr or path/to/file.py:attr")
     where, _, attr = spec.rpartition(":")
     module = _load_module(where)
     if not attr.isidentifier() or not hasattr(module, attr):
@@ -77,8 +80,25 @@ def _load_module(where: str):
         return importlib.import_module(where)
     except PolicyNotFound:
         raise
+    except ModuleNotFoundError as err:
+        if err.name == "policies" or (err.name or "").startswith("policies."):
+            raise PolicyNotFound(f"cannot load policy module '{where}': {moved_policies(err)}") from None
+        raise PolicyNotFound(f"cannot load policy module '{where}': {type(err).__name__}: {err}") from None
     except (Exception, SystemExit) as err:  # a user's module can fail in any way on import
         raise PolicyNotFound(f"cannot load policy module '{where}': {type(err).__name__}: {err}") from None
+
+
+def moved_policies(err: ModuleNotFoundError) -> str:
+    """The fix for a plugin written against the built-ins' old import path (`policies.styles`): they
+    install as `hadara_sim.policies` (a top-level `policies` could clash with another package)."""
+    import traceback
+
+    where = next((f for f in reversed(traceback.extract_tb(err.__traceback__)) if "policies" in (f.line or "")), None)
+    moved = "the built-in policies are imported from hadara_sim.policies now, no longer from policies"
+    if where is None:
+        return f"{moved}: write e.g. `from hadara_sim.policies.styles import Balanced`"
+    fixed = re.sub(r"(?<![.\w])policies\b", "hadara_sim.policies", where.line)
+    return f"{where.filename}, line {where.lineno}: `{where.line}` should read `{fixed}` ({moved})"
 
 
 def code_digest(path: Path) -> str:

@@ -182,7 +182,9 @@ def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, gra
             granted[g, k] = card_id if granted[g, k] is None else f"{granted[g, k]},{card_id}"
             if granted_epoch[g, k] == 0:
                 granted_epoch[g, k] = epoch
-    cols["granted"] = granted.ravel()
+    labels = sorted({v for v in granted.ravel().tolist() if v is not None})
+    code = {v: i for i, v in enumerate(labels)}
+    cols["granted"] = _strings(np.array([code.get(v, -1) for v in granted.ravel().tolist()], np.int64), labels)
     cols["granted_epoch"] = granted_epoch.ravel()
     r = config.restriction
     mine = (np.zeros((n, P), bool) if r is None or restricted is None
@@ -220,8 +222,21 @@ def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, gra
     for f in SCHEMA:
         value = cols[f.name]
         arrays.append(value.cast(f.type) if isinstance(value, pa.Array)
+                      else _arrow(value).cast(f.type) if isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
                       else pa.array(value, type=f.type, from_pandas=False))
     return pa.Table.from_arrays(arrays, schema=SCHEMA)
+
+
+# pyarrow's `pa.array` imports pandas on its first call (to ask whether its input is a pandas object),
+# 0.3-0.6 s of every run's start-up for nothing: a chunk's columns are numpy arrays and strings, which
+# `pa.Array.from_buffers` takes as they are.
+def _arrow(values: np.ndarray) -> pa.Array:
+    """A numpy array of numbers or booleans as an Arrow array of the same type, without pandas."""
+    values = np.ascontiguousarray(values)
+    if values.dtype == np.bool_:
+        bits = np.packbits(values, bitorder="little")
+        return pa.Array.from_buffers(pa.bool_(), len(values), [None, pa.py_buffer(bits)])
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)])
 
 
 CARD_SETS = ("bought", "bought_in_b", "sold", "fed_away", "offered")
@@ -361,8 +376,15 @@ def card_events(df, components):
 
 
 def _strings(index: np.ndarray, values: list[str]) -> pa.Array:
-    """A string column of `values[index]`, made in Arrow (no Python string per row)."""
-    codes, strings = pa.array(index, pa.int32()), pa.array(values, pa.string())
+    """A string column of `values[index]` (null where the index is negative), made in Arrow (no
+    Python string per row, and no pandas: `_arrow`)."""
+    data = [v.encode() for v in values]
+    offsets = np.concatenate([[0], np.cumsum([len(d) for d in data])]).astype(np.int32)
+    strings = pa.Array.from_buffers(pa.string(), len(values), [None, pa.py_buffer(offsets),
+                                                                pa.py_buffer(b"".join(data))])
+    valid = np.asarray(index) >= 0
+    nulls = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
+    codes = pa.Array.from_buffers(pa.int32(), len(valid), [nulls, pa.py_buffer(np.where(valid, index, 0).astype(np.int32))])
     return pa.DictionaryArray.from_arrays(codes, strings).dictionary_decode()
 
 

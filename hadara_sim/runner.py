@@ -21,7 +21,7 @@ from typing import Callable, Iterator
 import pyarrow as pa
 
 from .chunks import Chunk, ChunkPlan, plan_chunks, play_chunk
-from .estimate import COMPILE_SECONDS
+from .estimate import COMPILE_SECONDS, processes
 from .process import (BACKENDS, ClusterLost, LockBusy, dask_parallel, directory_lock, local_parallel,
                       quiet_dask)
 from .progress import PLAIN_EVERY, every, progress_bar
@@ -246,7 +246,7 @@ def _prepare(scenario: Scenario, out: Path, chunks: ChunkPlan, overwrite: bool) 
         "identity": digest,
         "identity_fields": identity,
         "scenario": {"name": scenario.name, "path": scenario.path, "text": scenario.text,
-                     "parsed": scenario.to_dict()},
+                     "settings": list(scenario.settings), "parsed": scenario.to_dict()},
         "seed": scenario.seed,
         "games": scenario.games,
         "chunk_size": scenario.chunk,
@@ -368,7 +368,9 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
     if backend == "local" and jobs != 1 and count > 1:
         compile_first(scenario, quiet, console)
     start = time.perf_counter()
-    with progress_bar(scenario.total_games, games_done, quiet or not count, console, scenario.name) as advance:
+    parallel = min(count, processes(jobs)) if backend == "local" else 1
+    with progress_bar(scenario.total_games, games_done, quiet or not count, console, scenario.name,
+                      parallel) as advance:
         try:
             for chunk, table in _execute(scenario, todo, count, jobs, backend, scheduler):
                 if out is None:

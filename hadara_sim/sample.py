@@ -82,7 +82,8 @@ def run_scenario(results: str | Path, meta: dict | None = None, allow_code: bool
             sc = scenario_from_dict(data, file=path)
         else:
             sc = parse_scenario(text, file=path or "<scenario>", base_dir=base,
-                                default_name=stored.get("name") or "scenario", components=components)
+                                default_name=stored.get("name") or "scenario", components=components,
+                                settings=[str(x) for x in stored.get("settings") or ()])
     except (ScenarioError, OSError, ValueError) as err:
         raise SampleError(f"the run's scenario cannot be read again: {err}") from None
     sc = sc.with_overrides(games=meta.get("games"), seed=meta.get("seed"))

@@ -616,6 +616,123 @@ the bots play it, and a price for human play needs the same check with stronger 
 ]
 
 
+SURFACE = [
+    md("""
+# Two values at once: the fair trade-off surface
+
+**Question:** setup card 3 side B gives culture and coins. Which *pairs* of the two make it fair at
+4 players: how much culture is one more coin worth?
+
+**Design:** `scenarios/3b-culture-coins.toml` sweeps both values together (4 x 4 pairs), the
+advanced game at 4 players, `balanced` on every seat, every seat's side drawn at random, and every
+pair played on the same deals. For the seats holding 3B, a binomial GLM (logit link, cluster-robust
+by deal) fits the win share on both values and their product; where the fit equals the fair share
+1/P is the **fair line**, and the whole-value pairs whose fitted share has its 90% CI inside
+1/P ± 2 pp are the **fair pairs** (two one-sided tests, as `balance suggest` judges one value).
+
+`hadara-sim report curve RESULTS` draws the same surface from the command line. This notebook plays
+`HADARA_NOTEBOOK_GAMES` games per pair (default 1,000, a few minutes on two cores); the surface gets
+at least 100 deals per pair so that even a tiny run fits.
+"""),
+    code(SETUP.format(default=1000)),
+    code('''
+from hadara_sim.report import surface as SF
+
+scenario = load_scenario(ROOT / "scenarios" / "3b-culture-coins.toml")
+KEY1, KEY2 = list(scenario.sweep)
+print(scenario.description)
+print(scenario.sweep)
+df = simulate(scenario, games=max(GAMES, 100))
+info = dataset_info(df, {"scenario": {"name": scenario.name}})
+s = SF.surface(df, KEY1, KEY2)
+print("rows:", s.where, "- fair share", round(s.fair, 3))'''),
+    md("""
+## The observed pairs
+
+One row per swept pair: the deals, the win share of the seat holding 3B with its 95% (Wilson) CI,
+its difference from 1/P and the verdict (corrected over the pairs, as the reports do).
+"""),
+    code('''
+rounded(s.cells.select("x1", "x2", "n", "mean", "ci_low", "ci_high", "diff", "verdict"))'''),
+    md("""
+## The fair line and the fair pairs
+
+For each culture value, the coins at which the fitted win share is 1/P, with a 95% CI (delta
+method); then the whole-value pairs the fit calls fair. The product term's p-value says whether one
+value changes what the other is worth; a large one means the two trade at a constant rate.
+"""),
+    code('''
+print("product term p =", round(s.interaction_p, 3))
+display(rounded(s.line.filter(pl.col("x1") == pl.col("x1").round(0))))
+rounded(s.fair_pairs)'''),
+    code('''
+display(SF.chart(s, info))'''),
+    md("""
+These numbers hold for the `balanced` policy on every seat and for the reconstructed component
+values; with a small `HADARA_NOTEBOOK_GAMES` the line is wide and few pairs (or none) are shown fair.
+"""),
+]
+
+SENSITIVITY = [
+    md("""
+# Which verdicts rest on guesses: sensitivity to the estimated values
+
+**Question:** most component values are reconstructed estimates (`docs/components.md` marks each
+exact or estimated). Would the setup-card verdicts change if those estimates were off by one?
+
+**Design:** a **draw** moves every estimated value that an override may change by -1, 0 or +1
+(uniformly, each kept inside the range of its kind; exact values never move). The baseline of
+`balance suggest` (every card side's win share with its TOST verdict against 1/P ± 2 pp) is played
+on the set as given and under each draw, **on the same deals**, so the spread over draws is the
+spread of the estimates alone. A verdict that holds in most draws does not rest on the guesses.
+
+`hadara-sim balance sensitivity` does the same from the command line. This notebook uses the library
+calls (`hadara_sim.sensitivity`), plays `HADARA_NOTEBOOK_GAMES` games per draw (default 2,000) and
+`DRAWS` draws.
+"""),
+    code(SETUP.format(default=2000)),
+    code('''
+from hadara_sim import balance, sensitivity
+
+DRAWS = int(os.environ.get("HADARA_NOTEBOOK_DRAWS", "5"))
+plan = balance.Plan(players=4, games=GAMES, margin=0.02, seed=1)
+base, runs, moved = sensitivity.replay(plan, DRAWS, seed=7, progress=print)'''),
+    md("""
+## Per side: the verdict as given, and how often the draws agree
+
+`holds` is the share of draws whose verdict is the verdict on the set as given; `win_low` and
+`win_high` the 5th and 95th percentiles of the side's win share over the draws.
+"""),
+    code('''
+rows = sensitivity.table(base, runs)
+table = pl.DataFrame([{"side": r.side, "verdict": r.verdict, "win": r.win, "holds": r.holds,
+                       "win_low": r.win_low, "win_high": r.win_high,
+                       **{f"share {w}": v for w, v in r.shares.items()}} for r in rows])
+print("estimated values moved per draw:", moved)
+rounded(table)'''),
+    code('''
+import matplotlib.pyplot as plt
+
+fig, ax = plt.subplots(figsize=(8, 4))
+names = [r.side for r in rows]
+x = range(len(rows))
+ax.vlines(x, [100 * r.win_low for r in rows], [100 * r.win_high for r in rows], lw=6, alpha=0.4,
+          label="the draws: 5th to 95th percentile")
+ax.plot(x, [100 * r.win for r in rows], "o", color="black", label="the set as given")
+ax.axhline(100 / plan.players, color="grey", lw=1, label="fair share 1/P")
+ax.set_xticks(list(x), names)
+ax.set_ylabel("win share of the side (%)")
+ax.set_title(f"Setup card sides over {len(runs)} draws of the estimated values ({GAMES:,} games each)")
+ax.legend(fontsize=8)
+plt.show()'''),
+    md("""
+With few games per draw the verdicts are mostly "not shown fair" for want of deals, on the set and
+in the draws alike; the question is answered by a run large enough for the set as given to be judged
+(`hadara-sim balance sensitivity --games 20000 --draws 20`).
+"""),
+]
+
+
 def write(name: str, cells) -> Path:
     nb = new_notebook(cells=cells, metadata={
         "kernelspec": {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"},
@@ -631,7 +748,8 @@ def write(name: str, cells) -> Path:
 def main():
     for name, cells in (("quickstart.ipynb", QUICKSTART), ("setup-card-balance.ipynb", SETUP_CARDS),
                         ("purple-effects.ipynb", PURPLE), ("balance-fix.ipynb", BALANCE_FIX),
-                        ("card-worth.ipynb", CARD_WORTH)):
+                        ("card-worth.ipynb", CARD_WORTH), ("surface.ipynb", SURFACE),
+                        ("sensitivity.ipynb", SENSITIVITY)):
         print("wrote", write(name, cells))
 
 

@@ -29,7 +29,6 @@ from pathlib import Path
 
 import numpy as np
 from filelock import FileLock
-from statsmodels.stats.weightstats import DescrStatsW
 
 from hadara_sim import jit_cache
 
@@ -139,6 +138,9 @@ def side_effects(player, table: tuple[int, ...], components, players: int, deals
 
     Deals are added in stages (`STAGES`, up to `deals` per card) to the cards not yet decided, so a
     clear difference costs a few hundred deals and only a close one the whole budget."""
+    # statsmodels takes a second or more to import: only a trial, played once per component set, needs it
+    from statsmodels.stats.weightstats import DescrStatsW
+
     from hadara_sim.deal import make_deals
     from hadara_sim.engine.game import play_batch
 

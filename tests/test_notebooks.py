@@ -12,7 +12,7 @@ import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parent.parent / "notebooks"
 NAMES = ["quickstart.ipynb", "setup-card-balance.ipynb", "purple-effects.ipynb", "balance-fix.ipynb",
-         "card-worth.ipynb"]
+         "card-worth.ipynb", "surface.ipynb", "sensitivity.ipynb"]
 KERNEL = "hadara-sim-tests"
 GAMES = "12"
 
@@ -69,7 +69,8 @@ def test_notebooks_match_their_build_script():
     spec.loader.exec_module(build)
     for name, cells in (("quickstart.ipynb", build.QUICKSTART), ("setup-card-balance.ipynb", build.SETUP_CARDS),
                         ("purple-effects.ipynb", build.PURPLE), ("balance-fix.ipynb", build.BALANCE_FIX),
-                        ("card-worth.ipynb", build.CARD_WORTH)):
+                        ("card-worth.ipynb", build.CARD_WORTH), ("surface.ipynb", build.SURFACE),
+                        ("sensitivity.ipynb", build.SENSITIVITY)):
         nb = nbformat.read(NOTEBOOKS / name, as_version=4)
         assert [(c.cell_type, c.source) for c in nb.cells] == [(c.cell_type, c.source) for c in cells], (
             f"{name} differs from notebooks/build_notebooks.py: run `.venv/bin/python notebooks/build_notebooks.py`")

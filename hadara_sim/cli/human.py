@@ -6,15 +6,17 @@ do). Only `play` offers it: a run of thousands of games has no one to ask.
 
 from __future__ import annotations
 
+import re
 import sys
 
 import numpy as np
 
-from ..actions import describe
-from ..constants import COLOURS, TRACKS
+from ..constants import EPOCH_NAMES, TRACKS
 from ..policy import Decision, Policy, StopGame
+from .human_view import board_view, coins, option_text, table_view
 
 HELP = """Type the number of an option and Enter. Other answers:
+  b   the board: discard piles, colonies, statues, medal prices, your next deck
   v   everyone's coins, tracks, cards, colonies, statues and medals
   h   this help
   q   leave the game"""
@@ -37,21 +39,18 @@ class Human(Policy):
     name = "human"
     description = "You: each decision is shown with its legal options numbered; type a number (h for help)."
 
-    def __init__(self, seed: int = 0, read=None, write=None):
+    def __init__(self, seed: int = 0, read=None, write=None, width: int = 100):
         super().__init__(seed)
         self.read = read or _read_stdin
-        self.write = write or (lambda text: print(text, flush=True))
+        self.write = write or (lambda text: print(wrapped(text, width), flush=True))
 
     def decide(self, decision: Decision) -> np.ndarray:
         options = np.flatnonzero(decision.legal[0])
-        view, c = decision.view, decision.view.components
-        seat = int(view.player[0])
-        self.write(f"\nSeat {seat} (you), epoch {int(view.epoch[0])}, phase {'AB'[int(view.phase[0])]}: "
-                   f"{int(view.coins[0, seat])} coins, " + ", ".join(
-                       f"{t} {int(v)}" for t, v in zip(TRACKS, view.tracks[0, seat])) + f"; choose {ASKED[decision.kind]}")
+        view = decision.view
+        self.write(heading(decision))
         hand = getattr(view, "hand", None)
         for number, option in enumerate(options, 1):
-            self.write(f"  {number:>2}. {option_text(decision.kind, int(option), view, c, hand)}")
+            self.write(f"  {number:>2}. {option_text(decision.kind, int(option), view, hand)}")
         while True:
             self.write(f"your choice (1-{len(options)}, h for help):")
             line = read_line(self.read)
@@ -64,8 +63,10 @@ class Human(Policy):
                 self.write(HELP)
             elif answer == "v":
                 self.write(table_view(view))
-            elif option_number(answer, len(options)) is not None:
-                return np.array([options[option_number(answer, len(options)) - 1]])
+            elif answer == "b":
+                self.write(board_view(view))
+            elif (number := option_number(answer, len(options))) is not None:
+                return np.array([options[number - 1]])
             else:
                 shown = line.strip() if len(line.strip()) <= 40 else line.strip()[:40] + "..."
                 self.write(f"'{shown}' is not an option: type a number from 1 to {len(options)}")
@@ -95,30 +96,32 @@ def option_number(answer: str, count: int) -> int | None:
     return number if 1 <= number <= count else None
 
 
-def option_text(kind: str, option: int, view, components, hand) -> str:
-    """An option in words, with what a person needs to judge it (the card on top of a pile)."""
-    if kind == "draw" and hand is not None:
-        discard, sell = divmod(option, 2)
-        kept, dropped = (components.cards[int(hand[0][i])] for i in (1 - discard, discard))
-        return f"{('buy', 'sell')[sell]} {kept.describe()}; discard {dropped.id}"
-    text = describe(kind, option, components, hand[0] if hand is not None else None)
-    if kind == "pick":
-        colour = option // 2
-        size = int(view.pile_size[0, colour])
-        if size:
-            text += f": {components.cards[int(view.piles[0, colour, size - 1])].describe()}"
-    return text
+def heading(decision: Decision) -> str:
+    """The line above the options: the seat, the moment, its coins and tracks, and what it chooses."""
+    view = decision.view
+    seat = int(view.player[0])
+    if decision.kind == "side":
+        return f"\nSeat {seat} (you), setup card {int(view.initiative[0, seat])}: choose {ASKED['side']}"
+    return (f"\nSeat {seat} (you), epoch {EPOCH_NAMES[int(view.epoch[0])]}, phase {'AB'[int(view.phase[0])]}: "
+            f"{coins(int(view.coins[0, seat]))}, "
+            + ", ".join(f"{t} {int(v)}" for t, v in zip(TRACKS, view.tracks[0, seat]))
+            + f"; choose {ASKED[decision.kind]}" + (feeding(view) if decision.kind == "feed" else ""))
 
 
-def table_view(view) -> str:
-    """Every seat's public state, one line each."""
-    lines = []
-    for seat in range(view.players):
-        medals = int((view.silver[0, seat] >= 0).sum())
-        colours = ", ".join(f"{n} {colour}" for colour, n in zip(COLOURS, view.colour_count[0, seat]) if n)
-        lines.append(f"  seat {seat}: {int(view.coins[0, seat])} coins; "
-                     + ", ".join(f"{t} {int(v)}" for t, v in zip(TRACKS, view.tracks[0, seat]))
-                     + f"; cards {colours or 'none'}; colonies {int((view.colonies[0, seat] > 0).sum())}; "
-                     f"statues {int((view.statues[0, seat] >= 0).sum())}; medals {medals} silver, "
-                     f"{int(view.gold[0, seat])} gold")
-    return "\n".join(lines)
+def feeding(view) -> str:
+    """How many cards the person still has to feed (RULINGS 4: cards beyond the food track)."""
+    need = int(view.feed_need[0])
+    return f" ({need} card{'s' * (need != 1)} more than your food track)"
+
+
+def wrapped(text: str, width: int) -> str:
+    """Each line of `text` wrapped at word boundaries to `width`; an option's continuation lines
+    indented under its text, any other line's under its start and two more."""
+    from .play import wrap_phrases
+
+    out = []
+    for line in text.split("\n"):
+        option = re.match(r" *\d+\. ", line)
+        indent = " " * (option.end() if option else len(line) - len(line.lstrip()) + 2)
+        out.append(wrap_phrases(line, width, indent) if line else line)
+    return "\n".join(out)

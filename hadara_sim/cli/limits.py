@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 import sys
 
 from .common import err_console, fail
@@ -23,6 +24,21 @@ def jobs_or_exit(jobs: int, option: str = "--jobs") -> int:
     return jobs
 
 
+def program() -> str:
+    """This program as the shell would run it: `hadara-sim` where the shell finds this very script on
+    PATH, else the path it was started by (`.venv/bin/hadara-sim` after `make demo`, which puts nothing
+    on PATH)."""
+    started = sys.argv[0]
+    if os.path.basename(started) != "hadara-sim":  # python -m, a test's runner: the name is all we know
+        return "hadara-sim"
+    found = shutil.which("hadara-sim")
+    if found and os.path.realpath(found) == os.path.realpath(started):
+        return "hadara-sim"
+    path = os.path.abspath(started)
+    relative = os.path.relpath(path)
+    return relative if not relative.startswith("..") else path
+
+
 def resume_command() -> str:
     """The command line of this process, to run again after an interruption."""
-    return " ".join(shlex.quote(a) for a in ["hadara-sim", *sys.argv[1:]])
+    return " ".join(shlex.quote(a) for a in [program(), *sys.argv[1:]])

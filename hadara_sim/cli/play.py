@@ -40,8 +40,9 @@ def score_pad(sheet: list[dict], names: list[str]) -> Table:
     return table
 
 
-def winners_text(sheet: list[dict]) -> str:
-    winners = [str(row["seat"]) for row in sheet if row["win_share"] > 0]
+def winners_text(sheet: list[dict], names: list[str]) -> str:
+    """'Winner: seat 1 (greedy)', or the seats that share the win."""
+    winners = [f"{row['seat']} ({names[row['seat']]})" for row in sheet if row["win_share"] > 0]
     return f"Winner: seat {' and '.join(winners)}" + (" (shared)" if len(winners) > 1 else "")
 
 
@@ -85,8 +86,11 @@ def seats_or_exit(specs: list[str], players: int, seed: int) -> list:
         return policies_or_exit(specs, players, seed)
     if len(specs) == 1:
         fail(f"--policy human needs a policy for the other seats too, e.g. --policy human,{','.join(['greedy'] * (players - 1))}")
+    if len(specs) != players:  # said here, before a stand-in takes the human seat's place below
+        fail(f"give one --policy for every seat: got {len(specs)} for {players} players ({', '.join(specs)}); "
+             f"give {players}, or set the player count with --players {len(specs)}")
     bots = policies_or_exit(["greedy" if s == "human" else s for s in specs], players, seed)
-    return [Human() if s == "human" else bot for s, bot in zip(specs, bots)]
+    return [Human(width=console.width) if s == "human" else bot for s, bot in zip(specs, bots)]
 
 
 def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[list[dict], list[dict]]:
@@ -133,9 +137,9 @@ def wrap_phrases(line: str, width: int, indent: str = "      ") -> str:
 def finish(sheet: list[dict], records: list[dict], names: list[str], fmt: str, trace: Optional[Path],
            footer: str = "") -> None:
     """The score pad, the winner, and the trace file if asked for."""
-    emit([score_pad(sheet, names)], fmt, notes=[] if fmt == "table" else [winners_text(sheet)], footer=footer)
+    emit([score_pad(sheet, names)], fmt, notes=[] if fmt == "table" else [winners_text(sheet, names)], footer=footer)
     if fmt == "table":
-        console.print(winners_text(sheet))
+        console.print(winners_text(sheet, names))
     if trace:
         from ..trace import write_trace
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -273,15 +274,23 @@ def curve(results: Path = RESULTS,
         conditions[column.strip()] = value.strip()
 
     def build(df, info):
-        if key and len(key) == 2:
-            return surface.section(df, info, key[0], key[1], conditions or None, margin / 100)[0]
-        chosen = key[0] if key else None
-        if chosen is None:
-            keys = swept_numeric_keys(df, read_metadata(results).get("combinations", []))
-            if len(keys) != 1:
-                raise ReportError("choose the swept key with --key; numeric swept keys here: "
-                                  f"{', '.join(keys) or 'none'}")
-            chosen = keys[0]
-        return section(df, info, chosen, conditions or None, reference, margin / 100)[0]
+        keys = swept_numeric_keys(df, read_metadata(results).get("combinations", []))
+        for k in key or []:
+            if k not in keys:
+                close = difflib.get_close_matches(k, keys, n=1)
+                raise ReportError(f"--key {k} is not swept here with numeric values"
+                                  + (f" (did you mean {close[0]}?)" if close else "")
+                                  + f"; numeric swept keys here: {', '.join(keys) or 'none'}")
+        chosen = list(key or keys)
+        if not chosen:
+            raise ReportError("no numeric key is swept in this dataset: a curve needs a run whose scenario "
+                              "sweeps a component value, e.g. `simulate scenarios/balance-fix.toml` (one key) "
+                              "or `simulate scenarios/3b-culture-coins.toml` (two keys, a surface)")
+        if len(chosen) == 2:
+            return surface.section(df, info, chosen[0], chosen[1], conditions or None, margin / 100)[0]
+        if len(chosen) > 2:
+            raise ReportError(f"choose one swept key (a curve) or two (a surface) with --key; numeric swept keys "
+                              f"here: {', '.join(keys)}")
+        return section(df, info, chosen[0], conditions or None, reference, margin / 100)[0]
 
     _run(results, out, fmt, build, tables)

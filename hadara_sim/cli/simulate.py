@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import json
+import re
+import shlex
 import warnings
 from pathlib import Path
 from typing import Optional
@@ -25,6 +28,12 @@ def simulate(
     games: Optional[int] = typer.Option(None, "--games", "-n", min=1,
                                         help="Games (deals) per combination; overrides the scenario's."),
     seed: Optional[int] = typer.Option(None, "--seed", "-s", min=0, help="Seed; overrides the scenario's."),
+    players: Optional[int] = typer.Option(None, "--players", "-p", min=2, max=5,
+                                          help="Player count; overrides the scenario's (as --set players=N)."),
+    settings: list[str] = typer.Option([], "--set", metavar="KEY=VALUE",
+                                       help="Change any value of the scenario, checked as in the file: a "
+                                            "dotted key and a TOML value, e.g. --set game=advanced, --set "
+                                            "'policies=[\"balanced\",\"military\"]' (repeat for more)."),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Parallel processes (-1: all cores)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o",
                                        help="Results directory (default: results/ and the scenario's name)."),
@@ -77,7 +86,9 @@ def simulate(
             components_or_exit(components)
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always", DesignWarning)
-            sc = load_scenario(scenario, components=components).with_overrides(games=games, seed=seed)
+            settings = ([f"players={players}"] if players is not None else []) + list(settings)
+            sc = load_scenario(scenario, components=components, settings=settings).with_overrides(games=games,
+                                                                                                seed=seed)
     except KeyboardInterrupt:
         console.print("\n[yellow]interrupted[/] before anything was written", highlight=False)
         raise typer.Exit(130)
@@ -86,7 +97,7 @@ def simulate(
              + "\n".join(f"  {p}" for p in err.problems))
     for w in dict.fromkeys(str(w.message) for w in caught):
         console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
-    out = out if out is not None else Path("results") / sc.name
+    out = out if out is not None else Path("results") / changed_name(sc.name, settings)
     chunks = plan_chunks(sc)
     if not quiet:
         console.print(f"[bold]{escape(sc.name)}[/]: {sc.games:,} games x {len(sc.combinations)} combination"
@@ -145,6 +156,56 @@ def simulate(
         emit([win_table(scan_results(out, sweep_columns=False), sc.name)], fmt)
     except ResultsError as err:
         fail(str(err))
+    if fmt == "table":
+        console.print(f"next: {escape(next_report(sc.sweep, out))}", highlight=False, soft_wrap=True)
+
+
+def combination_words(label: str) -> str:
+    """A combination's label in results (JSON of its swept values) in words: '{"grants": "none"}' ->
+    'no grant (the control)', '{"players": 3, "policies": ["balanced"]}' -> '3 players, balanced'."""
+    from ..report.sections import value_label
+
+    try:
+        values = json.loads(label)
+    except ValueError:
+        return label
+    if not isinstance(values, dict):
+        return label
+    words = []
+    for key, value in values.items():
+        if key == "grants":
+            words.append("no grant (the control)" if value == "none" else f"grant {value}")
+        elif key in ("players", "game", "policies", "seats"):
+            words.append(value_label(key if key in ("players",) else f"sweep_{key}", value)
+                         if key != "game" else str(value))
+        else:
+            words.append(f"{key} = {value}")
+    return ", ".join(words)
+
+
+def next_report(sweep: dict, out: Path) -> str:
+    """The report that reads this run's sweep, as a command to type."""
+    from .limits import program
+
+    command = f"{program()} report {{}} {shlex.quote(str(out))}"
+    grants = [str(v) for v in sweep.get("grants", [])]
+    numeric = [k for k in sweep if k.startswith("components.")]
+    if grants:
+        purple = any("-P-" in g or "_" in g for g in grants if g != "none")
+        return (command.format("purple") + " (what each purple effect is worth against the control)" if purple
+                else command.format("cards") + " (each granted card against the control and its colour)")
+    if len(numeric) in (1, 2):
+        return command.format("curve") + (" (the win share over the swept value and where it is fair)"
+                                          if len(numeric) == 1 else " (the surface of the two swept values)")
+    if "policies" in sweep or "seats" in sweep:
+        return command.format("ratings") + " (each policy's strength against the others)"
+    return command.format("summary") + " (every report that applies, in one HTML file)"
+
+
+def changed_name(name: str, settings: list[str]) -> str:
+    """The default results directory's name of a scenario changed by settings: its own name and
+    each setting ('default-players=3'), so that it never meets the unchanged run's directory."""
+    return "-".join([name, *(re.sub(r"[^\w.=,+-]+", "_", s).strip("_") for s in settings)])[:200]
 
 
 def write_sample_traces(out: Path, k: int, sc, quiet: bool) -> None:
@@ -185,12 +246,14 @@ def win_table(results, title: str, limit: int = 40) -> Table:
     df = lf.select(*keys, "game", "players", "win_share", "total").collect()
     totals = mean_ci(df, "total", keys).select(*keys, pl.col("mean").alias("total"))
     stats = win_rates(df, keys).join(totals, on=keys, how="left", maintain_order="left")
+    if several:  # the control (a grant of none) first, so that a cut table never hides it
+        stats = stats.sort(pl.col("sweep").str.contains('"none"').not_(), maintain_order=True)
     table = Table(f"{title}: win rate per {'seat' if one_policy else 'policy'}"
                   f"{' and combination' if several else ''} (fair share = 1 / players)",
                   [*(["combination"] if several else []), "seat" if one_policy else "policy", "seats played",
                    "win rate", "95% CI", "fair share", "mean total"], [])
     for row in stats.head(limit).iter_rows(named=True):
-        cells = [row["sweep"]] if several else []
+        cells = [combination_words(row["sweep"])] if several else []
         cells += [str(row[who]), f"{row['rows']:,}", f"{100 * row['mean']:.1f}%",
                   f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]", f"{100 * row['fair']:.1f}%",
                   f"{row['total']:.1f}"]

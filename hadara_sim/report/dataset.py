@@ -4,6 +4,7 @@ set the run played, and the facts titles and summaries show (`load_dataset`, `da
 
 from __future__ import annotations
 
+import difflib
 import json
 from pathlib import Path
 from typing import Iterable, Sequence
@@ -87,7 +88,9 @@ def resolve_by(df: pl.DataFrame, by: Sequence[str] | str | None, default: Sequen
             found = [item.replace("-", "_")]
         else:
             sweeps = [c for c in df.columns if c.startswith("sweep_")]
-            raise ReportError(f"cannot group by '{item}': it is neither an alias "
+            close = difflib.get_close_matches(item, [*BY_ALIASES, *df.columns], n=1)
+            raise ReportError(f"cannot group by '{item}'{f' (did you mean {close[0]}?)' if close else ''}: "
+                              "it is neither an alias "
                               f"({', '.join(BY_ALIASES)}) nor a column of the dataset"
                               + (f" (swept keys: {', '.join(sweeps)})" if sweeps else "")
                               + "; see docs/results.md for the columns")

@@ -173,6 +173,7 @@ class Scenario:
     components_path: str | None
     sweep: dict               # swept key -> list of values, in file order
     combinations: tuple[Combination, ...] = field(repr=False)
+    settings: tuple[str, ...] = ()  # KEY=VALUE changes made on the command line (--set) to `text`
 
     def with_overrides(self, games: int | None = None, seed: int | None = None,
                        chunk: int | None = None) -> "Scenario":

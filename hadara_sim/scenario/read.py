@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import re
 import tomllib
+from dataclasses import replace
 from pathlib import Path
+from typing import Sequence
 
 from ..component_files import load_components
 from ..components import ComponentError, ComponentSet
@@ -32,8 +34,9 @@ def is_plain_name(name: str) -> bool:
             and not name.endswith((" ", ".")))
 
 
-def load_scenario(path: str | Path, components: str | Path | None = None) -> Scenario:
-    """Read and validate a scenario file; `components` replaces its component set."""
+def load_scenario(path: str | Path, components: str | Path | None = None, settings: Sequence[str] = ()) -> Scenario:
+    """Read and validate a scenario file; `components` replaces its component set, and each
+    `settings` entry KEY=VALUE (`apply_settings`) one of its values."""
     path = Path(path)
     if not path.exists():
         raise ScenarioError([Problem(str(path), None, "", "no such scenario file")])
@@ -44,24 +47,71 @@ def load_scenario(path: str | Path, components: str | Path | None = None) -> Sce
     except (OSError, UnicodeDecodeError) as err:
         raise ScenarioError([Problem(str(path), None, "", f"cannot be read: {err}")]) from None
     return parse_scenario(text, file=str(path), base_dir=path.parent, default_name=path.stem,
-                          components=components)
+                          components=components, settings=settings)
 
 
 def parse_scenario(text: str, file: str = "<scenario>", base_dir: str | Path | None = None,
-                   default_name: str = "scenario", components: str | Path | None = None) -> Scenario:
+                   default_name: str = "scenario", components: str | Path | None = None,
+                   settings: Sequence[str] = ()) -> Scenario:
     """Validate a scenario given as TOML text; relative paths are taken from `base_dir`.
-    `components` (a directory) replaces the scenario's component set."""
+    `components` (a directory) replaces the scenario's component set; `settings` (KEY=VALUE each)
+    replace or add values, checked as if the file held them, a problem with one named by it."""
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         line = toml_error_line(err, text)
         raise ScenarioError([Problem(file, line, "", f"not valid TOML: {err}")]) from None
+    changed = apply_settings(data, settings)
     if components is not None and isinstance(data.get("components"), dict):
         data["components"]["path"] = str(Path(components).resolve())  # the overrides stay
     elif components is not None:
         data["components"] = str(Path(components).resolve())
-    return scenario_from_dict(data, file=file, base_dir=base_dir, default_name=default_name,
-                              text=text, lines=key_lines(text))
+    lines = {key: line for key, line in key_lines(text).items()
+             if not any(key[:len(path)] == path for path in changed)}  # a value set here has no line there
+    try:
+        scenario = scenario_from_dict(data, file=file, base_dir=base_dir, default_name=default_name,
+                                      text=text, lines=lines)
+    except ScenarioError as err:
+        raise ScenarioError([_at_setting(problem, changed) for problem in err.problems]) from None
+    return replace(scenario, settings=tuple(settings)) if settings else scenario
+
+
+def apply_settings(data: dict, settings: Sequence[str]) -> dict[tuple, str]:
+    """Set each KEY=VALUE of `settings` in the document `data`: KEY a dotted key path (players,
+    components.overrides.board.sell_price), VALUE a TOML value (3, "x", [1, 2], {a = 1}) or else
+    the text itself. Returns each key path with the setting that made it; ScenarioError for a
+    setting that is not KEY=VALUE or whose path runs through a value that is not a table."""
+    changed: dict[tuple, str] = {}
+    for setting in settings:
+        key, eq, value = setting.partition("=")
+        path = tuple(part.strip() for part in key.split("."))
+        where = f"--set {setting}"
+        if not eq or not all(path):
+            raise ScenarioError([Problem(where, None, "", "expected KEY=VALUE, e.g. --set players=3 or "
+                                                           "--set components.overrides.board.sell_price=[3,4,5]")])
+        try:
+            parsed = tomllib.loads(f"value = {value.strip()}")["value"]
+        except tomllib.TOMLDecodeError:
+            parsed = value.strip()  # a bare word: the text (--set game=advanced)
+        table = data
+        for depth, part in enumerate(path[:-1]):
+            table = table.setdefault(part, {})
+            if not isinstance(table, dict):
+                raise ScenarioError([Problem(where, None, ".".join(path[:depth + 1]),
+                                             f"is {type_name(table)} {show_value(table)} in the scenario, not a "
+                                             "table of keys: set it whole")])
+        table[path[-1]] = parsed
+        changed[path] = setting
+    return changed
+
+
+def _at_setting(problem: Problem, changed: dict[tuple, str]) -> Problem:
+    """A problem with a value a setting gave, placed at that setting (`--set KEY=VALUE: key: ...`)."""
+    for path, setting in changed.items():
+        key = ".".join(path)
+        if problem.field == key or problem.field.startswith((key + ".", key + "[")):
+            return Problem(f"--set {setting}", None, problem.field, problem.message)
+    return problem
 
 
 def scenario_from_dict(data: dict, file: str = "<scenario>", base_dir: str | Path | None = None,

@@ -1,0 +1,133 @@
+"""What a newcomer meets in the first hour: a plugin written against the built-ins' old import
+path is told the new one, a mistyped name gets a "did you mean", and `simulate` changes the player
+count or any scenario value from the command line, checked like the file."""
+
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from hadara_sim.cli import app
+from hadara_sim.registry import PolicyNotFound, make_policy
+
+runner = CliRunner()
+
+
+def test_a_plugin_on_the_old_import_path_is_told_the_new_one(tmp_path, monkeypatch):
+    """`from policies.styles import Balanced` (as earlier docs showed) stops with its file, line and
+    the line as it should read, not a ModuleNotFoundError."""
+    root = Path(__file__).resolve().parent.parent  # `python -m pytest` there finds its folder policies/
+    monkeypatch.setattr(sys, "path", [p for p in sys.path if Path(p or ".").resolve() != root])
+    for name in [m for m in sys.modules if m == "policies" or m.startswith("policies.")]:
+        monkeypatch.delitem(sys.modules, name)
+    plugin = tmp_path / "mine.py"
+    plugin.write_text('"""My bot."""\nfrom policies.styles import Balanced\n\n\nclass Mine(Balanced):\n    name = "mine"\n')
+    with pytest.raises(PolicyNotFound) as err:
+        make_policy(f"{plugin}:Mine")
+    assert (f"{plugin}, line 2: `from policies.styles import Balanced` should read "
+            "`from hadara_sim.policies.styles import Balanced`") in str(err.value)
+    result = runner.invoke(app, ["play", "-p", "2", "--policy", f"{plugin}:Mine,greedy"], env={"COLUMNS": "300"})
+    assert result.exit_code == 2 and "from hadara_sim.policies.styles import Balanced" in result.output
+    plugin.write_text("from hadara_sim.policies.styles import Balanced\n\n\nclass Mine(Balanced):\n    name = 'mine'\n")
+    assert make_policy(f"{plugin}:Mine").name == "mine"
+
+
+def test_a_mistyped_policy_gets_a_did_you_mean():
+    with pytest.raises(PolicyNotFound, match=r"unknown policy 'ballanced' \(did you mean balanced\?\)"):
+        make_policy("ballanced")
+
+
+def test_set_refuses_a_bad_key_or_value_at_its_own_position(tmp_path):
+    """A mistyped key is refused as the file's would be, at `--set KEY=VALUE` instead of a line,
+    with the closest key; a value out of range likewise; nothing is written."""
+    bad = runner.invoke(app, ["simulate", "scenarios/default.toml", "--set", "playrs=3", "--out", str(tmp_path / "r")],
+                        env={"COLUMNS": "300"})
+    assert bad.exit_code == 2
+    assert "--set playrs=3: playrs: unknown key 'playrs'; did you mean 'players'?" in bad.output
+    wide = runner.invoke(app, ["simulate", "scenarios/default.toml", "--set", "seats.x=1", "--set",
+                               "board.silver_price=[4, 9]", "--out", str(tmp_path / "r")], env={"COLUMNS": "300"})
+    assert wide.exit_code == 2 and "--set board.silver_price=[4, 9]: board.silver_price:" in wide.output
+    shape = runner.invoke(app, ["simulate", "scenarios/default.toml", "--set", "players"], env={"COLUMNS": "300"})
+    assert shape.exit_code == 2 and "--set players: expected KEY=VALUE" in shape.output
+    assert not (tmp_path / "r").exists()
+
+
+def test_players_and_set_change_the_run_and_its_replay(tmp_path):
+    """--players 2 and --set game=advanced play that game into their own default directory name;
+    the run keeps its settings, so a traced game replays from the dataset exactly."""
+    from hadara_sim.results import load_results
+
+    out = tmp_path / "r"
+    result = runner.invoke(app, ["simulate", "scenarios/default.toml", "--players", "2", "--set", "game=advanced",
+                                 "--games", "20", "--jobs", "1", "--out", str(out), "--trace-games", "1"],
+                           env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    df = load_results(out)
+    assert set(df["players"]) == {2} and "wrote 1 game traces" in result.output
+    dry = runner.invoke(app, ["simulate", "scenarios/default.toml", "--players", "3", "--dry-run"],
+                        env={"COLUMNS": "200"})
+    assert "results/default-players=3" in dry.output
+
+
+def test_curve_draws_the_surface_of_two_swept_keys_and_says_what_makes_a_sweep(tmp_path):
+    """Two numeric keys swept: `report curve` draws their surface without --key; a mistyped key gets
+    a "did you mean"; a dataset with no sweep names the scenarios that make one."""
+    from hadara_sim import simulate
+
+    scenario = tmp_path / "two.toml"
+    scenario.write_text('players = 2\npolicies = ["greedy"]\ngames = 20\nchunk = 20\n[setup]\ncards = [1, 2]\n'
+                        '[sweep]\n"components.setup.1A.coins" = [0, 15, 30]\n"components.setup.1A.food" = [0, 4, 9]\n')
+    simulate(scenario, out=tmp_path / "two", jobs=1)
+    both = runner.invoke(app, ["report", "curve", str(tmp_path / "two"), "--out", str(tmp_path / "charts")],
+                         env={"COLUMNS": "220"})
+    assert both.exit_code == 0, both.output
+    assert any(p.name.startswith("surface") for p in (tmp_path / "charts").iterdir())
+    typo = runner.invoke(app, ["report", "curve", str(tmp_path / "two"), "--key", "components.setup.1A.coin"],
+                         env={"COLUMNS": "300"})
+    assert typo.exit_code == 2 and "did you mean components.setup.1A.coins?" in typo.output
+    flat = tmp_path / "flat.toml"
+    flat.write_text('players = 2\npolicies = ["greedy"]\ngames = 10\nchunk = 10\n')
+    simulate(flat, out=tmp_path / "flat", jobs=1)
+    none = runner.invoke(app, ["report", "curve", str(tmp_path / "flat")], env={"COLUMNS": "300"})
+    assert none.exit_code == 2 and "scenarios/3b-culture-coins.toml" in none.output
+
+
+def test_the_closing_table_labels_combinations_in_words_and_points_to_the_report(tmp_path):
+    """A grant sweep's rows read 'no grant (the control)' and 'grant I-B-01' (not JSON), the control
+    first, and the run ends with the report that reads such a sweep, as a command to type."""
+    scenario = tmp_path / "grants.toml"
+    scenario.write_text('name = "g"\nplayers = 2\npolicies = ["greedy"]\ngames = 10\nchunk = 10\n'
+                        '[sweep]\ngrants = ["I-B-01", "I-B-02", "none"]\n')
+    result = runner.invoke(app, ["simulate", str(scenario), "--jobs", "1", "--out", str(tmp_path / "g")],
+                           env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    rows = [line for line in result.output.splitlines() if "grant" in line and "%" in line]
+    assert "no grant (the control)" in rows[0] and any("grant I-B-01" in r for r in rows)
+    assert '{"grants"' not in result.output
+    assert f"next: hadara-sim report cards {tmp_path / 'g'}" in result.output
+
+
+def test_a_quiet_run_starts_without_the_libraries_it_does_not_use(tmp_path):
+    """A quiet 20-game simulate imports neither statsmodels (only a side trial needs it) nor pandas
+    (pyarrow's `pa.array` would import it to ask about its input: `results._arrow` builds the
+    columns from their buffers): each costs a second or so of every run's start-up."""
+    import subprocess
+
+    code = ("import sys\nfrom hadara_sim.cli import main\nsys.argv = ['hadara-sim', 'simulate', 'scenarios/default.toml',"
+            f" '--games', '20', '--jobs', '1', '-q', '--out', {str(tmp_path / 'r')!r}]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'statsmodels', 'pandas'}))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+
+
+def test_a_mistyped_group_gets_a_did_you_mean():
+    import polars as pl
+
+    from hadara_sim.report.dataset import ReportError, resolve_by
+
+    df = pl.DataFrame({"policy_label": ["a"], "players": [2], "seat": [0]})
+    with pytest.raises(ReportError, match=r"cannot group by 'playrs' \(did you mean players\?\)"):
+        resolve_by(df, ["playrs"])
