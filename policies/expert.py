@@ -18,6 +18,7 @@ import numpy as np
 
 from hadara_sim.kernels import expert as learned
 from hadara_sim.kernels.layout import EXPERT
+from hadara_sim.params import Param
 from hadara_sim.policy import Kernel
 
 from .styles import Foresight
@@ -87,8 +88,9 @@ class Expert(Foresight):
                    "new weights replace the old only when they win head to head). Compiled, no search at "
                    "play time; its weights hold for the component set they were learned on.")
     params = {**Foresight.params, "weights": ""}
-    param_help = {"weights": "the weights file written by scripts/train_expert.py (\"\": the built-in "
-                             "policies/tuned/expert-weights.toml, learned on the shipped component set)"}
+    declared = {**Foresight.declared,
+                "weights": Param(help="the weights file written by scripts/train_expert.py (\"\": the built-in "
+                                      "policies/tuned/expert-weights.toml, learned on the shipped component set)")}
 
     def __init__(self, seed: int = 0, **params):
         super().__init__(seed, **params)
