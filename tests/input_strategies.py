@@ -668,20 +668,24 @@ def sane_trial(trial) -> bool:
 
 
 READ_TRIAL = """
-import pickle, sys
+import pickle, sys, time
 from hadara_sim.policies import sides
+sys.stdout.buffer.write(b"!")
+sys.stdout.buffer.flush()
+start = time.perf_counter()
 try:
     trial = sides._read(__import__("pathlib").Path(sys.argv[1]), 2)
-    sys.stdout.buffer.write(pickle.dumps(("read", trial)))
+    sys.stdout.buffer.write(pickle.dumps(("read", trial, time.perf_counter() - start)))
 except BaseException as err:
-    sys.stdout.buffer.write(pickle.dumps(("raised", f"{type(err).__name__}: {err}")))
+    sys.stdout.buffer.write(pickle.dumps(("raised", f"{type(err).__name__}: {err}", time.perf_counter() - start)))
 """
 
 
 def check_cache_file(root: Path, case) -> tuple[str, str]:
     """policies/sides.py reading a side-trial cache file: a trial with sane values, or None (played
-    again), within seconds and without a runaway read; never an exception. Read in a process of its
-    own with 1 GB of memory and 30 s, so a read without bound cannot harm the campaign."""
+    again), within 30 s of reading (the import not counted) and without a runaway read; never an
+    exception. Read in a process of its own with 1 GB of memory, so a read without bound cannot harm
+    the campaign."""
     import pickle
     import resource
     import subprocess
@@ -693,15 +697,21 @@ def check_cache_file(root: Path, case) -> tuple[str, str]:
     def limited():
         resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
 
+    reader = subprocess.Popen([sys.executable, "-c", READ_TRIAL, str(path)], stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, preexec_fn=limited)
+    reader.stdout.read(1)  # imported: the import alone takes seconds on a busy machine, the read is timed
     try:
-        done = subprocess.run([sys.executable, "-c", READ_TRIAL, str(path)], capture_output=True, timeout=30,
-                              preexec_fn=limited)
+        answer, errors = reader.communicate(timeout=30)
     except subprocess.TimeoutExpired:
+        reader.kill()
+        reader.communicate()
         return "hang (no answer in 30 s)", repr(case)
     try:
-        what, value = pickle.loads(done.stdout)
+        what, value, seconds = pickle.loads(answer)
     except Exception:
-        return "the reading process died (memory?)", done.stderr.decode(errors="replace")[-2000:]
+        return "the reading process died (memory?)", errors.decode(errors="replace")[-2000:]
+    if seconds > 30:
+        return "slow read (over 30 s)", repr(case)
     if what == "raised":
         return f"raised {value.split(':')[0]}", value
     if value is None:
