@@ -471,6 +471,7 @@ OPTION_VALUES = {
     "--trace": ["{root}/t.jsonl", "{file}", "{folder}", "/proc/self/x"],
     "--format": ["table", "csv", "json", "markdown", "xml", ""], "--chart-format": ["png", "svg", "pdf", "jpg", ""],
     "--by": ["players", "seat", "policy_label", "nosuch", "", "players,seat"],
+    "--set": ["players=3", "playrs=3", "players", "=", "game=advanced", "name.x=1", "players=[", ""],
     "--key": ["players", "nosuch", "setup.sides", ""], "--where": ["players=2", "x", "=", ""],
     "--reference": ["0", "x", "nan", "2"], "--side": ["3B", "1A", "6C", "x", ""],
     "--epoch": ["1", "3", "0", "4", "x"], "--colour": ["red", "pink", "", "x"],

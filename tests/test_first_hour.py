@@ -131,3 +131,21 @@ def test_a_mistyped_group_gets_a_did_you_mean():
     df = pl.DataFrame({"policy_label": ["a"], "players": [2], "seat": [0]})
     with pytest.raises(ReportError, match=r"cannot group by 'playrs' \(did you mean players\?\)"):
         resolve_by(df, ["playrs"])
+
+
+def test_the_resume_hint_names_the_program_as_it_was_started(tmp_path, monkeypatch):
+    """After `make demo` nothing is on PATH: the command printed to resume is `.venv/bin/hadara-sim ...`,
+    which works as printed; on PATH it is plain `hadara-sim`."""
+    from hadara_sim.cli.limits import program, resume_command
+
+    script = tmp_path / ".venv" / "bin" / "hadara-sim"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [str(script), "simulate", "my scenario.toml"])
+    monkeypatch.setenv("PATH", "/usr/bin")
+    assert program() == ".venv/bin/hadara-sim"
+    assert resume_command() == ".venv/bin/hadara-sim simulate 'my scenario.toml'"
+    monkeypatch.setenv("PATH", str(script.parent))
+    assert program() == "hadara-sim"

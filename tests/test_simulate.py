@@ -365,7 +365,7 @@ def test_closing_table_keeps_combinations_and_seats_apart():
     console.print(win_table(df, "t"))
     text = console.export_text()
     assert "win rate per seat and combination" in text
-    rows = [line for line in text.splitlines() if '"sell_bonus"' in line or "none" in line]
+    rows = [line for line in text.splitlines() if "grant sell_bonus" in line or "no grant" in line]
     assert len(rows) == 4  # 2 combinations x 2 seats
     assert "%" in rows[0] and "[" in rows[0]
 
