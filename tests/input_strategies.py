@@ -671,6 +671,9 @@ def sane_trial(trial) -> bool:
 READ_TRIAL = """
 import pickle, sys, time
 from hadara_sim.policies import sides
+import resource
+size = int(next(l for l in open("/proc/self/status") if l.startswith("VmSize")).split()[1]) * 1024
+resource.setrlimit(resource.RLIMIT_AS, (size + (1 << 30), size + (1 << 30)))  # the read may take 1 GB more
 sys.stdout.buffer.write(b"!")
 sys.stdout.buffer.flush()
 start = time.perf_counter()
@@ -688,18 +691,14 @@ def check_cache_file(root: Path, case) -> tuple[str, str]:
     exception. Read in a process of its own with 1 GB of memory, so a read without bound cannot harm
     the campaign."""
     import pickle
-    import resource
     import subprocess
     import sys
 
     path = root / "trial.json"
     _write_cache_file(path, case)
 
-    def limited():
-        resource.setrlimit(resource.RLIMIT_AS, (1 << 30, 1 << 30))
-
     reader = subprocess.Popen([sys.executable, "-c", READ_TRIAL, str(path)], stdout=subprocess.PIPE,
-                              stderr=subprocess.PIPE, preexec_fn=limited)
+                              stderr=subprocess.PIPE)
     reader.stdout.read(1)  # imported: the import alone takes seconds on a busy machine, the read is timed
     try:
         answer, errors = reader.communicate(timeout=30)
