@@ -101,7 +101,7 @@ def test_crafted_card_columns_are_read_or_refused_by_name(edits):
 
 
 @ci(3)
-@given(case=curve_requests.filter(lambda case: len(case[2]) == 2))
+@given(case=curve_requests)
 def test_any_two_key_curve_request_answers_or_refuses_in_time(case):
     with tempfile.TemporaryDirectory() as tmp:
         verdict, output = check_curve(Path(tmp), case)
