@@ -94,3 +94,20 @@ def test_a_repeated_key_and_a_reference_with_two_keys_are_refused(tmp_path):
                            (["--key", KEY1, "--key", KEY2, "--reference", "99"], "--reference is for the curve")):
         result = CliRunner().invoke(app, ["report", "curve", str(tmp_path), *extra], env={"COLUMNS": "200"})
         assert result.exit_code == 2 and message in " ".join(result.output.split())
+
+
+def test_one_key_of_a_two_key_sweep_draws_its_curve_when_the_other_holds_one_value(tmp_path):
+    """Found by the fuzz campaign: rows without a policy label (a hand-made dataset) ended the curve in a
+    TypeError where its caption names the policy field."""
+    from typer.testing import CliRunner
+
+    from hadara_sim.cli import app
+    from input_strategies import KEYS, two_key_run
+
+    out = two_key_run(tmp_path / "run", [3], [1, 2, 3])
+    result = CliRunner().invoke(app, ["report", "curve", str(out), "--key", KEYS[1], "--out", str(tmp_path / "c")],
+                                env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    assert "Value at which the seat is fair" in result.output
+    result = CliRunner().invoke(app, ["report", "curve", str(out), "--key", KEYS[0]], env={"COLUMNS": "200"})
+    assert result.exit_code == 2 and "takes one value only" in result.output

@@ -234,7 +234,7 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
                       ["measure", "fair at", "fit"],
                       [["win share = 1/P", describe(c.win), f"logit GLM, slope p = {c.win.slope_p:.2g}"],
                        ["score margin = 0", describe(c.score), f"linear, slope p = {c.score.slope_p:.2g}"]],
-                      caption=f"the fair value holds for the policy field played: {scope}",
+                      caption=f"the fair value: {scope}",
                       data=pl.DataFrame({"measure": [n for n, _ in fits],
                                          "fair_at": [x.value for _, x in fits], "fair_at_low": [x.low for _, x in fits],
                                          "fair_at_high": [x.high for _, x in fits],

@@ -187,7 +187,7 @@ def dataset_info(df: pl.DataFrame, meta: dict | None = None) -> dict:
         if {"combo", "game"} <= set(df.columns) and df.height else 0,
         "combinations": df["combo"].n_unique() if "combo" in df.columns else 0,
         "players": sorted(df["players"].unique().to_list()) if "players" in df.columns else [],
-        "policies": sorted(df["policy_label"].unique().to_list()) if "policy_label" in df.columns else [],
+        "policies": sorted(df["policy_label"].drop_nulls().unique().to_list()) if "policy_label" in df.columns else [],
         "advanced": sorted(df["advanced"].unique().to_list()) if "advanced" in df.columns else [],
         "sweeps": [c for c in df.columns if c.startswith("sweep_")],
         "seed": meta.get("seed"),
