@@ -202,8 +202,9 @@ class _StaleSaves(event.Listener):
             fresh = sources_digest() == _imported
         except OSError:  # a source is being replaced
             fresh = False
-        if not fresh:
-            dispatcher._cache.disable()
+        cache = getattr(dispatcher, "_cache", None)  # an object-mode block lifted by numba has none
+        if not fresh and cache is not None:
+            cache.disable()
 
 
 try:
