@@ -191,7 +191,7 @@ def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, gra
             else restricted[:, None] == np.arange(P)[None, :]).ravel()
     for name in ("seek", "avoid"):
         cards = ",".join(getattr(r, name)) if r is not None else ""
-        cols[name] = np.where(mine & bool(cards), cards, None).astype(object)
+        cols[name] = _strings(np.where(mine & bool(cards), 0, -1), [cards])
     cols["cost_change"] = np.full(n * P, r.cost if r is not None else 0, np.int8)
     for t, track in enumerate(TRACKS):
         cols[track] = s.tracks[:, :, t].ravel()

@@ -478,7 +478,7 @@ deals, and judged like the baseline.
     code('''
 card = scenario.components.setup_cards[(5, "B")]
 current = dict(zip(["income", "military", "culture", "food"], card.values))[FIELD]
-fix = balance.candidate(FIELD, current, sorted(scenario.sweep[KEY]), c, plan.margin)
+fix = balance.candidate(FIELD, current, sorted(scenario.sweep[KEY]), c, plan.margin, plan.curve_games)
 print(f"{CARD} {FIELD}: {fix.current} -> {fix.value}; fitted win share {fix.win:.3f} "
       f"(90% CI {fix.low:.3f} to {fix.high:.3f}); fair within the margin: {fix.fair}. {fix.note}")'''),
     code('''

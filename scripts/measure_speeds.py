@@ -1,6 +1,8 @@
 """Measure the games per second of every built-in policy at 2-5 players, for run-time estimates.
 
-    .venv/bin/python scripts/measure_speeds.py [--seconds 3] [--out hadara_sim/data/speeds.toml]
+    .venv/bin/python scripts/measure_speeds.py [--seconds 3] [--out hadara_sim/data/speeds.toml] [--policy NAME ...]
+
+With --policy, only the policies named are measured; the file's other rows are kept as they are.
 
 Each policy plays on every seat, basic game, in one process with the compiled code warm, for about
 `--seconds` per cell (at least one chunk). The file it writes is what `simulate --dry-run` and the
@@ -15,6 +17,7 @@ import os
 import platform
 import sys
 import time
+import tomllib
 from datetime import date
 from pathlib import Path
 
@@ -45,7 +48,12 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0)
     parser.add_argument("--out", type=Path, default=ROOT / "hadara_sim" / "data" / "speeds.toml")
+    parser.add_argument("--policy", action="append", default=[], help="measure only this policy (repeatable)")
     args = parser.parse_args()
+    kept = {}
+    if args.policy:
+        kept = {name: ", ".join(f"{p} = {s:.4g}" for p, s in row.items())
+                for name, row in tomllib.loads(args.out.read_text())["games_per_second"].items()}
     run(scenario_from_dict({"name": "warm", "players": 2, "policies": ["random"], "games": 2, "chunk": 2}), None,
         jobs=1)  # the compile is not part of any cell
     lines = ["# Games per second of each built-in policy on every seat (basic game, one process, compiled",
@@ -53,10 +61,13 @@ def main():
              f"# {platform.machine()} {platform.processor() or ''} with {os.cpu_count()} cores. Read by",
              "# hadara_sim/estimate.py for the estimate printed before long runs.", "", "[games_per_second]"]
     for name in sorted(built_in_policies()):
-        speeds = {p: games_per_second(name, p, args.seconds) for p in (2, 3, 4, 5)}
-        cells = ", ".join(f"{p} = {s:.4g}" for p, s in speeds.items())
+        if args.policy and name not in args.policy:
+            cells = kept[name]
+        else:
+            speeds = {p: games_per_second(name, p, args.seconds) for p in (2, 3, 4, 5)}
+            cells = ", ".join(f"{p} = {s:.4g}" for p, s in speeds.items())
+            print(f"{name}: {cells}", flush=True)
         lines.append(f'"{name}" = {{ {cells} }}')
-        print(f"{name}: {cells}", flush=True)
     args.out.write_text("\n".join(lines) + "\n")
     print(f"wrote {args.out}")
 
