@@ -17,7 +17,7 @@ from hadara_sim.policies import Greedy, Random
 
 from helpers import CULTURE, MILITARY, expected_tracks, tile_count
 
-GAMES_PER_CASE = 40
+GAMES_PER_CASE = 20
 CASES = [(players, advanced) for players in (2, 3, 4, 5) for advanced in (False, True)]
 EPOCH_OF = {"I": 1, "II": 2, "III": 3}
 
