@@ -113,7 +113,9 @@ class BatchGame:
             if len(self.policies) != P:
                 raise ValueError(f"{P} players need {P} policies, got {len(self.policies)}")
             seat_policy = np.broadcast_to(np.arange(P), (len(deals), P))
-        self.seat_policy = np.ascontiguousarray(seat_policy)
+        # Always a writable int64 copy: numba types a read-only array (a one-game broadcast, a caller's
+        # frozen table) apart from a writable one and would compile the whole engine a second time.
+        self.seat_policy = np.array(seat_policy, np.int64)
         self.recorder = recorder
         self.forward = forward
         self.serial = np.zeros(len(deals), np.int32)
