@@ -28,7 +28,6 @@ from . import inference as I
 NA = "–"
 ARROWS = {"stronger": "▲ stronger", "weaker": "▼ weaker"}
 RELATIVE_WORDS = {"stronger": "above the average side", "weaker": "below the average side"}
-UNIT = "pp"  # a verdict's difference is a share, written in percentage points
 
 
 @dataclass(frozen=True)
