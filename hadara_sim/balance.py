@@ -98,6 +98,12 @@ class Side:
             return math.nan
         return float(games_for(self.more, self.n, self.games) - self.games)
 
+    def record(self) -> dict:
+        """The side's numbers and verdict as one flat row (a table's row in a notebook)."""
+        return {"card": self.card, "side": self.side, "n": self.n, "win": self.win, "low": self.low, "high": self.high,
+                "tost_p": self.tost_p, "tost_q": self.tost_q, "fair": self.fair, "verdict": self.verdict,
+                "more": self.more, "games": self.games}
+
     @property
     def verdict_text(self) -> str:
         """The verdict in words, an undecided one with the deals (and --games) that would decide it."""
