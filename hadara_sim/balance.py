@@ -34,7 +34,8 @@ from .report import inference as I
 from .report.dataset import ReportError
 from .report.curve import Curve, curve, predict
 from .report.surface import surface
-from .report.estimates import mean_ci, with_verdicts
+from .report.estimates import mean_ci
+from .report.verdict import Verdict, games_for, judge
 from .api import simulate
 from .scenario.read import scenario_from_dict
 
@@ -50,34 +51,63 @@ class Side:
 
     card: int
     side: str
-    n: int             # deals in which a seat held this card side
     win: float
     low: float         # 95% CI
     high: float
-    tost_p: float      # TOST p-value for |win - 1/P| < margin
-    tost_q: float      # the same, Holm-corrected over the sides (inference.EQUIVALENCE_CORRECTION)
-    fair: bool         # tost_q < 0.05
-    verdict: str = "undecided"   # as every report says it: stronger / weaker / fair within ±m pp / undecided
-    more: float = math.nan       # about how many more deals of the side would decide it (nan: unknown)
-    games: int = 0               # games of the baseline run (the side was held in `n` of them)
+    judged: Verdict    # as every report judges it (`report.verdict.judge`, corrected over the sides)
+    games: int = 0     # games of the baseline run (the side was held in `n` of them)
 
     @property
     def name(self) -> str:
         return f"{self.card}{self.side}"
 
     @property
+    def n(self) -> int:
+        """Deals in which a seat held this card side."""
+        return self.judged.n
+
+    @property
+    def tost_p(self) -> float:
+        """TOST p-value for |win - 1/P| < margin."""
+        return self.judged.equiv_p
+
+    @property
+    def tost_q(self) -> float:
+        """The TOST's p Holm-corrected over the sides (inference.EQUIVALENCE_CORRECTION)."""
+        return self.judged.q_equiv
+
+    @property
+    def fair(self) -> bool:
+        """Shown fair: tost_q < 0.05."""
+        return self.judged.equivalent
+
+    @property
+    def verdict(self) -> str:
+        """The verdict's words: stronger / weaker / fair within ±m pp / undecided."""
+        return self.judged.words
+
+    @property
+    def more(self) -> float:
+        """About how many more deals of the side would decide it (nan: unknown)."""
+        return self.judged.more
+
+    @property
     def more_games(self) -> float:
         """The games of the baseline that would bring `more` more deals holding the side (nan: unknown)."""
         if not math.isfinite(self.more) or not self.n:
             return math.nan
-        return float(math.ceil(self.more * self.games / self.n))
+        return float(games_for(self.more, self.n, self.games) - self.games)
+
+    def record(self) -> dict:
+        """The side's numbers and verdict as one flat row (a table's row in a notebook)."""
+        return {"card": self.card, "side": self.side, "n": self.n, "win": self.win, "low": self.low, "high": self.high,
+                "tost_p": self.tost_p, "tost_q": self.tost_q, "fair": self.fair, "verdict": self.verdict,
+                "more": self.more, "games": self.games}
 
     @property
     def verdict_text(self) -> str:
         """The verdict in words, an undecided one with the deals (and --games) that would decide it."""
-        if self.verdict == "undecided":
-            return I.undecided_text(self.more, self.n, self.games)
-        return self.verdict
+        return self.judged.hint(self.games) if self.verdict == "undecided" else self.verdict
 
 
 @dataclass
@@ -175,15 +205,14 @@ def scenario(plan: Plan, games: int, sweep: dict | None = None) -> dict:
 
 def sides_fairness(df: pl.DataFrame, margin: float) -> list[Side]:
     """Win share of every setup card side (one value per deal, Wilson CI) against 1/P, with the
-    verdict every report gives (`report.estimates.with_verdicts`, corrected over the sides; an
-    undecided side's hint in games of the run: each deal holds a side with its own chance)."""
+    verdict every report gives (`report.verdict.judge`, corrected over the sides; an undecided side's
+    hint in games of the run: each deal holds a side with its own chance)."""
     games = df["game"].n_unique()
-    table = with_verdicts(mean_ci(df, "win_share", ["setup_card", "setup_side"],
-                                  fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin),
-                          margin=margin, hints=True)
-    return [Side(int(r["setup_card"]), r["setup_side"], r["n"], r["mean"], r["ci_low"], r["ci_high"], r["equiv_p"],
-                 float(r["q_equiv"]), bool(r["q_equiv"] < I.ALPHA), r["verdict"], r["more"], games)
-            for r in table.to_dicts()]
+    table = mean_ci(df, "win_share", ["setup_card", "setup_side"], fair=1.0 / pl.col("players").cast(pl.Float64),
+                    rate=True, margin=margin)
+    judged = judge(table["diff"], table["p"], table["equiv_p"], table["n"], margin, sd=table["sd"])
+    return [Side(int(r["setup_card"]), r["setup_side"], r["mean"], r["ci_low"], r["ci_high"], v, games)
+            for r, v in zip(table.to_dicts(), judged)]
 
 
 def swept_values(field_: str, current: int, too_strong: bool) -> list[int]:

@@ -15,14 +15,15 @@ Most component values are estimates (docs/components.md labels each value exact 
 - setup cards: coins and the non-zero tracks within the range of the same side.
 
 Exact values never move, nor anything an override can not change (requirements, statues, prices).
-Every draw plays the same deals, so the spread over draws is the spread of the estimates alone (plus
-the noise of the games, which the verdicts' own intervals already carry).
+Every draw plays the same deals, so the games' noise the draws share cancels between them; the part they
+do not share (a changed value changes how a deal plays out) stays in their spread, and `FairSpread`
+takes it out.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -197,6 +198,7 @@ class FairDraw:
     extrapolated: bool
     fair_values: list[int]            # whole values whose fitted win share has its 90% CI inside 1/P ± margin
     inside_values: list[int]          # whole values whose fitted win share lies inside 1/P ± margin
+    influence: dict[int, float] = field(default_factory=dict, repr=False)  # deal -> its share of value's noise
 
     @property
     def se(self) -> float:
@@ -219,10 +221,32 @@ class FairSpread:
         return [d for d in self.draws if np.isfinite(d.value)]
 
     @property
-    def estimates_sd(self) -> float:
-        """Spread of the fair value over the draws (standard deviation): the estimates' share."""
+    def observed_sd(self) -> float:
+        """Spread of the fair value over the draws (standard deviation), the games' noise they do not
+        share included."""
         values = [d.value for d in self.found]
         return float(np.std(values, ddof=1)) if len(values) > 1 else float("nan")
+
+    @property
+    def noise_in_spread(self) -> float:
+        """The variance the games' noise adds to the draws' spread (the expected sample variance over the
+        draws of their noise alone): with Σ the covariance of the draws' noise, from the per-deal influences
+        of their crossings on the deals they share (Σ_ij = sum over deals of influence_i x influence_j),
+        (trace Σ - sum Σ / k) / (k - 1); what the draws share (sum Σ / k) does not spread them."""
+        found = self.found
+        k = len(found)
+        if k < 2:
+            return float("nan")
+        deals = sorted(set().union(*(d.influence for d in found)))
+        inf = np.array([[d.influence.get(g, 0.0) for g in deals] for d in found])
+        sigma = inf @ inf.T
+        return float((np.trace(sigma) - sigma.sum() / k) / (k - 1))
+
+    @property
+    def estimates_sd(self) -> float:
+        """Spread of the fair value over the draws due to the estimates alone: the observed variance less
+        the games' noise in it (`noise_in_spread`), at least 0."""
+        return float(np.sqrt(max(0.0, self.observed_sd ** 2 - self.noise_in_spread)))
 
     @property
     def sampling_se(self) -> float:
@@ -254,7 +278,27 @@ def fair_draw(c, draw: int | None, margin: float) -> FairDraw:
             fair.append(v)
         if abs(win - c.fair) < margin:
             inside.append(v)
-    return FairDraw(draw, c.win.value, c.win.low, c.win.high, c.win.extrapolated, fair, inside)
+    return FairDraw(draw, c.win.value, c.win.low, c.win.high, c.win.extrapolated, fair, inside,
+                    crossing_influence(c) if np.isfinite(c.win.value) else {})
+
+
+def crossing_influence(c) -> dict[int, float]:
+    """Each deal's influence on the curve's fair value (`report.curve.crossing`): the GLM's per-row
+    influence on its coefficients, (X'WX)^-1 x (y - mu), summed over the deal's rows and carried to the
+    crossing by the delta method. Their sum of squares is the crossing's cluster-robust variance (without
+    the small-sample factor), and over the deals two curves share, their products sum to the covariance
+    of the two curves' noise."""
+    result = c.fits["win"]
+    x, y, mu = result.model.exog, result.model.endog, result.fittedvalues
+    weight = mu * (1 - mu)
+    rows = (x * (y - mu)[:, None]) @ np.linalg.inv(x.T @ (x * weight[:, None]))
+    b0, b1 = result.params
+    target = np.log(c.fair / (1 - c.fair))
+    per_row = rows @ np.array([-1 / b1, -(target - b0) / b1 ** 2])
+    out: dict[int, float] = defaultdict(float)
+    for deal, value in zip(result.cov_kwds["groups"].tolist(), per_row.tolist()):
+        out[deal] += value
+    return dict(out)
 
 
 def fair_values(plan, side: str, field_: str, k: int, seed: int, swept: list[int], progress=None) -> FairSpread:

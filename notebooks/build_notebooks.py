@@ -423,8 +423,6 @@ tiny run fits.
 """.replace("{card}", "5B").replace("{field}", "military")),
     code(SETUP.format(default=2000)),
     code('''
-from dataclasses import asdict
-
 from hadara_sim import balance
 from hadara_sim.report import curve as C
 
@@ -443,7 +441,7 @@ it differs, or because there are too few deals to tell: a small run calls most s
     code('''
 base = simulate(balance.scenario(plan, plan.games))
 sides = balance.sides_fairness(base, plan.margin)
-rounded(pl.DataFrame([asdict(s) for s in sides]))'''),
+rounded(pl.DataFrame([s.record() for s in sides]))'''),
     md("""
 ## 2. The curve of one value
 
@@ -485,7 +483,7 @@ print(f"{CARD} {FIELD}: {fix.current} -> {fix.value}; fitted win share {fix.win:
 fixed = balance.scenario(plan, CURVE_GAMES) | {"seed": 2, "components": {"setup": {CARD: {FIELD: fix.value}}}}
 after = simulate(fixed)
 check = [s for s in balance.sides_fairness(after, plan.margin) if s.name == CARD]
-rounded(pl.DataFrame([asdict(s) for s in check]))'''),
+rounded(pl.DataFrame([s.record() for s in check]))'''),
     md("""
 ## 4. Every side at once
 

@@ -13,7 +13,8 @@ import pytest
 from scipy import stats as sps
 from statsmodels.stats.proportion import proportion_confint
 
-from hadara_sim.report import component_sections, sections
+from hadara_sim.report import component_sections
+from hadara_sim.report import verdict as V
 from hadara_sim.report.dataset import ReportError, dataset_info, resolve_by
 from hadara_sim.report.estimates import paired_diff, with_verdicts
 from hadara_sim.report.fields import field_columns, field_label, field_robustness
@@ -405,7 +406,7 @@ def test_rows_planted_on_the_margin_are_called_fair_in_at_most_the_stated_share_
         out = with_verdicts(paired_diff(pairs, "a", "b", ["row"]))
         wrong += bool(out["verdict"].str.starts_with("fair").any())
     assert wrong / tables <= 0.05, wrong
-    caption = sections.verdict_caption(rows_)
+    caption = V.caption(rows_)
     assert "Holm" in caption and "at most 5%" in caption
 
 

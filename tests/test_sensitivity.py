@@ -3,12 +3,14 @@ exact values never move, every moved value stays in its kind's range, a draw is 
 the number of draws, and the table counts the verdicts of the draws."""
 
 import json
+import math
 
 import numpy as np
 import pytest
 from typer.testing import CliRunner
 
 from hadara_sim.balance import Side
+from hadara_sim.report.verdict import Verdict
 from hadara_sim.cli import app
 from hadara_sim.component_files import load_components
 from hadara_sim.sensitivity import _bounds, _card_kind, draw_overrides, draws, merged, table
@@ -58,8 +60,16 @@ def test_the_users_own_overrides_stay_fixed_in_every_draw():
                                   "board": {"sell_price": [1, 2, 3]}}
 
 
+# each verdict's words from its tests: (difference, q, q of the TOST)
+TESTS = {"stronger": (0.1, 0.01, 1.0), "weaker": (-0.1, 0.01, 1.0), "fair within ±2 pp": (0.0, 1.0, 0.01),
+         "undecided": (0.0, 1.0, 1.0)}
+
+
 def _side(name, verdict, win):
-    return Side(int(name[0]), name[1], 100, win, win - 0.05, win + 0.05, 0.5, 0.5, verdict.startswith("fair"), verdict)
+    diff, q, q_equiv = TESTS[verdict]
+    side = Side(int(name[0]), name[1], win, win - 0.05, win + 0.05, Verdict(diff, q, q_equiv, q, q_equiv, 100, 0.02, 2))
+    assert side.verdict == verdict
+    return side
 
 
 def test_the_table_counts_the_verdicts_of_the_draws():
@@ -88,20 +98,45 @@ def test_balance_sensitivity_prints_the_table_and_a_dry_run_plays_nothing():
 
 
 def test_the_fair_value_spread_separates_the_estimates_from_the_games_noise():
-    """Three draws whose fair values are 2.8, 3.0 and 3.4, each with a 95% CI of ±0.392 (SE 0.2): the
-    estimates' spread is their sd, the games' noise the SE, both together their root sum of squares;
-    a whole value's share counts the draws in which it is fair."""
+    """Three draws whose fair values are 2.8, 3.0 and 3.4, each with a 95% CI of ±0.392 (SE 0.2): with
+    noise the draws share entirely (the same influence of every deal) the estimates' spread is their
+    sd; the games' noise is the SE, both together their root sum of squares; a whole value's share
+    counts the draws in which it is fair."""
     from hadara_sim.sensitivity import FairDraw, FairSpread
 
-    def draw(i, x, fair):
-        return FairDraw(i, x, x - 0.392, x + 0.392, False, fair, fair)
+    shared = {g: 0.2 / 10 * (-1) ** g for g in range(100)}  # sum of squares 0.04: SE 0.2
+
+    def draw(i, x, fair, influence=shared):
+        return FairDraw(i, x, x - 0.392, x + 0.392, False, fair, fair, influence)
 
     spread = FairSpread(draw(None, 3.0, [3]), [draw(1, 2.8, [3]), draw(2, 3.0, [3]), draw(3, 3.4, [3, 4])],
                         [1, 2, 3, 4, 5])
+    assert spread.noise_in_spread == pytest.approx(0.0, abs=1e-12)
     assert spread.estimates_sd == pytest.approx(np.std([2.8, 3.0, 3.4], ddof=1))
     assert spread.sampling_se == pytest.approx(0.2, rel=1e-3)
     assert spread.total_sd == pytest.approx(np.hypot(spread.estimates_sd, spread.sampling_se))
     assert (spread.share(3), spread.share(4), spread.share(2)) == (1.0, pytest.approx(1 / 3), 0.0)
+    # noise the draws do not share at all (each on deals of its own): its variance, 0.04, leaves the spread
+    apart = [draw(i, x, [3], {100 * i + g: v for g, v in shared.items()}) for i, x in ((1, 2.8), (2, 3.0), (3, 3.4))]
+    spread = FairSpread(draw(None, 3.0, [3]), apart, [1, 2, 3, 4, 5])
+    assert spread.noise_in_spread == pytest.approx(0.04)
+    assert spread.estimates_sd == pytest.approx(math.sqrt(np.var([2.8, 3.0, 3.4], ddof=1) - 0.04))
+
+
+def test_a_draw_s_per_deal_influences_give_its_cluster_robust_variance():
+    """The crossing's per-deal influences sum in squares to the GLM's cluster-robust variance of the
+    crossing (up to statsmodels' small-sample factor), on a planted curve."""
+    from hadara_sim.report.curve import curve
+    from hadara_sim.sensitivity import crossing_influence
+
+    from test_report_curve import KEY, planted
+
+    c = curve(planted(deals=400, values=(2, 3, 4), points=0.0), KEY)
+    influence = crossing_influence(c)
+    se = (c.win.high - c.win.low) / (2 * 1.959964)
+    deals = len(influence)
+    factor = deals / (deals - 1) * (3 * deals - 1) / (3 * deals - 2)
+    assert math.sqrt(sum(v * v for v in influence.values()) * factor) == pytest.approx(se, rel=0.02)
 
 
 def test_balance_sensitivity_fair_value_prints_every_draw_and_the_two_spreads():
@@ -112,6 +147,7 @@ def test_balance_sensitivity_fair_value_prints_every_draw_and_the_two_spreads():
     doc = json.loads(result.stdout, parse_constant=lambda name: pytest.fail(f"not JSON: {name}"))
     per_draw, summary = doc["tables"]
     assert [r["draw"] for r in per_draw["data"]] == [None, 1]
-    assert {r["measure"] for r in summary["data"]} >= {"estimates_sd", "sampling_se", "total_sd", "fair_share_4"}
+    assert {r["measure"] for r in summary["data"]} >= {"observed_sd", "noise_in_spread_sd", "estimates_sd",
+                                                       "sampling_se", "total_sd", "fair_share_4"}
     bad = CliRunner().invoke(app, ["balance", "sensitivity", "--fair-value", "3B.gold"])
     assert bad.exit_code == 2 and "expected a side and one of its values" in bad.output

@@ -12,6 +12,7 @@ import pandas as pd
 import polars as pl
 import pytest
 from scipy.stats import norm
+from scipy.stats import t as t_dist
 from typer.testing import CliRunner
 
 from hadara_sim import simulate
@@ -19,6 +20,7 @@ from hadara_sim.balance import Suggestion, candidate
 from hadara_sim.cli import app
 from hadara_sim.cli.common import machine_csv
 from hadara_sim.report import inference as I
+from hadara_sim.report import verdict as V
 from hadara_sim.report.curve import curve
 from hadara_sim.report.estimates import mean_ci, with_verdicts
 from hadara_sim.report.table import Table
@@ -43,11 +45,28 @@ def _judged(df: pl.DataFrame, hints: bool = False) -> pl.DataFrame:
     return with_verdicts(mean_ci(df, "win_share", ["row"], fair=1 / pl.col("players"), rate=True), hints=hints)
 
 
+def _tost_p(wins: np.ndarray, deals: int) -> np.ndarray:
+    """The TOST p-value of each row (within ±2 pp of 1/4) as the reports compute it from one win or loss
+    per deal (statsmodels' paired t-tests over deals), from the rows' win counts: vectorised."""
+    mean = wins / deals
+    se = np.sqrt(mean * (1 - mean) * deals / (deals - 1)) / np.sqrt(deals)
+    d = mean - 0.25
+    return np.maximum(t_dist.sf((d + 0.02) / se, deals - 1), t_dist.cdf((d - 0.02) / se, deals - 1))
+
+
+def test_the_vectorised_tost_is_the_reports_own():
+    rng = np.random.default_rng(2)
+    table = _table(rng, 300)
+    wins = table.group_by("row").agg(pl.col("win_share").sum()).sort("row")["win_share"].to_numpy()
+    assert _tost_p(wins, 300) == pytest.approx(_judged(table)["equiv_p"].to_numpy(), rel=1e-6)
+
+
 def test_the_hinted_deals_make_a_planted_row_fair_with_the_promised_chance():
     """The hint of the planted row, from the truth (rate and per-deal sd), played: 400 tables with the
-    hinted deals added to every row, judged by the reports' own functions (Wilson, t-test TOST, Holm
-    over the table), call the planted row fair in at least 80 % of them (less 2 binomial SEs), and
-    not far beyond (the hint is not padded)."""
+    hinted deals added to every row, judged as the reports judge them (t-test TOST per row, the same
+    as the reports' own above, Holm over the table), call the planted row fair in at least 80 % of them
+    (less 2 binomial SEs), and not far beyond (the hint is not padded). The heavier check on real rows,
+    with each row's observed distribution, is scripts/hint_check.py."""
     n = 600
     diff = np.array(RATES) - 0.25
     sd = np.sqrt(np.array(RATES) * (1 - np.array(RATES)))
@@ -56,10 +75,14 @@ def test_the_hinted_deals_make_a_planted_row_fair_with_the_promised_chance():
     # the uncorrected one-sided hint (the old one) asks for fewer deals than the table's test needs
     naive = ((norm.ppf(0.95) + norm.ppf(0.8)) * sd[0] / (0.02 - diff[0])) ** 2 - n
     assert more[0] > 1.3 * naive
-    rng = np.random.default_rng(36)
-    fair = [_judged(_table(rng, n + int(more[0])))["verdict"][0].startswith("fair") for _ in range(400)]
-    share = float(np.mean(fair))
+    deals = n + int(more[0])
+    wins = np.random.default_rng(36).binomial(deals, RATES, (400, len(RATES)))
+    share = float(np.mean([I.adjust(_tost_p(w, deals), "holm")[0] < I.ALPHA for w in wins]))
     assert 0.8 - 2 * math.sqrt(0.16 / 400) <= share <= 0.93, share
+    # a hint a fifth short fails the same bound: the check tells a wrong hint from a right one
+    short = n + int(0.8 * more[0])
+    wins = np.random.default_rng(37).binomial(short, RATES, (400, len(RATES)))
+    assert np.mean([I.adjust(_tost_p(w, short), "holm")[0] < I.ALPHA for w in wins]) < 0.8 - 2 * math.sqrt(0.16 / 400)
 
 
 def test_an_undecided_row_states_its_hint_in_deals_and_in_the_games_of_the_run():
@@ -68,6 +91,39 @@ def test_an_undecided_row_states_its_hint_in_deals_and_in_the_games_of_the_run()
     text = I.undecided_text(judged["more"], judged["n"], 900)  # a row held in a third of 900 games
     assert text == f"undecided, about {judged['more']:,.0f} more deals (--games {900 + math.ceil(judged['more'] * 3):,})"
     assert I.undecided_text(math.nan) == "undecided"
+
+
+# --- one verdict model -------------------------------------------------------------------------
+
+def test_a_table_s_verdicts_are_built_once_and_every_rendering_reads_the_same_object():
+    """`verdict.judge` corrects a table's tests together and words each row; its record (the columns
+    csv and json write) renders in the terminal exactly as the object does, relative words included."""
+    diff = [0.05, -0.04, 0.004, 0.001, 0.03]
+    p = [1e-6, 1e-5, 0.001, 0.9, 0.2]
+    equiv_p = [1.0, 1.0, 1e-4, 0.2, 0.9]
+    judged = V.judge(diff, p, equiv_p, [500] * 5, margin=0.02)
+    assert [v.words for v in judged] == ["stronger", "weaker", "fair within ±2 pp (slightly stronger)", "undecided",
+                                         "undecided"]
+    assert [v.q for v in judged] == pytest.approx(I.adjust(p, I.CORRECTION))
+    assert [v.q_equiv for v in judged] == pytest.approx(I.adjust(equiv_p, "holm"))
+    relative = V.judge(diff, p, equiv_p, [500] * 5, margin=0.02, relative=True)
+    assert [v.words for v in relative][:3] == ["above the average side", "below the average side",
+                                               "level with the average side (±2 pp; slightly above)"]
+    assert [v.robustness for v in judged] == ["depends on the bots", "depends on the bots", "robust", "undecided",
+                                              "undecided"]
+    for v in [*judged, *relative]:
+        assert V.render({**v.record(hints=True), "n": v.n}, games=1500) == v.text(1500)
+    assert judged[0].text() == "▲ stronger" and judged[1].text() == "▼ weaker"
+
+
+def test_the_precision_caption_says_the_scenario_s_games():
+    """Rows of 300 and 100 deals of a run of 300 games per combination, needing 1,200 deals for ±1 pp:
+    the row holding a third of the deals needs 1,100 more, so --games 3,600."""
+    table = pl.DataFrame({"n": [300, 100], "needed": [1200.0, 1200.0]})
+    assert V.precision_caption(table, games=300) == ("; a 95% CI of ±1 pp needs about 1,200 deals per row "
+                                                      "(--games 3,600; normal approximation; n now 100)")
+    assert V.precision_caption(table) == ("; a 95% CI of ±1 pp needs about 1,200 deals per row (normal "
+                                          "approximation; n now 100)")
 
 
 # --- balance suggest: short of deals is not short of a value ----------------------------------

@@ -78,7 +78,7 @@ def _sides_table(plan, sides) -> Table:
 
     from ..component_files import load_components
     from ..provenance import component_set, verdict_scope
-    from ..report.inference import correction_text, equivalence_caption
+    from ..report.verdict import correction_text, equivalence_caption
     from ..report.sections import pct, pct_ci, pp, pval
 
     changed = _changes(plan.overrides)
@@ -274,12 +274,12 @@ def sensitivity(
     words.insert(2, fair_word)
     import polars as pl
 
-    from ..report.inference import verdict_kind
+    from ..report.verdict import kind_of
 
     rests = ["rests on the estimates" if r.holds < 0.8 else "holds" for r in rows]
     data = pl.DataFrame({"side": [r.side for r in rows], "verdict": [r.verdict for r in rows],
                          "win": [r.win for r in rows], "holds_pct": [100 * r.holds for r in rows],
-                         **{f"{verdict_kind(w)}_pct": [100 * r.shares.get(w, 0.0) for r in rows] for w in words},
+                         **{f"{kind_of(w)}_pct": [100 * r.shares.get(w, 0.0) for r in rows] for w in words},
                          "win_p5": [r.win_low for r in rows], "win_p95": [r.win_high for r in rows], "reading": rests})
     grid = Table(
         f"Setup card verdicts at {players} players under {draws} draws of the estimated values "
@@ -361,21 +361,28 @@ def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed
         ["measure", "value"],
         [["fair value as given (95% CI)", f"{num(spread.given.value, 2)} {num_ci(spread.given.low, spread.given.high, 2)}"],
          [f"mean over the {len(found)} draws with a crossing", num(float(np.mean(found)) if found else math.nan, 2)],
-         ["spread of the estimates (sd over draws)", num(spread.estimates_sd, 2)],
+         ["spread over the draws (sd, as observed)", num(spread.observed_sd, 2)],
+         ["of it, the games' noise the draws do not share (sd)", num(math.sqrt(spread.noise_in_spread), 2)],
+         ["spread of the estimates (sd, that noise taken out)", num(spread.estimates_sd, 2)],
          ["games' noise within a draw (standard error)", num(spread.sampling_se, 2)],
          ["both together (sd)", num(spread.total_sd, 2)],
          *[[f"{field_} {v}: fair in (fit inside the margin in)",
             f"{100 * spread.share(v):.0f} % ({100 * spread.share(v, inside=True):.0f} %) of draws"] for v in whole]],
-        caption=("spread of the estimates: the standard deviation of the fair value over the draws, all played on "
-                 "the same deals, so the games' noise they share cancels; games' noise: the fair value's standard "
-                 "error within one draw (from its 95% CI, root mean square over the draws), what more games would "
-                 "shrink; more games cannot shrink the first. A whole value is fair in a draw when its fitted win "
-                 "share has its 90% CI inside 1/P ± the margin (as `balance suggest` proposes)"),
-        data=pl.DataFrame({"measure": ["given", "given_low", "given_high", "mean", "estimates_sd", "sampling_se",
-                                       "total_sd", *[f"fair_share_{v}" for v in whole],
+        caption=("every draw plays the same deals, so the games' noise the draws share does not spread them; the "
+                 "part they do not share (a changed value changes how a deal plays out) does, and is taken out: "
+                 "from each draw's per-deal influence on its fair value (logit GLM, delta method), their noise "
+                 "covariance over the shared deals gives the variance it adds to the spread. Spread of the "
+                 "estimates: the sd over the draws with that noise taken out, what better estimates would shrink; "
+                 "games' noise: the fair value's standard error within one draw (from its 95% CI, root mean square "
+                 "over the draws), what more games would shrink; more games cannot shrink the first. A whole value "
+                 "is fair in a draw when its fitted win share has its 90% CI inside 1/P ± the margin (as `balance "
+                 "suggest` proposes)"),
+        data=pl.DataFrame({"measure": ["given", "given_low", "given_high", "mean", "observed_sd", "noise_in_spread_sd",
+                                       "estimates_sd", "sampling_se", "total_sd", *[f"fair_share_{v}" for v in whole],
                                        *[f"inside_share_{v}" for v in whole]],
                            "value": [spread.given.value, spread.given.low, spread.given.high,
-                                     float(np.mean(found)) if found else math.nan, spread.estimates_sd,
+                                     float(np.mean(found)) if found else math.nan, spread.observed_sd,
+                                     math.sqrt(spread.noise_in_spread), spread.estimates_sd,
                                      spread.sampling_se, spread.total_sd, *[spread.share(v) for v in whole],
                                      *[spread.share(v, inside=True) for v in whole]]}))
     emit([per_draw, summary], fmt)

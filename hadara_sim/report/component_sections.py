@@ -11,12 +11,12 @@ import polars as pl
 from .. import provenance
 from . import charts
 from . import inference as I
+from . import verdict as V
 from .dataset import SETUP_SWEEPS, ReportError, run_components
 from .fields import field_columns, field_count, field_robustness
 from .grants import card_grant_pairs, grant_pairs, grant_table, owner_effects, placebo_pairs, placebo_spread
-from .sections import (NA, Section, by_text, column_name, group_label, ladder_table, needed_text, num, num_ci,
-                       paired_table, pct, pct_ci, pooled_title, pp, pp_ci, pval, robustness_table, value_label,
-                       verdict_caption, verdict_cell)
+from .sections import (NA, Section, by_text, column_name, group_label, ladder_table, num, num_ci, paired_table, pct,
+                       pct_ci, pooled_title, pp, pp_ci, pval, robustness_table, value_label)
 from .setup import (focus_seat_rates, setup_card_balance, setup_card_contrasts, setup_field_pairs, setup_side_contrasts,
                     setup_side_pairs)
 from .table import Table
@@ -36,12 +36,8 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
         return f"{r['players']}P {r['setup_card']}{r['setup_side']}" + (
             f" ({group_label(columns)(r)})" if columns else "")
 
-    def verdict_text(r: dict) -> str:
-        if r["verdict"] == "undecided":
-            return I.undecided_text(r.get("more"), r["n"], info.get("deals"))
-        return verdict_cell(r)
     rows = [[label(r), f"{r['n']:,}", pct(r["win"]), pct_ci(r["win_low"], r["win_high"]), pct(r["fair"]),
-             pp(r["diff"]), pp_ci(r["diff_low"], r["diff_high"]), pval(r["q"]), verdict_text(r),
+             pp(r["diff"]), pp_ci(r["diff_low"], r["diff_high"]), pval(r["q"]), V.render(r, games=info.get("deals")),
              *([pp(r["rel_diff"]), pp_ci(r["rel_low"], r["rel_high"]), r["rel_verdict"] or NA] if experimental else []),
              num(r["score"])] for r in bal.to_dicts()]
     if experimental:
@@ -63,7 +59,7 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
                     ["players, card, side", "n (deals)", "win share", "95% CI", "1/P", "vs 1/P", "95% CI", "q",
                      "verdict vs 1/P", *relative, "mean score"], rows,
                     caption="score test of the win share against 1/P; win share CI: Wilson; "
-                    + verdict_caption(bal.height, margin) + needed_text(bal)
+                    + V.caption(bal.height, margin) + V.precision_caption(bal, games=info.get("deals"))
                     + ("; relative: paired t-test over deals of the cell minus the average side of the same deal "
                        "and seat, its own correction over the table; " + provenance.field_line(info)
                        if experimental else "; " + provenance.field_line(info)),
@@ -81,7 +77,8 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
     if sides is not None:
         lab = group_label(["players", *[c for c in sides.columns if c.startswith("sweep_")], "setup_card"])
         tables.append(paired_table("Setup cards: side B minus side A of each card (relative; paired on the deal "
-                                    "and seat)", "card", "side B", "side A", sides, lab, margin, ("side_b", "side_a")))
+                                    "and seat)", "card", "side B", "side A", sides, lab, margin, ("side_b", "side_a"),
+                                    games=info.get("deals")))
         cell = ["players", *[c for c in sides.columns if c.startswith("sweep_") and c not in fields], "setup_card"]
         tables.append(robustness_table("Side B minus side A", "card", field_robustness(
             setup_side_pairs(df), "B", "A", cell, fields, margin), group_label(cell)))
@@ -94,15 +91,16 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
         base = group_label(["players", *extra])
         lab = lambda r: f"{base(r)}: card {r['card']} vs card {r['other']}"  # noqa: E731
         tables.append(paired_table("Setup cards: card against card, both sides averaged (relative; paired on the "
-                                    "deal and seat)", "cards", "card", "other", cards, lab, margin))
+                                    "deal and seat)", "cards", "card", "other", cards, lab, margin,
+                                    games=info.get("deals")))
     focus = focus_seat_rates(df, margin)
     if focus is not None:
         lab = group_label(["players", *[c for c in focus.columns if c.startswith("sweep_")], "focus_seat"])
         tables.append(Table("Setup grid: the focus seat's win share over all cells, per focus seat (the seat effect)",
                             ["focus seat", "n (deals)", "win share", "95% CI", "1/P", "vs 1/P", "q", "verdict"],
                             [[lab(r), f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]),
-                              pp(r["diff"]), pval(r["q"]), verdict_cell(r)] for r in focus.to_dicts()],
-                            caption="Wilson CI, score test against 1/P; " + verdict_caption(focus.height, margin),
+                              pp(r["diff"]), pval(r["q"]), V.render(r)] for r in focus.to_dicts()],
+                            caption="Wilson CI, score test against 1/P; " + V.caption(focus.height, margin),
                             marked=focus["significant"].to_list(), data=focus))
     return Section("setup-cards", "Setup cards", intro, [t for t in tables if t is not None],
                    [("setup-cards", charts.setup_chart(bal, info))])
@@ -113,7 +111,7 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
 def _grant_rows(tab: pl.DataFrame, label, control: bool = False) -> list[list[str]]:
     """The cells of a grant table (`control`: with the control's name after the label)."""
     return [[label(r), *([r["control"]] if control else []), f"{r['n']:,}", pct(r["win_a"]), pct(r["win_b"]),
-             pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"]), verdict_cell(r, "win_verdict"),
+             pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"]), V.render(r, "win_"),
              num(r["score_diff"], 2, True), num_ci(r["score_low"], r["score_high"], 2, True)]
             for r in tab.to_dicts()]
 
@@ -161,8 +159,8 @@ def _add_placebo(section: Section, df: pl.DataFrame, info: dict, fields: list[st
         ["effect", "placebo", *GRANT_COLUMNS], _grant_rows(placebo, group_label(["grant"]), control=True),
         caption="both are one more purple card (sets, discounts); the placebo is the average over the plain "
                 "purple cards of the epoch granted the same way, so this is the effect card's worth against "
-                "a typical plain purple card; paired t-test over deals; " + verdict_caption(placebo.height, margin)
-                + needed_text(placebo, "win_needed"),
+                "a typical plain purple card; paired t-test over deals; " + V.caption(placebo.height, margin)
+                + V.precision_caption(placebo, "win_needed", info.get("deals")),
         marked=placebo["win_significant"].to_list(), data=placebo, units=GRANT_UNITS))
     section.tables += _grant_robustness("Effect card vs the placebo", pairs, fields, margin)
     section.figures.append(("purple-beyond-placebo", charts.forest_chart(
@@ -173,7 +171,7 @@ def _add_placebo(section: Section, df: pl.DataFrame, info: dict, fields: list[st
             "The placebos among themselves: each plain purple card vs the mean of the plain cards of its epoch",
             ["plain card", *GRANT_COLUMNS], _grant_rows(spread, group_label(["grant"])),
             caption="the spread of the placebo: how much a plain card's own tracks and points matter; "
-                    "paired t-test over deals; " + verdict_caption(spread.height, margin),
+                    "paired t-test over deals; " + V.caption(spread.height, margin),
             marked=spread["win_significant"].to_list(), data=spread, units=GRANT_UNITS))
 
 
@@ -208,7 +206,8 @@ def purple(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
             ["granted" + (", " + ", ".join(column_name(c) for c in others) if others else ""), *GRANT_COLUMNS],
             _grant_rows(grants, label),
             caption="paired t-test (scipy ttest_rel) over deals: same deal, same seat, same policies; "
-                    + verdict_caption(grants.height, margin) + needed_text(grants, "win_needed"),
+                    + V.caption(grants.height, margin)
+                    + V.precision_caption(grants, "win_needed", info.get("deals")),
             marked=grants["win_significant"].to_list(), data=grants, units=GRANT_UNITS))
         section.tables += _grant_robustness("Granted card vs no grant", granted, fields, margin)
         section.figures.append(("purple-grants", charts.forest_chart(
@@ -324,8 +323,8 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
                         control=True),
             caption="a causal, relative contrast: the card against an average card of its kind, given the same way "
                     "and for free: it measures the card's content, not its worth at its price (seek - avoid does); "
-                    "paired t-test over deals; " + verdict_caption(grants.height, margin)
-                    + needed_text(grants, "win_needed"),
+                    "paired t-test over deals; " + V.caption(grants.height, margin)
+                    + V.precision_caption(grants, "win_needed", info.get("deals")),
             marked=grants["win_significant"].to_list(), data=grants, units=GRANT_UNITS))
     else:
         section.notes.append("No card grant experiment: the dataset has no sweep over `grants` by card id "
@@ -352,12 +351,12 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
                    "avoiding", "seek - avoid", "95% CI", "q", "verdict"],
         [[r["card_id"], str(r["players"]), str(r["printed_cost"]), str(r["cost"]), f"{r['n']:,}", pct(r["win_a"]),
           pct(r["win_b"]), pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"]),
-          verdict_cell(r, "win_verdict")] for r in shown.to_dicts()],
+          V.render(r, "win_")] for r in shown.to_dicts()],
         caption="one seat (rotating with the deal) buys the card whenever it is offered and affordable (seek), "
                 "against the same seat of the same deal never buying it (avoid), every other seat the same; the "
                 "cost played is the card's cost for every seat; a relative contrast: ▲ = buying it when one can "
                 "beats never buying it (worth more than its price), ▼ = worth less, fair = level; paired t-test over "
-                "deals; " + verdict_caption(tab.height, margin),
+                "deals; " + V.caption(tab.height, margin),
         marked=shown["win_significant"].to_list(), data=tab, units=GRANT_UNITS))
     fair = W.fair_costs(pairs, components)
     if fair.height == 0:

@@ -28,6 +28,7 @@ from scipy import stats as sps
 from ..swept_key import SweptKey
 from . import inference as I
 from . import estimates as S
+from . import verdict as V
 from .dataset import ReportError
 from .inference import LEVEL
 
@@ -144,7 +145,7 @@ def crossing(result, target: float, values: np.ndarray) -> Crossing:
 def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
           reference: float | None = None, margin: float = I.MARGIN) -> Curve:
     """The curve of `key` (a swept numeric key) for the rows it affects: at each value the seat's
-    win share with its verdict against the fair share 1/P (`stats.with_verdicts`, corrected over
+    win share with its verdict against the fair share 1/P (`verdict.with_verdicts`, corrected over
     the values), and the paired differences against `reference` (default: the smallest swept
     value), a relative contrast."""
     swept = SweptKey(key)
@@ -160,7 +161,7 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
     if reference not in values:
         raise ReportError(f"reference {reference} is not a swept value ({', '.join(map(str, values))})")
     base = deals.filter(pl.col(x) == reference).select("game", win_ref="win", margin_ref="margin")
-    win = {r[x]: r for r in S.with_verdicts(S.mean_ci(rows, "win_share", [x], fair=1 / pl.col("players"), rate=True,
+    win = {r[x]: r for r in V.with_verdicts(S.mean_ci(rows, "win_share", [x], fair=1 / pl.col("players"), rate=True,
                                                       margin=margin), margin=margin, hints=True).to_dicts()}
     margins = {r[x]: r for r in S.mean_ci(rows, "margin", [x]).to_dicts()}
     pairs = deals.join(base, on="game")
@@ -210,23 +211,22 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
             reference: float | None = None, margin: float = I.MARGIN):
     """The curve report: a table per value, the crossings, and the chart."""
     from .. import provenance
-    from .sections import Section, num, num_ci, pct, pct_ci, pp, pp_ci, verdict_caption, verdict_cell
+    from .sections import Section, num, num_ci, pct, pct_ci, pp, pp_ci
     from .table import Table
 
     c = curve(df, key, where, reference, margin)
     scope = provenance.field_line(info)
     rows = []
     for p in c.points.to_dicts():
-        verdict = (I.undecided_text(p["more"], p["n"], info.get("deals")) if p["verdict"] == "undecided"
-                   else verdict_cell(p))
         rows.append([f"{p['value']:g}", f"{p['n']:,}", pct(p["win"]), pct_ci(p["win_low"], p["win_high"]),
-                     pp(p["vs_fair"]), verdict, pp(p["win_diff"]), pp_ci(p["win_diff_low"], p["win_diff_high"]),
+                     pp(p["vs_fair"]), V.render(p, games=info.get("deals")), pp(p["win_diff"]),
+                     pp_ci(p["win_diff_low"], p["win_diff_high"]),
                      num(p["margin"], sign=True), num_ci(p["margin_low"], p["margin_high"], sign=True)])
     table = Table(f"{key}: {c.where}",
                   ["value", "n deals", "win share", "95% CI", "vs 1/P", "verdict vs 1/P",
                    f"vs {c.reference:g} (relative, paired)", "95% CI", "score margin", "95% CI"], rows,
                   caption=f"fair win share {100 * c.fair:.1f}% (1/P); score test against 1/P; "
-                          f"{verdict_caption(c.points.height, margin)}; score margin = the seat's total minus the "
+                          f"{V.caption(c.points.height, margin)}; score margin = the seat's total minus the "
                           f"mean of the other seats; relative, paired = the same deals at both values; {scope}",
                   marked=[v in ("stronger", "weaker") for v in c.points["verdict"].to_list()], data=c.points)
     fits = (("win share = 1/P", c.win), ("score margin = 0", c.score))

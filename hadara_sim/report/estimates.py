@@ -1,7 +1,7 @@
 """Estimates over a results table: the mean of a column per group with its 95% confidence
 interval (and, against a fair value, its difference, tests and the deals a narrower interval needs),
-paired differences, and a table's corrected p-values and verdicts. Every report's numbers come from
-these; `inference` holds the intervals, tests and corrections they apply to per-deal values.
+and paired differences. Every report's numbers come from these; `inference` holds the intervals, tests
+and corrections they apply to per-deal values, and `verdict` turns them into a table's verdicts.
 
 Every interval and test comes from scipy (`ttest_1samp`, `ttest_rel` and their
 `confidence_interval`) or statsmodels (`inference`); nothing here computes a standard error by hand.
@@ -24,6 +24,7 @@ import polars as pl
 from scipy import stats as sps
 
 from . import inference as I
+from .verdict import with_verdicts  # noqa: F401  (its old home: callers outside the reports import it here)
 
 CLUSTER = "game"
 
@@ -115,33 +116,6 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
     else:
         result = result.sort(list(by), nulls_last=True)
     return result
-
-
-def with_verdicts(table: pl.DataFrame, p: str = "p", equiv_p: str = "equiv_p", diff: str = "diff",
-                  margin: float = I.MARGIN, method: str = I.CORRECTION, prefix: str = "",
-                  hints: bool = False) -> pl.DataFrame:
-    """A table with its corrected p-values and verdicts: `{prefix}q` (the difference, corrected over
-    the table by `method`), `{prefix}q_equiv` (the TOST, Holm over the table: the "fair" words are
-    controlled family-wise, `inference.EQUIVALENCE_CORRECTION`), `{prefix}significant` (q < 0.05),
-    `{prefix}verdict` (stronger / weaker / fair within ±margin / undecided) and, with `hints`,
-    `{prefix}more`: for an undecided row whose difference lies inside the margin, about how many more deals
-    of the row would make it "fair" with 80 % chance under this table's Holm correction
-    (`inference.deals_to_decide`, from the row's `{prefix}sd` and `n`, a simulation of the table:
-    tens of milliseconds a row), else NaN."""
-    q = I.adjust(table[p], method)
-    qe = (I.adjust(table[equiv_p], I.EQUIVALENCE_CORRECTION) if equiv_p in table.columns
-          else np.full(table.height, np.nan))
-    verdicts = [I.verdict(d if d is not None else math.nan, a, b, margin)
-                for d, a, b in zip(table[diff].to_list(), q, qe)]
-    out = table.with_columns(pl.Series(f"{prefix}q", q), pl.Series(f"{prefix}q_equiv", qe),
-                             pl.Series(f"{prefix}significant", np.nan_to_num(q, nan=1.0) < I.ALPHA),
-                             pl.Series(f"{prefix}verdict", verdicts, dtype=pl.String))
-    if not hints:
-        return out
-    more = I.deals_to_decide(table[diff].fill_null(math.nan).to_numpy(),
-                             table[f"{prefix}sd"].fill_null(math.nan).to_numpy(), table["n"].to_numpy(),
-                             [v == "undecided" for v in verdicts], margin)
-    return out.with_columns(pl.Series(f"{prefix}more", more, dtype=pl.Float64))
 
 
 def paired_diff(pairs: pl.DataFrame, a: str, b: str, by: Sequence[str] = (), cluster: str = CLUSTER,

@@ -10,6 +10,7 @@ from typing import Sequence
 import polars as pl
 
 from . import inference as I
+from . import verdict as V
 from .dataset import fmt_value
 from .estimates import CLUSTER, paired_diff
 
@@ -57,17 +58,15 @@ AGREEMENT = ("same verdict under every field", "verdicts differ", "undecided und
 
 def field_verdicts(per_deal: pl.DataFrame, cell: Sequence[str], names: Sequence[str], margin: float) -> pl.DataFrame:
     """The first level of robustness: the verdict of each cell's effect under each field (the paired
-    t-test and TOST over deals of the per-deal effect `_effect` against zero, `estimates.with_verdicts`
+    t-test and TOST over deals of the per-deal effect `_effect` against zero, `verdict.with_verdicts`
     over every cell and field of the table: Benjamini-Hochberg for the marks, Holm for "fair"), and
     whether they agree. Columns: `cell`, `verdict <field>` per field, `size_low` and `size_high` (the
     smallest and largest effect over the fields) and `agreement`: "same verdict under every field"
     (every field decided, all the same kind), "verdicts differ" (two fields decided differently), else
     "undecided under a field"."""
-    from .estimates import with_verdicts
-
     zero = per_deal.with_columns(pl.lit(0.0).alias("_zero"))
-    judged = with_verdicts(paired_diff(zero, "_effect", "_zero", [*cell, "_field"], margin=margin), margin=margin)
-    kinds = judged.with_columns(pl.col("verdict").map_elements(I.verdict_kind, return_dtype=pl.String).alias("_kind"))
+    judged = V.with_verdicts(paired_diff(zero, "_effect", "_zero", [*cell, "_field"], margin=margin), margin=margin)
+    kinds = judged.with_columns(pl.col("verdict").map_elements(V.kind_of, return_dtype=pl.String).alias("_kind"))
     wide = kinds.pivot(on="_field", index=list(cell), values="verdict")
     summary = kinds.group_by(list(cell)).agg(
         pl.col("diff").min().alias("size_low"), pl.col("diff").max().alias("size_high"),
@@ -127,10 +126,9 @@ def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], f
     if not tables:
         return None
     long = pl.concat(tables)
-    long = long.with_columns(pl.Series("q", I.adjust(long["p"], "holm")),
-                             pl.Series("q_equiv", I.adjust(long["equiv_p"], "holm")))
-    long = long.with_columns(pl.Series("_word", [I.robustness_word(q, e) for q, e in
-                                                 zip(long["q"].to_list(), long["q_equiv"].to_list())]))
+    judged = V.judge(long["diff"], long["p"], long["equiv_p"], long["n"], margin, "holm")
+    long = long.with_columns(pl.Series("q", [v.q for v in judged]), pl.Series("q_equiv", [v.q_equiv for v in judged]),
+                             pl.Series("_word", [v.robustness for v in judged]))
     for name in rest:
         part = long.filter(pl.col("_field") == name).select(
             *cell, *[pl.col(c).alias(f"{c.replace('diff', 'difference')} {name}")

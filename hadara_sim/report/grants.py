@@ -11,7 +11,8 @@ import polars as pl
 from ..constants import COLOURS, EFFECT_IDS, PURPLE
 from . import inference as I
 from .dataset import ReportError, check_columns, grant_sweep_column, run_components
-from .estimates import paired_diff, with_verdicts
+from .estimates import paired_diff
+from .verdict import with_verdicts
 
 
 def grant_control(df: pl.DataFrame, column: str) -> object:

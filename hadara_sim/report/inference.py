@@ -1,6 +1,6 @@
 """The inference behind every report table, from statsmodels: rate intervals that stay honest at
-0 % and 100 %, multiple-comparison corrections, equivalence (TOST) verdicts, sample-size hints and
-Bradley-Terry ratings.
+0 % and 100 %, multiple-comparison corrections, equivalence (TOST) tests and sample-size hints; the
+verdicts and their words are built from these numbers in one place, `verdict`.
 
 Every function takes plain numpy arrays of per-deal values (the deal is the unit of analysis: seats
 of one game and one deal played under several combinations are not independent).
@@ -101,20 +101,6 @@ def adjust(p, method: str = CORRECTION) -> np.ndarray:
     return out
 
 
-def correction_text(rows: int, method: str = CORRECTION) -> str:
-    """The caption fragment that states a table's correction."""
-    return (f"marks at q < {ALPHA:g} after {CORRECTIONS[method]} correction over the {rows} "
-            f"row{'s' * (rows != 1)} of this table")
-
-
-def equivalence_caption(rows: int, margin: float = MARGIN) -> str:
-    """The caption fragment that states the error rate the table's "fair" words control."""
-    return (f"'fair within ±{100 * margin:g} pp' = equivalent by TOST after {CORRECTIONS[EQUIVALENCE_CORRECTION]} "
-            f"correction over the {rows} row{'s' * (rows != 1)} of this table: the chance that even one row of "
-            f"the table is called fair while its true effect lies at or beyond the margin is at most "
-            f"{100 * ALPHA:g}%")
-
-
 def equivalence_p(a: np.ndarray, b: np.ndarray, margin: float = MARGIN) -> float:
     """p-value of the paired TOST (statsmodels `ttost_paired`) that mean(a - b) lies within
     ±margin; small p = equivalent. NaN for fewer than 2 pairs."""
@@ -126,44 +112,6 @@ def equivalence_p(a: np.ndarray, b: np.ndarray, margin: float = MARGIN) -> float
         return 0.0 if abs(float(d.mean())) < margin else 1.0
     p, _, _ = _quiet(ttost_paired, a, b, -margin, margin)
     return float(p)
-
-
-def verdict(diff: float, q: float, q_equiv: float, margin: float = MARGIN) -> str:
-    """The row's verdict: "stronger"/"weaker" (differs, corrected), "fair within ±m pp"
-    (equivalent, corrected TOST), or "undecided" (neither: more games needed). A row can differ
-    and still be equivalent when the difference is small and well measured."""
-    m = f"±{100 * margin:g} pp"
-    differs = math.isfinite(q) and q < ALPHA
-    equivalent = math.isfinite(q_equiv) and q_equiv < ALPHA
-    if equivalent:
-        return f"fair within {m}" + ((" (slightly " + ("stronger)" if diff > 0 else "weaker)")) if differs else "")
-    if differs:
-        return "stronger" if diff > 0 else "weaker"
-    return "undecided"
-
-
-RELATIVE_WORDS = {"stronger": "above the average side", "weaker": "below the average side"}
-
-
-def relative_verdict(text: str | None, margin: float = MARGIN) -> str:
-    """A verdict against a relative reference (the average side of the same deal and seat) in
-    words of its own, so that it is never read as a verdict against the fair share."""
-    kind = verdict_kind(text)
-    if kind == "fair":
-        slightly = next((f"; slightly {RELATIVE_WORDS[w][:5]}" for w in RELATIVE_WORDS if f"slightly {w}" in text), "")
-        return f"level with the average side (±{100 * margin:g} pp{slightly})"
-    return RELATIVE_WORDS.get(kind, kind)
-
-
-def robustness_word(q_diff: float, q_equiv: float) -> str:
-    """Whether an effect depends on the opponent field, from the paired difference between fields:
-    "robust" (the difference is equivalent to zero within the margin), "depends on the bots" (it
-    differs from zero), else "undecided"; both q corrected over the table."""
-    if math.isfinite(q_equiv) and q_equiv < ALPHA:
-        return "robust"
-    if math.isfinite(q_diff) and q_diff < ALPHA:
-        return "depends on the bots"
-    return "undecided"
 
 
 HINT_POWER = 0.8      # a hint promises this chance that the hinted deals decide "fair"
@@ -242,21 +190,17 @@ def deals_to_decide(diff, sd, n, undecided, margin: float = MARGIN, power: float
 
 
 def undecided_text(more: float, n: int | None = None, games: int | None = None) -> str:
-    """An undecided verdict with its hint: the more deals of the row and, given the run's `games` per
-    combination and the row's `n` deals, the `--games` of the scenario that would decide it."""
-    if more is None or not math.isfinite(more):
-        return "undecided"
-    text = f"undecided, about {more:,.0f} more deals"
-    if games and n:
-        text += f" (--games {games + math.ceil(more * games / n):,})"
-    return text
+    """`verdict.undecided_text`, kept under its old name for callers outside the reports."""
+    from .verdict import undecided_text as text
+
+    return text(more, n, games)
 
 
 def verdict_kind(text: str | None) -> str:
-    """What a verdict claims: "stronger", "weaker", "fair" (equivalent within the margin, with or
-    without "slightly") or "undecided"; two verdicts agree when their kinds are the same."""
-    text = text or "undecided"
-    return "fair" if text.startswith("fair") else text
+    """`verdict.kind_of`, kept under its old name for callers outside the reports."""
+    from .verdict import kind_of
+
+    return kind_of(text)
 
 
 def games_needed(sd: float, half_width: float = TARGET_HALF_WIDTH) -> float:

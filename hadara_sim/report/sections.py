@@ -20,8 +20,8 @@ from matplotlib.figure import Figure
 from .. import provenance
 from . import charts
 from . import inference as I
+from . import verdict as V
 from .dataset import SETUP_SWEEPS, ReportError, combination_by, fmt_value, pooled_over
-from .estimates import with_verdicts
 from .fields import AGREEMENT, FIELD_KEYS, field_label
 from .scores import PART_LABELS, STACK_ORDER, leader_wins, running_scores, score_breakdown
 from .table import Table
@@ -88,29 +88,6 @@ def pval(p) -> str:
     return "<0.001" if p < 0.001 else f"{p:.3f}"
 
 
-def verdict_cell(r: dict, key: str = "verdict") -> str:
-    """A row's verdict with its arrow (▲ stronger, ▼ weaker)."""
-    v = r.get(key) or NA
-    return {"stronger": "▲ stronger", "weaker": "▼ weaker"}.get(v, v)
-
-
-def needed_text(table: pl.DataFrame, column: str = "needed") -> str:
-    """The sample-size hint of a table: deals per row for a 95% CI of ±1 pp."""
-    if column not in table.columns or table.height == 0:
-        return ""
-    values = [v for v in table[column].to_list() if finite(v)]
-    if not values:
-        return ""
-    return (f"; a 95% CI of ±1 pp needs about {max(values):,.0f} deals per row "
-            f"(normal approximation; n now {table['n'].min():,})")
-
-
-def verdict_caption(rows: int, margin: float = I.MARGIN) -> str:
-    """The caption fragment that says how a table's verdicts are reached."""
-    return (f"verdict: ▲/▼ = differs ({I.correction_text(rows)}); {I.equivalence_caption(rows, margin)}; "
-            "'undecided' = neither, more games needed. Not significant is never shown as fair")
-
-
 def pooled_title(df: pl.DataFrame, by) -> str:
     """" (pooled over ...)" when the grouping mixes combinations of the run."""
     pooled = pooled_over(df, by)
@@ -175,13 +152,14 @@ def _stem(by: Sequence[str]) -> str:
 # --- tables several sections share --------------------------------------------------------------
 
 def paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, label, margin: float,
-                 columns: tuple[str, str] = ("a", "b")) -> Table:
+                 columns: tuple[str, str] = ("a", "b"), games: int | None = None) -> Table:
     """A table of paired differences a - b (`estimates.paired_diff` with verdicts), one row per group;
-    `columns` name the two means in `tab`."""
+    `columns` name the two means in `tab`; `games`: the run's games per combination (its hints' --games)."""
     rows = [[label(r), f"{r['n']:,}", pct(r[columns[0]]), pct(r[columns[1]]), pp(r["diff"]), pp_ci(r["low"], r["high"]),
-             pval(r["q"]), verdict_cell(r)] for r in tab.to_dicts()]
+             pval(r["q"]), V.render(r)] for r in tab.to_dicts()]
     return Table(title, [first, "n (deals)", a, b, "difference", "95% CI", "q", "verdict"], rows,
-                 caption="paired t-test over deals; " + verdict_caption(tab.height, margin) + needed_text(tab),
+                 caption="paired t-test over deals; " + V.caption(tab.height, margin)
+                 + V.precision_caption(tab, games=games),
                  marked=tab["significant"].to_list(), data=tab)
 
 
@@ -196,7 +174,7 @@ def robustness_table(what: str, first: str, tab: pl.DataFrame | None, label) -> 
     first_field, rest = names[0], names[1:]
     counts = {w: int((tab["robust"] == w).sum()) for w in ("robust", "depends on the bots", "undecided")}
     agree = {w: int((tab["agreement"] == w).sum()) for w in AGREEMENT}
-    rows = [[label(r), *[f"{pp(r[f'effect {n}'])} {verdict_cell(r, f'verdict {n}')}" for n in names],
+    rows = [[label(r), *[f"{pp(r[f'effect {n}'])} {V.cell(r[f'verdict {n}'])}" for n in names],
              f"{pp(r['size_low'])} to {pp(r['size_high'])}", r["agreement"] or NA,
              *[cell for n in rest for cell in (pp(r[f"difference {n}"]), pp_ci(r[f"low {n}"], r[f"high {n}"]))],
              r["robust"]] for r in tab.to_dicts()]
@@ -252,17 +230,18 @@ def ladder_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Tabl
 def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = I.MARGIN) -> Section:
     """Win share per group against 1/P, and each swept value against the first, per policy."""
     by = list(by)
-    st = with_verdicts(win_rates(df, by, margin), margin=margin)
+    st = V.with_verdicts(win_rates(df, by, margin), margin=margin)
     label = group_label(by)
     rows = [[label(r), f"{r['n']:,}", f"{r['rows']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]),
-             pct(r["fair"]), pp(r["diff"]), pval(r["p"]), pval(r["q"]), verdict_cell(r)] for r in st.to_dicts()]
+             pct(r["fair"]), pp(r["diff"]), pval(r["p"]), pval(r["q"]), V.render(r)] for r in st.to_dicts()]
     title = f"Win rate by {by_text(by)}{pooled_title(df, by)}"
     table = Table(title,
                   [by_text(by), "n (deals)", "seats", "win share", "95% CI", "fair 1/P", "vs fair", "p", "q",
                    "verdict"],
                   rows, caption="win share: 1 per sole win, 1/k per k-way tie; 95% CI: Wilson (statsmodels) on "
                                 "the deal-clustered effective sample size; p: score test against 1/P; "
-                                + verdict_caption(st.height, margin) + needed_text(st),
+                                + V.caption(st.height, margin)
+                                + V.precision_caption(st, games=info.get("deals")),
                   marked=st["significant"].to_list(), data=st)
     fig = charts.winrate_chart(st, label, info, by_text(by))
     tables = [table]
@@ -272,7 +251,7 @@ def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = I.M
         lab = lambda r, k=key, e=extra: f"{column_name(k)} = {value_label(k, r[k])}: {r['policy']} ({e(r)})"  # noqa: E731
         tables.append(paired_table(f"Sweep of {column_name(key)}: each value against {column_name(key)} = "
                                     f"{tab['first'][0]}, per policy (paired on the deal)", "value, policy",
-                                    "win share", "first value", tab, lab, margin))
+                                    "win share", "first value", tab, lab, margin, games=info.get("deals")))
     return Section("winrate", title,
                    "The share of wins each group took, with its 95% confidence interval, against the fair "
                    "share 1/P that a player without an edge would take. Marked rows differ from fair after "
@@ -324,21 +303,22 @@ def seats(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
     several = df["policy_label"].n_unique() > 1
     note = (" (several policies: every seat's rate averages over the policies that sat there)" if several else "")
     rows = [[label(r), f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]),
-             pp(r["diff"]), pval(r["q"]), verdict_cell(r)] for r in st.to_dicts()]
+             pp(r["diff"]), pval(r["q"]), V.render(r)] for r in st.to_dicts()]
     t1 = Table(f"Win share by seat{note}",
                ["seat", "n (deals)", "win share", "95% CI", "fair 1/P", "vs fair", "q", "verdict"], rows,
-               caption="Wilson CI (statsmodels); score test against 1/P; " + verdict_caption(st.height, margin)
-                       + needed_text(st), marked=st["significant"].to_list(), data=st)
+               caption="Wilson CI (statsmodels); score test against 1/P; " + V.caption(st.height, margin)
+                       + V.precision_caption(st, games=info.get("deals")), marked=st["significant"].to_list(),
+               data=st)
     fp = first_player_rates(df, margin)
     label2 = group_label(by)
     rows2 = [[f"epoch {'I' * r['epoch']}" if r["epoch"] < 3 else "epoch III", label2(r), f"{r['n']:,}",
               pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]), pp(r["diff"]), pval(r["q"]),
-              verdict_cell(r)] for r in fp.to_dicts()]
+              V.render(r)] for r in fp.to_dicts()]
     t2 = Table("Win share of the first player of each epoch",
                ["first player in", "games", "n (deals)", "win share", "95% CI", "fair 1/P", "vs fair", "q",
                 "verdict"], rows2,
                caption="the seat that was first player in the epoch (one per game); Wilson CI; "
-                       + verdict_caption(fp.height, margin), marked=fp["significant"].to_list(), data=fp)
+                       + V.caption(fp.height, margin), marked=fp["significant"].to_list(), data=fp)
     fig = charts.winrate_chart(st, label, info, "seat")
     intro = ("Seat and turn-order effects: the win share of each seat and of each epoch's first player, against "
              "1/P. With the same policy on every seat (scenarios/seats.toml) every difference is the seat's. "

@@ -9,7 +9,8 @@ import polars as pl
 
 from . import inference as I
 from .dataset import SETUP_SWEEPS, ReportError, check_columns
-from .estimates import CLUSTER, mean_ci, paired_diff, with_verdicts
+from .estimates import CLUSTER, mean_ci, paired_diff
+from .verdict import with_verdicts
 
 
 def focus_seat_expr(df: pl.DataFrame) -> pl.Expr:
@@ -75,11 +76,10 @@ def setup_card_balance(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFra
         deal = [c for c in by if c not in ("setup_card", "setup_side")] + [CLUSTER]
         grid = rows.with_columns(pl.col("win_share").mean().over(deal).alias("_grid"))
         contrast = with_verdicts(paired_diff(grid, "win_share", "_grid", by, prefix="rel_", margin=margin),
-                                 p="rel_p", equiv_p="rel_equiv_p", diff="rel_diff", margin=margin, prefix="rel_")
+                                 p="rel_p", equiv_p="rel_equiv_p", diff="rel_diff", margin=margin, prefix="rel_",
+                                 relative=True)
         contrast = contrast.select(*by, "rel_diff", "rel_low", "rel_high", "rel_p", "rel_equiv_p", "rel_q",
-                                   "rel_q_equiv", "rel_significant",
-                                   pl.col("rel_verdict").map_elements(lambda v: I.relative_verdict(v, margin),
-                                                                      return_dtype=pl.String))
+                                   "rel_q_equiv", "rel_significant", "rel_verdict")
         out = out.join(contrast, on=by, how="left", maintain_order="left")
     score = mean_ci(rows, "total", by).select(
         *by, pl.col("mean").alias("score"), pl.col("ci_low").alias("score_low"),

@@ -22,6 +22,7 @@ from scipy import stats as sps
 from ..swept_key import SweptKey
 from . import inference as I
 from . import estimates as S
+from . import verdict as V
 from .curve import affected, with_margin
 from .dataset import ReportError
 from .inference import LEVEL
@@ -99,7 +100,7 @@ def surface(df: pl.DataFrame, key1: str, key2: str, where: dict[str, str] | None
     if len(v1) < 2 or len(v2) < 2:
         raise ReportError(f"a surface needs two or more values of each key here ({key1}: {len(v1)}, {key2}: {len(v2)})")
     fair = float(deals["fair"].mean())
-    cells = S.with_verdicts(S.mean_ci(rows, "win_share", [x1, x2], fair=1 / pl.col("players"), rate=True,
+    cells = V.with_verdicts(S.mean_ci(rows, "win_share", [x1, x2], fair=1 / pl.col("players"), rate=True,
                                       margin=margin), margin=margin).sort([x1, x2])
     result = fit_surface(deals, x1, x2)
     target = math.log(fair / (1 - fair))
@@ -126,16 +127,16 @@ def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str,
             margin: float = I.MARGIN):
     """The surface report: the cells, the fair line, the fair pairs, and the chart."""
     from .. import provenance
-    from .sections import Section, pct, pct_ci, pp, verdict_caption, verdict_cell
+    from .sections import Section, pct, pct_ci, pp
     from .table import Table
 
     s = surface(df, key1, key2, where, margin)
     scope = provenance.field_line(info)
     cells = Table(f"{key1} x {key2}: {s.where}", [key1, key2, "n deals", "win share", "95% CI", "vs 1/P", "verdict"],
                   [[f"{r['x1']:g}", f"{r['x2']:g}", f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]),
-                    pp(r["diff"]), verdict_cell(r)] for r in s.cells.to_dicts()],
+                    pp(r["diff"]), V.render(r)] for r in s.cells.to_dicts()],
                   caption=f"fair win share {100 * s.fair:.1f}% (1/P); Wilson CI; score test against 1/P; "
-                          f"{verdict_caption(s.cells.height, margin)}; {scope}",
+                          f"{V.caption(s.cells.height, margin)}; {scope}",
                   marked=[v in ("stronger", "weaker") for v in s.cells["verdict"].to_list()], data=s.cells)
     line = Table(f"The fair line: the {key2} at which the seat is fair, for each {key1}",
                  [key1, f"fair {key2}", "95% CI", "note"],

@@ -11,7 +11,8 @@ import polars as pl
 from ..constants import EPOCHS
 from . import inference as I
 from .dataset import SETUP_SWEEPS, analysed_sweeps, check_columns, combination_by, fmt_value
-from .estimates import CLUSTER, mean_ci, paired_diff, with_verdicts
+from .estimates import CLUSTER, mean_ci, paired_diff
+from .verdict import with_verdicts
 
 
 def win_rates(df: pl.DataFrame, by: Sequence[str] = ("policy_label",), margin: float = I.MARGIN) -> pl.DataFrame:

@@ -22,7 +22,8 @@ import polars as pl
 
 from . import inference as I
 from .curve import Crossing, crossing, fit
-from .estimates import paired_diff, with_verdicts
+from .estimates import paired_diff
+from .verdict import with_verdicts
 
 
 def restricted_pairs(df: pl.DataFrame) -> pl.DataFrame | None:

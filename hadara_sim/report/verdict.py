@@ -1,0 +1,231 @@
+"""The one verdict model: what a row of a report or balance table claims against its reference, built
+in one place (`judge`, over the whole table) and rendered by its own methods for the terminal, the
+machine formats (csv and json, through its record in the table's data) and the captions.
+
+A verdict holds its estimate (the row's difference from its reference, a share), its 95% interval, the
+two tests (a difference: the table's p; equivalence within ±margin: the TOST), their corrections over
+the table (Benjamini-Hochberg for the marks, Holm for "fair", so a table's "fair" words are wrong in at
+most 5 % of tables), the sample-size hint of an undecided row (`inference.deals_to_decide`: deals of
+the row, stated in the `--games` of the run's scenario) and its words. Reference: the fair share 1/P,
+unless the verdict is `relative` (the average side of the same deal and seat); the difference is a
+share, written in percentage points.
+
+`inference` computes the numbers (intervals, tests, corrections, the hint); this module alone turns
+them into a verdict and words.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, replace
+from typing import Sequence
+
+import numpy as np
+import polars as pl
+
+from . import inference as I
+
+NA = "–"
+ARROWS = {"stronger": "▲ stronger", "weaker": "▼ weaker"}
+RELATIVE_WORDS = {"stronger": "above the average side", "weaker": "below the average side"}
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """One row's verdict, as `judge` builds it for a whole table."""
+
+    diff: float            # the estimate: the row minus its reference, a share (0.012 = +1.2 pp)
+    p: float               # two-sided test of a difference from the reference
+    equiv_p: float         # TOST: |diff| < margin
+    q: float               # p corrected over the table (`correction`)
+    q_equiv: float         # equiv_p corrected over the table (Holm, inference.EQUIVALENCE_CORRECTION)
+    n: int                 # deals behind the row
+    margin: float          # the equivalence margin, a share
+    rows: int              # rows of the table the corrections run over
+    correction: str = I.CORRECTION
+    more: float = math.nan  # an undecided row: about how many more deals of it would decide it (NaN: none)
+    relative: bool = False  # against the average side of the same deal and seat, not the fair share 1/P
+
+    @property
+    def significant(self) -> bool:
+        """The difference holds after the table's correction (a marked row)."""
+        return math.isfinite(self.q) and self.q < I.ALPHA
+
+    @property
+    def equivalent(self) -> bool:
+        """The row is within ±margin of its reference after the table's Holm correction."""
+        return math.isfinite(self.q_equiv) and self.q_equiv < I.ALPHA
+
+    @property
+    def kind(self) -> str:
+        """What the verdict claims: "fair" (equivalent, with or without "slightly"), "stronger",
+        "weaker" or "undecided"."""
+        if self.equivalent:
+            return "fair"
+        if self.significant:
+            return "stronger" if self.diff > 0 else "weaker"
+        return "undecided"
+
+    @property
+    def words(self) -> str:
+        """The verdict in words: "stronger" / "weaker" (differs), "fair within ±m pp" (equivalent;
+        "(slightly stronger)" when it also differs), "undecided" (neither: more games needed); a
+        relative verdict says "above / below / level with the average side". A row can differ and
+        still be equivalent when the difference is small and well measured."""
+        kind = self.kind
+        m = f"±{100 * self.margin:g} pp"
+        if kind == "fair":
+            slightly = ("stronger" if self.diff > 0 else "weaker") if self.significant else ""
+            if self.relative:
+                return f"level with the average side ({m}" + (f"; slightly {RELATIVE_WORDS[slightly][:5]})"
+                                                               if slightly else ")")
+            return f"fair within {m}" + (f" (slightly {slightly})" if slightly else "")
+        return RELATIVE_WORDS.get(kind, kind) if self.relative else kind
+
+    @property
+    def robustness(self) -> str:
+        """The verdict of an interaction test (an effect under one opponent field minus under another) in
+        its words: "robust" (equivalent to zero), "depends on the bots" (differs from zero), "undecided"."""
+        return {"fair": "robust", "undecided": "undecided"}.get(self.kind, "depends on the bots")
+
+    def hint(self, games: int | None = None) -> str:
+        """An undecided verdict with its hint: about how many more deals of the row and, given the run's
+        `games` per combination (of which the row holds `n` deals), the `--games` of the scenario that
+        would decide it."""
+        return undecided_text(self.more, self.n, games)
+
+    def text(self, games: int | None = None) -> str:
+        """The verdict as a terminal cell: an arrow for a difference (▲ stronger, ▼ weaker), an undecided
+        verdict with its hint in the scenario's --games."""
+        return self.hint(games) if self.words == "undecided" else cell(self.words)
+
+    def record(self, prefix: str = "", hints: bool = False) -> dict:
+        """The verdict's columns in its table's data (what csv and json write): q, q_equiv, significant,
+        verdict (the words) and, with `hints`, more."""
+        out = {f"{prefix}q": self.q, f"{prefix}q_equiv": self.q_equiv, f"{prefix}significant": self.significant,
+               f"{prefix}verdict": self.words}
+        return out | ({f"{prefix}more": self.more} if hints else {})
+
+
+def columns(verdicts: Sequence[Verdict], prefix: str = "", hints: bool = False) -> dict[str, list]:
+    """A table's verdicts as the columns of its data, name -> one value per row (`Verdict.record`)."""
+    names = [f"{prefix}{k}" for k in ("q", "q_equiv", "significant", "verdict", *(("more",) if hints else ()))]
+    records = [v.record(prefix, hints) for v in verdicts]
+    return {name: [r[name] for r in records] for name in names}
+
+
+def judge(diff, p, equiv_p, n, margin: float = I.MARGIN, method: str = I.CORRECTION, sd=None,
+          relative: bool = False) -> list[Verdict]:
+    """The verdicts of a whole table, one per row, from its differences, tests and deals: the p-values
+    corrected over the table by `method`, the TOSTs by Holm, and with `sd` (the per-deal standard
+    deviation of each row) the hint of every undecided row whose difference lies inside the margin
+    (`inference.deals_to_decide`: Holm over the table, by simulation)."""
+    diff, p, equiv_p = (np.asarray(v, dtype=float) for v in (diff, p, equiv_p))
+    q = I.adjust(p, method)
+    qe = I.adjust(equiv_p, I.EQUIVALENCE_CORRECTION)
+    n = [int(k) if k is not None and np.isfinite(k) else 0 for k in np.asarray(n, dtype=float)]
+    verdicts = [Verdict(float(d), float(a), float(b), float(x), float(y), k, margin, len(diff), method,
+                        relative=relative) for d, a, b, x, y, k in zip(diff, p, equiv_p, q, qe, n)]
+    if sd is None:
+        return verdicts
+    more = I.deals_to_decide(diff, np.asarray(sd, dtype=float), np.asarray(n, dtype=float),
+                             [v.kind == "undecided" for v in verdicts], margin)
+    return [replace(v, more=float(m)) for v, m in zip(verdicts, more)]
+
+
+def render(row: dict, prefix: str = "", games: int | None = None) -> str:
+    """A verdict's record in a table's data (`Verdict.record`: rows survive a report's joins and sorts)
+    as a terminal cell, as `Verdict.text` writes it: the words with their arrow, an undecided verdict with
+    its hint where the record has one (the row's `n` deals and the run's `games` per combination give its
+    --games)."""
+    words = row.get(f"{prefix}verdict")
+    if words == "undecided":
+        return undecided_text(row.get(f"{prefix}more"), row.get("n"), games)
+    return cell(words)
+
+
+def cell(words: str | None) -> str:
+    """A verdict's words as a terminal cell, with its arrow (▲ stronger, ▼ weaker)."""
+    words = words or NA
+    return ARROWS.get(words, words)
+
+
+def kind_of(words: str | None) -> str:
+    """What verdict words claim: "stronger", "weaker", "fair" (with or without "slightly") or
+    "undecided"; two verdicts agree when their kinds are the same."""
+    words = words or "undecided"
+    return "fair" if words.startswith("fair") else words
+
+
+def undecided_text(more: float | None, n: int | None = None, games: int | None = None) -> str:
+    """"undecided", with the hint when known: the more deals of the row and, given the run's `games` per
+    combination and the row's `n` deals, the `--games` of the scenario that would decide it."""
+    if more is None or not math.isfinite(more):
+        return "undecided"
+    text = f"undecided, about {more:,.0f} more deals"
+    if games and n:
+        text += f" (--games {games_for(more, n, games):,})"
+    return text
+
+
+def games_for(deals: float, n: int, games: int) -> int:
+    """The `--games` of a run whose `games` per combination gave a row `n` deals that brings the row
+    `deals` more deals (a row holds a share n / games of the run's deals)."""
+    return games + math.ceil(deals * games / n)
+
+
+def correction_text(rows: int, method: str = I.CORRECTION) -> str:
+    """The caption fragment that states a table's correction of its marks."""
+    return (f"marks at q < {I.ALPHA:g} after {I.CORRECTIONS[method]} correction over the {rows} "
+            f"row{'s' * (rows != 1)} of this table")
+
+
+def equivalence_caption(rows: int, margin: float = I.MARGIN) -> str:
+    """The caption fragment that states the error rate the table's "fair" words control."""
+    return (f"'fair within ±{100 * margin:g} pp' = equivalent by TOST after "
+            f"{I.CORRECTIONS[I.EQUIVALENCE_CORRECTION]} correction over the {rows} row{'s' * (rows != 1)} of this "
+            f"table: the chance that even one row of the table is called fair while its true effect lies at or "
+            f"beyond the margin is at most {100 * I.ALPHA:g}%")
+
+
+def caption(rows: int, margin: float = I.MARGIN) -> str:
+    """The caption fragment that says how a table's verdicts are reached."""
+    return (f"verdict: ▲/▼ = differs ({correction_text(rows)}); {equivalence_caption(rows, margin)}; "
+            "'undecided' = neither, more games needed. Not significant is never shown as fair")
+
+
+def precision_caption(table, column: str = "needed", games: int | None = None) -> str:
+    """The sample-size caption of a table (a polars frame with `n` and `column`, the deals per row a 95%
+    CI of ±1 pp needs, `inference.games_needed`): the most deals a row needs and, given the run's
+    `games` per combination, the `--games` of the scenario that brings every row there."""
+    if column not in table.columns or table.height == 0:
+        return ""
+    pairs = [(int(k), float(d)) for k, d in zip(table["n"].to_list(), table[column].to_list())
+             if d is not None and math.isfinite(d) and k]
+    if not pairs:
+        return ""
+    scenario = (f"--games {max(games_for(max(0.0, d - k), k, games) for k, d in pairs):,}; " if games else "")
+    return (f"; a 95% CI of ±1 pp needs about {max(d for _, d in pairs):,.0f} deals per row ({scenario}normal "
+            f"approximation; n now {table['n'].min():,})")
+
+
+def with_verdicts(table: pl.DataFrame, p: str = "p", equiv_p: str = "equiv_p", diff: str = "diff",
+                  margin: float = I.MARGIN, method: str = I.CORRECTION, prefix: str = "",
+                  hints: bool = False, relative: bool = False) -> pl.DataFrame:
+    """A table with its verdicts (`judge`, over the whole table) written as their records: `{prefix}q`
+    (the difference, corrected over the table by `method`), `{prefix}q_equiv` (the TOST, Holm over the
+    table: the "fair" words are controlled family-wise, `inference.EQUIVALENCE_CORRECTION`),
+    `{prefix}significant` (q < 0.05), `{prefix}verdict` (the words: stronger / weaker / fair within
+    ±margin / undecided; with `relative`, against the average side) and, with `hints`, `{prefix}more`:
+    for an undecided row whose difference lies inside the margin, about how many more deals of the row
+    would make it "fair" with 80 % chance under this table's Holm correction (`inference.deals_to_decide`,
+    from the row's `{prefix}sd` and `n`, a simulation of the table: tens of milliseconds a row), else NaN."""
+    def column(name: str) -> np.ndarray:
+        return (table[name].cast(pl.Float64).fill_null(math.nan).to_numpy() if name in table.columns
+                else np.full(table.height, np.nan))
+
+    verdicts = judge(column(diff), column(p), column(equiv_p), column("n"), margin, method,
+                     sd=column(f"{prefix}sd") if hints else None, relative=relative)
+    types = {f"{prefix}significant": pl.Boolean, f"{prefix}verdict": pl.String}
+    return table.with_columns(pl.Series(name, values, dtype=types.get(name, pl.Float64))
+                              for name, values in columns(verdicts, prefix, hints).items())
