@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -358,8 +359,6 @@ def _run_into(scenario, out, chunks, jobs, backend, scheduler, overwrite, quiet,
 
 def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, quiet, console, after_chunk,
                 already, games_done) -> RunSummary:
-    from joblib.externals.loky.process_executor import TerminatedWorkerError
-
     if console is None:  # the Python API: rich's own console (a bar in a terminal or a notebook)
         from rich import get_console
 
@@ -387,11 +386,18 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
                 advance(chunk.games)
                 if after_chunk:
                     after_chunk(chunk, summary.played)
-        except TerminatedWorkerError:
+        except _worker_died():
             raise RunFailed("a worker process died (killed by a signal, or out of memory?); run the same "
                             "command again to resume, perhaps with fewer --jobs or a smaller chunk") from None
     summary.seconds = time.perf_counter() - start
     return summary
+
+
+def _worker_died():
+    """loky's error for a worker process that died, when the run started workers; else () (catches
+    nothing): a run played in this process never imports joblib, a quarter of a second of start-up."""
+    loky = sys.modules.get("joblib.externals.loky.process_executor")
+    return loky.TerminatedWorkerError if loky is not None else ()
 
 
 def compile_first(scenario: Scenario, quiet: bool, console) -> None:
