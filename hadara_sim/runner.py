@@ -401,26 +401,32 @@ def _worker_died():
 
 
 def compile_first(scenario: Scenario, quiet: bool, console) -> None:
-    """Compile the engine once in this process, saying so, when numba's cache is cold: otherwise
-    every worker compiles all of it on its own, and a newcomer cannot tell the silence from a hang."""
+    """Compile the engine once, on two cores (`warm.compile_engine`), saying so, when numba's cache is
+    cold: otherwise every worker compiles all of it on its own, and a newcomer cannot tell the
+    silence from a hang."""
     from . import jit_cache
+    from .warm import compile_engine
 
     if jit_cache.is_warm():
         return
     combo = scenario.combinations[0]
     one = Chunk(combo.index, 0, 0, 1, combo.players, combo.advanced)
-    message = (f"compiling the engine (first run after an install or update, about {COMPILE_SECONDS / 60:.0f} "
-               "minutes on one core)")
-    if quiet:
+
+    def play_one():
         play_chunk(combo.config.components, combo, scenario.seed, one)
+
+    message = (f"compiling the engine (first run after an install or update, about {COMPILE_SECONDS / 60:.0f} "
+               "minutes on two cores)")
+    if quiet:
+        compile_engine(play_one)
         return
     start = time.perf_counter()
     if console.is_terminal:
         with console.status(message):
-            play_chunk(combo.config.components, combo, scenario.seed, one)
+            compile_engine(play_one)
     else:
         console.print(message, highlight=False, soft_wrap=True)
         with every(PLAIN_EVERY, lambda: console.print(
                 f"compiling the engine: {time.perf_counter() - start:.0f} s so far", highlight=False)):
-            play_chunk(combo.config.components, combo, scenario.seed, one)
+            compile_engine(play_one)
     console.print(f"compiled the engine in {time.perf_counter() - start:.0f} s", highlight=False)
