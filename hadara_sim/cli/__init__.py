@@ -47,13 +47,14 @@ def _tidy(command) -> None:
 
 
 class _Commands(Mapping):
-    """The root's commands by name, each built from its module on first use (see COMMANDS)."""
+    """The root's commands by name, each built from its module on first use (see COMMANDS), after
+    any registered on `app` itself (`built`)."""
 
-    def __init__(self):
-        self._built = {}
+    def __init__(self, built: dict):
+        self._built = dict(built)
 
     def __getitem__(self, name):
-        if name not in COMMANDS:
+        if name not in COMMANDS and name not in self._built:
             raise KeyError(name)
         if name not in self._built:
             module = importlib.import_module(f"{__name__}.{COMMANDS[name]}")
@@ -68,17 +69,17 @@ class _Commands(Mapping):
         return self._built[name]
 
     def __iter__(self):
-        return iter(COMMANDS)
+        return iter({**dict.fromkeys(COMMANDS), **dict.fromkeys(self._built)})
 
     def __len__(self):
-        return len(COMMANDS)
+        return len(set(COMMANDS) | set(self._built))
 
 
 class _Root(TyperGroup):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         _tidy(self)
-        self.commands = _Commands()
+        self.commands = _Commands(self.commands)
 
 
 def _version(value: bool):
