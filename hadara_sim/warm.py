@@ -84,13 +84,15 @@ def compile_engine(play_one_game) -> bool:
 
 
 def _play_one_game() -> None:
-    from .component_files import load_components
-    from .deal import make_deals
-    from .engine.game import play_batch
-    from .registry import make_policy
+    """One game as `simulate` plays it (a chunk of a scenario): the engine's compiled code is typed by
+    its arguments, and a batch made otherwise (`play_batch` without a seat table passes a read-only
+    one) would compile a variant that runs never use."""
+    from .chunks import Chunk, play_chunk
+    from .scenario.read import scenario_from_dict
 
-    components = load_components()
-    play_batch(make_deals(components, 2, 1), components, [make_policy("greedy"), make_policy("greedy")])
+    scenario = scenario_from_dict({"name": "warm", "players": 2, "policies": ["greedy"], "games": 1, "chunk": 1})
+    combo = scenario.combinations[0]
+    play_chunk(combo.config.components, combo, scenario.seed, Chunk(combo.index, 0, 0, 1, combo.players, combo.advanced))
 
 
 def main(argv: list[str]) -> int:

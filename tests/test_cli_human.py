@@ -103,8 +103,7 @@ def test_the_board_and_the_setup_sides_as_a_person_sees_them(components):
         assert part in text, part
     # While the sides are chosen no epoch has begun: the board names epoch I's first player to come.
     first = first_player_seats([int(x) for x in np.ravel(deal.initiative)])[0]
-    assert (f"Board before epoch I (the players choose their setup sides; seat {first}, the lowest initiative, "
-            "will be first player in epoch I):") in text
+    assert f"Board before epoch I (setup; seat {first}, the lowest initiative, will be its first player):" in text
     assert "medals in epoch I for you: silver 4, gold 6" in text and "a card sells for 2 in epoch I" in text
     assert re.search(rf"Board, epoch I phase A, first player seat {first}:", text)
     long = "   3. buy I-R-06 (red, +2 military +1 culture, cost 4, 3 pts) for 4; discard I-R-05 (then 5 coins)"

@@ -204,8 +204,7 @@ def board_view(view, setting_up: bool = False) -> str:
     c, seat, epoch = view.components, _seat(view), _epoch(view)
     if setting_up:
         first = first_player_seats([int(x) for x in view.initiative[0]])[0]
-        lines = [f"Board before epoch I (the players choose their setup sides; seat {first}, the lowest "
-                 "initiative, will be first player in epoch I):"]
+        lines = [f"Board before epoch I (setup; seat {first}, the lowest initiative, will be its first player):"]
     else:
         lines = [f"Board, epoch {EPOCH_NAMES[epoch]} phase {'AB'[int(view.phase[0])]}, "
                  f"first player seat {int(view.first_player[0])}:"]
