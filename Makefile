@@ -25,6 +25,8 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/uv pip install --python $(BIN)/python -c constraints.txt -e '.[test]'
 	@echo "Compiling the bytecode of what hadara-sim imports, once (later starts read it)"
 	$(BIN)/python -c "import $(subst $() ,$(comma) ,$(strip $(WARM)))"
+	@echo "Compiling the engine once, on both cores (numba caches it for every later run)"
+	$(BIN)/python -m hadara_sim.warm
 	touch $(STAMP)
 
 # 20,000 games of the default scenario into results/default (resumed if interrupted; nothing is

@@ -218,13 +218,22 @@ def build_table(game, sheet: dict, combo, policies, seat_policy: np.ndarray, gra
     for k in range(5):
         cols[f"colony_tile{k + 1}"] = s.colony_tile[:, :, k].ravel()
     cols.update(_card_columns(s, grant_rows))
-    arrays = []
-    for f in SCHEMA:
-        value = cols[f.name]
-        arrays.append(value.cast(f.type) if isinstance(value, pa.Array)
-                      else _arrow(value).cast(f.type) if isinstance(value, np.ndarray) and value.dtype.kind in "biuf"
-                      else pa.array(value, type=f.type, from_pandas=False))
-    return pa.Table.from_arrays(arrays, schema=SCHEMA)
+    return pa.Table.from_arrays([_column(cols[f.name], f) for f in SCHEMA], schema=SCHEMA)
+
+
+def _column(value, f: pa.Field) -> pa.Array:
+    """A chunk's column as its field's type. Numbers are converted in numpy, refusing a value that
+    does not fit as pyarrow's safe cast would: Arrow's cast imports pyarrow.compute, a sixth of a
+    second of every run's start-up."""
+    if isinstance(value, pa.Array):
+        return value if value.type == f.type else value.cast(f.type)
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        dtype = np.dtype(f.type.to_pandas_dtype())
+        converted = value.astype(dtype)
+        if dtype != value.dtype and not np.array_equal(converted, value, equal_nan="f" in dtype.kind + value.dtype.kind):
+            raise ValueError(f"results column {f.name}: a value does not fit its type {f.type}")
+        return _arrow(converted)
+    return pa.array(value, type=f.type, from_pandas=False)
 
 
 # pyarrow's `pa.array` imports pandas on its first call (to ask whether its input is a pandas object),
@@ -376,16 +385,20 @@ def card_events(df, components):
 
 
 def _strings(index: np.ndarray, values: list[str]) -> pa.Array:
-    """A string column of `values[index]` (null where the index is negative), made in Arrow (no
-    Python string per row, and no pandas: `_arrow`)."""
-    data = [v.encode() for v in values]
-    offsets = np.concatenate([[0], np.cumsum([len(d) for d in data])]).astype(np.int32)
-    strings = pa.Array.from_buffers(pa.string(), len(values), [None, pa.py_buffer(offsets),
-                                                                pa.py_buffer(b"".join(data))])
+    """A string column of `values[index]` (null where the index is negative), its buffers made in
+    numpy: no Python string per row, no pandas (`_arrow`), and no pyarrow.compute (a dictionary
+    column's decoding imports it: a sixth of a second of every run's start-up)."""
+    data = [v.encode() for v in values] or [b""]  # no values: every row is null
+    lengths = np.array([len(d) for d in data], np.int64)
     valid = np.asarray(index) >= 0
+    row = np.where(valid, index, 0).astype(np.int64)
+    row_lengths = np.where(valid, lengths[row], 0)
+    offsets = np.concatenate([[0], np.cumsum(row_lengths)]).astype(np.int32)
+    starts = np.cumsum(lengths) - lengths  # where each value's bytes start in the joined values
+    where = np.repeat(starts[row] - offsets[:-1], row_lengths) + np.arange(offsets[-1])
+    text = np.frombuffer(b"".join(data), np.uint8)[where]
     nulls = None if valid.all() else pa.py_buffer(np.packbits(valid, bitorder="little"))
-    codes = pa.Array.from_buffers(pa.int32(), len(valid), [nulls, pa.py_buffer(np.where(valid, index, 0).astype(np.int32))])
-    return pa.DictionaryArray.from_arrays(codes, strings).dictionary_decode()
+    return pa.Array.from_buffers(pa.string(), len(valid), [nulls, pa.py_buffer(offsets), pa.py_buffer(text)])
 
 
 def _jsonable(value):

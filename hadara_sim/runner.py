@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -358,8 +359,6 @@ def _run_into(scenario, out, chunks, jobs, backend, scheduler, overwrite, quiet,
 
 def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, quiet, console, after_chunk,
                 already, games_done) -> RunSummary:
-    from joblib.externals.loky.process_executor import TerminatedWorkerError
-
     if console is None:  # the Python API: rich's own console (a bar in a terminal or a notebook)
         from rich import get_console
 
@@ -387,34 +386,47 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
                 advance(chunk.games)
                 if after_chunk:
                     after_chunk(chunk, summary.played)
-        except TerminatedWorkerError:
+        except _worker_died():
             raise RunFailed("a worker process died (killed by a signal, or out of memory?); run the same "
                             "command again to resume, perhaps with fewer --jobs or a smaller chunk") from None
     summary.seconds = time.perf_counter() - start
     return summary
 
 
+def _worker_died():
+    """loky's error for a worker process that died, when the run started workers; else () (catches
+    nothing): a run played in this process never imports joblib, a quarter of a second of start-up."""
+    loky = sys.modules.get("joblib.externals.loky.process_executor")
+    return loky.TerminatedWorkerError if loky is not None else ()
+
+
 def compile_first(scenario: Scenario, quiet: bool, console) -> None:
-    """Compile the engine once in this process, saying so, when numba's cache is cold: otherwise
-    every worker compiles all of it on its own, and a newcomer cannot tell the silence from a hang."""
+    """Compile the engine once, on two cores (`warm.compile_engine`), saying so, when numba's cache is
+    cold: otherwise every worker compiles all of it on its own, and a newcomer cannot tell the
+    silence from a hang."""
     from . import jit_cache
+    from .warm import compile_engine
 
     if jit_cache.is_warm():
         return
     combo = scenario.combinations[0]
     one = Chunk(combo.index, 0, 0, 1, combo.players, combo.advanced)
-    message = (f"compiling the engine (first run after an install or update, about {COMPILE_SECONDS / 60:.0f} "
-               "minutes on one core)")
-    if quiet:
+
+    def play_one():
         play_chunk(combo.config.components, combo, scenario.seed, one)
+
+    message = (f"compiling the engine (first run after an install or update, about {COMPILE_SECONDS / 60:.0f} "
+               "minutes on two cores)")
+    if quiet:
+        compile_engine(play_one)
         return
     start = time.perf_counter()
     if console.is_terminal:
         with console.status(message):
-            play_chunk(combo.config.components, combo, scenario.seed, one)
+            compile_engine(play_one)
     else:
         console.print(message, highlight=False, soft_wrap=True)
         with every(PLAIN_EVERY, lambda: console.print(
                 f"compiling the engine: {time.perf_counter() - start:.0f} s so far", highlight=False)):
-            play_chunk(combo.config.components, combo, scenario.seed, one)
+            compile_engine(play_one)
     console.print(f"compiled the engine in {time.perf_counter() - start:.0f} s", highlight=False)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from hadara_sim.cli.human import Human, wrapped
+from hadara_sim.constants import first_player_seats
 from hadara_sim.deal import make_deals
 from hadara_sim.reference import LOC_OWNED, Game
 from hadara_sim.registry import make_policy
@@ -89,7 +90,7 @@ def test_sale_prices_follow_sell_bonus(tables):
 def test_the_board_and_the_setup_sides_as_a_person_sees_them(components):
     """`b` shows the piles, colonies, statues, medal prices and the next deck; the side choice names
     the card and both sides' coins and tracks; long lines wrap at word boundaries."""
-    answers = iter(["b\n"] + ["1\n"] * 400)
+    answers = iter(["b\n", "1\n", "1\n", "b\n"] + ["1\n"] * 400)
     lines: list[str] = []
     deal = make_deals(components, 2, 1, seed=3, advanced=True)[0]
     human = Human(read=lambda: next(answers), write=lines.append)
@@ -98,8 +99,13 @@ def test_the_board_and_the_setup_sides_as_a_person_sees_them(components):
     assert re.search(r"1\. side A of setup card \d: \d+ coins.*, income \d+, military \d+, culture \d+, food \d+", text)
     assert "2. side B of setup card" in text
     for part in ("discard piles (top card first):", "colonies (the top tile", "statue 1: culture",
-                 "medals this epoch for you: silver 4, gold 6", "a card sells for 2", "next deck:"):
+                 "medals this epoch for you: silver 4, gold 6", "a card sells for 2 this epoch", "next deck:"):
         assert part in text, part
+    # While the sides are chosen no epoch has begun: the board names epoch I's first player to come.
+    first = first_player_seats([int(x) for x in np.ravel(deal.initiative)])[0]
+    assert f"Board before epoch I (setup; seat {first}, the lowest initiative, will be its first player):" in text
+    assert "medals in epoch I for you: silver 4, gold 6" in text and "a card sells for 2 in epoch I" in text
+    assert re.search(rf"Board, epoch I phase A, first player seat {first}:", text)
     long = "   3. buy I-R-06 (red, +2 military +1 culture, cost 4, 3 pts) for 4; discard I-R-05 (then 5 coins)"
     assert wrapped(long, 64).split("\n") == ["   3. buy I-R-06 (red, +2 military +1 culture, cost 4, 3 pts)",
                                              "      for 4; discard I-R-05 (then 5 coins)"]

@@ -108,19 +108,40 @@ def test_the_closing_table_labels_combinations_in_words_and_points_to_the_report
     assert f"next: hadara-sim report cards {tmp_path / 'g'}" in result.output
 
 
+def _imported_by(args: list[str]) -> list[str]:
+    """The modules a fresh `hadara-sim ARGS` process has imported when it ends."""
+    import subprocess
+
+    code = (f"import sys\nfrom hadara_sim.cli import main\nsys.argv = ['hadara-sim', *{args!r}]\n"
+            "try:\n    main()\nexcept SystemExit:\n    pass\nprint(' '.join(sorted(sys.modules)))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    return done.stdout.strip().splitlines()[-1].split() if done.stdout.strip() else [done.stderr]
+
+
 def test_a_quiet_run_starts_without_the_libraries_it_does_not_use(tmp_path):
     """A quiet 20-game simulate imports neither statsmodels (only a side trial needs it) nor pandas
     (pyarrow's `pa.array` would import it to ask about its input: `results._arrow` builds the
-    columns from their buffers): each costs a second or so of every run's start-up."""
-    import subprocess
+    columns from their buffers), nor joblib (a run in this process starts no worker), nor
+    pyarrow.compute (`results._column` converts in numpy): each costs a tenth of a second to a second
+    of every run's start-up."""
+    modules = _imported_by(["simulate", "scenarios/default.toml", "--games", "20", "--jobs", "1", "-q",
+                            "--out", str(tmp_path / "r")])
+    assert "hadara_sim.runner" in modules, modules
+    unwanted = {"statsmodels", "pandas", "joblib", "pyarrow.compute", "polars", "matplotlib"}
+    assert sorted(unwanted & {m.split(".")[0] for m in modules} | unwanted & set(modules)) == []
 
-    code = ("import sys\nfrom hadara_sim.cli import main\nsys.argv = ['hadara-sim', 'simulate', 'scenarios/default.toml',"
-            f" '--games', '20', '--jobs', '1', '-q', '--out', {str(tmp_path / 'r')!r}]\n"
-            "try:\n    main()\nexcept SystemExit:\n    pass\n"
-            "print(sorted({m.split('.')[0] for m in sys.modules} & {'statsmodels', 'pandas'}))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          cwd=Path(__file__).resolve().parent.parent)
-    assert done.stdout.strip().splitlines()[-1] == "[]", done.stdout + done.stderr
+
+def test_a_command_imports_only_its_own_group():
+    """`simulate --help` loads the simulate command alone: no other command's module, no numerical
+    library, no report beyond the table type (the command line builds each command when it runs)."""
+    modules = _imported_by(["simulate", "--help"])
+    assert "hadara_sim.cli.simulate" in modules, modules
+    ours = {m for m in modules if m.startswith("hadara_sim.")}
+    assert ours <= {"hadara_sim.cli", "hadara_sim.cli.simulate", "hadara_sim.cli.common", "hadara_sim.cli.limits",
+                    "hadara_sim.process", "hadara_sim.report", "hadara_sim.report.table"}, ours
+    heavy = {"numpy", "numba", "polars", "pyarrow", "statsmodels", "scipy", "matplotlib", "pandas", "joblib"}
+    assert heavy & {m.split(".")[0] for m in modules} == set()
 
 
 def test_a_mistyped_group_gets_a_did_you_mean():

@@ -12,12 +12,17 @@ _STARTING = (threading.current_thread() is threading.main_thread() and not hasat
 if _STARTING:
     signal.signal(signal.SIGINT, signal.SIG_DFL)
 
+import importlib  # noqa: E402
+from collections.abc import Mapping  # noqa: E402
+
 import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
 
-from . import balance, bench, components, play, policies, show_game, verify
-from . import simulate as simulate_cli
-from . import report as report_cli
+# Each command's module, in the order `--help` lists them: a command group's module has a Typer `app`,
+# a single command's a `register(app)`. A module is imported only when its command runs or help lists
+# the commands, so a run pays for its own command's imports, not for every group's (issue 33).
+COMMANDS = {"play": "play", "show-game": "show_game", "verify": "verify", "bench": "bench", "simulate": "simulate",
+            "components": "components", "policies": "policies", "report": "report", "balance": "balance"}
 
 
 def _tidy(command) -> None:
@@ -41,10 +46,40 @@ def _tidy(command) -> None:
         _tidy(sub)
 
 
+class _Commands(Mapping):
+    """The root's commands by name, each built from its module on first use (see COMMANDS), after
+    any registered on `app` itself (`built`)."""
+
+    def __init__(self, built: dict):
+        self._built = dict(built)
+
+    def __getitem__(self, name):
+        if name not in COMMANDS and name not in self._built:
+            raise KeyError(name)
+        if name not in self._built:
+            module = importlib.import_module(f"{__name__}.{COMMANDS[name]}")
+            holder = typer.Typer(rich_markup_mode=app.rich_markup_mode, pretty_exceptions_enable=False)
+            if hasattr(module, "register"):
+                module.register(holder)
+            else:
+                holder.add_typer(module.app, name=name)
+            command = typer.main.get_group(holder).commands[name]
+            _tidy(command)
+            self._built[name] = command
+        return self._built[name]
+
+    def __iter__(self):
+        return iter({**dict.fromkeys(COMMANDS), **dict.fromkeys(self._built)})
+
+    def __len__(self):
+        return len(set(COMMANDS) | set(self._built))
+
+
 class _Root(TyperGroup):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         _tidy(self)
+        self.commands = _Commands(self.commands)
 
 
 def _version(value: bool):
@@ -71,16 +106,6 @@ def _main(version: bool = typer.Option(False, "--version", "-V", callback=_versi
                                        help="Print the version and exit.")):
     """Monte Carlo strategy analysis for the board game Hadara."""
 
-
-app.add_typer(components.app, name="components")
-app.add_typer(policies.app, name="policies")
-app.add_typer(report_cli.app, name="report")
-app.add_typer(balance.app, name="balance")
-play.register(app)
-show_game.register(app)
-verify.register(app)
-bench.register(app)
-simulate_cli.register(app)
 
 
 if _STARTING:

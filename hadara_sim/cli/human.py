@@ -64,7 +64,7 @@ class Human(Policy):
             elif answer == "v":
                 self.write(table_view(view))
             elif answer == "b":
-                self.write(board_view(view))
+                self.write(board_view(view, setting_up=decision.kind == "side"))
             elif (number := option_number(answer, len(options))) is not None:
                 return np.array([options[number - 1]])
             else:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..actions import MEDAL_GOLD, MEDAL_STOP, NONE, decode_statue
 from ..constants import (BONUS_TILE_CARD_VALUE, COLONY_BOUNTY, COLOURS, EFFECT_INDEX, EPOCH_NAMES,
                          FEED_COIN_PRICE, GOLD_MAX, GOLD_POINTS_PER_SET, PATRON_BONUS, REQUIREMENT_MAX_COINS,
-                         SILVER_MAX, TRACKS, extra_coin_seats)
+                         SILVER_MAX, TRACKS, extra_coin_seats, first_player_seats)
 from ..rules import card_price, complete_sets, medal_prices, requirement_payment, sale_price
 
 MILITARY, CULTURE = TRACKS.index("military"), TRACKS.index("culture")
@@ -196,12 +196,18 @@ _OPTION = {"wheel": _wheel, "side": _side, "draw": _draw, "tile": _tile, "pick":
            "statue": _statue, "feed": _feed, "medal": _medal}
 
 
-def board_view(view) -> str:
+def board_view(view, setting_up: bool = False) -> str:
     """The board as the person sees it: discard piles and their tops, colony stacks and their top tiles,
-    statues and their requirements, medal and sale prices, and the deck they face next."""
+    statues and their requirements, medal and sale prices, and the deck they face next. While the
+    players choose their setup sides (`setting_up`) no epoch has begun: the header says who will be
+    first player in epoch I (RULINGS 1), not the first player of an epoch."""
     c, seat, epoch = view.components, _seat(view), _epoch(view)
-    lines = [f"Board, epoch {EPOCH_NAMES[epoch]} phase {'AB'[int(view.phase[0])]}, "
-             f"first player seat {int(view.first_player[0])}:"]
+    if setting_up:
+        first = first_player_seats([int(x) for x in view.initiative[0]])[0]
+        lines = [f"Board before epoch I (setup; seat {first}, the lowest initiative, will be its first player):"]
+    else:
+        lines = [f"Board, epoch {EPOCH_NAMES[epoch]} phase {'AB'[int(view.phase[0])]}, "
+                 f"first player seat {int(view.first_player[0])}:"]
     lines.append("  discard piles (top card first):")
     for colour, name in enumerate(COLOURS):
         size = int(view.pile_size[0, colour])
@@ -226,9 +232,10 @@ def board_view(view) -> str:
                      + (f", carved by seat {', '.join(others)}" if others else ""))
     silver, gold = medals(view)
     mine = int((view.silver[0, seat] >= 0).sum()), int(view.gold[0, seat])
-    lines.append(f"  medals this epoch for you: silver {silver}, gold {gold}; you have {mine[0]} of "
+    when = "in epoch I" if setting_up else "this epoch"
+    lines.append(f"  medals {when} for you: silver {silver}, gold {gold}; you have {mine[0]} of "
                  f"{SILVER_MAX} silver and {mine[1]} of {GOLD_MAX} gold")
-    lines.append(f"  a card sells for {sale(view)} this epoch")
+    lines.append(f"  a card sells for {sale(view)} {when}")
     lines.append(f"  {next_deck(view)}")
     return "\n".join(lines)
 

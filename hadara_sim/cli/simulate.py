@@ -102,7 +102,7 @@ def simulate(
     if not quiet:
         console.print(f"[bold]{escape(sc.name)}[/]: {sc.games:,} games x {len(sc.combinations)} combination"
                       f"{'s' * (len(sc.combinations) > 1)} = {sc.total_games:,} games in {len(chunks):,} "
-                      f"chunks of up to {sc.chunk:,}; seed {sc.seed} -> {escape(str(out))}", highlight=False, soft_wrap=True)
+                      f"chunk{'s' * (len(chunks) > 1)} of up to {sc.chunk:,}; seed {sc.seed} -> {escape(str(out))}", highlight=False, soft_wrap=True)
 
     def complete() -> str:
         done = len(our_parts(out)) if out.is_dir() else 0
@@ -148,10 +148,11 @@ def simulate(
         return
     if summary.played:
         console.print(f"played {summary.games_played:,} games in {summary.seconds:.1f} s "
-                      f"({summary.rate:,.0f} games/s); {summary.already} of {summary.chunks} chunks "
-                      f"were already there", highlight=False, soft_wrap=True)
+                      f"({summary.rate:,.0f} games/s); {summary.already} of {summary.chunks} "
+                      f"{'chunks were' if summary.chunks > 1 else 'chunk was'} already there", highlight=False, soft_wrap=True)
     else:
-        console.print(f"all {summary.chunks} chunks were already in {out}: nothing to play", highlight=False)
+        console.print(f"{f'all {summary.chunks} chunks were' if summary.chunks > 1 else 'the chunk was'} already in "
+                      f"{out}: nothing to play", highlight=False)
     try:
         emit([win_table(scan_results(out, sweep_columns=False), sc.name)], fmt)
     except ResultsError as err:
