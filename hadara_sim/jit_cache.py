@@ -20,6 +20,7 @@ import os
 import re
 from pathlib import Path
 
+from filelock import FileLock
 from numba.core import caching, event
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -206,6 +207,28 @@ class _StaleSaves(event.Listener):
         if not fresh and cache is not None:
             cache.disable()
 
+
+_numba_save = caching.IndexDataCacheFile.save
+
+
+def _save_one_at_a_time(self, key, data):
+    """numba's save of a compiled function, one process at a time per cache folder.
+
+    numba reads a function's index, picks the first free data file name and writes both back: two
+    processes compiling the same function at once (the install's two compiling processes, two test
+    workers) could pick the same name, and the index of one would then point at the other's code."""
+    lock = FileLock(os.path.join(self._cache_path, "numba-save.lock"))
+    try:
+        lock.acquire()
+    except OSError:  # a folder numba may not write to: its own save meets the same error, as before
+        return _numba_save(self, key, data)
+    try:
+        _numba_save(self, key, data)
+    finally:
+        lock.release()
+
+
+caching.IndexDataCacheFile.save = _save_one_at_a_time
 
 try:
     _imported = sources_digest()  # what the code this process compiles is made from

@@ -154,3 +154,33 @@ def test_a_process_whose_sources_changed_stops_writing_to_the_cache(package, mon
     assert game.b() == 2  # this process compiles its old code ...
     assert not list((package / "__pycache__").glob("game.*.nb[ic]"))  # ... and keeps it to itself
     assert numba.njit(lambda: 3)() == 3  # code of other files is not concerned
+
+
+SAVER = """
+import sys, time
+from numba.core import caching
+from hadara_sim import jit_cache  # noqa: F401 (its save, one process at a time)
+
+slow = caching.IndexDataCacheFile._save_index
+def _save_index(self, overloads):  # a slow disk: the window between reading and writing the index
+    time.sleep(0.01)
+    slow(self, overloads)
+caching.IndexDataCacheFile._save_index = _save_index
+
+cache = caching.IndexDataCacheFile(sys.argv[1], "shared_function", "stamp")
+for i in range(40):
+    cache.save(f"{sys.argv[2]}-{i}", f"{sys.argv[2]}-{i}")
+"""
+
+
+def test_two_processes_saving_one_function_keep_each_others_entries(tmp_path):
+    """Two processes compiling the same function (the install's two, two test workers) each save
+    their own signatures: every entry of both is in the index, and each loads its own code."""
+    import subprocess
+
+    workers = [subprocess.Popen([sys.executable, "-c", SAVER, str(tmp_path), name]) for name in ("a", "b")]
+    assert [w.wait(timeout=120) for w in workers] == [0, 0]
+    cache = numba.core.caching.IndexDataCacheFile(str(tmp_path), "shared_function", "stamp")
+    keys = [f"{name}-{i}" for name in ("a", "b") for i in range(40)]
+    assert sorted(cache._load_index()) == sorted(keys)
+    assert all(cache.load(key) == key for key in keys)
