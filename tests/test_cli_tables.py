@@ -20,7 +20,7 @@ from typer.testing import CliRunner
 import hadara_sim
 from hadara_sim.cli import app
 from hadara_sim.cli.common import emit, print_table
-from hadara_sim.cli.play import wrap_phrases
+from hadara_sim.cli.human_view import wrap_phrases
 from hadara_sim.component_files import load_components
 from hadara_sim.report.table import Table
 

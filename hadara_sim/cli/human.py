@@ -13,7 +13,7 @@ import numpy as np
 
 from ..constants import EPOCH_NAMES, TRACKS
 from ..policy import Decision, Policy, StopGame
-from .human_view import board_view, coins, option_text, table_view
+from .human_view import board_view, coins, option_text, table_view, wrap_phrases
 
 HELP = """Type the number of an option and Enter. Other answers:
   b   the board: discard piles, colonies, statues, medal prices, your next deck
@@ -117,7 +117,6 @@ def feeding(view) -> str:
 def wrapped(text: str, width: int) -> str:
     """Each line of `text` wrapped at word boundaries to `width`; an option's continuation lines
     indented under its text, any other line's under its start and two more."""
-    from .play import wrap_phrases
 
     out = []
     for line in text.split("\n"):

@@ -8,6 +8,9 @@ coins ends with the coins they will have after it, "(then 7 coins)".
 
 from __future__ import annotations
 
+import re
+import textwrap
+
 from ..actions import MEDAL_GOLD, MEDAL_STOP, NONE, decode_statue
 from ..constants import (BONUS_TILE_CARD_VALUE, COLONY_BOUNTY, COLOURS, EFFECT_INDEX, EPOCH_NAMES,
                          FEED_COIN_PRICE, GOLD_MAX, GOLD_POINTS_PER_SET, PATRON_BONUS, REQUIREMENT_MAX_COINS,
@@ -265,3 +268,16 @@ def table_view(view) -> str:
                      f"statues {int((view.statues[0, seat] >= 0).sum())}; medals {medal_count} silver, "
                      f"{int(view.gold[0, seat])} gold")
     return "\n".join(lines)
+
+
+# textwrap breaks lines at ASCII whitespace only: a no-break space holds a phrase together.
+NBSP = "\u00a0"
+
+
+def wrap_phrases(line: str, width: int, indent: str = "      ") -> str:
+    """`line` wrapped to `width` between phrases: a bracketed detail and a word with its number
+    ("for 4", "statue 1") stay on one line, continuation lines indented."""
+    keep = re.sub(r"\([^()]*\)|\w+ \d+", lambda m: m.group().replace(" ", NBSP), line)
+    lines = textwrap.wrap(keep, max(width, 40), subsequent_indent=indent, break_long_words=False,
+                          break_on_hyphens=False)
+    return "\n".join(part.replace(NBSP, " ") for part in lines)

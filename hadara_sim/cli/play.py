@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-import textwrap
 from pathlib import Path
 from typing import Optional
 
@@ -14,9 +12,6 @@ from ..constants import COINS_PER_POINT
 from ..report.table import Table
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
                      err_console, fail, policies_or_exit, split_specs, writable_file)
-
-# textwrap breaks lines at ASCII whitespace only: a no-break space holds a phrase together.
-NBSP = "\u00a0"
 
 # The deal, the reference engine, the trace and the policy interface are imported where a game is
 # told: they load numpy and numba, which `--help`, `--version` and every command would pay at start-up.
@@ -98,6 +93,7 @@ def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[l
     from ..policy import IllegalChoice
     from ..forward import Forward
     from ..reference import Game
+    from .human_view import wrap_phrases
     from .telling import Account
 
     account = Account(deal, c, seats, quiet, names)
@@ -123,15 +119,6 @@ def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[l
         err_console.print(f"{err}: the game was not finished", highlight=False)
         raise typer.Exit(0 if err.by_choice else 1)
     return sheet, account.records
-
-
-def wrap_phrases(line: str, width: int, indent: str = "      ") -> str:
-    """`line` wrapped to `width` between phrases: a bracketed detail and a word with its number
-    ("for 4", "statue 1") stay on one line, continuation lines indented."""
-    keep = re.sub(r"\([^()]*\)|\w+ \d+", lambda m: m.group().replace(" ", NBSP), line)
-    lines = textwrap.wrap(keep, max(width, 40), subsequent_indent=indent, break_long_words=False,
-                          break_on_hyphens=False)
-    return "\n".join(part.replace(NBSP, " ") for part in lines)
 
 
 def finish(sheet: list[dict], records: list[dict], names: list[str], fmt: str, trace: Optional[Path],
