@@ -368,3 +368,12 @@ def fix_overrides(suggestions: list[Suggestion]) -> dict:
         elif s.pair is not None and s.pair.value is not None:
             setup.setdefault(s.side.name, {}).update(zip(s.pair.fields, s.pair.value))
     return {"setup": setup} if setup else {}
+
+
+def fix_text(overrides: dict, command: str) -> str:
+    """A `[components]` override table of setup card values as the TOML file `--overrides` reads (and a
+    scenario's `[components]` table holds), headed by the command that made it."""
+    lines = [f"# {command}"]
+    for name, values in overrides.get("setup", {}).items():
+        lines += [f'[components.setup."{name}"]', *(f"{k} = {v}" for k, v in values.items())]
+    return "\n".join(lines) + "\n"
