@@ -338,7 +338,7 @@ class Surrogate:
             own = np.broadcast_to(own, (len(options), len(games)))
         return (1.0 / (1.0 + others * np.exp(-own))).mean(1)
 
-    def standard_errors(self, change: Change, draws: int = 400, seed: int = 0) -> np.ndarray:
+    def standard_errors(self, change: Change, draws: int = 200, seed: int = 0) -> np.ndarray:
         """The standard error of every side's predicted share under `change`: the spread over draws of
         the parameters from their cluster-robust normal approximation."""
         rng = np.random.default_rng(seed)
