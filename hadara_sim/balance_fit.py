@@ -347,11 +347,20 @@ class Surrogate:
 
 
 def _fit(design: Strengths):
+    """The maximum-likelihood fit; ValueError when the data cannot place every term (too few games)."""
     model = _model_class()(design)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return model.fit(start_params=np.zeros(len(design.columns)), method="newton", maxiter=100, disp=0,
-                         cov_type="cluster", cov_kwds={"groups": design.deals})
+        try:
+            res = model.fit(start_params=np.zeros(len(design.columns)), method="newton", maxiter=100, disp=0,
+                            cov_type="cluster", cov_kwds={"groups": design.deals})
+        except np.linalg.LinAlgError:
+            res = None
+    if res is None or not np.all(np.isfinite(res.params)) or not np.all(np.isfinite(res.bse)):
+        raise ValueError(f"the surrogate at {design.players} players cannot be fitted: {len(design.y):,} games "
+                         f"cannot place its {len(design.columns)} terms (every changeable value of every named side); "
+                         f"play more --games per design point, or name fewer --side or --values")
+    return res
 
 
 def _varying(runs: list[Run], sides: list[str], fields: list[str]) -> dict[str, dict[str, set[int]]]:
@@ -379,7 +388,11 @@ def fit_surrogate(runs: list[Run], plan: FitPlan, previous: Surrogate | None = N
     terms = main if previous is None else previous.terms
     if previous is None and any(candidates.values()):
         design_full = Strengths(runs, full)
-        res = _fit(design_full)
+        try:
+            res = _fit(design_full)
+        except ValueError:  # too few games to place the candidates: they cannot be demanded
+            return fit_surrogate(runs, plan, Surrogate(runs[0].players, main, np.array([]), np.array([]), [],
+                                                       np.array([]), []))
         names = [f"{s} {'*'.join(t)}" for s in SIDES for t in candidates.get(s, [])]
         at = [design_full.columns.index(n) for n in names]
         p = 2 * norm.sf(np.abs(res.params[at] / res.bse[at]))
