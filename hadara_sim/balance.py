@@ -371,9 +371,14 @@ def fix_overrides(suggestions: list[Suggestion]) -> dict:
 
 
 def fix_text(overrides: dict, command: str) -> str:
-    """A `[components]` override table of setup card values as the TOML file `--overrides` reads (and a
-    scenario's `[components]` table holds), headed by the command that made it."""
+    """A `[components]` override table as the TOML file `--overrides` reads (and a scenario's
+    `[components]` table holds), headed by the command that made it: a table per setup card side, card
+    or colony (`[components.setup."3B"]`), and the board's prices in `[components.board]`."""
     lines = [f"# {command}"]
-    for name, values in overrides.get("setup", {}).items():
-        lines += [f'[components.setup."{name}"]', *(f"{k} = {v}" for k, v in values.items())]
+    for section, table in overrides.items():
+        if section == "board":
+            lines += ["[components.board]", *(f"{k} = {v}" for k, v in table.items())]
+            continue
+        for name, values in table.items():
+            lines += [f'[components.{section}."{name}"]', *(f"{k} = {v}" for k, v in values.items())]
     return "\n".join(lines) + "\n"

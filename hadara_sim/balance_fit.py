@@ -559,7 +559,9 @@ class Fit:
 
     @property
     def overrides(self) -> dict:
-        return as_overrides(self.change, self.now)
+        """The set the fit ends with as a `[components]` override table: the plan's own overrides with
+        the change set on top."""
+        return merged(self.plan.overrides, as_overrides(self.change, self.now))
 
 
 def estimate(plan: FitPlan, cold: bool | None = None) -> tuple[Estimate, Estimate]:

@@ -93,7 +93,8 @@ def fit(
         from ..balance import fix_text
         from ..report.charts import save
 
-        (out / "fix.toml").write_text(fix_text(result.overrides, F.command_line(plan)))
+        command = F.command_line(plan) + (f" --overrides {overrides}" if overrides else "")
+        (out / "fix.toml").write_text(fix_text(result.overrides, command))
         if result.rounds:
             fig = F.chart(result, {"scenario": f"balance fit, {policy} on every seat",
                                    "games": plan.confirm_games * len(plan.players)})
