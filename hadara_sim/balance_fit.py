@@ -482,7 +482,8 @@ def propose(surrogates: dict[int, Surrogate], plan: FitPlan, now: dict[str, dict
             fine = np.flatnonzero(over <= 0)
             pick = int(fine[0]) if len(fine) else int(np.argmin(over))
             if not len(fine):
-                blocked[s] = (f"no change of at most {plan.max_changed} of its values within {plan.reach} steps "
+                blocked[s] = (f"no change of at most {plan.max_changed} of its values within {plan.reach} steps"
+                              f"{' (and one step of the set last played)' if around is not None else ''} "
                               f"brings it within reach of 1/P at every player count (the surrogate's best, "
                               f"{_words(options[s][pick]) or 'no change'}, leaves it {100 * over[pick]:.1f} pp "
                               f"beyond its tolerance)")
@@ -552,7 +553,7 @@ class Fit:
     plan: FitPlan
     now: dict[str, dict[str, int]]
     rounds: list[Round]
-    before: pl.DataFrame | None  # the current set on the last confirmation's deals
+    before: pl.DataFrame | None  # the current set on the deals of the best round's confirmation
     reason: str                  # why it stopped
     status: str                  # "confirmed", "blocked", "too few deals" or "rounds"
     games: int                   # every game played
@@ -560,12 +561,17 @@ class Fit:
     cpu_seconds: float
 
     @property
+    def best(self) -> Round | None:
+        """The round whose set the fit ends with: the most cells confirmed fair (the later of a tie)."""
+        return max(reversed(self.rounds), key=lambda r: int(r.table["fair"].sum())) if self.rounds else None
+
+    @property
     def change(self) -> Change:
-        return self.rounds[-1].proposal.change if self.rounds else {}
+        return self.best.proposal.change if self.rounds else {}
 
     @property
     def after(self) -> pl.DataFrame | None:
-        return self.rounds[-1].table if self.rounds else None
+        return self.best.table if self.rounds else None
 
     @property
     def overrides(self) -> dict:
@@ -651,7 +657,7 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
             reason = f"{plan.rounds} rounds played: " + reason
     before = None
     if rounds:
-        seed = rounds[-1].seed
+        seed = max(reversed(rounds), key=lambda r: int(r.table["fair"].sum())).seed  # `Fit.best`'s deals
         base = []
         for p in plan.players:
             say(f"before: the current set at {p} players on the last round's {plan.confirm_games:,} deals")

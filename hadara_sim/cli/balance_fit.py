@@ -160,8 +160,9 @@ def _tables(result) -> list[Table]:
               pct_ci(r["before_ci_low"], r["before_ci_high"]), verdict(r, "before"), pct(r["after_mean"]),
               pct_ci(r["after_ci_low"], r["after_ci_high"]), verdict(r, "after")] for r in table.to_dicts()],
             marked=[not v.startswith("fair") for v in table["after_verdict"].to_list()],
-            caption=(f"both on the same {plan.confirm_games:,} fresh games per player count (seed "
-                     f"{result.rounds[-1].seed}); * = a side the set changes; fair share 1/P; win share CI: Wilson; "
+            caption=(f"both on the same {plan.confirm_games:,} fresh games per player count (seed {result.best.seed}, "
+                     f"round {result.best.number}: the round with the most cells fair); * = a side the set changes; "
+                     f"fair share 1/P; win share CI: Wilson; "
                      f"stronger / weaker: {correction_text(cells)}; {equivalence_caption(cells, plan.margin)} (every "
                      f"side at every player count: the set holds as a whole); undecided: with the more deals "
                      f"(--confirm-games) that would decide it with 80 % chance; marked = not fair after; {scope}"),
