@@ -124,8 +124,8 @@ def design(plan: FitPlan, now: dict[str, dict[str, int]]) -> list[Change]:
             low, high = value_range(f)
             levels = [d for d in (-step, 0, step) if low <= now[side][f] + d <= high]
             if len(levels) < 3:  # at a bound: two steps inwards instead
-                levels = sorted({0, *[d for d in (-2 * step, -step, step, 2 * step) if low <= now[side][f] + d <= high]},
-                                key=abs)[:3]
+                inside = [d for d in (-2 * step, -step, step, 2 * step) if low <= now[side][f] + d <= high]
+                levels = sorted({0, *inside}, key=abs)[:3]
             column = rng.permutation(np.resize(levels, plan.points))
             for point, delta in zip(points, column):
                 if delta:
@@ -488,7 +488,8 @@ def propose(surrogates: dict[int, Surrogate], plan: FitPlan, now: dict[str, dict
                               f"{_words(options[s][pick]) or 'no change'}, leaves it {100 * over[pick]:.1f} pp "
                               f"beyond its tolerance)")
             if options[s][pick] != change.get(s, {}):
-                change = {k: v for k, v in change.items() if k != s} | ({s: options[s][pick]} if options[s][pick] else {})
+                others = {k: v for k, v in change.items() if k != s}
+                change = others | ({s: options[s][pick]} if options[s][pick] else {})
                 moved = True
         if not moved:
             break

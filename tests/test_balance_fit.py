@@ -57,7 +57,8 @@ def test_the_fit_recovers_the_planted_change_set_and_confirms_it():
 
 def test_a_side_no_value_in_range_can_fix_is_named_as_blocked():
     # 5B is far too strong and none of its values moves it: no change in range can make it fair
-    result = fit(plan(sides=["3B", "5B"], rounds=1, confirm_games=10000), synthetic({"3B": 0.6, "5B": 0.9}, {"3B": THREE_B}))
+    game = synthetic({"3B": 0.6, "5B": 0.9}, {"3B": THREE_B})
+    result = fit(plan(sides=["3B", "5B"], rounds=1, confirm_games=10000), game)
     assert result.status == "blocked"
     assert "5B is blocked" in result.reason and "3B is blocked" not in result.reason
     assert not result.after.filter(pl.col("side") == "5B")["fair"].any()

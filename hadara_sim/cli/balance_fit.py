@@ -154,7 +154,8 @@ def _tables(result) -> list[Table]:
             return r[f"{when}_verdict"]
 
         grids.append(Table(
-            f"Before and after, per side and player count ({plan.policy} on every seat, advanced game, sides at random)",
+            f"Before and after, per side and player count ({plan.policy} on every seat, advanced game, "
+            f"sides at random)",
             ["players", "side", "before", "95% CI", "verdict", "after", "95% CI", "verdict"],
             [[str(r["players"]), f"{r['side']}{'*' if r['side'] in result.change else ''}", pct(r["before_mean"]),
               pct_ci(r["before_ci_low"], r["before_ci_high"]), verdict(r, "before"), pct(r["after_mean"]),
