@@ -583,7 +583,7 @@ class Fit:
 
 def estimate(plan: FitPlan, cold: bool | None = None) -> tuple[Estimate, Estimate]:
     """How long the designed sweep takes, and at most the confirmations (every round, and the current
-    set on the last round's deals), before anything is played."""
+    set on the best round's deals), before anything is played."""
     def runs(games: int, count_: int, cold_: bool | None) -> Estimate:
         """`count_` runs of `games` at every player count."""
         total, n, workers, unknown, compiled = 0.0, 0, 1, [], False
@@ -661,7 +661,7 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
         seed = max(reversed(rounds), key=lambda r: int(r.table["fair"].sum())).seed  # `Fit.best`'s deals
         base = []
         for p in plan.players:
-            say(f"before: the current set at {p} players on the last round's {plan.confirm_games:,} deals")
+            say(f"before: the current set at {p} players on the best round's {plan.confirm_games:,} deals")
             label = f"p{p}-before-seed-{seed}"
             base.append(Run(p, {}, seed, label, play(p, {}, seed, plan.confirm_games, label)))
             played += plan.confirm_games
