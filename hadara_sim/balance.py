@@ -397,3 +397,17 @@ def fix_overrides(suggestions: list[Suggestion]) -> dict:
         elif s.pair is not None and s.pair.value is not None:
             setup.setdefault(s.side.name, {}).update(zip(s.pair.fields, s.pair.value))
     return {"setup": setup} if setup else {}
+
+
+def fix_text(overrides: dict, command: str) -> str:
+    """A `[components]` override table as the TOML file `--overrides` reads (and a scenario's
+    `[components]` table holds), headed by the command that made it: a table per setup card side, card
+    or colony (`[components.setup."3B"]`), and the board's prices in `[components.board]`."""
+    lines = [f"# {command}"]
+    for section, table in overrides.items():
+        if section == "board":
+            lines += ["[components.board]", *(f"{k} = {v}" for k, v in table.items())]
+            continue
+        for name, values in table.items():
+            lines += [f'[components.{section}."{name}"]', *(f"{k} = {v}" for k, v in values.items())]
+    return "\n".join(lines) + "\n"

@@ -502,6 +502,36 @@ new deals.
 These numbers hold for the `balanced` policy on every seat, and for the reconstructed component
 values (`docs/components.md`); a fix for human play needs the same check with other policies.
 """),
+    md("""
+## 5. One set for every side and player count: `balance fit`
+
+`suggest` judges each side alone, but the sides share deals and opponents: weakening 3B moves every
+other side's share. `balance_fit.fit` treats the set as a whole. It plays a designed sweep (every
+changeable value moved by -1, 0 or +1 step at a dozen design points, on common deals), fits per
+player count a softmax model of the winner (the seat holding a side wins with the softmax of the
+seats' strengths, each side's strength linear in its changes, with squares and products only where
+the data demand them), proposes the change set with the fewest changed values and then the smallest
+worth whose predicted shares are fair at every player count, plays it on fresh deals (TOST against
+1/P, Holm over every side and player count), fits again with those games, and stops when the set is
+confirmed or a side is blocked (no value in range, or too few deals). The command line:
+
+    hadara-sim balance fit -p 2 -p 3 -p 4 --games 4000 --confirm-games 50000 --out results/fit
+
+Here a small walk-through: 5B's military and coins at 4 players, on a budget far too small to
+confirm anything (the verdicts say how many more deals would decide them).
+"""),
+    code('''
+from hadara_sim import balance_fit
+
+fit_plan = balance_fit.FitPlan(sides=["5B"], fields=["military", "coins"], players=[4], games=max(GAMES, 300),
+                               points=3, confirm_games=max(GAMES, 800), rounds=1, seed=1)
+result = balance_fit.fit(fit_plan)
+print(f"{result.status}: {result.reason}; {result.games:,} games")
+display(balance_fit.change_table(result))
+rounded(balance_fit.before_after(result))'''),
+    code('''
+display(balance_fit.chart(result, {"scenario": "balance fit, balanced on every seat",
+                                   "games": fit_plan.confirm_games}))'''),
 ]
 
 

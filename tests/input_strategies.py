@@ -477,6 +477,8 @@ OPTION_VALUES = {
     "--epoch": ["1", "3", "0", "4", "x"], "--colour": ["red", "pink", "", "x"],
     "--what": ["cards", "colonies", "setup", "x"], "--backend": ["local", "dask", "x"],
     "--scheduler": ["not-a-url", "udp://1:1", ""],
+    "--values": ["coins,culture", "culture", "gold", "", ","], "--points": SMALL, "--confirm-games": SMALL,
+    "--rounds": SMALL, "--aim": ["0", "0.5", "1", "2", "nan", "x"], "--reach": SMALL, "--max-changed": SMALL,
 }
 ARGUMENT_VALUES = {
     "scenario": ["{scenario}", "{root}/nowhere.toml", "{folder}", "{file}"],
@@ -492,7 +494,8 @@ CHEAP = {"balance": ["--games", "10", "--curve-games", "10", "-p", "2", "--jobs"
          "bench": ["--batch", "10", "--reference-games", "2", "-p", "2"],
          "verify": ["--games", "2", "-p", "2", "--jobs", "1"], "policies ladder": ["--games", "10", "-p", "2"],
          "policies tune": ["--trials", "1", "--games", "2", "--validation-games", "2"],
-         "simulate": ["--games", "2", "--jobs", "1"]}
+         "simulate": ["--games", "2", "--jobs", "1"],
+         "balance fit": ["--confirm-games", "10", "--points", "3", "--rounds", "1"]}
 
 
 def command_table() -> dict[str, list]:

@@ -148,7 +148,7 @@ def suggest(
     import matplotlib
 
     matplotlib.use("Agg")
-    from ..balance import estimate, fix_overrides, suggest as run_suggest
+    from ..balance import estimate, fix_overrides, fix_text, suggest as run_suggest
     from ..runner import RunError
     from ..components import ComponentError
     from ..report.charts import save
@@ -217,12 +217,10 @@ def suggest(
     emit(grids, fmt, notes=notes)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        fix = fix_overrides(suggestions)
-        lines = [f"# hadara-sim balance suggest --players {players} --policy {policy} --games {games} "
-                 f"--curve-games {curve_games} --margin {margin:g} --seed {seed}"]
-        for name, values in fix.get("setup", {}).items():
-            lines += [f'[components.setup."{name}"]', *(f"{k} = {v}" for k, v in values.items())]
-        (out / "fix.toml").write_text("\n".join(lines) + "\n")
+        (out / "fix.toml").write_text(fix_text(fix_overrides(suggestions),
+                                               f"hadara-sim balance suggest --players {players} --policy {policy} "
+                                               f"--games {games} --curve-games {curve_games} --margin {margin:g} "
+                                               f"--seed {seed}"))
         err_console.print(f"suggested overrides: {out / 'fix.toml'}", highlight=False)
     err_console.print(f"took {seconds:.0f} s", highlight=False)
 
@@ -418,3 +416,8 @@ def _say(status, text: str):
     status.update(text)
     if not err_console.is_terminal:
         err_console.print(text, highlight=False)
+
+
+from .balance_fit import fit  # noqa: E402  (its own file; it reads this group's options)
+
+app.command()(fit)

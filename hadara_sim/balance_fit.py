@@ -1,0 +1,771 @@
+"""Balance fit: one set of whole-number changes of setup card values that makes every named side fair
+against 1/P at every player count at once, found with a surrogate of the simulated win shares.
+
+`balance suggest` fixes one side at a time, each judged alone; but the sides share deals and
+opponents, so weakening 3B moves every other side's share. The fit treats the set as a whole:
+
+1. **Designed sweep.** Per player count, the current set and `points` design points, each changing
+   every changeable value by -1, 0 or +1 step (`balance.STEPS`: 2 coins or 1 track step), balanced
+   over the points and shuffled from the seed; all played on the same deals.
+2. **Surrogate.** Per player count, a multinomial (conditional) logit on the winner of each game:
+   the seat holding side s has strength `alpha_s + sum_t beta_{s,t} term_t(change_s) + gamma_seat`,
+   and wins with the softmax of the seats' strengths, so a change to one side moves every side it
+   meets. `term_t` are the side's changes (linear); the squares and within-side products of its
+   changes join only where the data demand them (cluster-robust Wald test, Holm over the candidate
+   terms). Fitted by maximum likelihood with statsmodels (`GenericLikelihoodModel`, Newton steps),
+   standard errors cluster-robust by deal (a deal is played at every design point).
+3. **Proposer.** Over whole-number changes within each value's range and `reach` steps of its
+   current value (after the first round, within one step of the set last played: a trust region),
+   side by side (the furthest from fair first, repeated until no side moves): the
+   change of the side with the fewest changed values, then the smallest worth of change
+   (`balance.WORTH`), whose predicted win share lies within `aim` of 1/P at every player count,
+   given the other sides' changes. A side no change in range brings there is *blocked*.
+4. **Confirmation.** The proposal is played on fresh deals; every named side at every player count
+   gets the verdict of `balance check` (TOST against 1/P within the margin, Holm over all the cells
+   of the table, with `inference.deals_to_decide` hints). The confirmation's games join the
+   surrogate's data, the surrogate is fitted again and the next proposal played, until the set is
+   confirmed, a refit proposes the set just played again (it stops and says why: a side blocked for
+   want of a value in range, or cells undecided for want of deals, with the deals that would decide
+   them), or the rounds run out.
+
+Every run is a `simulate` run (into `out/runs/...` when given, so an interrupted fit resumes), and
+every choice comes from the seed: the same seed gives the same set.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import time
+import warnings
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import polars as pl
+from scipy import sparse
+from scipy.special import logsumexp, softmax
+from scipy.stats import norm
+
+from . import balance
+from .component_files import load_components
+from .components import RANGES, SETUP_VALUES, ComponentSet
+from .estimate import Estimate, estimate_run
+from .report import inference as I
+from .report.estimates import mean_ci, with_verdicts
+from .scenario.read import scenario_from_dict
+from .sensitivity import merged
+
+SIDES = tuple(f"{card}{side}" for card in range(1, 6) for side in "AB")
+REACH = 3            # steps of `balance.STEPS` a value may move from its current value (coins 6, tracks 3)
+MAX_CHANGED = 2      # values of one side a proposal may change
+AIM = 0.5            # the proposer's target: predicted win share within AIM x margin of 1/P
+POINTS = 12          # design points besides the current set
+REFERENCE_DEALS = 5000  # deals the surrogate averages its predicted shares over
+
+Change = dict[str, dict[str, int]]   # side ("3B") -> field -> change from its current value
+Play = Callable[[int, Change, int, int, str], pl.DataFrame]  # (players, change, seed, games, label) -> rows
+
+
+@dataclass
+class FitPlan:
+    """What `fit` plays and aims at."""
+
+    sides: list[str] = field(default_factory=lambda: list(SIDES))   # the sides to make fair
+    fields: list[str] = field(default_factory=lambda: list(SETUP_VALUES))  # the values each may change
+    players: list[int] = field(default_factory=lambda: [2, 3, 4])
+    policy: str = "balanced"
+    games: int = 3000            # games per design point and player count
+    points: int = POINTS         # design points besides the current set
+    confirm_games: int = 30000   # fresh games per player count for each confirmation
+    rounds: int = 4              # proposals played at most
+    margin: float = I.MARGIN     # equivalence margin on the win share
+    aim: float = AIM             # the proposer's target, a share of the margin
+    reach: int = REACH           # steps a value may move from its current value
+    max_changed: int = MAX_CHANGED
+    seed: int = 1
+    components: str | None = None
+    overrides: dict = field(default_factory=dict)  # [components] overrides the set starts from
+    jobs: int = 1
+    out: str | None = None       # the results directory (runs/ inside it): resumable
+
+
+# --- the values a fit may change -------------------------------------------------------------
+
+def currents(components: ComponentSet) -> dict[str, dict[str, int]]:
+    """Every setup card side's values by field name."""
+    return {f"{i}{s}": {"coins": card.coins, **dict(zip(SETUP_VALUES[1:], card.values))}
+            for (i, s), card in components.setup_cards.items()}
+
+
+def value_range(field_: str) -> tuple[int, int]:
+    return RANGES["coins" if field_ == "coins" else "track"]
+
+
+def allowed(field_: str, current: int, reach: int) -> list[int]:
+    """The changes of a value the proposer may choose: whole numbers within `reach` steps and its range."""
+    low, high = value_range(field_)
+    far = reach * balance.STEPS[field_]
+    return [d for d in range(-far, far + 1) if low <= current + d <= high]
+
+
+def design(plan: FitPlan, now: dict[str, dict[str, int]]) -> list[Change]:
+    """The design points: every changeable value at -1, 0 or +1 step (moved inside its range at a
+    bound), each level at about a third of the points, shuffled per value from the seed."""
+    rng = np.random.default_rng(np.random.SeedSequence([plan.seed, 35]))
+    points: list[Change] = [{} for _ in range(plan.points)]
+    for side in plan.sides:
+        for f in plan.fields:
+            step = balance.STEPS[f]
+            low, high = value_range(f)
+            levels = [d for d in (-step, 0, step) if low <= now[side][f] + d <= high]
+            if len(levels) < 3:  # at a bound: two steps inwards instead
+                inside = [d for d in (-2 * step, -step, step, 2 * step) if low <= now[side][f] + d <= high]
+                levels = sorted({0, *inside}, key=abs)[:3]
+            column = rng.permutation(np.resize(levels, plan.points))
+            for point, delta in zip(points, column):
+                if delta:
+                    point.setdefault(side, {})[f] = int(delta)
+    return points
+
+
+def worth(change: dict[str, int]) -> float:
+    """The worth of one side's change (`balance.WORTH`)."""
+    return sum(abs(d) * balance.WORTH[f] for f, d in change.items())
+
+
+def count(change: Change) -> int:
+    return sum(len(c) for c in change.values())
+
+
+def as_overrides(change: Change, now: dict[str, dict[str, int]]) -> dict:
+    """A change set as a `[components]` override table of the new values."""
+    setup = {side: {f: now[side][f] + d for f, d in sorted(values.items(), key=lambda kv: SETUP_VALUES.index(kv[0]))}
+             for side, values in sorted(change.items()) if values}
+    return {"setup": setup} if setup else {}
+
+
+# --- the surrogate -----------------------------------------------------------------------------
+
+Term = tuple[str, ...]   # the fields whose changes multiply: ("culture",), ("culture", "culture"), ("coins", "food")
+
+
+@dataclass
+class Run:
+    """One played run: its change set and its rows (one per game and seat)."""
+
+    players: int
+    change: Change
+    seed: int
+    label: str
+    rows: pl.DataFrame
+
+
+def _groups(run: Run) -> tuple[np.ndarray, np.ndarray]:
+    """A run's games as (sides held per seat, win share per seat), both (games, players)."""
+    df = run.rows.sort(["game", "seat"])
+    p = run.players
+    if df.height % p or df["setup_card"].null_count():
+        raise ValueError(f"run {run.label}: every game needs {p} seats with a setup card")
+    sides = ((df["setup_card"].to_numpy() - 1) * 2 + (df["setup_side"].to_numpy() == "B")).reshape(-1, p)
+    wins = df["win_share"].to_numpy().astype(float).reshape(-1, p)
+    return sides.astype(int), wins
+
+
+class Strengths:
+    """The design of the softmax model: strengths of the seats of every game from the sides they hold,
+    their seat and their sides' changes (a sparse matrix, rows = game x seat)."""
+
+    def __init__(self, runs: list[Run], terms: dict[str, list[Term]]):
+        self.players = runs[0].players
+        self.terms = terms
+        self.columns = ([f"side {s}" for s in SIDES[1:]] + [f"seat {i}" for i in range(1, self.players)]
+                        + [f"{s} {'*'.join(t)}" for s in SIDES for t in terms.get(s, [])])
+        self.index = {name: j for j, name in enumerate(self.columns)}
+        held, wins, deals, values = [], [], [], []
+        for run in runs:
+            sides, w = _groups(run)
+            held.append(sides)
+            wins.append(w)
+            deals.append(run.seed * 10_000_000 + run.rows.sort(["game", "seat"])["game"].to_numpy()[::run.players])
+            values.append([[math.prod(run.change.get(s, {}).get(f, 0) for f in t) for t in terms.get(s, [])]
+                           for s in SIDES])
+        self.held = np.vstack(held)
+        y = np.vstack(wins)
+        total = y.sum(1)
+        keep = total > 0
+        self.y = y[keep] / total[keep, None]
+        self.held = self.held[keep]
+        self.deals = np.concatenate(deals)[keep]
+        run_of = np.repeat(np.arange(len(runs)), [len(w) for w in wins])[keep]
+        self.matrix = self._matrix(self.held, run_of, values)
+        n, p = self.held.shape
+        self.sum_games = sparse.csr_matrix((np.ones(n * p), (np.repeat(np.arange(n), p), np.arange(n * p))),
+                                           shape=(n, n * p))
+
+    def _matrix(self, held, run_of, values) -> sparse.csr_matrix:
+        n, p = held.shape
+        rows_i, cols, vals = [], [], []
+        flat = held.ravel()
+        row = np.arange(n * p)
+        side_row = flat > 0
+        rows_i.append(row[side_row]); cols.append(flat[side_row] - 1); vals.append(np.ones(side_row.sum()))
+        seat = np.tile(np.arange(p), n)
+        seat_row = seat > 0
+        rows_i.append(row[seat_row]); cols.append(len(SIDES) - 2 + seat[seat_row]); vals.append(np.ones(seat_row.sum()))
+        runs = np.repeat(run_of, p)
+        for s_index, s in enumerate(SIDES):
+            for t_index, t in enumerate(self.terms.get(s, [])):
+                mine = flat == s_index
+                v = np.array([values[r][s_index][t_index] for r in range(len(values))], dtype=float)[runs[mine]]
+                nz = v != 0
+                rows_i.append(row[mine][nz]); cols.append(np.full(nz.sum(), self.index[f"{s} {'*'.join(t)}"]))
+                vals.append(v[nz])
+        return sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows_i), np.concatenate(cols))),
+                                 shape=(n * p, len(self.columns)))
+
+
+def _model_class():
+    """The softmax likelihood as a statsmodels GenericLikelihoodModel (imported when first fitted)."""
+    from statsmodels.base.model import GenericLikelihoodModel
+
+    class Softmax(GenericLikelihoodModel):
+        """Multinomial logit on the winner of each game (win shares of ties split), one row per game."""
+
+        def __init__(self, design: Strengths):
+            self.design = design
+            super().__init__(design.y[:, 0], None, missing="none", extra_params_names=list(design.columns))
+
+        def _probabilities(self, params):
+            d = self.design
+            theta = (d.matrix @ params).reshape(d.y.shape)
+            return theta, softmax(theta, axis=1)
+
+        def loglikeobs(self, params):
+            theta, _ = self._probabilities(params)
+            return (self.design.y * (theta - logsumexp(theta, axis=1, keepdims=True))).sum(1)
+
+        def loglike(self, params):
+            return float(self.loglikeobs(params).sum())
+
+        def score_obs(self, params):
+            d = self.design
+            _, p = self._probabilities(params)
+            return (d.sum_games @ d.matrix.multiply((d.y - p).ravel()[:, None])).toarray()
+
+        def score(self, params):
+            d = self.design
+            _, p = self._probabilities(params)
+            return d.matrix.T @ (d.y - p).ravel()
+
+        def hessian(self, params):
+            d = self.design
+            _, p = self._probabilities(params)
+            weighted = d.matrix.multiply(p.ravel()[:, None]).tocsr()
+            per_game = d.sum_games @ weighted
+            return -((d.matrix.T @ weighted) - (per_game.T @ per_game)).toarray()
+
+    return Softmax
+
+
+@dataclass
+class Surrogate:
+    """The fitted softmax model of one player count."""
+
+    players: int
+    terms: dict[str, list[Term]]
+    params: np.ndarray
+    cov: np.ndarray
+    columns: list[str]
+    deals: np.ndarray      # reference deals: sides held per seat (games, players), from the current set's run
+    added: list[str]       # interaction and curvature terms the data demanded
+
+    def _slopes(self, params: np.ndarray, side: str) -> np.ndarray:
+        """(..., terms) coefficients of one side's terms."""
+        at = [self.columns.index(f"{side} {'*'.join(t)}") for t in self.terms.get(side, [])]
+        return params[..., at]
+
+    def _base(self, params: np.ndarray) -> np.ndarray:
+        """(..., 10) side strengths of the current set, side 1A the reference."""
+        out = np.zeros((*params.shape[:-1], len(SIDES)))
+        out[..., 1:] = params[..., :len(SIDES) - 1]
+        return out
+
+    def _seats(self, params: np.ndarray) -> np.ndarray:
+        """(..., players) seat strengths, seat 0 the reference."""
+        out = np.zeros((*params.shape[:-1], self.players))
+        out[..., 1:] = params[..., len(SIDES) - 1:len(SIDES) - 1 + self.players - 1]
+        return out
+
+    def term_values(self, side: str, changes: list[dict[str, int]]) -> np.ndarray:
+        """(len(changes), terms) values of one side's terms under each of its changes."""
+        return np.array([[math.prod(c.get(f, 0) for f in t) for t in self.terms.get(side, [])] for c in changes],
+                        dtype=float).reshape(len(changes), len(self.terms.get(side, [])))
+
+    def strengths(self, change: Change, params: np.ndarray | None = None) -> np.ndarray:
+        """(..., 10) side strengths under a change set (`params`: (..., k) draws; default the fit)."""
+        params = self.params if params is None else params
+        out = self._base(params)
+        for i, s in enumerate(SIDES):
+            if change.get(s) and self.terms.get(s):
+                out[..., i] += self._slopes(params, s) @ self.term_values(s, [change[s]])[0]
+        return out
+
+    def shares(self, strengths: np.ndarray, params: np.ndarray | None = None) -> np.ndarray:
+        """(..., 10) predicted win share of every side from side strengths (..., 10), over the reference deals."""
+        seats = self._seats(self.params if params is None else params)
+        theta = np.take(strengths, self.deals, axis=-1) + seats[..., None, :]   # (..., games, players)
+        p = softmax(theta, axis=-1)
+        onehot = np.zeros((self.deals.size, len(SIDES)))
+        onehot[np.arange(self.deals.size), self.deals.ravel()] = 1.0
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (p.reshape(*p.shape[:-2], -1) @ onehot) / onehot.sum(0)
+
+    def side_shares(self, change: Change, side: str, options: list[dict[str, int]]) -> np.ndarray:
+        """The predicted win share of `side` under each of its `options`, the other sides changed as in
+        `change`: only the deals that hold the side, only its own strength varied."""
+        i = SIDES.index(side)
+        strengths = self.strengths(change)
+        seats = self._seats(self.params)
+        games, where = np.nonzero(self.deals == i)
+        theta = strengths[self.deals[games]] + seats                    # (deals holding it, players)
+        others = np.exp(theta).sum(1) - np.exp(theta[np.arange(len(games)), where])
+        own = self._base(self.params)[i] + seats[where]
+        if self.terms.get(side):
+            own = own + (self.term_values(side, options) @ self._slopes(self.params, side))[:, None]
+        else:
+            own = np.broadcast_to(own, (len(options), len(games)))
+        return (1.0 / (1.0 + others * np.exp(-own))).mean(1)
+
+    def standard_errors(self, change: Change, draws: int = 200, seed: int = 0) -> np.ndarray:
+        """The standard error of every side's predicted share under `change`: the spread over draws of
+        the parameters from their cluster-robust normal approximation."""
+        rng = np.random.default_rng(seed)
+        params = rng.multivariate_normal(self.params, self.cov, size=draws, check_valid="ignore", method="eigh")
+        return np.nanstd(self.shares(self.strengths(change, params), params), axis=0, ddof=1)
+
+
+def _fit(design: Strengths):
+    """The maximum-likelihood fit; ValueError when the data cannot place every term (too few games)."""
+    model = _model_class()(design)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:
+            res = model.fit(start_params=np.zeros(len(design.columns)), method="newton", maxiter=100, disp=0,
+                            cov_type="cluster", cov_kwds={"groups": design.deals})
+        except np.linalg.LinAlgError:
+            res = None
+    if res is None or not np.all(np.isfinite(res.params)) or not np.all(np.isfinite(res.bse)):
+        raise ValueError(f"the surrogate at {design.players} players cannot be fitted: {len(design.y):,} games "
+                         f"cannot place its {len(design.columns)} terms (every changeable value of every named side); "
+                         f"play more --games per design point, or name fewer --side or --values")
+    return res
+
+
+def _varying(runs: list[Run], sides: list[str], fields: list[str]) -> dict[str, dict[str, set[int]]]:
+    """Per side, the changeable fields that take two or more values over the runs, with their values."""
+    out: dict[str, dict[str, set[int]]] = {}
+    for s in sides:
+        for f in fields:
+            seen = {r.change.get(s, {}).get(f, 0) for r in runs}
+            if len(seen) > 1:
+                out.setdefault(s, {})[f] = seen
+    return out
+
+
+def fit_surrogate(runs: list[Run], plan: FitPlan, previous: Surrogate | None = None) -> Surrogate:
+    """The surrogate of one player count: linear terms of every changed value, then the squares and
+    within-side products whose cluster-robust Wald test rejects 0 (Holm over the candidates) added.
+    The terms are chosen on the designed sweep, where the values vary together; a refit after a
+    confirmation keeps the `previous` surrogate's terms."""
+    varying = _varying(runs, plan.sides, plan.fields)
+    main = {s: [(f,) for f in fs] for s, fs in varying.items()}
+    candidates = {s: [t for t in itertools.combinations_with_replacement(fs, 2)
+                      if t[0] != t[1] or len(fs[t[0]]) > 2] for s, fs in varying.items()}
+    full = {s: main[s] + candidates[s] for s in main}
+    added: list[str] = [] if previous is None else previous.added
+    terms = main if previous is None else previous.terms
+    if previous is None and any(candidates.values()):
+        design_full = Strengths(runs, full)
+        try:
+            res = _fit(design_full)
+        except ValueError:  # too few games to place the candidates: they cannot be demanded
+            return fit_surrogate(runs, plan, Surrogate(runs[0].players, main, np.array([]), np.array([]), [],
+                                                       np.array([]), []))
+        names = [f"{s} {'*'.join(t)}" for s in SIDES for t in candidates.get(s, [])]
+        at = [design_full.columns.index(n) for n in names]
+        p = 2 * norm.sf(np.abs(res.params[at] / res.bse[at]))
+        q = I.adjust(p, "holm")
+        keep = {n for n, qq in zip(names, q) if qq < I.ALPHA}
+        if keep:
+            terms = {s: main[s] + [t for t in candidates[s] if f"{s} {'*'.join(t)}" in keep] for s in main}
+            added = sorted(keep)
+    design_ = Strengths(runs, terms)
+    res = _fit(design_)
+    reference = next(r for r in runs if not count(r.change))
+    return Surrogate(runs[0].players, terms, np.asarray(res.params), np.asarray(res.cov_params()),
+                     design_.columns, _groups(reference)[0][:REFERENCE_DEALS], added)
+
+
+# --- the proposer -------------------------------------------------------------------------------
+
+def side_options(side: str, plan: FitPlan, now: dict[str, dict[str, int]]) -> list[dict[str, int]]:
+    """Every change of one side with at most `max_changed` values changed, in the order the proposer
+    prefers them: fewest changed values, then the smallest worth, then the smallest steps."""
+    per_field = {f: [d for d in allowed(f, now[side][f], plan.reach) if d] for f in plan.fields}
+    options: list[dict[str, int]] = [{}]
+    for k in range(1, plan.max_changed + 1):
+        for fields in itertools.combinations(plan.fields, k):
+            for deltas in itertools.product(*(per_field[f] for f in fields)):
+                options.append(dict(zip(fields, deltas)))
+    return sorted(options, key=lambda c: (len(c), worth(c), tuple(sorted((abs(d), f) for f, d in c.items()))))
+
+
+@dataclass
+class Proposal:
+    change: Change
+    predicted: dict[int, np.ndarray]           # players -> predicted share of every side
+    blocked: dict[str, str] = field(default_factory=dict)   # side -> why no change in range is fair
+
+    def worst(self, sides: list[str]) -> float:
+        """The largest predicted distance from 1/P over the named sides and player counts."""
+        return max(abs(self.predicted[p][SIDES.index(s)] - 1 / p) for p in self.predicted for s in sides)
+
+
+def tolerances(surrogates: dict[int, Surrogate], plan: FitPlan) -> dict[tuple[int, str], float]:
+    """Per player count and side, how far from 1/P a predicted share may lie: `aim` x margin, or, where
+    wider, the distance at which the surrogate can tell the side's current share from 1/P at all
+    (its standard error times the two-sided normal quantile Bonferroni-corrected over the cells): a
+    side the data do not show to be off is not changed, and its confirmation decides. Never above
+    the margin."""
+    cells = len(surrogates) * len(plan.sides)
+    z = float(norm.ppf(1 - I.ALPHA / (2 * cells)))
+    out = {}
+    for p, m in surrogates.items():
+        se = m.standard_errors({}, seed=plan.seed)
+        for s in plan.sides:
+            out[(p, s)] = min(plan.margin, max(plan.aim * plan.margin, z * se[SIDES.index(s)]))
+    return out
+
+
+def propose(surrogates: dict[int, Surrogate], plan: FitPlan, now: dict[str, dict[str, int]],
+            around: Change | None = None, passes: int = 20) -> Proposal:
+    """The change set the surrogates predict fair (each side within its `tolerances` of 1/P at every
+    player count), side by side, the furthest from fair first, until a whole pass moves no side.
+    With `around` (the set the last round played) every value stays within one step of it: the
+    surrogate is trusted near the games it has seen, and a linear fit far from them is not (measured:
+    free proposals jumped between distant sets from round to round, each predicted fair and played
+    4-9 pp off)."""
+    options = {s: [o for o in side_options(s, plan, now)
+                   if around is None or all(abs(o.get(f, 0) - around.get(s, {}).get(f, 0)) <= balance.STEPS[f]
+                                            for f in plan.fields)]
+               for s in plan.sides}
+    tol = tolerances(surrogates, plan)
+    change: Change = {}
+    blocked: dict[str, str] = {}
+
+    def excess(side: str, opts: list[dict[str, int]]) -> np.ndarray:
+        """Per option of the side, how far beyond its tolerance the worst player count lies (<= 0: fine)."""
+        return np.max([np.abs(m.side_shares(change, side, opts) - 1 / p) - tol[(p, side)]
+                       for p, m in surrogates.items()], axis=0)
+
+    for _ in range(passes):
+        order = sorted(plan.sides, key=lambda s: -excess(s, [change.get(s, {})])[0])
+        moved = False
+        blocked = {}
+        for s in order:
+            over = excess(s, options[s])
+            fine = np.flatnonzero(over <= 0)
+            pick = int(fine[0]) if len(fine) else int(np.argmin(over))
+            if not len(fine):
+                blocked[s] = (f"no change of at most {plan.max_changed} of its values within {plan.reach} steps"
+                              f"{' (and one step of the set last played)' if around is not None else ''} "
+                              f"brings it within reach of 1/P at every player count (the surrogate's best, "
+                              f"{_words(options[s][pick]) or 'no change'}, leaves it {100 * over[pick]:.1f} pp "
+                              f"beyond its tolerance)")
+            if options[s][pick] != change.get(s, {}):
+                others = {k: v for k, v in change.items() if k != s}
+                change = others | ({s: options[s][pick]} if options[s][pick] else {})
+                moved = True
+        if not moved:
+            break
+    predicted = {p: m.shares(m.strengths(change)) for p, m in surrogates.items()}
+    return Proposal(change, predicted, blocked)
+
+
+def _words(change: dict[str, int]) -> str:
+    return ", ".join(f"{f} {d:+d}" for f, d in change.items())
+
+
+# --- playing and judging ------------------------------------------------------------------------
+
+def simulate_play(plan: FitPlan, now: dict[str, dict[str, int]]) -> Play:
+    """The real game: each run a `simulate` of `balance.scenario` with the change as overrides on top of
+    the plan's, into `out/runs/<label>` when the plan has `out` (resumable)."""
+    from .api import simulate
+
+    def play(players: int, change: Change, seed: int, games: int, label: str) -> pl.DataFrame:
+        base = balance.Plan(players=players, policy=plan.policy, games=games, seed=seed,
+                            components=plan.components, jobs=plan.jobs,
+                            overrides=merged(plan.overrides, as_overrides(change, now)))
+        out = Path(plan.out) / "runs" / label if plan.out else None
+        df = simulate(balance.scenario(base, games), jobs=plan.jobs, out=out, quiet=True)
+        return df.select("game", "seat", "players", "setup_card", "setup_side", "win_share")
+
+    return play
+
+
+def verdicts(runs: list[Run], sides: list[str], margin: float) -> pl.DataFrame:
+    """Every named side at every player count of the runs (one run per count): win share with its
+    95% CI, TOST against 1/P, verdicts Holm-corrected over all the cells, and for an undecided cell the
+    more deals (and games) that would decide it (`report.estimates.with_verdicts`)."""
+    rows = pl.concat([r.rows.with_columns(pl.col("players").cast(pl.Int64)) for r in runs])
+    rows = rows.with_columns(side=pl.format("{}{}", "setup_card", "setup_side")).filter(pl.col("side").is_in(sides))
+    table = with_verdicts(mean_ci(rows, "win_share", ["players", "side"], fair=1.0 / pl.col("players").cast(pl.Float64),
+                                  rate=True, margin=margin), margin=margin, hints=True)
+    games = {r.players: r.rows["game"].n_unique() for r in runs}
+    return table.with_columns(
+        games=pl.col("players").replace_strict(games, return_dtype=pl.Int64),
+        fair=pl.col("verdict").str.starts_with("fair")).with_columns(
+        more_games=(pl.col("more") * pl.col("games") / pl.col("n")).ceil())
+
+
+@dataclass
+class Round:
+    """One proposal and its confirmation on fresh deals."""
+
+    number: int
+    proposal: Proposal
+    seed: int
+    table: pl.DataFrame          # `verdicts` of the proposal's confirmation
+    added: dict[int, list[str]]  # players -> terms the surrogate added
+
+    @property
+    def confirmed(self) -> bool:
+        return bool(self.table["fair"].all())
+
+
+@dataclass
+class Fit:
+    plan: FitPlan
+    now: dict[str, dict[str, int]]
+    rounds: list[Round]
+    before: pl.DataFrame | None  # the current set on the deals of the best round's confirmation
+    reason: str                  # why it stopped
+    status: str                  # "confirmed", "blocked", "too few deals" or "rounds"
+    games: int                   # every game played
+    seconds: float
+    cpu_seconds: float
+
+    @property
+    def best(self) -> Round | None:
+        """The round whose set the fit ends with: the most cells confirmed fair (the later of a tie)."""
+        return max(reversed(self.rounds), key=lambda r: int(r.table["fair"].sum())) if self.rounds else None
+
+    @property
+    def change(self) -> Change:
+        return self.best.proposal.change if self.rounds else {}
+
+    @property
+    def after(self) -> pl.DataFrame | None:
+        return self.best.table if self.rounds else None
+
+    @property
+    def overrides(self) -> dict:
+        """The set the fit ends with as a `[components]` override table: the plan's own overrides with
+        the change set on top."""
+        return merged(self.plan.overrides, as_overrides(self.change, self.now))
+
+
+def estimate(plan: FitPlan, cold: bool | None = None) -> tuple[Estimate, Estimate]:
+    """How long the designed sweep takes, and at most the confirmations (every round, and the current
+    set on the best round's deals), before anything is played."""
+    def runs(games: int, count_: int, cold_: bool | None) -> Estimate:
+        """`count_` runs of `games` at every player count."""
+        total, n, workers, unknown, compiled = 0.0, 0, 1, [], False
+        for p in plan.players:
+            one = estimate_run(scenario_from_dict(balance.scenario(
+                balance.Plan(players=p, policy=plan.policy, seed=plan.seed, components=plan.components,
+                             jobs=plan.jobs, overrides=plan.overrides), games)), plan.jobs, cold=cold_)
+            total += one.seconds * count_
+            n += one.games * count_
+            workers, unknown, compiled = one.workers, one.unknown, compiled or one.compile
+            cold_ = False
+        return Estimate(total, n, unknown, compiled, workers)
+
+    sweep = runs(plan.games, plan.points, cold)
+    confirm = runs(plan.confirm_games, plan.rounds + 2, False)  # the current set in the design, each round, before
+    return sweep, confirm
+
+
+def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
+    """The fit: designed sweep, surrogate, proposal, confirmation on fresh deals, refit, until it stops
+    (see the module's docstring). `play` plays one run (default: the real game, `simulate_play`);
+    `progress(text)` is called before each step."""
+    say = progress or (lambda text: None)
+    unknown = [s for s in plan.sides if s not in SIDES]
+    bad_fields = [f for f in plan.fields if f not in SETUP_VALUES]
+    if unknown or bad_fields or not plan.sides or not plan.fields or not plan.players:
+        raise ValueError(f"a fit needs sides among {', '.join(SIDES)} and values among {', '.join(SETUP_VALUES)}"
+                         + (f"; unknown: {', '.join(unknown + bad_fields)}" if unknown or bad_fields else ""))
+    now = currents(load_components(plan.components).with_overrides(plan.overrides))
+    play = play or simulate_play(plan, now)
+    start, cpu_start = time.perf_counter(), _cpu()
+    data: dict[int, list[Run]] = {p: [] for p in plan.players}
+    played = 0
+    points = [{}] + design(plan, now)
+    for p in plan.players:
+        for k, point in enumerate(points):
+            games = plan.confirm_games if k == 0 else plan.games  # the current set's shares pin the surrogate
+            say(f"design: {p} players, point {k + 1} of {len(points)}, {games:,} games")
+            data[p].append(Run(p, point, plan.seed, f"p{p}-design-{k}", play(p, point, plan.seed, games,
+                                                                            f"p{p}-design-{k}")))
+            played += games
+    rounds: list[Round] = []
+    status, reason = "rounds", ""
+    surrogates: dict[int, Surrogate] = {}
+    for r in range(1, plan.rounds + 1):
+        say(f"round {r}: fitting the surrogates")
+        surrogates = {p: fit_surrogate(data[p], plan, surrogates.get(p)) for p in plan.players}
+        proposal = propose(surrogates, plan, now, rounds[-1].proposal.change if rounds else None)
+        if rounds and proposal.change == rounds[-1].proposal.change:
+            status, reason = _why(rounds[-1], proposal, plan)
+            break
+        seed = plan.seed + r
+        confirm = []
+        for p in plan.players:
+            say(f"round {r}: confirming {count(proposal.change)} changes at {p} players, {plan.confirm_games:,} "
+                f"fresh games")
+            label = f"p{p}-round-{r}-{_digest(proposal.change)}"
+            run = Run(p, proposal.change, seed, label, play(p, proposal.change, seed, plan.confirm_games, label))
+            confirm.append(run)
+            data[p].append(run)
+            played += plan.confirm_games
+        rounds.append(Round(r, proposal, seed, verdicts(confirm, plan.sides, plan.margin),
+                            {p: m.added for p, m in surrogates.items()}))
+        if rounds[-1].confirmed:
+            status, reason = "confirmed", (f"confirmed: every named side is fair within ±{100 * plan.margin:g} pp "
+                                           f"of 1/P at {_counts(plan.players)} players on fresh deals")
+            break
+    else:
+        last = rounds[-1]
+        status, reason = _why(last, last.proposal, plan)
+        if status == "rounds":
+            reason = f"{plan.rounds} rounds played: " + reason
+    before = None
+    if rounds:
+        seed = max(reversed(rounds), key=lambda r: int(r.table["fair"].sum())).seed  # `Fit.best`'s deals
+        base = []
+        for p in plan.players:
+            say(f"before: the current set at {p} players on the best round's {plan.confirm_games:,} deals")
+            label = f"p{p}-before-seed-{seed}"
+            base.append(Run(p, {}, seed, label, play(p, {}, seed, plan.confirm_games, label)))
+            played += plan.confirm_games
+        before = verdicts(base, plan.sides, plan.margin)
+    return Fit(plan, now, rounds, before, reason, status, played, time.perf_counter() - start, _cpu() - cpu_start)
+
+
+def _digest(change: Change) -> str:
+    """A short name of a change set, so that a run directory holds one set (a resumed fit finds it)."""
+    return hashlib.sha256(json.dumps(change, sort_keys=True).encode()).hexdigest()[:8]
+
+
+def _counts(players: list[int]) -> str:
+    names = [str(p) for p in sorted(players)]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _why(last: Round, proposal: Proposal, plan: FitPlan) -> tuple[str, str]:
+    """Why the fit stops at the set `last` played (the refit proposes it again, or the rounds ran out):
+    the sides the proposer could not bring to fair, else the cells short of deals, else the cells the
+    play found unfair."""
+    if proposal.blocked:
+        return "blocked", "; ".join(f"{s} is blocked: {why}" for s, why in proposal.blocked.items())
+    open_ = last.table.filter(~pl.col("fair"))
+    short = open_.filter(pl.col("more").is_not_null() & pl.col("more").is_not_nan())
+    if open_.height and short.height == open_.height:
+        cells = "; ".join(f"{r['side']} at {r['players']} players needs about {r['more']:,.0f} more deals "
+                          f"(--confirm-games {plan.confirm_games + r['more_games']:,.0f})" for r in short.to_dicts())
+        return "too few deals", f"too few deals to confirm the set: {cells}"
+    cells = ", ".join(f"{r['side']} at {r['players']} players ({r['verdict']})" for r in open_.to_dicts())
+    return "rounds", f"not confirmed: {cells}"
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the workers of a run)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+# --- output -----------------------------------------------------------------------------------
+
+def command_line(plan: FitPlan) -> str:
+    """The command that makes this fit."""
+    parts = ["hadara-sim balance fit", *[f"-p {p}" for p in plan.players], f"--policy {plan.policy}"]
+    if sorted(plan.sides) != sorted(SIDES):
+        parts += [f"--side {s}" for s in plan.sides]
+    if list(plan.fields) != list(SETUP_VALUES):
+        parts.append(f"--values {','.join(plan.fields)}")
+    parts += [f"--games {plan.games}", f"--points {plan.points}", f"--confirm-games {plan.confirm_games}",
+              f"--rounds {plan.rounds}", f"--margin {100 * plan.margin:g}", f"--aim {plan.aim:g}",
+              f"--reach {plan.reach}", f"--max-changed {plan.max_changed}", f"--seed {plan.seed}"]
+    if plan.components:
+        parts.append(f"--components {plan.components}")
+    return " ".join(parts)
+
+
+def change_table(result: Fit) -> pl.DataFrame:
+    """One row per changed value: side, field, current, proposed, change."""
+    rows = [{"side": s, "value": f, "now": result.now[s][f], "proposed": result.now[s][f] + d, "change": d}
+            for s, values in sorted(result.change.items()) for f, d in values.items()]
+    return pl.DataFrame(rows, schema={"side": pl.String, "value": pl.String, "now": pl.Int64, "proposed": pl.Int64,
+                                      "change": pl.Int64})
+
+
+def before_after(result: Fit) -> pl.DataFrame:
+    """Per named side and player count: win share with its 95% CI and verdict before (the current set)
+    and after (the change set), both on the last confirmation's deals."""
+    cols = ["players", "side", "n", "mean", "ci_low", "ci_high", "q_equiv", "verdict", "more", "more_games"]
+    before = result.before.select(cols).rename({c: f"before_{c}" for c in cols[2:]})
+    after = result.after.select(cols).rename({c: f"after_{c}" for c in cols[2:]})
+    return before.join(after, on=["players", "side"]).sort(["players", "side"])
+
+
+def chart(result: Fit, info: dict):
+    """Per player count: every named side's win share before and after with its 95% CI, against 1/P
+    with the fair band."""
+    from matplotlib.lines import Line2D
+
+    from .report.charts import BLUE, GREY, RATE_NOTE, _err, _figure, _finish, _pct_axis, footer
+
+    table = before_after(result)
+    counts = sorted(table["players"].unique().to_list())
+    fig = _figure(max(7.5, 3.6 * len(counts) + 0.6), 4.6)
+    axes = fig.subplots(1, len(counts), squeeze=False)[0]
+    for ax, p in zip(axes, counts):
+        sub = table.filter(pl.col("players") == p)
+        x = np.arange(sub.height)
+        ax.axhspan(100 * (1 / p - result.plan.margin), 100 * (1 / p + result.plan.margin), color=GREY, alpha=0.15,
+                   lw=0)
+        ax.axhline(100 / p, color=GREY, ls="--", lw=1.1)
+        for when, colour, shift in (("before", GREY, -0.15), ("after", BLUE, 0.15)):
+            m, err = _err(sub[f"{when}_mean"], sub[f"{when}_ci_low"], sub[f"{when}_ci_high"], 100)
+            ax.errorbar(x + shift, m, yerr=err, fmt="o", color=colour, ecolor=colour, capsize=3, markersize=5)
+        changed = [s in result.change for s in sub["side"].to_list()]
+        ax.set_xticks(x, [f"{s}*" if c else s for s, c in zip(sub["side"].to_list(), changed)])
+        ax.set_title(f"{p} players (n ≥ {min(sub['before_n'].min(), sub['after_n'].min()):,} deals per side)",
+                     fontsize=10)
+        ax.grid(axis="y", alpha=0.3)
+        _pct_axis(ax, "y")
+    axes[0].set_ylabel("win share (%)")
+    handles = [Line2D([], [], marker="o", ls="", color=GREY, label="before (current set)"),
+               Line2D([], [], marker="o", ls="", color=BLUE, label="after (change set)"),
+               Line2D([], [], color=GREY, ls="--", label="fair share 1/P"),
+               Line2D([], [], color=GREY, lw=6, alpha=0.3, label=f"±{100 * result.plan.margin:g} pp")]
+    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=8.5, frameon=False)
+    return _finish(fig, "Setup card sides before and after the fitted change set, against 1/P",
+                   footer(info, "* = a side the set changes; both on the same fresh deals", RATE_NOTE))

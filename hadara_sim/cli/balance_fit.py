@@ -1,0 +1,173 @@
+"""`hadara-sim balance fit`: one set of changes that makes every named setup card side fair at every
+player count at once (thin layer over hadara_sim.balance_fit; registered in the `balance` group)."""
+
+from __future__ import annotations
+
+import math
+import time
+from contextlib import nullcontext
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from ..report.table import Table
+from .balance import COMPONENTS, DRY_RUN, JOBS, MARGIN, OVERRIDES, POLICY, SEED, _expect, _plan, _say
+from .common import FORMAT_OPTION, check_format, emit, err_console, fail, writable_folder
+
+
+def fit(
+    players: Optional[list[int]] = typer.Option(None, "--players", "-p", min=2, max=5, show_default=False,
+                                                help="A player count the set must be fair at (repeat; default 2, 3 "
+                                                     "and 4)."),
+    side: Optional[list[str]] = typer.Option(None, "--side", show_default=False,
+                                             help="A card side to make fair, e.g. 3B (repeat; default all ten)."),
+    values: str = typer.Option("coins,income,military,culture,food", "--values",
+                               help="The values each side may change, separated by commas."),
+    policy: str = POLICY,
+    games: int = typer.Option(3000, "--games", "-n", min=10, help="Games per design point and player count."),
+    points: int = typer.Option(12, "--points", min=3, max=200, help="Design points besides the current set: each "
+                               "moves every changeable value by -1, 0 or +1 step (2 coins, 1 track step)."),
+    confirm_games: int = typer.Option(30000, "--confirm-games", min=10, help="Fresh games per player count that "
+                                      "confirm each proposal (and play the current set in the design)."),
+    rounds: int = typer.Option(4, "--rounds", min=1, max=20, help="Proposals played at most."),
+    margin: float = MARGIN,
+    aim: float = typer.Option(0.5, "--aim", min=0.05, max=1.0, help="The proposer's target: predicted win share "
+                              "within AIM x margin of 1/P at every player count."),
+    reach: int = typer.Option(3, "--reach", min=1, max=10, help="Steps (2 coins, 1 track step) a value may move "
+                              "from its current value."),
+    max_changed: int = typer.Option(2, "--max-changed", min=1, max=3, help="Values of one side a proposal may "
+                                    "change."),
+    seed: int = SEED, jobs: int = JOBS, components: Optional[Path] = COMPONENTS,
+    overrides: Optional[Path] = OVERRIDES,
+    out: Optional[Path] = typer.Option(None, "--out", "-o", show_default=False,
+                                       help="Directory for fix.toml (the change set, with the command that made "
+                                            "it), fit.png and the runs (a rerun of the same command resumes)."),
+    dry_run: bool = DRY_RUN,
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress."),
+    fmt: str = FORMAT_OPTION,
+):
+    """One set of whole-number changes of setup card values that makes every named side fair within
+    the margin (TOST against 1/P) at every player count at once, preferring the fewest changed values
+    and the smallest changes: a surrogate (softmax model of the winner) fitted to a designed sweep
+    proposes, fresh deals confirm, the surrogate is fitted again, until the set is confirmed or a
+    side is blocked (no value in range, or too few deals)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from .. import balance_fit as F
+    from ..components import SETUP_VALUES, ComponentError
+    from ..runner import RunError
+    from ..scenario.checks import ScenarioError
+
+    fmt = check_format(fmt)
+    fields = [v.strip() for v in values.split(",") if v.strip()]
+    wrong = [v for v in fields if v not in SETUP_VALUES]
+    if wrong or not fields:
+        fail(f"--values {values}: expected values among {', '.join(SETUP_VALUES)}, separated by commas")
+    if out is not None:
+        writable_folder(out)
+    base = _plan(2, policy, games, margin, seed, jobs, components, overrides, 0, side)
+    plan = F.FitPlan(sides=list(dict.fromkeys(side)) if side else list(F.SIDES), fields=fields,
+                     players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
+                     points=points, confirm_games=confirm_games, rounds=rounds, margin=base.margin, aim=aim,
+                     reach=reach, max_changed=max_changed, seed=seed, components=base.components,
+                     overrides=base.overrides, jobs=jobs, out=str(out) if out else None)
+    try:
+        sweep, confirm = F.estimate(plan)
+    except ScenarioError as err:
+        fail("the plan is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
+    if _expect(f"the designed sweep {sweep.text()}; then the current set and at most {rounds} proposals, "
+               f"{confirm.text()}", sweep.seconds + confirm.seconds, dry_run):
+        return
+    start = time.perf_counter()
+    try:
+        with nullcontext() if quiet else err_console.status("designed sweep") as status:
+            result = F.fit(plan, progress=None if quiet else (lambda text: _say(status, text)))
+    except ComponentError as err:
+        fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
+    except (ValueError, RunError) as err:
+        fail(str(err))
+    emit(_tables(result), fmt)
+    if out is not None:
+        from ..balance import fix_text
+        from ..report.charts import save
+
+        command = F.command_line(plan) + (f" --overrides {overrides}" if overrides else "")
+        (out / "fix.toml").write_text(fix_text(result.overrides, command))
+        if result.rounds:
+            fig = F.chart(result, {"scenario": f"balance fit, {policy} on every seat",
+                                   "games": plan.confirm_games * len(plan.players)})
+            save(fig, out / "fit.png")
+        err_console.print(f"the change set: {out / 'fix.toml'}", highlight=False)
+    err_console.print(f"{result.games:,} games; took {time.perf_counter() - start:.0f} s "
+                      f"({result.cpu_seconds:.0f} s of CPU)", highlight=False)
+
+
+def _tables(result) -> list[Table]:
+    """The change set, the rounds, and the before/after table."""
+    import polars as pl
+
+    from .. import balance_fit as F
+    from ..component_files import load_components
+    from ..provenance import component_set, verdict_scope
+    from ..report.inference import correction_text, equivalence_caption
+    from ..report.sections import pct, pct_ci
+
+    plan = result.plan
+    changes = F.change_table(result)
+    scope = verdict_scope([f"{plan.policy} on every seat"], component_set(load_components(plan.components)))
+    grids = [Table(f"The change set ({result.status})", ["side", "value", "now", "proposed", "change"],
+                   [[r["side"], r["value"], str(r["now"]), str(r["proposed"]), f"{r['change']:+d}"]
+                    for r in changes.to_dicts()],
+                   caption=(f"{result.reason}. {result.games:,} games in all ({F.command_line(plan)})"),
+                   data=changes)]
+    rounds = pl.DataFrame({
+        "round": [r.number for r in result.rounds],
+        "changes": [F.count(r.proposal.change) for r in result.rounds],
+        "change_set": ["; ".join(f"{s} {F._words(c)}" for s, c in sorted(r.proposal.change.items())) or "none"
+                       for r in result.rounds],
+        "predicted_worst_pp": [100 * r.proposal.worst(plan.sides) for r in result.rounds],
+        "fair_cells": [int(r.table["fair"].sum()) for r in result.rounds],
+        "cells": [r.table.height for r in result.rounds],
+        "terms_added": ["; ".join(f"{p}p: {', '.join(t)}" for p, t in r.added.items() if t) or "none"
+                        for r in result.rounds]},
+        schema_overrides={"predicted_worst_pp": pl.Float64})
+    grids.append(Table("Rounds: each proposal and its confirmation on fresh deals",
+                       ["round", "changed values", "change set", "surrogate's worst cell", "fair cells", "terms added"],
+                       [[str(r["round"]), str(r["changes"]), r["change_set"], f"{r['predicted_worst_pp']:.1f} pp",
+                         f"{r['fair_cells']} of {r['cells']}", r["terms_added"]] for r in rounds.to_dicts()],
+                       caption=("surrogate's worst cell: the largest predicted distance from 1/P over the named sides "
+                                "and player counts; fair cells: confirmed fair within the margin on the round's "
+                                f"{plan.confirm_games:,} fresh games per player count; terms added: squares and "
+                                "products of a side's changes the surrogate's data demanded (Wald, Holm)"),
+                       data=rounds, units=None))
+    if result.before is not None:
+        table = F.before_after(result)
+        cells = table.height
+
+        def verdict(r, when):
+            more = r[f"{when}_more"]
+            if r[f"{when}_verdict"] == "undecided" and more is not None and math.isfinite(more):
+                return (f"undecided, about {more:,.0f} more deals (--confirm-games "
+                        f"{plan.confirm_games + r[f'{when}_more_games']:,.0f})")
+            return r[f"{when}_verdict"]
+
+        grids.append(Table(
+            f"Before and after, per side and player count ({plan.policy} on every seat, advanced game, "
+            f"sides at random)",
+            ["players", "side", "before", "95% CI", "verdict", "after", "95% CI", "verdict"],
+            [[str(r["players"]), f"{r['side']}{'*' if r['side'] in result.change else ''}", pct(r["before_mean"]),
+              pct_ci(r["before_ci_low"], r["before_ci_high"]), verdict(r, "before"), pct(r["after_mean"]),
+              pct_ci(r["after_ci_low"], r["after_ci_high"]), verdict(r, "after")] for r in table.to_dicts()],
+            marked=[not v.startswith("fair") for v in table["after_verdict"].to_list()],
+            caption=(f"both on the same {plan.confirm_games:,} fresh games per player count (seed {result.best.seed}, "
+                     f"round {result.best.number}: the round with the most cells fair); * = a side the set changes; "
+                     f"fair share 1/P; win share CI: Wilson; "
+                     f"stronger / weaker: {correction_text(cells)}; {equivalence_caption(cells, plan.margin)} (every "
+                     f"side at every player count: the set holds as a whole); undecided: with the more deals "
+                     f"(--confirm-games) that would decide it with 80 % chance; marked = not fair after; {scope}"),
+            data=table.rename({c: c.replace("_mean", "") for c in table.columns if c.endswith("_mean")}),
+            units={"before": "%", "after": "%", "before_ci_low": "%", "before_ci_high": "%", "after_ci_low": "%",
+                   "after_ci_high": "%"}))
+    return grids

@@ -1,0 +1,87 @@
+"""`balance fit` on a synthetic game whose effects are planted (no simulator: a seat's chance to win is
+the softmax of the strengths of the sides dealt, each a planted function of its values): the fit
+finds the planted change set, names a side no value in range can fix, and gives the same set for the
+same seed; the command's help and its refusals of bad input."""
+
+import numpy as np
+import polars as pl
+from typer.testing import CliRunner
+
+from hadara_sim.balance import fix_text, read_overrides
+from hadara_sim.balance_fit import SIDES, FitPlan, fit
+from hadara_sim.cli import app
+
+
+def synthetic(base: dict[str, float], slopes: dict[str, dict[str, float]]):
+    """A game of setup cards alone: P of the five cards dealt to the seats, each on a random side; the
+    winner drawn from the softmax of the sides' strengths, `base[side]` plus `slopes[side][value]`
+    per unit of change. The deal and the winner's uniform draw come from the seed alone, so every
+    change set of one seed plays the same deals (common random numbers, as the real runs)."""
+    def play(players, change, seed, games, label):
+        rng = np.random.default_rng([seed, players])
+        cards = np.argsort(rng.random((games, 5)), axis=1)[:, :players]
+        sides = rng.integers(0, 2, (games, players))
+        u = rng.random(games)
+        strength = np.array([base.get(s, 0.0) + sum(slopes.get(s, {}).get(f, 0.0) * d
+                                                     for f, d in change.get(s, {}).items()) for s in SIDES])
+        chance = np.exp(strength[cards * 2 + sides])
+        winner = (u[:, None] > np.cumsum(chance / chance.sum(1, keepdims=True), 1)).sum(1)
+        win = np.zeros((games, players))
+        win[np.arange(games), winner] = 1.0
+        return pl.DataFrame({"game": np.repeat(np.arange(games), players), "seat": np.tile(np.arange(players), games),
+                             "players": players, "setup_card": (cards + 1).ravel(),
+                             "setup_side": np.where(sides.ravel() == 1, "B", "A"), "win_share": win.ravel()})
+    return play
+
+
+# 3B too strong by 0.6 on the log-odds scale, 0.3 per point of culture and 0.03 per coin: culture -2
+# makes it fair, -1 and -3 leave it 7 pp off at 2 players, and no coin change in reach (6) comes close.
+THREE_B = {"culture": 0.3, "coins": 0.03}
+
+
+def plan(**kw) -> FitPlan:
+    return FitPlan(**{"sides": ["3B", "4A"], "fields": ["coins", "culture"], "players": [2], "games": 1000,
+                      "points": 5, "confirm_games": 40000, "rounds": 3, "seed": 1} | kw)
+
+
+def test_the_fit_recovers_the_planted_change_set_and_confirms_it():
+    result = fit(plan(), synthetic({"3B": 0.6}, {"3B": THREE_B}))
+    assert result.change == {"3B": {"culture": -2}}
+    assert result.status == "confirmed", result.reason
+    assert result.overrides == {"setup": {"3B": {"culture": 3}}}   # 3B prints culture 5
+    after = result.after.filter(pl.col("side") == "3B")
+    assert after["fair"].all() and after.height == 1
+    before = result.before.filter(pl.col("side") == "3B")
+    assert (before["verdict"] == "stronger").all()
+
+
+def test_a_side_no_value_in_range_can_fix_is_named_as_blocked():
+    # 5B is far too strong and none of its values moves it: no change in range can make it fair
+    game = synthetic({"3B": 0.6, "5B": 0.9}, {"3B": THREE_B})
+    result = fit(plan(sides=["3B", "5B"], rounds=1, confirm_games=10000), game)
+    assert result.status == "blocked"
+    assert "5B is blocked" in result.reason and "3B is blocked" not in result.reason
+    assert not result.after.filter(pl.col("side") == "5B")["fair"].any()
+
+
+def test_the_same_seed_gives_the_same_set_and_the_set_reads_back_as_overrides(tmp_path):
+    game = synthetic({"3B": 0.5, "4A": -0.3}, {"3B": THREE_B, "4A": {"coins": 0.05, "culture": 0.2}})
+    small = plan(rounds=1, confirm_games=4000, games=800, points=4)
+    first, second = fit(small, game), fit(small, game)
+    assert first.change == second.change and first.change
+    assert first.after.equals(second.after)
+    path = tmp_path / "fix.toml"
+    path.write_text(fix_text(first.overrides, "hadara-sim balance fit --seed 1"))
+    assert read_overrides(path) == first.overrides
+
+
+def test_fit_help_and_bad_input():
+    runner = CliRunner()
+    result = runner.invoke(app, ["balance", "fit", "-h"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "surrogate" in result.output and "--confirm-games" in result.output
+    bad = runner.invoke(app, ["balance", "fit", "--values", "coins,gold"])
+    assert bad.exit_code == 2 and "expected values among coins, income, military, culture, food" in bad.output
+    bad = runner.invoke(app, ["balance", "fit", "--side", "6C"])
+    assert bad.exit_code == 2 and "expected a card and side like 3B" in bad.output
+    bad = runner.invoke(app, ["balance", "fit", "-p", "7"], env={"COLUMNS": "200"})
+    assert bad.exit_code == 2 and "less than or equal to 5" in bad.output
