@@ -88,9 +88,9 @@ def test_the_hinted_deals_make_a_planted_row_fair_with_the_promised_chance():
 def test_an_undecided_row_states_its_hint_in_deals_and_in_the_games_of_the_run():
     judged = _judged(_table(np.random.default_rng(1), 300), hints=True).to_dicts()[0]
     assert judged["verdict"] == "undecided" and judged["more"] > 0
-    text = I.undecided_text(judged["more"], judged["n"], 900)  # a row held in a third of 900 games
+    text = V.undecided_text(judged["more"], judged["n"], 900)  # a row held in a third of 900 games
     assert text == f"undecided, about {judged['more']:,.0f} more deals (--games {900 + math.ceil(judged['more'] * 3):,})"
-    assert I.undecided_text(math.nan) == "undecided"
+    assert V.undecided_text(math.nan) == "undecided"
 
 
 # --- one verdict model -------------------------------------------------------------------------

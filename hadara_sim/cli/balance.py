@@ -12,40 +12,13 @@ from typing import Optional
 import typer
 
 from ..report.table import Table
-from .common import (FORMAT_OPTION, MARGIN_OPTION, check_format, emit, err_console, fail,
-                     writable_folder)
+from .balance_fit import fit
+from .balance_options import (COMPONENTS, DRY_RUN, GAMES, JOBS, MARGIN, OVERRIDES, PLAYERS, POLICY, SEED, expect,
+                              plan_or_exit, say)
+from .common import FORMAT_OPTION, check_format, emit, err_console, fail, writable_folder
 
 app = typer.Typer(help="Balance what-ifs: changes of component values that make the game fair.",
                   no_args_is_help=True)
-
-PLAYERS = typer.Option(4, "--players", "-p", min=2, max=5, help="Player count.")
-POLICY = typer.Option("balanced", "--policy", help="The policy on every seat.")
-GAMES = typer.Option(20000, "--games", "-n", min=10, help="Games of the baseline run.")
-MARGIN = MARGIN_OPTION
-SEED = typer.Option(1, "--seed", "-s", min=0, help="Seed of the deals.")
-JOBS = typer.Option(-1, "--jobs", "-j", help="Parallel processes (-1: all cores).")
-COMPONENTS = typer.Option(None, "--components", help="Directory of a component set (default: the shipped "
-                          "reconstruction).", show_default=False)
-OVERRIDES = typer.Option(None, "--overrides", help="A TOML file of [components.*] overrides played on top "
-                         "of the set, e.g. the fix.toml written by `suggest --out`.", show_default=False)
-DRY_RUN = typer.Option(False, "--dry-run", help="Check the options, print how long the runs would take, and stop: "
-                       "nothing is played.")
-
-
-def _plan(players, policy, games, margin, seed, jobs, components, overrides, curve_games=0, side=None):
-    from ..balance import Plan, read_overrides
-    from ..components import ComponentError
-
-    for name in side or []:
-        if len(name) != 2 or name[0] not in "12345" or name[1] not in "AB":
-            fail(f"--side {name}: expected a card and side like 3B (initiative 1..5, side A or B)")
-    try:
-        table = read_overrides(overrides, components) if overrides else {}
-    except ComponentError as err:
-        fail("the overrides are not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
-    return Plan(players, policy, games, curve_games, margin / 100, seed, str(components) if components else None,
-                jobs, list(side or []), table)
-
 
 def _estimates(plan, estimate):
     """The plan's estimates, or a clean failure when its scenario is not valid."""
@@ -55,16 +28,6 @@ def _estimates(plan, estimate):
         return estimate(plan)
     except ScenarioError as err:
         fail("the plan is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
-
-
-def _expect(text: str, seconds: float, dry_run: bool) -> bool:
-    """Say what a run is expected to take when it is long (or a dry run); True for a dry run."""
-    from ..estimate import LONG_SECONDS
-
-    if dry_run or seconds > LONG_SECONDS:
-        err_console.print(f"{'dry run: ' if dry_run else ''}expected: {text}" + ("; nothing was played" if dry_run else ""),
-                          highlight=False, soft_wrap=True)
-    return dry_run
 
 
 def _changes(overrides: dict) -> str:
@@ -116,9 +79,9 @@ def check(players: int = PLAYERS, policy: str = POLICY, games: int = GAMES, marg
     from ..runner import RunError
 
     fmt = check_format(fmt)
-    plan = _plan(players, policy, games, margin, seed, jobs, components, overrides)
+    plan = plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides)
     base, _ = _estimates(plan, estimate)
-    if _expect(base.text(), base.seconds, dry_run):
+    if expect(base.text(), base.seconds, dry_run):
         return
     start = time.perf_counter()
     try:
@@ -158,17 +121,17 @@ def suggest(
     fmt = check_format(fmt)
     if out is not None:
         writable_folder(out)
-    plan = _plan(players, policy, games, margin, seed, jobs, components, overrides, curve_games, side)
+    plan = plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides, curve_games, side)
     base, per_side = _estimates(plan, estimate)
     sides_text = (f"{len(side)} side{'s' * (len(side) > 1)} ({', '.join(side)})" if side
                   else "each side that is not fair (up to 10)")
     total = base.seconds + per_side.seconds * (len(side) if side else 10)
-    if _expect(f"the baseline {base.text()}; then for {sides_text}, {per_side.text()} each", total, dry_run):
+    if expect(f"the baseline {base.text()}; then for {sides_text}, {per_side.text()} each", total, dry_run):
         return
     start = time.perf_counter()
     try:
         with err_console.status("baseline") as status:
-            sides, suggestions = run_suggest(plan, progress=lambda text: _say(status, text))
+            sides, suggestions = run_suggest(plan, progress=lambda text: say(status, text))
     except ComponentError as err:
         fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
     except (ValueError, RunError) as err:
@@ -252,17 +215,17 @@ def sensitivity(
     from ..sensitivity import replay, table
 
     fmt = check_format(fmt)
-    plan = _plan(players, policy, games, margin, seed, jobs, components, overrides)
+    plan = plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides)
     if fair_value is not None:
         return _fair_value(plan, fair_value, swept, draws, draw_seed, dry_run, fmt)
     base, _ = _estimates(plan, estimate)
     total = base.seconds * (draws + 1)
-    if _expect(f"{draws + 1} runs of {base.text()} each, about {total:.0f} s in all", total, dry_run):
+    if expect(f"{draws + 1} runs of {base.text()} each, about {total:.0f} s in all", total, dry_run):
         return
     start = time.perf_counter()
     try:
         with err_console.status("the set as given") as status:
-            sides, runs, moved = replay(plan, draws, draw_seed, progress=lambda text: _say(status, text))
+            sides, runs, moved = replay(plan, draws, draw_seed, progress=lambda text: say(status, text))
     except (ValueError, RunError) as err:
         fail(str(err))
     rows = table(sides, runs)
@@ -325,14 +288,14 @@ def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed
         fail(f"--swept: two or more values within {low}..{high} are needed, got {values}")
     base, _ = _estimates(plan, estimate)
     total = base.seconds * len(values) * (draws + 1)
-    if _expect(f"{draws + 1} curves of {len(values)} values, each {base.text()}, about {total:.0f} s in all", total,
+    if expect(f"{draws + 1} curves of {len(values)} values, each {base.text()}, about {total:.0f} s in all", total,
                dry_run):
         return
     start = time.perf_counter()
     try:
         with err_console.status("the set as given") as status:
             spread = fair_values(plan, side, field_, draws, draw_seed, sorted(set(values)),
-                                 progress=lambda text: _say(status, text))
+                                 progress=lambda text: say(status, text))
     except (ValueError, RunError) as err:
         fail(str(err))
     every = [spread.given, *spread.draws]
@@ -410,14 +373,5 @@ def _candidates_frame(candidates, best):
         schema_overrides={"fair_at": pl.Float64, "fair_at_low": pl.Float64, "fair_at_high": pl.Float64,
                           "proposed": pl.Int64, "worth": pl.Float64, "more_curve_games": pl.Float64})
 
-
-def _say(status, text: str):
-    """Progress on the spinner, and a line where stderr is a log (the spinner draws nothing there)."""
-    status.update(text)
-    if not err_console.is_terminal:
-        err_console.print(text, highlight=False)
-
-
-from .balance_fit import fit  # noqa: E402  (its own file; it reads this group's options)
 
 app.command()(fit)

@@ -12,7 +12,7 @@ from typing import Optional
 import typer
 
 from ..report.table import Table
-from .balance import COMPONENTS, DRY_RUN, JOBS, MARGIN, OVERRIDES, POLICY, SEED, _expect, _plan, _say
+from .balance_options import COMPONENTS, DRY_RUN, JOBS, MARGIN, OVERRIDES, POLICY, SEED, expect, plan_or_exit, say
 from .common import FORMAT_OPTION, check_format, emit, err_console, fail, writable_folder
 
 
@@ -67,7 +67,7 @@ def fit(
         fail(f"--values {values}: expected values among {', '.join(SETUP_VALUES)}, separated by commas")
     if out is not None:
         writable_folder(out)
-    base = _plan(2, policy, games, margin, seed, jobs, components, overrides, 0, side)
+    base = plan_or_exit(2, policy, games, margin, seed, jobs, components, overrides, 0, side)
     plan = F.FitPlan(sides=list(dict.fromkeys(side)) if side else list(F.SIDES), fields=fields,
                      players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
                      points=points, confirm_games=confirm_games, rounds=rounds, margin=base.margin, aim=aim,
@@ -77,13 +77,13 @@ def fit(
         sweep, confirm = F.estimate(plan)
     except ScenarioError as err:
         fail("the plan is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
-    if _expect(f"the designed sweep {sweep.text()}; then the current set and at most {rounds} proposals, "
+    if expect(f"the designed sweep {sweep.text()}; then the current set and at most {rounds} proposals, "
                f"{confirm.text()}", sweep.seconds + confirm.seconds, dry_run):
         return
     start = time.perf_counter()
     try:
         with nullcontext() if quiet else err_console.status("designed sweep") as status:
-            result = F.fit(plan, progress=None if quiet else (lambda text: _say(status, text)))
+            result = F.fit(plan, progress=None if quiet else (lambda text: say(status, text)))
     except ComponentError as err:
         fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
     except (ValueError, RunError) as err:

@@ -189,20 +189,6 @@ def deals_to_decide(diff, sd, n, undecided, margin: float = MARGIN, power: float
     return out
 
 
-def undecided_text(more: float, n: int | None = None, games: int | None = None) -> str:
-    """`verdict.undecided_text`, kept under its old name for callers outside the reports."""
-    from .verdict import undecided_text as text
-
-    return text(more, n, games)
-
-
-def verdict_kind(text: str | None) -> str:
-    """`verdict.kind_of`, kept under its old name for callers outside the reports."""
-    from .verdict import kind_of
-
-    return kind_of(text)
-
-
 def games_needed(sd: float, half_width: float = TARGET_HALF_WIDTH) -> float:
     """Deals for a 95% CI of ±half_width on a mean whose per-deal standard deviation is `sd`:
     (z_0.975 sd / half_width)^2, the normal-approximation sample size (scipy `norm.ppf`); in the

@@ -1,0 +1,54 @@
+"""The options and helpers that every `hadara-sim balance` command shares (suggest, check,
+sensitivity in cli/balance.py, fit in cli/balance_fit.py)."""
+
+from __future__ import annotations
+
+import typer
+
+from .common import MARGIN_OPTION, err_console, fail
+
+PLAYERS = typer.Option(4, "--players", "-p", min=2, max=5, help="Player count.")
+POLICY = typer.Option("balanced", "--policy", help="The policy on every seat.")
+GAMES = typer.Option(20000, "--games", "-n", min=10, help="Games of the baseline run.")
+MARGIN = MARGIN_OPTION
+SEED = typer.Option(1, "--seed", "-s", min=0, help="Seed of the deals.")
+JOBS = typer.Option(-1, "--jobs", "-j", help="Parallel processes (-1: all cores).")
+COMPONENTS = typer.Option(None, "--components", help="Directory of a component set (default: the shipped "
+                          "reconstruction).", show_default=False)
+OVERRIDES = typer.Option(None, "--overrides", help="A TOML file of [components.*] overrides played on top "
+                         "of the set, e.g. the fix.toml written by `suggest --out`.", show_default=False)
+DRY_RUN = typer.Option(False, "--dry-run", help="Check the options, print how long the runs would take, and stop: "
+                       "nothing is played.")
+
+
+def plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides, curve_games=0, side=None):
+    """The balance plan of the options, or a clean failure for a bad --side or overrides file."""
+    from ..balance import Plan, read_overrides
+    from ..components import ComponentError
+
+    for name in side or []:
+        if len(name) != 2 or name[0] not in "12345" or name[1] not in "AB":
+            fail(f"--side {name}: expected a card and side like 3B (initiative 1..5, side A or B)")
+    try:
+        table = read_overrides(overrides, components) if overrides else {}
+    except ComponentError as err:
+        fail("the overrides are not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
+    return Plan(players, policy, games, curve_games, margin / 100, seed, str(components) if components else None,
+                jobs, list(side or []), table)
+
+
+def expect(text: str, seconds: float, dry_run: bool) -> bool:
+    """Say what a run is expected to take when it is long (or a dry run); True for a dry run."""
+    from ..estimate import LONG_SECONDS
+
+    if dry_run or seconds > LONG_SECONDS:
+        err_console.print(f"{'dry run: ' if dry_run else ''}expected: {text}" + ("; nothing was played" if dry_run else ""),
+                          highlight=False, soft_wrap=True)
+    return dry_run
+
+
+def say(status, text: str):
+    """Progress on the spinner, and a line where stderr is a log (the spinner draws nothing there)."""
+    status.update(text)
+    if not err_console.is_terminal:
+        err_console.print(text, highlight=False)
