@@ -40,7 +40,7 @@ def main(bots: list[str], players: list[int] = typer.Option([2, 4], "--players",
          games: int = typer.Option(1000, "--games", "-n", help="Games per bot and player count."),
          games_of: list[str] = typer.Option([], "--games-of", help="bot=N: another number of games for a bot."),
          field: str = typer.Option("balanced", "--field", help="The other seats: one policy, or a,b,c in turn."),
-         set_: list[str] = typer.Option([], "--set", help="bot:name=value, a parameter of one bot."),
+         set_: list[str] = typer.Option([], "--set", help="bot:name=value, a parameter of one bot (or field policy)."),
          seed: int = typer.Option(0, "--seed", "-s"),
          jobs: int = typer.Option(1, "--jobs", "-j", help="Processes to split the games over.")):
     c = load_components()
@@ -56,7 +56,8 @@ def main(bots: list[str], players: list[int] = typer.Option([2, 4], "--players",
             n = int(counts.get(bot, games))
             try:
                 policies = [make_policy(bot, seed=seed, **params.get(bot, {}))]
-                policies += [make_policy(name, seed=seed + 1 + k) for k, name in enumerate(field_names)]
+                policies += [make_policy(name, seed=seed + 1 + k, **params.get(name, {}))
+                             for k, name in enumerate(field_names)]
             except (ValueError, LookupError) as err:  # an unknown policy or a bad --set
                 raise typer.BadParameter(str(err)) from None
             deals = make_deals(c, p, n, seed=np.random.SeedSequence([seed, p]), advanced=True)

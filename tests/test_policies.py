@@ -158,3 +158,34 @@ def test_kind_decisions_script_names_the_disagreements_in_words(capsys):
     assert "decisions, agree on" in out
     lines = out.splitlines()[1:]
     assert all("-> search" in line and "medal" in line for line in lines)
+
+
+def test_the_sculptor_example_carves_the_largest_statue_it_can_alike_in_both_engines():
+    """docs/examples/sculptor.py, a user-style bot of one idea (an unmodelled field for the expert):
+    whenever a statue is legal it carves the largest, on its points side where open."""
+    c = load_components()
+    sculptor = make_policy("docs/examples/sculptor.py:Sculptor")
+    seen = []
+    carve = type(sculptor).statue
+
+    def spy(self, d):
+        choice = carve(self, d)
+        seen.append((d.legal.copy(), choice))
+        return choice
+
+    deals = make_deals(c, 2, 4, seed=9, advanced=True)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(type(sculptor), "statue", spy)
+        sheet = play_batch(deals, c, [sculptor, make_policy("balanced")])
+    assert any(legal[:, 1:].any() for legal, _ in seen)
+    for legal, choice in seen:
+        assert legal[np.arange(len(choice)), choice].all()
+        for row, option in zip(legal, choice):
+            carvable = np.flatnonzero(row[1:]) + 1  # options 1 + 8 * statue + 2 * track + side
+            if len(carvable) == 0:
+                assert option == 0
+            else:
+                assert (option - 1) // 8 == max((carvable - 1) // 8)  # the largest statue
+                assert (option - 1) % 2 == 1 or option + 1 not in carvable  # its points side when open
+    reference = Game(deals[1], c, [sculptor, make_policy("balanced")]).play()
+    assert [row["total"] for row in reference] == sheet["total"][1].tolist()

@@ -18,6 +18,7 @@ from hadara_sim.report import verdict as V
 from hadara_sim.report.dataset import ReportError, dataset_info, resolve_by
 from hadara_sim.report.estimates import paired_diff, with_verdicts
 from hadara_sim.report.fields import field_columns, field_label, field_robustness
+from hadara_sim.report.sections import ladder_table
 from hadara_sim.report.grants import grant_effects, owner_effects, placebo_effects, placebo_spread
 from hadara_sim.report.scores import leader_wins, running_scores, score_breakdown
 from hadara_sim.report.setup import setup_card_balance, setup_field_pairs
@@ -525,3 +526,16 @@ def test_a_ladder_compares_each_field_with_the_one_before_it_in_the_order_swept(
     plain = field_robustness(_ladder(rng, 20_000, (0.0, 0.10, 0.10)), "win_share", "fair", ["cell"],
                                    ["sweep_policies"])
     assert plain["robust"][0] == "depends on the bots"  # against the first field it does depend
+    assert math.isnan(settled["more"][0])  # decided: no hint
+
+
+def test_an_undecided_last_step_says_how_many_more_deals_would_show_it_flat():
+    """Few deals and a flat last step: undecided, with `inference.deals_to_decide`'s hint in the table."""
+    rng = np.random.default_rng(8)
+    few = field_robustness(_ladder(rng, 2000, (0.0, 0.10, 0.10)), "win_share", "fair", ["cell"],
+                           ["sweep_policies"], steps=True)
+    assert few["robust"][0] == "undecided"
+    more = few["more"][0]
+    assert 2000 < more < 100_000
+    table = ladder_table("Side B minus side A", "card", few, lambda r: "cell")
+    assert table.rows[0][-1] == f"undecided, about {more:,.0f} more deals"

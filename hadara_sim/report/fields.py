@@ -5,6 +5,7 @@ ladder of fields, whether it has settled by the strongest."""
 from __future__ import annotations
 
 import json
+import math
 from typing import Sequence
 
 import polars as pl
@@ -104,7 +105,9 @@ def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], f
     With `steps`, a ladder: each field is compared with the one before it in the order swept (a
     strength ladder lists the weakest first), the columns are named as above, and `robust` says
     whether the effect has settled by the last, strongest field: "settled" when the last step is
-    equivalent to zero, "still moving" when it differs from zero, else "undecided"."""
+    equivalent to zero, "still moving" when it differs from zero, else "undecided", and `more` how
+    many more deals would make an undecided last step flat (`inference.deals_to_decide`; NaN when
+    decided or its difference lies outside the margin)."""
     if not fields or pairs.select(fields).n_unique() < 2:
         return None
     labelled = pairs.with_columns(_field_label_expr(fields).alias("_field"))
@@ -136,8 +139,13 @@ def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], f
         out = out.join(part, on=list(cell), how="left", maintain_order="left")
     if steps:
         last = {"robust": "settled", "depends on the bots": "still moving", "undecided": "undecided"}
+        # the deals an undecided last step needs to come out flat, under the table's Holm over every step
+        long = long.with_columns(pl.Series("more", I.deals_to_decide(
+            long["diff"].fill_null(math.nan).to_numpy(), long["sd"].fill_null(math.nan).to_numpy(),
+            long["n"].to_numpy(), ((long["_field"] == rest[-1]) & (long["_word"] == "undecided")).to_list(), margin),
+            dtype=pl.Float64))
         words = long.filter(pl.col("_field") == rest[-1]).select(
-            *cell, pl.col("_word").replace_strict(last, return_dtype=pl.String).alias("robust"))
+            *cell, pl.col("_word").replace_strict(last, return_dtype=pl.String).alias("robust"), "more")
         out = out.join(words, on=list(cell), how="left", maintain_order="left")
         return (out.with_columns(pl.lit(len(names)).alias("fields"), pl.col("robust").fill_null("undecided"))
                 .sort(list(cell), nulls_last=True))

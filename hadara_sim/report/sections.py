@@ -177,7 +177,7 @@ def robustness_table(what: str, first: str, tab: pl.DataFrame | None, label) -> 
     rows = [[label(r), *[f"{pp(r[f'effect {n}'])} {V.cell(r[f'verdict {n}'])}" for n in names],
              f"{pp(r['size_low'])} to {pp(r['size_high'])}", r["agreement"] or NA,
              *[cell for n in rest for cell in (pp(r[f"difference {n}"]), pp_ci(r[f"low {n}"], r[f"high {n}"]))],
-             r["robust"]] for r in tab.to_dicts()]
+             I.undecided_text(r.get("more")) if r["robust"] == "undecided" else r["robust"]] for r in tab.to_dicts()]
     columns = [first, *[f"under {n}" for n in names], "sizes across fields", "verdicts",
                *[c for n in rest for c in (f"{n} minus {first_field}", "95% CI")], "interaction test"]
     return Table(f"Does each effect hold under every opponent field? {what}: {agree[AGREEMENT[0]]} same verdict "
@@ -209,7 +209,7 @@ def ladder_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Tabl
     counts = {w: int((tab["robust"] == w).sum()) for w in ("settled", "still moving", "undecided")}
     rows = [[label(r), *[pp(r[f"effect {n}"]) for n in names],
              *[cell for n in names[1:] for cell in (pp(r[f"difference {n}"]), pp_ci(r[f"low {n}"], r[f"high {n}"]))],
-             r["robust"]] for r in tab.to_dicts()]
+             I.undecided_text(r.get("more")) if r["robust"] == "undecided" else r["robust"]] for r in tab.to_dicts()]
     columns = [first, *[f"effect under {n}" for n in names],
                *[c for before, n in zip(names, names[1:]) for c in (f"{n} minus {before}", "95% CI")],
                "by the strongest field"]
@@ -220,7 +220,9 @@ def ladder_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Tabl
                          "under the field before it, paired t-test over deals (scipy ttest_rel) and paired TOST within "
                          "the margin, each corrected by Holm over the steps of this table; settled = the last step "
                          "(to the strongest field) is equivalent to zero; still moving = it differs from zero (the "
-                         "verdict may change again with stronger bots); undecided = neither, more deals needed; "
+                         "verdict may change again with stronger bots); undecided = neither, with about how many "
+                         "more deals would show the last step flat with 80 % chance (none given when the step lies "
+                         "outside the margin: more deals would show a difference); "
                          "marked rows are still moving",
                  marked=[r == "still moving" for r in tab["robust"].to_list()], data=tab)
 
