@@ -111,7 +111,7 @@ def _tables(result) -> list[Table]:
     from .. import balance_fit as F
     from ..component_files import load_components
     from ..provenance import component_set, verdict_scope
-    from ..report.inference import correction_text, equivalence_caption
+    from ..report.verdict import correction_text, equivalence_caption
     from ..report.sections import pct, pct_ci
 
     plan = result.plan

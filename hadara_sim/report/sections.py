@@ -177,7 +177,7 @@ def robustness_table(what: str, first: str, tab: pl.DataFrame | None, label) -> 
     rows = [[label(r), *[f"{pp(r[f'effect {n}'])} {V.cell(r[f'verdict {n}'])}" for n in names],
              f"{pp(r['size_low'])} to {pp(r['size_high'])}", r["agreement"] or NA,
              *[cell for n in rest for cell in (pp(r[f"difference {n}"]), pp_ci(r[f"low {n}"], r[f"high {n}"]))],
-             I.undecided_text(r.get("more")) if r["robust"] == "undecided" else r["robust"]] for r in tab.to_dicts()]
+             V.undecided_text(r.get("more")) if r["robust"] == "undecided" else r["robust"]] for r in tab.to_dicts()]
     columns = [first, *[f"under {n}" for n in names], "sizes across fields", "verdicts",
                *[c for n in rest for c in (f"{n} minus {first_field}", "95% CI")], "interaction test"]
     return Table(f"Does each effect hold under every opponent field? {what}: {agree[AGREEMENT[0]]} same verdict "
@@ -209,7 +209,7 @@ def ladder_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Tabl
     counts = {w: int((tab["robust"] == w).sum()) for w in ("settled", "still moving", "undecided")}
     rows = [[label(r), *[pp(r[f"effect {n}"]) for n in names],
              *[cell for n in names[1:] for cell in (pp(r[f"difference {n}"]), pp_ci(r[f"low {n}"], r[f"high {n}"]))],
-             I.undecided_text(r.get("more")) if r["robust"] == "undecided" else r["robust"]] for r in tab.to_dicts()]
+             V.undecided_text(r.get("more")) if r["robust"] == "undecided" else r["robust"]] for r in tab.to_dicts()]
     columns = [first, *[f"effect under {n}" for n in names],
                *[c for before, n in zip(names, names[1:]) for c in (f"{n} minus {before}", "95% CI")],
                "by the strongest field"]
