@@ -19,7 +19,8 @@ DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 PLACEHOLDER = re.compile(r"\b[A-Z]{1,}\b|[<\[]|\\\||\.\.\.")
 # Option -> the most a test may ask for (whatever the docs say) and what to add when it is absent.
 CAPS = {"simulate": {"--games": 24}, "verify": {"--games": 8}, "ladder": {"--games": 10, "--players": 2},
-        "bench": {"--players": 2, "--batch": 8, "--reference-games": 1}, "sensitivity": {"--games": 300, "--draws": 2}}
+        "bench": {"--players": 2, "--batch": 8, "--reference-games": 1}, "sensitivity": {"--games": 300, "--draws": 2},
+        "fit": {"--games": 100, "--points": 12, "--confirm-games": 200, "--rounds": 1}}
 ALIASES = {"-n": "--games", "-p": "--players", "-b": "--batch", "-k": "--draws"}
 MENTIONS = {"hadara-sim simulate", "hadara-sim report", "hadara-sim report curve", "hadara-sim balance suggest",
             "hadara-sim policies tune", "hadara-sim report seats"}  # names of commands in prose, not command lines
