@@ -14,7 +14,7 @@ import textwrap
 
 import pytest
 
-# Its own step of CI (`make boundscheck`, run by .ci/run beside `make test`): the fresh compile with
+# Its own step of CI (`make boundscheck`, run by .ci/run after `make test`): the fresh compile with
 # checks takes two and a half minutes of one core, more than the rest of the suite can spare.
 pytestmark = pytest.mark.skipif(os.environ.get("HADARA_SIM_BOUNDSCHECK") != "1",
                                 reason="set HADARA_SIM_BOUNDSCHECK=1 (make boundscheck)")
