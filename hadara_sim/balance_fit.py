@@ -66,6 +66,7 @@ MAX_CHANGED = 2      # values of one side a proposal may change
 AIM = 0.5            # the proposer's target: predicted win share within AIM x margin of 1/P
 POINTS = 12          # design points besides the current set
 REFERENCE_DEALS = 5000  # deals the surrogate averages its predicted shares over
+SAMPLE_GAMES = 400      # games a design point of the random sample `fitting_seconds` times the fits on
 
 Change = dict[str, dict[str, int]]   # side ("3B") -> field -> change from its current value
 Play = Callable[[int, Change, int, int, str], pl.DataFrame]  # (players, change, seed, games, label) -> rows
@@ -283,6 +284,7 @@ class Surrogate:
     columns: list[str]
     deals: np.ndarray      # reference deals: sides held per seat (games, players), from the current set's run
     added: list[str]       # interaction and curvature terms the data demanded
+    offset: np.ndarray = field(default_factory=lambda: np.zeros(len(SIDES)))  # (10,) strengths `anchor` adds
 
     def _slopes(self, params: np.ndarray, side: str) -> np.ndarray:
         """(..., terms) coefficients of one side's terms."""
@@ -309,7 +311,7 @@ class Surrogate:
     def strengths(self, change: Change, params: np.ndarray | None = None) -> np.ndarray:
         """(..., 10) side strengths under a change set (`params`: (..., k) draws; default the fit)."""
         params = self.params if params is None else params
-        out = self._base(params)
+        out = self._base(params) + self.offset
         for i, s in enumerate(SIDES):
             if change.get(s) and self.terms.get(s):
                 out[..., i] += self._slopes(params, s) @ self.term_values(s, [change[s]])[0]
@@ -334,19 +336,30 @@ class Surrogate:
         games, where = np.nonzero(self.deals == i)
         theta = strengths[self.deals[games]] + seats                    # (deals holding it, players)
         others = np.exp(theta).sum(1) - np.exp(theta[np.arange(len(games)), where])
-        own = self._base(self.params)[i] + seats[where]
+        own = self._base(self.params)[i] + self.offset[i] + seats[where]
         if self.terms.get(side):
             own = own + (self.term_values(side, options) @ self._slopes(self.params, side))[:, None]
         else:
             own = np.broadcast_to(own, (len(options), len(games)))
         return (1.0 / (1.0 + others * np.exp(-own))).mean(1)
 
-    def standard_errors(self, change: Change, draws: int = 200, seed: int = 0) -> np.ndarray:
-        """The standard error of every side's predicted share under `change`: the spread over draws of
-        the parameters from their cluster-robust normal approximation."""
-        rng = np.random.default_rng(seed)
-        params = rng.multivariate_normal(self.params, self.cov, size=draws, check_valid="ignore", method="eigh")
-        return np.nanstd(self.shares(self.strengths(change, params), params), axis=0, ddof=1)
+    def anchor(self, run: Run, iterations: int = 500) -> Surrogate:
+        """The surrogate with each side's strength offset so that at `run`'s change set, on `run`'s deals,
+        it predicts the win shares `run` observed: the model then serves for the step from the set last
+        played, not for the level (see docs/reports.md for the measured gain). Found by the
+        minorise-maximise update of Bradley-Terry fits, offset += log(observed / predicted), until no
+        share is 1e-6 off (the equations of a side's maximum-likelihood offset: they have a solution)."""
+        sides, wins = _groups(run)
+        wins = wins / np.maximum(wins.sum(1, keepdims=True), 1e-12)
+        observed = np.array([wins[sides == i].mean() if (sides == i).any() else np.nan for i in range(len(SIDES))])
+        seen = np.isfinite(observed) & (observed > 0)
+        on_run = replace(self, deals=sides, offset=np.zeros(len(SIDES)))
+        for _ in range(iterations):
+            predicted = on_run.shares(on_run.strengths(run.change))
+            if np.max(np.abs(observed[seen] - predicted[seen])) < 1e-6:
+                break
+            on_run.offset[seen] += np.log(observed[seen] / predicted[seen])
+        return replace(self, offset=on_run.offset)
 
 
 def _fit(design: Strengths):
@@ -436,42 +449,36 @@ class Proposal:
         return max(abs(self.predicted[p][SIDES.index(s)] - 1 / p) for p in self.predicted for s in sides)
 
 
-def tolerances(surrogates: dict[int, Surrogate], plan: FitPlan) -> dict[tuple[int, str], float]:
-    """Per player count and side, how far from 1/P a predicted share may lie: `aim` x margin, or, where
-    wider, the distance at which the surrogate can tell the side's current share from 1/P at all
-    (its standard error times the two-sided normal quantile Bonferroni-corrected over the cells): a
-    side the data do not show to be off is not changed, and its confirmation decides. Never above
-    the margin."""
-    cells = len(surrogates) * len(plan.sides)
-    z = float(norm.ppf(1 - I.ALPHA / (2 * cells)))
-    out = {}
-    for p, m in surrogates.items():
-        se = m.standard_errors({}, seed=plan.seed)
-        for s in plan.sides:
-            out[(p, s)] = min(plan.margin, max(plan.aim * plan.margin, z * se[SIDES.index(s)]))
-    return out
-
-
 def propose(surrogates: dict[int, Surrogate], plan: FitPlan, now: dict[str, dict[str, int]],
             around: Change | None = None, passes: int = 20) -> Proposal:
-    """The change set the surrogates predict fair (each side within its `tolerances` of 1/P at every
+    """The change set the surrogates predict fair (each side within `aim` x margin of 1/P at every
     player count), side by side, the furthest from fair first, until a whole pass moves no side.
-    With `around` (the set the last round played) every value stays within one step of it: the
-    surrogate is trusted near the games it has seen, and a linear fit far from them is not (measured:
-    free proposals jumped between distant sets from round to round, each predicted fair and played
-    4-9 pp off)."""
+    With `around` (the set the last round played) the passes start from it, every value stays within
+    one step of it, and each side takes the smallest move from it that is predicted fair (then the
+    fewest values, then the smallest worth): the surrogate is trusted near the games it has seen, and
+    a linear fit far from them is not (measured: free proposals jumped between distant sets from round
+    to round, each predicted fair and played 4-9 pp off; proposals re-chosen by fewest values each
+    round swapped one value for another and played a new direction the fit knew least)."""
     options = {s: [o for o in side_options(s, plan, now)
                    if around is None or all(abs(o.get(f, 0) - around.get(s, {}).get(f, 0)) <= balance.STEPS[f]
                                             for f in plan.fields)]
                for s in plan.sides}
-    tol = tolerances(surrogates, plan)
-    change: Change = {}
+    if around is not None:
+        for s in plan.sides:
+            last = around.get(s, {})
+            options[s].sort(key=lambda o: worth({f: o.get(f, 0) - last.get(f, 0) for f in plan.fields}))
+    tol = plan.aim * plan.margin
+    change: Change = {s: c for s, c in (around or {}).items() if s in plan.sides and c}
     blocked: dict[str, str] = {}
 
+    def shares(side: str, opts: list[dict[str, int]]) -> np.ndarray:
+        """(player counts, options) the side's predicted share under each option."""
+        return np.array([m.side_shares(change, side, opts) for m in surrogates.values()])
+
     def excess(side: str, opts: list[dict[str, int]]) -> np.ndarray:
-        """Per option of the side, how far beyond its tolerance the worst player count lies (<= 0: fine)."""
-        return np.max([np.abs(m.side_shares(change, side, opts) - 1 / p) - tol[(p, side)]
-                       for p, m in surrogates.items()], axis=0)
+        """Per option of the side, how far beyond `tol` the worst player count lies (<= 0: fine)."""
+        fair = np.array([1 / p for p in surrogates])[:, None]
+        return np.max(np.abs(shares(side, opts) - fair) - tol, axis=0)
 
     for _ in range(passes):
         order = sorted(plan.sides, key=lambda s: -excess(s, [change.get(s, {})])[0])
@@ -482,11 +489,13 @@ def propose(surrogates: dict[int, Surrogate], plan: FitPlan, now: dict[str, dict
             fine = np.flatnonzero(over <= 0)
             pick = int(fine[0]) if len(fine) else int(np.argmin(over))
             if not len(fine):
+                best = shares(s, [options[s][pick]])[:, 0]
                 blocked[s] = (f"no change of at most {plan.max_changed} of its values within {plan.reach} steps"
                               f"{' (and one step of the set last played)' if around is not None else ''} "
-                              f"brings it within reach of 1/P at every player count (the surrogate's best, "
-                              f"{_words(options[s][pick]) or 'no change'}, leaves it {100 * over[pick]:.1f} pp "
-                              f"beyond its tolerance)")
+                              f"brings it within {100 * tol:g} pp of 1/P at every player count (the surrogate's "
+                              f"best, {_words(options[s][pick]) or 'no change'}, predicts "
+                              + ", ".join(f"{100 * x:.1f} % at {p} players" for p, x in zip(surrogates, best))
+                              + f": {100 * over[pick]:.1f} pp beyond)")
             if options[s][pick] != change.get(s, {}):
                 others = {k: v for k, v in change.items() if k != s}
                 change = others | ({s: options[s][pick]} if options[s][pick] else {})
@@ -602,6 +611,45 @@ def estimate(plan: FitPlan, cold: bool | None = None) -> tuple[Estimate, Estimat
     return sweep, confirm
 
 
+def _blank_run(players: int, change: Change, games: int, seed: int) -> Run:
+    """A run of games with sides dealt and winners drawn at random: the shape of a real run, for timing."""
+    rng = np.random.default_rng([seed, players, games])
+    cards = np.argsort(rng.random((games, 5)), axis=1)[:, :players]
+    win = np.zeros((games, players))
+    win[np.arange(games), rng.integers(0, players, games)] = 1.0
+    rows = pl.DataFrame({"game": np.repeat(np.arange(games), players), "seat": np.tile(np.arange(players), games),
+                         "players": players, "setup_card": (cards + 1).ravel(),
+                         "setup_side": np.where(rng.integers(0, 2, games * players) == 1, "B", "A"),
+                         "win_share": win.ravel()})
+    return Run(players, change, seed, "timing", rows)
+
+
+def fitting_seconds(plan: FitPlan) -> float:
+    """How long the fit spends fitting its surrogates and proposing, before anything is played: the
+    first round's fits and a proposal timed here (CPU time, as the games' speeds are measured) on
+    random games of the plan's design
+    (`SAMPLE_GAMES` a design point, the reference deals in full), each fit scaled by the games it
+    will hold (a fit's work grows with its rows: the design, the current set and every confirmation
+    so far)."""
+    now = currents(load_components(plan.components).with_overrides(plan.overrides))
+    points = design(plan, now)
+    reference = min(plan.confirm_games, REFERENCE_DEALS)
+    sample = plan.points * SAMPLE_GAMES + reference
+    fitting, surrogates = 0.0, {}
+    for p in plan.players:
+        runs = [_blank_run(p, {}, reference, plan.seed)] + [_blank_run(p, c, SAMPLE_GAMES, plan.seed) for c in points]
+        start = time.process_time()
+        first = fit_surrogate(runs, plan)
+        middle = time.process_time()
+        surrogates[p] = fit_surrogate(runs, plan, first).anchor(runs[0])
+        end = time.process_time()
+        held = [plan.points * plan.games + r * plan.confirm_games for r in range(1, plan.rounds + 1)]
+        fitting += (middle - start) * held[0] / sample + (end - middle) * sum(held[1:]) / sample
+    start = time.process_time()
+    propose(surrogates, plan, now)
+    return fitting + plan.rounds * (time.process_time() - start)
+
+
 def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
     """The fit: designed sweep, surrogate, proposal, confirmation on fresh deals, refit, until it stops
     (see the module's docstring). `play` plays one run (default: the real game, `simulate_play`);
@@ -628,9 +676,10 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
     rounds: list[Round] = []
     status, reason = "rounds", ""
     surrogates: dict[int, Surrogate] = {}
+    last = {p: data[p][0] for p in plan.players}   # the set last played in full: the current set, then each round's
     for r in range(1, plan.rounds + 1):
         say(f"round {r}: fitting the surrogates")
-        surrogates = {p: fit_surrogate(data[p], plan, surrogates.get(p)) for p in plan.players}
+        surrogates = {p: fit_surrogate(data[p], plan, surrogates.get(p)).anchor(last[p]) for p in plan.players}
         proposal = propose(surrogates, plan, now, rounds[-1].proposal.change if rounds else None)
         if rounds and proposal.change == rounds[-1].proposal.change:
             status, reason = _why(rounds[-1], proposal, plan)
@@ -644,6 +693,7 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
             run = Run(p, proposal.change, seed, label, play(p, proposal.change, seed, plan.confirm_games, label))
             confirm.append(run)
             data[p].append(run)
+            last[p] = run
             played += plan.confirm_games
         rounds.append(Round(r, proposal, seed, verdicts(confirm, plan.sides, plan.margin),
                             {p: m.added for p, m in surrogates.items()}))
@@ -652,8 +702,8 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
                                            f"of 1/P at {_counts(plan.players)} players on fresh deals")
             break
     else:
-        last = rounds[-1]
-        status, reason = _why(last, last.proposal, plan)
+        final = rounds[-1]
+        status, reason = _why(final, final.proposal, plan)
         if status == "rounds":
             reason = f"{plan.rounds} rounds played: " + reason
     before = None

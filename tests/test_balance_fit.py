@@ -8,7 +8,7 @@ import polars as pl
 from typer.testing import CliRunner
 
 from hadara_sim.balance import fix_text, read_overrides
-from hadara_sim.balance_fit import SIDES, FitPlan, fit
+from hadara_sim.balance_fit import SIDES, FitPlan, Run, fit, fit_surrogate
 from hadara_sim.cli import app
 
 
@@ -85,3 +85,22 @@ def test_fit_help_and_bad_input():
     assert bad.exit_code == 2 and "expected a card and side like 3B" in bad.output
     bad = runner.invoke(app, ["balance", "fit", "-p", "7"], env={"COLUMNS": "200"})
     assert bad.exit_code == 2 and "less than or equal to 5" in bad.output
+
+
+def test_an_anchored_surrogate_predicts_the_shares_of_the_set_it_is_anchored_to():
+    # the surrogate learns the sweep of a game where 3B is strong; the set last played (3B culture -2) plays
+    # in a game where 3B lost more than the sweep's slope says: anchored, the model starts from what was seen
+    fit_plan = plan(sides=["3B"], fields=["culture"])
+    design = synthetic({"3B": 0.6}, {"3B": {"culture": 0.3}})
+    runs = [Run(2, c, 1, str(k), design(2, c, 1, 5000 if not c else 2000, str(k)))
+            for k, c in enumerate([{}] + [{"3B": {"culture": d}} for d in (-1, 0, 1, -1, 1)])]
+    model = fit_surrogate(runs, fit_plan)
+    played = {"3B": {"culture": -2}}
+    last = Run(2, played, 2, "last", synthetic({"3B": -0.4}, {})(2, {}, 2, 20000, "last"))
+    seen = last.rows.filter(pl.col("setup_card") == 3, pl.col("setup_side") == "B")["win_share"].mean()
+    anchored = model.anchor(last)
+    i = SIDES.index("3B")
+    assert abs(model.shares(model.strengths(played))[i] - seen) > 0.05   # the sweep's slope misses it
+    assert abs(anchored.shares(anchored.strengths(played))[i] - seen) < 0.005   # (on the reference deals)
+    one_more = anchored.shares(anchored.strengths({"3B": {"culture": -1}}))[i]
+    assert one_more > seen + 0.04                    # and a step back still moves 3B by the sweep's slope

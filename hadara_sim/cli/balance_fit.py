@@ -57,6 +57,7 @@ def fit(
     matplotlib.use("Agg")
     from .. import balance_fit as F
     from ..components import SETUP_VALUES, ComponentError
+    from ..progress import duration
     from ..runner import RunError
     from ..scenario.checks import ScenarioError
 
@@ -75,10 +76,15 @@ def fit(
                      overrides=base.overrides, jobs=jobs, out=str(out) if out else None)
     try:
         sweep, confirm = F.estimate(plan)
+        fitting = F.fitting_seconds(plan)
     except ScenarioError as err:
         fail("the plan is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
+    except ComponentError as err:
+        fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
     if expect(f"the designed sweep {sweep.text()}; then the current set and at most {rounds} proposals, "
-               f"{confirm.text()}", sweep.seconds + confirm.seconds, dry_run):
+              f"{confirm.text()}; fitting the surrogates and proposing about {duration(fitting)} (timed on a "
+              f"sample here); in all about {duration(sweep.seconds + confirm.seconds + fitting)}",
+              sweep.seconds + confirm.seconds + fitting, dry_run):
         return
     start = time.perf_counter()
     try:
