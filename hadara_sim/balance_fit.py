@@ -13,13 +13,16 @@ opponents, so weakening 3B moves every other side's share. The fit treats the se
    meets. `term_t` are the side's changes (linear); the squares and within-side products of its
    changes join only where the data demand them (cluster-robust Wald test, Holm over the candidate
    terms). Fitted by maximum likelihood with statsmodels (`GenericLikelihoodModel`, Newton steps),
-   standard errors cluster-robust by deal (a deal is played at every design point).
+   standard errors cluster-robust by deal (a deal is played at every design point). Before each
+   proposal it is anchored to the set last played in full (`Surrogate.anchor`: side offsets that
+   reproduce the shares observed there), so the model gives the step and the games the level.
 3. **Proposer.** Over whole-number changes within each value's range and `reach` steps of its
    current value (after the first round, within one step of the set last played: a trust region),
    side by side (the furthest from fair first, repeated until no side moves): the
    change of the side with the fewest changed values, then the smallest worth of change
-   (`balance.WORTH`), whose predicted win share lies within `aim` of 1/P at every player count,
-   given the other sides' changes. A side no change in range brings there is *blocked*.
+   (`balance.WORTH`), whose predicted win share lies within `aim` x margin of 1/P at every player
+   count, given the other sides' changes; after the first round, starting from the set last played,
+   the smallest move from it first. A side no change in range brings there is *blocked*.
 4. **Confirmation.** The proposal is played on fresh deals; every named side at every player count
    gets the verdict of `balance check` (TOST against 1/P within the margin, Holm over all the cells
    of the table, with `inference.deals_to_decide` hints). The confirmation's games join the
@@ -362,13 +365,15 @@ class Surrogate:
         return replace(self, offset=on_run.offset)
 
 
-def _fit(design: Strengths):
-    """The maximum-likelihood fit; ValueError when the data cannot place every term (too few games)."""
+def _fit(design: Strengths, start: np.ndarray | None = None):
+    """The maximum-likelihood fit, from `start` (a refit starts from the last fit: fewer Newton steps,
+    each of which costs seconds on a few hundred thousand games); ValueError when the data cannot
+    place every term (too few games)."""
     model = _model_class()(design)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            res = model.fit(start_params=np.zeros(len(design.columns)), method="newton", maxiter=100, disp=0,
+            res = model.fit(start_params=np.zeros(len(design.columns)) if start is None else start, method="newton", maxiter=100, disp=0,
                             cov_type="cluster", cov_kwds={"groups": design.deals})
         except np.linalg.LinAlgError:
             res = None
@@ -418,7 +423,8 @@ def fit_surrogate(runs: list[Run], plan: FitPlan, previous: Surrogate | None = N
             terms = {s: main[s] + [t for t in candidates[s] if f"{s} {'*'.join(t)}" in keep] for s in main}
             added = sorted(keep)
     design_ = Strengths(runs, terms)
-    res = _fit(design_)
+    res = _fit(design_, previous.params if previous is not None and len(previous.params) == len(design_.columns)
+               else None)
     reference = next(r for r in runs if not count(r.change))
     return Surrogate(runs[0].players, terms, np.asarray(res.params), np.asarray(res.cov_params()),
                      design_.columns, _groups(reference)[0][:REFERENCE_DEALS], added)
@@ -557,6 +563,13 @@ class Round:
     def confirmed(self) -> bool:
         return bool(self.table["fair"].all())
 
+    @property
+    def missed(self) -> float:
+        """How far the surrogate's predictions missed the shares played: the root mean square over the
+        named cells of predicted minus played win share."""
+        gaps = [self.proposal.predicted[r["players"]][SIDES.index(r["side"])] - r["mean"] for r in self.table.to_dicts()]
+        return float(np.sqrt(np.mean(np.square(gaps))))
+
 
 @dataclass
 class Fit:
@@ -641,7 +654,7 @@ def fitting_seconds(plan: FitPlan) -> float:
         start = time.process_time()
         first = fit_surrogate(runs, plan)
         middle = time.process_time()
-        surrogates[p] = fit_surrogate(runs, plan, first).anchor(runs[0])
+        surrogates[p] = fit_surrogate(runs, plan, replace(first, params=np.array([]))).anchor(runs[0])  # cold: at most
         end = time.process_time()
         held = [plan.points * plan.games + r * plan.confirm_games for r in range(1, plan.rounds + 1)]
         fitting += (middle - start) * held[0] / sample + (end - middle) * sum(held[1:]) / sample

@@ -104,3 +104,12 @@ def test_an_anchored_surrogate_predicts_the_shares_of_the_set_it_is_anchored_to(
     assert abs(anchored.shares(anchored.strengths(played))[i] - seen) < 0.005   # (on the reference deals)
     one_more = anchored.shares(anchored.strengths({"3B": {"culture": -1}}))[i]
     assert one_more > seen + 0.04                    # and a step back still moves 3B by the sweep's slope
+
+
+def test_the_estimate_before_a_fit_includes_the_fitting():
+    result = CliRunner().invoke(app, ["balance", "fit", "-p", "2", "--side", "3B", "--values", "culture", "-n", "100",
+                                      "--points", "3", "--confirm-games", "500", "--rounds", "2", "--dry-run"],
+                                env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert "fitting the surrogates and proposing about" in result.output and "in all about" in result.output
+    assert "nothing was played" in result.output

@@ -134,17 +134,21 @@ def _tables(result) -> list[Table]:
         "change_set": ["; ".join(f"{s} {F._words(c)}" for s, c in sorted(r.proposal.change.items())) or "none"
                        for r in result.rounds],
         "predicted_worst_pp": [100 * r.proposal.worst(plan.sides) for r in result.rounds],
+        "missed_pp": [100 * r.missed for r in result.rounds],
         "fair_cells": [int(r.table["fair"].sum()) for r in result.rounds],
         "cells": [r.table.height for r in result.rounds],
         "terms_added": ["; ".join(f"{p}p: {', '.join(t)}" for p, t in r.added.items() if t) or "none"
                         for r in result.rounds]},
-        schema_overrides={"predicted_worst_pp": pl.Float64})
+        schema_overrides={"predicted_worst_pp": pl.Float64, "missed_pp": pl.Float64})
     grids.append(Table("Rounds: each proposal and its confirmation on fresh deals",
-                       ["round", "changed values", "change set", "surrogate's worst cell", "fair cells", "terms added"],
+                       ["round", "changed values", "change set", "surrogate's worst cell", "missed by", "fair cells",
+                        "terms added"],
                        [[str(r["round"]), str(r["changes"]), r["change_set"], f"{r['predicted_worst_pp']:.1f} pp",
-                         f"{r['fair_cells']} of {r['cells']}", r["terms_added"]] for r in rounds.to_dicts()],
+                         f"{r['missed_pp']:.1f} pp", f"{r['fair_cells']} of {r['cells']}", r["terms_added"]]
+                        for r in rounds.to_dicts()],
                        caption=("surrogate's worst cell: the largest predicted distance from 1/P over the named sides "
-                                "and player counts; fair cells: confirmed fair within the margin on the round's "
+                                "and player counts; missed by: root mean square over those cells of the predicted "
+                                "minus the played win share; fair cells: confirmed fair within the margin on the round's "
                                 f"{plan.confirm_games:,} fresh games per player count; terms added: squares and "
                                 "products of a side's changes the surrogate's data demanded (Wald, Holm)"),
                        data=rounds, units=None))
