@@ -625,15 +625,21 @@ def estimate(plan: FitPlan, cold: bool | None = None) -> tuple[Estimate, Estimat
 
 
 def _blank_run(players: int, change: Change, games: int, seed: int) -> Run:
-    """A run of games with sides dealt and winners drawn at random: the shape of a real run, for timing."""
+    """A run of made-up games of a real run's shape, for timing: sides dealt at random, the winner drawn
+    from the softmax of side strengths spread as the shipped set's under `balanced` (-0.7 to +0.7
+    log-odds, 3B at 2 players winning about two games in three), each changed value adding 0.1 a
+    step (a fit's Newton steps, and so its time, grow with how far its parameters lie from 0)."""
     rng = np.random.default_rng([seed, players, games])
+    strength = np.linspace(-0.7, 0.7, len(SIDES)) + [0.1 * sum(change.get(s, {}).values()) for s in SIDES]
     cards = np.argsort(rng.random((games, 5)), axis=1)[:, :players]
+    sides = cards * 2 + rng.integers(0, 2, (games, players))
+    chance = softmax(strength[sides], axis=1)
+    winner = (rng.random(games)[:, None] > np.cumsum(chance, axis=1)).sum(1).clip(0, players - 1)
     win = np.zeros((games, players))
-    win[np.arange(games), rng.integers(0, players, games)] = 1.0
+    win[np.arange(games), winner] = 1.0
     rows = pl.DataFrame({"game": np.repeat(np.arange(games), players), "seat": np.tile(np.arange(players), games),
-                         "players": players, "setup_card": (cards + 1).ravel(),
-                         "setup_side": np.where(rng.integers(0, 2, games * players) == 1, "B", "A"),
-                         "win_share": win.ravel()})
+                         "players": players, "setup_card": (sides // 2 + 1).ravel(),
+                         "setup_side": np.where(sides.ravel() % 2 == 1, "B", "A"), "win_share": win.ravel()})
     return Run(players, change, seed, "timing", rows)
 
 
