@@ -373,7 +373,8 @@ def _fit(design: Strengths, start: np.ndarray | None = None):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
-            res = model.fit(start_params=np.zeros(len(design.columns)) if start is None else start, method="newton", maxiter=100, disp=0,
+            res = model.fit(start_params=np.zeros(len(design.columns)) if start is None else start,
+                            method="newton", maxiter=100, disp=0,
                             cov_type="cluster", cov_kwds={"groups": design.deals})
         except np.linalg.LinAlgError:
             res = None
@@ -567,7 +568,8 @@ class Round:
     def missed(self) -> float:
         """How far the surrogate's predictions missed the shares played: the root mean square over the
         named cells of predicted minus played win share."""
-        gaps = [self.proposal.predicted[r["players"]][SIDES.index(r["side"])] - r["mean"] for r in self.table.to_dicts()]
+        gaps = [self.proposal.predicted[r["players"]][SIDES.index(r["side"])] - r["mean"]
+                for r in self.table.to_dicts()]
         return float(np.sqrt(np.mean(np.square(gaps))))
 
 
@@ -658,7 +660,13 @@ def fitting_seconds(plan: FitPlan) -> float:
     for p in plan.players:
         runs = [_blank_run(p, {}, reference, plan.seed)] + [_blank_run(p, c, SAMPLE_GAMES, plan.seed) for c in points]
         start = time.process_time()
-        first = fit_surrogate(runs, plan)
+        try:
+            first = fit_surrogate(runs, plan)
+        except ValueError:
+            raise ValueError(f"the surrogate at {p} players cannot be fitted on this design: even with "
+                             f"{SAMPLE_GAMES} games a design point (a timing sample), {plan.points} --points cannot "
+                             f"tell apart the effects of every changeable value of every named side; use more "
+                             f"--points, or name fewer --side or --values") from None
         middle = time.process_time()
         surrogates[p] = fit_surrogate(runs, plan, replace(first, params=np.array([]))).anchor(runs[0])  # cold: at most
         end = time.process_time()

@@ -81,6 +81,8 @@ def fit(
         fail("the plan is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
     except ComponentError as err:
         fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
+    except ValueError as err:
+        fail(str(err))
     if expect(f"the designed sweep {sweep.text()}; then the current set and at most {rounds} proposals, "
               f"{confirm.text()}; fitting the surrogates and proposing about {duration(fitting)} (timed on a "
               f"sample here); in all about {duration(sweep.seconds + confirm.seconds + fitting)}",
@@ -148,7 +150,8 @@ def _tables(result) -> list[Table]:
                         for r in rounds.to_dicts()],
                        caption=("surrogate's worst cell: the largest predicted distance from 1/P over the named sides "
                                 "and player counts; missed by: root mean square over those cells of the predicted "
-                                "minus the played win share; fair cells: confirmed fair within the margin on the round's "
+                                "minus the played win share; fair cells: confirmed fair within the margin on the "
+                                "round's "
                                 f"{plan.confirm_games:,} fresh games per player count; terms added: squares and "
                                 "products of a side's changes the surrogate's data demanded (Wald, Holm)"),
                        data=rounds, units=None))
