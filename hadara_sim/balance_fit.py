@@ -649,24 +649,25 @@ def fitting_seconds(plan: FitPlan) -> float:
     """How long the fit spends fitting its surrogates and proposing, before anything is played: the
     first round's fits and a proposal timed here (CPU time, as the games' speeds are measured) on
     random games of the plan's design
-    (`SAMPLE_GAMES` a design point, the reference deals in full), each fit scaled by the games it
+    (at most `SAMPLE_GAMES` a design point, the reference deals in full), each fit scaled by the games it
     will hold (a fit's work grows with its rows: the design, the current set and every confirmation
     so far)."""
     now = currents(load_components(plan.components).with_overrides(plan.overrides))
     points = design(plan, now)
     reference = min(plan.confirm_games, REFERENCE_DEALS)
-    sample = plan.points * SAMPLE_GAMES + reference
+    sample_games = min(plan.games, SAMPLE_GAMES)
+    sample = plan.points * sample_games + reference
     fitting, surrogates = 0.0, {}
     for p in plan.players:
-        runs = [_blank_run(p, {}, reference, plan.seed)] + [_blank_run(p, c, SAMPLE_GAMES, plan.seed) for c in points]
+        runs = [_blank_run(p, {}, reference, plan.seed)] + [_blank_run(p, c, sample_games, plan.seed) for c in points]
         start = time.process_time()
         try:
             first = fit_surrogate(runs, plan)
         except ValueError:
-            raise ValueError(f"the surrogate at {p} players cannot be fitted on this design: even with "
-                             f"{SAMPLE_GAMES} games a design point (a timing sample), {plan.points} --points cannot "
-                             f"tell apart the effects of every changeable value of every named side; use more "
-                             f"--points, or name fewer --side or --values") from None
+            sampled = " (a timing sample of the plan)" if sample_games < plan.games else ""
+            raise ValueError(f"the surrogate at {p} players cannot be fitted: {plan.points} design points of "
+                             f"{sample_games:,} games{sampled} cannot tell apart the effects of every changeable value of every named side; use "
+                             f"more --points or --games, or name fewer --side or --values") from None
         middle = time.process_time()
         surrogates[p] = fit_surrogate(runs, plan, replace(first, params=np.array([]))).anchor(runs[0])  # cold: at most
         end = time.process_time()

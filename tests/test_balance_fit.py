@@ -88,7 +88,7 @@ def test_fit_help_and_bad_input():
     # three design points cannot tell five values of a side apart: said before anything is played
     bad = runner.invoke(app, ["balance", "fit", "-p", "2", "--side", "3B", "--points", "3", "-n", "10",
                               "--confirm-games", "10", "--dry-run"], env={"COLUMNS": "300"})
-    assert bad.exit_code == 2 and "cannot be fitted on this design" in bad.output and "--points" in bad.output
+    assert bad.exit_code == 2 and "cannot be fitted: 3 design points" in bad.output and "--points" in bad.output
 
 
 def test_an_anchored_surrogate_predicts_the_shares_of_the_set_it_is_anchored_to():
