@@ -666,8 +666,9 @@ def fitting_seconds(plan: FitPlan) -> float:
         except ValueError:
             sampled = " (a timing sample of the plan)" if sample_games < plan.games else ""
             raise ValueError(f"the surrogate at {p} players cannot be fitted: {plan.points} design points of "
-                             f"{sample_games:,} games{sampled} cannot tell apart the effects of every changeable value of every named side; use "
-                             f"more --points or --games, or name fewer --side or --values") from None
+                             f"{sample_games:,} games{sampled} cannot tell apart the effects of every changeable "
+                             f"value of every named side; use more --points or --games, or name fewer --side or "
+                             f"--values") from None
         middle = time.process_time()
         surrogates[p] = fit_surrogate(runs, plan, replace(first, params=np.array([]))).anchor(runs[0])  # cold: at most
         end = time.process_time()
