@@ -11,6 +11,7 @@ process meanwhile compiles the expert's training kernel (`option_table`, 127 s: 
 tests call it from Python).
 
     python -m hadara_sim.warm            # what `make` runs after an install: the whole engine
+    python -m hadara_sim.warm --no-training   # the engine without the expert's training kernel
     python -m hadara_sim.warm expert     # one kernel (the second process's part; or training)
 """
 
@@ -125,6 +126,8 @@ def _play_one_game() -> None:
 
 
 def main(argv: list[str]) -> int:
+    training = "--no-training" not in argv
+    argv = [arg for arg in argv if arg != "--no-training"]
     if argv:
         from .process import die_with_parent
 
@@ -137,7 +140,7 @@ def main(argv: list[str]) -> int:
         compile_kernels(argv)
         return 0
     start = time.perf_counter()
-    if compile_engine(_play_one_game, training=True):
+    if compile_engine(_play_one_game, training=training):
         print(f"compiled the engine in {time.perf_counter() - start:.0f} s", flush=True)
     else:
         print("the engine is already compiled", flush=True)
