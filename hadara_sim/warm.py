@@ -1,14 +1,18 @@
 """The engine's first compile on two cores.
 
 numba compiles one function at a time, and two of the bots' kernels take most of the engine's first
-compile: measured on a cold cache (file times of numba's cache, a loaded 2-core machine), the
-planner's kernel 275 s and the expert's 341 s of 970 s, everything else (the rules, `ask`, the
-epoch's steps) the rest. The two kernels do not call each other, so `compile_engine` compiles the
-expert's in a second process while this one compiles the planner's and greedy's, each into numba's
-cache, then plays one game here: the engine's compile loads the three kernels from the cache.
+compile: measured on a cold cache (CPU seconds per function from numba's compile events, a loaded
+2-core machine), the planner's kernel 178 s and the expert's 159 s of 535 s, the rules, `ask` and
+the epoch's steps the rest. The expert's kernel does not call the planner's (`decide` does, for the
+decisions the expert leaves to foresight), so `compile_engine` compiles the expert's in a second
+process while this one compiles the planner's and greedy's, each into numba's cache, then plays one
+game here: the engine's compile loads the three kernels from the cache. At the install the second
+process meanwhile compiles the expert's training kernel (`option_table`, 127 s: training and the
+tests call it from Python).
 
     python -m hadara_sim.warm            # what `make` runs after an install: the whole engine
-    python -m hadara_sim.warm expert     # one kernel (the second process's part)
+    python -m hadara_sim.warm --no-training   # the engine without the expert's training kernel
+    python -m hadara_sim.warm expert     # one kernel (the second process's part; or training)
 """
 
 from __future__ import annotations
@@ -31,13 +35,10 @@ def kernel(name: str):
     return {"planner": planner._planner, "greedy": greedy._greedy, "expert": expert._expert}[name]
 
 
-def kernel_signature() -> tuple:
-    """The kernels' argument types as the engine's `decide` passes them on (see `decide` in
-    hadara_sim/kernels/decide.py): kind, the seen state, rows, games, seats, epoch, phase, legal
-    options, hand, colony fronts, the components' arrays, parameters, value table, out. The arrays
-    are a one-game batch's own (`engine.decide.Deciders`), so their types are the engine's. (Typed
-    through a kernel: a file that imports numba counts as compiled code, `jit_cache`, and any edit
-    of it would drop the compiled engine.)"""
+def _engine_types():
+    """numba's `typeof` and a one-game batch's arrays, as the engine passes them to the kernels
+    (`engine.decide.Deciders`). (Typed through a kernel: a file that imports numba counts as compiled
+    code, `jit_cache`, and any edit of it would drop the compiled engine.)"""
     from .component_files import load_components
     from .deal import make_deals
     from .engine.game import BatchGame
@@ -45,42 +46,71 @@ def kernel_signature() -> tuple:
 
     components = load_components()
     game = BatchGame(make_deals(components, 2, 1), components, [make_policy("greedy"), make_policy("greedy")])
-    k, typeof = game.k, kernel("planner").typeof_pyval
+    return kernel("planner").typeof_pyval, game.k
+
+
+def kernel_signature() -> tuple:
+    """The kernels' argument types as the engine's `decide` passes them on (see `decide` in
+    hadara_sim/kernels/decide.py): kind, the seen state, rows, games, seats, epoch, phase, legal
+    options, hand, colony fronts, the components' arrays, parameters, value table, out."""
+    typeof, k = _engine_types()
     vector, integer = typeof(np.zeros(1, np.int64)), typeof(np.int64(0))
     return (integer, typeof(k.seen), vector, vector, vector, integer, integer,
             typeof(np.zeros((1, 1), np.bool_)), typeof(np.zeros((1, 2), np.int64)), typeof(k.colony_front),
             typeof(k.policy_tables), typeof(k.params[0]), typeof(k.tables[0]), vector)
 
 
+def option_table_signature() -> tuple:
+    """The argument types of the expert's `option_table` as training passes them (`learned_options`):
+    the kernels' own, without colony fronts, and the values and features it fills in."""
+    typeof = kernel("planner").typeof_pyval
+    signature = list(kernel_signature())
+    del signature[9]  # colony fronts
+    return (*signature[:-1], typeof(np.zeros((1, 1))), typeof(np.zeros((1, 1, 1))))
+
+
 def compile_kernels(names) -> None:
     """Compile the named kernels into numba's cache (loaded from it when already there)."""
     signature = kernel_signature()
     for name in names:
-        kernel(name).compile(signature)
+        if name == "training":
+            from .kernels import expert
+
+            expert.option_table.compile(option_table_signature())
+        else:
+            kernel(name).compile(signature)
 
 
-def compile_engine(play_one_game) -> bool:
+def compile_engine(play_one_game, training: bool = False) -> bool:
     """Fill numba's cache with the whole engine, on two cores when there are two: the expert's kernel
-    in a second process, the planner's and greedy's here, then `play_one_game()` here compiles the
-    rest. Returns whether there was anything to compile. A second process that fails costs only
-    time: the game compiles whatever is missing."""
+    in a second process while this one compiles the planner's and greedy's, then `play_one_game()`
+    here compiles the rest (and, with `training`, the second process the expert's training kernel
+    meanwhile). Returns whether there was anything to compile. A second process that fails costs only
+    time: what is missing compiles when first used."""
     import os
 
     if jit_cache.is_warm():
         return False
-    helper = None
-    if (os.cpu_count() or 1) > 1:
-        helper = subprocess.Popen([sys.executable, "-m", "hadara_sim.warm", "expert"], stdin=subprocess.DEVNULL)
+    two = (os.cpu_count() or 1) > 1
+    helper = _start("expert") if two else None
     try:
         compile_kernels([name for name in KERNELS if helper is None or name != "expert"])
         if helper is not None:
             helper.wait()
+            helper = _start("training") if training else None
         play_one_game()
+        if helper is not None:
+            helper.wait()
     finally:
         if helper is not None and helper.poll() is None:  # interrupted: the helper goes too
             helper.kill()
             helper.wait()
     return True
+
+
+def _start(name: str) -> subprocess.Popen:
+    """A second process compiling one kernel into numba's cache."""
+    return subprocess.Popen([sys.executable, "-m", "hadara_sim.warm", name], stdin=subprocess.DEVNULL)
 
 
 def _play_one_game() -> None:
@@ -96,18 +126,21 @@ def _play_one_game() -> None:
 
 
 def main(argv: list[str]) -> int:
+    training = "--no-training" not in argv
+    argv = [arg for arg in argv if arg != "--no-training"]
     if argv:
         from .process import die_with_parent
 
         die_with_parent()
-        unknown = [name for name in argv if name not in KERNELS]
+        unknown = [name for name in argv if name not in (*KERNELS, "training")]
         if unknown:
-            print(f"unknown kernel {', '.join(unknown)}: the kernels are {', '.join(KERNELS)}", file=sys.stderr)
+            print(f"unknown kernel {', '.join(unknown)}: the kernels are {', '.join(KERNELS)} and training",
+                  file=sys.stderr)
             return 2
         compile_kernels(argv)
         return 0
     start = time.perf_counter()
-    if compile_engine(_play_one_game):
+    if compile_engine(_play_one_game, training=training):
         print(f"compiled the engine in {time.perf_counter() - start:.0f} s", flush=True)
     else:
         print("the engine is already compiled", flush=True)

@@ -693,6 +693,7 @@ def check_cache_file(root: Path, case) -> tuple[str, str]:
     again), within 30 s of reading (the import not counted) and without a runaway read; never an
     exception. Read in a process of its own with 1 GB of memory, so a read without bound cannot harm
     the campaign."""
+    import os
     import pickle
     import subprocess
     import sys
@@ -702,7 +703,10 @@ def check_cache_file(root: Path, case) -> tuple[str, str]:
 
     reader = subprocess.Popen([sys.executable, "-c", READ_TRIAL, str(path)], stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE)
-    reader.stdout.read(1)  # imported: the import alone takes seconds on a busy machine, the read is timed
+    # Imported: the import alone takes seconds on a busy machine, the read is timed. One byte off the
+    # pipe itself: a buffered read(1) may take the answer too when it is already there (a quick read
+    # on a busy machine), and `communicate` reads the pipe, not that buffer.
+    os.read(reader.stdout.fileno(), 1)
     try:
         answer, errors = reader.communicate(timeout=30)
     except subprocess.TimeoutExpired:

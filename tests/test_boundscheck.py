@@ -36,7 +36,8 @@ game = {kinds}
 def test_every_kernel_stays_in_bounds(tmp_path):
     basic_grant = '[{ card = "sell_bonus", seat = "rotate" }]'
     starred_grants = '[{ card = "double_actions", epoch = 2, seat = 0 }, { card = "statue_patron", seat = "rotate" }]'
-    bots = '["balanced", "greedy", "random", "military", "culture", "economy", "sets", "balanced-v1"]'
+    bots = ('["balanced", "foresight", "expert", "greedy", "random", "military", "culture", "economy", "sets", '
+            '"balanced-v1"]')
     runs = {  # name: policies, player counts, games, grants, game kinds
         "bots": (bots, [2, 3, 4], 24, basic_grant, '["basic", "advanced"]'),
         "five": (bots, [5], 24, "[]", '["basic", "advanced"]'),  # a grant would empty a deck at 5 players
@@ -45,6 +46,11 @@ def test_every_kernel_stays_in_bounds(tmp_path):
                    '["basic", "advanced"]'),
     }
     env = {**os.environ, "NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path / "numba-cache")}
+    # The checked engine compiles as the install's does, on both cores (hadara_sim/warm.py); the runs
+    # below load it from the cache, or compile what is missing.
+    warmed = subprocess.run([sys.executable, "-m", "hadara_sim.warm", "--no-training"], env=env, capture_output=True, text=True,
+                            timeout=900)
+    assert warmed.returncode == 0, warmed.stdout + warmed.stderr
     for name, (policies, players, games, grants, kinds) in runs.items():
         path = tmp_path / f"{name}.toml"
         path.write_text(textwrap.dedent(SCENARIO.format(name=name, policies=policies, players=players, games=games,

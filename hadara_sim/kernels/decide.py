@@ -9,7 +9,7 @@ import numpy as np
 from hadara_sim.policy import Kernel
 
 from .basics import _first_legal, inner
-from .expert import _expert
+from .expert import _expert, learns
 from .greedy import _greedy
 from .layout import EXPERT, gather, GREEDY, KIND_CODE, PLANNER, SCRATCH
 from .planner import _planner
@@ -54,7 +54,7 @@ def decide(code, kind, v, rows, g, seat, epoch, phase, legal, hand, card, feed_n
     """Built-in policy `code`'s choice in each row i of `rows` (game g[i], acting seat seat[i]) into
     out[i], always a legal option; the other rows are left alone (the engine passes one decision's rows
     of every policy)."""
-    if code == PLANNER:
+    if code == PLANNER or (code == EXPERT and not learns(kind, table)):
         _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
     elif code == EXPERT:
         _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)

@@ -18,7 +18,7 @@ from hadara_sim.rules import card_price, complete_sets, sale_price
 from .basics import _better, _card_count, helper, inner, _step, _top
 from .layout import DRAW, gather, KIND_CODE, PICK, PLANNER_PARAMS, SCRATCH
 from .lookahead import _pick_line, _pick_worths
-from .planner import _draw_values, _planner
+from .planner import _draw_values
 from .valuation import _context
 
 # One option's facts, as `_features` returns them: whether it buys a card, the coins it moves (minus
@@ -39,12 +39,18 @@ def block(kind, epoch):
     return 2 * (epoch - 1) + (0 if kind == DRAW else 1)
 
 
+@helper
+def learns(kind, table):
+    """Whether the learned correction values this decision: a draw, or a pick with a scratch table to
+    play the phase forward in (foresight decides every other one alone)."""
+    return kind == DRAW or (kind == PICK and table.shape[2] >= SCRATCH)
+
+
 @inner
 def _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out):
-    """foresight's choice, the card decisions' options valued with the learned correction added."""
-    if (kind != DRAW and kind != PICK) or (kind == PICK and table.shape[2] < SCRATCH):  # no scratch: no line
-        _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
-        return
+    """foresight's valuation of a card decision (one `learns` holds for) with the learned correction
+    added. It does not call foresight's kernel for the other kinds (`decide` does): so the two compile
+    apart, each on a core of its own (hadara_sim/warm.py)."""
     at_weights = WEIGHTS_AT + block(kind, epoch) * len(FEATURES)
     options = 4 if kind == DRAW else OPTIONS
     for i in rows:
@@ -121,8 +127,11 @@ def learned_options(kernel, d):
     `kernel`: (values, features), (games, options) and (games, options, FEATURES), zeros where illegal."""
     view, kind = d.view, KIND_CODE[d.kind]
     n = len(d)
-    legal = np.ascontiguousarray(d.legal)
-    hand = (np.ascontiguousarray(view.hand, np.int64) if d.kind == "draw" else np.zeros((n, 2), np.int64))
+    # Writable C arrays whatever the decision holds (an engine's view may be read-only): one compiled
+    # signature, the one `hadara_sim.warm` compiles at the install.
+    legal = np.require(d.legal, np.bool_, ("C", "W"))
+    hand = np.require(view.hand, np.int64, ("C", "W")) if d.kind == "draw" else np.zeros((n, 2), np.int64)
+    seat = np.require(view.player, np.int64, ("C", "W"))
     ct = view.components.compiled
     values = np.zeros(legal.shape)
     features = np.zeros(legal.shape + (len(FEATURES),))
@@ -131,6 +140,6 @@ def learned_options(kernel, d):
     for e, p in sorted(set(zip(epoch.tolist(), phase.tolist()))):
         rows = np.flatnonzero((epoch == e) & (phase == p))
         table = np.zeros((3, 2, max(len(ct.card_points), SCRATCH)))
-        option_table(kind, gather(view, d.kind), rows, g, np.asarray(view.player, np.int64), e, p, legal, hand, ct,
-                     kernel.params, table, values, features)
+        option_table(kind, gather(view, d.kind), rows, g, seat, e, p, legal, hand, ct, kernel.params, table, values,
+                     features)
     return values, features

@@ -1,0 +1,56 @@
+"""CPU seconds numba spends compiling each function of the engine on a cold cache.
+
+    python scripts/compile_profile.py            # the whole engine, as `python -m hadara_sim.warm` in one process
+    python scripts/compile_profile.py expert     # one kernel (planner, greedy, expert or training)
+
+It compiles into a fresh temporary NUMBA_CACHE_DIR (the project's cache is left alone) and prints,
+per function, the CPU seconds of its own compile ("own": less the functions it compiled on the way)
+and with them ("with callees"), the largest first. The figures in hadara_sim/warm.py come from here.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import sys
+import tempfile
+import time
+
+
+def main(argv: list[str]) -> int:
+    os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="hadara-compile-profile-")
+    from numba.core import event
+
+    stack, totals = [], collections.defaultdict(lambda: [0, 0.0, 0.0])
+
+    class Timer(event.Listener):
+        def on_start(self, ev):
+            stack.append([time.process_time(), 0.0])
+
+        def on_end(self, ev):
+            start, callees = stack.pop()
+            spent = time.process_time() - start
+            if stack:
+                stack[-1][1] += spent
+            func = getattr(ev.data["dispatcher"], "py_func", None)
+            row = totals[f"{func.__module__}.{func.__qualname__}" if func else "?"]
+            row[0] += 1
+            row[1] += spent - callees
+            row[2] += spent
+
+    event.register("numba:compile", Timer())
+    from hadara_sim import warm
+
+    start = time.process_time()
+    warm.compile_kernels(argv or warm.KERNELS)
+    if not argv:
+        warm._play_one_game()
+    print(f"{time.process_time() - start:.0f} CPU s in all (cache {os.environ['NUMBA_CACHE_DIR']})")
+    print(f"{'own':>8} {'with callees':>13} {'compiles':>8}  function")
+    for name, (count, own, whole) in sorted(totals.items(), key=lambda item: -item[1][1])[:40]:
+        print(f"{own:8.1f} {whole:13.1f} {count:8d}  {name}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
