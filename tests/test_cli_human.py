@@ -121,6 +121,8 @@ def test_play_names_the_seats_as_given_and_the_winner_with_their_policy():
     runner = CliRunner()
     short = runner.invoke(app, ["play", "-p", "3", "--policy", "human,military"], env={"COLUMNS": "200"})
     assert short.exit_code == 2 and "got 2 for 3 players (human, military)" in short.output
+    typo = runner.invoke(app, ["play", "-p", "2", "--policy", "humn,military"], env={"COLUMNS": "200"})
+    assert typo.exit_code == 2 and "unknown policy 'humn' (did you mean human?" in typo.output
     played = runner.invoke(app, ["play", "-p", "2", "--policy", "human,greedy"], input="1\n" * 300,
                            env={"COLUMNS": "200"})
     assert re.search(r"Winner: seat \d \((human|greedy)\)", played.output), played.output[-500:]
