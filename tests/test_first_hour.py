@@ -217,3 +217,10 @@ def test_numba_starts_without_scipy_linalg_and_still_reaches_blas():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           cwd=Path(__file__).resolve().parent.parent)
     assert done.stdout.split() == ["True", "False", "True"], done.stderr
+
+
+def test_a_mistyped_report_or_command_gets_a_did_you_mean():
+    report = runner.invoke(app, ["report", "winrat", "results/x"], env={"COLUMNS": "200"})
+    assert report.exit_code == 2 and "No such command 'winrat'. Did you mean 'winrate'?" in report.output
+    command = runner.invoke(app, ["simulat", "scenarios/default.toml"], env={"COLUMNS": "200"})
+    assert command.exit_code == 2 and "Did you mean 'simulate'?" in command.output
