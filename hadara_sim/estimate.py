@@ -103,5 +103,5 @@ def estimate_run(scenario: Scenario, jobs: int, games: int | None = None, cold: 
 
         cold = not jit_cache.is_warm()
     share = core_share(workers)
-    total = START_SECONDS + cpu / (workers * share) + (COMPILE_SECONDS if cold else 0.0)
+    total = (START_SECONDS + cpu / workers) / share + (COMPILE_SECONDS if cold else 0.0)  # starting is CPU work too
     return Estimate(total, games * len(scenario.combinations), sorted(unknown), cold, workers, share)
