@@ -17,6 +17,7 @@ from typing import Iterator
 import numpy as np
 import pyarrow as pa
 
+from . import numba_start  # noqa: F401  (numba's first call without importing scipy.linalg)
 from .components import ComponentSet
 from .deal import make_deals
 from .engine.game import BatchGame, Grant

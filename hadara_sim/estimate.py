@@ -27,11 +27,14 @@ class Estimate:
     unknown: list[str] = field(default_factory=list)  # policies of no measured speed (counted as free)
     compile: bool = False                         # the first compile is included
     workers: int = 1                              # processes playing at once
+    share: float = 1.0                            # of a core each process can expect (below 1: a busy machine)
 
     def text(self) -> str:
         """'about 2 min 10 s for 400,000 games (...)', saying what it includes or leaves out."""
         when = duration(self.seconds)
         notes = []
+        if self.share < 1.0:
+            notes.append(f"the machine is busy: about {self.share:.0%} of a core for each")
         if self.compile:
             notes.append(f"{COMPILE_SECONDS:.0f} s of it the first compile")
         if self.unknown:
@@ -71,9 +74,21 @@ def processes(jobs: int) -> int:
     return cores if jobs == -1 else max(1, cores + 1 + jobs) if jobs < 0 else jobs
 
 
+def core_share(workers: int) -> float:
+    """Of a core each of `workers` new processes can expect, given what already runs (the load average
+    of the last minute): the speeds file was measured with a core to itself, and a machine at load
+    10 on 2 cores gives each of 2 more processes a sixth of one. Where the load cannot be read, a
+    core each."""
+    try:
+        load = os.getloadavg()[0]
+    except OSError:
+        return 1.0
+    return min(1.0, (os.cpu_count() or 1) / (load + workers))
+
+
 def estimate_run(scenario: Scenario, jobs: int, games: int | None = None, cold: bool | None = None) -> Estimate:
     """The wall time of playing `games` of every combination (default: the scenario's) with `jobs`
-    processes (-1: every core)."""
+    processes (-1: every core), each at its share of a core on a busy machine (`core_share`)."""
     measured = speeds()
     games = scenario.games if games is None else games
     cpu, unknown = 0.0, set()
@@ -87,5 +102,6 @@ def estimate_run(scenario: Scenario, jobs: int, games: int | None = None, cold: 
         from . import jit_cache
 
         cold = not jit_cache.is_warm()
-    total = START_SECONDS + cpu / workers + (COMPILE_SECONDS if cold else 0.0)
-    return Estimate(total, games * len(scenario.combinations), sorted(unknown), cold, workers)
+    share = core_share(workers)
+    total = (START_SECONDS + cpu / workers) / share + (COMPILE_SECONDS if cold else 0.0)  # starting is CPU work too
+    return Estimate(total, games * len(scenario.combinations), sorted(unknown), cold, workers, share)

@@ -305,7 +305,7 @@ class Game:
             above = sum(1 for t in (MILITARY, CULTURE, FOOD) if p.tracks[t] > p.tracks[INCOME])
             income += min(DIVERSITY_MAX, DIVERSITY_COINS * above)
         p.coins += income
-        self.tell(p.seat, f"collects {income} income, now {p.coins} coins")
+        self.tell(p.seat, f"collects {income} income, now {p.coins} coin{'s' * (p.coins != 1)}")
 
     def requirement_payment(self, p: Player, requirement: int, track: int, budget: int) -> int | None:
         """Coins needed to meet a requirement: 0 if met (4 lower with requirement_cut); with
@@ -455,7 +455,8 @@ class Game:
                 p.tiles[choice - 1] -= 1
                 p.silver.append(choice - 1)
             self.tell(p.seat, f"buys a gold medal for {gold}" if choice == A.MEDAL_GOLD
-                      else f"buys a silver medal with a {TRACKS[choice - 1]} tile for {silver}")
+                      else f"buys a silver medal with {'an' if TRACKS[choice - 1][0] in 'aeiou' else 'a'} "
+                           f"{TRACKS[choice - 1]} tile for {silver}")
 
     # --- scoring --------------------------------------------------------------------------
 

@@ -5,7 +5,9 @@
 With --policy, only the policies named are measured; the file's other rows are kept as they are.
 
 Each policy plays on every seat, basic game, in one process with the compiled code warm, for about
-`--seconds` per cell (at least one chunk). The file it writes is what `simulate --dry-run` and the
+`--seconds` of CPU per cell (at least one chunk). The rate is per second of this process's CPU time,
+what a process plays with a core to itself, so a busy machine measures it as a quiet one would; the
+estimate scales it by the share of a core a run can expect (`estimate.core_share`). The file it writes is what `simulate --dry-run` and the
 estimate printed before long runs read (hadara_sim/estimate.py); rerun it on your own machine for
 estimates of your own (pass `--out` a path and set HADARA_SIM_SPEEDS to it).
 """
@@ -31,14 +33,14 @@ from hadara_sim.scenario.read import scenario_from_dict  # noqa: E402
 
 
 def games_per_second(policy: str, players: int, seconds: float) -> float:
-    """Games per second of `policy` on every seat, growing the batch until it takes `seconds`."""
+    """Games per CPU second of `policy` on every seat, growing the batch until it takes `seconds` of CPU."""
     games = 20
     while True:
         sc = scenario_from_dict({"name": "speed", "players": players, "policies": [policy], "games": games,
                                  "chunk": min(games, 5000), "seed": 1})
-        start = time.perf_counter()
+        start = time.process_time()
         run(sc, None, jobs=1)
-        took = time.perf_counter() - start
+        took = time.process_time() - start
         if took >= seconds or games >= 200_000:
             return games / took
         games = int(games * min(20.0, max(2.0, 1.2 * seconds / max(took, 1e-3))))
@@ -56,7 +58,7 @@ def main():
                 for name, row in tomllib.loads(args.out.read_text())["games_per_second"].items()}
     run(scenario_from_dict({"name": "warm", "players": 2, "policies": ["random"], "games": 2, "chunk": 2}), None,
         jobs=1)  # the compile is not part of any cell
-    lines = ["# Games per second of each built-in policy on every seat (basic game, one process, compiled",
+    lines = ["# Games per CPU second of each built-in policy on every seat (basic game, one process, compiled",
              f"# code warm): scripts/measure_speeds.py, {date.today()}, hadara-sim {__version__},",
              f"# {platform.machine()} {platform.processor() or ''} with {os.cpu_count()} cores. Read by",
              "# hadara_sim/estimate.py for the estimate printed before long runs.", "", "[games_per_second]"]

@@ -121,6 +121,8 @@ def test_play_names_the_seats_as_given_and_the_winner_with_their_policy():
     runner = CliRunner()
     short = runner.invoke(app, ["play", "-p", "3", "--policy", "human,military"], env={"COLUMNS": "200"})
     assert short.exit_code == 2 and "got 2 for 3 players (human, military)" in short.output
+    typo = runner.invoke(app, ["play", "-p", "2", "--policy", "humn,military"], env={"COLUMNS": "200"})
+    assert typo.exit_code == 2 and "unknown policy 'humn' (did you mean human?" in typo.output
     played = runner.invoke(app, ["play", "-p", "2", "--policy", "human,greedy"], input="1\n" * 300,
                            env={"COLUMNS": "200"})
     assert re.search(r"Winner: seat \d \((human|greedy)\)", played.output), played.output[-500:]
@@ -146,3 +148,19 @@ def test_the_bonus_tile_and_feeding_decisions_as_a_person_sees_them(components):
     game.phase = 1
     game.feed_people(game.seats[0])
     assert "choose how to feed your people (2 cards more than your food track)" in " ".join(lines)
+
+
+def test_the_told_game_says_an_income_tile_never_a_income_tile(components):
+    """The account of a game (`play`'s lines, the reference engine's narration) uses the article and
+    the number a person would: 'with an income tile', 'now 1 coin', never 'a income' or '1 coins'."""
+    from hadara_sim.deal import make_deals
+    from hadara_sim.reference import Game
+
+    told: list[str] = []
+    for seed in range(4):
+        deal = make_deals(components, 2, 1, seed=seed, advanced=True)
+        Game(deal, components, [make_policy("random", seed=seed), make_policy("random", seed=seed + 1)],
+             narrator=lambda seat, text: told.append(text)).play()
+    text = "\n".join(told)
+    assert re.search(r"with an income tile", text)
+    assert not re.search(r"\ba [aeiou]", text) and not re.search(r"\b1 coins\b", text)

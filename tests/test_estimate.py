@@ -34,6 +34,7 @@ def test_an_estimate_grows_with_the_games_and_shrinks_with_the_processes(monkeyp
     speeds.write_text('[games_per_second]\n"greedy" = { 2 = 1000 }\n"random" = { 2 = 500 }\n')
     monkeypatch.setenv("HADARA_SIM_SPEEDS", str(speeds))
     monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # a quiet machine
     sc = scenario(["greedy", "random"])
     one = E.estimate_run(sc, jobs=1, cold=False)
     cpu = 10_000 * (1 / 1000 + 1 / 500) / 2
@@ -45,6 +46,23 @@ def test_an_estimate_grows_with_the_games_and_shrinks_with_the_processes(monkeyp
     assert abs(cold.seconds - one.seconds - E.COMPILE_SECONDS) < 1e-9 and "first compile" in cold.text()
     single_chunk = E.estimate_run(scenario(["greedy", "random"], chunk=10_000), jobs=2, cold=False)
     assert single_chunk.workers == 1  # one chunk plays in one process
+
+
+def test_a_busy_machine_gives_each_process_its_share_of_a_core(monkeypatch, tmp_path):
+    """At load 10 on 2 cores, 2 more processes get 2 / 12 of a core each: starting and playing take 6
+    times as long as on a quiet machine, and the estimate says why."""
+    speeds = tmp_path / "speeds.toml"
+    speeds.write_text('[games_per_second]\n"greedy" = { 2 = 1000 }\n')
+    monkeypatch.setenv("HADARA_SIM_SPEEDS", str(speeds))
+    monkeypatch.setattr(os, "cpu_count", lambda: 2)
+    sc = scenario(["greedy"])
+    monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))
+    quiet = E.estimate_run(sc, jobs=2, cold=False)
+    assert quiet.share == 1.0 and "busy" not in quiet.text()
+    monkeypatch.setattr(os, "getloadavg", lambda: (10.0, 0.0, 0.0))
+    busy = E.estimate_run(sc, jobs=2, cold=False)
+    assert abs(busy.seconds / quiet.seconds - 6.0) < 1e-9
+    assert "the machine is busy: about 17% of a core for each" in busy.text()
 
 
 def test_a_policy_of_no_measured_speed_makes_the_estimate_a_lower_bound(tmp_path):

@@ -123,13 +123,14 @@ def test_a_quiet_run_starts_without_the_libraries_it_does_not_use(tmp_path):
     """A quiet 20-game simulate imports neither statsmodels (only a side trial needs it) nor pandas
     (pyarrow's `pa.array` would import it to ask about its input: `results._arrow` builds the
     columns from their buffers), nor joblib (a run in this process starts no worker), nor
-    pyarrow.compute (`results._column` converts in numpy): each costs a tenth of a second to a second
-    of every run's start-up."""
+    pyarrow.compute (`results._column` converts in numpy), nor scipy.linalg (numba's BLAS probe,
+    skipped by `numba_start`): each costs a tenth of a second to a second of every run's start-up."""
     modules = _imported_by(["simulate", "scenarios/default.toml", "--games", "20", "--jobs", "1", "-q",
                             "--out", str(tmp_path / "r")])
     assert "hadara_sim.runner" in modules, modules
     unwanted = {"statsmodels", "pandas", "joblib", "pyarrow.compute", "polars", "matplotlib"}
     assert sorted(unwanted & {m.split(".")[0] for m in modules} | unwanted & set(modules)) == []
+    assert "scipy.linalg" not in modules and "numba.np.arraymath" in modules
 
 
 def test_a_command_imports_only_its_own_group():
@@ -170,3 +171,56 @@ def test_the_resume_hint_names_the_program_as_it_was_started(tmp_path, monkeypat
     assert resume_command() == ".venv/bin/hadara-sim simulate 'my scenario.toml'"
     monkeypatch.setenv("PATH", str(script.parent))
     assert program() == "hadara-sim"
+
+
+def _make_dry_run(target: str, path: str | None = None) -> list[str]:
+    """The commands `make TARGET` would run (the environment taken as installed), as printed."""
+    import os
+    import subprocess
+
+    env = {**os.environ, **({"PATH": path} if path else {})}
+    done = subprocess.run(["make", "-n", "-o", ".venv/.installed", "-o", ".venv/.notebook", target], env=env,
+                          capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip().splitlines()
+
+
+@pytest.mark.parametrize("uid, allowed", [("0", True), ("1000", False)])
+def test_make_notebook_lets_jupyter_run_as_root_and_only_then(tmp_path, uid, allowed):
+    """Jupyter refuses root ("Running as root is not recommended") unless given --allow-root: `make
+    notebook` gives it as root (a container's usual user), and not otherwise."""
+    import os
+
+    fake = tmp_path / "id"
+    fake.write_text(f"#!/bin/sh\necho {uid}\n")
+    fake.chmod(0o755)
+    lines = _make_dry_run("notebook", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    assert lines[-1].startswith(".venv/bin/jupyter lab") and ("--allow-root" in lines[-1]) == allowed
+
+
+def test_make_demo_ends_with_how_to_run_the_tool_from_the_shell():
+    """`make demo` puts nothing on PATH: its last words name .venv/bin/hadara-sim and the activate script."""
+    last = " ".join(_make_dry_run("demo")[-2:])
+    assert ".venv/bin/hadara-sim --help" in last and "source .venv/bin/activate" in last
+
+
+def test_numba_starts_without_scipy_linalg_and_still_reaches_blas():
+    """A chunk's module loads numba's implementations without numba's BLAS probe (which imports
+    scipy.linalg: a third of a second); afterwards scipy.linalg imports as usual, and numba's own
+    check before compiling a matrix product (`ensure_blas`) finds BLAS."""
+    import subprocess
+
+    code = ("import sys\nimport hadara_sim.chunks\n"
+            "print('numba.np.arraymath' in sys.modules, 'scipy.linalg' in sys.modules)\n"
+            "from numba.np.linalg import ensure_blas\nensure_blas()\nimport scipy.linalg\n"
+            "print(scipy.linalg.det([[2.0, 0.0], [0.0, 3.0]]) == 6.0)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.stdout.split() == ["True", "False", "True"], done.stderr
+
+
+def test_a_mistyped_report_or_command_gets_a_did_you_mean():
+    report = runner.invoke(app, ["report", "winrat", "results/x"], env={"COLUMNS": "200"})
+    assert report.exit_code == 2 and "No such command 'winrat'. Did you mean 'winrate'?" in report.output
+    command = runner.invoke(app, ["simulat", "scenarios/default.toml"], env={"COLUMNS": "200"})
+    assert command.exit_code == 2 and "Did you mean 'simulate'?" in command.output

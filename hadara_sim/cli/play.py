@@ -76,7 +76,15 @@ def seats_or_exit(specs: list[str], players: int, seed: int) -> list:
     """`policies_or_exit`, with `human` a seat for the person at the keyboard."""
     from .human import Human
 
+    import difflib
+
+    from ..registry import available_policies
+
     specs = split_specs(specs)
+    for spec in specs:  # the policies' own "did you mean" does not know the seat that only `play` has
+        if (spec != "human" and difflib.get_close_matches(spec, ["human"], cutoff=0.75)
+                and spec not in available_policies()):
+            fail(f"unknown policy '{spec}' (did you mean human? the seat for you at the keyboard)")
     if "human" not in specs:
         return policies_or_exit(specs, players, seed)
     if len(specs) == 1:
