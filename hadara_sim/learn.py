@@ -6,17 +6,22 @@ legal option is played on in determinised copies with the current expert on ever
 model, as `search` does), each option's label being its mean margin (own total less the best other).
 `fit` regresses the labels, within each decision, on foresight's value of the option and the option's
 features (one block per epoch and kind): the new weights are the features' coefficients over the
-value's, so that value + weights . features ranks options as the labels do. The new weights are kept
+value's, so that value + weights . features ranks options as the labels do. An iteration moves the
+weights `step` of the way from the current ones to the fitted ones (1: the fit itself; below 1 a damped
+step, as conservative policy iteration does, for when the fit overshoots). The new weights are kept
 only if they beat the current ones head to head on fresh deals, seats rotated, at every player count
 trained together (the lower end of the pooled 95 % Wilson interval above one half); the iterations
-go on while they do.
+go on while they do. Training can go on from a weights file (`lineage` reads its iterations): the
+file written then holds every iteration, each with the command that ran it.
 """
 
 from __future__ import annotations
 
 import time
+import tomllib
 import warnings
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -47,6 +52,7 @@ class Budget:
     copies: int = 8           # determinised copies per option
     duel_games: int = 2000    # head-to-head games per player count
     seed: int = 0
+    step: float = 1.0         # share of the way from the current weights to the fitted ones
 
 
 @dataclass
@@ -78,6 +84,8 @@ class Iteration:
     shares: dict               # players -> (games, win share, (low, high)) of new against old
     pooled: tuple              # (games, win share, (low, high)) over the player counts
     accepted: bool
+    step: float                # share of the way from the current weights to the fitted ones
+    command: str               # the training command that ran it ("": the run being written)
     seconds: float
 
 
@@ -188,26 +196,29 @@ def duel(components: ComponentSet, new: Expert, old: Expert, budget: Budget, ite
     return per, (len(shares), float(shares.mean()), rate_interval(shares))
 
 
-def train(components: ComponentSet, budget: Budget, start: Weights | None = None, say=print) -> tuple[Weights,
-                                                                                                     list]:
-    """Expert iteration from `start` (no correction: foresight) while new weights beat the current:
-    the weights kept and every iteration's record."""
+def train(components: ComponentSet, budget: Budget, start: Weights | None = None, say=print,
+          first: int = 1) -> tuple[Weights, list]:
+    """Expert iteration from `start` (no correction: foresight) while new weights beat the current,
+    the iterations numbered from `first` (their seeds follow the number): the weights kept and every
+    iteration's record."""
     current = start or Weights("(foresight)", components.digest, np.zeros(kernel.WEIGHTS))
     history = []
-    for number in range(1, budget.iterations + 1):
+    for number in range(first, first + budget.iterations):
         began = time.perf_counter()
         say(f"iteration {number}: labelling {budget.games} self-play games per player count "
             f"({', '.join(map(str, budget.players))}P), {budget.rate:.0%} of card decisions, {budget.copies} copies")
         samples = label(components, Expert.with_weights(current), budget, number)
-        vector, slope = fit(samples)
+        fitted, slope = fit(samples)
+        vector = current.vector + budget.step * (fitted - current.vector)
         say(f"iteration {number}: fitted on {samples.decisions} decisions ({len(samples)} options); slope on "
-            f"foresight's value {slope:.3f}; new against current, {budget.duel_games} games per player count")
+            f"foresight's value {slope:.3f}; step {budget.step:g}; new against current, {budget.duel_games} games "
+            f"per player count")
         new = Weights(f"(iteration {number})", components.digest, vector)
         per, pooled = duel(components, Expert.with_weights(new), Expert.with_weights(current), budget, number)
         games, share, (low, high) = pooled
         accepted = low > 0.5
         history.append(Iteration(number, samples.decisions, len(samples), slope, per, pooled, accepted,
-                                 time.perf_counter() - began))
+                                 budget.step, "", time.perf_counter() - began))
         say(f"iteration {number}: new weights win {100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}] of "
             f"{games} games: {'kept' if accepted else 'not better; the current weights stay'} "
             f"({history[-1].seconds:.0f} s)")
@@ -217,12 +228,32 @@ def train(components: ComponentSet, budget: Budget, start: Weights | None = None
     return current, history
 
 
+def lineage(path) -> list[Iteration]:
+    """The iterations recorded in a weights file written by `weights_toml`, each with its command (a
+    file from before iterations named theirs: the file's command)."""
+    try:
+        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        history = []
+        for it in data.get("iterations", []):
+            shares = {int(key[1:]): (r["games"], r["win_share"], tuple(r["ci95"]))
+                      for key, r in it.items() if key[:1] == "p" and key[1:].isdigit()}
+            history.append(Iteration(it["number"], it["decisions"], it["options"], it["value_coefficient"], shares,
+                                     (it["games"], it["win_share"], tuple(it["ci95"])), it["accepted"],
+                                     it.get("step", 1.0), it.get("command", data["command"]), it["seconds"]))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError,
+            AttributeError) as err:
+        raise ValueError(f"expert weights {path}: its iterations cannot be read ({err!r}); start from a file "
+                         f"scripts/train_expert.py wrote") from None
+    return history
+
+
 def weights_toml(weights: Weights, history: list, command: str) -> str:
     """The weights file: the command that made it, the component set, the layout, the weights and
-    every iteration's head to head."""
+    every iteration's head to head with the command that ran it (`command` where it names none)."""
     F = len(kernel.FEATURES)
     blocks = weights.vector.reshape(3, len(kernel.KINDS), F)
-    lines = ["# Written by scripts/train_expert.py; rerun the command below to learn again.",
+    lines = ["# Written by scripts/train_expert.py. `command` made these weights (from the --start file it names,",
+             "# if any); each iteration names the command that ran it: rerun those in order to learn them again.",
              f'command = "{command}"',
              f'components = "{weights.components}"',
              "features = [" + ", ".join(f'"{f}"' for f in kernel.FEATURES) + "]",
@@ -237,7 +268,7 @@ def weights_toml(weights: Weights, history: list, command: str) -> str:
                   f"options = {it.options}", f"value_coefficient = {it.value_coefficient:.4f}",
                   f"games = {games}", f"win_share = {share:.4f}  # new weights against the current, pooled",
                   f"ci95 = [{low:.4f}, {high:.4f}]", f"accepted = {'true' if it.accepted else 'false'}",
-                  f"seconds = {it.seconds:.0f}"]
+                  f"step = {it.step:g}", f'command = "{it.command or command}"', f"seconds = {it.seconds:.0f}"]
         for players, (n, s, (lo, hi)) in it.shares.items():
             lines += [f"p{players} = {{ games = {n}, win_share = {s:.4f}, ci95 = [{lo:.4f}, {hi:.4f}] }}"]
     return "\n".join(lines) + "\n"

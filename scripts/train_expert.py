@@ -2,12 +2,14 @@
 
     python scripts/train_expert.py --out policies/tuned/expert-weights.toml
     python scripts/train_expert.py --components my-set/ --out my-expert.toml   # then weights=my-expert.toml
+    python scripts/train_expert.py --start my-expert.toml --out my-expert.toml --step 0.5   # go on from a file
 
-Starts from foresight (no correction) unless `--start FILE`; each iteration labels a sample of the
-card decisions of self-play games by search (every legal option played on in determinised copies by
-the current expert), fits new weights, and keeps them only if they beat the current ones head to
-head on fresh deals, seats rotated. Same arguments, same weights. Progress goes to standard error
-(`--quiet` silences it).
+Starts from foresight (no correction) unless `--start FILE`, whose iterations the file written keeps
+(numbered on from them, each with its command); each iteration labels a sample of the card decisions
+of self-play games by search (every legal option played on in determinised copies by the current
+expert), fits new weights, moves `--step` of the way from the current weights to them, and keeps
+them only if they beat the current ones head to head on fresh deals, seats rotated. Same arguments,
+same weights. Progress goes to standard error (`--quiet` silences it).
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import typer
 
 from hadara_sim import load_components
 from hadara_sim.components import ComponentError
-from hadara_sim.learn import Budget, LearnError, train, weights_toml
+from hadara_sim.learn import Budget, LearnError, lineage, train, weights_toml
 from hadara_sim.policies.expert import read_weights
 
 
@@ -33,25 +35,29 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
          copies: int = typer.Option(8, "--copies", help="Determinised copies per option."),
          duel_games: int = typer.Option(2000, "--duel-games", help="Head-to-head games per player count."),
          start: Path = typer.Option(None, "--start", help="Weights to start from (default: foresight's, none)."),
+         step: float = typer.Option(1.0, "--step", help="Share of the way from the current weights to the fitted ones "
+                                                        "an iteration moves (below 1: damped)."),
          seed: int = typer.Option(0, "--seed", "-s"),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
     if min(players) < 2 or max(players) > 5 or iterations < 1 or games < 1 or copies < 1 or duel_games < 2 \
-            or not 0 < rate <= 1:
+            or not 0 < rate <= 1 or not 0 < step <= 1:
         raise typer.BadParameter("players 2-5, iterations, games and copies at least 1, duel games at least 2, "
-                                 "rate in (0, 1]")
+                                 "rate and step in (0, 1]")
     try:
         c = load_components(components) if components else load_components()
         begin = read_weights(start) if start else None
+        earlier = lineage(start) if start else []
         if begin:
             begin.check(c)
-        budget = Budget(tuple(players), iterations, games, rate, copies, duel_games, seed)
+        budget = Budget(tuple(players), iterations, games, rate, copies, duel_games, seed, step)
         weights, history = train(c, budget, begin, say=(lambda _: None) if quiet else
-                                 (lambda line: print(line, file=sys.stderr, flush=True)))
+                                 (lambda line: print(line, file=sys.stderr, flush=True)),
+                                 first=1 + max((it.number for it in earlier), default=0))
     except (ComponentError, ValueError, LearnError) as err:
         print(f"error: {err}", file=sys.stderr)
         raise typer.Exit(2) from None
     command = "python " + shlex.join(["scripts/train_expert.py", *sys.argv[1:]])
-    out.write_text(weights_toml(weights, history, command), encoding="utf-8")
+    out.write_text(weights_toml(weights, earlier + history, command), encoding="utf-8")
     if not quiet:
         print(f"wrote {out}", file=sys.stderr)
 

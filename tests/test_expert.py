@@ -11,8 +11,9 @@ from hadara_sim import load_components, make_deals
 from hadara_sim.engine.game import play_batch
 from hadara_sim.forward import Forward
 from hadara_sim.kernels import expert as kernel
-from hadara_sim.learn import Budget, fit, label, train, weights_toml
-from hadara_sim.policies.expert import Expert, Weights, read_weights
+from hadara_sim import learn
+from hadara_sim.learn import Budget, fit, label, lineage, train, weights_toml
+from hadara_sim.policies.expert import WEIGHTS_FILE, Expert, Weights, read_weights
 from hadara_sim.reference import Game
 from hadara_sim.registry import make_policy
 from hadara_sim.verify import verify_chunk
@@ -203,3 +204,42 @@ def test_training_on_a_tiny_budget_runs_end_to_end_and_is_deterministic(componen
     assert kept in ([False], [True, False], [True, True])
     if not kept[0]:
         assert not weights.vector.any()  # nothing beat foresight: its play is kept
+
+
+def test_a_damped_step_keeps_the_weights_between_the_current_and_the_fitted(components, monkeypatch):
+    """step 0.25: the kept weights are the current ones plus a quarter of the way to the fit; the
+    iterations are numbered from `first` and record the step."""
+    fitted = np.linspace(-2, 2, kernel.WEIGHTS)
+    labelled = type("Labelled", (), {"decisions": 10, "__len__": lambda self: 20})()
+    monkeypatch.setattr(learn, "label", lambda *args: labelled)
+    monkeypatch.setattr(learn, "fit", lambda samples: (fitted, 1.0))
+    won = (10, 0.8, (0.6, 0.9))
+    tried = []
+
+    def duel(c, new, old, budget, number):
+        tried.append((number, new.weights.vector.copy(), old.weights.vector.copy()))
+        return {2: won}, won
+    monkeypatch.setattr(learn, "duel", duel)
+    start = Weights("start", components.digest, np.ones(kernel.WEIGHTS))
+    weights, history = train(components, dataclasses.replace(TINY, step=0.25), start, say=lambda _: None, first=3)
+    assert [h.number for h in history] == [3, 4] and all(h.step == 0.25 and h.accepted for h in history)
+    once = 1 + 0.25 * (fitted - 1)
+    assert np.allclose(tried[0][1], once) and np.allclose(tried[1][2], once)
+    assert np.allclose(weights.vector, once + 0.25 * (fitted - once))
+
+
+def test_going_on_from_a_weights_file_keeps_its_iterations_and_their_commands(tmp_path, components):
+    vector = np.zeros(kernel.WEIGHTS)
+    first = learn.Iteration(1, 50, 200, 0.8, {2: (10, 0.7, (0.4, 0.9))}, (10, 0.7, (0.4, 0.9)), True, 1.0, "", 3.0)
+    path = tmp_path / "w.toml"
+    path.write_text(weights_toml(Weights("", components.digest, vector), [first], "python one"))
+    second = dataclasses.replace(first, number=2, accepted=False, step=0.5)
+    path.write_text(weights_toml(Weights("", components.digest, vector), lineage(path) + [second], "python two"))
+    again = lineage(path)
+    assert [(h.number, h.command, h.step, h.accepted) for h in again] == [(1, "python one", 1.0, True),
+                                                                        (2, "python two", 0.5, False)]
+    assert again[0].shares == {2: (10, 0.7, (0.4, 0.9))} and again[1].pooled == (10, 0.7, (0.4, 0.9))
+    assert [h.number for h in lineage(WEIGHTS_FILE)][:2] == [1, 2]  # the shipped file, its first run included
+    (tmp_path / "bad.toml").write_text("[[iterations]]\nnumber = 1\n")
+    with pytest.raises(ValueError, match="bad.toml: its iterations cannot be read"):
+        lineage(tmp_path / "bad.toml")
