@@ -38,10 +38,11 @@ demo: $(STAMP)
 	@echo "The tool is $(BIN)/hadara-sim (make puts nothing on your PATH): run it as $(BIN)/hadara-sim --help,"
 	@echo "or first 'source $(BIN)/activate' and then plain 'hadara-sim --help'."
 
-# The import layers first (pyproject.toml [tool.importlinter]: a second), then the tests.
+# The import layers first (pyproject.toml [tool.importlinter]: a second), then the tests, naming the
+# twenty slowest (CI must stay well under 15 minutes: where its time goes is in its log).
 test: $(STAMP)
 	$(BIN)/lint-imports --no-cache
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest --durations=20
 
 # The compiled engine and every bot's kernel with numba's bounds checking on (compiles afresh: minutes).
 boundscheck: $(STAMP)
