@@ -215,9 +215,8 @@ def candidate(field_: str, current: int, values: list[int], c: Curve, margin: fl
     (cand.value, cand.win, cand.low, cand.high), cand.judged = (
         fair[0] if fair else min(zip(fits, judged), key=lambda fv: abs(fv[0][1] - c.fair)))
     if cand.undecided:
-        cand.note = (f"{cand.judged.hint(curve_games)}: short of deals, not of a value ({cand.value} fits inside "
-                     f"±{100 * margin:g} pp but its 90% CI reaches past it; the hinted deals decide it with "
-                     f"{100 * I.HINT_POWER:.0f} % chance)")
+        cand.note = (f"short of deals, not of a value: {cand.value} fits inside ±{100 * margin:g} pp but its 90% CI "
+                     f"reaches past it; the deals of its verdict decide it with {100 * I.HINT_POWER:.0f} % chance")
     elif not cand.fair:
         cand.note = f"no whole value near {c.win.value:.2f} is fair within ±{100 * margin:g} pp; the closest is shown"
     if c.win.extrapolated and cand.value is not None:
