@@ -173,14 +173,14 @@ def of_fit(win: float, low: float, high: float, fair: float, margin: float = I.M
     return Verdict(diff, p, equiv_p, p, equiv_p, deals, margin, 1, more=more, option=option, per=per)
 
 
-def render(row: dict, prefix: str = "", games: int | None = None) -> str:
+def render(row: dict, prefix: str = "", games: int | None = None, option: str = "--games") -> str:
     """A verdict's record in a table's data (`Verdict.record`: rows survive a report's joins and sorts)
     as a terminal cell, as `Verdict.text` writes it: the words with their arrow, an undecided verdict with
-    its hint where the record has one (the row's `n` deals and the run's `games` per combination give its
-    --games)."""
+    its hint where the record has one (the row's `n` deals and the run's `games` per combination give the
+    value of its `option`, the scenario's --games)."""
     words = row.get(f"{prefix}verdict")
     if words == "undecided":
-        return undecided_text(row.get(f"{prefix}more"), row.get("n"), games)
+        return undecided_text(row.get(f"{prefix}more"), row.get("n"), games, option)
     return cell(words)
 
 
