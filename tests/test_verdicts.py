@@ -171,14 +171,19 @@ def check_formats(command: list[str]) -> None:
     env = {"COLUMNS": "200"}
     doc_run = CliRunner().invoke(app, [*command, "--format", "json"], env=env)
     assert doc_run.exit_code == 0, doc_run.output
-    doc = strict(doc_run.stdout)
+    csv_run = CliRunner().invoke(app, [*command, "--format", "csv"], env=env)
+    assert csv_run.exit_code == 0, csv_run.output
+    check_texts(doc_run.stdout, csv_run.stdout, command)
+
+
+def check_texts(json_text: str, text: str, command) -> None:
+    """`check_formats` on the json and csv a command printed."""
+    doc = strict(json_text)
     for t in doc["tables"]:
         if "data" in t:
             assert set(t["schema"]) == set(t["data"][0]) if t["data"] else True, t["title"]
     numbers = numeric_columns(doc)
-    csv_run = CliRunner().invoke(app, [*command, "--format", "csv"], env=env)
-    assert csv_run.exit_code == 0, csv_run.output
-    text = csv_run.stdout
+    assert numbers, command
     by_pandas = pd.read_csv(io.StringIO(text))
     by_polars = pl.read_csv(io.StringIO(text))
     for name in numbers & set(by_pandas.columns):
@@ -265,6 +270,25 @@ def test_balance_sensitivity_writes_numbers_and_a_word_for_its_marks():
     table = doc["tables"][0]
     assert "data" in table and {"win_pct", "holds_pct", "reading"} <= set(table["schema"])
     assert {r["reading"] for r in table["data"]} <= {"holds", "rests on the estimates"}
+
+
+def test_balance_fit_writes_numbers_as_numbers(capsys):
+    """balance fit's tables (the change set, the rounds, before and after), from a fit on the synthetic
+    game of test_balance_fit (no simulator), printed as json and csv."""
+    from hadara_sim.balance_fit import fit
+    from hadara_sim.cli.balance_fit import _tables
+    from hadara_sim.cli.common import emit
+    from test_balance_fit import THREE_B, plan, synthetic
+
+    result = fit(plan(rounds=1, confirm_games=2000, games=400, points=4), synthetic({"3B": 0.5}, {"3B": THREE_B}))
+    tables = _tables(result)
+    capsys.readouterr()
+    emit(tables, "json")
+    json_text = capsys.readouterr().out
+    emit(tables, "csv")
+    check_texts(json_text, capsys.readouterr().out, "balance fit")
+    before_after = next(t for t in strict(json_text)["tables"] if t["title"].startswith("Before and after"))
+    assert before_after["schema"]["after_pct"] == "number" and before_after["schema"]["after_more"] == "number"
 
 
 def test_balance_suggest_writes_numbers_as_numbers():
