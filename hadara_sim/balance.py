@@ -4,11 +4,13 @@
 A **baseline** run plays the advanced game with the same policy on every seat, setup cards dealt and
 every seat's side drawn at random, so each card side is held by a random seat in a random line-up.
 A side is *fair* when the TOST equivalence test of report/inference.py (one value per deal) shows
-its win share within `margin` of 1/P at the 5% level after the setup-card report's correction over
-the sides (Benjamini-Hochberg). For a side that is not, each of its five values is swept
+its win share within `margin` of 1/P at the 5% level after the reports' correction of "fair" over
+the sides (Holm; `report.verdict.judge`). For a side that is not, each of its five values is swept
 over a few steps in the direction that corrects it (on the same deals), the curve (report/curve.py)
 gives the value at which the side is fair, and the nearest whole value whose fitted win share is
-fair (its 90% CI inside 1/P ± margin, the TOST criterion) becomes a candidate. The suggestion is
+fair (its 90% CI inside 1/P ± margin, the TOST criterion: `report.verdict.of_fit`) becomes a candidate;
+one whose fit lies inside the margin but whose CI reaches past it is short of deals, with the
+`--curve-games` that would decide it. The suggestion is
 the candidate with the smallest worth of change, `coins + 2.5 x income + military + culture + food`
 (the measure the default set's setup cards were built with, see docs/components.md). When no single
 change is fair, the two values whose curves move the win share most per unit of worth are swept
