@@ -4,11 +4,13 @@
 A **baseline** run plays the advanced game with the same policy on every seat, setup cards dealt and
 every seat's side drawn at random, so each card side is held by a random seat in a random line-up.
 A side is *fair* when the TOST equivalence test of report/inference.py (one value per deal) shows
-its win share within `margin` of 1/P at the 5% level after the setup-card report's correction over
-the sides (Benjamini-Hochberg). For a side that is not, each of its five values is swept
+its win share within `margin` of 1/P at the 5% level after the reports' correction of "fair" over
+the sides (Holm; `report.verdict.judge`). For a side that is not, each of its five values is swept
 over a few steps in the direction that corrects it (on the same deals), the curve (report/curve.py)
 gives the value at which the side is fair, and the nearest whole value whose fitted win share is
-fair (its 90% CI inside 1/P ± margin, the TOST criterion) becomes a candidate. The suggestion is
+fair (its 90% CI inside 1/P ± margin, the TOST criterion: `report.verdict.of_fit`) becomes a candidate;
+one whose fit lies inside the margin but whose CI reaches past it is short of deals, with the
+`--curve-games` that would decide it. The suggestion is
 the candidate with the smallest worth of change, `coins + 2.5 x income + military + culture + food`
 (the measure the default set's setup cards were built with, see docs/components.md). When no single
 change is fair, the two values whose curves move the win share most per unit of worth are swept
@@ -25,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import polars as pl
-from scipy.stats import norm
 
 from .components import RANGES, SETUP_VALUES, ComponentError, override_problems
 from .component_files import load_components
@@ -35,7 +36,7 @@ from .report.dataset import ReportError
 from .report.curve import Curve, curve, predict
 from .report.surface import surface
 from .report.estimates import mean_ci
-from .report.verdict import Verdict, games_for, judge
+from .report.verdict import Verdict, games_for, judge, of_fit
 from .api import simulate
 from .scenario.read import scenario_from_dict
 
@@ -62,52 +63,19 @@ class Side:
         return f"{self.card}{self.side}"
 
     @property
-    def n(self) -> int:
-        """Deals in which a seat held this card side."""
-        return self.judged.n
-
-    @property
-    def tost_p(self) -> float:
-        """TOST p-value for |win - 1/P| < margin."""
-        return self.judged.equiv_p
-
-    @property
-    def tost_q(self) -> float:
-        """The TOST's p Holm-corrected over the sides (inference.EQUIVALENCE_CORRECTION)."""
-        return self.judged.q_equiv
-
-    @property
-    def fair(self) -> bool:
-        """Shown fair: tost_q < 0.05."""
-        return self.judged.equivalent
-
-    @property
-    def verdict(self) -> str:
-        """The verdict's words: stronger / weaker / fair within ±m pp / undecided."""
-        return self.judged.words
-
-    @property
-    def more(self) -> float:
-        """About how many more deals of the side would decide it (nan: unknown)."""
-        return self.judged.more
-
-    @property
     def more_games(self) -> float:
-        """The games of the baseline that would bring `more` more deals holding the side (nan: unknown)."""
-        if not math.isfinite(self.more) or not self.n:
+        """The games of the baseline that would bring the verdict's more deals holding the side (nan:
+        unknown)."""
+        if not math.isfinite(self.judged.more) or not self.judged.n:
             return math.nan
-        return float(games_for(self.more, self.n, self.games) - self.games)
+        return float(games_for(self.judged.more, self.judged.n, self.games) - self.games)
 
     def record(self) -> dict:
         """The side's numbers and verdict as one flat row (a table's row in a notebook)."""
-        return {"card": self.card, "side": self.side, "n": self.n, "win": self.win, "low": self.low, "high": self.high,
-                "tost_p": self.tost_p, "tost_q": self.tost_q, "fair": self.fair, "verdict": self.verdict,
-                "more": self.more, "games": self.games}
-
-    @property
-    def verdict_text(self) -> str:
-        """The verdict in words, an undecided one with the deals (and --games) that would decide it."""
-        return self.judged.hint(self.games) if self.verdict == "undecided" else self.verdict
+        v = self.judged
+        return {"card": self.card, "side": self.side, "n": v.n, "win": self.win, "low": self.low, "high": self.high,
+                "tost_p": v.equiv_p, "tost_q": v.q_equiv, "fair": v.equivalent, "verdict": v.words, "more": v.more,
+                "games": self.games}
 
 
 @dataclass
@@ -122,19 +90,23 @@ class Candidate:
     win: float = math.nan        # fitted win share at `value`, with its 90% CI
     low: float = math.nan
     high: float = math.nan
-    fair: bool = False
+    judged: Verdict | None = None  # the fit at `value` against 1/P (`report.verdict.of_fit`), with its hint
     note: str = ""
-    more: float = math.nan       # undecided for want of deals: more games per swept value that would decide it
 
     @property
     def worth(self) -> float:
         return math.inf if self.value is None else abs(self.value - self.current) * WORTH[self.field]
 
     @property
+    def fair(self) -> bool:
+        """The proposed value is shown fair (its fit's 90% CI inside 1/P ± margin)."""
+        return self.judged is not None and self.judged.equivalent
+
+    @property
     def undecided(self) -> bool:
         """Fair by its fitted win share, but its 90% CI still reaches past the margin: more deals,
         not another value, would decide it."""
-        return not self.fair and math.isfinite(self.more)
+        return self.judged is not None and self.judged.short_of_deals
 
 
 @dataclass
@@ -149,6 +121,7 @@ class Pair:
     win: float = math.nan        # fitted win share at `value`, with its 90% CI
     low: float = math.nan
     high: float = math.nan
+    judged: Verdict | None = None  # the fit at `value` against 1/P (`report.verdict.of_fit`)
     note: str = ""
 
     @property
@@ -239,32 +212,19 @@ def candidate(field_: str, current: int, values: list[int], c: Curve, margin: fl
         cand.note = f"fair at {c.win.value:.2f}, outside the range {low}..{high}"
         return cand
     fits = [(v, *predict(c, v, alpha=0.10)) for v in tried]
-    fair = [f for f in fits if c.fair - margin < f[2] and f[3] < c.fair + margin]
-    cand.value, cand.win, cand.low, cand.high = fair[0] if fair else min(fits, key=lambda f: abs(f[1] - c.fair))
-    cand.fair = bool(fair)
-    if not fair and abs(cand.win - c.fair) < margin:
-        cand.more = more_curve_games(cand.win, cand.low, cand.high, c.fair, margin, curve_games)
-        cand.note = (f"undecided for want of deals: {cand.value} fits inside ±{100 * margin:g} pp but its 90% CI "
-                     f"reaches past it; about {cand.more:,.0f} more games per swept value (--curve-games "
-                     f"{curve_games + cand.more:,.0f}) would decide it with 80 % chance")
-    elif not fair:
+    judged = [of_fit(*f[1:], c.fair, margin, curve_games, "--curve-games", "swept value") for f in fits]
+    fair = [(f, v) for f, v in zip(fits, judged) if v.equivalent]
+    (cand.value, cand.win, cand.low, cand.high), cand.judged = (
+        fair[0] if fair else min(zip(fits, judged), key=lambda fv: abs(fv[0][1] - c.fair)))
+    if cand.undecided:
+        cand.note = (f"short of deals, not of a value: {cand.value} fits inside ±{100 * margin:g} pp but its 90% CI "
+                     f"reaches past it; the deals of its verdict decide it with {100 * I.HINT_POWER:.0f} % chance")
+    elif not cand.fair:
         cand.note = f"no whole value near {c.win.value:.2f} is fair within ±{100 * margin:g} pp; the closest is shown"
     if c.win.extrapolated and cand.value is not None:
         cand.note = "; ".join(filter(None, [cand.note, f"extrapolated beyond the swept values {min(values)} to "
                                             f"{max(values)}: confirm with a run at that value"]))
     return cand
-
-
-def more_curve_games(win: float, low: float, high: float, fair: float, margin: float, curve_games: int) -> float:
-    """More games per swept value at which a fitted win share `win` inside fair ± margin, whose 90% CI
-    [low, high] reaches past it, has its 90% CI inside with 80 % chance (taking `win` as the truth;
-    the CI narrows as 1 / sqrt(games)): the side of the CI that faces the nearer bound must shrink to
-    (bound - win) z_0.95 / (z_0.95 + z_0.8)."""
-    z90, zpow = norm.ppf(0.95), norm.ppf(I.HINT_POWER)
-    room = margin - abs(win - fair)
-    half = (high - win) if win >= fair else (win - low)
-    factor = (half * (z90 + zpow) / z90 / room) ** 2
-    return float(max(0, math.ceil(curve_games * (factor - 1))))
 
 
 def pair_fields(candidates: list[Candidate]) -> tuple[Candidate, Candidate] | None:
@@ -294,6 +254,7 @@ def pair_candidate(first: Candidate, second: Candidate, surf, margin: float) -> 
                                                r["high"] - r["low"]))
     pair.value = (int(best["x1"]), int(best["x2"]))
     pair.win, pair.low, pair.high = best["win"], best["low"], best["high"]
+    pair.judged = of_fit(pair.win, pair.low, pair.high, surf.fair, margin)
     return pair
 
 
@@ -349,7 +310,7 @@ def suggest(plan: Plan, progress=None) -> tuple[list[Side], list[Suggestion]]:
     say(f"baseline: {plan.games:,} games")
     sides = baseline(plan)
     fair_share = 1 / plan.players
-    targets = [s for s in sides if (s.name in plan.only if plan.only else not s.fair)]
+    targets = [s for s in sides if (s.name in plan.only if plan.only else not s.judged.equivalent)]
     suggestions = []
     for s in targets:
         start = time.perf_counter()

@@ -60,6 +60,7 @@ from .components import RANGES, SETUP_VALUES, ComponentSet
 from .estimate import Estimate, estimate_run
 from .report import inference as I
 from .report.estimates import mean_ci, with_verdicts
+from .report.verdict import undecided_text
 from .scenario.read import scenario_from_dict
 from .sensitivity import merged
 
@@ -546,7 +547,7 @@ def verdicts(runs: list[Run], sides: list[str], margin: float) -> pl.DataFrame:
     games = {r.players: r.rows["game"].n_unique() for r in runs}
     return table.with_columns(
         games=pl.col("players").replace_strict(games, return_dtype=pl.Int64),
-        fair=pl.col("verdict").str.starts_with("fair")).with_columns(
+        fair=(pl.col("q_equiv") < I.ALPHA).fill_null(False)).with_columns(
         more_games=(pl.col("more") * pl.col("games") / pl.col("n")).ceil())
 
 
@@ -767,8 +768,8 @@ def _why(last: Round, proposal: Proposal, plan: FitPlan) -> tuple[str, str]:
     open_ = last.table.filter(~pl.col("fair"))
     short = open_.filter(pl.col("more").is_not_null() & pl.col("more").is_not_nan())
     if open_.height and short.height == open_.height:
-        cells = "; ".join(f"{r['side']} at {r['players']} players needs about {r['more']:,.0f} more deals "
-                          f"(--confirm-games {plan.confirm_games + r['more_games']:,.0f})" for r in short.to_dicts())
+        cells = "; ".join(f"{r['side']} at {r['players']} players: "
+                          + undecided_text(r["more"], r["n"], r["games"], "--confirm-games") for r in short.to_dicts())
         return "too few deals", f"too few deals to confirm the set: {cells}"
     cells = ", ".join(f"{r['side']} at {r['players']} players ({r['verdict']})" for r in open_.to_dicts())
     return "rounds", f"not confirmed: {cells}"

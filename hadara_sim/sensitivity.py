@@ -157,10 +157,10 @@ def table(base, runs) -> list[Row]:
     for s in base:
         found = [next((d for d in run if d.name == s.name), None) for run in runs]
         found = [d for d in found if d is not None]
-        words = [d.verdict for d in found]
+        words = [d.judged.words for d in found]
         shares = {w: words.count(w) / len(words) for w in dict.fromkeys(words)} if words else {}
         wins = np.array([d.win for d in found]) if found else np.array([np.nan])
-        rows.append(Row(s.name, s.verdict, s.win, shares, float(np.nanpercentile(wins, 5)),
+        rows.append(Row(s.name, s.judged.words, s.win, shares, float(np.nanpercentile(wins, 5)),
                         float(np.nanpercentile(wins, 95))))
     return rows
 
@@ -269,12 +269,13 @@ def fair_draw(c, draw: int | None, margin: float) -> FairDraw:
     """One draw's fair value from its curve (`report.curve.Curve`): the crossing and the whole values
     between the swept ones whose fitted win share (90% CI) is fair."""
     from .report.curve import predict
+    from .report.verdict import of_fit
 
     low, high = int(c.points["value"].min()), int(c.points["value"].max())
     fair, inside = [], []
     for v in range(low, high + 1):
         win, lo, hi = predict(c, v, alpha=0.10)
-        if c.fair - margin < lo and hi < c.fair + margin:
+        if of_fit(win, lo, hi, c.fair, margin).equivalent:
             fair.append(v)
         if abs(win - c.fair) < margin:
             inside.append(v)

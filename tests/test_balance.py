@@ -22,10 +22,10 @@ def sides_data(deals=4000, strong=0.35, seed=0) -> pl.DataFrame:
 
 def test_unfair_side_flagged_and_fair_side_passes():
     sides = sides_fairness(sides_data(strong=0.35), margin=0.03)
-    assert [(s.name, s.fair) for s in sides] == [("1A", False), ("2A", False)]
-    assert sides[0].low < 0.35 < sides[0].high and sides[0].n == 4000
+    assert [(s.name, s.judged.equivalent) for s in sides] == [("1A", False), ("2A", False)]
+    assert sides[0].low < 0.35 < sides[0].high and sides[0].judged.n == 4000
     fair = sides_fairness(sides_data(strong=0.5), margin=0.03)
-    assert all(s.fair and s.tost_p < 0.05 for s in fair)
+    assert all(s.judged.equivalent and s.judged.equiv_p < 0.05 for s in fair)
 
 
 def test_values_swept_towards_fair_within_range():
@@ -69,12 +69,12 @@ def test_check_plays_the_overrides_and_refuses_bad_ones_with_file_line_and_key(t
 
 def test_an_undecided_side_says_how_many_more_deals_and_the_verdicts_name_their_scope():
     few = sides_fairness(sides_data(deals=300, strong=0.5, seed=1), margin=0.05)
-    assert few[0].verdict == "undecided" and few[0].more > 0
+    v = few[0].judged
+    assert v.words == "undecided" and v.more > 0
     # the hint is stated in deals holding the side and in --games of the run (each deal holds a side
     # with its own chance)
     games = few[0].games
-    assert few[0].verdict_text == (f"undecided, about {few[0].more:,.0f} more deals "
-                                   f"(--games {games + math.ceil(few[0].more * games / few[0].n):,})")
+    assert v.text(games) == f"undecided, about {v.more:,.0f} more deals (--games {games + math.ceil(v.more * games / v.n):,})"
     result = CliRunner().invoke(app, ["balance", "check", "-p", "2", "-n", "20", "--jobs", "1"],
                                 env={"COLUMNS": "300"})
     assert result.exit_code == 0, result.output

@@ -68,7 +68,7 @@ TESTS = {"stronger": (0.1, 0.01, 1.0), "weaker": (-0.1, 0.01, 1.0), "fair within
 def _side(name, verdict, win):
     diff, q, q_equiv = TESTS[verdict]
     side = Side(int(name[0]), name[1], win, win - 0.05, win + 0.05, Verdict(diff, q, q_equiv, q, q_equiv, 100, 0.02, 2))
-    assert side.verdict == verdict
+    assert side.judged.words == verdict
     return side
 
 

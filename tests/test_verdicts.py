@@ -136,11 +136,13 @@ def test_a_value_fair_by_its_fit_but_short_of_deals_is_undecided_and_preferred_o
     cand = candidate("culture", 4, [4, 3, 2], c, 0.02, 500)
     assert not cand.fair and cand.undecided and cand.value == 3
     assert abs(cand.win - 0.25) < 0.02 and cand.high - cand.low > 0.02
-    assert "undecided for want of deals" in cand.note and f"--curve-games {500 + cand.more:,.0f}" in cand.note
+    more = cand.judged.more
+    assert cand.judged.text(500) == f"undecided, about {more:,.0f} more deals per swept value (--curve-games {500 + more:,.0f})"
+    assert cand.note.startswith("short of deals, not of a value")
     # the CI shrinks as 1 / sqrt(games): at the hinted games its half-width fits the room left
     half = cand.high - cand.win if cand.win >= 0.25 else cand.win - cand.low
     room = 0.02 - abs(cand.win - 0.25)
-    assert half * math.sqrt(500 / (500 + cand.more)) < room
+    assert half * math.sqrt(500 / (500 + more)) < room
     unfair = candidate("coins", 12, [12, 10], curve(planted(deals=300, values=(2, 3), slope=0.0, points=0.0), KEY),
                        0.02, 300)
     assert not unfair.undecided
@@ -169,14 +171,19 @@ def check_formats(command: list[str]) -> None:
     env = {"COLUMNS": "200"}
     doc_run = CliRunner().invoke(app, [*command, "--format", "json"], env=env)
     assert doc_run.exit_code == 0, doc_run.output
-    doc = strict(doc_run.stdout)
+    csv_run = CliRunner().invoke(app, [*command, "--format", "csv"], env=env)
+    assert csv_run.exit_code == 0, csv_run.output
+    check_texts(doc_run.stdout, csv_run.stdout, command)
+
+
+def check_texts(json_text: str, text: str, command) -> None:
+    """`check_formats` on the json and csv a command printed."""
+    doc = strict(json_text)
     for t in doc["tables"]:
         if "data" in t:
             assert set(t["schema"]) == set(t["data"][0]) if t["data"] else True, t["title"]
     numbers = numeric_columns(doc)
-    csv_run = CliRunner().invoke(app, [*command, "--format", "csv"], env=env)
-    assert csv_run.exit_code == 0, csv_run.output
-    text = csv_run.stdout
+    assert numbers, command
     by_pandas = pd.read_csv(io.StringIO(text))
     by_polars = pl.read_csv(io.StringIO(text))
     for name in numbers & set(by_pandas.columns):
@@ -265,6 +272,25 @@ def test_balance_sensitivity_writes_numbers_and_a_word_for_its_marks():
     assert {r["reading"] for r in table["data"]} <= {"holds", "rests on the estimates"}
 
 
+def test_balance_fit_writes_numbers_as_numbers(capsys):
+    """balance fit's tables (the change set, the rounds, before and after), from a fit on the synthetic
+    game of test_balance_fit (no simulator), printed as json and csv."""
+    from hadara_sim.balance_fit import fit
+    from hadara_sim.cli.balance_fit import _tables
+    from hadara_sim.cli.common import emit
+    from test_balance_fit import THREE_B, plan, synthetic
+
+    result = fit(plan(rounds=1, confirm_games=2000, games=400, points=4), synthetic({"3B": 0.5}, {"3B": THREE_B}))
+    tables = _tables(result)
+    capsys.readouterr()
+    emit(tables, "json")
+    json_text = capsys.readouterr().out
+    emit(tables, "csv")
+    check_texts(json_text, capsys.readouterr().out, "balance fit")
+    before_after = next(t for t in strict(json_text)["tables"] if t["title"].startswith("Before and after"))
+    assert before_after["schema"]["after_pct"] == "number" and before_after["schema"]["after_more"] == "number"
+
+
 def test_balance_suggest_writes_numbers_as_numbers():
     check_formats(["balance", "suggest", "-p", "2", "-n", "40", "--curve-games", "20", "--side", "1A",
                    "--jobs", "1"])
@@ -273,22 +299,48 @@ def test_balance_suggest_writes_numbers_as_numbers():
 # --- the key findings -------------------------------------------------------------------------
 
 def test_each_key_finding_has_its_size_ci_and_design_and_no_count_of_zero_undecided_rows():
+    """The key findings read each row's verdict from its record (`verdict.judge`'s columns), list the
+    experiments' findings before the observational ones, each with its size, CI and design, and count
+    the undecided rows only when there are some."""
     from hadara_sim.report.html import key_findings
     from hadara_sim.report.sections import Section
 
+    observed_verdicts = V.judge([0.05, 0.001], [1e-6, 0.8], [1.0, 1e-5], [2000, 2000])
     data = pl.DataFrame({"diff": [0.05, 0.001], "diff_low": [0.02, -0.004], "diff_high": [0.08, 0.006],
-                         "verdict": ["stronger", "fair within ±2 pp"], "design": ["observational"] * 2})
+                         **V.columns(observed_verdicts), "design": ["observational"] * 2})
     observed = Table("Setup cards", ["row"], [["2P 3B"], ["2P 1A"]], data=data)
     grants = Table("Experiment: granted seat vs control", ["granted"], [["sell_bonus"]],
                    data=pl.DataFrame({"win_diff": [0.1], "win_low": [0.04], "win_high": [0.16],
-                                      "win_verdict": ["stronger"]}))
+                                      **V.columns(V.judge([0.1], [1e-4], [1.0], [500]), prefix="win_")}))
     found = key_findings([Section("setup-cards", "Setup cards", "", [observed]),
                           Section("purple", "Purple effects", "", [grants])])
     assert found.columns == ["section", "row", "verdict", "size", "95% CI", "design", "table"]
-    assert found.rows[0][2:6] == ["stronger", "+5.0 pp", "[+2.0, +8.0]", "observational"]
-    assert found.rows[2][2:6] == ["stronger", "+10.0 pp", "[+4.0, +16.0]", "experiment"]
-    assert found.links == ["setup-cards-0-t0", "setup-cards-0-t0", "purple-1-t0"]
+    assert [r[2:6] for r in found.rows] == [["▲ stronger", "+10.0 pp", "[+4.0, +16.0]", "experiment"],
+                                            ["▲ stronger", "+5.0 pp", "[+2.0, +8.0]", "observational"],
+                                            ["fair within ±2 pp", "+0.1 pp", "[-0.4, +0.6]", "observational"]]
+    assert found.links == ["purple-1-t0", "setup-cards-0-t0", "setup-cards-0-t0"]
     assert "0 " not in found.caption and "undecided" not in found.caption
-    data = data.with_columns(pl.Series("verdict", ["stronger", "undecided"]))
-    one = key_findings([Section("setup-cards", "Setup cards", "", [Table("t", ["row"], [["a"], ["b"]], data=data)])])
-    assert one.caption.startswith("1 row of these tables is undecided")
+    assert "experiments first" in found.caption
+    undecided = data.with_columns(pl.Series(name, values) for name, values in
+                                  V.columns(V.judge([0.05, 0.001], [1e-6, 0.8], [1.0, 0.5], [2000, 2000])).items())
+    one = key_findings([Section("setup-cards", "Setup cards", "", [Table("t", ["row"], [["a"], ["b"]],
+                                                                         data=undecided)])])
+    assert one.caption.startswith("1 row of these tables is undecided") and len(one.rows) == 1
+
+
+# --- balance suggest's fits, judged by the one model ------------------------------------------
+
+@pytest.mark.parametrize("low, high, fair", [(0.232, 0.268, True), (0.229, 0.262, False), (0.241, 0.2705, False),
+                                              (0.2305, 0.2695, True)])
+def test_a_fitted_share_is_fair_exactly_when_its_90_ci_lies_inside_the_margin(low, high, fair):
+    """`verdict.of_fit` judges a fit's (asymmetric) 90 % CI: its TOST is fair exactly when the CI lies
+    inside 1/P ± margin; inside the margin but not shown fair, it says how many more deals per point."""
+    v = V.of_fit(0.25 if fair or low < 0.23 else 0.255, low, high, 0.25, 0.02, deals=1000, option="--curve-games",
+                 per="swept value")
+    assert v.equivalent is fair and v.kind == ("fair" if fair else "undecided")
+    assert v.short_of_deals is (not fair) and (math.isnan(v.more) if fair else v.more > 0)
+    if not fair:
+        assert v.text(1000) == f"undecided, about {v.more:,.0f} more deals per swept value (--curve-games " \
+                               f"{1000 + v.more:,.0f})"
+    outside = V.of_fit(0.30, 0.28, 0.32, 0.25, 0.02, deals=1000)
+    assert outside.text() == "▲ stronger" and math.isnan(outside.more)

@@ -46,27 +46,28 @@ def _sides_table(plan, sides) -> Table:
 
     changed = _changes(plan.overrides)
     scope = verdict_scope([f"{plan.policy} on every seat"], component_set(load_components(plan.components)))
-    data = pl.DataFrame({"side": [s.name for s in sides], "n": [s.n for s in sides],
+    verdicts = [s.judged for s in sides]
+    data = pl.DataFrame({"side": [s.name for s in sides], "n": [v.n for v in verdicts],
                          "win": [s.win for s in sides], "win_low": [s.low for s in sides],
-                         "win_high": [s.high for s in sides], "vs_fair": [s.win - 1 / plan.players for s in sides],
-                         "tost_p": [s.tost_p for s in sides], "q_equiv": [s.tost_q for s in sides],
-                         "verdict": [s.verdict for s in sides], "more": [s.more for s in sides],
-                         "more_games": [s.more_games for s in sides], "fair": [s.fair for s in sides],
-                         "mark": ["not shown fair" if not s.fair else "" for s in sides]},
+                         "win_high": [s.high for s in sides], "vs_fair": [v.diff for v in verdicts],
+                         "tost_p": [v.equiv_p for v in verdicts], "q_equiv": [v.q_equiv for v in verdicts],
+                         "verdict": [v.words for v in verdicts], "more": [v.more for v in verdicts],
+                         "more_games": [s.more_games for s in sides], "fair": [v.equivalent for v in verdicts],
+                         "mark": ["" if v.equivalent else "not shown fair" for v in verdicts]},
                         schema_overrides={"more": pl.Float64, "more_games": pl.Float64})
     return Table(
         f"Setup card sides at {plan.players} players ({plan.policy} on every seat, advanced game, sides at "
         f"random{'; with ' + changed if changed else ''})",
         ["side", "n deals", "win share", "95% CI", "vs 1/P", "TOST p", "q (TOST)", "verdict vs 1/P"],
-        [[s.name, f"{s.n:,}", pct(s.win), pct_ci(s.low, s.high), pp(s.win - 1 / plan.players), pval(s.tost_p),
-          pval(s.tost_q), s.verdict_text] for s in sides],
+        [[s.name, f"{v.n:,}", pct(s.win), pct_ci(s.low, s.high), pp(v.diff), pval(v.equiv_p),
+          pval(v.q_equiv), v.text(s.games)] for s, v in zip(sides, verdicts)],
         caption=(f"fair share 1/P = {100 / plan.players:.1f}%; win share CI: Wilson; the verdicts of `report "
                  f"setup-cards`: stronger / weaker = differs from 1/P ({correction_text(len(sides))}); "
                  f"{equivalence_caption(len(sides), plan.margin)}; undecided = neither, with about how many more "
                  f"deals holding the side would decide it with 80 % chance under the Holm correction (and the "
                  f"--games of the baseline that brings them: a side is held in only some of its deals); "
                  f"marked = not shown fair; {scope}"),
-        marked=[not s.fair for s in sides], data=data)
+        marked=[not v.equivalent for v in verdicts], data=data)
 
 
 @app.command()
@@ -117,6 +118,7 @@ def suggest(
     from ..report.charts import save
     from ..report.curve import chart
     from ..report.sections import pct, pct_ci
+    from ..report.verdict import NA
 
     fmt = check_format(fmt)
     if out is not None:
@@ -142,37 +144,39 @@ def suggest(
         rows = []
         for c in s.candidates:
             crossing = (f"{c.curve.win.value:.2f} [{c.curve.win.low:.2f}, {c.curve.win.high:.2f}]"
-                        if c.curve is not None and c.curve.win.found else "–")
-            proposed = f"{c.current} → {c.value}" if c.value is not None else "–"
+                        if c.curve is not None and c.curve.win.found else NA)
+            proposed = f"{c.current} → {c.value}" if c.value is not None else NA
             rows.append([c.field, str(c.current), ", ".join(map(str, c.swept)), crossing, proposed,
-                         f"{pct(c.win)} {pct_ci(c.low, c.high)}" if c.value is not None else "–",
-                         f"{c.worth:g}" if c.fair or c.undecided else "–", c.note])
+                         f"{pct(c.win)} {pct_ci(c.low, c.high)}" if c.value is not None else NA,
+                         c.judged.text(curve_games) if c.judged is not None else NA,
+                         f"{c.worth:g}" if c.fair or c.undecided else NA, c.note])
             if out is not None and c.curve is not None:
                 fig = chart(c.curve, {"scenario": f"balance suggest, {s.side.name} {c.field}",
                                       "games": curve_games * len(c.swept), "deals": curve_games})
                 save(fig, out / f"curve-{s.side.name}-{c.field}.png")
                 fig.clear()
         best = s.best
+        fit = (lambda x: f"fitted win share {pct(x.win)}, 90% CI {pct_ci(x.low, x.high)}: "
+               f"{x.judged.text(curve_games)}")
         if best is None and s.pair is not None and s.pair.value is not None:
             p = s.pair
             verdict = (f"{s.side.name}: no single whole-value change is fair within the margin; together "
                        + " and ".join(f"{f} {c} → {v}" for f, c, v in zip(p.fields, p.current, p.value))
-                       + f" (fitted win share {pct(p.win)}, 90% CI {pct_ci(p.low, p.high)}; worth {p.worth:g})")
+                       + f" ({fit(p)}; worth {p.worth:g})")
         elif best is None:
             verdict = (f"{s.side.name}: no single whole-value change is fair within the margin"
                        + (f"; the pair {' and '.join(s.pair.fields)}: {s.pair.note}" if s.pair is not None else ""))
         elif best.undecided:
-            verdict = (f"{s.side.name}: {best.field} {best.current} → {best.value} is undecided for want of deals, "
-                       f"not of a value (fitted win share {pct(best.win)}, 90% CI {pct_ci(best.low, best.high)}); "
-                       f"about {best.more:,.0f} more games per swept value (--curve-games "
-                       f"{curve_games + best.more:,.0f}) would decide it; confirm with `balance check`")
+            verdict = (f"{s.side.name}: {best.field} {best.current} → {best.value} is short of deals, not of a value "
+                       f"({fit(best)}); confirm with `balance check`")
         else:
             verdict = (f"{s.side.name}: {best.field} {best.current} → {best.value} (fair at "
                        f"{best.curve.win.value:.2f}, 95% CI {best.curve.win.low:.2f} to {best.curve.win.high:.2f}; "
-                       f"fitted win share {pct(best.win)}, 90% CI {pct_ci(best.low, best.high)})")
+                       f"{fit(best)})")
         grids.append(Table(
             f"{s.side.name}: win share {pct(s.side.win)} {pct_ci(s.side.low, s.side.high)}; the curve of each value",
-            ["value", "now", "swept", "fair at (95% CI)", "proposed", "fitted win share (90% CI)", "worth", "note"],
+            ["value", "now", "swept", "fair at (95% CI)", "proposed", "fitted win share (90% CI)", "verdict vs 1/P",
+             "worth", "note"],
             rows, marked=[c is best for c in s.candidates], data=_candidates_frame(s.candidates, best),
             units={"fit": "%", "fit_low": "%", "fit_high": "%"},
             caption=f"{verdict}. {curve_games:,} deals per swept value; {s.seconds:.0f} s"))
@@ -366,12 +370,14 @@ def _candidates_frame(candidates, best):
         "proposed": [c.value for c in candidates], "fit": [c.win for c in candidates],
         "fit_low": [c.low for c in candidates], "fit_high": [c.high for c in candidates],
         "worth": [c.worth if c.value is not None else None for c in candidates],
-        "status": ["fair" if c.fair else "undecided for want of deals" if c.undecided else "not fair"
-                   for c in candidates],
-        "more_curve_games": [c.more for c in candidates], "proposal": [c is best for c in candidates],
+        "verdict": [c.judged.words if c.judged is not None else None for c in candidates],
+        "status": ["fair" if c.fair else "short of deals" if c.undecided else "not fair" for c in candidates],
+        "more_curve_games": [c.judged.more if c.judged is not None else None for c in candidates],
+        "proposal": [c is best for c in candidates],
         "note": [c.note for c in candidates]},
         schema_overrides={"fair_at": pl.Float64, "fair_at_low": pl.Float64, "fair_at_high": pl.Float64,
-                          "proposed": pl.Int64, "worth": pl.Float64, "more_curve_games": pl.Float64})
+                          "proposed": pl.Int64, "worth": pl.Float64, "more_curve_games": pl.Float64,
+                          "verdict": pl.String})
 
 
 app.command()(fit)

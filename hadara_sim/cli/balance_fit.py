@@ -3,7 +3,6 @@ player count at once (thin layer over hadara_sim.balance_fit; registered in the 
 
 from __future__ import annotations
 
-import math
 import time
 from contextlib import nullcontext
 from pathlib import Path
@@ -119,7 +118,7 @@ def _tables(result) -> list[Table]:
     from .. import balance_fit as F
     from ..component_files import load_components
     from ..provenance import component_set, verdict_scope
-    from ..report.verdict import correction_text, equivalence_caption
+    from ..report.verdict import correction_text, equivalence_caption, render
     from ..report.sections import pct, pct_ci
 
     plan = result.plan
@@ -160,11 +159,8 @@ def _tables(result) -> list[Table]:
         cells = table.height
 
         def verdict(r, when):
-            more = r[f"{when}_more"]
-            if r[f"{when}_verdict"] == "undecided" and more is not None and math.isfinite(more):
-                return (f"undecided, about {more:,.0f} more deals (--confirm-games "
-                        f"{plan.confirm_games + r[f'{when}_more_games']:,.0f})")
-            return r[f"{when}_verdict"]
+            record = {"verdict": r[f"{when}_verdict"], "more": r[f"{when}_more"], "n": r[f"{when}_n"]}
+            return render(record, games=plan.confirm_games, option="--confirm-games")
 
         grids.append(Table(
             f"Before and after, per side and player count ({plan.policy} on every seat, advanced game, "

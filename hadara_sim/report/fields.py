@@ -129,23 +129,20 @@ def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], f
     if not tables:
         return None
     long = pl.concat(tables)
-    judged = V.judge(long["diff"], long["p"], long["equiv_p"], long["n"], margin, "holm")
+    # a ladder's undecided last step gets the deals that would show it flat, under Holm over every step
+    judged = V.judge(long["diff"], long["p"], long["equiv_p"], long["n"], margin, "holm",
+                     sd=long["sd"].fill_null(math.nan).to_numpy() if steps else None,
+                     hinted=(long["_field"] == rest[-1]).to_list())
     long = long.with_columns(pl.Series("q", [v.q for v in judged]), pl.Series("q_equiv", [v.q_equiv for v in judged]),
-                             pl.Series("_word", [v.robustness for v in judged]))
+                             pl.Series("_word", [v.settling if steps else v.robustness for v in judged]),
+                             pl.Series("more", [v.more for v in judged], dtype=pl.Float64))
     for name in rest:
         part = long.filter(pl.col("_field") == name).select(
             *cell, *[pl.col(c).alias(f"{c.replace('diff', 'difference')} {name}")
                      for c in ("diff", "low", "high", "q", "q_equiv")])
         out = out.join(part, on=list(cell), how="left", maintain_order="left")
     if steps:
-        last = {"robust": "settled", "depends on the bots": "still moving", "undecided": "undecided"}
-        # the deals an undecided last step needs to come out flat, under the table's Holm over every step
-        long = long.with_columns(pl.Series("more", I.deals_to_decide(
-            long["diff"].fill_null(math.nan).to_numpy(), long["sd"].fill_null(math.nan).to_numpy(),
-            long["n"].to_numpy(), ((long["_field"] == rest[-1]) & (long["_word"] == "undecided")).to_list(), margin),
-            dtype=pl.Float64))
-        words = long.filter(pl.col("_field") == rest[-1]).select(
-            *cell, pl.col("_word").replace_strict(last, return_dtype=pl.String).alias("robust"), "more")
+        words = long.filter(pl.col("_field") == rest[-1]).select(*cell, pl.col("_word").alias("robust"), "more")
         out = out.join(words, on=list(cell), how="left", maintain_order="left")
         return (out.with_columns(pl.lit(len(names)).alias("fields"), pl.col("robust").fill_null("undecided"))
                 .sort(list(cell), nulls_last=True))

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Sequence
 
 from . import charts
+from . import verdict as V
+from .fields import AGREEMENT
 from .sections import Section, overview, pp, pp_ci
 from .table import Table, table_html
 
@@ -44,10 +46,10 @@ HOW_TO_READ = (
     "side, side A, a control). Experimental comparisons (setup grid, grant sweep) pair on the deal and are "
     "causal for these policies; observational ones are labelled so and are not.")
 
-# A table's own verdict and the columns of the size it judges, in the order looked for: (verdict,
-# size, low, high); a robustness table's size is the range of the effect over the fields.
-VERDICT_COLUMNS = (("verdict", "diff", "diff_low", "diff_high"), ("verdict", "diff", "low", "high"),
-                   ("win_verdict", "win_diff", "win_low", "win_high"), ("agreement", None, "size_low", "size_high"))
+# A table's own verdict (the prefix of its `verdict.Verdict` records) and the columns of the size it
+# judges, in the order looked for: (prefix, size, low, high).
+VERDICT_COLUMNS = (("", "diff", "diff_low", "diff_high"), ("", "diff", "low", "high"),
+                   ("win_", "win_diff", "win_low", "win_high"))
 
 
 def _design(t: Table) -> str:
@@ -57,40 +59,55 @@ def _design(t: Table) -> str:
     return "observational" if "observational" in t.title.lower() else "experiment"
 
 
-def _size(r: dict, size: str | None, low: str, high: str) -> tuple[str, str]:
-    """A finding's size and its 95% CI (a robustness row: the range of its sizes over the fields)."""
-    if size is None:
-        return f"{pp(r[low])} to {pp(r[high])}", "range over the fields"
-    return pp(r[size]), pp_ci(r[low], r[high])
+def _findings(t: Table) -> list[tuple[str, str, str] | None] | None:
+    """A table's findings, one per row: (verdict, size, 95% CI) of a decided row, None for
+    an undecided one; None when the table has no verdicts. A verdict is read from its record in the
+    table's data (`verdict.decided`, `verdict.cell`); a robustness table's from the agreement of its fields'
+    verdicts, its size the range of the effect over the fields."""
+    if t.data is None or t.data.height != len(t.rows):
+        return None
+    names = set(t.data.columns)
+    if {"agreement", "size_low", "size_high"} <= names:
+        return [(r["agreement"], f"{pp(r['size_low'])} to {pp(r['size_high'])}", "range over the fields")
+                if r["agreement"] in AGREEMENT[:2] else None for r in t.data.to_dicts()]
+    found = next((c for c in VERDICT_COLUMNS if {f"{c[0]}verdict", f"{c[0]}q_equiv", f"{c[0]}significant", *c[1:]}
+                  <= names), None)
+    if found is None:
+        return None
+    prefix, size, low, high = found
+    return [(V.cell(r[f"{prefix}verdict"]), pp(r[size]), pp_ci(r[low], r[high]))
+            if V.decided(r, prefix) else None for r in t.data.to_dicts()]
 
 
 def key_findings(sections: Sequence[Section]) -> Table | None:
-    """Every decided verdict of every section in one table, each with its size, 95% CI and whether it
-    comes from an experiment or an observational comparison, naming (and linking to) the table it
-    comes from; undecided rows are counted. None when no table has verdicts."""
-    rows, links, undecided = [], [], 0
+    """Every decided verdict of every section in one table, each with its size, 95% CI, naming (and
+    linking to) the table it comes from: first the experiments' (causal for the policies played), then
+    the observational comparisons' (associations, not causes), each marked with its design; undecided
+    rows are counted. None when no table has verdicts."""
+    found, undecided = {"experiment": [], "observational": []}, 0
     for i, s in enumerate(sections):
         for j, t in enumerate(s.tables):
-            found = next((c for c in VERDICT_COLUMNS if t.data is not None and set(filter(None, c)) <= set(t.data.columns)),
-                         None)
-            if found is None or t.data.height != len(t.rows):
+            findings = _findings(t)
+            if findings is None:
                 continue
             design = _design(t)
-            for label, r in zip((r[0] for r in t.rows), t.data.to_dicts()):
-                verdict = r[found[0]]
-                if not verdict or verdict.startswith("undecided"):
+            for label, f in zip((r[0] for r in t.rows), findings):
+                if f is None:
                     undecided += 1
                     continue
-                rows.append([s.title, label, verdict, *_size(r, *found[1:]), design, t.title])
-                links.append(f"{s.key}-{i}-t{j}")
-    if not rows and not undecided:
+                found[design].append(([s.title, label, *f, design, t.title], f"{s.key}-{i}-t{j}"))
+    listed = found["experiment"] + found["observational"]
+    if not listed and not undecided:
         return None
-    caption = "each table states its reference, correction and the field it holds for"
+    caption = ("experiments first (paired on the deal: causal for the policies played), then observational "
+               "comparisons (associations, not causes); each table states its reference, correction and the field "
+               "it holds for")
     if undecided:
         caption = (f"{undecided:,} row{'s' * (undecided != 1)} of these tables {'are' if undecided != 1 else 'is'} "
                    f"undecided (more games needed) and not listed; " + caption)
     return Table("Key findings: every decided verdict of this report",
-                 ["section", "row", "verdict", "size", "95% CI", "design", "table"], rows, caption=caption, links=links)
+                 ["section", "row", "verdict", "size", "95% CI", "design", "table"], [r for r, _ in listed],
+                 caption=caption, links=[link for _, link in listed])
 
 
 def image_html(fig, fmt: str, alt: str) -> str:

@@ -189,6 +189,20 @@ def deals_to_decide(diff, sd, n, undecided, margin: float = MARGIN, power: float
     return out
 
 
+Z_90 = float(norm.ppf(0.95))  # the half-width of a 90% CI in standard errors: the TOST at 5 % each side
+
+
+def fit_deals_to_decide(win: float, low: float, high: float, fair: float, margin: float, deals: int,
+                        power: float = HINT_POWER) -> float:
+    """More deals per point of a fit at which a fitted win share `win` inside fair ± margin, whose 90% CI
+    [low, high] reaches past it, has its 90% CI inside with chance `power` (taking `win` as the truth;
+    the CI narrows as 1 / sqrt(deals)): each half of the CI (a logistic fit's need not be symmetric) must
+    shrink to (its bound - win) z_0.95 / (z_0.95 + z_power), the one that fails the most deciding."""
+    scale = (Z_90 + float(norm.ppf(power))) / Z_90
+    factor = max(((high - win) * scale / (fair + margin - win)) ** 2, ((win - low) * scale / (win - fair + margin)) ** 2)
+    return float(max(0, math.ceil(deals * (factor - 1))))
+
+
 def games_needed(sd: float, half_width: float = TARGET_HALF_WIDTH) -> float:
     """Deals for a 95% CI of ±half_width on a mean whose per-deal standard deviation is `sd`:
     (z_0.975 sd / half_width)^2, the normal-approximation sample size (scipy `norm.ppf`); in the

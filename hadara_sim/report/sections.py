@@ -25,9 +25,9 @@ from .dataset import SETUP_SWEEPS, ReportError, combination_by, fmt_value, poole
 from .fields import AGREEMENT, FIELD_KEYS, field_label
 from .scores import PART_LABELS, STACK_ORDER, leader_wins, running_scores, score_breakdown
 from .table import Table
+from .verdict import NA
 from .wins import first_player_rates, seat_rates, sweep_contrasts, win_rates
 
-NA = "–"
 POINTS = dict.fromkeys(("mean", "ci_low", "ci_high"), "points")   # a table of scores, not shares
 
 

@@ -6,7 +6,7 @@ binomial GLM with logit link fits the win share on both values and their product
 deal, as `curve.fit`); where the fitted win share equals the fair share 1/P is the fair line, given
 as the second value for each first value, with a 95% CI by the delta method. The fair pairs are the
 whole-value pairs inside the swept box whose fitted win share has its 90% CI inside 1/P ± margin
-(two one-sided tests at 5%, as `balance suggest` judges a single value).
+(two one-sided tests at 5%: `verdict.of_fit`, as `balance suggest` judges a single value).
 """
 
 from __future__ import annotations
@@ -116,9 +116,10 @@ def surface(df: pl.DataFrame, key1: str, key2: str, where: dict[str, str] | None
     whole2 = np.arange(math.ceil(v2.min()), math.floor(v2.max()) + 1, dtype=float)
     a, b = (g.ravel() for g in np.meshgrid(whole1, whole2, indexing="ij"))
     frame = result.get_prediction(_design(a, b)).summary_frame(alpha=0.10)
-    low, high = frame["mean_ci_lower"].to_numpy(), frame["mean_ci_upper"].to_numpy()
-    pairs = pl.DataFrame({"x1": a, "x2": b, "win": frame["mean"].to_numpy(), "low": low, "high": high,
-                          "fair": (fair - margin < low) & (high < fair + margin)})
+    win, low, high = (frame[c].to_numpy() for c in ("mean", "mean_ci_lower", "mean_ci_upper"))
+    pairs = pl.DataFrame({"x1": a, "x2": b, "win": win, "low": low, "high": high,
+                          "fair": [V.of_fit(*f, fair, margin).equivalent for f in zip(win, low, high)]},
+                         schema_overrides={"fair": pl.Boolean})
     return Surface((key1, key2), words, fair, cells.rename({x1: "x1", x2: "x2"}), line, pairs,
                    float(result.pvalues[3]), result)
 

@@ -10,8 +10,10 @@ the row, stated in the `--games` of the run's scenario) and its words. Reference
 unless the verdict is `relative` (the average side of the same deal and seat); the difference is a
 share, written in percentage points.
 
-`inference` computes the numbers (intervals, tests, corrections, the hint); this module alone turns
-them into a verdict and words.
+A fitted win share (`balance suggest`'s candidate value, its pair, a sensitivity draw's whole values) is
+judged by the same model from its 90% CI (`of_fit`), its hint stated in the run's option that adds deals
+(`--curve-games`). `inference` computes the numbers (intervals, tests, corrections, the hints); this
+module alone turns them into a verdict and words.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Sequence
 
 import numpy as np
 import polars as pl
+from scipy.special import ndtr
 
 from . import inference as I
 
@@ -45,6 +48,8 @@ class Verdict:
     correction: str = I.CORRECTION
     more: float = math.nan  # an undecided row: about how many more deals of it would decide it (NaN: none)
     relative: bool = False  # against the average side of the same deal and seat, not the fair share 1/P
+    option: str = "--games"  # the option of the run whose value the hint states
+    per: str = ""            # what the hint's deals are counted per ("swept value": a curve's deals per value)
 
     @property
     def significant(self) -> bool:
@@ -83,21 +88,33 @@ class Verdict:
         return RELATIVE_WORDS.get(kind, kind) if self.relative else kind
 
     @property
+    def settling(self) -> str:
+        """The verdict of a ladder's last step (the effect under the strongest field minus under the one
+        before it) in its words: "settled" (equivalent to zero), "still moving" (differs), "undecided"."""
+        return {"fair": "settled", "undecided": "undecided"}.get(self.kind, "still moving")
+
+    @property
     def robustness(self) -> str:
         """The verdict of an interaction test (an effect under one opponent field minus under another) in
         its words: "robust" (equivalent to zero), "depends on the bots" (differs from zero), "undecided"."""
         return {"fair": "robust", "undecided": "undecided"}.get(self.kind, "depends on the bots")
 
+    @property
+    def short_of_deals(self) -> bool:
+        """Not shown fair, with a hint: more deals, not another value, would decide it."""
+        return not self.equivalent and math.isfinite(self.more)
+
     def hint(self, games: int | None = None) -> str:
-        """An undecided verdict with its hint: about how many more deals of the row and, given the run's
-        `games` per combination (of which the row holds `n` deals), the `--games` of the scenario that
-        would decide it."""
-        return undecided_text(self.more, self.n, games)
+        """A verdict short of deals with its hint: about how many more deals of the row and, given the
+        run's `games` per combination (of which the row holds `n` deals), the value of the run's option
+        (`--games` of the scenario) that would decide it."""
+        text = undecided_text(self.more, self.n, games, self.option, self.per)
+        return text if self.kind == "undecided" else cell(self.words) + text.removeprefix("undecided")
 
     def text(self, games: int | None = None) -> str:
-        """The verdict as a terminal cell: an arrow for a difference (▲ stronger, ▼ weaker), an undecided
-        verdict with its hint in the scenario's --games."""
-        return self.hint(games) if self.words == "undecided" else cell(self.words)
+        """The verdict as a terminal cell: an arrow for a difference (▲ stronger, ▼ weaker), a verdict
+        short of deals with its hint in the run's option (the scenario's --games)."""
+        return self.hint(games) if self.short_of_deals or self.kind == "undecided" else cell(self.words)
 
     def record(self, prefix: str = "", hints: bool = False) -> dict:
         """The verdict's columns in its table's data (what csv and json write): q, q_equiv, significant,
@@ -115,11 +132,12 @@ def columns(verdicts: Sequence[Verdict], prefix: str = "", hints: bool = False) 
 
 
 def judge(diff, p, equiv_p, n, margin: float = I.MARGIN, method: str = I.CORRECTION, sd=None,
-          relative: bool = False) -> list[Verdict]:
+          relative: bool = False, hinted=None) -> list[Verdict]:
     """The verdicts of a whole table, one per row, from its differences, tests and deals: the p-values
     corrected over the table by `method`, the TOSTs by Holm, and with `sd` (the per-deal standard
-    deviation of each row) the hint of every undecided row whose difference lies inside the margin
-    (`inference.deals_to_decide`: Holm over the table, by simulation)."""
+    deviation of each row) the hint of every undecided row (of the rows `hinted`, a mask; default all)
+    whose difference lies inside the margin (`inference.deals_to_decide`: Holm over the table, by
+    simulation)."""
     diff, p, equiv_p = (np.asarray(v, dtype=float) for v in (diff, p, equiv_p))
     q = I.adjust(p, method)
     qe = I.adjust(equiv_p, I.EQUIVALENCE_CORRECTION)
@@ -129,19 +147,49 @@ def judge(diff, p, equiv_p, n, margin: float = I.MARGIN, method: str = I.CORRECT
     if sd is None:
         return verdicts
     more = I.deals_to_decide(diff, np.asarray(sd, dtype=float), np.asarray(n, dtype=float),
-                             [v.kind == "undecided" for v in verdicts], margin)
+                             [v.kind == "undecided" and (hinted is None or bool(h))
+                              for v, h in zip(verdicts, hinted if hinted is not None else verdicts)], margin)
     return [replace(v, more=float(m)) for v, m in zip(verdicts, more)]
 
 
-def render(row: dict, prefix: str = "", games: int | None = None) -> str:
+def of_fit(win: float, low: float, high: float, fair: float, margin: float = I.MARGIN, deals: int = 0,
+           option: str = "--games", per: str = "") -> Verdict:
+    """The verdict of a fitted win share (a curve's or a surface's at one value) against the fair share
+    `fair`, from the fit's 90% CI [low, high] (a logistic fit's, so not symmetric on the share scale): its
+    TOST within ±margin is the two one-sided tests at 5 %, each with the standard error of its own half of
+    the CI, so "fair" is exactly "the 90% CI inside fair ± margin"; its test of a difference uses the half
+    that faces `fair`. One fit alone: nothing to correct over. With `deals`, the fit's deals per point
+    (`option` of its run, counted `per` what), a fit inside the margin but not shown fair gets its hint
+    (`inference.fit_deals_to_decide`)."""
+    z = I.Z_90
+    upper, lower = (high - win) / z, (win - low) / z
+    if not all(math.isfinite(x) and x > 0 for x in (upper, lower)):
+        return Verdict(win - fair, math.nan, math.nan, math.nan, math.nan, deals, margin, 1, option=option, per=per)
+    diff = win - fair
+    equiv_p = float(max(ndtr((diff - margin) / upper), ndtr(-(diff + margin) / lower)))
+    p = float(2 * ndtr(-abs(diff) / (lower if diff > 0 else upper)))
+    more = (I.fit_deals_to_decide(win, low, high, fair, margin, deals)
+            if deals and equiv_p >= I.ALPHA and abs(diff) < margin else math.nan)
+    return Verdict(diff, p, equiv_p, p, equiv_p, deals, margin, 1, more=more, option=option, per=per)
+
+
+def render(row: dict, prefix: str = "", games: int | None = None, option: str = "--games") -> str:
     """A verdict's record in a table's data (`Verdict.record`: rows survive a report's joins and sorts)
     as a terminal cell, as `Verdict.text` writes it: the words with their arrow, an undecided verdict with
-    its hint where the record has one (the row's `n` deals and the run's `games` per combination give its
-    --games)."""
+    its hint where the record has one (the row's `n` deals and the run's `games` per combination give the
+    value of its `option`, the scenario's --games)."""
     words = row.get(f"{prefix}verdict")
     if words == "undecided":
-        return undecided_text(row.get(f"{prefix}more"), row.get("n"), games)
+        return undecided_text(row.get(f"{prefix}more"), row.get("n"), games, option)
     return cell(words)
+
+
+def decided(row: dict, prefix: str = "") -> bool:
+    """Whether a verdict's record in a table's data (`Verdict.record`) claims something, as `Verdict.kind`
+    decides it: shown to differ (`significant`) or shown fair (`q_equiv` < ALPHA)."""
+    q_equiv = row.get(f"{prefix}q_equiv")
+    return bool(row.get(f"{prefix}significant")) or (q_equiv is not None and math.isfinite(q_equiv)
+                                                      and q_equiv < I.ALPHA)
 
 
 def cell(words: str | None) -> str:
@@ -157,14 +205,16 @@ def kind_of(words: str | None) -> str:
     return "fair" if words.startswith("fair") else words
 
 
-def undecided_text(more: float | None, n: int | None = None, games: int | None = None) -> str:
-    """"undecided", with the hint when known: the more deals of the row and, given the run's `games` per
-    combination and the row's `n` deals, the `--games` of the scenario that would decide it."""
+def undecided_text(more: float | None, n: int | None = None, games: int | None = None, option: str = "--games",
+                   per: str = "") -> str:
+    """"undecided", with the hint when known: the more deals of the row (`per` what they are counted
+    per) and, given the run's `games` per combination and the row's `n` deals, the value of the run's
+    `option` (the scenario's `--games`) that would decide it."""
     if more is None or not math.isfinite(more):
         return "undecided"
-    text = f"undecided, about {more:,.0f} more deals"
+    text = f"undecided, about {more:,.0f} more deals" + (f" per {per}" if per else "")
     if games and n:
-        text += f" (--games {games_for(more, n, games):,})"
+        text += f" ({option} {games_for(more, n, games):,})"
     return text
 
 
