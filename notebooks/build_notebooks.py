@@ -512,7 +512,8 @@ player count a softmax model of the winner (the seat holding a side wins with th
 seats' strengths, each side's strength linear in its changes, with squares and products only where
 the data demand them), proposes the change set with the fewest changed values and then the smallest
 worth whose predicted shares are fair at every player count, plays it on fresh deals (TOST against
-1/P, Holm over every side and player count), fits again with those games, and stops when the set is
+1/P, Holm over every side and player count), fits again with those games, anchored to the shares the
+set just played (the model gives the step, the games the level), and stops when the set is
 confirmed or a side is blocked (no value in range, or too few deals). The command line:
 
     hadara-sim balance fit -p 2 -p 3 -p 4 --games 4000 --confirm-games 50000 --out results/fit

@@ -178,7 +178,10 @@ def _make_dry_run(target: str, path: str | None = None) -> list[str]:
     import os
     import subprocess
 
-    env = {**os.environ, **({"PATH": path} if path else {})}
+    # Under `make test` (CI) the parent make's MAKELEVEL/MAKEFLAGS would make this one print "Entering
+    # directory" lines around the commands: a make of its own, as a user types it.
+    env = {key: value for key, value in os.environ.items() if key not in ("MAKELEVEL", "MAKEFLAGS", "MFLAGS")}
+    env.update({"PATH": path} if path else {})
     done = subprocess.run(["make", "-n", "-o", ".venv/.installed", "-o", ".venv/.notebook", target], env=env,
                           capture_output=True, text=True, cwd=Path(__file__).resolve().parent.parent)
     assert done.returncode == 0, done.stderr
