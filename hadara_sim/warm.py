@@ -60,11 +60,12 @@ def kernel_signature() -> tuple:
             typeof(k.policy_tables), typeof(k.params[0]), typeof(k.tables[0]), vector)
 
 
-def option_table_signature() -> tuple:
+def option_table_signature(kernels: tuple) -> tuple:
     """The argument types of the expert's `option_table` as training passes them (`learned_options`):
-    the kernels' own, without colony fronts, and the values and features it fills in."""
+    the kernels' own (`kernels`, from `kernel_signature`), without colony fronts, and the values and
+    features it fills in."""
     typeof = kernel("planner").typeof_pyval
-    signature = list(kernel_signature())
+    signature = list(kernels)
     del signature[9]  # colony fronts
     return (*signature[:-1], typeof(np.zeros((1, 1))), typeof(np.zeros((1, 1, 1))))
 
@@ -76,7 +77,7 @@ def compile_kernels(names) -> None:
         if name == "training":
             from .kernels import expert
 
-            expert.option_table.compile(option_table_signature())
+            expert.option_table.compile(option_table_signature(signature))
         else:
             kernel(name).compile(signature)
 
