@@ -53,6 +53,7 @@ class Budget:
     duel_games: int = 2000    # head-to-head games per player count
     seed: int = 0
     step: float = 1.0         # share of the way from the current weights to the fitted ones
+    alone: bool = False       # learn the weights of the one player count of `players` for it alone
 
 
 @dataclass
@@ -87,6 +88,7 @@ class Iteration:
     step: float                # share of the way from the current weights to the fitted ones
     command: str               # the training command that ran it ("": the run being written)
     seconds: float
+    alone: int = 0             # the player count whose own weights it learned (0: the shared ones)
 
 
 class Teacher(Policy):
@@ -202,6 +204,13 @@ def train(components: ComponentSet, budget: Budget, start: Weights | None = None
     the iterations numbered from `first` (their seeds follow the number): the weights kept and every
     iteration's record."""
     current = start or Weights("(foresight)", components.digest, np.zeros(kernel.WEIGHTS))
+    alone = budget.players[0] if budget.alone else None
+    if budget.alone and len(budget.players) != 1:
+        raise LearnError("weights of a player count's own are learned at that one count: give one player count")
+    own = sorted(set(current.by_players) & set(budget.players)) if alone is None else []
+    if own:
+        raise LearnError(f"the starting weights have weights of their own at {', '.join(map(str, own))} players, "
+                         f"which the shared ones would not change there: learn those alone")
     history = []
     for number in range(first, first + budget.iterations):
         began = time.perf_counter()
@@ -209,16 +218,17 @@ def train(components: ComponentSet, budget: Budget, start: Weights | None = None
             f"({', '.join(map(str, budget.players))}P), {budget.rate:.0%} of card decisions, {budget.copies} copies")
         samples = label(components, Expert.with_weights(current), budget, number)
         fitted, slope = fit(samples)
-        vector = current.vector + budget.step * (fitted - current.vector)
+        before = current.at(alone)
+        vector = before + budget.step * (fitted - before)
         say(f"iteration {number}: fitted on {samples.decisions} decisions ({len(samples)} options); slope on "
             f"foresight's value {slope:.3f}; step {budget.step:g}; new against current, {budget.duel_games} games "
             f"per player count")
-        new = Weights(f"(iteration {number})", components.digest, vector)
+        new = current.replaced(vector, alone, f"(iteration {number})")
         per, pooled = duel(components, Expert.with_weights(new), Expert.with_weights(current), budget, number)
         games, share, (low, high) = pooled
         accepted = low > 0.5
         history.append(Iteration(number, samples.decisions, len(samples), slope, per, pooled, accepted,
-                                 budget.step, "", time.perf_counter() - began))
+                                 budget.step, "", time.perf_counter() - began, alone or 0))
         say(f"iteration {number}: new weights win {100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}] of "
             f"{games} games: {'kept' if accepted else 'not better; the current weights stay'} "
             f"({history[-1].seconds:.0f} s)")
@@ -239,7 +249,8 @@ def lineage(path) -> list[Iteration]:
                       for key, r in it.items() if key[:1] == "p" and key[1:].isdigit()}
             history.append(Iteration(it["number"], it["decisions"], it["options"], it["value_coefficient"], shares,
                                      (it["games"], it["win_share"], tuple(it["ci95"])), it["accepted"],
-                                     it.get("step", 1.0), it.get("command", data["command"]), it["seconds"]))
+                                     it.get("step", 1.0), it.get("command", data["command"]), it["seconds"],
+                                     it.get("alone", 0)))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError,
             AttributeError) as err:
         raise ValueError(f"expert weights {path}: its iterations cannot be read ({err!r}); start from a file "
@@ -248,20 +259,19 @@ def lineage(path) -> list[Iteration]:
 
 
 def weights_toml(weights: Weights, history: list, command: str) -> str:
-    """The weights file: the command that made it, the component set, the layout, the weights and
-    every iteration's head to head with the command that ran it (`command` where it names none)."""
-    F = len(kernel.FEATURES)
-    blocks = weights.vector.reshape(3, len(kernel.KINDS), F)
+    """The weights file: the command that made it, the component set, the layout, the weights (the
+    shared ones, then each player count's own) and every iteration's head to head with the command that
+    ran it (`command` where it names none)."""
     lines = ["# Written by scripts/train_expert.py. `command` made these weights (from the --start file it names,",
              "# if any); each iteration names the command that ran it: rerun those in order to learn them again.",
              f'command = "{command}"',
              f'components = "{weights.components}"',
              "features = [" + ", ".join(f'"{f}"' for f in kernel.FEATURES) + "]",
              "kinds = [" + ", ".join(f'"{k}"' for k in kernel.KINDS) + "]",
-             "", "[weights]  # per kind, one row per epoch (I, II, III), one weight per feature"]
-    for k, kind in enumerate(kernel.KINDS):
-        rows = ",\n".join("    [" + ", ".join(f"{w:.6g}" for w in blocks[e, k]) + "]" for e in range(3))
-        lines.append(f"{kind} = [\n{rows},\n]")
+             "", "[weights]  # per kind, one row per epoch (I, II, III), one weight per feature; every player count",
+             *_rows(weights.vector)]
+    for players, vector in sorted(weights.by_players.items()):
+        lines += ["", f"[weights.p{players}]  # at {players} players instead (learned there alone)", *_rows(vector)]
     for it in history:
         games, share, (low, high) = it.pooled
         lines += ["", "[[iterations]]", f"number = {it.number}", f"decisions = {it.decisions}",
@@ -269,6 +279,15 @@ def weights_toml(weights: Weights, history: list, command: str) -> str:
                   f"games = {games}", f"win_share = {share:.4f}  # new weights against the current, pooled",
                   f"ci95 = [{low:.4f}, {high:.4f}]", f"accepted = {'true' if it.accepted else 'false'}",
                   f"step = {it.step:g}", f'command = "{it.command or command}"', f"seconds = {it.seconds:.0f}"]
+        if it.alone:
+            lines += [f"alone = {it.alone}  # learned the weights of this player count alone"]
         for players, (n, s, (lo, hi)) in it.shares.items():
             lines += [f"p{players} = {{ games = {n}, win_share = {s:.4f}, ci95 = [{lo:.4f}, {hi:.4f}] }}"]
     return "\n".join(lines) + "\n"
+
+
+def _rows(vector: np.ndarray) -> list[str]:
+    """One weights table's lines: per kind, a row per epoch."""
+    blocks = vector.reshape(3, len(kernel.KINDS), len(kernel.FEATURES))
+    return [f"{kind} = [\n" + ",\n".join("    [" + ", ".join(f"{w:.6g}" for w in blocks[e, k]) + "]"
+                                          for e in range(3)) + ",\n]" for k, kind in enumerate(kernel.KINDS)]

@@ -11,15 +11,17 @@ from __future__ import annotations
 
 import math
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from hadara_sim.kernels import expert as learned
+from hadara_sim.kernels.decide import choose
 from hadara_sim.kernels.layout import EXPERT
+from hadara_sim.kernels.restrict import restricted
 from hadara_sim.params import Param
-from hadara_sim.policy import Kernel
+from hadara_sim.policy import Decision, Kernel
 
 from .styles import Foresight
 from .tuned import TUNED_DIR
@@ -36,6 +38,18 @@ class Weights:
     path: str
     components: str      # the digest of the component set they were learned on
     vector: np.ndarray   # (learned.WEIGHTS,) in the kernel's order: block (epoch-major, then kind), feature
+    by_players: dict = field(default_factory=dict)  # player count -> (learned.WEIGHTS,) weights of its own
+
+    def at(self, players: int | None) -> np.ndarray:
+        """The weights played at `players` players: that count's own (learned at it alone), else the
+        shared ones."""
+        return self.by_players.get(players, self.vector)
+
+    def replaced(self, vector: np.ndarray, players: int | None, path: str) -> "Weights":
+        """These weights with `vector` as the shared ones (`players` None) or as that count's own."""
+        if players is None:
+            return Weights(path, self.components, vector, self.by_players)
+        return Weights(path, self.components, self.vector, {**self.by_players, players: vector})
 
     def check(self, components) -> None:
         """Stop unless the games are of the component set the weights were learned on."""
@@ -48,7 +62,8 @@ class Weights:
 
 def read_weights(path: str | Path) -> Weights:
     """The weights in a file written by the training (`hadara_sim.learn.weights_toml`), checked: the
-    features and kinds the kernel reads, in its order, three epochs each, finite and in range."""
+    features and kinds the kernel reads, in its order, three epochs each, finite and in range; the
+    shared ones in `[weights]`, a player count's own in `[weights.pN]`."""
     where = f"expert weights {path}"
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
@@ -63,20 +78,35 @@ def read_weights(path: str | Path) -> Weights:
     if not isinstance(data.get("components"), str):
         raise ValueError(f"{where}: field components (the digest of the component set) is missing")
     table = data.get("weights")
+    table = table if isinstance(table, dict) else {}
+    by_players = {}
+    for key, own in table.items():
+        if key in learned.KINDS:
+            continue
+        players = int(key[1:]) if key[:1] == "p" and key[1:].isdigit() else 0
+        if not 2 <= players <= 5 or not isinstance(own, dict):
+            raise ValueError(f"{where}: weights.{key} is neither a kind ({', '.join(learned.KINDS)}) nor a player "
+                             f"count's own table (weights.p2 .. weights.p5)")
+        by_players[players] = _vector(own, f"{where}: weights.{key}")
+    return Weights(str(path), data["components"], _vector(table, f"{where}: weights"), by_players)
+
+
+def _vector(table: dict, where: str) -> np.ndarray:
+    """One table's weights (a row per epoch for each kind) in the kernel's order, checked."""
     blocks = []
     for epoch in range(3):
         for kind in learned.KINDS:
-            rows = table.get(kind) if isinstance(table, dict) else None
+            rows = table.get(kind)
             row = rows[epoch] if isinstance(rows, list) and len(rows) == 3 else None
             if (not isinstance(row, list) or len(row) != len(learned.FEATURES)
                     or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in row)):
-                raise ValueError(f"{where}: weights.{kind} must be 3 rows (epochs I-III) of {len(learned.FEATURES)} "
+                raise ValueError(f"{where}.{kind} must be 3 rows (epochs I-III) of {len(learned.FEATURES)} "
                                  f"numbers, one per feature")
             if not all(math.isfinite(w) and abs(w) <= WEIGHT_LIMIT for w in row):
-                raise ValueError(f"{where}: weights.{kind} epoch {epoch + 1}: every weight must be finite and within "
+                raise ValueError(f"{where}.{kind} epoch {epoch + 1}: every weight must be finite and within "
                                  f"+-{WEIGHT_LIMIT:g}")
             blocks.append(row)
-    return Weights(str(path), data["components"], np.array(blocks, np.float64).reshape(-1))
+    return np.array(blocks, np.float64).reshape(-1)
 
 
 class Expert(Foresight):
@@ -109,13 +139,28 @@ class Expert(Foresight):
         return expert
 
     def kernel(self, components=None, players: int | None = None, advanced: bool = True) -> Kernel:
-        """foresight's kernel with the learned weights after its params (the weights' component set
-        checked whenever the games' is known)."""
+        """foresight's kernel with the learned weights for `players` after its params (the weights'
+        component set checked whenever the games' is known)."""
         if components is not None:
             self.weights.check(components)
         base = super().kernel(components, players, advanced)
+        vector = self.weights.at(players)
         made = self.__dict__.setdefault("_expert_kernels", {})
-        if id(base) not in made:
-            made[id(base)] = (base, Kernel(EXPERT, np.concatenate([base.params, self.weights.vector]), base.table,
-                                           base.kinds))
-        return made[id(base)][1]
+        key = (id(base), id(vector))
+        if key not in made:
+            made[key] = (base, vector, Kernel(EXPERT, np.concatenate([base.params, vector]), base.table, base.kinds))
+        return made[key][2]
+
+    def draw(self, d: Decision):
+        """foresight's draw with the learned correction for the game's player count."""
+        return choose(self._card_kernel(d), "draw", d, restricted(self, d))
+
+    def pick(self, d: Decision):
+        """foresight's pick with the learned correction for the game's player count."""
+        return choose(self._card_kernel(d), "pick", d, restricted(self, d))
+
+    def _card_kernel(self, d: Decision) -> Kernel:
+        """The kernel of a draw or pick: the weights for the game's player count (the side table, which
+        these decisions do not read, is not derived)."""
+        self.weights.check(d.view.components)
+        return self.kernel(None, d.view.players)

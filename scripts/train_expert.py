@@ -3,13 +3,16 @@
     python scripts/train_expert.py --out policies/tuned/expert-weights.toml
     python scripts/train_expert.py --components my-set/ --out my-expert.toml   # then weights=my-expert.toml
     python scripts/train_expert.py --start my-expert.toml --out my-expert.toml --step 0.5   # go on from a file
+    python scripts/train_expert.py --start my-expert.toml --out my-expert.toml -p 2 --alone   # 2 players' own
 
 Starts from foresight (no correction) unless `--start FILE`, whose iterations the file written keeps
 (numbered on from them, each with its command); each iteration labels a sample of the card decisions
 of self-play games by search (every legal option played on in determinised copies by the current
 expert), fits new weights, moves `--step` of the way from the current weights to them, and keeps
-them only if they beat the current ones head to head on fresh deals, seats rotated. Same arguments,
-same weights. Progress goes to standard error (`--quiet` silences it).
+them only if they beat the current ones head to head on fresh deals, seats rotated. With `--alone`
+and one player count, the weights learned are that count's own (the expert plays them there; the
+shared weights and other counts' stay as they were). Same arguments, same weights. Progress goes to
+standard error (`--quiet` silences it).
 """
 
 from __future__ import annotations
@@ -37,19 +40,21 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
          start: Path = typer.Option(None, "--start", help="Weights to start from (default: foresight's, none)."),
          step: float = typer.Option(1.0, "--step", help="Share of the way from the current weights to the fitted ones "
                                                         "an iteration moves (below 1: damped)."),
+         alone: bool = typer.Option(False, "--alone", help="Learn weights of the one player count given for it "
+                                                          "alone (the other counts keep theirs)."),
          seed: int = typer.Option(0, "--seed", "-s"),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
     if min(players) < 2 or max(players) > 5 or iterations < 1 or games < 1 or copies < 1 or duel_games < 2 \
-            or not 0 < rate <= 1 or not 0 < step <= 1:
-        raise typer.BadParameter("players 2-5, iterations, games and copies at least 1, duel games at least 2, "
-                                 "rate and step in (0, 1]")
+            or not 0 < rate <= 1 or not 0 < step <= 1 or (alone and len(set(players)) != 1):
+        raise typer.BadParameter("players 2-5 (one count with --alone), iterations, games and copies at least 1, "
+                                 "duel games at least 2, rate and step in (0, 1]")
     try:
         c = load_components(components) if components else load_components()
         begin = read_weights(start) if start else None
         earlier = lineage(start) if start else []
         if begin:
             begin.check(c)
-        budget = Budget(tuple(players), iterations, games, rate, copies, duel_games, seed, step)
+        budget = Budget(tuple(players), iterations, games, rate, copies, duel_games, seed, step, alone)
         weights, history = train(c, budget, begin, say=(lambda _: None) if quiet else
                                  (lambda line: print(line, file=sys.stderr, flush=True)),
                                  first=1 + max((it.number for it in earlier), default=0))
