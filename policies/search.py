@@ -2,8 +2,8 @@
 
 At each decision of the searched kinds, every legal option is tried in `budget` determinised copies of
 the game (the forward model, `hadara_sim.forward`): the acting seat then plays on with the `rollout`
-policy (any policy but search; default `expert`), the other seats with the same policy as a model of
-the opponents. Search exploits that model: its win rate against a field it models measures how well
+policy (any policy but search; default `expert`), the other seats with the `opponent` policy as a
+model of the opponents (default: the rollout policy). Search exploits that model: its win rate against a field it models measures how well
 it exploits the model, not its strength (measure that head to head against fields it does not model,
 scripts/round_robin.py). All options and copies of
 all games of the decision are played as one batch, on the same copies (common random numbers). The
@@ -29,14 +29,16 @@ class Search(Policy):
     description = ("Determinised flat Monte Carlo: tries every legal option in `budget` sampled copies of "
                    "the game played on by the rollout policy (default: expert), and takes the best mean "
                    "margin. Slow; a teacher that exploits the field it models, not a yardstick.")
-    params = {"budget": 8, "rollout": "expert", "kinds": ("side", "wheel", "draw", "pick", "colony", "tile"),
-              "max_options": 12, "avoid": (), "seek": ()}
+    params = {"budget": 8, "rollout": "expert", "opponent": "",
+              "kinds": ("side", "wheel", "draw", "pick", "colony", "tile"), "max_options": 12, "avoid": (), "seek": ()}
     # budget 0 or max_options under 2 would search nothing and play exactly like the rollout policy.
     declared = {
         "budget": Param(1, 1000, help="determinised copies of the game each candidate option is played out in "
                                       "(more = stronger and slower)"),
-        "rollout": Param(help="the policy that plays the copies on, for the searching seat and its opponents "
-                              "(any policy name but search; default expert)"),
+        "rollout": Param(help="the policy that plays the copies on, for the searching seat and, unless "
+                              "opponent names another, its opponents (any policy name but search; default expert)"),
+        "opponent": Param(help="the policy the opponents play the copies on with: search's model of them (any "
+                               "policy name but search; \"\": the rollout policy)"),
         "kinds": Param(choices=frozenset(KINDS), fewest=1,
                        help="the decision kinds that are searched; any other kind is left to the rollout policy"),
         "max_options": Param(2, 64, help="most options tried at one decision, starting with the rollout policy's "
@@ -53,13 +55,16 @@ class Search(Policy):
         if make_policy is None:
             raise TypeError("search builds its rollout policy by name: make it with "
                             "hadara_sim.registry.make_policy('search', ...)")
-        if self.settings["rollout"] == self.name:
-            raise ValueError("policy 'search' parameter rollout: must not be 'search' itself (each rollout "
-                             "would search again without end); use a fast policy such as 'expert'")
+        for key in ("rollout", "opponent"):
+            if self.settings[key] == self.name:
+                raise ValueError(f"policy 'search' parameter {key}: must not be 'search' itself (each rollout "
+                                 f"would search again without end); use a fast policy such as 'expert'")
         # The searching seat plays on under its restriction; its rivals are modelled without one.
         restriction = {k: self.settings[k] for k in ("avoid", "seek") if self.settings[k]}
         self.rollout = make_policy(self.settings["rollout"], seed=seed, **restriction)
-        self.rivals = make_policy(self.settings["rollout"], seed=seed) if restriction else self.rollout
+        opponent = self.settings["opponent"] or self.settings["rollout"]
+        self.rivals = (make_policy(opponent, seed=seed) if restriction or opponent != self.settings["rollout"]
+                       else self.rollout)
 
     def decide(self, d: Decision) -> np.ndarray:
         if d.kind not in self.settings["kinds"]:

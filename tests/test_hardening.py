@@ -807,6 +807,7 @@ def test_the_documented_pandas_reader_works(two_runs):
     ("search", {"max_options": -5}, "max_options: must lie in 2..64, got -5"),
     ("search", {"kinds": ["nosuch"]}, "kinds.0: must be one of 'colony', 'draw'"),
     ("search", {"rollout": "search"}, "must not be 'search' itself"),
+    ("search", {"opponent": "search"}, "parameter opponent: must not be 'search' itself"),
 ])
 def test_out_of_range_parameters_are_refused_with_their_allowed_range(spec, params, message):
     from hadara_sim.registry import make_policy
@@ -883,8 +884,10 @@ def test_every_built_in_parameter_is_declared_with_its_values_and_meaning():
         for name, param in cls.declared.items():
             assert param.help, (cls.name, name)
             # Left unbounded here only where the value is checked where it is used: a policy name (search's
-            # rollout), card ids against the games' component set (restriction_mask), a weights file (read_weights).
-            assert param.limit is not None or name in ("rollout", "avoid", "seek", "weights"), (cls.name, name)
+            # rollout and opponent), card ids against the games' component set (restriction_mask), a weights
+            # file (read_weights).
+            assert param.limit is not None or name in ("rollout", "opponent", "avoid", "seek", "weights"), (cls.name,
+                                                                                                       name)
             assert not param.problems(cls.params[name], (name,)), (cls.name, name)  # the default is allowed
 
 
@@ -930,7 +933,7 @@ def test_policies_show_lists_every_range():
         result = CliRunner().invoke(app, ["policies", "show", name, "--format", "json"])
         assert result.exit_code == 0
         rows = json.loads(result.output)["tables"][0]["rows"]
-        assert all(row[-1] != "–" for row in rows if row[0] not in ("rollout", "avoid", "seek")), rows
+        assert all(row[-1] != "–" for row in rows if row[0] not in ("rollout", "opponent", "avoid", "seek")), rows
         assert any(allowed in row[-1] for row in rows)
 
 

@@ -52,3 +52,17 @@ def test_search_keeps_the_rollout_policy_choice_among_its_candidates():
         assert options.shape[1] <= 3
         assert np.array_equal(options[:, 0], first)
         assert np.take_along_axis(legal, options, axis=1).all()
+
+
+def test_search_models_its_opponents_with_the_opponent_policy():
+    """rollout plays the searching seat's copies on, opponent the other seats' (default: the rollout);
+    a game with an opponent model of its own plays legally and alike alone and in a batch."""
+    c = load_components()
+    plain = make_policy("search", rollout="foresight")
+    assert plain.rivals is plain.rollout
+    search = make_policy("search", seed=1, budget=2, kinds=("draw",), rollout="foresight", opponent="balanced")
+    assert (search.rollout.name, search.rivals.name) == ("foresight", "balanced")
+    deals = make_deals(c, 2, 2, seed=5, advanced=True)
+    sheet = play_batch(deals, c, [search, make_policy("balanced")], forward=Forward)
+    alone = play_batch(deals[1], c, [search, make_policy("balanced")], forward=Forward)
+    assert np.array_equal(alone["total"][0], sheet["total"][1])
