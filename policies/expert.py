@@ -17,11 +17,9 @@ from pathlib import Path
 import numpy as np
 
 from hadara_sim.kernels import expert as learned
-from hadara_sim.kernels.decide import choose
 from hadara_sim.kernels.layout import EXPERT
-from hadara_sim.kernels.restrict import restricted
 from hadara_sim.params import Param
-from hadara_sim.policy import Decision, Kernel
+from hadara_sim.policy import Kernel
 
 from .styles import Foresight
 from .tuned import TUNED_DIR
@@ -150,17 +148,3 @@ class Expert(Foresight):
         if key not in made:
             made[key] = (base, vector, Kernel(EXPERT, np.concatenate([base.params, vector]), base.table, base.kinds))
         return made[key][2]
-
-    def draw(self, d: Decision):
-        """foresight's draw with the learned correction for the game's player count."""
-        return choose(self._card_kernel(d), "draw", d, restricted(self, d))
-
-    def pick(self, d: Decision):
-        """foresight's pick with the learned correction for the game's player count."""
-        return choose(self._card_kernel(d), "pick", d, restricted(self, d))
-
-    def _card_kernel(self, d: Decision) -> Kernel:
-        """The kernel of a draw or pick: the weights for the game's player count (the side table, which
-        these decisions do not read, is not derived)."""
-        self.weights.check(d.view.components)
-        return self.kernel(None, d.view.players)

@@ -95,11 +95,12 @@ class Planner(Policy):
 
     def draw(self, d: Decision):
         """Buy or sell the card kept, valued by what it brings by the end less its price."""
-        return choose(self.kernel(), "draw", d, restricted(self, d))
+        # The kernel at the game's player count: a subclass's parameters may depend on it (the expert's weights).
+        return choose(self.kernel(None, d.view.players), "draw", d, restricted(self, d))
 
     def pick(self, d: Decision):
         """Buy or sell the top card of a discard pile, valued like a drawn card."""
-        return choose(self.kernel(), "pick", d, restricted(self, d))
+        return choose(self.kernel(None, d.view.players), "pick", d, restricted(self, d))
 
     def tile(self, d: Decision):
         """A bonus tile on the track where one more step is worth most."""
