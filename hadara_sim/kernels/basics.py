@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 from numba import njit, types
-from numba.core import cgutils
+from numba.core import cgutils, config
 from numba.extending import intrinsic
 
 import hadara_sim.jit_cache  # noqa: F401  (drops numba's cached code when its sources changed)
@@ -23,8 +23,10 @@ from .layout import AFFINITY
 inner = njit(cache=True, _nrt=False)
 # The kernels' larger helpers are inlined at numba's IR level: LLVM leaves them as calls, and passing
 # them the view and table tuples (dozens of array structs) at every row costs more than their work
-# (as plain calls the bots played 35-40 % fewer games a second).
-helper = njit(cache=True, _nrt=False, inline="always")
+# (as plain calls the bots played 35-40 % fewer games a second). A bounds-checked build (`make
+# boundscheck`) checks the same indices and is not played for speed: there they are plain calls, a
+# third less to compile.
+helper = njit(cache=True, _nrt=False, inline="never" if config.BOUNDSCHECK else "always")
 
 
 @intrinsic
