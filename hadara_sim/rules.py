@@ -18,9 +18,9 @@ from .constants import (
     EFFECT_INDEX, MEDAL_DISCOUNT_GOLD, MEDAL_DISCOUNT_SILVER, REQUIREMENT_CUT, REQUIREMENT_PRICE, SELL_BONUS,
 )
 
-# Inlined into every caller: they are a line or two each, called inside the engine's and the
-# kernels' loops.
-rule = njit(cache=True, _nrt=False, inline="always")
+# A line or two each, called inside the engine's and the kernels' loops: LLVM inlines them where they
+# are called (inlining them at numba's IR level too cost compile time and gained no speed).
+rule = njit(cache=True, _nrt=False)
 
 SELL_BONUS_EFFECT = EFFECT_INDEX["sell_bonus"]
 DISCOUNT_EFFECT = EFFECT_INDEX["medal_discount"]

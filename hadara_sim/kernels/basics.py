@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 from numba import njit, types
-from numba.core import cgutils
+from numba.core import cgutils, config
 from numba.extending import intrinsic
 
 import hadara_sim.jit_cache  # noqa: F401  (drops numba's cached code when its sources changed)
@@ -17,10 +17,16 @@ from .layout import AFFINITY
 
 # `decide` and its helpers allocate nothing and count no references to the arrays they are passed
 # (numba would at every call, which costs more than their arithmetic), so a compiled engine built
-# without reference counting can call it. Small helpers are inlined into `_planner` and `_greedy`:
-# passing them the view and table tuples (dozens of array structs) would cost more than their work.
+# without reference counting can call it. The small helpers of this module are plain calls, which
+# LLVM inlines where they are called; inlining them at numba's IR level as well (`_better` alone has
+# 41 call sites) cost a quarter of the engine's first compile and no speed.
 inner = njit(cache=True, _nrt=False)
-helper = njit(cache=True, _nrt=False, inline="always")
+# The kernels' larger helpers are inlined at numba's IR level: LLVM leaves them as calls, and passing
+# them the view and table tuples (dozens of array structs) at every row costs more than their work
+# (as plain calls the bots played 35-40 % fewer games a second). A bounds-checked build (`make
+# boundscheck`) checks the same indices and is not played for speed: there they are plain calls, a
+# third less to compile.
+helper = njit(cache=True, _nrt=False, inline="never" if config.BOUNDSCHECK else "always")
 
 
 @intrinsic
@@ -36,19 +42,19 @@ def _fma(typingctx, a, b, c):
     return sig, codegen
 
 
-@helper
+@inner
 def _dot_lanes(a, b):
     """a . b of two 4-vectors summed as numpy's einsum does (two lanes)."""
     return (a[0] * b[0] + a[2] * b[2]) + (a[1] * b[1] + a[3] * b[3])
 
 
-@helper
+@inner
 def _dot_fma(a, b):
     """a . b of two 4-vectors summed as OpenBLAS's matrix product does (fused, in order)."""
     return _fma(a[3], b[3], _fma(a[2], b[2], _fma(a[1], b[1], a[0] * b[0])))
 
 
-@helper
+@inner
 def _better(legal, i, j, value, top, choice):
     """(top, choice) after option j of row i: options are offered in order, and the highest-valued
     legal one wins (the first on ties; option 0 when no legal value beats -inf), as `common.best`."""
@@ -57,7 +63,7 @@ def _better(legal, i, j, value, top, choice):
     return top, choice
 
 
-@helper
+@inner
 def _first_legal(legal, i, start):
     """The first legal option of row i from `start` on (`Policy.default` from 0), 0 if none."""
     for j in range(start, legal.shape[1]):
@@ -66,25 +72,25 @@ def _first_legal(legal, i, start):
     return 0
 
 
-@helper
+@inner
 def _income_left(epoch, phase):
     """Income steps still to come, the current phase's included."""
     return 2 * (3 - epoch) + (2 if phase == 0 else 1)
 
 
-@helper
+@inner
 def _top(v, gi, colour):
     """The top card of a discard pile (card 0 for an empty pile)."""
     return max(v.piles[gi, colour, max(v.pile_size[gi, colour] - 1, 0)], 0)
 
 
-@helper
+@inner
 def _faced(v, gi, me, k):
     """The deck colour seat `me` faces in draw round 1 when seat 0 faces board position k."""
     return v.colour_order[gi, (k + me) % 5]
 
 
-@helper
+@inner
 def _card_count(v, gi, me):
     total = 0
     for k in range(5):
@@ -92,7 +98,7 @@ def _card_count(v, gi, me):
     return total
 
 
-@helper
+@inner
 def _step(v, gi, me, ct, card, colour, t):
     """Steps of track t that `card` gives: its value, one more if affinity_<t> and the card is of colour t."""
     step = float(ct.card_values[card, t])
