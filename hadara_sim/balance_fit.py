@@ -27,9 +27,10 @@ opponents, so weakening 3B moves every other side's share. The fit treats the se
    the smallest move from it first. A side no change in range brings there is *blocked*.
 4. **Confirmation.** The proposal is played on fresh deals (`confirm_games`, per player count if
    asked: a side's share at 2 players needs ~2.7x the games of 4 players' for the same CI); every
-   named side at every player count gets the verdict of `balance check` (TOST against 1/P within the margin, Holm over all the cells
-   of the table, with `inference.deals_to_decide` hints). The confirmation's games join the
-   surrogate's data, the surrogate is fitted again and the next proposal played, until the set is
+   named side at every player count gets the verdict of `balance check` (TOST against 1/P within the
+   margin, Holm over all the cells of the table, with `inference.deals_to_decide` hints). The
+   confirmation's games join the surrogate's data, the surrogate is fitted again and the next
+   proposal played, until the set is
    confirmed, a refit proposes the set just played again (it stops and says why: a side blocked for
    want of a value in range, or cells undecided for want of deals, with the deals that would decide
    them), or the rounds run out.
@@ -129,6 +130,29 @@ class FitPlan:
         if isinstance(self.confirm_games, int):
             return str(self.confirm_games)
         return ",".join(f"{p}={g}" for p, g in sorted(self.confirm_games.items()))
+
+
+def read_confirm_games(text: str) -> int | dict[int, int]:
+    """`--confirm-games` read: one number of games, or P=GAMES pairs separated by commas."""
+    def games(word: str) -> int:
+        try:
+            n = int(word.strip().replace("_", ""))
+        except ValueError:
+            n = 0
+        if n < 10:
+            raise ValueError(f"--confirm-games {text}: {word.strip()!r} is not a number of games (10 or more)")
+        return n
+
+    if "=" not in text:
+        return games(text)
+    out: dict[int, int] = {}
+    for pair in (w.strip() for w in text.split(",") if w.strip()):
+        players, _, n = pair.partition("=")
+        if players.strip() not in {"2", "3", "4", "5"}:
+            raise ValueError(f"--confirm-games {text}: expected P=GAMES with P a player count 2 to 5, e.g. "
+                             f"2=160000,3=100000,4=60000; got {pair!r}")
+        out[int(players)] = games(n)
+    return out
 
 
 # --- the values a fit may change -------------------------------------------------------------

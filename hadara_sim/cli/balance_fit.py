@@ -71,8 +71,8 @@ def fit(
     if out is not None:
         writable_folder(out)
     base = plan_or_exit(2, policy, games, margin, seed, jobs, components, overrides, 0, side)
-    confirming = _confirm_games(confirm_games)
     try:
+        confirming = F.read_confirm_games(confirm_games)
         plan = F.FitPlan(sides=list(dict.fromkeys(side)) if side else list(F.SIDES), fields=fields,
                          players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
                          points=points, confirm_games=confirming, rounds=rounds, margin=base.margin, aim=aim,
@@ -116,29 +116,6 @@ def fit(
         err_console.print(f"the change set: {out / 'fix.toml'}", highlight=False)
     err_console.print(f"{result.games:,} games; took {time.perf_counter() - start:.0f} s "
                       f"({result.cpu_seconds:.0f} s of CPU)", highlight=False)
-
-
-def _confirm_games(text: str) -> int | dict[int, int]:
-    """`--confirm-games`: one number, or P=GAMES pairs separated by commas."""
-    def games(word: str) -> int:
-        try:
-            n = int(word.replace("_", ""))
-        except ValueError:
-            n = 0
-        if n < 10:
-            fail(f"--confirm-games {text}: {word!r} is not a number of games (10 or more)")
-        return n
-
-    if "=" not in text:
-        return games(text.strip())
-    out: dict[int, int] = {}
-    for pair in (w.strip() for w in text.split(",") if w.strip()):
-        count_, _, n = pair.partition("=")
-        if count_.strip() not in {"2", "3", "4", "5"} or not n:
-            fail(f"--confirm-games {text}: expected P=GAMES with P a player count 2 to 5, e.g. "
-                 f"2=160000,3=100000,4=60000; got {pair!r}")
-        out[int(count_)] = games(n.strip())
-    return out
 
 
 def _tables(result) -> list[Table]:
