@@ -146,6 +146,8 @@ def test_a_side_that_needs_three_changes_is_fixed_with_max_changed_3_and_blocked
     result = fit(replace(three, max_changed=3), game)
     assert result.change == {"3B": {"culture": -1, "food": -1, "military": -1}}
     assert result.status == "confirmed", result.reason
+    again = fit(replace(three, max_changed=3), game)      # the same seed, the same set and table
+    assert again.change == result.change and again.after.equals(result.after)
     blocked = fit(replace(three, max_changed=2, rounds=1), game)
     assert blocked.status == "blocked" and "3B is blocked: no change of at most 2 of its values" in blocked.reason
 
