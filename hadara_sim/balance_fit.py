@@ -12,8 +12,10 @@ opponents, so weakening 3B moves every other side's share. The fit treats the se
    and wins with the softmax of the seats' strengths, so a change to one side moves every side it
    meets. `term_t` are the side's changes (linear); the squares and within-side products of its
    changes join only where the data demand them (cluster-robust Wald test, Holm over the candidate
-   terms). Fitted by maximum likelihood with statsmodels (`GenericLikelihoodModel`, Newton steps),
-   standard errors cluster-robust by deal (a deal is played at every design point). Before each
+   terms). Fitted by maximum likelihood with statsmodels (`GenericLikelihoodModel`, Newton steps) on
+   the games grouped by run and sides held (the likelihood of a group is its games', so a fit's work
+   stays put as the games grow), standard errors cluster-robust by deal (a deal is played at every
+   design point). Before each
    proposal it is anchored to the set last played in full (`Surrogate.anchor`: side offsets that
    reproduce the shares observed there), so the model gives the step and the games the level.
 3. **Proposer.** Over whole-number changes within each value's range and `reach` steps of its
@@ -23,10 +25,12 @@ opponents, so weakening 3B moves every other side's share. The fit treats the se
    (`balance.WORTH`), whose predicted win share lies within `aim` x margin of 1/P at every player
    count, given the other sides' changes; after the first round, starting from the set last played,
    the smallest move from it first. A side no change in range brings there is *blocked*.
-4. **Confirmation.** The proposal is played on fresh deals; every named side at every player count
-   gets the verdict of `balance check` (TOST against 1/P within the margin, Holm over all the cells
-   of the table, with `inference.deals_to_decide` hints). The confirmation's games join the
-   surrogate's data, the surrogate is fitted again and the next proposal played, until the set is
+4. **Confirmation.** The proposal is played on fresh deals (`confirm_games`, per player count if
+   asked: a side's share at 2 players needs ~2.7x the games of 4 players' for the same CI); every
+   named side at every player count gets the verdict of `balance check` (TOST against 1/P within the
+   margin, Holm over all the cells of the table, with `inference.deals_to_decide` hints). The
+   confirmation's games join the surrogate's data, the surrogate is fitted again and the next
+   proposal played, until the set is
    confirmed, a refit proposes the set just played again (it stops and says why: a side blocked for
    want of a value in range, or cells undecided for want of deals, with the deals that would decide
    them), or the rounds run out.
@@ -86,7 +90,8 @@ class FitPlan:
     policy: str = "balanced"
     games: int = 3000            # games per design point and player count
     points: int = POINTS         # design points besides the current set
-    confirm_games: int = 30000   # fresh games per player count for each confirmation
+    confirm_games: int | dict[int, int] = 30000   # fresh games for each confirmation: one number for every
+                                                  # player count, or players -> games (2 players need ~2.7x 4's)
     rounds: int = 4              # proposals played at most
     margin: float = I.MARGIN     # equivalence margin on the win share
     aim: float = AIM             # the proposer's target, a share of the margin
@@ -97,6 +102,57 @@ class FitPlan:
     overrides: dict = field(default_factory=dict)  # [components] overrides the set starts from
     jobs: int = 1
     out: str | None = None       # the results directory (runs/ inside it): resumable
+
+    def __post_init__(self):
+        if not isinstance(self.confirm_games, int):
+            missing = [p for p in self.players if p not in self.confirm_games]
+            if missing or any(g < 1 for g in self.confirm_games.values()):
+                raise ValueError(f"--confirm-games {self.confirm_option()}: give the games of every player count "
+                                 f"the fit plays ({', '.join(map(str, self.players))}) as P=GAMES, e.g. "
+                                 f"2=160000,3=100000,4=60000, or one number for all")
+
+    def confirming(self, players: int) -> int:
+        """The fresh games a confirmation plays at `players` (and the current set's run in the design)."""
+        if isinstance(self.confirm_games, int):
+            return self.confirm_games
+        return self.confirm_games[players]
+
+    def confirm_text(self) -> str:
+        """The confirmation's games in words: "60,000 games per player count" or "160,000 / 60,000 games at 2 /
+        4 players"."""
+        if isinstance(self.confirm_games, int):
+            return f"{self.confirm_games:,} games per player count"
+        return (" / ".join(f"{self.confirming(p):,}" for p in self.players) + " games at "
+                + " / ".join(str(p) for p in self.players) + " players")
+
+    def confirm_option(self) -> str:
+        """`--confirm-games` as the command line writes it: 60000, or 2=160000,4=60000."""
+        if isinstance(self.confirm_games, int):
+            return str(self.confirm_games)
+        return ",".join(f"{p}={g}" for p, g in sorted(self.confirm_games.items()))
+
+
+def read_confirm_games(text: str) -> int | dict[int, int]:
+    """`--confirm-games` read: one number of games, or P=GAMES pairs separated by commas."""
+    def games(word: str) -> int:
+        try:
+            n = int(word.strip().replace("_", ""))
+        except ValueError:
+            n = 0
+        if n < 10:
+            raise ValueError(f"--confirm-games {text}: {word.strip()!r} is not a number of games (10 or more)")
+        return n
+
+    if "=" not in text:
+        return games(text)
+    out: dict[int, int] = {}
+    for pair in (w.strip() for w in text.split(",") if w.strip()):
+        players, _, n = pair.partition("=")
+        if players.strip() not in {"2", "3", "4", "5"}:
+            raise ValueError(f"--confirm-games {text}: expected P=GAMES with P a player count 2 to 5, e.g. "
+                             f"2=160000,3=100000,4=60000; got {pair!r}")
+        out[int(players)] = games(n)
+    return out
 
 
 # --- the values a fit may change -------------------------------------------------------------
@@ -181,9 +237,20 @@ def _groups(run: Run) -> tuple[np.ndarray, np.ndarray]:
     return sides.astype(int), wins
 
 
+def dealt(players: int, games: int) -> float:
+    """The expected number of distinct seatings of sides (which side each seat holds) among `games`
+    games: the sides are dealt at random, so each of the 10 x 8 x ... ordered seatings is equally likely."""
+    seatings = math.prod(len(SIDES) - 2 * i for i in range(players))
+    return seatings * -math.expm1(games * math.log1p(-1 / seatings))
+
+
 class Strengths:
-    """The design of the softmax model: strengths of the seats of every game from the sides they hold,
-    their seat and their sides' changes (a sparse matrix, rows = game x seat)."""
+    """The design of the softmax model: strengths of the seats from the sides they hold, their seat and
+    their sides' changes (a sparse matrix, rows = group x seat). The games of one run whose seats hold
+    the same sides share their strengths, so the likelihood sums them as one *group* (the wins of its
+    seats added, its games counted): at 2 players at most 80 groups a run, however many games
+    (`dealt`), and a fit's work no longer grows with the games. The deals stay, game by game, for the
+    cluster-robust covariance."""
 
     def __init__(self, runs: list[Run], terms: dict[str, list[Term]]):
         self.players = runs[0].players
@@ -199,18 +266,33 @@ class Strengths:
             deals.append(run.seed * 10_000_000 + run.rows.sort(["game", "seat"])["game"].to_numpy()[::run.players])
             values.append([[math.prod(run.change.get(s, {}).get(f, 0) for f in t) for t in terms.get(s, [])]
                            for s in SIDES])
-        self.held = np.vstack(held)
+        held_games = np.vstack(held)
         y = np.vstack(wins)
         total = y.sum(1)
         keep = total > 0
-        self.y = y[keep] / total[keep, None]
-        self.held = self.held[keep]
-        self.deals = np.concatenate(deals)[keep]
+        y = y[keep] / total[keep, None]
+        held_games = held_games[keep]
         run_of = np.repeat(np.arange(len(runs)), [len(w) for w in wins])[keep]
-        self.matrix = self._matrix(self.held, run_of, values)
-        n, p = self.held.shape
-        self.sum_games = sparse.csr_matrix((np.ones(n * p), (np.repeat(np.arange(n), p), np.arange(n * p))),
-                                           shape=(n, n * p))
+        n, p = held_games.shape
+        key = run_of.astype(np.int64)
+        for j in range(p):
+            key = key * len(SIDES) + held_games[:, j]
+        _, first, self.group_of = np.unique(key, return_index=True, return_inverse=True)
+        self.group_of = self.group_of.ravel()     # (games,) the group of each game
+        self.held = held_games[first]             # (groups, players) sides held per seat
+        self.games = np.bincount(self.group_of).astype(float)          # (groups,) games in each group
+        self.y = np.stack([np.bincount(self.group_of, y[:, j], len(first)) for j in range(p)], axis=1)
+        self.game_y = y                           # (games, players) win share of each seat, game by game
+        self.deals = np.unique(np.concatenate(deals)[keep], return_inverse=True)[1].ravel()  # (games,) deal index
+        self.matrix = self._matrix(self.held, run_of[first], values)
+        # a row's terms depend only on its run, side and seat: the Hessian's sum over rows runs over those kinds
+        kind = (np.repeat(run_of[first], p) * len(SIDES) + self.held.ravel()) * p + np.tile(np.arange(p), len(first))
+        _, one, self.kind_of = np.unique(kind, return_index=True, return_inverse=True)
+        self.kinds = self.matrix[one].toarray()   # (kinds, terms) the distinct rows of the matrix
+        self.kind_of = self.kind_of.ravel()       # (groups x players,) the kind of each row
+        g = len(first)
+        self.sum_games = sparse.csr_matrix((np.ones(g * p), (np.repeat(np.arange(g), p), np.arange(g * p))),
+                                           shape=(g, g * p))
 
     def _matrix(self, held, run_of, values) -> sparse.csr_matrix:
         n, p = held.shape
@@ -233,13 +315,25 @@ class Strengths:
         return sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows_i), np.concatenate(cols))),
                                  shape=(n * p, len(self.columns)))
 
+    def deal_scores(self, chance: np.ndarray) -> sparse.csr_matrix:
+        """(deals, terms) the score of the log-likelihood summed over each deal's games, given the
+        groups' win chances (groups, players): what the cluster-robust covariance needs, without a
+        row per game."""
+        n, p = self.game_y.shape
+        residual = self.game_y - chance[self.group_of]
+        by_deal = sparse.csr_matrix((residual.ravel(), (np.repeat(self.deals, p),
+                                                        (self.group_of[:, None] * p + np.arange(p)).ravel())),
+                                    shape=(self.deals.max() + 1, self.matrix.shape[0]))
+        return by_deal @ self.matrix
+
 
 def _model_class():
     """The softmax likelihood as a statsmodels GenericLikelihoodModel (imported when first fitted)."""
     from statsmodels.base.model import GenericLikelihoodModel
 
     class Softmax(GenericLikelihoodModel):
-        """Multinomial logit on the winner of each game (win shares of ties split), one row per game."""
+        """Multinomial logit on the winner of each game (win shares of ties split), one row per group of
+        games (`Strengths`): its seats' wins added, its chances weighed by its games."""
 
         def __init__(self, design: Strengths):
             self.design = design
@@ -260,19 +354,19 @@ def _model_class():
         def score_obs(self, params):
             d = self.design
             _, p = self._probabilities(params)
-            return (d.sum_games @ d.matrix.multiply((d.y - p).ravel()[:, None])).toarray()
+            return (d.sum_games @ d.matrix.multiply((d.y - d.games[:, None] * p).ravel()[:, None])).toarray()
 
         def score(self, params):
             d = self.design
             _, p = self._probabilities(params)
-            return d.matrix.T @ (d.y - p).ravel()
+            return d.matrix.T @ (d.y - d.games[:, None] * p).ravel()
 
         def hessian(self, params):
             d = self.design
             _, p = self._probabilities(params)
-            weighted = d.matrix.multiply(p.ravel()[:, None]).tocsr()
-            per_game = d.sum_games @ weighted
-            return -((d.matrix.T @ weighted) - (per_game.T @ per_game)).toarray()
+            per_game = (d.sum_games @ d.matrix.multiply(p.ravel()[:, None])).toarray()   # (groups, terms)
+            by_kind = np.bincount(d.kind_of, (d.games[:, None] * p).ravel(), len(d.kinds))
+            return -(d.kinds.T @ (d.kinds * by_kind[:, None]) - per_game.T @ (per_game * d.games[:, None]))
 
     return Softmax
 
@@ -366,24 +460,33 @@ class Surrogate:
         return replace(self, offset=on_run.offset)
 
 
-def _fit(design: Strengths, start: np.ndarray | None = None):
-    """The maximum-likelihood fit, from `start` (a refit starts from the last fit: fewer Newton steps,
-    each of which costs seconds on a few hundred thousand games); ValueError when the data cannot
-    place every term (too few games)."""
+def _fit(design: Strengths, start: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """The maximum-likelihood fit, from `start` (a refit starts from the last fit: fewer Newton steps),
+    as (parameters, covariance); the covariance cluster-robust by deal (a deal is played at every
+    design point): the CRV1 sandwich of statsmodels' `cov_type="cluster"`, small-sample factor and
+    all, built from the scores summed per deal (sparse: statsmodels' own would want a dense row per
+    game or deal, and sum them in a Python loop). ValueError when the data cannot place every term
+    (too few games)."""
     model = _model_class()(design)
+    params = cov = None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:
             res = model.fit(start_params=np.zeros(len(design.columns)) if start is None else start,
-                            method="newton", maxiter=100, disp=0,
-                            cov_type="cluster", cov_kwds={"groups": design.deals})
+                            method="newton", maxiter=100, disp=0)
+            params = np.asarray(res.params)
+            _, chance = model._probabilities(params)
+            scores = design.deal_scores(chance)
+            bread = np.linalg.inv(model.hessian(params))
+            (deals, k), games = scores.shape, len(design.deals)
+            cov = bread @ (scores.T @ scores).toarray() @ bread * (deals / (deals - 1) * (games - 1) / (games - k))
         except np.linalg.LinAlgError:
-            res = None
-    if res is None or not np.all(np.isfinite(res.params)) or not np.all(np.isfinite(res.bse)):
-        raise ValueError(f"the surrogate at {design.players} players cannot be fitted: {len(design.y):,} games "
+            pass
+    if params is None or not np.all(np.isfinite(params)) or not np.all(np.isfinite(np.diag(cov))):
+        raise ValueError(f"the surrogate at {design.players} players cannot be fitted: {len(design.deals):,} games "
                          f"cannot place its {len(design.columns)} terms (every changeable value of every named side); "
                          f"play more --games per design point, or name fewer --side or --values")
-    return res
+    return params, cov
 
 
 def _varying(runs: list[Run], sides: list[str], fields: list[str]) -> dict[str, dict[str, set[int]]]:
@@ -412,24 +515,25 @@ def fit_surrogate(runs: list[Run], plan: FitPlan, previous: Surrogate | None = N
     if previous is None and any(candidates.values()):
         design_full = Strengths(runs, full)
         try:
-            res = _fit(design_full)
+            params, cov = _fit(design_full)
         except ValueError:  # too few games to place the candidates: they cannot be demanded
             return fit_surrogate(runs, plan, Surrogate(runs[0].players, main, np.array([]), np.array([]), [],
                                                        np.array([]), []))
         names = [f"{s} {'*'.join(t)}" for s in SIDES for t in candidates.get(s, [])]
         at = [design_full.columns.index(n) for n in names]
-        p = 2 * norm.sf(np.abs(res.params[at] / res.bse[at]))
+        with np.errstate(invalid="ignore"):   # a candidate the data cannot place has no variance: not demanded
+            p = 2 * norm.sf(np.abs(params[at] / np.sqrt(np.diag(cov))[at]))
         q = I.adjust(p, "holm")
         keep = {n for n, qq in zip(names, q) if qq < I.ALPHA}
         if keep:
             terms = {s: main[s] + [t for t in candidates[s] if f"{s} {'*'.join(t)}" in keep] for s in main}
             added = sorted(keep)
     design_ = Strengths(runs, terms)
-    res = _fit(design_, previous.params if previous is not None and len(previous.params) == len(design_.columns)
-               else None)
+    params, cov = _fit(design_, previous.params if previous is not None
+                       and len(previous.params) == len(design_.columns) else None)
     reference = next(r for r in runs if not count(r.change))
-    return Surrogate(runs[0].players, terms, np.asarray(res.params), np.asarray(res.cov_params()),
-                     design_.columns, _groups(reference)[0][:REFERENCE_DEALS], added)
+    return Surrogate(runs[0].players, terms, params, cov, design_.columns, _groups(reference)[0][:REFERENCE_DEALS],
+                     added)
 
 
 # --- the proposer -------------------------------------------------------------------------------
@@ -609,21 +713,21 @@ class Fit:
 def estimate(plan: FitPlan, cold: bool | None = None) -> tuple[Estimate, Estimate]:
     """How long the designed sweep takes, and at most the confirmations (every round, and the current
     set on the best round's deals), before anything is played."""
-    def runs(games: int, count_: int, cold_: bool | None) -> Estimate:
-        """`count_` runs of `games` at every player count."""
+    def runs(games: Callable[[int], int], count_: int, cold_: bool | None) -> Estimate:
+        """`count_` runs at every player count, of `games(players)` games."""
         total, n, workers, unknown, compiled = 0.0, 0, 1, [], False
         for p in plan.players:
             one = estimate_run(scenario_from_dict(balance.scenario(
                 balance.Plan(players=p, policy=plan.policy, seed=plan.seed, components=plan.components,
-                             jobs=plan.jobs, overrides=plan.overrides), games)), plan.jobs, cold=cold_)
+                             jobs=plan.jobs, overrides=plan.overrides), games(p))), plan.jobs, cold=cold_)
             total += one.seconds * count_
             n += one.games * count_
             workers, unknown, compiled = one.workers, one.unknown, compiled or one.compile
             cold_ = False
         return Estimate(total, n, unknown, compiled, workers)
 
-    sweep = runs(plan.games, plan.points, cold)
-    confirm = runs(plan.confirm_games, plan.rounds + 2, False)  # the current set in the design, each round, before
+    sweep = runs(lambda p: plan.games, plan.points, cold)
+    confirm = runs(plan.confirming, plan.rounds + 2, False)  # the current set in the design, each round, before
     return sweep, confirm
 
 
@@ -650,17 +754,17 @@ def fitting_seconds(plan: FitPlan) -> float:
     """How long the fit spends fitting its surrogates and proposing, before anything is played: the
     first round's fits and a proposal timed here (CPU time, as the games' speeds are measured) on
     random games of the plan's design
-    (at most `SAMPLE_GAMES` a design point, the reference deals in full), each fit scaled by the games it
-    will hold (a fit's work grows with its rows: the design, the current set and every confirmation
-    so far)."""
+    (at most `SAMPLE_GAMES` a design point, the reference deals in full), each fit scaled by the rows it
+    will hold (a fit's work grows with its distinct pairs of run and sides held, `Strengths`: the
+    design, the current set and every confirmation so far)."""
     now = currents(load_components(plan.components).with_overrides(plan.overrides))
     points = design(plan, now)
-    reference = min(plan.confirm_games, REFERENCE_DEALS)
     sample_games = min(plan.games, SAMPLE_GAMES)
-    sample = plan.points * sample_games + reference
     fitting, surrogates = 0.0, {}
     for p in plan.players:
+        reference = min(plan.confirming(p), REFERENCE_DEALS)
         runs = [_blank_run(p, {}, reference, plan.seed)] + [_blank_run(p, c, sample_games, plan.seed) for c in points]
+        sample = sum(len(np.unique(_groups(r)[0], axis=0)) for r in runs)
         start = time.process_time()
         try:
             first = fit_surrogate(runs, plan)
@@ -673,7 +777,8 @@ def fitting_seconds(plan: FitPlan) -> float:
         middle = time.process_time()
         surrogates[p] = fit_surrogate(runs, plan, replace(first, params=np.array([]))).anchor(runs[0])  # cold: at most
         end = time.process_time()
-        held = [plan.points * plan.games + r * plan.confirm_games for r in range(1, plan.rounds + 1)]
+        held = [plan.points * dealt(p, plan.games) + r * dealt(p, plan.confirming(p))
+                for r in range(1, plan.rounds + 1)]
         fitting += (middle - start) * held[0] / sample + (end - middle) * sum(held[1:]) / sample
     start = time.process_time()
     propose(surrogates, plan, now)
@@ -698,7 +803,7 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
     points = [{}] + design(plan, now)
     for p in plan.players:
         for k, point in enumerate(points):
-            games = plan.confirm_games if k == 0 else plan.games  # the current set's shares pin the surrogate
+            games = plan.confirming(p) if k == 0 else plan.games  # the current set's shares pin the surrogate
             say(f"design: {p} players, point {k + 1} of {len(points)}, {games:,} games")
             data[p].append(Run(p, point, plan.seed, f"p{p}-design-{k}", play(p, point, plan.seed, games,
                                                                             f"p{p}-design-{k}")))
@@ -717,14 +822,14 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
         seed = plan.seed + r
         confirm = []
         for p in plan.players:
-            say(f"round {r}: confirming {count(proposal.change)} changes at {p} players, {plan.confirm_games:,} "
+            say(f"round {r}: confirming {count(proposal.change)} changes at {p} players, {plan.confirming(p):,} "
                 f"fresh games")
             label = f"p{p}-round-{r}-{_digest(proposal.change)}"
-            run = Run(p, proposal.change, seed, label, play(p, proposal.change, seed, plan.confirm_games, label))
+            run = Run(p, proposal.change, seed, label, play(p, proposal.change, seed, plan.confirming(p), label))
             confirm.append(run)
             data[p].append(run)
             last[p] = run
-            played += plan.confirm_games
+            played += plan.confirming(p)
         rounds.append(Round(r, proposal, seed, verdicts(confirm, plan.sides, plan.margin),
                             {p: m.added for p, m in surrogates.items()}))
         if rounds[-1].confirmed:
@@ -741,10 +846,10 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
         seed = max(reversed(rounds), key=lambda r: int(r.table["fair"].sum())).seed  # `Fit.best`'s deals
         base = []
         for p in plan.players:
-            say(f"before: the current set at {p} players on the best round's {plan.confirm_games:,} deals")
+            say(f"before: the current set at {p} players on the best round's {plan.confirming(p):,} deals")
             label = f"p{p}-before-seed-{seed}"
-            base.append(Run(p, {}, seed, label, play(p, {}, seed, plan.confirm_games, label)))
-            played += plan.confirm_games
+            base.append(Run(p, {}, seed, label, play(p, {}, seed, plan.confirming(p), label)))
+            played += plan.confirming(p)
         before = verdicts(base, plan.sides, plan.margin)
     return Fit(plan, now, rounds, before, reason, status, played, time.perf_counter() - start, _cpu() - cpu_start)
 
@@ -790,7 +895,7 @@ def command_line(plan: FitPlan) -> str:
         parts += [f"--side {s}" for s in plan.sides]
     if list(plan.fields) != list(SETUP_VALUES):
         parts.append(f"--values {','.join(plan.fields)}")
-    parts += [f"--games {plan.games}", f"--points {plan.points}", f"--confirm-games {plan.confirm_games}",
+    parts += [f"--games {plan.games}", f"--points {plan.points}", f"--confirm-games {plan.confirm_option()}",
               f"--rounds {plan.rounds}", f"--margin {100 * plan.margin:g}", f"--aim {plan.aim:g}",
               f"--reach {plan.reach}", f"--max-changed {plan.max_changed}", f"--seed {plan.seed}"]
     if plan.components:

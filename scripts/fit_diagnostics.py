@@ -4,6 +4,7 @@ share's slope near 1/P with its cluster-robust standard error), and round 1's fi
 against the estimate `balance_fit.fitting_seconds` prints before a fit.
 
     python scripts/fit_diagnostics.py results/fit -p 2 -p 4 --games 4000 --confirm-games 60000 --seed 1
+    python scripts/fit_diagnostics.py results/fit -p 2 --games 16000 --confirm-games 2=100000,4=40000
 
 The options must be the fit's own (they rebuild its design points); the runs are read from
 RESULTS/runs/p<P>-design-<k>, never played again.
@@ -24,11 +25,11 @@ from hadara_sim.results import load_results
 
 
 def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p"),
-         games: int = typer.Option(..., "--games", "-n"), confirm_games: int = typer.Option(..., "--confirm-games"),
+         games: int = typer.Option(..., "--games", "-n"), confirm_games: str = typer.Option(..., "--confirm-games"),
          points: int = F.POINTS, max_changed: int = F.MAX_CHANGED, seed: int = 1):
     for p in players:
-        plan = F.FitPlan(players=[p], games=games, points=points, confirm_games=confirm_games, rounds=1,
-                         max_changed=max_changed, seed=seed)
+        plan = F.FitPlan(players=[p], games=games, points=points, rounds=1, max_changed=max_changed, seed=seed,
+                         confirm_games=F.read_confirm_games(confirm_games))
         now = F.currents(load_components(None))
         runs = [F.Run(p, c, seed, f"design {k}", load_results(results / "runs" / f"p{p}-design-{k}").select(
                 "game", "seat", "players", "setup_card", "setup_side", "win_share"))

@@ -3,12 +3,14 @@ the softmax of the strengths of the sides dealt, each a planted function of its 
 finds the planted change set, names a side no value in range can fix, and gives the same set for the
 same seed; the command's help and its refusals of bad input."""
 
+from dataclasses import replace
+
 import numpy as np
 import polars as pl
 from typer.testing import CliRunner
 
 from hadara_sim.balance import fix_text, read_overrides
-from hadara_sim.balance_fit import SIDES, FitPlan, Run, fit, fit_surrogate
+from hadara_sim.balance_fit import SIDES, FitPlan, Run, command_line, fit, fit_surrogate
 from hadara_sim.cli import app
 
 
@@ -133,3 +135,72 @@ def test_cells_short_of_deals_stop_the_fit_with_the_verdict_model_s_hint():
     for r in table.to_dicts():
         hint = undecided_text(r["more"], r["n"], r["games"], "--confirm-games")
         assert f"{r['side']} at 2 players: {hint}" in reason and "(--confirm-games " in hint
+
+
+def test_a_side_that_needs_three_changes_is_fixed_with_max_changed_3_and_blocked_with_2():
+    # 3B is 0.6 too strong and each of culture, food and military moves it 0.2 a step, one step each in
+    # reach: only all three down makes it fair; two leave it ~5 pp off at 2 players
+    game = synthetic({"3B": 0.6}, {"3B": {"culture": 0.2, "food": 0.2, "military": 0.2}})
+    three = plan(sides=["3B"], fields=["culture", "food", "military"], reach=1, points=6, games=2000,
+                 confirm_games=20000, rounds=2)
+    result = fit(replace(three, max_changed=3), game)
+    assert result.change == {"3B": {"culture": -1, "food": -1, "military": -1}}
+    assert result.status == "confirmed", result.reason
+    again = fit(replace(three, max_changed=3), game)      # the same seed, the same set and table
+    assert again.change == result.change and again.after.equals(result.after)
+    blocked = fit(replace(three, max_changed=2, rounds=1), game)
+    assert blocked.status == "blocked" and "3B is blocked: no change of at most 2 of its values" in blocked.reason
+
+
+def test_the_grouped_likelihood_is_the_likelihood_of_every_game_and_its_covariance_clusters_by_deal():
+    """Games of one run whose seats hold the same sides are one group: the log-likelihood, its score and
+    Hessian equal the sums over the games, and the covariance is statsmodels' CRV1 over the deals."""
+    from scipy.optimize import approx_fprime
+    from statsmodels.stats.sandwich_covariance import cov_cluster
+
+    from hadara_sim.balance_fit import Strengths, _fit, _model_class
+
+    game = synthetic({"3B": 0.5, "4A": -0.3}, {"3B": {"culture": 0.3}})
+    runs = [Run(2, c, 1, str(k), game(2, c, 1, 3000, str(k)))
+            for k, c in enumerate([{}, {"3B": {"culture": -1}}, {"3B": {"culture": 1}}])]
+    design = Strengths(runs, {"3B": [("culture",)]})
+    assert len(design.games) <= 3 * 80 and design.games.sum() == 9000   # 80 seatings of sides at 2 players
+    model = _model_class()(design)
+    params = np.random.default_rng(3).normal(0, 0.3, len(design.columns))
+    theta = (design.matrix @ params).reshape(-1, 2)[design.group_of]          # every game's seat strengths
+    per_game = (design.game_y * (theta - np.logaddexp(theta[:, :1], theta[:, 1:]))).sum(1)
+    assert np.isclose(model.loglike(params), per_game.sum())
+    assert np.allclose(model.score(params), approx_fprime(params, model.loglike, 1e-6), atol=1e-2)
+    assert np.allclose(model.hessian(params), approx_fprime(params, model.score, 1e-6), atol=1e-2)
+    fitted, cov = _fit(design)
+    _, chance = model._probabilities(fitted)
+    rows = design.matrix.toarray().reshape(-1, 2, len(design.columns))[design.group_of]  # (games, seats, terms)
+    scores = np.einsum("gst,gs->gt", rows, design.game_y - chance[design.group_of])
+    expected = cov_cluster((scores, np.linalg.inv(model.hessian(fitted))), design.deals)
+    assert np.allclose(cov, expected, rtol=1e-8)
+    assert np.unique(design.deals).size == 3000    # the three runs share their deals: 3,000 clusters
+
+
+def test_confirm_games_per_player_count():
+    played = []
+    game = synthetic({"3B": 0.6}, {"3B": THREE_B})
+
+    def play(players, change, seed, games, label):
+        played.append((players, label.split("-")[1], games))
+        return game(players, change, seed, games, label)
+
+    result = fit(plan(players=[2, 4], confirm_games={2: 5000, 4: 2000}, rounds=1, games=500, points=4), play)
+    assert {(p, kind, n) for p, kind, n in played if kind != "design" or n != 500} == {
+        (2, "design", 5000), (4, "design", 2000), (2, "round", 5000), (4, "round", 2000),
+        (2, "before", 5000), (4, "before", 2000)}
+    assert dict(zip(*result.after.select("players", "games"))) == {2: 5000, 4: 2000}
+    assert "--confirm-games 2=5000,4=2000" in command_line(result.plan)
+    runner = CliRunner()
+    args = ["balance", "fit", "-p", "2", "-p", "3", "--side", "3B", "--values", "culture", "-n", "100", "--points",
+            "3", "--rounds", "1", "--dry-run", "--confirm-games"]
+    ok = runner.invoke(app, args + ["2=500,3=300"], env={"COLUMNS": "300"})
+    assert ok.exit_code == 0, ok.output
+    missing = runner.invoke(app, args + ["2=500"], env={"COLUMNS": "300"})
+    assert missing.exit_code == 2 and "give the games of every player count the fit plays (2, 3)" in missing.output
+    bad = runner.invoke(app, args + ["2=500,7=10"], env={"COLUMNS": "300"})
+    assert bad.exit_code == 2 and "P a player count 2 to 5" in bad.output

@@ -27,8 +27,11 @@ def fit(
     games: int = typer.Option(3000, "--games", "-n", min=10, help="Games per design point and player count."),
     points: int = typer.Option(12, "--points", min=3, max=200, help="Design points besides the current set: each "
                                "moves every changeable value by -1, 0 or +1 step (2 coins, 1 track step)."),
-    confirm_games: int = typer.Option(30000, "--confirm-games", min=10, help="Fresh games per player count that "
-                                      "confirm each proposal (and play the current set in the design)."),
+    confirm_games: str = typer.Option("30000", "--confirm-games", help="Fresh games per player count that confirm "
+                                      "each proposal (and play the current set in the design): one number for "
+                                      "every count, or P=GAMES per count, e.g. 2=160000,3=100000,4=60000 (a side's "
+                                      "share at 2 players needs ~2.7 times the games of 4 players' for the same "
+                                      "precision)."),
     rounds: int = typer.Option(4, "--rounds", min=1, max=20, help="Proposals played at most."),
     margin: float = MARGIN,
     aim: float = typer.Option(0.5, "--aim", min=0.05, max=1.0, help="The proposer's target: predicted win share "
@@ -68,11 +71,15 @@ def fit(
     if out is not None:
         writable_folder(out)
     base = plan_or_exit(2, policy, games, margin, seed, jobs, components, overrides, 0, side)
-    plan = F.FitPlan(sides=list(dict.fromkeys(side)) if side else list(F.SIDES), fields=fields,
-                     players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
-                     points=points, confirm_games=confirm_games, rounds=rounds, margin=base.margin, aim=aim,
-                     reach=reach, max_changed=max_changed, seed=seed, components=base.components,
-                     overrides=base.overrides, jobs=jobs, out=str(out) if out else None)
+    try:
+        confirming = F.read_confirm_games(confirm_games)
+        plan = F.FitPlan(sides=list(dict.fromkeys(side)) if side else list(F.SIDES), fields=fields,
+                         players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
+                         points=points, confirm_games=confirming, rounds=rounds, margin=base.margin, aim=aim,
+                         reach=reach, max_changed=max_changed, seed=seed, components=base.components,
+                         overrides=base.overrides, jobs=jobs, out=str(out) if out else None)
+    except ValueError as err:
+        fail(str(err))
     try:
         sweep, confirm = F.estimate(plan)
         fitting = F.fitting_seconds(plan)
@@ -104,7 +111,7 @@ def fit(
         (out / "fix.toml").write_text(fix_text(result.overrides, command))
         if result.rounds:
             fig = F.chart(result, {"scenario": f"balance fit, {policy} on every seat",
-                                   "games": plan.confirm_games * len(plan.players)})
+                                   "games": sum(map(plan.confirming, plan.players))})
             save(fig, out / "fit.png")
         err_console.print(f"the change set: {out / 'fix.toml'}", highlight=False)
     err_console.print(f"{result.games:,} games; took {time.perf_counter() - start:.0f} s "
@@ -151,7 +158,7 @@ def _tables(result) -> list[Table]:
                                 "and player counts; missed by: root mean square over those cells of the predicted "
                                 "minus the played win share; fair cells: confirmed fair within the margin on the "
                                 "round's "
-                                f"{plan.confirm_games:,} fresh games per player count; terms added: squares and "
+                                f"fresh {plan.confirm_text()}; terms added: squares and "
                                 "products of a side's changes the surrogate's data demanded (Wald, Holm)"),
                        data=rounds, units=None))
     if result.before is not None:
@@ -160,7 +167,7 @@ def _tables(result) -> list[Table]:
 
         def verdict(r, when):
             record = {"verdict": r[f"{when}_verdict"], "more": r[f"{when}_more"], "n": r[f"{when}_n"]}
-            return render(record, games=plan.confirm_games, option="--confirm-games")
+            return render(record, games=plan.confirming(r["players"]), option="--confirm-games")
 
         grids.append(Table(
             f"Before and after, per side and player count ({plan.policy} on every seat, advanced game, "
@@ -170,7 +177,7 @@ def _tables(result) -> list[Table]:
               pct_ci(r["before_ci_low"], r["before_ci_high"]), verdict(r, "before"), pct(r["after_mean"]),
               pct_ci(r["after_ci_low"], r["after_ci_high"]), verdict(r, "after")] for r in table.to_dicts()],
             marked=[not v.startswith("fair") for v in table["after_verdict"].to_list()],
-            caption=(f"both on the same {plan.confirm_games:,} fresh games per player count (seed {result.best.seed}, "
+            caption=(f"both on the same fresh {plan.confirm_text()} (seed {result.best.seed}, "
                      f"round {result.best.number}: the round with the most cells fair); * = a side the set changes; "
                      f"fair share 1/P; win share CI: Wilson; "
                      f"stronger / weaker: {correction_text(cells)}; {equivalence_caption(cells, plan.margin)} (every "
