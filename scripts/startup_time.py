@@ -58,7 +58,7 @@ cpu_target.typing_context.refresh()
 cpu_target.target_context.refresh()
 mark("numba's implementations")
 from numba.core import caching
-from typer.core import _TyperParameter
+from typer._click.core import Parameter
 spent = {"option parsing": 0.0, "loads": {}}
 def timed(function, add):
     def wrapper(*args, **kwargs):
@@ -74,7 +74,11 @@ def add_load(args, seconds):
 def add_parsing(args, seconds):
     spent["option parsing"] += seconds
 caching.Cache.load_overload = timed(caching.Cache.load_overload, add_load)
-_TyperParameter.process_value = timed(_TyperParameter.process_value, add_parsing)
+classes = [Parameter]  # each class of typer's parameters that converts values in its own way
+for cls in classes:
+    classes.extend(cls.__subclasses__())
+    if "process_value" in vars(cls):
+        cls.process_value = timed(cls.process_value, add_parsing)
 sys.argv = ["hadara-sim", *arguments]
 try:
     hadara_sim.cli.main()
