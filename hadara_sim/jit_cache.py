@@ -9,15 +9,18 @@ edit, a `git pull`) drops the old cached code, and the next run compiles afresh.
 
 The files are found, not listed: a list kept by hand goes stale when a file is split or moved.
 Each place numba caches in (a `__pycache__`, or NUMBA_CACHE_DIR) keeps its own stamp, and a
-process whose sources changed under it stops writing to the cache (`_StaleSaves`).
+process whose sources changed under it stops writing to the cache (`_StaleSaves`). Reading and
+hashing the files costs a tenth of a second, at every start: the result is kept on disk by the
+files' stats, and read again only when one of them changed (`_found`).
 """
 
 from __future__ import annotations
 
-import functools
 import hashlib
+import json
 import os
 import re
+import time
 from pathlib import Path
 
 from filelock import FileLock
@@ -28,6 +31,9 @@ ROOT = Path(__file__).resolve().parent.parent
 # imported as `policies` or, installed inside the package, as `hadara_sim.policies`.
 PACKAGES = {"hadara_sim": "hadara_sim", "policies": "policies", "hadara_sim.policies": "policies"}
 STAMP = "numba-sources.sha1"  # in each cache folder: the digest of the sources its code is made from
+SCAN = "numba-sources.scan.json"  # in the first package's __pycache__: the last scan, by the files' stats
+SETTLED_NS = 2_000_000_000  # files changed this recently are read again at each scan (see `_settled`)
+_settled_scans: dict = {}  # scans of this process, by the stats of the files scanned
 
 # Read with patterns, not `ast`: parsing every file costs a few tenths of a second at each import.
 # A match inside a docstring only adds a file to the digest, which is harmless.
@@ -72,17 +78,78 @@ def _imports(text: str, name: str, modules: dict[str, Path]) -> tuple[bool, dict
     return uses_numba, bound
 
 
-def _found() -> tuple[tuple[Path, ...], tuple[Path, ...]]:
-    """The files that hold compiled code, and the sources (see `compiled_files`, `sources`): read
-    again only when a file of the packages changed (compiled code asks at each compile)."""
-    stats = {name: (path, path.stat()) for name, path in sorted(_modules().items())}
-    return _scan(tuple((name, path, stat.st_mtime_ns, stat.st_size) for name, (path, stat) in stats.items()))
+def _found() -> tuple[tuple[Path, ...], tuple[Path, ...], str]:
+    """The files that hold compiled code, the sources and their digest (see `compiled_files`,
+    `sources`, `sources_digest`): read and hashed again only when a file of the packages changed
+    since they were last (compiled code asks at each compile, every process at its start)."""
+    files = _stats()
+    if files in _settled_scans:
+        return _settled_scans[files]
+    found, settled = _read_scan(files), _settled(files)
+    if found is None:
+        found = _scan(files)
+        if settled:
+            _write_scan(files, found)
+    if settled:
+        _settled_scans[files] = found
+    return found
 
 
-@functools.lru_cache(maxsize=4)
-def _scan(files: tuple) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
+def _stats() -> tuple:
+    """(import name, path, mtime_ns, ctime_ns, size, inode) of every file of the packages: any edit,
+    replacement or `touch` of a file changes its ctime at least (which no program can set back)."""
+    found = []
+    for name, path in sorted(_modules().items()):
+        stat = path.stat()
+        found.append((name, path, stat.st_mtime_ns, stat.st_ctime_ns, stat.st_size, stat.st_ino))
+    return tuple(found)
+
+
+def _settled(files: tuple) -> bool:
+    """Whether no file changed in the last SETTLED_NS: a file's timestamps have a resolution (a few
+    milliseconds, seconds on some file systems), so a file written again within it may keep its
+    stats; a scan is remembered only when every file is older than that (as git trusts its index)."""
+    now = time.time_ns()
+    return all(max(mtime, ctime) < now - SETTLED_NS for _, _, mtime, ctime, *_ in files)
+
+
+def _scan_file() -> Path:
+    """Where the last scan is kept (beside the stamp of the package's own compiled code)."""
+    return ROOT / next(iter(PACKAGES.values())) / "__pycache__" / SCAN
+
+
+def _read_scan(files: tuple):
+    """The scan remembered on disk for exactly these `files` (see `_found`), if any."""
+    try:
+        kept = json.loads(_scan_file().read_text())
+        if kept["files"] != [[name, path.relative_to(ROOT).as_posix(), *numbers] for name, path, *numbers in files]:
+            return None
+        return (tuple(ROOT / path for path in kept["compiled"]), tuple(ROOT / path for path in kept["sources"]),
+                kept["digest"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _write_scan(files: tuple, found) -> None:
+    """Remember a scan on disk for the next processes (not where the package may not be written to)."""
+    compiled, sources, digest = found
+    text = json.dumps({"files": [[name, path.relative_to(ROOT).as_posix(), *numbers] for name, path, *numbers in files],
+                       "compiled": [path.relative_to(ROOT).as_posix() for path in compiled],
+                       "sources": [path.relative_to(ROOT).as_posix() for path in sources], "digest": digest})
+    where = _scan_file()
+    try:
+        where.parent.mkdir(exist_ok=True)
+        temporary = where.with_name(f"{SCAN}.{os.getpid()}")
+        temporary.write_text(text)
+        os.replace(temporary, where)
+    except OSError:
+        pass
+
+
+def _scan(files: tuple) -> tuple[tuple[Path, ...], tuple[Path, ...], str]:
     modules = {name: path for name, path, *_ in files}
-    texts = {path: path.read_text(encoding="utf-8") for path in modules.values()}
+    contents = {path: path.read_bytes() for path in modules.values()}
+    texts = {path: content.decode("utf-8") for path, content in contents.items()}
     imports, compiled = {path: {} for path in texts}, set()
     for name, path in modules.items():  # a file of `policies/` has two names: the imports of both
         uses_numba, bound = _imports(texts[path], name, modules)
@@ -102,7 +169,15 @@ def _scan(files: tuple) -> tuple[tuple[Path, ...], tuple[Path, ...]]:
             if imported not in found:
                 found.add(imported)
                 todo.append(imported)
-    return tuple(sorted(compiled)), tuple(sorted(found))
+    # this module keeps the cache: it holds no compiled code and no value compiled code reads, so
+    # editing it drops nothing (numba's own modules are not sources either)
+    sources = tuple(sorted(found - {Path(__file__).resolve()}))
+    compiled.discard(Path(__file__).resolve())
+    digest = hashlib.sha1()
+    for path in sources:
+        digest.update(path.relative_to(ROOT).as_posix().encode())
+        digest.update(contents[path])
+    return tuple(sorted(compiled)), sources, digest.hexdigest()
 
 
 def compiled_files() -> list[Path]:
@@ -120,11 +195,7 @@ def sources() -> list[Path]:
 
 def sources_digest() -> str:
     """One digest of every source file compiled code is made from."""
-    digest = hashlib.sha1()
-    for path in sources():
-        digest.update(path.relative_to(ROOT).as_posix().encode())
-        digest.update(path.read_bytes())
-    return digest.hexdigest()
+    return _found()[2]
 
 
 def _probe():

@@ -1,18 +1,25 @@
 """The fixed cost of a small run: a 100-game `simulate` timed as a whole process, with and without
 PYTHONDONTWRITEBYTECODE, against the target of 1.0 s (issue 33).
 
-    .venv/bin/python scripts/startup_time.py [--runs 5] [--games 100] [--table]
+    .venv/bin/python scripts/startup_time.py [--runs 5] [--games 100] [--table] [--phases]
 
 Each run is a fresh `hadara-sim simulate scenarios/default.toml --games N -q --overwrite` into a
 temporary folder (`--table`: without -q, so the closing win-rate table is printed too), after one
 run that is not counted (it compiles the engine when numba's cache is cold). Printed: the median and
 the spread of the wall time and of the CPU time (user + system, the process's own accounting: fairer
 on a shared machine, where the wall time grows with the load), and the load average at the start.
+
+`--phases`: where a run's CPU time goes instead, phase by phase (medians over --runs fresh
+processes, each importing the pieces in the order the command needs them, then running the same
+command in process): the interpreter, each library, our own modules, numba's implementations, and
+the command itself split into its option parsing, the compiled code loaded from numba's cache (the
+costliest functions named) and the rest (the run); and which heavy modules it imported at all.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import statistics
@@ -24,18 +31,99 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_SECONDS = 1.0
+HEAVY = ("pydantic", "scipy", "scipy.linalg", "polars", "pandas", "statsmodels", "joblib", "matplotlib")
+
+# One process's CPU seconds by phase, printed as JSON; argv[1]: the command's arguments (JSON).
+# Each phase costs what the phases before it left to do.
+PHASES = r"""
+import json, sys, time
+marks = [("interpreter and site", time.process_time())]
+arguments, heavy = map(json.loads, sys.argv[1:])
+def mark(name):
+    marks.append((name, time.process_time()))
+import typer, rich.console, hadara_sim.cli
+mark("typer, rich, the command table")
+import numpy
+mark("numpy")
+import numba
+mark("numba")
+import hadara_sim.jit_cache
+mark("jit_cache (the sources' digest)")
+import pyarrow, pyarrow.parquet
+mark("pyarrow")
+import hadara_sim.cli.simulate, hadara_sim.runner, hadara_sim.chunks, hadara_sim.estimate, hadara_sim.scenario.read
+mark("our modules")
+from numba.core.registry import cpu_target
+cpu_target.typing_context.refresh()
+cpu_target.target_context.refresh()
+mark("numba's implementations")
+from numba.core import caching
+from typer._click.core import Parameter
+spent = {"option parsing": 0.0, "loads": {}}
+def timed(function, add):
+    def wrapper(*args, **kwargs):
+        start = time.process_time()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            add(args, time.process_time() - start)
+    return wrapper
+def add_load(args, seconds):
+    name = args[0]._py_func.__qualname__
+    spent["loads"][name] = spent["loads"].get(name, 0.0) + seconds
+def add_parsing(args, seconds):
+    spent["option parsing"] += seconds
+caching.Cache.load_overload = timed(caching.Cache.load_overload, add_load)
+classes = [Parameter]  # each class of typer's parameters that converts values in its own way
+for cls in classes:
+    classes.extend(cls.__subclasses__())
+    if "process_value" in vars(cls):
+        cls.process_value = timed(cls.process_value, add_parsing)
+sys.argv = ["hadara-sim", *arguments]
+try:
+    hadara_sim.cli.main()
+except SystemExit:
+    pass
+mark("the command")
+print(json.dumps({"marks": marks, **spent, "imported": [m for m in heavy if m in sys.modules]}))
+"""
 
 
-def one_run(command: list[str], env: dict) -> tuple[float, float]:
-    """(wall, cpu) seconds of one run of `command` as a child process."""
+def one_run(command: list[str], env: dict) -> tuple[float, float, str]:
+    """(wall, cpu) seconds of one run of `command` as a child process, and what it printed."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    done = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    done = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if done.returncode:
         sys.exit(f"the run failed ({done.returncode}): {done.stderr.strip()}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
+
+
+def phases(arguments: list[str], runs: int, env: dict) -> None:
+    """Print the median CPU seconds of each phase of `runs` runs (see PHASES)."""
+    command = [sys.executable, "-c", PHASES, json.dumps(arguments), json.dumps(HEAVY)]
+    one_run(command, env)
+    found = [json.loads(one_run(command, env)[2].strip().splitlines()[-1]) for _ in range(runs)]
+    rows = []
+    for i, (name, _) in enumerate(found[0]["marks"]):
+        seconds = [f["marks"][i][1] - (f["marks"][i - 1][1] if i else 0.0) for f in found]
+        if name == "the command":
+            parsing = [f["option parsing"] for f in found]
+            loads = [sum(f["loads"].values()) for f in found]
+            rows.append(("the command: option parsing", parsing))
+            rows.append(("the command: compiled code loaded", loads))
+            for function in sorted(found[0]["loads"], key=lambda k: -found[0]["loads"][k])[:4]:
+                rows.append((f"    {function}", [f["loads"].get(function, 0.0) for f in found]))
+            rows.append(("the command: the rest (the run)", [s - p - k for s, p, k in zip(seconds, parsing, loads)]))
+        else:
+            rows.append((name, seconds))
+    totals = [f["marks"][-1][1] for f in found]
+    for name, seconds in rows:
+        print(f"{name:>40}: {statistics.median(seconds):5.2f} s [{min(seconds):.2f}, {max(seconds):.2f}]")
+    print(f"{'total':>40}: {statistics.median(totals):5.2f} s [{min(totals):.2f}, {max(totals):.2f}]")
+    print(f"{'heavy modules imported':>40}: {', '.join(found[0]['imported']) or 'none'}")
 
 
 def main():
@@ -43,19 +131,24 @@ def main():
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--table", action="store_true", help="print the closing table (no -q)")
+    parser.add_argument("--phases", action="store_true", help="where the CPU time goes, phase by phase")
     args = parser.parse_args()
     program = Path(sys.executable).parent / "hadara-sim"
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {args.runs} runs each, "
           f"{args.games} games{'' if args.table else ', -q'}; target {TARGET_SECONDS:.1f} s whole process")
     with tempfile.TemporaryDirectory() as folder:
-        command = [str(program), "simulate", "scenarios/default.toml", "--games", str(args.games), "--overwrite",
-                   "--out", str(Path(folder) / "run"), *([] if args.table else ["-q"])]
+        arguments = ["simulate", "scenarios/default.toml", "--games", str(args.games), "--overwrite",
+                     "--out", str(Path(folder) / "run"), *([] if args.table else ["-q"])]
+        if args.phases:
+            print("CPU seconds by phase: median [min, max]")
+            phases(arguments, args.runs, dict(os.environ))
+            return
         for label, bytecode in (("bytecode written", None), ("PYTHONDONTWRITEBYTECODE=1", "1")):
             env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
             if bytecode:
                 env["PYTHONDONTWRITEBYTECODE"] = bytecode
-            one_run(command, env)
-            walls, cpus = zip(*(one_run(command, env) for _ in range(args.runs)))
+            one_run([str(program), *arguments], env)
+            walls, cpus, _ = zip(*(one_run([str(program), *arguments], env) for _ in range(args.runs)))
             print(f"{label:>26}: wall median {statistics.median(walls):.2f} s [{min(walls):.2f}, {max(walls):.2f}], "
                   f"CPU median {statistics.median(cpus):.2f} s [{min(cpus):.2f}, {max(cpus):.2f}]")
 

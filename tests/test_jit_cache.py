@@ -1,8 +1,11 @@
 """numba's cached code is dropped when any file it is compiled from changes."""
 
+import hashlib
 import importlib
 import inspect
+import os
 import sys
+import time
 from pathlib import Path
 
 import numba
@@ -154,6 +157,54 @@ def test_a_process_whose_sources_changed_stops_writing_to_the_cache(package, mon
     assert game.b() == 2  # this process compiles its old code ...
     assert not list((package / "__pycache__").glob("game.*.nb[ic]"))  # ... and keeps it to itself
     assert numba.njit(lambda: 3)() == 3  # code of other files is not concerned
+
+
+def content_digest(root: Path, names: list[str]) -> str:
+    """The sources' digest as jit_cache defines it, computed here from the files' bytes."""
+    digest = hashlib.sha1()
+    for name in sorted(names):
+        digest.update(name.encode())
+        digest.update((root / name).read_bytes())
+    return digest.hexdigest()
+
+
+def test_a_remembered_scan_serves_the_next_process_until_a_file_changes(package, monkeypatch):
+    """The scan is kept on disk by the files' stats: a new process reads no source while none changed;
+    a file rewritten to the same size with its old mtime put back is scanned afresh (its ctime moved)."""
+    sources = [f"{package.name}/constants.py", f"{package.name}/game.py"]
+    monkeypatch.setattr(jit_cache, "SETTLED_NS", -10**18)  # planted: every file counts as long unchanged
+    monkeypatch.setattr(jit_cache, "_settled_scans", {})
+    digest = jit_cache.sources_digest()
+    assert digest == content_digest(package.parent, sources)
+    assert (package / "__pycache__" / jit_cache.SCAN).exists()
+
+    monkeypatch.setattr(jit_cache, "_settled_scans", {})  # a new process: it reads no source
+    with monkeypatch.context() as m:
+        m.setattr(Path, "read_bytes", lambda self: pytest.fail(f"read {self}"))
+        assert jit_cache.sources_digest() == digest and jit_cache.is_warm() is False
+
+    constants = package / "constants.py"
+    before = constants.stat()
+    time.sleep(0.05)  # past the file system's timestamp resolution
+    constants.write_text("K = 2\n")  # the same size ...
+    os.utime(constants, ns=(before.st_atime_ns, before.st_mtime_ns))  # ... and the same mtime
+    monkeypatch.setattr(jit_cache, "_settled_scans", {})
+    assert jit_cache.sources_digest() == content_digest(package.parent, sources) != digest
+
+
+def test_files_changed_just_now_are_read_at_every_scan(package):
+    """Within a file's timestamp resolution a rewrite may keep every stat: such files are never
+    remembered, in memory or on disk (the fixture wrote them just now)."""
+    digest = jit_cache.sources_digest()
+    (package / "constants.py").write_text("K = 2\n")  # at once, the same size
+    assert jit_cache.sources_digest() != digest
+    assert not (package / "__pycache__" / jit_cache.SCAN).exists()
+
+
+def test_the_module_keeping_the_cache_is_none_of_its_sources():
+    """jit_cache holds no compiled code and no value compiled code reads: editing it drops nothing."""
+    assert Path(jit_cache.__file__).resolve() not in jit_cache.sources()
+    assert Path(jit_cache.__file__).resolve() not in jit_cache.compiled_files()
 
 
 SAVER = """

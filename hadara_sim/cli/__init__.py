@@ -32,7 +32,7 @@ def _tidy(command) -> None:
             if param.is_flag or param.count:
                 param.metavar = ""
             elif param.multiple:
-                param.metavar = "<int>..." if "int" in (param.display_type(None) or "") else "<text>..."
+                param.metavar = "<int>..." if "int" in param.type.name else "<text>..."
     make_help_option = command.get_help_option
 
     def get_help_option(ctx):
