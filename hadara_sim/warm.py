@@ -3,7 +3,8 @@
 numba compiles one function at a time, and two of the bots' kernels take most of the engine's first
 compile: measured on a cold cache (CPU seconds per function from numba's compile events, a loaded
 2-core machine), the planner's kernel 178 s and the expert's 159 s of 535 s, the rules, `ask` and
-the epoch's steps the rest. The expert's kernel does not call the planner's (`decide` does, for the
+the epoch's steps the rest (that was with kernels/basics.py's small helpers inlined at numba's IR
+level: about 400 s in all since, on a loaded machine). The expert's kernel does not call the planner's (`decide` does, for the
 decisions the expert leaves to foresight), so `compile_engine` compiles the expert's in a second
 process while this one compiles the planner's and greedy's, each into numba's cache, then plays one
 game here: the engine's compile loads the three kernels from the cache. At the install the second
