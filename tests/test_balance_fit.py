@@ -86,7 +86,7 @@ def test_fit_help_and_bad_input():
     bad = runner.invoke(app, ["balance", "fit", "--side", "6C"])
     assert bad.exit_code == 2 and "expected a card and side like 3B" in bad.output
     bad = runner.invoke(app, ["balance", "fit", "-p", "7"], env={"COLUMNS": "200"})
-    assert bad.exit_code == 2 and "less than or equal to 5" in bad.output
+    assert bad.exit_code == 2 and "7 is not in the range 2<=x<=5" in bad.output
     # three design points cannot tell five values of a side apart: said before anything is played
     bad = runner.invoke(app, ["balance", "fit", "-p", "2", "--side", "3B", "--points", "3", "-n", "10",
                               "--confirm-games", "10", "--dry-run"], env={"COLUMNS": "300"})
