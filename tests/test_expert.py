@@ -236,9 +236,9 @@ def test_training_on_a_tiny_budget_runs_end_to_end_and_is_deterministic(componen
         assert not weights.vector.any()  # nothing beat foresight: its play is kept
 
 
-def test_a_damped_step_keeps_the_weights_between_the_current_and_the_fitted(components, monkeypatch):
-    """step 0.25: the kept weights are the current ones plus a quarter of the way to the fit; the
-    iterations are numbered from `first` and record the step."""
+def _planted_training(monkeypatch, note):
+    """Training with planted labels, a planted fit (returned) and a duel the new weights win; `note(new,
+    old, budget, number)` says what to record of each duel, in the list returned."""
     fitted = np.linspace(-2, 2, kernel.WEIGHTS)
     labelled = type("Labelled", (), {"decisions": 10, "__len__": lambda self: 20})()
     monkeypatch.setattr(learn, "label", lambda *args: labelled)
@@ -247,9 +247,17 @@ def test_a_damped_step_keeps_the_weights_between_the_current_and_the_fitted(comp
     tried = []
 
     def duel(c, new, old, budget, number):
-        tried.append((number, new.weights.vector.copy(), old.weights.vector.copy()))
+        tried.append(note(new, old, budget, number))
         return {2: won}, won
     monkeypatch.setattr(learn, "duel", duel)
+    return fitted, tried
+
+
+def test_a_damped_step_keeps_the_weights_between_the_current_and_the_fitted(components, monkeypatch):
+    """step 0.25: the kept weights are the current ones plus a quarter of the way to the fit; the
+    iterations are numbered from `first` and record the step."""
+    fitted, tried = _planted_training(monkeypatch, lambda new, old, budget, number: (
+        number, new.weights.vector.copy(), old.weights.vector.copy()))
     start = Weights("start", components.digest, np.ones(kernel.WEIGHTS))
     weights, history = train(components, dataclasses.replace(TINY, step=0.25), start, say=lambda _: None, first=3)
     assert [h.number for h in history] == [3, 4] and all(h.step == 0.25 and h.accepted for h in history)
@@ -263,17 +271,8 @@ def test_training_alone_learns_a_player_counts_own_weights_and_leaves_the_shared
     """--alone at 2 players: the step starts from the shared weights (no own ones yet), the result is
     the count's own, the duel tries them, the shared ones stay; the file holds both and the iteration
     says so. Shared training over a count with weights of its own, or alone at two counts, is refused."""
-    fitted = np.linspace(-2, 2, kernel.WEIGHTS)
-    labelled = type("Labelled", (), {"decisions": 10, "__len__": lambda self: 20})()
-    monkeypatch.setattr(learn, "label", lambda *args: labelled)
-    monkeypatch.setattr(learn, "fit", lambda samples: (fitted, 1.0))
-    won = (10, 0.8, (0.6, 0.9))
-    tried = []
-
-    def duel(c, new, old, budget, number):
-        tried.append((new.weights.at(2).copy(), new.weights.at(4).copy(), budget.players))
-        return {2: won}, won
-    monkeypatch.setattr(learn, "duel", duel)
+    fitted, tried = _planted_training(monkeypatch, lambda new, old, budget, number: (
+        new.weights.at(2).copy(), new.weights.at(4).copy(), budget.players))
     shared = np.ones(kernel.WEIGHTS)
     start = Weights("start", components.digest, shared)
     budget = dataclasses.replace(TINY, iterations=1, step=0.5, alone=True)
