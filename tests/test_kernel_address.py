@@ -1,0 +1,63 @@
+"""A compiled call through an address (hadara_sim/kernels/address.py): how the engine's steps call
+the built-in bots' `decide` without compiling the kernels into each of them."""
+
+import numpy as np
+import pytest
+from numba import njit, typeof
+
+from hadara_sim.component_files import load_components
+from hadara_sim.deal import make_deals
+from hadara_sim.engine.decide import decide_types
+from hadara_sim.engine.game import BatchGame
+from hadara_sim.kernels.address import address_of, call_at, checksum
+from hadara_sim.registry import make_policy
+
+
+@njit
+def _scale(values, factor, out):
+    for i in range(len(values)):
+        if values[i] < 0:
+            raise ValueError("a negative value")
+        out[i] = values[i] * factor
+
+
+@njit
+def _caller(at, check, values, factor, out):
+    call_at(at, check, (values, factor, out))
+    return out.sum()
+
+
+def _arguments(values):
+    return np.asarray(values, np.float64), 2.0, np.zeros(len(values))
+
+
+def test_the_callee_runs_with_the_callers_arguments():
+    values, factor, out = _arguments([1.0, 2.0, 3.0])
+    at, check = address_of(_scale, [typeof(x) for x in (values, factor, out)])
+    assert _caller(at, check, values, factor, out) == 12.0
+    assert out.tolist() == [2.0, 4.0, 6.0]
+
+
+def test_the_callees_exception_reaches_the_caller():
+    values, factor, out = _arguments([1.0, -1.0])
+    at, check = address_of(_scale, [typeof(x) for x in (values, factor, out)])
+    with pytest.raises(ValueError, match="a negative value"):
+        _caller(at, check, values, factor, out)
+
+
+def test_an_address_compiled_for_other_types_is_refused_not_called():
+    values, factor, out = _arguments([1.0])
+    other = [typeof(x) for x in (values.astype(np.float32), factor, out)]
+    at, check = address_of(_scale, other)
+    assert check == checksum(other) != checksum([typeof(x) for x in (values, factor, out)])
+    with pytest.raises(RuntimeError, match="argument types differ"):
+        _caller(at, check, values, factor, out)
+
+
+def test_a_batch_loads_the_kernels_only_when_a_built_in_plays():
+    components = load_components()
+    deals = make_deals(components, 2, 1)
+    python_only = BatchGame(deals, components, [make_policy("random"), make_policy("random")]).k
+    assert python_only.decide_at == 0
+    built_in = BatchGame(deals, components, [make_policy("greedy"), make_policy("random")]).k
+    assert built_in.decide_at != 0 and built_in.decide_check == checksum(decide_types(built_in))
