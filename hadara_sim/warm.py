@@ -24,10 +24,10 @@ import numpy as np
 from . import jit_cache
 
 KERNELS = ("planner", "greedy", "expert")
-# The parts of a first compile, the longest first (CPU seconds of each on a cold cache, quiet
-# machine, `scripts/compile_profile.py`): the engine's steps 105, the planner's
-# kernel 67, the training kernel 73, the expert's 55, greedy's 2; `decide`, which joins the kernels, 4)
-PARTS = ("engine", "planner", "training", "expert", "greedy")
+# The parts of a first compile, the longest first (CPU seconds of each on a cold cache, a loaded
+# 2-core machine, `scripts/compile_profile.py`): the engine's steps 105, the training kernel 73, the
+# planner's kernel 67, the expert's 55, greedy's 2; then `decide`, which joins the kernels, 4.
+PARTS = ("engine", "training", "planner", "expert", "greedy")
 
 
 def kernel(name: str):

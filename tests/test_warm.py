@@ -14,4 +14,4 @@ def test_a_warm_cache_compiles_nothing_more():
 
 def test_an_unknown_part_is_named_with_the_parts_there_are(capsys):
     assert warm.main(["planer"]) == 2
-    assert "unknown part planer: the parts are engine, planner, training, expert, greedy" in capsys.readouterr().err
+    assert "unknown part planer: the parts are engine, training, planner, expert, greedy" in capsys.readouterr().err
