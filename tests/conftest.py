@@ -1,8 +1,15 @@
+import os
 import signal
 import sys
 from pathlib import Path
 
-import pytest
+# One BLAS thread in the test workers and every process they start (OpenBLAS reads it when numpy is
+# imported; xdist starts the workers after this): two workers each running OpenBLAS's threads on two
+# cores left them spinning for each other (the documented 3-count `balance fit`: 37 CPU s with the
+# default threads, 12 with one, at load 6; docs/reports.md gives the same advice for a shared machine).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import pytest  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))  # `import helpers` from every test module
 
