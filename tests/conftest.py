@@ -1,8 +1,15 @@
+import os
 import signal
 import sys
 from pathlib import Path
 
-import pytest
+# One BLAS thread in the test workers and every process they start (OpenBLAS reads it when numpy is
+# imported; xdist starts the workers after this): two workers each running OpenBLAS's threads on two
+# cores left them spinning for each other (the documented 3-count `balance fit`: 37 CPU s with the
+# default threads, 12 with one, at load 6; docs/reports.md gives the same advice for a shared machine).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import pytest  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).parent))  # `import helpers` from every test module
 
@@ -56,3 +63,23 @@ def pytest_configure(config):
     run(scenario_from_dict({"name": "warm", "players": 2, "policies": [{"policy": "search", "params": {"budget": 1}},
                                                                         "balanced"], "games": 2, "chunk": 2}), None, jobs=1)
     print(f"the engine is compiled ({time.perf_counter() - start:.0f} s)", file=sys.stderr, flush=True)
+
+
+# The files that take the most time (make test's --durations shows where it goes), longest first. xdist
+# hands each worker a whole file at a time (--dist loadfile) in the order collected (pyproject.toml's
+# --no-loadscope-reorder: xdist would otherwise order files by their number of tests): starting with
+# the long ones leaves only short files for the end, so neither worker finishes long after the other.
+LONGEST_FIRST = ["test_notebooks.py", "test_hardening.py", "test_docs_commands.py", "test_dask_cluster.py",
+                 "test_report_cli.py", "engine/test_equivalence.py", "test_report_stats.py", "test_verdicts.py",
+                 "test_reference_properties.py", "test_cli_tables.py"]
+
+
+def pytest_collection_modifyitems(items):
+    """The test files of LONGEST_FIRST first, in its order; the tests of each file in their order."""
+    here = Path(__file__).parent
+
+    def rank(item):
+        name = Path(item.fspath).relative_to(here).as_posix()
+        return LONGEST_FIRST.index(name) if name in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)

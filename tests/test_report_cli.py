@@ -258,6 +258,23 @@ def test_margin_sets_the_equivalence_verdict(four, tmp_path):
     assert bad.exit_code == 2 and "margin" in bad.output
 
 
+# One fresh process runs the commands one after the other (each a new process would pay the start-up four
+# times): the policy file is imported by none of them until the last, which trusts it; after each the
+# marker says whether that command imported it.
+_IN_ORDER = """
+import json, pathlib, sys
+from typer.testing import CliRunner
+from hadara_sim.cli import app
+marker = pathlib.Path(sys.argv[1])
+steps = []
+for args in json.loads(sys.argv[2]):
+    result = CliRunner().invoke(app, args)
+    steps.append({"code": result.exit_code, "stdout": result.stdout, "stderr": result.stderr,
+                  "imported": marker.exists()})
+print(json.dumps(steps))
+"""
+
+
 def test_reports_read_a_results_directory_as_data_and_never_run_its_policy_code(tmp_path):
     """A run whose policy file writes a file whenever it is imported: every report of its directory
     (run in a fresh process, so nothing is imported already) describes the policy from the record
@@ -265,7 +282,6 @@ def test_reports_read_a_results_directory_as_data_and_never_run_its_policy_code(
     import json
     import subprocess
     import sys
-    from pathlib import Path
 
     marker = tmp_path / "imported.txt"
     bot = tmp_path / "hostile.py"
@@ -277,20 +293,23 @@ def test_reports_read_a_results_directory_as_data_and_never_run_its_policy_code(
               "policies": [f"{bot}:Bot", {"policy": "greedy", "params": {"coin": 0.7}}]},
              out=out, jobs=1, quiet=True)
     marker.unlink()
-    for args in (["summary", str(out), "--out", str(tmp_path / "html")],
-                 ["winrate", str(out), "--format", "json", "--out", str(tmp_path / "charts")]):
-        done = subprocess.run([str(Path(sys.executable).parent / "hadara-sim"), "report", *args], capture_output=True,
-                              text=True)
-        assert done.returncode == 0, done.stderr
-        assert not marker.exists(), args
-    doc = json.loads(done.stdout)
+    commands = [["report", "summary", str(out), "--out", str(tmp_path / "html")],
+                ["report", "winrate", str(out), "--format", "json", "--out", str(tmp_path / "charts")],
+                # show-game plays a game again, so it would run the policy: it refuses unless told the code is trusted
+                ["show-game", str(out), "-q"],
+                ["show-game", str(out), "-q", "--allow-code"]]
+    done = subprocess.run([sys.executable, "-c", _IN_ORDER, str(marker), json.dumps(commands)], capture_output=True,
+                          text=True)
+    assert done.returncode == 0, done.stderr
+    summary, winrate, refused, trusted = json.loads(done.stdout)
+    for args, step in zip(commands, (summary, winrate)):
+        assert step["code"] == 0, step["stderr"]
+        assert not step["imported"], args
+    doc = json.loads(winrate["stdout"])
     assert doc["provenance"]["policy_params"] == {"greedy(coin=0.7)": {"coin": 0.7}}
     assert f"{bot}:Bot" in doc["provenance"]["policies"]
-    # show-game plays a game again, so it would run the policy: it refuses unless told the code is trusted
-    hadara = str(Path(sys.executable).parent / "hadara-sim")
-    done = subprocess.run([hadara, "show-game", str(out), "-q"], capture_output=True, text=True)
-    assert done.returncode == 2 and "--allow-code" in done.stderr and f"{bot}:Bot" in " ".join(done.stderr.split())
-    assert not marker.exists()
-    done = subprocess.run([hadara, "show-game", str(out), "-q", "--allow-code"], capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr
-    assert marker.exists()
+    assert refused["code"] == 2 and "--allow-code" in refused["stderr"]
+    assert f"{bot}:Bot" in " ".join(refused["stderr"].split())
+    assert not refused["imported"]
+    assert trusted["code"] == 0, trusted["stderr"]
+    assert trusted["imported"]
