@@ -11,8 +11,9 @@ opponents, so weakening 3B moves every other side's share. The fit treats the se
    the seat holding side s has strength `alpha_s + sum_t beta_{s,t} term_t(change_s) + gamma_seat`,
    and wins with the softmax of the seats' strengths, so a change to one side moves every side it
    meets. `term_t` are the side's changes (linear); the squares and within-side products of its
-   changes join only where the data demand them (cluster-robust Wald test, Holm over the candidate
-   terms). Fitted by maximum likelihood with statsmodels (`GenericLikelihoodModel`, Newton steps) on
+   changes, and its *table terms* (its strength's response to the summed changes of a value at the
+   other seats: a side's military is worth what the table's is not), join only where the data demand
+   them (cluster-robust Wald test, Holm over the candidate terms; `_demanded`). Fitted by maximum likelihood with statsmodels (`GenericLikelihoodModel`, Newton steps) on
    the games grouped by run and sides held (the likelihood of a group is its games', so a fit's work
    stays put as the games grow), standard errors cluster-robust by deal (a deal is played at every
    design point). Before each
@@ -23,8 +24,10 @@ opponents, so weakening 3B moves every other side's share. The fit treats the se
    side by side (the furthest from fair first, repeated until no side moves): the
    change of the side with the fewest changed values, then the smallest worth of change
    (`balance.WORTH`), whose predicted win share lies within `aim` x margin of 1/P at every player
-   count, given the other sides' changes; after the first round, starting from the set last played,
-   the smallest move from it first. A side no change in range brings there is *blocked*.
+   count, given the other sides' changes, and that leaves no other named side further beyond the aim
+   than it was (else the fair change that harms them least); after the first round, starting from the
+   set last played, the smallest move from it first. A side no change in range brings there is
+   *blocked*.
 4. **Confirmation.** The proposal is played on fresh deals (`confirm_games`, per player count if
    asked: a side's share at 2 players needs ~2.7x the games of 4 players' for the same CI); every
    named side at every player count gets the verdict of `balance check` (TOST against 1/P within the
@@ -97,6 +100,7 @@ class FitPlan:
     aim: float = AIM             # the proposer's target, a share of the margin
     reach: int = REACH           # steps a value may move from its current value
     max_changed: int = MAX_CHANGED
+    table: bool = True           # the surrogate may give a side terms for the other seats' changes
     seed: int = 1
     components: str | None = None
     overrides: dict = field(default_factory=dict)  # [components] overrides the set starts from
@@ -244,6 +248,33 @@ def dealt(players: int, games: int) -> float:
     return seatings * -math.expm1(games * math.log1p(-1 / seatings))
 
 
+def table_name(side: str, field_: str) -> str:
+    """The column of a side's response to the other seats' changes of one value: "4A table military"."""
+    return f"{side} table {field_}"
+
+
+def table_fields(table: dict[str, list[str]]) -> list[str]:
+    """The values some side's table terms read, in `SETUP_VALUES` order."""
+    used = {f for fs in table.values() for f in fs}
+    return [f for f in SETUP_VALUES if f in used]
+
+
+def change_matrix(change: Change, fields: list[str]) -> np.ndarray:
+    """(10, len(fields)) every side's change of each value."""
+    return np.array([[change.get(s, {}).get(f, 0) for f in fields] for s in SIDES], dtype=float).reshape(
+        len(SIDES), len(fields))
+
+
+def others_changes(changes: np.ndarray, held: np.ndarray) -> np.ndarray:
+    """(games, players, fields) per seat, the changes of the sides the *other* seats hold, summed:
+    `changes` is (10, fields), or (games, 10, fields) one per game; `held` (games, players)."""
+    if changes.ndim == 2:
+        mine = changes[held]                                              # (games, players, fields)
+    else:
+        mine = np.take_along_axis(changes, held[:, :, None], axis=1)
+    return mine.sum(1, keepdims=True) - mine
+
+
 class Strengths:
     """The design of the softmax model: strengths of the seats from the sides they hold, their seat and
     their sides' changes (a sparse matrix, rows = group x seat). The games of one run whose seats hold
@@ -252,13 +283,18 @@ class Strengths:
     (`dealt`), and a fit's work no longer grows with the games. The deals stay, game by game, for the
     cluster-robust covariance."""
 
-    def __init__(self, runs: list[Run], terms: dict[str, list[Term]]):
+    def __init__(self, runs: list[Run], terms: dict[str, list[Term]], table: dict[str, list[str]] | None = None):
         self.players = runs[0].players
         self.terms = terms
+        self.table = table or {}
         self.columns = ([f"side {s}" for s in SIDES[1:]] + [f"seat {i}" for i in range(1, self.players)]
-                        + [f"{s} {'*'.join(t)}" for s in SIDES for t in terms.get(s, [])])
+                        + [f"{s} {'*'.join(t)}" for s in SIDES for t in terms.get(s, [])]
+                        + [table_name(s, f) for s in SIDES for f in self.table.get(s, [])])
         self.index = {name: j for j, name in enumerate(self.columns)}
         held, wins, deals, values = [], [], [], []
+        fields = table_fields(self.table)
+        changes = np.array([change_matrix(run.change, fields) for run in runs]).reshape(len(runs), len(SIDES),
+                                                                                       len(fields))
         for run in runs:
             sides, w = _groups(run)
             held.append(sides)
@@ -284,17 +320,20 @@ class Strengths:
         self.y = np.stack([np.bincount(self.group_of, y[:, j], len(first)) for j in range(p)], axis=1)
         self.game_y = y                           # (games, players) win share of each seat, game by game
         self.deals = np.unique(np.concatenate(deals)[keep], return_inverse=True)[1].ravel()  # (games,) deal index
-        self.matrix = self._matrix(self.held, run_of[first], values)
-        # a row's terms depend only on its run, side and seat: the Hessian's sum over rows runs over those kinds
+        table_values = others_changes(changes[run_of[first]], self.held).reshape(len(first) * p, -1)
+        self.matrix = self._matrix(self.held, run_of[first], values, table_values)
+        # a row's terms depend only on its run, side and seat, and the changes the other seats hold: the
+        # Hessian's sum over rows runs over those kinds
         kind = (np.repeat(run_of[first], p) * len(SIDES) + self.held.ravel()) * p + np.tile(np.arange(p), len(first))
-        _, one, self.kind_of = np.unique(kind, return_index=True, return_inverse=True)
+        _, one, self.kind_of = np.unique(np.column_stack([kind, table_values]), axis=0, return_index=True,
+                                         return_inverse=True)
         self.kinds = self.matrix[one].toarray()   # (kinds, terms) the distinct rows of the matrix
         self.kind_of = self.kind_of.ravel()       # (groups x players,) the kind of each row
         g = len(first)
         self.sum_games = sparse.csr_matrix((np.ones(g * p), (np.repeat(np.arange(g), p), np.arange(g * p))),
                                            shape=(g, g * p))
 
-    def _matrix(self, held, run_of, values) -> sparse.csr_matrix:
+    def _matrix(self, held, run_of, values, table) -> sparse.csr_matrix:
         n, p = held.shape
         rows_i, cols, vals = [], [], []
         flat = held.ravel()
@@ -311,6 +350,14 @@ class Strengths:
                 v = np.array([values[r][s_index][t_index] for r in range(len(values))], dtype=float)[runs[mine]]
                 nz = v != 0
                 rows_i.append(row[mine][nz]); cols.append(np.full(nz.sum(), self.index[f"{s} {'*'.join(t)}"]))
+                vals.append(v[nz])
+        fields = table_fields(self.table)
+        for s_index, s in enumerate(SIDES):
+            mine = flat == s_index
+            for f in self.table.get(s, []):
+                v = table[mine, fields.index(f)]
+                nz = v != 0
+                rows_i.append(row[mine][nz]); cols.append(np.full(nz.sum(), self.index[table_name(s, f)]))
                 vals.append(v[nz])
         return sparse.csr_matrix((np.concatenate(vals), (np.concatenate(rows_i), np.concatenate(cols))),
                                  shape=(n * p, len(self.columns)))
@@ -380,66 +427,95 @@ class Surrogate:
     params: np.ndarray
     cov: np.ndarray
     columns: list[str]
-    deals: np.ndarray      # reference deals: sides held per seat (games, players), from the current set's run
-    added: list[str]       # interaction and curvature terms the data demanded
+    deals: np.ndarray      # reference deals: the distinct seatings of sides (seatings, players) of the current set's run
+    weights: np.ndarray    # (seatings,) how many of its games each seating holds
+    added: list[str]       # curvature, interaction and table terms the data demanded
+    table: dict[str, list[str]] = field(default_factory=dict)  # side -> values whose changes at the other seats
+                                                               # move its strength (`table_name` columns)
     offset: np.ndarray = field(default_factory=lambda: np.zeros(len(SIDES)))  # (10,) strengths `anchor` adds
 
-    def _slopes(self, params: np.ndarray, side: str) -> np.ndarray:
-        """(..., terms) coefficients of one side's terms."""
-        at = [self.columns.index(f"{side} {'*'.join(t)}") for t in self.terms.get(side, [])]
-        return params[..., at]
+    def _slopes(self, side: str) -> np.ndarray:
+        """(terms,) coefficients of one side's own terms."""
+        return self.params[[self.columns.index(f"{side} {'*'.join(t)}") for t in self.terms.get(side, [])]]
 
-    def _base(self, params: np.ndarray) -> np.ndarray:
-        """(..., 10) side strengths of the current set, side 1A the reference."""
-        out = np.zeros((*params.shape[:-1], len(SIDES)))
-        out[..., 1:] = params[..., :len(SIDES) - 1]
-        return out
+    def _base(self) -> np.ndarray:
+        """(10,) side strengths of the current set, side 1A the reference."""
+        return np.concatenate([[0.0], self.params[:len(SIDES) - 1]])
 
-    def _seats(self, params: np.ndarray) -> np.ndarray:
-        """(..., players) seat strengths, seat 0 the reference."""
-        out = np.zeros((*params.shape[:-1], self.players))
-        out[..., 1:] = params[..., len(SIDES) - 1:len(SIDES) - 1 + self.players - 1]
-        return out
+    def _seats(self) -> np.ndarray:
+        """(players,) seat strengths, seat 0 the reference."""
+        return np.concatenate([[0.0], self.params[len(SIDES) - 1:len(SIDES) - 1 + self.players - 1]])
+
+    def _responses(self) -> tuple[list[str], np.ndarray]:
+        """The values the table terms read, and (10, those values) each side's response to the other
+        seats' summed changes of each (0 where the side has no such term)."""
+        fields = table_fields(self.table)
+        out = np.zeros((len(SIDES), len(fields)))
+        for i, s in enumerate(SIDES):
+            for f in self.table.get(s, []):
+                out[i, fields.index(f)] = self.params[self.columns.index(table_name(s, f))]
+        return fields, out
 
     def term_values(self, side: str, changes: list[dict[str, int]]) -> np.ndarray:
         """(len(changes), terms) values of one side's terms under each of its changes."""
         return np.array([[math.prod(c.get(f, 0) for f in t) for t in self.terms.get(side, [])] for c in changes],
                         dtype=float).reshape(len(changes), len(self.terms.get(side, [])))
 
-    def strengths(self, change: Change, params: np.ndarray | None = None) -> np.ndarray:
-        """(..., 10) side strengths under a change set (`params`: (..., k) draws; default the fit)."""
-        params = self.params if params is None else params
-        out = self._base(params) + self.offset
+    def strengths(self, change: Change) -> np.ndarray:
+        """(10,) side strengths under a change set from the side's own changes (the table terms aside)."""
+        out = self._base() + self.offset
         for i, s in enumerate(SIDES):
             if change.get(s) and self.terms.get(s):
-                out[..., i] += self._slopes(params, s) @ self.term_values(s, [change[s]])[0]
+                out[i] += self._slopes(s) @ self.term_values(s, [change[s]])[0]
         return out
 
-    def shares(self, strengths: np.ndarray, params: np.ndarray | None = None) -> np.ndarray:
-        """(..., 10) predicted win share of every side from side strengths (..., 10), over the reference deals."""
-        seats = self._seats(self.params if params is None else params)
-        theta = np.take(strengths, self.deals, axis=-1) + seats[..., None, :]   # (..., games, players)
-        p = softmax(theta, axis=-1)
+    def seat_strengths(self, change: Change, deals: np.ndarray) -> np.ndarray:
+        """(games, players) every seat's strength in each of `deals` (sides held per seat) under a change
+        set: its side's, its seat's, and its side's response to the changes the other seats' sides hold."""
+        theta = self.strengths(change)[deals] + self._seats()
+        fields, responses = self._responses()
+        if fields:
+            theta = theta + (responses[deals] * others_changes(change_matrix(change, fields), deals)).sum(-1)
+        return theta
+
+    def shares(self, change: Change, deals: np.ndarray | None = None, weights: np.ndarray | None = None) -> np.ndarray:
+        """(10,) predicted win share of every side under a change set, over the reference deals (or
+        `deals`, each seating with its `weights` in games)."""
+        deals, weights = (self.deals, self.weights) if deals is None else (deals, weights)
+        chance = softmax(self.seat_strengths(change, deals), axis=1) * weights[:, None]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return (np.bincount(deals.ravel(), chance.ravel(), len(SIDES))
+                    / np.bincount(deals.ravel(), np.repeat(weights, deals.shape[1]), len(SIDES)))
+
+    def option_shares(self, change: Change, side: str, options: list[dict[str, int]], block: int = 256) -> np.ndarray:
+        """(len(options), 10) every side's predicted win share when `side` takes each of its `options`,
+        the other sides changed as in `change`: only the reference deals that hold the side move, its
+        own strength and, through their table terms, the strengths of the seats it meets."""
+        i = SIDES.index(side)
+        rest = {k: v for k, v in change.items() if k != side}
+        holds = (self.deals == i).any(1)
         onehot = np.zeros((self.deals.size, len(SIDES)))
         onehot[np.arange(self.deals.size), self.deals.ravel()] = 1.0
+        held = onehot.reshape(*self.deals.shape, len(SIDES))
+        theta = self.seat_strengths(rest, self.deals)                       # (seatings, players)
+        elsewhere = (softmax(theta[~holds], axis=1) * self.weights[~holds, None]).ravel() @ held[~holds].reshape(
+            -1, len(SIDES))
+        theta, deals, weights, held = theta[holds], self.deals[holds], self.weights[holds], held[holds]
+        mine = deals == i                                                   # (deals holding it, players)
+        fields, responses = self._responses()
+        out = []
+        for at in range(0, len(options), block):
+            chunk = options[at:at + block]
+            step = np.zeros((len(chunk), *deals.shape))                     # (options, deals, players)
+            if self.terms.get(side):
+                step += (self.term_values(side, chunk) @ self._slopes(side))[:, None, None] * mine
+            if fields:   # the side's option changes what the other seats' table terms read
+                moved = np.array([[o.get(f, 0) for f in fields] for o in chunk], dtype=float)
+                step += np.moveaxis(responses[deals] @ moved.T, -1, 0) * ~mine
+            chance = softmax(theta + step, axis=-1) * weights[:, None]
+            out.append(chance.reshape(len(chunk), -1) @ held.reshape(-1, len(SIDES)))
         with np.errstate(invalid="ignore", divide="ignore"):
-            return (p.reshape(*p.shape[:-2], -1) @ onehot) / onehot.sum(0)
-
-    def side_shares(self, change: Change, side: str, options: list[dict[str, int]]) -> np.ndarray:
-        """The predicted win share of `side` under each of its `options`, the other sides changed as in
-        `change`: only the deals that hold the side, only its own strength varied."""
-        i = SIDES.index(side)
-        strengths = self.strengths(change)
-        seats = self._seats(self.params)
-        games, where = np.nonzero(self.deals == i)
-        theta = strengths[self.deals[games]] + seats                    # (deals holding it, players)
-        others = np.exp(theta).sum(1) - np.exp(theta[np.arange(len(games)), where])
-        own = self._base(self.params)[i] + self.offset[i] + seats[where]
-        if self.terms.get(side):
-            own = own + (self.term_values(side, options) @ self._slopes(self.params, side))[:, None]
-        else:
-            own = np.broadcast_to(own, (len(options), len(games)))
-        return (1.0 / (1.0 + others * np.exp(-own))).mean(1)
+            return (np.concatenate(out) + elsewhere) / (self.weights @ onehot.reshape(*self.deals.shape, -1).sum(1))
 
     def anchor(self, run: Run, iterations: int = 500) -> Surrogate:
         """The surrogate with each side's strength offset so that at `run`'s change set, on `run`'s deals,
@@ -451,13 +527,20 @@ class Surrogate:
         wins = wins / np.maximum(wins.sum(1, keepdims=True), 1e-12)
         observed = np.array([wins[sides == i].mean() if (sides == i).any() else np.nan for i in range(len(SIDES))])
         seen = np.isfinite(observed) & (observed > 0)
-        on_run = replace(self, deals=sides, offset=np.zeros(len(SIDES)))
+        deals, weights = seatings(sides)
+        on_run = replace(self, offset=np.zeros(len(SIDES)))
         for _ in range(iterations):
-            predicted = on_run.shares(on_run.strengths(run.change))
+            predicted = on_run.shares(run.change, deals, weights)
             if np.max(np.abs(observed[seen] - predicted[seen])) < 1e-6:
                 break
             on_run.offset[seen] += np.log(observed[seen] / predicted[seen])
         return replace(self, offset=on_run.offset)
+
+
+def seatings(held: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct seatings of sides among games (games, players), and how many games hold each."""
+    deals, weights = np.unique(held, axis=0, return_counts=True)
+    return deals, weights.astype(float)
 
 
 def _fit(design: Strengths, start: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -474,6 +557,8 @@ def _fit(design: Strengths, start: np.ndarray | None = None) -> tuple[np.ndarray
         try:
             res = model.fit(start_params=np.zeros(len(design.columns)) if start is None else start,
                             method="newton", maxiter=100, disp=0)
+            if not res.mle_retvals.get("converged", True):   # diverging: a direction the data do not place
+                raise np.linalg.LinAlgError
             params = np.asarray(res.params)
             _, chance = model._probabilities(params)
             scores = design.deal_scores(chance)
@@ -501,39 +586,83 @@ def _varying(runs: list[Run], sides: list[str], fields: list[str]) -> dict[str, 
 
 
 def fit_surrogate(runs: list[Run], plan: FitPlan, previous: Surrogate | None = None) -> Surrogate:
-    """The surrogate of one player count: linear terms of every changed value, then the squares and
-    within-side products whose cluster-robust Wald test rejects 0 (Holm over the candidates) added.
-    The terms are chosen on the designed sweep, where the values vary together; a refit after a
-    confirmation keeps the `previous` surrogate's terms."""
+    """The surrogate of one player count: linear terms of every changed value, then the candidates the
+    data demand (`_demanded`): squares and within-side products of a side's changes, and with
+    `plan.table` every side's response to the other seats' changes. The terms are chosen on the
+    designed sweep, where the values vary together; a refit after a confirmation keeps the `previous`
+    surrogate's terms."""
     varying = _varying(runs, plan.sides, plan.fields)
     main = {s: [(f,) for f in fs] for s, fs in varying.items()}
     candidates = {s: [t for t in itertools.combinations_with_replacement(fs, 2)
                       if t[0] != t[1] or len(fs[t[0]]) > 2] for s, fs in varying.items()}
-    full = {s: main[s] + candidates[s] for s in main}
-    added: list[str] = [] if previous is None else previous.added
-    terms = main if previous is None else previous.terms
-    if previous is None and any(candidates.values()):
-        design_full = Strengths(runs, full)
-        try:
-            params, cov = _fit(design_full)
-        except ValueError:  # too few games to place the candidates: they cannot be demanded
-            return fit_surrogate(runs, plan, Surrogate(runs[0].players, main, np.array([]), np.array([]), [],
-                                                       np.array([]), []))
-        names = [f"{s} {'*'.join(t)}" for s in SIDES for t in candidates.get(s, [])]
-        at = [design_full.columns.index(n) for n in names]
-        with np.errstate(invalid="ignore"):   # a candidate the data cannot place has no variance: not demanded
-            p = 2 * norm.sf(np.abs(params[at] / np.sqrt(np.diag(cov))[at]))
-        q = I.adjust(p, "holm")
-        keep = {n for n, qq in zip(names, q) if qq < I.ALPHA}
-        if keep:
-            terms = {s: main[s] + [t for t in candidates[s] if f"{s} {'*'.join(t)}" in keep] for s in main}
-            added = sorted(keep)
-    design_ = Strengths(runs, terms)
+    fields = [f for f in SETUP_VALUES if any(f in fs for fs in varying.values())] if plan.table else []
+    if previous is not None:
+        terms, table, added = previous.terms, previous.table, previous.added
+    else:
+        terms, table, added = main, {}, []
+        if any(candidates.values()) or fields:
+            try:
+                terms, table, added = _demanded(runs, main, candidates, fields)
+            except ValueError:  # too few games to place the candidates: they cannot be demanded
+                pass
+    design_ = Strengths(runs, terms, table)
     params, cov = _fit(design_, previous.params if previous is not None
                        and len(previous.params) == len(design_.columns) else None)
     reference = next(r for r in runs if not count(r.change))
-    return Surrogate(runs[0].players, terms, params, cov, design_.columns, _groups(reference)[0][:REFERENCE_DEALS],
-                     added)
+    deals, weights = seatings(_groups(reference)[0][:REFERENCE_DEALS])
+    return Surrogate(runs[0].players, terms, params, cov, design_.columns, deals, weights, added, table)
+
+
+def _demanded(runs: list[Run], main: dict[str, list[Term]], candidates: dict[str, list[Term]],
+              fields: list[str]) -> tuple[dict[str, list[Term]], dict[str, list[str]], list[str]]:
+    """The terms the runs demand beyond the linear ones: every candidate fitted at once, kept where its
+    cluster-robust Wald test rejects 0, Holm over all the candidates. The candidates: the squares and
+    within-side products of a side's changes, and per value in `fields` every side's *table* term, its
+    strength's response to the summed changes of that value at the other seats (military is a contest:
+    a side's step is worth what the table's is not). A response every side shares is invisible to the
+    softmax (it moves every seat alike, as a change of the changed side's own slope), so only the
+    differences between the sides' responses are tested: each side's response less the mean response
+    of the reference sides, at first all ten; the most unlike side demanded leaves the reference and the
+    rest are tested again, until none is demanded (so that one side's large response does not make the
+    others look unlike their mean) or two are left. The sides that left get table terms, fitted against
+    the reference sides' response held at 0. Returns the own terms, the table terms and the names added."""
+    design = Strengths(runs, {s: main[s] + candidates[s] for s in main}, {s: list(fields) for s in SIDES[1:]})
+    params, cov = _fit(design)
+    own = [f"{s} {'*'.join(t)}" for s in SIDES for t in candidates.get(s, [])]
+    at = [design.columns.index(n) for n in own]
+    # the table terms as (10 per value) responses, 1A's held at 0: rows of `lift` pick them from the params
+    lift = np.zeros((len(SIDES) * len(fields), len(params)))
+    for k, f in enumerate(fields):
+        for i, s in enumerate(SIDES[1:], 1):
+            lift[k * len(SIDES) + i, design.columns.index(table_name(s, f))] = 1.0
+    alike = {f: set(SIDES) for f in fields}   # per value, the sides whose mean response is the reference
+    while True:
+        centre = np.zeros((len(SIDES) * len(fields), len(SIDES) * len(fields)))
+        for k, f in enumerate(fields):
+            block = np.eye(len(SIDES))
+            block[:, [SIDES.index(s) for s in alike[f]]] -= 1 / len(alike[f])
+            centre[k * len(SIDES):(k + 1) * len(SIDES), k * len(SIDES):(k + 1) * len(SIDES)] = block
+        contrast = np.vstack([np.eye(len(params))[at], centre @ lift])
+        with np.errstate(invalid="ignore", divide="ignore"):  # a candidate the data cannot place: not demanded
+            z = np.abs(contrast @ params) / np.sqrt(np.einsum("ij,jk,ik->i", contrast, cov, contrast))
+        demanded = I.adjust(2 * norm.sf(z), "holm") < I.ALPHA
+        unlike = [(z[j], f, s) for j, (f, s) in enumerate(((f, s) for f in fields for s in SIDES), len(own))
+                  if demanded[j] and s in alike[f] and len(alike[f]) > 2]
+        if not unlike:
+            break
+        _, f, s = max(unlike)
+        alike[f].discard(s)     # the most unlike side leaves the reference, the rest are tested again
+    keep = {n for n, d in zip(own, demanded) if d} | {table_name(s, f) for f in fields for s in SIDES
+                                                      if s not in alike[f]}
+    terms = {s: main[s] + [t for t in candidates[s] if f"{s} {'*'.join(t)}" in keep] for s in main}
+    table: dict[str, list[str]] = {}
+    for f in fields:
+        for s in SIDES:
+            if s not in alike[f]:
+                table.setdefault(s, []).append(f)
+    added = sorted([f"{s} {'*'.join(t)}" for s in terms for t in terms[s][len(main[s]):]]
+                   + [table_name(s, f) for s in table for f in table[s]])
+    return terms, table, added
 
 
 # --- the proposer -------------------------------------------------------------------------------
@@ -564,7 +693,11 @@ class Proposal:
 def propose(surrogates: dict[int, Surrogate], plan: FitPlan, now: dict[str, dict[str, int]],
             around: Change | None = None, passes: int = 20) -> Proposal:
     """The change set the surrogates predict fair (each side within `aim` x margin of 1/P at every
-    player count), side by side, the furthest from fair first, until a whole pass moves no side.
+    player count), side by side, the furthest from fair first, until a whole pass moves no side. A
+    side's change is judged by every named side's predicted share (`Surrogate.option_shares`): it
+    takes the first that makes it fair and leaves no other named side further beyond the aim than it
+    was, else the fair one that harms them least (planted: a side whose cheapest fix costs another
+    side its share through the table terms takes a fix that does not).
     With `around` (the set the last round played) the passes start from it, every value stays within
     one step of it, and each side takes the smallest move from it that is predicted fair (then the
     fewest values, then the smallest worth): the surrogate is trusted near the games it has seen, and
@@ -582,39 +715,47 @@ def propose(surrogates: dict[int, Surrogate], plan: FitPlan, now: dict[str, dict
     tol = plan.aim * plan.margin
     change: Change = {s: c for s, c in (around or {}).items() if s in plan.sides and c}
     blocked: dict[str, str] = {}
-
-    def shares(side: str, opts: list[dict[str, int]]) -> np.ndarray:
-        """(player counts, options) the side's predicted share under each option."""
-        return np.array([m.side_shares(change, side, opts) for m in surrogates.values()])
+    named = [SIDES.index(s) for s in plan.sides]
+    fair = np.array([1 / p for p in surrogates])
 
     def excess(side: str, opts: list[dict[str, int]]) -> np.ndarray:
-        """Per option of the side, how far beyond `tol` the worst player count lies (<= 0: fine)."""
-        fair = np.array([1 / p for p in surrogates])[:, None]
-        return np.max(np.abs(shares(side, opts) - fair) - tol, axis=0)
+        """(options, named sides) how far beyond `tol` each named side's worst player count lies when
+        `side` takes each option (<= 0: fine)."""
+        shares = np.array([m.option_shares(change, side, opts) for m in surrogates.values()])
+        return np.max(np.abs(shares[..., named] - fair[:, None, None]) - tol, axis=0)
 
     for _ in range(passes):
-        order = sorted(plan.sides, key=lambda s: -excess(s, [change.get(s, {})])[0])
+        current = np.max([np.abs(m.shares(change)[named] - 1 / p) for p, m in surrogates.items()], axis=0) - tol
+        order = [plan.sides[k] for k in np.argsort(-current, kind="stable")]
         moved = False
         blocked = {}
         for s in order:
-            over = excess(s, options[s])
-            fine = np.flatnonzero(over <= 0)
-            pick = int(fine[0]) if len(fine) else int(np.argmin(over))
+            me = plan.sides.index(s)
+            over = excess(s, options[s] + [change.get(s, {})])
+            own, others = over[:, me], np.delete(over, me, axis=1).max(1, initial=-np.inf)
+            # fair itself, leaving no other named side further beyond the aim than it is now; else fair
+            # itself with the least harm to the others (they move in their turn)
+            fine = np.flatnonzero(own[:-1] <= 0)
+            if len(fine):
+                kind = fine[others[fine] <= max(others[-1], 0.0)]
+                fine = kind if len(kind) else fine[[np.argmin(others[fine])]]
+            pick = int(fine[0]) if len(fine) else int(np.argmin(own[:-1]))
             if not len(fine):
-                best = shares(s, [options[s][pick]])[:, 0]
+                best = np.array([m.option_shares(change, s, [options[s][pick]])[0, SIDES.index(s)]
+                                 for m in surrogates.values()])
                 blocked[s] = (f"no change of at most {plan.max_changed} of its values within {plan.reach} steps"
                               f"{' (and one step of the set last played)' if around is not None else ''} "
                               f"brings it within {100 * tol:g} pp of 1/P at every player count (the surrogate's "
                               f"best, {_words(options[s][pick]) or 'no change'}, predicts "
                               + ", ".join(f"{100 * x:.1f} % at {p} players" for p, x in zip(surrogates, best))
-                              + f": {100 * over[pick]:.1f} pp beyond)")
+                              + f": {100 * own[pick]:.1f} pp beyond)")
             if options[s][pick] != change.get(s, {}):
-                others = {k: v for k, v in change.items() if k != s}
-                change = others | ({s: options[s][pick]} if options[s][pick] else {})
+                others_ = {k: v for k, v in change.items() if k != s}
+                change = others_ | ({s: options[s][pick]} if options[s][pick] else {})
                 moved = True
         if not moved:
             break
-    predicted = {p: m.shares(m.strengths(change)) for p, m in surrogates.items()}
+    predicted = {p: m.shares(change) for p, m in surrogates.items()}
     return Proposal(change, predicted, blocked)
 
 
@@ -897,7 +1038,8 @@ def command_line(plan: FitPlan) -> str:
         parts.append(f"--values {','.join(plan.fields)}")
     parts += [f"--games {plan.games}", f"--points {plan.points}", f"--confirm-games {plan.confirm_option()}",
               f"--rounds {plan.rounds}", f"--margin {100 * plan.margin:g}", f"--aim {plan.aim:g}",
-              f"--reach {plan.reach}", f"--max-changed {plan.max_changed}", f"--seed {plan.seed}"]
+              f"--reach {plan.reach}", f"--max-changed {plan.max_changed}",
+              *([] if plan.table else ["--no-table-terms"]), f"--seed {plan.seed}"]
     if plan.components:
         parts.append(f"--components {plan.components}")
     return " ".join(parts)
