@@ -122,7 +122,8 @@ def test_without_table_terms_the_surrogate_misses_the_contest():
 def test_option_shares_are_the_shares_of_the_set_with_each_option():
     """The proposer's shortcut (only the deals holding the side move) gives every side's share as the
     whole model does, table terms included."""
-    from hadara_sim.balance_fit import Strengths, Surrogate, _fit, seatings
+    from hadara_sim.balance_fit import Strengths, Surrogate, seatings
+    from hadara_sim.balance_fit.surrogate import _fit
 
     runs = [Run(2, c, 1, str(k), CONTEST(2, c, 1, 3000, str(k)))
             for k, c in enumerate([{}, {"3B": {"culture": -1}, "4A": {"coins": 2}}, {"3B": {"culture": 1}},
@@ -188,7 +189,8 @@ def test_the_estimate_before_a_fit_includes_the_fitting():
 def test_cells_short_of_deals_stop_the_fit_with_the_verdict_model_s_hint():
     """A confirmation whose every open cell lies inside the margin but is not yet shown fair stops as
     "too few deals", each cell with the hint of the one verdict model in --confirm-games."""
-    from hadara_sim.balance_fit import Proposal, Round, Run, _why, verdicts
+    from hadara_sim.balance_fit import Proposal, Round, Run, verdicts
+    from hadara_sim.balance_fit.driver import _why
     from hadara_sim.report.verdict import undecided_text
 
     rows = synthetic({}, {})(2, {}, 7, 3000, "now")  # both sides near 50 %, held in about 600 deals each
@@ -223,7 +225,8 @@ def test_the_grouped_likelihood_is_the_likelihood_of_every_game_and_its_covarian
     from scipy.optimize import approx_fprime
     from statsmodels.stats.sandwich_covariance import cov_cluster
 
-    from hadara_sim.balance_fit import Strengths, _fit, _model_class
+    from hadara_sim.balance_fit import Strengths
+    from hadara_sim.balance_fit.surrogate import _fit, _model_class
 
     game = synthetic({"3B": 0.5, "4A": -0.3}, {"3B": {"culture": 0.3}})
     runs = [Run(2, c, 1, str(k), game(2, c, 1, 3000, str(k)))

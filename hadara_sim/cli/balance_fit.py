@@ -142,7 +142,7 @@ def _tables(result) -> list[Table]:
     rounds = pl.DataFrame({
         "round": [r.number for r in result.rounds],
         "changes": [F.count(r.proposal.change) for r in result.rounds],
-        "change_set": ["; ".join(f"{s} {F._words(c)}" for s, c in sorted(r.proposal.change.items())) or "none"
+        "change_set": ["; ".join(f"{s} {F.change_words(c)}" for s, c in sorted(r.proposal.change.items())) or "none"
                        for r in result.rounds],
         "predicted_worst_pp": [100 * r.proposal.worst(plan.sides) for r in result.rounds],
         "missed_pp": [100 * r.missed for r in result.rounds],
