@@ -10,7 +10,7 @@ import polars as pl
 from typer.testing import CliRunner
 
 from hadara_sim.balance import fix_text, read_overrides
-from hadara_sim.balance_fit import SIDES, FitPlan, Run, command_line, fit, fit_surrogate
+from hadara_sim.balance_fit import SIDES, FitPlan, Run, chart, command_line, fit, fit_surrogate
 from hadara_sim.cli import app
 
 
@@ -86,6 +86,9 @@ def test_the_same_seed_gives_the_same_set_and_the_set_reads_back_as_overrides(tm
     path = tmp_path / "fix.toml"
     path.write_text(fix_text(first.overrides, "hadara-sim balance fit --seed 1"))
     assert read_overrides(path) == first.overrides
+    figure = chart(first, {"scenario": "balance fit, a synthetic game", "games": 4000})
+    fewest = min(first.before["n"].min(), first.after["n"].min())     # the side held in the fewest deals
+    assert figure.axes[0].get_title() == f"2 players (n ≥ {fewest:,} deals per side)"
 
 
 # A contest: 3B is too strong by 0.6, 0.4 a point of culture; 4A's strength moves with the culture the

@@ -32,7 +32,7 @@ from .surrogate import Run, Surrogate, _groups, dealt, fit_surrogate
 def simulate_play(plan: FitPlan, now: dict[str, dict[str, int]]) -> Play:
     """The real game: each run a `simulate` of `balance.scenario` with the change as overrides on top of
     the plan's, into `out/runs/<label>` when the plan has `out` (resumable)."""
-    from .api import simulate
+    from ..api import simulate
 
     def play(players: int, change: Change, seed: int, games: int, label: str) -> pl.DataFrame:
         base = balance.Plan(players=players, policy=plan.policy, games=games, seed=seed,

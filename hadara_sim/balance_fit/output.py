@@ -49,7 +49,7 @@ def chart(result: Fit, info: dict):
     with the fair band."""
     from matplotlib.lines import Line2D
 
-    from .report.charts import BLUE, GREY, RATE_NOTE, _err, _figure, _finish, _pct_axis, footer
+    from ..report.charts import BLUE, GREY, RATE_NOTE, _err, _figure, _finish, _pct_axis, footer
 
     table = before_after(result)
     counts = sorted(table["players"].unique().to_list())
