@@ -93,8 +93,9 @@ def test_the_same_seed_gives_the_same_set_and_the_set_reads_back_as_overrides(tm
 
 # A contest: 3B is too strong by 0.6, 0.4 a point of culture; 4A's strength moves with the culture the
 # *other* seats hold, 1.0 a point. Taking 2 culture from 3B makes it fair, but costs 4A 2.0 against 3B
-# (4.6 pp of its share at 2 players, where the softmax of side strengths alone has it gain): the set
-# that holds is 3B culture -2 with 4A coins +2 (each coin 0.1), the only one of one value a side.
+# (4A falls from 48.2 to 45.5 % at 2 players, where the softmax of side strengths alone has it gain):
+# the set that holds is 3B culture -2 with 4A coins +2 (each coin 0.1), the only one of at most one
+# value a side within 1 pp of 1/P (the game's exact shares over every seating).
 CONTEST = synthetic({"3B": 0.6}, {"3B": {"culture": 0.4}, "4A": {"coins": 0.1}}, {"4A": {"culture": 1.0}})
 
 
