@@ -3,7 +3,9 @@ and round k >= 2, the surrogate fitted to the designed sweep and the rounds befo
 the sweep, as the fit does), anchored to round k-1's run, predicts the win share of every side under
 round k's set; printed, the root mean square miss over the sides against round k's fresh deals, the
 misses of the sides whose values round k moved from round k-1 and of those it left alone, each with
-and without the table terms (`--no-table-terms`), and the table terms the sweep demanded.
+and without the table terms (`--no-table-terms`), and the table terms the sweep demanded; then the
+misses of the moved sides whose every value stays within the sweep's one step of the shipped set,
+and of those beyond it (with table terms).
 
     python scripts/fit_holdout.py results/fit-balanced -p 2 -p 3 -p 4 --games 16000 --points 12 \\
         --confirm-games 2=100000,3=60000,4=40000 --max-changed 3
@@ -21,6 +23,7 @@ from pathlib import Path
 import numpy as np
 import typer
 
+from hadara_sim import balance
 from hadara_sim import balance_fit as F
 from hadara_sim.component_files import load_components
 from hadara_sim.results import load_results
@@ -50,6 +53,7 @@ def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p"
                         load_results(d).select(COLUMNS)) for d in rounds]
         models = {table: F.fit_surrogate(design, replace(plan, table=table)) for table in (False, True)}
         print(f"{p} players: table terms demanded by the sweep: {', '.join(models[True].added) or 'none'}")
+        inside, outside = [], []   # misses of moved sides whose values stay within the sweep's step, or not
         for k in range(1, len(played)):
             last, next_ = played[k - 1], played[k]
             seen = F.verdicts([next_], list(F.SIDES), plan.margin)
@@ -59,10 +63,19 @@ def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p"
             for table, first in models.items():
                 model = F.fit_surrogate(design + played[:k], replace(plan, table=table), first).anchor(last)
                 miss = model.shares(next_.change) - observed
+                if table:
+                    for i in np.flatnonzero(moved):
+                        far = max([abs(d) / balance.STEPS[f] for f, d in next_.change.get(F.SIDES[i], {}).items()],
+                                  default=0)
+                        (inside if far <= 1 else outside).append(miss[i])
                 line.append(f"{'with' if table else 'without'} table terms {100 * np.sqrt(np.mean(miss ** 2)):.2f} pp"
                             f" (moved sides {100 * np.sqrt(np.mean(miss[moved] ** 2)):.2f}, left alone "
                             f"{100 * np.sqrt(np.mean(miss[~moved] ** 2)) if (~moved).any() else float('nan'):.2f})")
             print(f"  round {k + 1} from round {k} ({moved.sum()} sides moved): " + "; ".join(line))
+        for name, misses in (("within one step of the shipped set", inside), ("beyond it", outside)):
+            if misses:
+                print(f"  moved sides {name}: {100 * np.sqrt(np.mean(np.square(misses))):.2f} pp "
+                      f"({len(misses)} side-rounds)")
 
 
 if __name__ == "__main__":
