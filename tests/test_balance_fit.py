@@ -3,6 +3,7 @@ the softmax of the strengths of the sides dealt, each a planted function of its 
 finds the planted change set, names a side no value in range can fix, and gives the same set for the
 same seed; the command's help and its refusals of bad input."""
 
+import copy
 from dataclasses import replace
 
 import numpy as np
@@ -237,13 +238,19 @@ def test_the_grouped_likelihood_is_the_likelihood_of_every_game_and_its_covarian
             for k, c in enumerate([{}, {"3B": {"culture": -1}}, {"3B": {"culture": 1}}])]
     design = Strengths(runs, {"3B": [("culture",)]}, {"4A": ["culture"], "2B": ["culture"]})
     assert len(design.games) <= 3 * 80 and design.games.sum() == 9000   # 80 seatings of sides at 2 players
-    model = _model_class()(design)
-    params = np.random.default_rng(3).normal(0, 0.3, len(design.columns))
-    theta = (design.matrix @ params).reshape(-1, 2)[design.group_of]          # every game's seat strengths
-    per_game = (design.game_y * (theta - np.logaddexp(theta[:, :1], theta[:, 1:]))).sum(1)
-    assert np.isclose(model.loglike(params), per_game.sum())
-    assert np.allclose(model.score(params), approx_fprime(params, model.loglike, 1e-6), atol=1e-2)
-    assert np.allclose(model.hessian(params), approx_fprime(params, model.score, 1e-6), atol=1e-2)
+    # few distinct rows: the Hessian sums over their kinds; many (table terms of many changed sides): over
+    # the sparse rows themselves
+    rows_themselves = copy.copy(design)
+    rows_themselves.kinds = None
+    assert design.kinds is not None
+    for one in (rows_themselves, design):
+        model = _model_class()(one)
+        params = np.random.default_rng(3).normal(0, 0.3, len(one.columns))
+        theta = (one.matrix @ params).reshape(-1, 2)[one.group_of]          # every game's seat strengths
+        per_game = (one.game_y * (theta - np.logaddexp(theta[:, :1], theta[:, 1:]))).sum(1)
+        assert np.isclose(model.loglike(params), per_game.sum())
+        assert np.allclose(model.score(params), approx_fprime(params, model.loglike, 1e-6), atol=1e-2)
+        assert np.allclose(model.hessian(params), approx_fprime(params, model.score, 1e-6), atol=1e-2)
     fitted, cov = _fit(design)
     _, chance = model._probabilities(fitted)
     rows = design.matrix.toarray().reshape(-1, 2, len(design.columns))[design.group_of]  # (games, seats, terms)

@@ -125,12 +125,15 @@ class Strengths:
         table_values = others_changes(changes[run_of[first]], self.held).reshape(len(first) * p, -1)
         self.matrix = self._matrix(self.held, run_of[first], values, table_values)
         # a row's terms depend only on its run, side and seat, and the changes the other seats hold: the
-        # Hessian's sum over rows runs over those kinds
+        # Hessian's sum over rows runs over those kinds when they are few (a dense product), else over the
+        # sparse rows themselves (table terms of most sides make most rows distinct; a dense product of
+        # them would cost rows x terms^2 and spin BLAS threads)
         kind = (np.repeat(run_of[first], p) * len(SIDES) + self.held.ravel()) * p + np.tile(np.arange(p), len(first))
-        _, one, self.kind_of = np.unique(np.column_stack([kind, table_values]), axis=0, return_index=True,
-                                         return_inverse=True)
-        self.kinds = self.matrix[one].toarray()   # (kinds, terms) the distinct rows of the matrix
-        self.kind_of = self.kind_of.ravel()       # (groups x players,) the kind of each row
+        _, one, kind_of = np.unique(np.column_stack([kind, table_values]), axis=0, return_index=True,
+                                    return_inverse=True)
+        few = 4 * len(one) <= len(kind)
+        self.kinds = self.matrix[one].toarray() if few else None   # (kinds, terms) the distinct rows of the matrix
+        self.kind_of = kind_of.ravel()            # (groups x players,) the kind of each row
         g = len(first)
         self.sum_games = sparse.csr_matrix((np.ones(g * p), (np.repeat(np.arange(g), p), np.arange(g * p))),
                                            shape=(g, g * p))
@@ -214,8 +217,12 @@ def _model_class():
             d = self.design
             _, p = self._probabilities(params)
             per_game = (d.sum_games @ d.matrix.multiply(p.ravel()[:, None])).toarray()   # (groups, terms)
-            by_kind = np.bincount(d.kind_of, (d.games[:, None] * p).ravel(), len(d.kinds))
-            return -(d.kinds.T @ (d.kinds * by_kind[:, None]) - per_game.T @ (per_game * d.games[:, None]))
+            weight = (d.games[:, None] * p).ravel()                                       # (rows,)
+            if d.kinds is None:
+                rows = (d.matrix.T @ d.matrix.multiply(weight[:, None])).toarray()
+            else:
+                rows = d.kinds.T @ (d.kinds * np.bincount(d.kind_of, weight, len(d.kinds))[:, None])
+            return -(rows - per_game.T @ (per_game * d.games[:, None]))
 
     return Softmax
 
@@ -304,6 +311,8 @@ class Surrogate:
             -1, len(SIDES))
         theta, deals, weights, held = theta[holds], self.deals[holds], self.weights[holds], held[holds]
         mine = deals == i                                                   # (deals holding it, players)
+        # each seat's chance added to the side it holds: a sparse product (a dense one spins BLAS threads)
+        to_sides = sparse.csr_matrix(held.reshape(-1, len(SIDES))).T
         fields, responses = self._responses()
         out = []
         for at in range(0, len(options), block):
@@ -315,7 +324,7 @@ class Surrogate:
                 moved = np.array([[o.get(f, 0) for f in fields] for o in chunk], dtype=float)
                 step += np.moveaxis(responses[deals] @ moved.T, -1, 0) * ~mine
             chance = softmax(theta + step, axis=-1) * weights[:, None]
-            out.append(chance.reshape(len(chunk), -1) @ held.reshape(-1, len(SIDES)))
+            out.append((to_sides @ chance.reshape(len(chunk), -1).T).T)
         with np.errstate(invalid="ignore", divide="ignore"):
             return (np.concatenate(out) + elsewhere) / (self.weights @ onehot.reshape(*self.deals.shape, -1).sum(1))
 
