@@ -509,8 +509,8 @@ values (`docs/components.md`); a fix for human play needs the same check with ot
 other side's share. `balance_fit.fit` treats the set as a whole. It plays a designed sweep (every
 changeable value moved by -1, 0 or +1 step at a dozen design points, on common deals), fits per
 player count a softmax model of the winner (the seat holding a side wins with the softmax of the
-seats' strengths, each side's strength linear in its changes, with squares and products only where
-the data demand them), proposes the change set with the fewest changed values and then the smallest
+seats' strengths, each side's strength linear in its changes, with squares and products, and its
+response to the other seats' changes, only where the data demand them), proposes the change set with the fewest changed values and then the smallest
 worth whose predicted shares are fair at every player count, plays it on fresh deals (TOST against
 1/P, Holm over every side and player count), fits again with those games, anchored to the shares the
 set just played (the model gives the step, the games the level), and stops when the set is

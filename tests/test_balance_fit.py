@@ -3,6 +3,7 @@ the softmax of the strengths of the sides dealt, each a planted function of its 
 finds the planted change set, names a side no value in range can fix, and gives the same set for the
 same seed; the command's help and its refusals of bad input."""
 
+import copy
 from dataclasses import replace
 
 import numpy as np
@@ -10,15 +11,20 @@ import polars as pl
 from typer.testing import CliRunner
 
 from hadara_sim.balance import fix_text, read_overrides
-from hadara_sim.balance_fit import SIDES, FitPlan, Run, command_line, fit, fit_surrogate
+from hadara_sim.balance_fit import SIDES, FitPlan, Run, chart, command_line, fit, fit_surrogate
 from hadara_sim.cli import app
 
 
-def synthetic(base: dict[str, float], slopes: dict[str, dict[str, float]]):
+def synthetic(base: dict[str, float], slopes: dict[str, dict[str, float]],
+              table: dict[str, dict[str, float]] | None = None):
     """A game of setup cards alone: P of the five cards dealt to the seats, each on a random side; the
-    winner drawn from the softmax of the sides' strengths, `base[side]` plus `slopes[side][value]`
-    per unit of change. The deal and the winner's uniform draw come from the seed alone, so every
-    change set of one seed plays the same deals (common random numbers, as the real runs)."""
+    winner drawn from the softmax of the seats' strengths: the side's `base[side]` plus
+    `slopes[side][value]` per unit of its change, plus `table[side][value]` per unit of the changes
+    of that value the other seats' sides hold (a contest: the side's strength moves with the table's).
+    The deal and the winner's uniform draw come from the seed alone, so every change set of one seed
+    plays the same deals (common random numbers, as the real runs)."""
+    table = table or {}
+
     def play(players, change, seed, games, label):
         rng = np.random.default_rng([seed, players])
         cards = np.argsort(rng.random((games, 5)), axis=1)[:, :players]
@@ -26,7 +32,13 @@ def synthetic(base: dict[str, float], slopes: dict[str, dict[str, float]]):
         u = rng.random(games)
         strength = np.array([base.get(s, 0.0) + sum(slopes.get(s, {}).get(f, 0.0) * d
                                                      for f, d in change.get(s, {}).items()) for s in SIDES])
-        chance = np.exp(strength[cards * 2 + sides])
+        held = cards * 2 + sides
+        theta = strength[held]
+        for f in {f for r in table.values() for f in r}:
+            moved = np.array([change.get(s, {}).get(f, 0) for s in SIDES], dtype=float)[held]
+            theta = theta + np.array([table.get(s, {}).get(f, 0.0) for s in SIDES])[held] * (
+                moved.sum(1, keepdims=True) - moved)
+        chance = np.exp(theta)
         winner = (u[:, None] > np.cumsum(chance / chance.sum(1, keepdims=True), 1)).sum(1)
         win = np.zeros((games, players))
         win[np.arange(games), winner] = 1.0
@@ -75,6 +87,64 @@ def test_the_same_seed_gives_the_same_set_and_the_set_reads_back_as_overrides(tm
     path = tmp_path / "fix.toml"
     path.write_text(fix_text(first.overrides, "hadara-sim balance fit --seed 1"))
     assert read_overrides(path) == first.overrides
+    figure = chart(first, {"scenario": "balance fit, a synthetic game", "games": 4000})
+    fewest = min(first.before["n"].min(), first.after["n"].min())     # the side held in the fewest deals
+    assert figure.axes[0].get_title() == f"2 players (n ≥ {fewest:,} deals per side)"
+
+
+# A contest: 3B is too strong by 0.6, 0.4 a point of culture; 4A's strength moves with the culture the
+# *other* seats hold, 1.0 a point. Taking 2 culture from 3B makes it fair, but costs 4A 2.0 against 3B
+# (4A falls from 48.2 to 45.5 % at 2 players, where the softmax of side strengths alone has it gain):
+# the set that holds is 3B culture -2 with 4A coins +2 (each coin 0.1), the only one of at most one
+# value a side within 1 pp of 1/P (the game's exact shares over every seating).
+CONTEST = synthetic({"3B": 0.6}, {"3B": {"culture": 0.4}, "4A": {"coins": 0.1}}, {"4A": {"culture": 1.0}})
+
+
+def contest_plan(**kw) -> FitPlan:
+    return plan(**{"sides": ["3B", "4A"], "fields": ["coins", "culture"], "games": 20000, "points": 6,
+                   "confirm_games": 100000, "rounds": 1, "max_changed": 1} | kw)
+
+
+def test_a_side_s_response_to_the_other_seats_changes_is_fitted_and_the_planted_set_recovered():
+    result = fit(contest_plan(), CONTEST)
+    assert result.rounds[0].added == {2: ["4A table culture"]}      # demanded, and no other side's
+    assert result.change == {"3B": {"culture": -2}, "4A": {"coins": 2}}
+    assert result.status == "confirmed", result.reason
+    assert result.rounds[0].missed < 0.01
+    assert fit(contest_plan(), CONTEST).change == result.change      # the same seed, the same set
+
+
+def test_without_table_terms_the_surrogate_misses_the_contest():
+    # side strengths alone: 3B culture -2 is predicted to leave 4A fair, and plays it 4-5 pp weak
+    result = fit(contest_plan(table=False), CONTEST)
+    assert result.change == {"3B": {"culture": -2}}
+    assert result.status != "confirmed"
+    assert result.after.filter(pl.col("side") == "4A")["verdict"].to_list() == ["weaker"]
+    assert result.rounds[0].missed > 0.02
+    assert "--no-table-terms" in command_line(result.plan)
+
+
+def test_option_shares_are_the_shares_of_the_set_with_each_option():
+    """The proposer's shortcut (only the deals holding the side move) gives every side's share as the
+    whole model does, table terms included."""
+    from hadara_sim.balance_fit import Strengths, Surrogate, seatings
+    from hadara_sim.balance_fit.surrogate import _fit
+
+    runs = [Run(2, c, 1, str(k), CONTEST(2, c, 1, 3000, str(k)))
+            for k, c in enumerate([{}, {"3B": {"culture": -1}, "4A": {"coins": 2}}, {"3B": {"culture": 1}},
+                                   {"4A": {"culture": 1, "coins": -2}}, {"3B": {"coins": 2, "culture": -1}}])]
+    terms = {"3B": [("coins",), ("culture",)], "4A": [("coins",), ("culture",)]}
+    table = {"4A": ["culture"], "3B": ["coins"], "5A": ["culture"]}
+    design = Strengths(runs, terms, table)
+    params, cov = _fit(design)
+    model = Surrogate(2, terms, params, cov, design.columns, *seatings(design.held), [], table).anchor(runs[1])
+    options = [{}, {"culture": -2}, {"coins": 3, "culture": 1}, {"coins": -4}]
+    change = {"4A": {"coins": 2}, "3B": {"culture": 1}}
+    for side in ("3B", "4A"):
+        got = model.option_shares(change, side, options, block=3)
+        for k, o in enumerate(options):
+            expected = model.shares({s: c for s, c in change.items() if s != side} | ({side: o} if o else {}))
+            assert np.allclose(got[k], expected, atol=1e-12)
 
 
 def test_fit_help_and_bad_input():
@@ -106,9 +176,9 @@ def test_an_anchored_surrogate_predicts_the_shares_of_the_set_it_is_anchored_to(
     seen = last.rows.filter(pl.col("setup_card") == 3, pl.col("setup_side") == "B")["win_share"].mean()
     anchored = model.anchor(last)
     i = SIDES.index("3B")
-    assert abs(model.shares(model.strengths(played))[i] - seen) > 0.05   # the sweep's slope misses it
-    assert abs(anchored.shares(anchored.strengths(played))[i] - seen) < 0.005   # (on the reference deals)
-    one_more = anchored.shares(anchored.strengths({"3B": {"culture": -1}}))[i]
+    assert abs(model.shares(played)[i] - seen) > 0.05   # the sweep's slope misses it
+    assert abs(anchored.shares(played)[i] - seen) < 0.005   # (on the reference deals)
+    one_more = anchored.shares({"3B": {"culture": -1}})[i]
     assert one_more > seen + 0.04                    # and a step back still moves 3B by the sweep's slope
 
 
@@ -124,7 +194,8 @@ def test_the_estimate_before_a_fit_includes_the_fitting():
 def test_cells_short_of_deals_stop_the_fit_with_the_verdict_model_s_hint():
     """A confirmation whose every open cell lies inside the margin but is not yet shown fair stops as
     "too few deals", each cell with the hint of the one verdict model in --confirm-games."""
-    from hadara_sim.balance_fit import Proposal, Round, Run, _why, verdicts
+    from hadara_sim.balance_fit import Proposal, Round, Run, verdicts
+    from hadara_sim.balance_fit.driver import _why
     from hadara_sim.report.verdict import undecided_text
 
     rows = synthetic({}, {})(2, {}, 7, 3000, "now")  # both sides near 50 %, held in about 600 deals each
@@ -154,24 +225,32 @@ def test_a_side_that_needs_three_changes_is_fixed_with_max_changed_3_and_blocked
 
 def test_the_grouped_likelihood_is_the_likelihood_of_every_game_and_its_covariance_clusters_by_deal():
     """Games of one run whose seats hold the same sides are one group: the log-likelihood, its score and
-    Hessian equal the sums over the games, and the covariance is statsmodels' CRV1 over the deals."""
+    Hessian equal the sums over the games (table terms included: a row's values then depend on the
+    sides the other seats hold), and the covariance is statsmodels' CRV1 over the deals."""
     from scipy.optimize import approx_fprime
     from statsmodels.stats.sandwich_covariance import cov_cluster
 
-    from hadara_sim.balance_fit import Strengths, _fit, _model_class
+    from hadara_sim.balance_fit import Strengths
+    from hadara_sim.balance_fit.surrogate import _fit, _model_class
 
     game = synthetic({"3B": 0.5, "4A": -0.3}, {"3B": {"culture": 0.3}})
     runs = [Run(2, c, 1, str(k), game(2, c, 1, 3000, str(k)))
             for k, c in enumerate([{}, {"3B": {"culture": -1}}, {"3B": {"culture": 1}}])]
-    design = Strengths(runs, {"3B": [("culture",)]})
+    design = Strengths(runs, {"3B": [("culture",)]}, {"4A": ["culture"], "2B": ["culture"]})
     assert len(design.games) <= 3 * 80 and design.games.sum() == 9000   # 80 seatings of sides at 2 players
-    model = _model_class()(design)
-    params = np.random.default_rng(3).normal(0, 0.3, len(design.columns))
-    theta = (design.matrix @ params).reshape(-1, 2)[design.group_of]          # every game's seat strengths
-    per_game = (design.game_y * (theta - np.logaddexp(theta[:, :1], theta[:, 1:]))).sum(1)
-    assert np.isclose(model.loglike(params), per_game.sum())
-    assert np.allclose(model.score(params), approx_fprime(params, model.loglike, 1e-6), atol=1e-2)
-    assert np.allclose(model.hessian(params), approx_fprime(params, model.score, 1e-6), atol=1e-2)
+    # few distinct rows: the Hessian sums over their kinds; many (table terms of many changed sides): over
+    # the sparse rows themselves
+    rows_themselves = copy.copy(design)
+    rows_themselves.kinds = None
+    assert design.kinds is not None
+    for one in (rows_themselves, design):
+        model = _model_class()(one)
+        params = np.random.default_rng(3).normal(0, 0.3, len(one.columns))
+        theta = (one.matrix @ params).reshape(-1, 2)[one.group_of]          # every game's seat strengths
+        per_game = (one.game_y * (theta - np.logaddexp(theta[:, :1], theta[:, 1:]))).sum(1)
+        assert np.isclose(model.loglike(params), per_game.sum())
+        assert np.allclose(model.score(params), approx_fprime(params, model.loglike, 1e-6), atol=1e-2)
+        assert np.allclose(model.hessian(params), approx_fprime(params, model.score, 1e-6), atol=1e-2)
     fitted, cov = _fit(design)
     _, chance = model._probabilities(fitted)
     rows = design.matrix.toarray().reshape(-1, 2, len(design.columns))[design.group_of]  # (games, seats, terms)

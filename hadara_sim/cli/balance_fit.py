@@ -40,6 +40,9 @@ def fit(
                               "from its current value."),
     max_changed: int = typer.Option(2, "--max-changed", min=1, max=3, help="Values of one side a proposal may "
                                     "change."),
+    table: bool = typer.Option(True, "--table-terms/--no-table-terms", help="Let the surrogate give a side "
+                               "terms for the other seats' changes of a value (its response to the table's), where "
+                               "the designed sweep demands them."),
     seed: int = SEED, jobs: int = JOBS, components: Optional[Path] = COMPONENTS,
     overrides: Optional[Path] = OVERRIDES,
     out: Optional[Path] = typer.Option(None, "--out", "-o", show_default=False,
@@ -76,7 +79,7 @@ def fit(
         plan = F.FitPlan(sides=list(dict.fromkeys(side)) if side else list(F.SIDES), fields=fields,
                          players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
                          points=points, confirm_games=confirming, rounds=rounds, margin=base.margin, aim=aim,
-                         reach=reach, max_changed=max_changed, seed=seed, components=base.components,
+                         reach=reach, max_changed=max_changed, table=table, seed=seed, components=base.components,
                          overrides=base.overrides, jobs=jobs, out=str(out) if out else None)
     except ValueError as err:
         fail(str(err))
@@ -139,7 +142,7 @@ def _tables(result) -> list[Table]:
     rounds = pl.DataFrame({
         "round": [r.number for r in result.rounds],
         "changes": [F.count(r.proposal.change) for r in result.rounds],
-        "change_set": ["; ".join(f"{s} {F._words(c)}" for s, c in sorted(r.proposal.change.items())) or "none"
+        "change_set": ["; ".join(f"{s} {F.change_words(c)}" for s, c in sorted(r.proposal.change.items())) or "none"
                        for r in result.rounds],
         "predicted_worst_pp": [100 * r.proposal.worst(plan.sides) for r in result.rounds],
         "missed_pp": [100 * r.missed for r in result.rounds],

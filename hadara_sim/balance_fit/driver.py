@@ -1,0 +1,291 @@
+"""The fit itself: the designed sweep, rounds of proposal, confirmation on fresh deals and refit, and
+its estimate (see the package docstring)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import polars as pl
+from scipy.special import softmax
+
+from .. import balance
+from ..component_files import load_components
+from ..components import SETUP_VALUES
+from ..estimate import Estimate, estimate_run
+from ..report import inference as I
+from ..report.estimates import mean_ci, with_verdicts
+from ..report.verdict import undecided_text
+from ..scenario.read import scenario_from_dict
+from ..sensitivity import merged
+from .plan import (REFERENCE_DEALS, SAMPLE_GAMES, SIDES, Change, FitPlan, Play, as_overrides, count, currents,
+                   design)
+from .search import Proposal, propose
+from .surrogate import Run, Surrogate, _groups, dealt, fit_surrogate
+
+def simulate_play(plan: FitPlan, now: dict[str, dict[str, int]]) -> Play:
+    """The real game: each run a `simulate` of `balance.scenario` with the change as overrides on top of
+    the plan's, into `out/runs/<label>` when the plan has `out` (resumable)."""
+    from ..api import simulate
+
+    def play(players: int, change: Change, seed: int, games: int, label: str) -> pl.DataFrame:
+        base = balance.Plan(players=players, policy=plan.policy, games=games, seed=seed,
+                            components=plan.components, jobs=plan.jobs,
+                            overrides=merged(plan.overrides, as_overrides(change, now)))
+        out = Path(plan.out) / "runs" / label if plan.out else None
+        df = simulate(balance.scenario(base, games), jobs=plan.jobs, out=out, quiet=True)
+        return df.select("game", "seat", "players", "setup_card", "setup_side", "win_share")
+
+    return play
+
+
+def verdicts(runs: list[Run], sides: list[str], margin: float) -> pl.DataFrame:
+    """Every named side at every player count of the runs (one run per count): win share with its
+    95% CI, TOST against 1/P, verdicts Holm-corrected over all the cells, and for an undecided cell the
+    more deals (and games) that would decide it (`report.estimates.with_verdicts`)."""
+    rows = pl.concat([r.rows.with_columns(pl.col("players").cast(pl.Int64)) for r in runs])
+    rows = rows.with_columns(side=pl.format("{}{}", "setup_card", "setup_side")).filter(pl.col("side").is_in(sides))
+    table = with_verdicts(mean_ci(rows, "win_share", ["players", "side"], fair=1.0 / pl.col("players").cast(pl.Float64),
+                                  rate=True, margin=margin), margin=margin, hints=True)
+    games = {r.players: r.rows["game"].n_unique() for r in runs}
+    return table.with_columns(
+        games=pl.col("players").replace_strict(games, return_dtype=pl.Int64),
+        fair=(pl.col("q_equiv") < I.ALPHA).fill_null(False)).with_columns(
+        more_games=(pl.col("more") * pl.col("games") / pl.col("n")).ceil())
+
+
+@dataclass
+class Round:
+    """One proposal and its confirmation on fresh deals."""
+
+    number: int
+    proposal: Proposal
+    seed: int
+    table: pl.DataFrame          # `verdicts` of the proposal's confirmation
+    added: dict[int, list[str]]  # players -> terms the surrogate added
+
+    @property
+    def confirmed(self) -> bool:
+        return bool(self.table["fair"].all())
+
+    @property
+    def missed(self) -> float:
+        """How far the surrogate's predictions missed the shares played: the root mean square over the
+        named cells of predicted minus played win share."""
+        gaps = [self.proposal.predicted[r["players"]][SIDES.index(r["side"])] - r["mean"]
+                for r in self.table.to_dicts()]
+        return float(np.sqrt(np.mean(np.square(gaps))))
+
+
+@dataclass
+class Fit:
+    plan: FitPlan
+    now: dict[str, dict[str, int]]
+    rounds: list[Round]
+    before: pl.DataFrame | None  # the current set on the deals of the best round's confirmation
+    reason: str                  # why it stopped
+    status: str                  # "confirmed", "blocked", "too few deals" or "rounds"
+    games: int                   # every game played
+    seconds: float
+    cpu_seconds: float
+
+    @property
+    def best(self) -> Round | None:
+        """The round whose set the fit ends with: the most cells confirmed fair (the later of a tie)."""
+        return max(reversed(self.rounds), key=lambda r: int(r.table["fair"].sum())) if self.rounds else None
+
+    @property
+    def change(self) -> Change:
+        return self.best.proposal.change if self.rounds else {}
+
+    @property
+    def after(self) -> pl.DataFrame | None:
+        return self.best.table if self.rounds else None
+
+    @property
+    def overrides(self) -> dict:
+        """The set the fit ends with as a `[components]` override table: the plan's own overrides with
+        the change set on top."""
+        return merged(self.plan.overrides, as_overrides(self.change, self.now))
+
+
+def estimate(plan: FitPlan, cold: bool | None = None) -> tuple[Estimate, Estimate]:
+    """How long the designed sweep takes, and at most the confirmations (every round, and the current
+    set on the best round's deals), before anything is played."""
+    def runs(games: Callable[[int], int], count_: int, cold_: bool | None) -> Estimate:
+        """`count_` runs at every player count, of `games(players)` games."""
+        total, n, workers, unknown, compiled = 0.0, 0, 1, [], False
+        for p in plan.players:
+            one = estimate_run(scenario_from_dict(balance.scenario(
+                balance.Plan(players=p, policy=plan.policy, seed=plan.seed, components=plan.components,
+                             jobs=plan.jobs, overrides=plan.overrides), games(p))), plan.jobs, cold=cold_)
+            total += one.seconds * count_
+            n += one.games * count_
+            workers, unknown, compiled = one.workers, one.unknown, compiled or one.compile
+            cold_ = False
+        return Estimate(total, n, unknown, compiled, workers)
+
+    sweep = runs(lambda p: plan.games, plan.points, cold)
+    confirm = runs(plan.confirming, plan.rounds + 2, False)  # the current set in the design, each round, before
+    return sweep, confirm
+
+
+def _blank_run(players: int, change: Change, games: int, seed: int) -> Run:
+    """A run of made-up games of a real run's shape, for timing: sides dealt at random, the winner drawn
+    from the softmax of side strengths spread as the shipped set's under `balanced` (-0.7 to +0.7
+    log-odds, 3B at 2 players winning about two games in three), each changed value adding 0.1 a
+    step (a fit's Newton steps, and so its time, grow with how far its parameters lie from 0)."""
+    rng = np.random.default_rng([seed, players, games])
+    strength = np.linspace(-0.7, 0.7, len(SIDES)) + [0.1 * sum(change.get(s, {}).values()) for s in SIDES]
+    cards = np.argsort(rng.random((games, 5)), axis=1)[:, :players]
+    sides = cards * 2 + rng.integers(0, 2, (games, players))
+    chance = softmax(strength[sides], axis=1)
+    winner = (rng.random(games)[:, None] > np.cumsum(chance, axis=1)).sum(1).clip(0, players - 1)
+    win = np.zeros((games, players))
+    win[np.arange(games), winner] = 1.0
+    rows = pl.DataFrame({"game": np.repeat(np.arange(games), players), "seat": np.tile(np.arange(players), games),
+                         "players": players, "setup_card": (sides // 2 + 1).ravel(),
+                         "setup_side": np.where(sides.ravel() % 2 == 1, "B", "A"), "win_share": win.ravel()})
+    return Run(players, change, seed, "timing", rows)
+
+
+def fitting_seconds(plan: FitPlan) -> float:
+    """How long the fit spends fitting its surrogates and proposing, before anything is played: the
+    first round's fits and a proposal timed here (CPU time, as the games' speeds are measured) on
+    random games of the plan's design
+    (at most `SAMPLE_GAMES` a design point, the reference deals in full), each fit scaled by the rows it
+    will hold (a fit's work grows with its distinct pairs of run and sides held, `Strengths`: the
+    design, the current set and every confirmation so far)."""
+    now = currents(load_components(plan.components).with_overrides(plan.overrides))
+    points = design(plan, now)
+    sample_games = min(plan.games, SAMPLE_GAMES)
+    fitting, surrogates = 0.0, {}
+    for p in plan.players:
+        reference = min(plan.confirming(p), REFERENCE_DEALS)
+        runs = [_blank_run(p, {}, reference, plan.seed)] + [_blank_run(p, c, sample_games, plan.seed) for c in points]
+        sample = sum(len(np.unique(_groups(r)[0], axis=0)) for r in runs)
+        start = time.process_time()
+        try:
+            first = fit_surrogate(runs, plan)
+        except ValueError:
+            sampled = " (a timing sample of the plan)" if sample_games < plan.games else ""
+            raise ValueError(f"the surrogate at {p} players cannot be fitted: {plan.points} design points of "
+                             f"{sample_games:,} games{sampled} cannot tell apart the effects of every changeable "
+                             f"value of every named side; use more --points or --games, or name fewer --side or "
+                             f"--values") from None
+        middle = time.process_time()
+        surrogates[p] = fit_surrogate(runs, plan, replace(first, params=np.array([]))).anchor(runs[0])  # cold: at most
+        end = time.process_time()
+        held = [plan.points * dealt(p, plan.games) + r * dealt(p, plan.confirming(p))
+                for r in range(1, plan.rounds + 1)]
+        fitting += (middle - start) * held[0] / sample + (end - middle) * sum(held[1:]) / sample
+    start = time.process_time()
+    propose(surrogates, plan, now)
+    return fitting + plan.rounds * (time.process_time() - start)
+
+
+def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
+    """The fit: designed sweep, surrogate, proposal, confirmation on fresh deals, refit, until it stops
+    (see the module's docstring). `play` plays one run (default: the real game, `simulate_play`);
+    `progress(text)` is called before each step."""
+    say = progress or (lambda text: None)
+    unknown = [s for s in plan.sides if s not in SIDES]
+    bad_fields = [f for f in plan.fields if f not in SETUP_VALUES]
+    if unknown or bad_fields or not plan.sides or not plan.fields or not plan.players:
+        raise ValueError(f"a fit needs sides among {', '.join(SIDES)} and values among {', '.join(SETUP_VALUES)}"
+                         + (f"; unknown: {', '.join(unknown + bad_fields)}" if unknown or bad_fields else ""))
+    now = currents(load_components(plan.components).with_overrides(plan.overrides))
+    play = play or simulate_play(plan, now)
+    start, cpu_start = time.perf_counter(), _cpu()
+    data: dict[int, list[Run]] = {p: [] for p in plan.players}
+    played = 0
+    points = [{}] + design(plan, now)
+    for p in plan.players:
+        for k, point in enumerate(points):
+            games = plan.confirming(p) if k == 0 else plan.games  # the current set's shares pin the surrogate
+            say(f"design: {p} players, point {k + 1} of {len(points)}, {games:,} games")
+            data[p].append(Run(p, point, plan.seed, f"p{p}-design-{k}", play(p, point, plan.seed, games,
+                                                                            f"p{p}-design-{k}")))
+            played += games
+    rounds: list[Round] = []
+    status, reason = "rounds", ""
+    surrogates: dict[int, Surrogate] = {}
+    last = {p: data[p][0] for p in plan.players}   # the set last played in full: the current set, then each round's
+    for r in range(1, plan.rounds + 1):
+        say(f"round {r}: fitting the surrogates")
+        surrogates = {p: fit_surrogate(data[p], plan, surrogates.get(p)).anchor(last[p]) for p in plan.players}
+        proposal = propose(surrogates, plan, now, rounds[-1].proposal.change if rounds else None)
+        if rounds and proposal.change == rounds[-1].proposal.change:
+            status, reason = _why(rounds[-1], proposal, plan)
+            break
+        seed = plan.seed + r
+        confirm = []
+        for p in plan.players:
+            say(f"round {r}: confirming {count(proposal.change)} changes at {p} players, {plan.confirming(p):,} "
+                f"fresh games")
+            label = f"p{p}-round-{r}-{_digest(proposal.change)}"
+            run = Run(p, proposal.change, seed, label, play(p, proposal.change, seed, plan.confirming(p), label))
+            confirm.append(run)
+            data[p].append(run)
+            last[p] = run
+            played += plan.confirming(p)
+        rounds.append(Round(r, proposal, seed, verdicts(confirm, plan.sides, plan.margin),
+                            {p: m.added for p, m in surrogates.items()}))
+        if rounds[-1].confirmed:
+            status, reason = "confirmed", (f"confirmed: every named side is fair within ±{100 * plan.margin:g} pp "
+                                           f"of 1/P at {_counts(plan.players)} players on fresh deals")
+            break
+    else:
+        final = rounds[-1]
+        status, reason = _why(final, final.proposal, plan)
+        if status == "rounds":
+            reason = f"{plan.rounds} rounds played: " + reason
+    before = None
+    if rounds:
+        seed = max(reversed(rounds), key=lambda r: int(r.table["fair"].sum())).seed  # `Fit.best`'s deals
+        base = []
+        for p in plan.players:
+            say(f"before: the current set at {p} players on the best round's {plan.confirming(p):,} deals")
+            label = f"p{p}-before-seed-{seed}"
+            base.append(Run(p, {}, seed, label, play(p, {}, seed, plan.confirming(p), label)))
+            played += plan.confirming(p)
+        before = verdicts(base, plan.sides, plan.margin)
+    return Fit(plan, now, rounds, before, reason, status, played, time.perf_counter() - start, _cpu() - cpu_start)
+
+
+def _digest(change: Change) -> str:
+    """A short name of a change set, so that a run directory holds one set (a resumed fit finds it)."""
+    return hashlib.sha256(json.dumps(change, sort_keys=True).encode()).hexdigest()[:8]
+
+
+def _counts(players: list[int]) -> str:
+    names = [str(p) for p in sorted(players)]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _why(last: Round, proposal: Proposal, plan: FitPlan) -> tuple[str, str]:
+    """Why the fit stops at the set `last` played (the refit proposes it again, or the rounds ran out):
+    the sides the proposer could not bring to fair, else the cells short of deals, else the cells the
+    play found unfair."""
+    if proposal.blocked:
+        return "blocked", "; ".join(f"{s} is blocked: {why}" for s, why in proposal.blocked.items())
+    open_ = last.table.filter(~pl.col("fair"))
+    short = open_.filter(pl.col("more").is_not_null() & pl.col("more").is_not_nan())
+    if open_.height and short.height == open_.height:
+        cells = "; ".join(f"{r['side']} at {r['players']} players: "
+                          + undecided_text(r["more"], r["n"], r["games"], "--confirm-games") for r in short.to_dicts())
+        return "too few deals", f"too few deals to confirm the set: {cells}"
+    cells = ", ".join(f"{r['side']} at {r['players']} players ({r['verdict']})" for r in open_.to_dicts())
+    return "rounds", f"not confirmed: {cells}"
+
+
+def _cpu() -> float:
+    """CPU seconds of this process and its finished children (the workers of a run)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system

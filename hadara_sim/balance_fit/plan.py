@@ -1,0 +1,156 @@
+"""What a fit plays and may change: its plan, the values each side may change and the designed sweep
+(see the package docstring)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+import numpy as np
+import polars as pl
+
+from .. import balance
+from ..components import RANGES, SETUP_VALUES, ComponentSet
+from ..report import inference as I
+
+SIDES = tuple(f"{card}{side}" for card in range(1, 6) for side in "AB")
+REACH = 3            # steps of `balance.STEPS` a value may move from its current value (coins 6, tracks 3)
+MAX_CHANGED = 2      # values of one side a proposal may change
+AIM = 0.5            # the proposer's target: predicted win share within AIM x margin of 1/P
+POINTS = 12          # design points besides the current set
+REFERENCE_DEALS = 5000  # deals the surrogate averages its predicted shares over
+SAMPLE_GAMES = 400      # games a design point of the random sample `fitting_seconds` times the fits on
+
+Change = dict[str, dict[str, int]]   # side ("3B") -> field -> change from its current value
+Play = Callable[[int, Change, int, int, str], pl.DataFrame]  # (players, change, seed, games, label) -> rows
+
+
+@dataclass
+class FitPlan:
+    """What `fit` plays and aims at."""
+
+    sides: list[str] = field(default_factory=lambda: list(SIDES))   # the sides to make fair
+    fields: list[str] = field(default_factory=lambda: list(SETUP_VALUES))  # the values each may change
+    players: list[int] = field(default_factory=lambda: [2, 3, 4])
+    policy: str = "balanced"
+    games: int = 3000            # games per design point and player count
+    points: int = POINTS         # design points besides the current set
+    confirm_games: int | dict[int, int] = 30000   # fresh games for each confirmation: one number for every
+                                                  # player count, or players -> games (2 players need ~2.7x 4's)
+    rounds: int = 4              # proposals played at most
+    margin: float = I.MARGIN     # equivalence margin on the win share
+    aim: float = AIM             # the proposer's target, a share of the margin
+    reach: int = REACH           # steps a value may move from its current value
+    max_changed: int = MAX_CHANGED
+    table: bool = True           # the surrogate may give a side terms for the other seats' changes
+    seed: int = 1
+    components: str | None = None
+    overrides: dict = field(default_factory=dict)  # [components] overrides the set starts from
+    jobs: int = 1
+    out: str | None = None       # the results directory (runs/ inside it): resumable
+
+    def __post_init__(self):
+        if not isinstance(self.confirm_games, int):
+            missing = [p for p in self.players if p not in self.confirm_games]
+            if missing or any(g < 1 for g in self.confirm_games.values()):
+                raise ValueError(f"--confirm-games {self.confirm_option()}: give the games of every player count "
+                                 f"the fit plays ({', '.join(map(str, self.players))}) as P=GAMES, e.g. "
+                                 f"2=160000,3=100000,4=60000, or one number for all")
+
+    def confirming(self, players: int) -> int:
+        """The fresh games a confirmation plays at `players` (and the current set's run in the design)."""
+        if isinstance(self.confirm_games, int):
+            return self.confirm_games
+        return self.confirm_games[players]
+
+    def confirm_text(self) -> str:
+        """The confirmation's games in words: "60,000 games per player count" or "160,000 / 60,000 games at 2 /
+        4 players"."""
+        if isinstance(self.confirm_games, int):
+            return f"{self.confirm_games:,} games per player count"
+        return (" / ".join(f"{self.confirming(p):,}" for p in self.players) + " games at "
+                + " / ".join(str(p) for p in self.players) + " players")
+
+    def confirm_option(self) -> str:
+        """`--confirm-games` as the command line writes it: 60000, or 2=160000,4=60000."""
+        if isinstance(self.confirm_games, int):
+            return str(self.confirm_games)
+        return ",".join(f"{p}={g}" for p, g in sorted(self.confirm_games.items()))
+
+
+def read_confirm_games(text: str) -> int | dict[int, int]:
+    """`--confirm-games` read: one number of games, or P=GAMES pairs separated by commas."""
+    def games(word: str) -> int:
+        try:
+            n = int(word.strip().replace("_", ""))
+        except ValueError:
+            n = 0
+        if n < 10:
+            raise ValueError(f"--confirm-games {text}: {word.strip()!r} is not a number of games (10 or more)")
+        return n
+
+    if "=" not in text:
+        return games(text)
+    out: dict[int, int] = {}
+    for pair in (w.strip() for w in text.split(",") if w.strip()):
+        players, _, n = pair.partition("=")
+        if players.strip() not in {"2", "3", "4", "5"}:
+            raise ValueError(f"--confirm-games {text}: expected P=GAMES with P a player count 2 to 5, e.g. "
+                             f"2=160000,3=100000,4=60000; got {pair!r}")
+        out[int(players)] = games(n)
+    return out
+
+
+# --- the values a fit may change -------------------------------------------------------------
+
+def currents(components: ComponentSet) -> dict[str, dict[str, int]]:
+    """Every setup card side's values by field name."""
+    return {f"{i}{s}": {"coins": card.coins, **dict(zip(SETUP_VALUES[1:], card.values))}
+            for (i, s), card in components.setup_cards.items()}
+
+
+def value_range(field_: str) -> tuple[int, int]:
+    return RANGES["coins" if field_ == "coins" else "track"]
+
+
+def allowed(field_: str, current: int, reach: int) -> list[int]:
+    """The changes of a value the proposer may choose: whole numbers within `reach` steps and its range."""
+    low, high = value_range(field_)
+    far = reach * balance.STEPS[field_]
+    return [d for d in range(-far, far + 1) if low <= current + d <= high]
+
+
+def design(plan: FitPlan, now: dict[str, dict[str, int]]) -> list[Change]:
+    """The design points: every changeable value at -1, 0 or +1 step (moved inside its range at a
+    bound), each level at about a third of the points, shuffled per value from the seed."""
+    rng = np.random.default_rng(np.random.SeedSequence([plan.seed, 35]))
+    points: list[Change] = [{} for _ in range(plan.points)]
+    for side in plan.sides:
+        for f in plan.fields:
+            step = balance.STEPS[f]
+            low, high = value_range(f)
+            levels = [d for d in (-step, 0, step) if low <= now[side][f] + d <= high]
+            if len(levels) < 3:  # at a bound: two steps inwards instead
+                inside = [d for d in (-2 * step, -step, step, 2 * step) if low <= now[side][f] + d <= high]
+                levels = sorted({0, *inside}, key=abs)[:3]
+            column = rng.permutation(np.resize(levels, plan.points))
+            for point, delta in zip(points, column):
+                if delta:
+                    point.setdefault(side, {})[f] = int(delta)
+    return points
+
+
+def worth(change: dict[str, int]) -> float:
+    """The worth of one side's change (`balance.WORTH`)."""
+    return sum(abs(d) * balance.WORTH[f] for f, d in change.items())
+
+
+def count(change: Change) -> int:
+    return sum(len(c) for c in change.values())
+
+
+def as_overrides(change: Change, now: dict[str, dict[str, int]]) -> dict:
+    """A change set as a `[components]` override table of the new values."""
+    setup = {side: {f: now[side][f] + d for f, d in sorted(values.items(), key=lambda kv: SETUP_VALUES.index(kv[0]))}
+             for side, values in sorted(change.items()) if values}
+    return {"setup": setup} if setup else {}
