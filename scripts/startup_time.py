@@ -13,7 +13,8 @@ on a shared machine, where the wall time grows with the load), and the load aver
 processes, each importing the pieces in the order the command needs them, then running the same
 command in process): the interpreter, each library, our own modules, numba's implementations, and
 the command itself split into its option parsing, the compiled code loaded from numba's cache (the
-costliest functions named) and the rest (the run); and which heavy modules it imported at all.
+costliest functions named) and the rest (the run), then the interpreter's exit (the process's whole
+CPU time less what it had spent when the command returned); and which heavy modules it imported.
 """
 
 from __future__ import annotations
@@ -105,7 +106,10 @@ def phases(arguments: list[str], runs: int, env: dict) -> None:
     """Print the median CPU seconds of each phase of `runs` runs (see PHASES)."""
     command = [sys.executable, "-c", PHASES, json.dumps(arguments), json.dumps(HEAVY)]
     one_run(command, env)
-    found = [json.loads(one_run(command, env)[2].strip().splitlines()[-1]) for _ in range(runs)]
+    found = []
+    for _ in range(runs):
+        _, cpu, printed = one_run(command, env)
+        found.append({**json.loads(printed.strip().splitlines()[-1]), "whole": cpu})
     rows = []
     for i, (name, _) in enumerate(found[0]["marks"]):
         seconds = [f["marks"][i][1] - (f["marks"][i - 1][1] if i else 0.0) for f in found]
@@ -119,7 +123,8 @@ def phases(arguments: list[str], runs: int, env: dict) -> None:
             rows.append(("the command: the rest (the run)", [s - p - k for s, p, k in zip(seconds, parsing, loads)]))
         else:
             rows.append((name, seconds))
-    totals = [f["marks"][-1][1] for f in found]
+    rows.append(("the exit (the interpreter's shutdown)", [f["whole"] - f["marks"][-1][1] for f in found]))
+    totals = [f["whole"] for f in found]
     for name, seconds in rows:
         print(f"{name:>40}: {statistics.median(seconds):5.2f} s [{min(seconds):.2f}, {max(seconds):.2f}]")
     print(f"{'total':>40}: {statistics.median(totals):5.2f} s [{min(totals):.2f}, {max(totals):.2f}]")
