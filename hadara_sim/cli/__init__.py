@@ -117,7 +117,7 @@ if _STARTING:
 # garbage), then at exit the interpreter collects everything once more. Measured on a 100-game
 # `simulate` (issue 33): 0.15-0.2 CPU s of collections during the start and 0.3-0.4 s at exit, of about
 # 1.5 s. So the command collects every GC_EVERY new objects (cyclic garbage still freed, in bigger
-# steps: a long run's memory stays bounded), and exits without a last collection (`gc.freeze`: what
+# steps: a long run's memory stays bounded), and exits without a last collection (`gc.freeze` at exit: what
 # is alive then is left to the operating system: the package writes its files in `with` blocks, and
 # the standard streams are flushed and atexit handlers run as before).
 GC_EVERY = 100_000
@@ -125,10 +125,13 @@ GC_EVERY = 100_000
 
 def main():
     """The `hadara-sim` command: a Ctrl-C exits 130, an unexpected error one line and 1."""
+    import atexit
     import gc
     import os
 
-    gc.set_threshold(GC_EVERY, *gc.get_threshold()[1:])
+    threshold = gc.get_threshold()
+    gc.set_threshold(GC_EVERY, *threshold[1:])
+    atexit.register(gc.freeze)  # at the process's exit (a test calling main() keeps its own collector)
     try:
         app()
     except KeyboardInterrupt:
@@ -144,7 +147,7 @@ def main():
               "and please report it)", file=sys.stderr)
         sys.exit(1)
     finally:
-        gc.freeze()
+        gc.set_threshold(*threshold)
 
 
 def _caused_by_ctrl_c(err: BaseException) -> bool:
