@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
 import time
 import tracemalloc
 from dataclasses import dataclass
+from pathlib import Path
 
 from .components import ComponentSet
 from .deal import make_deals
@@ -12,6 +18,12 @@ from .engine.game import BatchGame
 from .forward import Forward
 from .reference import Game
 from .verify import seat_table
+
+
+ROOT = Path(__file__).resolve().parent.parent
+STARTUP_SCENARIO = ROOT / "scenarios" / "default.toml"
+STARTUP_GAMES = 100
+STARTUP_TARGET_SECONDS = 1.0  # the fixed cost of a small run, whole process (issue 33)
 
 
 @dataclass
@@ -67,3 +79,56 @@ def bench_one(components: ComponentSet, players: int, advanced: bool, batch: int
         peaks.append(tracemalloc.get_traced_memory()[1] / 2**20)
     tracemalloc.stop()
     return BenchRow(players, advanced, batch, gps, peaks[0], peaks[-1], reference_gps)
+
+
+@dataclass
+class Startup:
+    """Wall and CPU seconds (user + system: fairer on a shared machine) of fresh `simulate` processes."""
+    wall: list[float]
+    cpu: list[float]
+
+    def text(self) -> str:
+        def spread(values):
+            return f"{statistics.median(values):.2f} s [{min(values):.2f}, {max(values):.2f}]"
+
+        return f"wall {spread(self.wall)}, CPU {spread(self.cpu)} (median [min, max] of {len(self.wall)})"
+
+
+def timed_process(command: list[str], env: dict | None = None) -> tuple[float, float, str]:
+    """(wall, CPU) seconds of `command` run as a child process to its end, exit included, and what it
+    printed; a failed run raises RuntimeError with its error output."""
+    import resource  # Unix only: imported by the start-up line alone
+
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode:
+        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}): {done.stderr.strip()}")
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
+
+
+def simulate_command(out: Path, games: int = STARTUP_GAMES, quiet: bool = True) -> list[str]:
+    """The command line of a `games`-game run of the default scenario into `out`, as a user types it
+    (the `hadara-sim` beside this Python, else the same entry point through `python -c`)."""
+    program = Path(sys.executable).parent / "hadara-sim"
+    start = [str(program)] if program.exists() else [sys.executable, "-c", "from hadara_sim.cli import main; main()"]
+    return [*start, "simulate", str(STARTUP_SCENARIO), "--games", str(games), "--overwrite", "--out", str(out),
+            *(["-q"] if quiet else [])]
+
+
+def startup_seconds(runs: int, games: int = STARTUP_GAMES, env: dict | None = None) -> Startup:
+    """The fixed cost of a small run: `runs` fresh processes of a `games`-game `simulate -q`, each to
+    its exit, after one not counted (it compiles the engine when numba's cache is cold)."""
+    with tempfile.TemporaryDirectory() as folder:
+        command = simulate_command(Path(folder) / "run", games)
+        timed_process(command, env)
+        walls, cpus, _ = zip(*(timed_process(command, env) for _ in range(runs)))
+    return Startup(list(walls), list(cpus))
+
+
+def bytecode_words(env: dict | None = None) -> str:
+    """Whether Python writes bytecode caches in `env` (the timings differ when it may not)."""
+    off = (os.environ if env is None else env).get("PYTHONDONTWRITEBYTECODE")
+    return "PYTHONDONTWRITEBYTECODE=1" if off else "bytecode written"

@@ -8,12 +8,14 @@ temporary folder (`--table`: without -q, so the closing win-rate table is printe
 run that is not counted (it compiles the engine when numba's cache is cold). Printed: the median and
 the spread of the wall time and of the CPU time (user + system, the process's own accounting: fairer
 on a shared machine, where the wall time grows with the load), and the load average at the start.
+(`hadara-sim bench --startup 5` prints the same figure for the environment it runs in.)
 
 `--phases`: where a run's CPU time goes instead, phase by phase (medians over --runs fresh
 processes, each importing the pieces in the order the command needs them, then running the same
 command in process): the interpreter, each library, our own modules, numba's implementations, and
 the command itself split into its option parsing, the compiled code loaded from numba's cache (the
-costliest functions named) and the rest (the run); and which heavy modules it imported at all.
+costliest functions named) and the rest (the run), then the interpreter's exit (the process's whole
+CPU time less what it had spent when the command returned); and which heavy modules it imported.
 """
 
 from __future__ import annotations
@@ -21,16 +23,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-TARGET_SECONDS = 1.0
+from hadara_sim.bench import STARTUP_TARGET_SECONDS as TARGET_SECONDS, Startup, simulate_command, timed_process
+
 HEAVY = ("pydantic", "scipy", "scipy.linalg", "polars", "pandas", "statsmodels", "joblib", "matplotlib")
 
 # One process's CPU seconds by phase, printed as JSON; argv[1]: the command's arguments (JSON).
@@ -89,23 +88,14 @@ print(json.dumps({"marks": marks, **spent, "imported": [m for m in heavy if m in
 """
 
 
-def one_run(command: list[str], env: dict) -> tuple[float, float, str]:
-    """(wall, cpu) seconds of one run of `command` as a child process, and what it printed."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    start = time.perf_counter()
-    done = subprocess.run(command, env=env, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - start
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode:
-        sys.exit(f"the run failed ({done.returncode}): {done.stderr.strip()}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime), done.stdout
-
-
 def phases(arguments: list[str], runs: int, env: dict) -> None:
     """Print the median CPU seconds of each phase of `runs` runs (see PHASES)."""
     command = [sys.executable, "-c", PHASES, json.dumps(arguments), json.dumps(HEAVY)]
-    one_run(command, env)
-    found = [json.loads(one_run(command, env)[2].strip().splitlines()[-1]) for _ in range(runs)]
+    timed_process(command, env)
+    found = []
+    for _ in range(runs):
+        _, cpu, printed = timed_process(command, env)
+        found.append({**json.loads(printed.strip().splitlines()[-1]), "whole": cpu})
     rows = []
     for i, (name, _) in enumerate(found[0]["marks"]):
         seconds = [f["marks"][i][1] - (f["marks"][i - 1][1] if i else 0.0) for f in found]
@@ -119,7 +109,8 @@ def phases(arguments: list[str], runs: int, env: dict) -> None:
             rows.append(("the command: the rest (the run)", [s - p - k for s, p, k in zip(seconds, parsing, loads)]))
         else:
             rows.append((name, seconds))
-    totals = [f["marks"][-1][1] for f in found]
+    rows.append(("the exit (the interpreter's shutdown)", [f["whole"] - f["marks"][-1][1] for f in found]))
+    totals = [f["whole"] for f in found]
     for name, seconds in rows:
         print(f"{name:>40}: {statistics.median(seconds):5.2f} s [{min(seconds):.2f}, {max(seconds):.2f}]")
     print(f"{'total':>40}: {statistics.median(totals):5.2f} s [{min(totals):.2f}, {max(totals):.2f}]")
@@ -133,25 +124,21 @@ def main():
     parser.add_argument("--table", action="store_true", help="print the closing table (no -q)")
     parser.add_argument("--phases", action="store_true", help="where the CPU time goes, phase by phase")
     args = parser.parse_args()
-    program = Path(sys.executable).parent / "hadara-sim"
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores; {args.runs} runs each, "
           f"{args.games} games{'' if args.table else ', -q'}; target {TARGET_SECONDS:.1f} s whole process")
     with tempfile.TemporaryDirectory() as folder:
-        arguments = ["simulate", "scenarios/default.toml", "--games", str(args.games), "--overwrite",
-                     "--out", str(Path(folder) / "run"), *([] if args.table else ["-q"])]
+        command = simulate_command(Path(folder) / "run", args.games, quiet=not args.table)
         if args.phases:
             print("CPU seconds by phase: median [min, max]")
-            phases(arguments, args.runs, dict(os.environ))
+            phases(command[command.index("simulate"):], args.runs, dict(os.environ))
             return
         for label, bytecode in (("bytecode written", None), ("PYTHONDONTWRITEBYTECODE=1", "1")):
             env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
             if bytecode:
                 env["PYTHONDONTWRITEBYTECODE"] = bytecode
-            one_run([str(program), *arguments], env)
-            walls, cpus, _ = zip(*(one_run([str(program), *arguments], env) for _ in range(args.runs)))
-            print(f"{label:>26}: wall median {statistics.median(walls):.2f} s [{min(walls):.2f}, {max(walls):.2f}], "
-                  f"CPU median {statistics.median(cpus):.2f} s [{min(cpus):.2f}, {max(cpus):.2f}]")
-
+            timed_process(command, env)
+            walls, cpus, _ = zip(*(timed_process(command, env) for _ in range(args.runs)))
+            print(f"{label:>26}: {Startup(list(walls), list(cpus)).text()}")
 
 if __name__ == "__main__":
     main()

@@ -1,5 +1,6 @@
 """`hadara-sim bench`: quick by default, greedy and the planner mix, the first call reported apart."""
 
+import pytest
 from typer.testing import CliRunner
 
 from hadara_sim.cli import app
@@ -20,3 +21,22 @@ def test_bench_refuses_a_bad_player_count():
     result = runner.invoke(app, ["bench", "--players", "7", "-q"])
     assert result.exit_code == 2
     assert "--players must be 2..5" in result.output
+
+
+def test_bench_startup_times_fresh_simulate_processes_to_their_exit():
+    result = runner.invoke(app, ["bench", "--startup", "1", "--batch", "16", "--reference-games", "1",
+                                 "--players", "2", "--policy", "greedy", "-q"])
+    assert result.exit_code == 0, result.output
+    line = next(line for line in result.output.splitlines() if line.startswith("start-up:"))
+    assert "a 100-game simulate -q, whole process" in line and line.endswith("target 1.0 s")
+    wall, cpu = (float(line.split(word)[1].split()[0]) for word in ("wall ", "CPU "))
+    assert wall > 0 and cpu > 0
+    assert "(median [min, max] of 1)" in line
+
+
+def test_a_timed_process_that_fails_says_why(tmp_path):
+    from hadara_sim.bench import simulate_command, timed_process
+
+    command = simulate_command(tmp_path / "run")
+    with pytest.raises(RuntimeError, match="missing.toml"):
+        timed_process([*command[:command.index("simulate")], "simulate", str(tmp_path / "missing.toml")])

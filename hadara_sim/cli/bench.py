@@ -37,16 +37,23 @@ def bench(
     seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the deals."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     components: Optional[Path] = COMPONENTS_OPTION,
+    startup: int = typer.Option(0, "--startup", min=0, max=100, metavar="RUNS",
+                                help="Also time the fixed cost of a small run: RUNS fresh processes of a 100-game "
+                                     "`simulate -q` of scenarios/default.toml, each to its exit (target 1.0 s; "
+                                     "e.g. --startup 5)."),
 ):
     """Measure the speed and memory of the batch engine against the reference engine.
 
     In one process: the first call (compiling the engine and bots, or loading them from numba's
     cache), then games per second and peak memory for each configuration, and the reference engine's
     games per second on the same deals with the ratio between the two. Quick by default (seconds);
-    `--full` runs the whole grid (minutes). Progress goes to stderr, the table to stdout.
+    `--full` runs the whole grid (minutes). Progress goes to stderr, the table to stdout. With
+    `--startup`, first the fixed cost of a small run, timed in fresh processes (wall and CPU).
     """
     from ..bench import bench_one, first_call_seconds, reference_speed  # loads the engine: not at start-up
 
+    if startup:
+        startup_line(startup, quiet)
     c = components_or_exit(components)
     counts = players or ([2, 3, 4, 5] if full else [4])
     sizes = batch or ([256, 1024, 4096, 16384] if full else [2000])
@@ -79,3 +86,20 @@ def bench(
                               f"{ref:,.1f}", f"{row.ratio:,.0f}x")
                 progress.advance(task)
     console.print(table)
+
+
+def startup_line(runs: int, quiet: bool) -> None:
+    """Print the whole-process time of `runs` 100-game `simulate -q` processes against the target."""
+    from ..bench import (STARTUP_GAMES, STARTUP_SCENARIO, STARTUP_TARGET_SECONDS, bytecode_words,
+                         startup_seconds)
+
+    if not STARTUP_SCENARIO.exists():
+        fail(f"--startup plays {STARTUP_SCENARIO}, which is not here: run it from a checkout of hadara-sim")
+    with nullcontext() if quiet else err_console.status(f"timing {runs + 1} fresh simulate processes"):
+        try:
+            found = startup_seconds(runs)
+        except RuntimeError as err:
+            fail(str(err), code=1)
+    console.print(f"start-up: a {STARTUP_GAMES}-game simulate -q, whole process ({bytecode_words()}): "
+                  f"{found.text()}; target {STARTUP_TARGET_SECONDS:.1f} s", markup=False, highlight=False,
+                  soft_wrap=True)
