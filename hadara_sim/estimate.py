@@ -17,7 +17,7 @@ from .scenario.model import Scenario
 
 SPEEDS = Path(__file__).resolve().parent / "data" / "speeds.toml"
 START_SECONDS = 1.5      # imports, the compiled code loaded, workers started
-COMPILE_SECONDS = 110.0  # the first compile after an install or update (one core; measured 116 s in `make demo`)
+COMPILE_SECONDS = 145.0  # the first compile after an install or update (two cores, hadara_sim/warm.py: 143 s)
 
 
 @dataclass

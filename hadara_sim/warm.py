@@ -24,9 +24,11 @@ import numpy as np
 from . import jit_cache
 
 KERNELS = ("planner", "greedy", "expert")
-# The parts of a first compile, the longest first (CPU seconds of each on a cold cache, a loaded
-# 2-core machine, `scripts/compile_profile.py`): the engine's steps 105, the training kernel 73, the
-# planner's kernel 67, the expert's 55, greedy's 2; then `decide`, which joins the kernels, 4.
+# The parts of a first compile, the longest first (CPU seconds of each on a cold cache, quiet 2-core
+# machine, `scripts/compile_profile.py`): the engine's steps about 100, the training kernel 73, the
+# planner's kernel 67, the expert's 47, greedy's 2; then `decide`, which joins the kernels, 3. On two
+# cores the install's compile takes 145 s, without the training kernel 143 s (the planner's and the
+# expert's kernels after each other, beside the steps).
 PARTS = ("engine", "training", "planner", "expert", "greedy")
 
 
