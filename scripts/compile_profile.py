@@ -24,35 +24,33 @@ def main(argv: list[str]) -> int:
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="hadara-compile-profile-")
     from numba.core import event
 
-    stack, totals = [], collections.defaultdict(lambda: [0, 0.0, 0.0])
+    class Nested(event.Listener):
+        """CPU seconds of nested events by name: [count, own (less the events inside), whole]."""
 
-    class Timer(event.Listener):
+        def __init__(self, name_of):
+            self.name_of, self.stack = name_of, []
+            self.totals = collections.defaultdict(lambda: [0, 0.0, 0.0])
+
         def on_start(self, ev):
-            stack.append([time.process_time(), 0.0])
+            self.stack.append([time.process_time(), 0.0])
 
         def on_end(self, ev):
-            start, callees = stack.pop()
+            start, inside = self.stack.pop()
             spent = time.process_time() - start
-            if stack:
-                stack[-1][1] += spent
-            func = getattr(ev.data["dispatcher"], "py_func", None)
-            row = totals[f"{func.__module__}.{func.__qualname__}" if func else "?"]
+            if self.stack:
+                self.stack[-1][1] += spent
+            row = self.totals[self.name_of(ev)]
             row[0] += 1
-            row[1] += spent - callees
+            row[1] += spent - inside
             row[2] += spent
 
-    passes, pass_stack, llvm = collections.defaultdict(float), [], [0.0]
+    def function_name(ev):
+        func = getattr(ev.data["dispatcher"], "py_func", None)
+        return f"{func.__module__}.{func.__qualname__}" if func else "?"
 
-    class PassTimer(event.Listener):
-        def on_start(self, ev):
-            pass_stack.append([time.process_time(), 0.0])
-
-        def on_end(self, ev):
-            start, inner = pass_stack.pop()
-            spent = time.process_time() - start
-            if pass_stack:
-                pass_stack[-1][1] += spent
-            passes[ev.data["name"].split(" [")[0]] += spent - inner
+    functions = Nested(function_name)
+    passes = Nested(lambda ev: ev.data["name"].split(" [")[0])
+    llvm = [0.0]
 
     class LLVMTimer(event.Listener):
         def on_start(self, ev):
@@ -61,8 +59,8 @@ def main(argv: list[str]) -> int:
         def on_end(self, ev):
             llvm[0] += time.process_time() - self.start
 
-    event.register("numba:compile", Timer())
-    event.register("numba:run_pass", PassTimer())
+    event.register("numba:compile", functions)
+    event.register("numba:run_pass", passes)
     event.register("numba:llvm_lock", LLVMTimer())
     from hadara_sim import warm
 
@@ -72,10 +70,10 @@ def main(argv: list[str]) -> int:
         warm._play_one_game()
     print(f"{time.process_time() - start:.0f} CPU s in all (cache {os.environ['NUMBA_CACHE_DIR']})")
     print(f"{'own':>8} {'with callees':>13} {'compiles':>8}  function")
-    for name, (count, own, whole) in sorted(totals.items(), key=lambda item: -item[1][1])[:40]:
+    for name, (count, own, whole) in sorted(functions.totals.items(), key=lambda item: -item[1][1])[:40]:
         print(f"{own:8.1f} {whole:13.1f} {count:8d}  {name}")
     print(f"\n{'own':>8}  numba pass (summed over functions); {llvm[0]:.0f} CPU s of the whole holding LLVM")
-    for name, own in sorted(passes.items(), key=lambda item: -item[1])[:12]:
+    for name, (_, own, _) in sorted(passes.totals.items(), key=lambda item: -item[1][1])[:12]:
         print(f"{own:8.1f}  {name}")
     return 0
 
