@@ -2,18 +2,21 @@
 PYTHON ?= python3
 # Python caches the bytecode of what it imports; a machine that turns that off (PYTHONDONTWRITEBYTECODE,
 # common in containers and CI) would make every run and every worker compile its imports afresh (a
-# 100-game simulate: 12.7 s of CPU instead of 3.6 s). So the install imports what hadara-sim's commands
-# import, once, with the cache on (said on the way): about 2,300 files, where compiling all 9,700 of
-# the environment (uv --compile-bytecode) took 3 minutes on a busy machine. Python reads bytecode that
-# is there whether or not it may write any.
+# 100-game simulate: 12.7 s of CPU instead of 3.6 s). So the engine's first compile also imports what
+# hadara-sim's commands import (BYTECODE), once, with the cache on, in a process beside the compiling
+# ones: about 2,300 files, where compiling all 9,700 of the environment (uv --compile-bytecode) took 3
+# minutes on a busy machine. Python reads bytecode that is there whether or not it may write any.
 unexport PYTHONDONTWRITEBYTECODE
-comma := ,
-WARM := hadara_sim.cli hadara_sim.runner hadara_sim.chunks hadara_sim.engine.game hadara_sim.policies \
+BYTECODE := hadara_sim.cli hadara_sim.runner hadara_sim.chunks hadara_sim.engine.game hadara_sim.policies \
 	hadara_sim.report.sections hadara_sim.report.curve hadara_sim.report.surface hadara_sim.report.charts \
 	hadara_sim.report.html hadara_sim.balance hadara_sim.sensitivity joblib.externals.loky
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+# The engine compiled on both cores (hadara_sim/warm.py), or "already compiled" at once: numba caches
+# it for every later run, and an edit compiles it afresh. `make test` compiles all of it (every bot's
+# kernel, the training kernel); `make demo` what its scenario plays (the steps and the planner's kernel).
+WARM_ENGINE := $(BIN)/python -m hadara_sim.warm --bytecode $(BYTECODE)
 
 .PHONY: demo test boundscheck bench verify notebook lock clean
 
@@ -23,16 +26,15 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet -c constraints.txt uv
 	$(BIN)/uv pip install --python $(BIN)/python -c constraints.txt -e '.[test]'
-	@echo "Compiling the bytecode of what hadara-sim imports, once (later starts read it)"
-	$(BIN)/python -c "import $(subst $() ,$(comma) ,$(strip $(WARM)))"
-	@echo "Compiling the engine once, on both cores (numba caches it for every later run)"
-	$(BIN)/python -m hadara_sim.warm
 	touch $(STAMP)
 
 # 20,000 games of the default scenario into results/default (resumed if interrupted; nothing is
 # replayed when it is already complete) with a win-rate table, then the HTML summary report of
 # every analysis (results/default/report/summary.html), printing where it is.
 demo: $(STAMP)
+	@echo "Compiling what the default scenario plays, once, on both cores (about 1.5 minutes; numba caches it),"
+	@echo "and the bytecode of what hadara-sim imports beside it (later starts read it)"
+	$(WARM_ENGINE) --for scenarios/default.toml
 	$(BIN)/hadara-sim simulate scenarios/default.toml --games 20000 --out results/default
 	$(BIN)/hadara-sim report summary results/default
 	@echo "The tool is $(BIN)/hadara-sim (make puts nothing on your PATH): run it as $(BIN)/hadara-sim --help,"
@@ -41,6 +43,8 @@ demo: $(STAMP)
 # The import layers first (pyproject.toml [tool.importlinter]: a second), then the tests, naming the
 # twenty slowest (CI must stay well under 15 minutes: where its time goes is in its log).
 test: $(STAMP)
+	@echo "Compiling the engine once, on both cores, and the bytecode of what hadara-sim imports"
+	$(WARM_ENGINE)
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest --durations=20
 
@@ -49,9 +53,11 @@ boundscheck: $(STAMP)
 	HADARA_SIM_BOUNDSCHECK=1 $(BIN)/python -m pytest -n 0 tests/test_boundscheck.py
 
 bench: $(STAMP)
+	$(WARM_ENGINE)
 	$(BIN)/hadara-sim bench
 
 verify: $(STAMP)
+	$(WARM_ENGINE)
 	$(BIN)/hadara-sim verify --games 2000
 
 # JupyterLab in the project's environment, on the notebooks folder (the `notebook` extra, installed once).
@@ -61,6 +67,7 @@ $(VENV)/.notebook: $(STAMP)
 
 # Jupyter refuses to run as root unless told it may (a container's usual user): then it is told.
 notebook: $(VENV)/.notebook
+	$(WARM_ENGINE)
 	$(BIN)/jupyter lab --notebook-dir=notebooks $(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Refresh constraints.txt to the newest versions pyproject.toml allows (then run `make test`, and

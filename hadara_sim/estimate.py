@@ -1,7 +1,7 @@
 """How long a run will take, before it starts: from measured games per second of each built-in policy
 at each player count (data/speeds.toml, written by scripts/measure_speeds.py; HADARA_SIM_SPEEDS names
-a file of your own machine's), the chunks and the processes, and the first compile when numba's cache
-is cold. A policy of no measured speed (your own) makes the estimate a lower bound, and says so.
+a file of your own machine's), the chunks and the processes, and the first compile of what numba's
+cache lacks (hadara_sim/warm.py). A policy of no measured speed (your own) makes the estimate a lower bound, and says so.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from pathlib import Path
 from .chunks import plan_chunks
 from .progress import LONG_SECONDS, duration  # noqa: F401  (LONG_SECONDS: the commands print an estimate above it)
 from .scenario.model import Scenario
+from .warm import PLAYED, compile_seconds, missing, parts_for
 
 SPEEDS = Path(__file__).resolve().parent / "data" / "speeds.toml"
 START_SECONDS = 1.5      # imports, the compiled code loaded, workers started
-COMPILE_SECONDS = 145.0  # the first compile after an install or update (two cores, hadara_sim/warm.py: 143 s)
 
 
 @dataclass
@@ -25,7 +25,7 @@ class Estimate:
     seconds: float                                # expected wall time
     games: int                                    # games to play
     unknown: list[str] = field(default_factory=list)  # policies of no measured speed (counted as free)
-    compile: bool = False                         # the first compile is included
+    compile: float = 0.0                          # seconds of it the first compile (0: compiled already)
     workers: int = 1                              # processes playing at once
     share: float = 1.0                            # of a core each process can expect (below 1: a busy machine)
 
@@ -36,7 +36,7 @@ class Estimate:
         if self.share < 1.0:
             notes.append(f"the machine is busy: about {self.share:.0%} of a core for each")
         if self.compile:
-            notes.append(f"{COMPILE_SECONDS:.0f} s of it the first compile")
+            notes.append(f"{self.compile:.0f} s of it the first compile")
         if self.unknown:
             notes.append(f"at least: no measured speed for {', '.join(self.unknown)}")
         on = f"{self.workers} process{'es' * (self.workers > 1)}"
@@ -88,20 +88,18 @@ def core_share(workers: int) -> float:
 
 def estimate_run(scenario: Scenario, jobs: int, games: int | None = None, cold: bool | None = None) -> Estimate:
     """The wall time of playing `games` of every combination (default: the scenario's) with `jobs`
-    processes (-1: every core), each at its share of a core on a busy machine (`core_share`)."""
+    processes (-1: every core), each at its share of a core on a busy machine (`core_share`), and
+    the first compile of what numba's cache lacks of it (`cold`: True, all of it; False, nothing)."""
     measured = speeds()
     games = scenario.games if games is None else games
     cpu, unknown = 0.0, set()
     for combo in scenario.combinations:
         names = [entry.policy for entry in combo.config.policies]
-        cost, missing = seconds_per_game(names, combo.players, measured)
+        cost, unmeasured = seconds_per_game(names, combo.players, measured)
         cpu += cost * games
-        unknown |= set(missing)
+        unknown |= set(unmeasured)
     workers = max(1, min(processes(jobs), os.cpu_count() or 1, len(plan_chunks(scenario))))
-    if cold is None:
-        from . import jit_cache
-
-        cold = not jit_cache.is_warm()
+    compiling = compile_seconds(missing(parts_for(scenario)) if cold is None else PLAYED if cold else ())
     share = core_share(workers)
-    total = (START_SECONDS + cpu / workers) / share + (COMPILE_SECONDS if cold else 0.0)  # starting is CPU work too
-    return Estimate(total, games * len(scenario.combinations), sorted(unknown), cold, workers, share)
+    total = (START_SECONDS + cpu / workers) / share + compiling  # starting is CPU work too
+    return Estimate(total, games * len(scenario.combinations), sorted(unknown), compiling, workers, share)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import re
 import time
 from pathlib import Path
@@ -239,6 +240,15 @@ def is_warm() -> bool:
         return (all(_stamp(folder) == digest for folder in folders)
                 and any(any(folder.glob("*.nbi")) for folder in folders))
     except OSError:
+        return False
+
+
+def holds(dispatcher) -> bool:
+    """Whether numba's cache holds compiled code of `dispatcher` for its file as it is now (the
+    index that `dispatcher.compile` would load from; numba's own reading of it)."""
+    try:
+        return bool(dispatcher._cache._cache_file._load_index())
+    except (OSError, EOFError, ValueError, pickle.UnpicklingError):  # an index being written, or cut short
         return False
 
 

@@ -22,10 +22,10 @@ from typing import Callable, Iterator
 import pyarrow as pa
 
 from .chunks import Chunk, ChunkPlan, plan_chunks, play_chunk
-from .estimate import COMPILE_SECONDS, processes
+from .estimate import processes
 from .process import (BACKENDS, ClusterLost, LockBusy, dask_parallel, directory_lock, local_parallel,
                       quiet_dask)
-from .progress import PLAIN_EVERY, every, progress_bar
+from .progress import PLAIN_EVERY, duration, every, progress_bar
 from .results import (
     METADATA_FILE, SCHEMA_VERSION, ResultsError, check_part, chunks_per_combination,
     is_temp_file, our_parts, part_name, read_metadata, write_metadata, write_table,
@@ -401,32 +401,31 @@ def _worker_died():
 
 
 def compile_first(scenario: Scenario, quiet: bool, console) -> None:
-    """Compile the engine once, on two cores (`warm.compile_engine`), saying so, when numba's cache is
-    cold: otherwise every worker compiles all of it on its own, and a newcomer cannot tell the
-    silence from a hang."""
-    from . import jit_cache
-    from .warm import compile_engine
+    """Compile what the scenario's games play (`warm.parts_for`) once, on two cores
+    (`warm.compile_engine`), saying so, when numba's cache lacks it: otherwise every worker compiles
+    all of it on its own, and a newcomer cannot tell the silence from a hang."""
+    from . import warm
 
-    if jit_cache.is_warm():
+    parts = warm.parts_for(scenario)
+    todo = warm.missing(parts)
+    if not todo:
         return
-    combo = scenario.combinations[0]
-    one = Chunk(combo.index, 0, 0, 1, combo.players, combo.advanced)
 
-    def play_one():
-        play_chunk(combo.config.components, combo, scenario.seed, one)
+    def compile_engine():
+        warm.compile_engine(lambda: warm.play_one(scenario), parts)
 
-    message = (f"compiling the engine (first run after an install or update, about {COMPILE_SECONDS / 60:.0f} "
-               "minutes on two cores)")
+    message = (f"compiling the engine (first run after an install or update, about "
+               f"{duration(warm.compile_seconds(todo))} on two cores)")
     if quiet:
-        compile_engine(play_one)
+        compile_engine()
         return
     start = time.perf_counter()
     if console.is_terminal:
         with console.status(message):
-            compile_engine(play_one)
+            compile_engine()
     else:
         console.print(message, highlight=False, soft_wrap=True)
         with every(PLAIN_EVERY, lambda: console.print(
                 f"compiling the engine: {time.perf_counter() - start:.0f} s so far", highlight=False)):
-            compile_engine(play_one)
+            compile_engine()
     console.print(f"compiled the engine in {time.perf_counter() - start:.0f} s", highlight=False)

@@ -1,20 +1,25 @@
-"""The engine's first compile on two cores.
+"""The engine's first compile on two cores, of what a run plays.
 
 numba compiles one function at a time, so the engine's first compile is cut into parts that share
 nothing compiled, and two processes take them as they free, the longest first (`PARTS`): each bot's
 kernel, the expert's training kernel (`option_table`: training and the tests call it from Python),
-and the engine's steps, compiled by a game of `random` players. The steps call the bots' `decide`
-through its address (hadara_sim/kernels/address.py), so they compile without the kernels; then a
-game of built-in bots here compiles `decide` (linking the kernels, loaded from numba's cache) and
-loads the rest.
+and the engine's steps, compiled by a game of `random` players. The steps call each bot's entry
+(`kernels.decide.DECIDE`) through its address (hadara_sim/kernels/address.py), so they compile
+without the kernels, and a run compiles (and loads) only the kernels of the bots it seats
+(`parts_for`): `make demo`'s four styles need the steps and the planner's kernel, not the expert's,
+greedy's or the training kernel. The entries, which join the kernels, compile last, here.
 
-    python -m hadara_sim.warm            # what `make` runs after an install: the whole engine
-    python -m hadara_sim.warm --no-training   # the engine without the expert's training kernel
-    python -m hadara_sim.warm expert     # one part (engine, planner, expert, greedy or training)
+    python -m hadara_sim.warm                  # every part (`make test`)
+    python -m hadara_sim.warm --no-training    # every part but the expert's training kernel
+    python -m hadara_sim.warm --for scenarios/default.toml   # what a scenario plays (`make demo`)
+    python -m hadara_sim.warm --bytecode MODULE ...   # and import the modules beside the parts
+    python -m hadara_sim.warm expert           # one part (engine, planner, expert, greedy or training)
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib
 import os
 import sys
 import time
@@ -24,25 +29,80 @@ import numpy as np
 from . import jit_cache
 
 KERNELS = ("planner", "greedy", "expert")
-# The parts of a first compile, the longest first (CPU seconds of each on a cold cache, quiet 2-core
-# machine, `scripts/compile_profile.py`): the engine's steps about 100, the training kernel 73, the
-# planner's kernel 67, the expert's 47, greedy's 2; then `decide`, which joins the kernels, 3. On two
-# cores the install's compile takes 145 s, without the training kernel 143 s (the planner's and the
-# expert's kernels after each other, beside the steps).
-PARTS = ("engine", "training", "planner", "expert", "greedy")
+# The parts of a first compile, the longest first, with the CPU seconds of each on a cold cache
+# (quiet 2-core machine, `scripts/compile_profile.py`); the entries, which join the kernels, take a
+# few seconds more.
+PART_SECONDS = {"engine": 100.0, "training": 73.0, "planner": 67.0, "expert": 47.0, "greedy": 2.0}
+PARTS = tuple(PART_SECONDS)
+JOIN_SECONDS = 15.0  # starting the processes, the entries and the game that joins the parts
+# `--bytecode`: importing the modules the commands import, in a worker beside the parts, writes their
+# bytecode (about 2,300 files, 18 CPU s) while a core would wait for the longest part.
+BYTECODE_SECONDS = 18.0
+PLAYED = tuple(part for part in PARTS if part != "training")  # what games play: a run's first compile
 
 
 def kernel(name: str):
-    """A bot's compiled kernel (`kernels.decide.decide` calls each with the same arguments)."""
+    """A bot's compiled kernel (its entry in `kernels.decide` calls it with these arguments)."""
     from .kernels import expert, greedy, planner
 
     return {"planner": planner._planner, "greedy": greedy._greedy, "expert": expert._expert}[name]
 
 
-def kernel_signature() -> tuple:
-    """The kernels' argument types as the built-ins' `decide` passes them on (see `decide` in
-    hadara_sim/kernels/decide.py): `decide`'s own (`engine.decide.decide_types`) without the policy
-    code, the card and the feeding need."""
+def parts_for(scenario) -> tuple[str, ...]:
+    """The parts the games of `scenario` play: the engine's steps and the kernels of its built-ins; a
+    policy of Python code may play built-ins inside it (`search` in its rollouts): every kernel."""
+    from .kernels.layout import EXPERT, GREEDY, PLANNER
+    from .registry import make_policy
+
+    uses = {PLANNER: {"planner"}, EXPERT: {"planner", "expert"}, GREEDY: {"greedy"}}
+    needed, seen = {"engine"}, set()
+    for combo in scenario.combinations:
+        config = combo.config
+        for entry in config.policies:
+            if (entry.policy, repr(entry.params)) in seen:
+                continue
+            seen.add((entry.policy, repr(entry.params)))
+            policy = make_policy(entry.policy, **entry.params)
+            spec = policy.kernel(config.components, config.players, combo.advanced)
+            needed |= uses.get(spec.code, set(KERNELS)) if spec is not None and spec.kinds else set(KERNELS)
+    return tuple(part for part in PARTS if part in needed)
+
+
+def missing(parts) -> list[str]:
+    """The `parts` numba's cache does not hold compiled for the current sources."""
+    if not jit_cache.is_warm():
+        return list(parts)
+    return [part for part in parts if not jit_cache.holds(_standing_for(part))]
+
+
+def compile_seconds(parts, bytecode: bool = False) -> float:
+    """About how long compiling `parts` (and the commands' bytecode) takes on two cores: the tasks
+    dealt to two processes, the longest first, each to the one that frees first, and the entries
+    and the joining game after."""
+    if not parts:
+        return 0.0
+    busy = [0.0, 0.0]
+    for seconds in sorted([PART_SECONDS[part] for part in parts] + [BYTECODE_SECONDS] * bytecode, reverse=True):
+        busy[busy.index(min(busy))] += seconds
+    return max(busy) + JOIN_SECONDS
+
+
+def _standing_for(part: str):
+    """The compiled function whose cached code says that `part` is compiled."""
+    if part == "engine":
+        from .engine.game import play_epoch
+
+        return play_epoch
+    if part == "training":
+        from .kernels import expert
+
+        return expert.option_table
+    return kernel(part)
+
+
+def entry_signature() -> tuple:
+    """The argument types the engine passes to the bots' entries (`engine.decide.decide_types`), as
+    `simulate` plays them (a batch made otherwise would compile a variant runs never use)."""
     from .component_files import load_components
     from .deal import make_deals
     from .engine.decide import decide_types
@@ -51,8 +111,14 @@ def kernel_signature() -> tuple:
 
     components = load_components()
     game = BatchGame(make_deals(components, 2, 1), components, [make_policy("random"), make_policy("random")])
-    types = decide_types(game.k)
-    return (*types[1:10], *types[12:])
+    return decide_types(game.k)
+
+
+def kernel_signature() -> tuple:
+    """The kernels' argument types as the entries pass them on (see `decide_planner` in
+    hadara_sim/kernels/decide.py): the entry's own without the card and the feeding need."""
+    types = entry_signature()
+    return (*types[:9], *types[11:])
 
 
 def option_table_signature(kernels: tuple) -> tuple:
@@ -77,18 +143,33 @@ def compile_kernels(names) -> None:
             kernel(name).compile(signature)
 
 
-def compile_engine(play_one_game, training: bool = False) -> bool:
-    """Fill numba's cache with the whole engine: its parts (`PARTS`, with or without `training`) on
-    two cores when there are two, then `play_one_game()` here, which compiles what joins them.
-    Returns whether there was anything to compile. A part that fails costs only time: what is
-    missing compiles when first used, and fails there with its own message."""
+def compile_entries(names) -> None:
+    """Compile the entries of the named kernels, which link them (loaded from the cache)."""
+    from .kernels.decide import DECIDE
+    from .kernels.layout import EXPERT, GREEDY, PLANNER
+
+    signature = entry_signature()
+    for name in names:
+        DECIDE[{"planner": PLANNER, "expert": EXPERT, "greedy": GREEDY}[name]].compile(signature)
+
+
+def compile_engine(play_one_game, parts=PARTS, bytecode=()) -> bool:
+    """Fill numba's cache with `parts` of the engine (those it lacks) on two cores when there are two,
+    importing the `bytecode` modules beside them, then compile their entries and `play_one_game()`
+    here, which compiles what joins them. Returns whether there was anything to compile. A part that
+    fails costs only time: what is missing compiles when first used, and fails there with its own
+    message."""
     from .process import local_parallel
 
-    if jit_cache.is_warm():
+    todo = missing(parts)
+    if not todo:
+        _try_part("bytecode", *bytecode)  # a package installed anew since: cheap when written already
         return False
-    parts = [(name,) for name in PARTS if training or name != "training"]
-    for _ in local_parallel(_try_part, parts, jobs=min(2, os.cpu_count() or 1)):
+    tasks = sorted([(PART_SECONDS[part], (part,)) for part in todo] + [(BYTECODE_SECONDS, ("bytecode", *bytecode))]
+                   * bool(bytecode), reverse=True)
+    for _ in local_parallel(_try_part, [task for _, task in tasks], jobs=min(2, os.cpu_count() or 1)):
         pass
+    compile_entries([part for part in parts if part in KERNELS])
     play_one_game()
     return True
 
@@ -101,41 +182,62 @@ def compile_part(name: str) -> None:
         compile_kernels([name])
 
 
-def _try_part(name: str) -> bool:
-    """`compile_part` in a worker of `compile_engine`; whether it compiled (what failed compiles
-    again where it is used, and fails there with its own message)."""
+def _try_part(name: str, *modules: str) -> bool:
+    """`compile_part` in a worker of `compile_engine` (or, for "bytecode", the import of `modules`);
+    whether it compiled (what failed compiles again where it is used, and fails there with its own
+    message)."""
     try:
-        compile_part(name)
+        if name == "bytecode":
+            for module in modules:
+                importlib.import_module(module)
+        else:
+            compile_part(name)
     except Exception:  # noqa: BLE001
         return False
     return True
 
 
-def _play_one_game(policy: str = "greedy") -> None:
-    """One game of `policy` as `simulate` plays it (a chunk of a scenario): the engine's compiled code
-    is typed by its arguments, and a batch made otherwise (`play_batch` without a seat table passes a
-    read-only one) would compile a variant that runs never use."""
+def play_one(scenario) -> None:
+    """One game of the scenario's first combination as `simulate` plays it (a chunk): the engine's
+    compiled code is typed by its arguments, and a batch made otherwise (`play_batch` without a seat
+    table passes a read-only one) would compile a variant that runs never use."""
     from .chunks import Chunk, play_chunk
-    from .scenario.read import scenario_from_dict
 
-    scenario = scenario_from_dict({"name": "warm", "players": 2, "policies": [policy], "games": 1, "chunk": 1})
     combo = scenario.combinations[0]
     play_chunk(combo.config.components, combo, scenario.seed, Chunk(combo.index, 0, 0, 1, combo.players, combo.advanced))
 
 
+def _play_one_game(policy: str = "greedy") -> None:
+    """One 2-player game of `policy` (`play_one`)."""
+    from .scenario.read import scenario_from_dict
+
+    play_one(scenario_from_dict({"name": "warm", "players": 2, "policies": [policy], "games": 1, "chunk": 1}))
+
+
 def main(argv: list[str]) -> int:
-    training = "--no-training" not in argv
-    argv = [arg for arg in argv if arg != "--no-training"]
-    if argv:
-        unknown = [name for name in argv if name not in PARTS]
-        if unknown:
-            print(f"unknown part {', '.join(unknown)}: the parts are {', '.join(PARTS)}", file=sys.stderr)
-            return 2
-        for name in argv:
-            compile_part(name)
+    parser = argparse.ArgumentParser(prog="python -m hadara_sim.warm", description=__doc__.split("\n\n")[0])
+    parser.add_argument("parts", nargs="*", help=f"compile only these parts, here ({', '.join(PARTS)})")
+    parser.add_argument("--no-training", action="store_true", help="leave out the expert's training kernel")
+    parser.add_argument("--for", dest="scenario", metavar="SCENARIO", help="only what this scenario plays")
+    parser.add_argument("--bytecode", nargs="+", default=[], metavar="MODULE",
+                        help="import these modules beside the parts (writing their bytecode)")
+    args = parser.parse_args(argv)
+    unknown = [name for name in args.parts if name not in PARTS]
+    if unknown:
+        print(f"unknown part {', '.join(unknown)}: the parts are {', '.join(PARTS)}", file=sys.stderr)
+        return 2
+    for name in args.parts:
+        compile_part(name)
+    if args.parts:
         return 0
+    parts, join = (PLAYED if args.no_training else PARTS), _play_one_game
+    if args.scenario:
+        from .scenario.read import load_scenario
+
+        scenario = load_scenario(args.scenario)
+        parts, join = parts_for(scenario), lambda: play_one(scenario)
     start = time.perf_counter()
-    if compile_engine(_play_one_game, training=training):
+    if compile_engine(join, parts, args.bytecode):
         print(f"compiled the engine in {time.perf_counter() - start:.0f} s", flush=True)
     else:
         print("the engine is already compiled", flush=True)

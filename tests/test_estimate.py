@@ -43,7 +43,7 @@ def test_an_estimate_grows_with_the_games_and_shrinks_with_the_processes(monkeyp
     assert abs(two.seconds - (E.START_SECONDS + cpu / 2)) < 1e-9 and two.workers == 2
     assert abs(E.estimate_run(sc, jobs=-1, games=20_000, cold=False).seconds - (E.START_SECONDS + cpu)) < 1e-9
     cold = E.estimate_run(sc, jobs=1, cold=True)
-    assert abs(cold.seconds - one.seconds - E.COMPILE_SECONDS) < 1e-9 and "first compile" in cold.text()
+    assert abs(cold.seconds - one.seconds - E.compile_seconds(E.PLAYED)) < 1e-9 and "first compile" in cold.text()
     single_chunk = E.estimate_run(scenario(["greedy", "random"], chunk=10_000), jobs=2, cold=False)
     assert single_chunk.workers == 1  # one chunk plays in one process
 

@@ -201,6 +201,13 @@ def test_make_notebook_lets_jupyter_run_as_root_and_only_then(tmp_path, uid, all
     assert lines[-1].startswith(".venv/bin/jupyter lab") and ("--allow-root" in lines[-1]) == allowed
 
 
+def test_make_demo_compiles_what_its_scenario_plays_and_the_bytecode_before_it_plays():
+    lines = _make_dry_run("demo")
+    warm = next(i for i, line in enumerate(lines) if "-m hadara_sim.warm" in line)
+    assert "--for scenarios/default.toml" in lines[warm] and "--bytecode hadara_sim.cli" in lines[warm]
+    assert warm < next(i for i, line in enumerate(lines) if "hadara-sim simulate scenarios/default.toml" in line)
+
+
 def test_make_demo_ends_with_how_to_run_the_tool_from_the_shell():
     """`make demo` puts nothing on PATH: its last words name .venv/bin/hadara-sim and the activate script."""
     last = " ".join(_make_dry_run("demo")[-2:])

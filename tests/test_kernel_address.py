@@ -1,5 +1,5 @@
 """A compiled call through an address (hadara_sim/kernels/address.py): how the engine's steps call
-the built-in bots' `decide` without compiling the kernels into each of them."""
+the built-in bots' entries without compiling the kernels into each of them."""
 
 import numpy as np
 import pytest
@@ -10,6 +10,8 @@ from hadara_sim.deal import make_deals
 from hadara_sim.engine.decide import decide_types
 from hadara_sim.engine.game import BatchGame
 from hadara_sim.kernels.address import address_of, call_at, checksum
+from hadara_sim.kernels.decide import DECIDE
+from hadara_sim.kernels.layout import GREEDY
 from hadara_sim.registry import make_policy
 
 
@@ -54,10 +56,15 @@ def test_an_address_compiled_for_other_types_is_refused_not_called():
         _caller(at, check, values, factor, out)
 
 
-def test_a_batch_loads_the_kernels_only_when_a_built_in_plays():
+def test_a_batch_loads_only_the_kernels_of_the_built_ins_it_seats():
     components = load_components()
     deals = make_deals(components, 2, 1)
     python_only = BatchGame(deals, components, [make_policy("random"), make_policy("random")]).k
-    assert python_only.decide_at == 0
+    assert python_only.decide_at.tolist() == [0, 0]
     built_in = BatchGame(deals, components, [make_policy("greedy"), make_policy("random")]).k
-    assert built_in.decide_at != 0 and built_in.decide_check == checksum(decide_types(built_in))
+    assert built_in.decide_at[0] != 0 and built_in.decide_at[1] == 0
+    assert built_in.decide_check == checksum(decide_types(built_in))
+    three = make_deals(components, 3, 1)
+    two = BatchGame(three, components, [make_policy("greedy"), make_policy("balanced"), make_policy("greedy")]).k
+    assert two.decide_at[0] == two.decide_at[2] != two.decide_at[1] != 0
+    assert two.decide_at[0] == address_of(DECIDE[GREEDY], decide_types(two))[0]

@@ -20,7 +20,7 @@ from ..actions import KINDS
 from ..constants import COLONY_LEVELS, EPOCH_NAMES, PICKS_PER_PHASE_B
 from ..kernels import layout
 from ..kernels.address import address_of, call_at
-from ..kernels.decide import decide
+from ..kernels.decide import DECIDE
 from ..kernels.restrict import policy_mask, restrict_rows
 from ..policy import Decision, View, check_choices, choose
 from ..signals import check_held
@@ -53,8 +53,8 @@ Deciders = namedtuple("Deciders", (
     "replay_root",     # (games,) int64: the option taken at the decision after them, -1 none
     "replay_kind",     # int64: that decision's kind
     "stopped",       # (1,) int64: 1 once the policies are no longer asked (BatchGame.stopped)
-    "decide_at",     # int: address of the built-ins' `decide` compiled for this batch (0: no built-in plays)
-    "decide_check",  # int: checksum of the argument types it was compiled for (kernels.address)
+    "decide_at",     # (K,) int64: address of the policy's compiled entry (kernels.decide.DECIDE), 0 = none
+    "decide_check",  # int: checksum of the argument types they were compiled for (kernels.address)
 ))
 
 # The batches being played, by handle, for the calls back into Python (gone with the batch).
@@ -188,9 +188,9 @@ def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
                 if k.restricting[p] and (kind == DRAW or kind == PICK):
                     offered = legal.copy()  # the recorded options stay the rules' own
                     restrict_rows(kind, k.seen.piles, k.seen.pile_size, mine, g, offered, hand, k.restrict[p])
-                call_at(k.decide_at, k.decide_check, (k.code[p], kind, k.seen, mine, g, seat, s.clock[0], s.clock[1],
-                                                      offered, hand, card, feed_need, k.colony_front, k.policy_tables,
-                                                      k.params[p], k.tables[p], choices))
+                call_at(k.decide_at[p], k.decide_check, (kind, k.seen, mine, g, seat, s.clock[0], s.clock[1], offered,
+                                                         hand, card, feed_need, k.colony_front, k.policy_tables,
+                                                         k.params[p], k.tables[p], choices))
                 if _illegal_count(offered, mine, choices):
                     _refuse_in_python(k.handle, p, kind, g[mine], seat[mine], offered[mine], choices[mine])
             else:
@@ -320,19 +320,22 @@ def make_deciders(game, history_width_: int) -> Deciders:
                          np.asarray(replay.root, np.int64), np.int64(KINDS.index(replay.kind)))
     k = Deciders(game.handle, np.ascontiguousarray(game.seat_policy, np.int64), code, kinds, params, tables,
                  restrict, restricting, view, c.compiled, np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
-                 game.history, game.recorder is not None, *replay_arrays, game.stopped, 0, 0)
-    if code.any():  # the kernels are loaded (or compiled) only for a batch that seats a built-in
-        at, check = address_of(decide, decide_types(k))
-        k = k._replace(decide_at=at, decide_check=check)
+                 game.history, game.recorder is not None, *replay_arrays, game.stopped,
+                 np.zeros(len(policies), np.int64), 0)
+    if code.any():  # only the kernels of the built-ins seated are loaded (or compiled)
+        types = decide_types(k)
+        for p in np.flatnonzero(code):
+            k.decide_at[p], check = address_of(DECIDE[code[p]], types)
+        k = k._replace(decide_check=check)
     return k
 
 
 def decide_types(k: Deciders) -> tuple:
-    """numba's types of the arguments `ask` passes to the built-ins' `decide` in a batch (see
-    `decide` in hadara_sim/kernels/decide.py): policy code, kind, the seen state, rows, games, seats,
+    """numba's types of the arguments `ask` passes to the built-ins' entries in a batch (see
+    `decide_planner` in hadara_sim/kernels/decide.py): kind, the seen state, rows, games, seats,
     epoch, phase, legal options, hand, card, feeding need, colony fronts, the components' arrays,
     parameters, value table, out."""
     vector, integer = typeof(np.zeros(1, np.int64)), typeof(np.int64(0))
-    return (integer, integer, typeof(k.seen), vector, vector, vector, integer, integer,
+    return (integer, typeof(k.seen), vector, vector, vector, integer, integer,
             typeof(np.zeros((1, 1), np.bool_)), typeof(np.zeros((1, 2), np.int64)), vector, vector,
             typeof(k.colony_front), typeof(k.policy_tables), typeof(k.params[0]), typeof(k.tables[0]), vector)

@@ -1,5 +1,6 @@
-"""`decide`, the one compiled entry of the built-ins' decisions, and `choose`, its call from the
-Python policy interface (the engines call `decide` directly).
+"""The built-ins' compiled entries (`decide_planner`, `decide_expert`, `decide_greedy`: `DECIDE` by
+kernel code), and `choose`, their call from the Python policy interface (the engine calls them
+through their addresses).
 """
 
 from __future__ import annotations
@@ -49,20 +50,49 @@ def _private(view, name: str, needed: bool, shape) -> np.ndarray:
 
 
 @inner
-def decide(code, kind, v, rows, g, seat, epoch, phase, legal, hand, card, feed_need, colony_front, ct, params,
-           table, out):
-    """Built-in policy `code`'s choice in each row i of `rows` (game g[i], acting seat seat[i]) into
-    out[i], always a legal option; the other rows are left alone (the engine passes one decision's rows
-    of every policy)."""
-    if code == PLANNER or (code == EXPERT and not learns(kind, table)):
-        _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
-    elif code == EXPERT:
+def decide_planner(kind, v, rows, g, seat, epoch, phase, legal, hand, card, feed_need, colony_front, ct, params,
+                   table, out):
+    """The planner's choice in each row i of `rows` (game g[i], acting seat seat[i]) into out[i], always
+    a legal option; the other rows are left alone (the engine passes one decision's rows of a policy)."""
+    _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
+    _settle(legal, rows, out)
+
+
+@inner
+def decide_expert(kind, v, rows, g, seat, epoch, phase, legal, hand, card, feed_need, colony_front, ct, params,
+                  table, out):
+    """`decide_planner` for the expert: its learned correction of the planner where its weights
+    learn the kind, the planner's own choice elsewhere."""
+    if learns(kind, table):
         _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
-    elif code == GREEDY:
-        _greedy(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
     else:
-        for i in rows:
-            out[i] = _first_legal(legal, i, 0)
-    for i in rows:  # no value beat -inf (a weight so large that values overflow): the first legal option
+        _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
+    _settle(legal, rows, out)
+
+
+@inner
+def decide_greedy(kind, v, rows, g, seat, epoch, phase, legal, hand, card, feed_need, colony_front, ct, params,
+                  table, out):
+    """`decide_planner` for greedy, the one-step value of each option."""
+    _greedy(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out)
+    _settle(legal, rows, out)
+
+
+@inner
+def _settle(legal, rows, out):
+    """Where no value beat -inf (a weight so large that values overflow) a row's choice is the first
+    legal option."""
+    for i in rows:
         if out[i] < 0 or out[i] >= legal.shape[1] or not legal[i, out[i]]:
             out[i] = _first_legal(legal, i, 0)
+
+
+# Each built-in's compiled entry, by kernel code: separate functions, so that the engine (which calls
+# them through their addresses, engine/decide.py) loads, and a first run compiles, only the kernels
+# of the bots it seats.
+DECIDE = {PLANNER: decide_planner, EXPERT: decide_expert, GREEDY: decide_greedy}
+
+
+def decide(code, *arguments):
+    """Built-in policy `code`'s choices (`decide_planner`'s arguments), from Python."""
+    DECIDE[code](*arguments)
