@@ -1,19 +1,19 @@
 """The engine's first compile on two cores, of what a run plays.
 
 numba compiles one function at a time, so the engine's first compile is cut into parts that share
-nothing compiled, and two processes take them as they free, the longest first (`PARTS`): each bot's
-kernel, the expert's training kernel (`option_table`: training and the tests call it from Python),
-and the engine's steps, compiled by a game of `random` players. The steps call each bot's entry
-(`kernels.decide.DECIDE`) through its address (hadara_sim/kernels/address.py), so they compile
-without the kernels, and a run compiles (and loads) only the kernels of the bots it seats
-(`parts_for`): `make demo`'s four styles need the steps and the planner's kernel, not the expert's,
-greedy's or the training kernel. The entries, which join the kernels, compile last, here.
+nothing compiled, and two processes take them as they free, the longest first (`PARTS`): the
+engine's steps (compiled by a game of `random` players), each bot's kernel and the expert's training
+kernel (`option_table`: training and the tests call it from Python). The policies' `ask` calls each
+bot's entry (`kernels.decide.DECIDE`) through its address (hadara_sim/kernels/address.py), so no
+kernel is compiled into the steps, and a run compiles (and loads) only the kernels of the bots it
+seats (`parts_for`): `make demo`'s four styles need the steps and the planner's kernel, not the
+expert's, greedy's or the training kernel. The entries, which join the kernels, compile last, here.
 
     python -m hadara_sim.warm                  # every part (`make test`)
     python -m hadara_sim.warm --no-training    # every part but the expert's training kernel
     python -m hadara_sim.warm --for scenarios/default.toml   # what a scenario plays (`make demo`)
     python -m hadara_sim.warm --bytecode MODULE ...   # and import the modules beside the parts
-    python -m hadara_sim.warm expert           # one part (engine, planner, expert, greedy or training)
+    python -m hadara_sim.warm expert           # one part, here (see `PARTS`)
 """
 
 from __future__ import annotations
@@ -30,9 +30,10 @@ from . import jit_cache
 
 KERNELS = ("planner", "greedy", "expert")
 # The parts of a first compile, the longest first, with the CPU seconds of each on a cold cache
-# (quiet 2-core machine, `scripts/compile_profile.py`); the entries, which join the kernels, take a
-# few seconds more.
-PART_SECONDS = {"engine": 100.0, "training": 73.0, "planner": 67.0, "expert": 47.0, "greedy": 2.0}
+# (`scripts/compile_profile.py`, a quiet 2-core machine); the entries, which join the kernels, take
+# a few seconds more. The engine's steps are one part: compiled apart in several processes, the
+# helpers they share (the rules, the card steps) compiled once in each, 109 CPU s instead of 85.
+PART_SECONDS = {"engine": 85.0, "training": 73.0, "planner": 67.0, "expert": 47.0, "greedy": 2.0}
 PARTS = tuple(PART_SECONDS)
 JOIN_SECONDS = 15.0  # starting the processes, the entries and the game that joins the parts
 # `--bytecode`: importing the modules the commands import, in a worker beside the parts, writes their
@@ -103,15 +104,21 @@ def _standing_for(part: str):
 def entry_signature() -> tuple:
     """The argument types the engine passes to the bots' entries (`engine.decide.decide_types`), as
     `simulate` plays them (a batch made otherwise would compile a variant runs never use)."""
+    from .engine.decide import decide_types
+
+    return decide_types(_sample_batch().k)
+
+
+def _sample_batch():
+    """A batch of one game of two `random` players, made as `simulate` makes its batches: the types
+    of its arrays are every batch's (nothing of it is compiled or played)."""
     from .component_files import load_components
     from .deal import make_deals
-    from .engine.decide import decide_types
     from .engine.game import BatchGame
     from .registry import make_policy
 
     components = load_components()
-    game = BatchGame(make_deals(components, 2, 1), components, [make_policy("random"), make_policy("random")])
-    return decide_types(game.k)
+    return BatchGame(make_deals(components, 2, 1), components, [make_policy("random"), make_policy("random")])
 
 
 def kernel_signature() -> tuple:

@@ -68,3 +68,16 @@ def test_a_batch_loads_only_the_kernels_of_the_built_ins_it_seats():
     two = BatchGame(three, components, [make_policy("greedy"), make_policy("balanced"), make_policy("greedy")]).k
     assert two.decide_at[0] == two.decide_at[2] != two.decide_at[1] != 0
     assert two.decide_at[0] == address_of(DECIDE[GREEDY], decide_types(two))[0]
+
+
+def test_the_steps_call_each_other_through_addresses_bound_before_the_first_step():
+    from hadara_sim.engine.decide import ASK_AT, CALLED
+    from hadara_sim.engine.game import pick_turn
+
+    components = load_components()
+    game = BatchGame(make_deals(components, 2, 1), components, [make_policy("greedy"), make_policy("random")])
+    assert game.k.calls.tolist() == [0] * CALLED  # nothing compiled or loaded for a batch not played
+    with pytest.raises(RuntimeError, match="argument types differ"):  # unbound: refused, never a jump to 0
+        pick_turn(game.s.arrays, game.s.tables, game.k, np.zeros(1, np.int64))
+    game.play()
+    assert all(game.k.calls) and game.k.checks[ASK_AT] != 0

@@ -55,7 +55,14 @@ Deciders = namedtuple("Deciders", (
     "stopped",       # (1,) int64: 1 once the policies are no longer asked (BatchGame.stopped)
     "decide_at",     # (K,) int64: address of the policy's compiled entry (kernels.decide.DECIDE), 0 = none
     "decide_check",  # int: checksum of the argument types they were compiled for (kernels.address)
+    "calls",         # (CALLED,) int64: address of each step called through one (ASK_AT, ...), 0 = not yet bound
+    "checks",        # (CALLED,) int64: checksum of the argument types each was compiled for
 ))
+# The compiled steps called through their addresses (kernels/address.py), each compiled once and
+# apart (in parallel at a first compile) instead of into every step that calls it: `ask_policies`,
+# and the epoch's draw rounds, picks and colony or statue steps (engine/game.py binds them).
+ASK_AT, DRAW_AT, PICK_AT, ACT_AT = range(4)
+CALLED = 4
 
 # The batches being played, by handle, for the calls back into Python (gone with the batch).
 _GAMES: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
@@ -161,12 +168,27 @@ def record(k, step, number):
 @njit(cache=True)
 def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
     """The acting seats' policies pick one legal option in each game `g` (rows of `legal`, `hand`,
-    `card`, `feed_need`); a single legal option is taken unasked."""
+    `card`, `feed_need`); a single legal option is taken unasked (`ask_policies`, through its address)."""
+    choices = np.empty(len(g), np.int64)
+    call_at(k.calls[ASK_AT], k.checks[ASK_AT], (s, t, k, kind, g, seat, legal, hand, card, feed_need, choices))
+    return choices
+
+
+def ask_types(s, k) -> tuple:
+    """numba's types of `ask_policies`' arguments in a batch of state `s` and deciders `k`."""
+    vector, matrix = typeof(np.zeros(1, np.int64)), typeof(np.zeros((1, 2), np.int64))
+    return (typeof(s.arrays), typeof(s.tables), typeof(k), typeof(np.int64(0)), vector, vector,
+            typeof(np.zeros((1, 1), np.bool_)), matrix, vector, vector, vector)
+
+
+@njit(cache=True)
+def ask_policies(s, t, k, kind, g, seat, legal, hand, card, feed_need, choices):
+    """`ask`, its choices into `choices`."""
     n = len(g)
-    choices, asked = np.empty(n, np.int64), np.empty(n, np.bool_)
+    asked = np.empty(n, np.bool_)
     if k.stopped[0]:  # the batch is only played out (the forward model has what it replayed for)
         _unasked(legal, choices, asked)
-        return choices
+        return
     if _unasked(legal, choices, asked):
         owner = np.empty(n, np.int64)
         for i in range(n):
@@ -202,7 +224,6 @@ def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
     if k.recording:
         picked = np.flatnonzero(asked)
         _record_decision_in_python(k.handle, kind, g[picked], seat[picked], legal[picked], choices[picked])
-    return choices
 
 
 @njit(cache=True, inline="always")
@@ -321,7 +342,7 @@ def make_deciders(game, history_width_: int) -> Deciders:
     k = Deciders(game.handle, np.ascontiguousarray(game.seat_policy, np.int64), code, kinds, params, tables,
                  restrict, restricting, view, c.compiled, np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
                  game.history, game.recorder is not None, *replay_arrays, game.stopped,
-                 np.zeros(len(policies), np.int64), 0)
+                 np.zeros(len(policies), np.int64), 0, np.zeros(CALLED, np.int64), np.zeros(CALLED, np.int64))
     if code.any():  # only the kernels of the built-ins seated are loaded (or compiled)
         types = decide_types(k)
         for p in np.flatnonzero(code):

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from numba import typeof
 
 from .. import actions as A
 from ..components import ComponentSet
@@ -19,9 +20,11 @@ from ..deal import Deals
 from ..signals import check_held, held_signals
 from .cards import gain
 from .colonies import colony_options, take_colony
+from ..kernels.address import address_of, call_at
 from .decide import (
-    COLONIES, COLONY, DRAWN, FED, INCOME, MEDALS, NO_NUMBER, PICKED, SETUP, SIDE, STATUE, STATUES, WHEEL_SET,
-    ask, ask_plain, history_width, make_deciders, record, register,
+    ACT_AT, ASK_AT, COLONIES, COLONY, DRAW_AT, DRAWN, FED, INCOME, MEDALS, NO_NUMBER, PICK_AT, PICKED, SETUP, SIDE,
+    STATUE, STATUES, WHEEL_SET, ask, ask_plain, ask_policies, ask_types, history_width, make_deciders, record,
+    register,
 )
 from .draft import draw_round, lay_out_decks, set_wheel
 from .feeding import feed_people
@@ -155,6 +158,7 @@ class BatchGame:
         """Each player takes a setup card side (advanced game), its coins and track values; some get an
         extra coin."""
         s, c = self.s, self.c
+        self.bind()
         sides = np.full((s.games, s.players), -1, np.int8) if self.sides is None else np.asarray(self.sides, np.int8)
         s.side[:] = self.choose_sides(sides) if s.deals.advanced else 0
         card, side = s.initiative.astype(np.int64) - 1, s.side.astype(np.int64)
@@ -181,6 +185,7 @@ class BatchGame:
     def play_epoch(self, epoch: int):
         """One epoch in every game (`play_epoch` below), then the running score totals."""
         s = self.s
+        self.bind()
         if self.history.shape[1]:
             self.epoch_start = Start(epoch, {name: getattr(s, name).copy() for name in GAME_ARRAYS},
                                      self.serial.copy(), self.epoch_totals.copy())
@@ -191,6 +196,15 @@ class BatchGame:
                    grant_epoch, grant_card, grant_seat)
         if self.keep_totals:
             self.epoch_totals[:, :, epoch - 1] = score(s)["total"]
+
+    def bind(self):
+        """The addresses of the steps called through one (`decide.ASK_AT`, ...), compiled or loaded
+        once per process, in the batch's deciders (before the first step is played)."""
+        k = self.k
+        if k.calls[ASK_AT]:
+            return
+        for at, (function, types) in enumerate(called_steps(self.s, k)):
+            k.calls[at], k.checks[at] = address_of(function, types)
 
     def past(self, games: np.ndarray) -> dict:
         """Deals, experiment options, choices so far and the epoch's start of some games, for the
@@ -223,12 +237,12 @@ def play_epoch(s, t, k, epoch, first, grant_epoch, grant_card, grant_seat):
     record(k, WHEEL_SET, NO_NUMBER)
     for draw in range(5):
         s.clock[2] = draw
-        draw_round(s, t, k)
+        call_at(k.calls[DRAW_AT], k.checks[DRAW_AT], (s, t, k))  # draw_round
         record(k, DRAWN, draw + 1)
     steps_after_phase(s, t, k, first)
     s.clock[1] = 1
     for turn in range(PICKS_PER_PHASE_B * players):
-        pick_turn(s, t, k, seat_in_turn(first, turn, players))
+        call_at(k.calls[PICK_AT], k.checks[PICK_AT], (s, t, k, seat_in_turn(first, turn, players)))  # pick_turn
         record(k, PICKED, turn + 1)
     steps_after_phase(s, t, k, first)
     for turn in range(players):
@@ -246,10 +260,10 @@ def steps_after_phase(s, t, k, first):
     collect_income(s)
     record(k, INCOME, NO_NUMBER)
     for turn in range(players):
-        act_in_step(s, t, k, seat_in_turn(first, turn, players), COLONY)
+        call_at(k.calls[ACT_AT], k.checks[ACT_AT], (s, t, k, seat_in_turn(first, turn, players), COLONY))  # act_in_step
     record(k, COLONIES, NO_NUMBER)
     for turn in range(players):
-        act_in_step(s, t, k, seat_in_turn(first, turn, players), STATUE)
+        call_at(k.calls[ACT_AT], k.checks[ACT_AT], (s, t, k, seat_in_turn(first, turn, players), STATUE))
     record(k, STATUES, NO_NUMBER)
 
 
@@ -287,3 +301,13 @@ def act_in_step(s, t, k, seat, kind):
 def seat_in_turn(first, turn, players):
     """(games,) the turn-th seat clockwise from the first player."""
     return (first + turn) % players
+
+
+def called_steps(state, k) -> list:
+    """Each step called through its address (by `decide.ASK_AT`, ...), with numba's types of its
+    arguments in a batch of `state` and deciders `k`: `ask_policies`, `draw_round`, `pick_turn`,
+    `act_in_step`."""
+    s, t, deciders = typeof(state.arrays), typeof(state.tables), typeof(k)
+    seats, kind = typeof(np.zeros(1, np.int64)), typeof(np.int64(0))
+    return [(ask_policies, ask_types(state, k)), (draw_round, (s, t, deciders)),
+            (pick_turn, (s, t, deciders, seats)), (act_in_step, (s, t, deciders, seats, kind))]

@@ -50,6 +50,7 @@ def in_batch_engine(game, scripts) -> BatchGame:
             s.effects[0, p.seat, EFFECT_INDEX[effect]] = True
             s.effect_epoch[0, p.seat, EFFECT_INDEX[effect]] = game.epoch
     assert same_state(game, batch) == []
+    batch.bind()  # the steps below are called directly, not by `play`: the addresses they call through
     return batch
 
 
