@@ -81,3 +81,14 @@ def test_the_steps_call_each_other_through_addresses_bound_before_the_first_step
         pick_turn(game.s.arrays, game.s.tables, game.k, np.zeros(1, np.int64))
     game.play()
     assert all(game.k.calls) and game.k.checks[ASK_AT] != 0
+
+
+def test_the_type_key_tells_apart_what_numba_types_apart():
+    from hadara_sim.kernels.address import type_key
+
+    a = np.zeros((3, 2))
+    frozen = a.copy()
+    frozen.flags.writeable = False
+    variants = [a, a.astype(np.float32), a.T, a[:, 0], frozen, a.reshape(6), (a,), [a]]
+    assert len({type_key(v) for v in variants}) == len(variants)
+    assert type_key((a, 1)) == type_key((np.ones((5, 7)), 2))  # sizes and values are not types

@@ -19,7 +19,7 @@ from numba import njit, objmode, typeof
 from ..actions import KINDS
 from ..constants import COLONY_LEVELS, EPOCH_NAMES, PICKS_PER_PHASE_B
 from ..kernels import layout
-from ..kernels.address import address_of, call_at
+from ..kernels.address import address_for, call_at, type_key
 from ..kernels.decide import DECIDE
 from ..kernels.restrict import policy_mask, restrict_rows
 from ..policy import Decision, View, check_choices, choose
@@ -343,10 +343,9 @@ def make_deciders(game, history_width_: int) -> Deciders:
                  restrict, restricting, view, c.compiled, np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
                  game.history, game.recorder is not None, *replay_arrays, game.stopped,
                  np.zeros(len(policies), np.int64), 0, np.zeros(CALLED, np.int64), np.zeros(CALLED, np.int64))
-    if code.any():  # only the kernels of the built-ins seated are loaded (or compiled)
-        types = decide_types(k)
-        for p in np.flatnonzero(code):
-            k.decide_at[p], check = address_of(DECIDE[code[p]], types)
+    arguments = type_key(k)
+    for p in np.flatnonzero(code):  # only the kernels of the built-ins seated are loaded (or compiled)
+        k.decide_at[p], check = address_for(DECIDE[code[p]], arguments, lambda: decide_types(k))
         k = k._replace(decide_check=check)
     return k
 

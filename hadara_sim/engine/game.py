@@ -20,7 +20,7 @@ from ..deal import Deals
 from ..signals import check_held, held_signals
 from .cards import gain
 from .colonies import colony_options, take_colony
-from ..kernels.address import address_of, call_at
+from ..kernels.address import address_for, call_at, type_key
 from .decide import (
     ACT_AT, ASK_AT, COLONIES, COLONY, DRAW_AT, DRAWN, FED, INCOME, MEDALS, NO_NUMBER, PICK_AT, PICKED, SETUP, SIDE,
     STATUE, STATUES, WHEEL_SET, ask, ask_plain, ask_policies, ask_types, history_width, make_deciders, record,
@@ -203,8 +203,9 @@ class BatchGame:
         k = self.k
         if k.calls[ASK_AT]:
             return
-        for at, (function, types) in enumerate(called_steps(self.s, k)):
-            k.calls[at], k.checks[at] = address_of(function, types)
+        arguments = type_key((self.s.arrays, self.s.tables, k))
+        for at, function in enumerate(CALLED_STEPS):
+            k.calls[at], k.checks[at] = address_for(function, arguments, lambda: called_types(self.s, k)[at])
 
     def past(self, games: np.ndarray) -> dict:
         """Deals, experiment options, choices so far and the epoch's start of some games, for the
@@ -303,11 +304,11 @@ def seat_in_turn(first, turn, players):
     return (first + turn) % players
 
 
-def called_steps(state, k) -> list:
-    """Each step called through its address (by `decide.ASK_AT`, ...), with numba's types of its
-    arguments in a batch of `state` and deciders `k`: `ask_policies`, `draw_round`, `pick_turn`,
-    `act_in_step`."""
+CALLED_STEPS = (ask_policies, draw_round, pick_turn, act_in_step)  # by decide.ASK_AT, DRAW_AT, PICK_AT, ACT_AT
+
+
+def called_types(state, k) -> list:
+    """numba's types of the arguments of each of `CALLED_STEPS` in a batch of `state` and deciders `k`."""
     s, t, deciders = typeof(state.arrays), typeof(state.tables), typeof(k)
     seats, kind = typeof(np.zeros(1, np.int64)), typeof(np.int64(0))
-    return [(ask_policies, ask_types(state, k)), (draw_round, (s, t, deciders)),
-            (pick_turn, (s, t, deciders, seats)), (act_in_step, (s, t, deciders, seats, kind))]
+    return [ask_types(state, k), (s, t, deciders), (s, t, deciders, seats), (s, t, deciders, seats, kind)]

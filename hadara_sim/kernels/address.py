@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import zlib
 
+import numpy as np
 from numba import types
 from numba.core import cgutils
 from numba.extending import intrinsic
@@ -33,6 +34,29 @@ def address_of(dispatcher, argument_types) -> tuple[int, int]:
     dispatcher.compile(argument_types)
     compiled = dispatcher.overloads[argument_types]
     return compiled.library.get_pointer_to_function(compiled.fndesc.mangled_name), checksum(argument_types)
+
+
+def type_key(value):
+    """What numba's type of `value` is made of, cheaply: each array's dtype, dimensions, layout and
+    flags, each tuple's class and items, else the Python type. (numba's `typeof` of a batch's
+    namedtuples of arrays takes milliseconds: a key of the addresses, not a replacement of the
+    types; a key that missed a difference would still be refused by `call_at`'s checksum.)"""
+    if isinstance(value, np.ndarray):
+        flags = value.flags
+        return value.dtype.str, value.ndim, flags.c_contiguous, flags.f_contiguous, flags.writeable, flags.aligned
+    if isinstance(value, tuple):
+        return type(value), tuple(type_key(item) for item in value)
+    return type(value)
+
+
+_ADDRESSES: dict = {}  # (dispatcher, `type_key` of the arguments) -> (address, checksum), per process
+
+
+def address_for(dispatcher, key, types) -> tuple[int, int]:
+    """`address_of(dispatcher, types())` for calls with arguments of `type_key` `key`, remembered."""
+    if (dispatcher, key) not in _ADDRESSES:
+        _ADDRESSES[dispatcher, key] = address_of(dispatcher, types())
+    return _ADDRESSES[dispatcher, key]
 
 
 @intrinsic
