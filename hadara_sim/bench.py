@@ -118,12 +118,15 @@ def simulate_command(out: Path, games: int = STARTUP_GAMES, quiet: bool = True) 
             *(["-q"] if quiet else [])]
 
 
-def startup_seconds(runs: int, games: int = STARTUP_GAMES, env: dict | None = None) -> Startup:
-    """The fixed cost of a small run: `runs` fresh processes of a `games`-game `simulate -q`, each to
-    its exit, after one not counted (it compiles the engine when numba's cache is cold)."""
+def startup_seconds(runs: int, games: int = STARTUP_GAMES, env: dict | None = None, quiet: bool = True,
+                    warm: bool = True) -> Startup:
+    """The fixed cost of a small run: `runs` fresh processes of a `games`-game `simulate -q` (or, not
+    `quiet`, as a user types it: with its closing win-rate table), each to its exit, after one not
+    counted (it compiles the engine when numba's cache is cold; not `warm`: none, the cache is warm)."""
     with tempfile.TemporaryDirectory() as folder:
-        command = simulate_command(Path(folder) / "run", games)
-        timed_process(command, env)
+        command = simulate_command(Path(folder) / "run", games, quiet)
+        if warm:
+            timed_process(command, env)
         walls, cpus, _ = zip(*(timed_process(command, env) for _ in range(runs)))
     return Startup(list(walls), list(cpus))
 

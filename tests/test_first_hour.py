@@ -133,6 +133,16 @@ def test_a_quiet_run_starts_without_the_libraries_it_does_not_use(tmp_path):
     assert "scipy.linalg" not in modules and "numba.np.arraymath" in modules
 
 
+def test_the_closing_table_of_a_sweep_imports_no_charts(tmp_path):
+    """simulate's closing table labels a sweep's combinations in words (`fields.value_label`) without
+    the report sections, whose charts import matplotlib (a third of a second of every sweep's run)."""
+    scenario = tmp_path / "swept.toml"
+    scenario.write_text('players = 2\npolicies = ["greedy"]\ngames = 10\n[sweep]\ngrants = ["none", "sell_bonus"]\n')
+    modules = _imported_by(["simulate", str(scenario), "--jobs", "1", "--out", str(tmp_path / "r")])
+    assert "hadara_sim.report.fields" in modules and "statsmodels.stats.proportion" in modules, modules
+    assert {"matplotlib", "hadara_sim.report.sections", "hadara_sim.report.charts"} & set(modules) == set()
+
+
 def test_a_command_imports_only_its_own_group():
     """`simulate --help` loads the simulate command alone: no other command's module, no numerical
     library, no report beyond the table type (the command line builds each command when it runs)."""

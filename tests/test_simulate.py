@@ -370,6 +370,29 @@ def test_closing_table_keeps_combinations_and_seats_apart():
     assert "%" in rows[0] and "[" in rows[0]
 
 
+def test_closing_table_gives_the_numbers_of_report_winrate():
+    """Two seats of each policy in every deal (the interval on the clustered effective sample size)
+    over a sweep: each row's seats played, win rate, 95% CI and fair share are `win_rates`' (what
+    `report winrate` prints), its mean total `mean_ci`'s over deals."""
+    from hadara_sim.cli.simulate import combination_words, win_table
+    from hadara_sim.report.estimates import mean_ci
+    from hadara_sim.report.wins import win_rates
+
+    df = hadara_sim.simulate(parse_scenario(
+        'players = 4\npolicies = ["greedy", "random"]\ngames = 40\nchunk = 40\n[sweep]\ngrants = ["none", "sell_bonus"]\n'),
+        jobs=1)
+    keys = ["sweep", "policy_label"]
+    totals = mean_ci(df, "total", keys).select(*keys, pl.col("mean").alias("total"))
+    expected = win_rates(df, keys).join(totals, on=keys)
+    assert (expected["rows"] == 2 * expected["n"]).all()  # two seats a deal: the clustered interval
+    cells = {(row[0], row[1]): row[2:] for row in win_table(df, "t").rows}
+    assert len(cells) == expected.height == 4
+    for row in expected.iter_rows(named=True):
+        assert cells[combination_words(row["sweep"]), row["policy_label"]] == [
+            f"{row['rows']:,}", f"{100 * row['mean']:.1f}%", f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]",
+            f"{100 * row['fair']:.1f}%", f"{row['total']:.1f}"]
+
+
 def test_progress_reaches_a_log_as_plain_lines(tmp_path, monkeypatch):
     """Output to a file or a pipe: no bar (it would show only its last frame) but a plain line at
     least every PLAIN_EVERY seconds with games done, rate and time left, and one at the end."""

@@ -41,6 +41,27 @@ def field_label(value) -> str:
     return "+".join(names) if len(names) == len(parsed) else fmt_value(value)
 
 
+def value_label(col: str, value) -> str:
+    """A group value as a label: seat 2 -> 'seat 2', players 4 -> '4 players'."""
+    if col == "seat":
+        return f"seat {value}"
+    if col == "players":
+        return f"{value} players"
+    if col == "setup_card":
+        return f"card {value}"
+    if col == "setup_side":
+        return f"side {value}"
+    if col == "advanced":
+        return "advanced" if value else "basic"
+    if col.startswith("first_player_epoch"):
+        return f"first player in epoch {col[-1]}: " + ("yes" if value else "no")
+    if col == "focus_seat":
+        return f"focus seat {value}"
+    if col.startswith(tuple(f"sweep_{k}" for k in FIELD_KEYS)):
+        return field_label(value)
+    return fmt_value(value)
+
+
 def _field_label_expr(fields: Sequence[str]) -> pl.Expr:
     """One label per opponent field from its swept columns (`field_label` for a whole policy list)."""
     whole = tuple(f"sweep_{k}" for k in FIELD_KEYS)  # a whole list of policies; else one key inside it

@@ -22,7 +22,7 @@ from . import charts
 from . import inference as I
 from . import verdict as V
 from .dataset import SETUP_SWEEPS, ReportError, combination_by, fmt_value, pooled_over
-from .fields import AGREEMENT, FIELD_KEYS, field_label
+from .fields import AGREEMENT, value_label
 from .scores import PART_LABELS, STACK_ORDER, leader_wins, running_scores, score_breakdown
 from .table import Table
 from .verdict import NA
@@ -105,27 +105,6 @@ def column_name(col: str) -> str:
     if col.startswith("sweep_"):
         return col[len("sweep_"):].replace("_", " ")
     return col.replace("_", " ")
-
-
-def value_label(col: str, value) -> str:
-    """A group value as a label: seat 2 -> 'seat 2', players 4 -> '4 players'."""
-    if col == "seat":
-        return f"seat {value}"
-    if col == "players":
-        return f"{value} players"
-    if col == "setup_card":
-        return f"card {value}"
-    if col == "setup_side":
-        return f"side {value}"
-    if col == "advanced":
-        return "advanced" if value else "basic"
-    if col.startswith("first_player_epoch"):
-        return f"first player in epoch {col[-1]}: " + ("yes" if value else "no")
-    if col == "focus_seat":
-        return f"focus seat {value}"
-    if col.startswith(tuple(f"sweep_{k}" for k in FIELD_KEYS)):
-        return field_label(value)
-    return fmt_value(value)
 
 
 def group_label(by: Sequence[str]):
