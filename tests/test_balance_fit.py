@@ -326,3 +326,20 @@ def test_a_local_sweep_follows_a_side_s_own_response_where_the_first_sweep_s_slo
     swept = [label for label in labels if "-local-" in label]
     assert len(swept) == 8 and swept[0].startswith("p2-local-2-0-") and swept[-1].startswith("p2-local-3-3-")
     assert "--resweep 4" in command_line(local.plan)
+
+
+def test_the_local_sweep_moves_every_value_one_step_around_the_set_last_played():
+    from hadara_sim.balance_fit import currents, design
+    from hadara_sim.balance_fit.plan import apart
+    from hadara_sim.component_files import load_components
+
+    sweep = plan(resweep=6)
+    now = currents(load_components(None))
+    centre = {"3B": {"culture": -2}, "4A": {"coins": 4}}
+    points = design(sweep, now, centre, 2)
+    assert len(points) == 6 and all(apart(point, centre) <= 1 for point in points)
+    levels = {(s, f): {point.get(s, {}).get(f, 0) for point in points} for s in ("3B", "4A") for f in ("coins", "culture")}
+    assert levels == {("3B", "coins"): {-2, 0, 2}, ("3B", "culture"): {-3, -2, -1},
+                      ("4A", "coins"): {2, 4, 6}, ("4A", "culture"): {-1, 0, 1}}
+    assert design(sweep, now, centre, 2) == points != design(sweep, now, centre, 3)   # from the seed and round
+    assert design(sweep, now) == design(replace(sweep, resweep=0), now)   # the first sweep is the same runs
