@@ -77,7 +77,8 @@ def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p"
                             f" (moved sides {100 * np.sqrt(np.mean(miss[moved] ** 2)):.2f}, left alone "
                             f"{100 * np.sqrt(np.mean(miss[~moved] ** 2)) if (~moved).any() else float('nan'):.2f})")
             if resweep:
-                near = local(design + played[:k] + [r for r in swept if int(r.label.split("-")[2]) <= k + 1], last)
+                earlier = design + played[:k] + [r for r in swept if int(r.label.split("-")[2]) <= k]
+                near = local(earlier, last, [r for r in swept if int(r.label.split("-")[2]) == k + 1])
                 model = F.fit_surrogate(near, plan, centre=last.change).anchor(last)
                 miss = model.shares(next_.change) - observed
                 line.append(f"local {100 * np.sqrt(np.mean(miss ** 2)):.2f} pp (moved sides "

@@ -225,15 +225,18 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
     for r in range(1, plan.rounds + 1):
         if rounds and plan.resweep:
             centre = rounds[-1].proposal.change
+            sweep: dict[int, list[Run]] = {p: [] for p in plan.players}
             for p in plan.players:
                 for k, point in enumerate(design(plan, now, centre, r)):
                     say(f"round {r}: local sweep at {p} players, point {k + 1} of {plan.resweep}, {plan.games:,} games")
                     label = f"p{p}-local-{r}-{k}-{_digest(point)}"
-                    data[p].append(Run(p, point, last[p].seed, label, play(p, point, last[p].seed, plan.games, label)))
+                    sweep[p].append(Run(p, point, last[p].seed, label, play(p, point, last[p].seed, plan.games, label)))
                     played += plan.games
-            say(f"round {r}: fitting the surrogates to the runs within one step of round {r - 1}'s set")
-            surrogates = {p: fit_surrogate(local(data[p], last[p]), plan, centre=centre).anchor(last[p])
+            say(f"round {r}: fitting the surrogates to the runs around round {r - 1}'s set")
+            surrogates = {p: fit_surrogate(local(data[p], last[p], sweep[p]), plan, centre=centre).anchor(last[p])
                           for p in plan.players}
+            for p in plan.players:
+                data[p] += sweep[p]
         else:
             say(f"round {r}: fitting the surrogates")
             surrogates = {p: fit_surrogate(data[p], plan, surrogates.get(p)).anchor(last[p]) for p in plan.players}
@@ -276,11 +279,12 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
     return Fit(plan, now, rounds, before, reason, status, played, time.perf_counter() - start, _cpu() - cpu_start)
 
 
-def local(runs: list[Run], centre: Run) -> list[Run]:
-    """The runs a local surrogate is fitted to: `centre` (the set last played) first, then every other
-    run whose every value lies within one step of it (the local sweep around it, and the earlier
-    sweeps' points and rounds' sets that fall there): the region the proposer may move in."""
-    return [centre] + [run for run in runs if run is not centre and apart(run.change, centre.change) <= 1]
+def local(runs: list[Run], centre: Run, sweep: list[Run]) -> list[Run]:
+    """The runs a local surrogate is fitted to: `centre` (the set last played) first, the local `sweep`
+    around it (a value at the edge of its range swept two steps inwards), then every earlier run whose
+    every value lies within one step of it (earlier sweeps' points and rounds' sets that fall in the
+    region the proposer may move in)."""
+    return [centre, *sweep] + [run for run in runs if run is not centre and apart(run.change, centre.change) <= 1]
 
 
 def _digest(change: Change) -> str:
