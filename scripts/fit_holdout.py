@@ -5,9 +5,7 @@ round k's set; printed, the root mean square miss over the sides against round k
 misses of the sides whose values round k moved from round k-1 and of those it left alone, each with
 and without the table terms (`--no-table-terms`), and the table terms the sweep demanded; then the
 misses of the moved sides whose every value stays within the sweep's one step of the shipped set,
-and of those beyond it (with table terms). For a fit played with `--resweep N` (give the same option),
-each round is also predicted as the fit did, by the local surrogate fitted to the runs within one step
-of round k-1's set (its local sweep, read from RESULTS/runs/pP-local-k-*, and every earlier run there).
+and of those beyond it (with table terms).
 
     python scripts/fit_holdout.py results/fit-balanced -p 2 -p 3 -p 4 --games 16000 --points 12 \\
         --confirm-games 2=100000,3=60000,4=40000 --max-changed 3
@@ -27,7 +25,6 @@ import typer
 
 from hadara_sim import balance
 from hadara_sim import balance_fit as F
-from hadara_sim.balance_fit.driver import local
 from hadara_sim.component_files import load_components
 from hadara_sim.results import load_results
 
@@ -44,7 +41,7 @@ def round_change(run: Path, now: dict[str, dict[str, int]]) -> F.Change:
 
 def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p"),
          games: int = typer.Option(..., "--games", "-n"), confirm_games: str = typer.Option(..., "--confirm-games"),
-         points: int = F.POINTS, max_changed: int = F.MAX_CHANGED, seed: int = 1, resweep: int = 0):
+         points: int = F.POINTS, max_changed: int = F.MAX_CHANGED, seed: int = 1):
     now = F.currents(load_components(None))
     for p in players:
         plan = F.FitPlan(players=[p], games=games, points=points, max_changed=max_changed, seed=seed,
@@ -54,8 +51,6 @@ def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p"
         rounds = sorted((results / "runs").glob(f"p{p}-round-*"), key=lambda d: int(d.name.split("-")[2]))
         played = [F.Run(p, round_change(d, now), seed + int(d.name.split("-")[2]), d.name,
                         load_results(d).select(COLUMNS)) for d in rounds]
-        swept = [F.Run(p, round_change(d, now), seed + int(d.name.split("-")[2]) - 1, d.name,
-                       load_results(d).select(COLUMNS)) for d in sorted((results / "runs").glob(f"p{p}-local-*"))]
         models = {table: F.fit_surrogate(design, replace(plan, table=table)) for table in (False, True)}
         print(f"{p} players: table terms demanded by the sweep: {', '.join(models[True].added) or 'none'}")
         inside, outside = [], []   # misses of moved sides whose values stay within the sweep's step, or not
@@ -75,14 +70,6 @@ def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p"
                         (inside if far <= 1 else outside).append(miss[i])
                 line.append(f"{'with' if table else 'without'} table terms {100 * np.sqrt(np.mean(miss ** 2)):.2f} pp"
                             f" (moved sides {100 * np.sqrt(np.mean(miss[moved] ** 2)):.2f}, left alone "
-                            f"{100 * np.sqrt(np.mean(miss[~moved] ** 2)) if (~moved).any() else float('nan'):.2f})")
-            if resweep:
-                earlier = design + played[:k] + [r for r in swept if int(r.label.split("-")[2]) <= k]
-                near = local(earlier, last, [r for r in swept if int(r.label.split("-")[2]) == k + 1])
-                model = F.fit_surrogate(near, plan, centre=last.change).anchor(last)
-                miss = model.shares(next_.change) - observed
-                line.append(f"local {100 * np.sqrt(np.mean(miss ** 2)):.2f} pp (moved sides "
-                            f"{100 * np.sqrt(np.mean(miss[moved] ** 2)):.2f}, left alone "
                             f"{100 * np.sqrt(np.mean(miss[~moved] ** 2)) if (~moved).any() else float('nan'):.2f})")
             print(f"  round {k + 1} from round {k} ({moved.sum()} sides moved): " + "; ".join(line))
         for name, misses in (("within one step of the shipped set", inside), ("beyond it", outside)):
