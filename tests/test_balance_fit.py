@@ -5,6 +5,7 @@ same seed; the command's help and its refusals of bad input."""
 
 import copy
 from dataclasses import replace
+from typing import Callable
 
 import numpy as np
 import polars as pl
@@ -16,21 +17,23 @@ from hadara_sim.cli import app
 
 
 def synthetic(base: dict[str, float], slopes: dict[str, dict[str, float]],
-              table: dict[str, dict[str, float]] | None = None):
+              table: dict[str, dict[str, float]] | None = None, curves: dict[str, dict[str, Callable]] | None = None):
     """A game of setup cards alone: P of the five cards dealt to the seats, each on a random side; the
     winner drawn from the softmax of the seats' strengths: the side's `base[side]` plus
-    `slopes[side][value]` per unit of its change, plus `table[side][value]` per unit of the changes
+    `slopes[side][value]` per unit of its change (or `curves[side][value](change)`, a response of any
+    shape), plus `table[side][value]` per unit of the changes
     of that value the other seats' sides hold (a contest: the side's strength moves with the table's).
     The deal and the winner's uniform draw come from the seed alone, so every change set of one seed
     plays the same deals (common random numbers, as the real runs)."""
-    table = table or {}
+    table, curves = table or {}, curves or {}
 
     def play(players, change, seed, games, label):
         rng = np.random.default_rng([seed, players])
         cards = np.argsort(rng.random((games, 5)), axis=1)[:, :players]
         sides = rng.integers(0, 2, (games, players))
         u = rng.random(games)
-        strength = np.array([base.get(s, 0.0) + sum(slopes.get(s, {}).get(f, 0.0) * d
+        strength = np.array([base.get(s, 0.0) + sum(curves[s][f](d) if f in curves.get(s, {}) else
+                                                     slopes.get(s, {}).get(f, 0.0) * d
                                                      for f, d in change.get(s, {}).items()) for s in SIDES])
         held = cards * 2 + sides
         theta = strength[held]
@@ -283,3 +286,60 @@ def test_confirm_games_per_player_count():
     assert missing.exit_code == 2 and "give the games of every player count the fit plays (2, 3)" in missing.output
     bad = runner.invoke(app, args + ["2=500,7=10"], env={"COLUMNS": "300"})
     assert bad.exit_code == 2 and "P a player count 2 to 5" in bad.output
+
+
+def flattening(c: int) -> float:
+    """3B's culture: 0.45 a step within one step of its printed value, 0.1 a step beyond."""
+    return 0.45 * c if abs(c) <= 1 else 0.45 * np.sign(c) + 0.1 * (c - np.sign(c))
+
+
+# 3B too strong by 0.75: culture -4 makes it fair (-0.45 - 3 x 0.1), but the sweep around the printed
+# set sees 0.45 a step. The first sweep's surrogate proposes -2 (played 55 % at 2 players), then -3
+# (played 52 %, predicted 48.5 %), and refitted with both still predicts -4 far too weak: it stops,
+# blocked. Swept anew around each set played, the surrogate sees the 0.1 a step where the proposal
+# lives and goes on to -4.
+FLATTENING = synthetic({"3B": 0.75}, {}, curves={"3B": {"culture": flattening}})
+
+
+def flattening_plan(**kw) -> FitPlan:
+    return plan(**{"sides": ["3B"], "fields": ["culture"], "reach": 4, "games": 5000, "points": 6,
+                   "confirm_games": 40000, "rounds": 4, "seed": 2} | kw)
+
+
+def test_a_local_sweep_follows_a_side_s_own_response_where_the_first_sweep_s_slope_does_not_hold():
+    global_ = fit(flattening_plan(), FLATTENING)
+    assert [r.proposal.change for r in global_.rounds] == [{"3B": {"culture": -2}}, {"3B": {"culture": -3}}]
+    assert global_.status == "blocked" and "3B is blocked" in global_.reason
+    labels = []
+
+    def play(players, change, seed, games, label):
+        labels.append(label)
+        return FLATTENING(players, change, seed, games, label)
+
+    local = fit(flattening_plan(resweep=4), play)
+    assert [r.proposal.change for r in local.rounds] == [{"3B": {"culture": d}} for d in (-2, -3, -4)]
+    assert local.status == "confirmed", local.reason
+    # the same step to -3, predicted with the first sweep's slope and with the local one
+    assert global_.rounds[1].missed > 0.03 and local.rounds[1].missed < 0.015
+    # round 2 swept culture -1, -2 and -3 around round 1's -2, round 3 -2, -3 and -4 around round 2's -3,
+    # each on the deals of the set it surrounds
+    swept = [label for label in labels if "-local-" in label]
+    assert len(swept) == 8 and swept[0].startswith("p2-local-2-0-") and swept[-1].startswith("p2-local-3-3-")
+    assert "--resweep 4" in command_line(local.plan)
+
+
+def test_the_local_sweep_moves_every_value_one_step_around_the_set_last_played():
+    from hadara_sim.balance_fit import currents, design
+    from hadara_sim.balance_fit.plan import apart
+    from hadara_sim.component_files import load_components
+
+    sweep = plan(resweep=6)
+    now = currents(load_components(None))
+    centre = {"3B": {"culture": -2}, "4A": {"coins": 4}}
+    points = design(sweep, now, centre, 2)
+    assert len(points) == 6 and all(apart(point, centre) <= 1 for point in points)
+    levels = {(s, f): {point.get(s, {}).get(f, 0) for point in points} for s in ("3B", "4A") for f in ("coins", "culture")}
+    assert levels == {("3B", "coins"): {-2, 0, 2}, ("3B", "culture"): {-3, -2, -1},
+                      ("4A", "coins"): {2, 4, 6}, ("4A", "culture"): {-1, 0, 1}}
+    assert design(sweep, now, centre, 2) == points != design(sweep, now, centre, 3)   # from the seed and round
+    assert design(sweep, now) == design(replace(sweep, resweep=0), now)   # the first sweep is the same runs

@@ -19,6 +19,11 @@ opponents, so weakening 3B moves every other side's share. The fit treats the se
    design point). Before each
    proposal it is anchored to the set last played in full (`Surrogate.anchor`: side offsets that
    reproduce the shares observed there), so the model gives the step and the games the level.
+   With `resweep`, each later round is **local**: `resweep` design points (-1, 0 or +1 step of every
+   value) are played around the set last played, on its deals, and the surrogate is fitted anew
+   (terms chosen anew) to the set itself, the local sweep and every earlier run within one step of
+   that set (`driver.local`). A side's own response far from the shipped
+   set is then measured where the proposal moves, not extrapolated from the first sweep's slopes.
 3. **Proposer.** Over whole-number changes within each value's range and `reach` steps of its
    current value (after the first round, within one step of the set last played: a trust region),
    side by side (the furthest from fair first, repeated until no side moves): the

@@ -24,8 +24,8 @@ from ..report.estimates import mean_ci, with_verdicts
 from ..report.verdict import undecided_text
 from ..scenario.read import scenario_from_dict
 from ..sensitivity import merged
-from .plan import (REFERENCE_DEALS, SAMPLE_GAMES, SIDES, Change, FitPlan, Play, as_overrides, count, currents,
-                   design)
+from .plan import (REFERENCE_DEALS, SAMPLE_GAMES, SIDES, Change, FitPlan, Play, apart, as_overrides, count,
+                   currents, design)
 from .search import Proposal, propose
 from .surrogate import Run, Surrogate, _groups, dealt, fit_surrogate
 
@@ -116,8 +116,9 @@ class Fit:
 
 
 def estimate(plan: FitPlan, cold: bool | None = None) -> tuple[Estimate, Estimate]:
-    """How long the designed sweep takes, and at most the confirmations (every round, and the current
-    set on the best round's deals), before anything is played."""
+    """How long the designed sweep takes (with every later round's local sweep, `resweep`), and at most
+    the confirmations (every round, and the current set on the best round's deals), before anything is
+    played."""
     def runs(games: Callable[[int], int], count_: int, cold_: bool | None) -> Estimate:
         """`count_` runs at every player count, of `games(players)` games."""
         total, n, workers, unknown, compiled = 0.0, 0, 1, [], False
@@ -131,7 +132,7 @@ def estimate(plan: FitPlan, cold: bool | None = None) -> tuple[Estimate, Estimat
             cold_ = False
         return Estimate(total, n, unknown, compiled, workers)
 
-    sweep = runs(lambda p: plan.games, plan.points, cold)
+    sweep = runs(lambda p: plan.games, plan.points + (plan.rounds - 1) * plan.resweep, cold)
     confirm = runs(plan.confirming, plan.rounds + 2, False)  # the current set in the design, each round, before
     return sweep, confirm
 
@@ -184,7 +185,11 @@ def fitting_seconds(plan: FitPlan) -> float:
         end = time.process_time()
         held = [plan.points * dealt(p, plan.games) + r * dealt(p, plan.confirming(p))
                 for r in range(1, plan.rounds + 1)]
-        fitting += (middle - start) * held[0] / sample + (end - middle) * sum(held[1:]) / sample
+        if plan.resweep:  # every later round chooses its terms anew on its local sweep, the set and the one before
+            near = plan.resweep * dealt(p, plan.games) + 2 * dealt(p, plan.confirming(p))
+            fitting += (middle - start) * (held[0] + (plan.rounds - 1) * near) / sample
+        else:
+            fitting += (middle - start) * held[0] / sample + (end - middle) * sum(held[1:]) / sample
     start = time.process_time()
     propose(surrogates, plan, now)
     return fitting + plan.rounds * (time.process_time() - start)
@@ -218,8 +223,23 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
     surrogates: dict[int, Surrogate] = {}
     last = {p: data[p][0] for p in plan.players}   # the set last played in full: the current set, then each round's
     for r in range(1, plan.rounds + 1):
-        say(f"round {r}: fitting the surrogates")
-        surrogates = {p: fit_surrogate(data[p], plan, surrogates.get(p)).anchor(last[p]) for p in plan.players}
+        if rounds and plan.resweep:
+            centre = rounds[-1].proposal.change
+            sweep: dict[int, list[Run]] = {p: [] for p in plan.players}
+            for p in plan.players:
+                for k, point in enumerate(design(plan, now, centre, r)):
+                    say(f"round {r}: local sweep at {p} players, point {k + 1} of {plan.resweep}, {plan.games:,} games")
+                    label = f"p{p}-local-{r}-{k}-{_digest(point)}"
+                    sweep[p].append(Run(p, point, last[p].seed, label, play(p, point, last[p].seed, plan.games, label)))
+                    played += plan.games
+            say(f"round {r}: fitting the surrogates to the runs around round {r - 1}'s set")
+            surrogates = {p: fit_surrogate(local(data[p], last[p], sweep[p]), plan, centre=centre).anchor(last[p])
+                          for p in plan.players}
+            for p in plan.players:
+                data[p] += sweep[p]
+        else:
+            say(f"round {r}: fitting the surrogates")
+            surrogates = {p: fit_surrogate(data[p], plan, surrogates.get(p)).anchor(last[p]) for p in plan.players}
         proposal = propose(surrogates, plan, now, rounds[-1].proposal.change if rounds else None)
         if rounds and proposal.change == rounds[-1].proposal.change:
             status, reason = _why(rounds[-1], proposal, plan)
@@ -257,6 +277,14 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
             played += plan.confirming(p)
         before = verdicts(base, plan.sides, plan.margin)
     return Fit(plan, now, rounds, before, reason, status, played, time.perf_counter() - start, _cpu() - cpu_start)
+
+
+def local(runs: list[Run], centre: Run, sweep: list[Run]) -> list[Run]:
+    """The runs a local surrogate is fitted to: `centre` (the set last played) first, the local `sweep`
+    around it (a value at the edge of its range swept two steps inwards), then every earlier run whose
+    every value lies within one step of it (earlier sweeps' points and rounds' sets that fall in the
+    region the proposer may move in)."""
+    return [centre, *sweep] + [run for run in runs if run is not centre and apart(run.change, centre.change) <= 1]
 
 
 def _digest(change: Change) -> str:

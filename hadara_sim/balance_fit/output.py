@@ -18,7 +18,8 @@ def command_line(plan: FitPlan) -> str:
         parts += [f"--side {s}" for s in plan.sides]
     if list(plan.fields) != list(SETUP_VALUES):
         parts.append(f"--values {','.join(plan.fields)}")
-    parts += [f"--games {plan.games}", f"--points {plan.points}", f"--confirm-games {plan.confirm_option()}",
+    parts += [f"--games {plan.games}", f"--points {plan.points}", *([f"--resweep {plan.resweep}"] if plan.resweep else []),
+              f"--confirm-games {plan.confirm_option()}",
               f"--rounds {plan.rounds}", f"--margin {100 * plan.margin:g}", f"--aim {plan.aim:g}",
               f"--reach {plan.reach}", f"--max-changed {plan.max_changed}",
               *([] if plan.table else ["--no-table-terms"]), f"--seed {plan.seed}"]

@@ -35,6 +35,9 @@ class FitPlan:
     policy: str = "balanced"
     games: int = 3000            # games per design point and player count
     points: int = POINTS         # design points besides the current set
+    resweep: int = 0             # design points played around the set last played before each later round, the
+                                 # surrogate then fitted to the runs within one step of that set (0: the first
+                                 # sweep's surrogate, refitted with every run)
     confirm_games: int | dict[int, int] = 30000   # fresh games for each confirmation: one number for every
                                                   # player count, or players -> games (2 players need ~2.7x 4's)
     rounds: int = 4              # proposals played at most
@@ -120,24 +123,42 @@ def allowed(field_: str, current: int, reach: int) -> list[int]:
     return [d for d in range(-far, far + 1) if low <= current + d <= high]
 
 
-def design(plan: FitPlan, now: dict[str, dict[str, int]]) -> list[Change]:
-    """The design points: every changeable value at -1, 0 or +1 step (moved inside its range at a
-    bound), each level at about a third of the points, shuffled per value from the seed."""
-    rng = np.random.default_rng(np.random.SeedSequence([plan.seed, 35]))
-    points: list[Change] = [{} for _ in range(plan.points)]
+def design(plan: FitPlan, now: dict[str, dict[str, int]], centre: Change | None = None,
+           number: int = 0) -> list[Change]:
+    """The design points: every changeable value at -1, 0 or +1 step from `centre` (default the current
+    set; moved inside its range at a bound), each level at about a third of the points, shuffled per
+    value from the seed. Around the current set `plan.points` points; around a round's set (`number`)
+    `plan.resweep` points, shuffled anew. Each point is a change from the current values."""
+    centre = centre or {}
+    rng = np.random.default_rng(np.random.SeedSequence([plan.seed, 35, number] if number else [plan.seed, 35]))
+    size = plan.resweep if number else plan.points
+    points: list[Change] = [copy_change(centre) for _ in range(size)]
     for side in plan.sides:
         for f in plan.fields:
             step = balance.STEPS[f]
             low, high = value_range(f)
-            levels = [d for d in (-step, 0, step) if low <= now[side][f] + d <= high]
+            at = centre.get(side, {}).get(f, 0)
+            levels = [d for d in (-step, 0, step) if low <= now[side][f] + at + d <= high]
             if len(levels) < 3:  # at a bound: two steps inwards instead
-                inside = [d for d in (-2 * step, -step, step, 2 * step) if low <= now[side][f] + d <= high]
+                inside = [d for d in (-2 * step, -step, step, 2 * step) if low <= now[side][f] + at + d <= high]
                 levels = sorted({0, *inside}, key=abs)[:3]
-            column = rng.permutation(np.resize(levels, plan.points))
+            column = rng.permutation(np.resize(levels, size))
             for point, delta in zip(points, column):
-                if delta:
-                    point.setdefault(side, {})[f] = int(delta)
-    return points
+                if at + delta:
+                    point.setdefault(side, {})[f] = int(at + delta)
+                else:
+                    point.get(side, {}).pop(f, None)
+    return [{s: c for s, c in point.items() if c} for point in points]
+
+
+def copy_change(change: Change) -> Change:
+    return {s: dict(c) for s, c in change.items()}
+
+
+def apart(a: Change, b: Change) -> float:
+    """How far apart two change sets lie: the largest difference of one value, in steps (`balance.STEPS`)."""
+    keys = {(s, f) for c in (a, b) for s, values in c.items() for f in values}
+    return max((abs(a.get(s, {}).get(f, 0) - b.get(s, {}).get(f, 0)) / balance.STEPS[f] for s, f in keys), default=0.0)
 
 
 def worth(change: dict[str, int]) -> float:

@@ -16,7 +16,7 @@ from scipy.stats import norm
 
 from ..components import SETUP_VALUES
 from ..report import inference as I
-from .plan import REFERENCE_DEALS, SIDES, Change, FitPlan, count
+from .plan import REFERENCE_DEALS, SIDES, Change, FitPlan
 
 Term = tuple[str, ...]   # the fields whose changes multiply: ("culture",), ("culture", "culture"), ("coins", "food")
 
@@ -396,12 +396,14 @@ def _varying(runs: list[Run], sides: list[str], fields: list[str]) -> dict[str, 
     return out
 
 
-def fit_surrogate(runs: list[Run], plan: FitPlan, previous: Surrogate | None = None) -> Surrogate:
+def fit_surrogate(runs: list[Run], plan: FitPlan, previous: Surrogate | None = None,
+                  centre: Change | None = None) -> Surrogate:
     """The surrogate of one player count: linear terms of every changed value, then the candidates the
     data demand (`_demanded`): squares and within-side products of a side's changes, and with
     `plan.table` every side's response to the other seats' changes. The terms are chosen on the
     designed sweep, where the values vary together; a refit after a confirmation keeps the `previous`
-    surrogate's terms."""
+    surrogate's terms. Its reference deals are those of the run of the `centre` set (default the
+    current set): the design's centre."""
     varying = _varying(runs, plan.sides, plan.fields)
     main = {s: [(f,) for f in fs] for s, fs in varying.items()}
     candidates = {s: [t for t in itertools.combinations_with_replacement(fs, 2)
@@ -419,7 +421,7 @@ def fit_surrogate(runs: list[Run], plan: FitPlan, previous: Surrogate | None = N
     design_ = Strengths(runs, terms, table)
     params, cov = _fit(design_, previous.params if previous is not None
                        and len(previous.params) == len(design_.columns) else None)
-    reference = next(r for r in runs if not count(r.change))
+    reference = next(r for r in runs if r.change == (centre or {}))
     deals, weights = seatings(_groups(reference)[0][:REFERENCE_DEALS])
     return Surrogate(runs[0].players, terms, params, cov, design_.columns, deals, weights, added, table)
 

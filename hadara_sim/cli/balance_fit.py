@@ -27,6 +27,10 @@ def fit(
     games: int = typer.Option(3000, "--games", "-n", min=10, help="Games per design point and player count."),
     points: int = typer.Option(12, "--points", min=3, max=200, help="Design points besides the current set: each "
                                "moves every changeable value by -1, 0 or +1 step (2 coins, 1 track step)."),
+    resweep: int = typer.Option(0, "--resweep", min=0, max=200, help="Design points played around the set "
+                                "last played before each later round (--games each, -1, 0 or +1 step of every "
+                                "value); the surrogate is then fitted to the runs within one step of that set, "
+                                "where the proposal moves (0: the first sweep's surrogate, refitted)."),
     confirm_games: str = typer.Option("30000", "--confirm-games", help="Fresh games per player count that confirm "
                                       "each proposal (and play the current set in the design): one number for "
                                       "every count, or P=GAMES per count, e.g. 2=160000,3=100000,4=60000 (a side's "
@@ -78,7 +82,7 @@ def fit(
         confirming = F.read_confirm_games(confirm_games)
         plan = F.FitPlan(sides=list(dict.fromkeys(side)) if side else list(F.SIDES), fields=fields,
                          players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
-                         points=points, confirm_games=confirming, rounds=rounds, margin=base.margin, aim=aim,
+                         points=points, resweep=resweep, confirm_games=confirming, rounds=rounds, margin=base.margin, aim=aim,
                          reach=reach, max_changed=max_changed, table=table, seed=seed, components=base.components,
                          overrides=base.overrides, jobs=jobs, out=str(out) if out else None)
     except ValueError as err:
@@ -92,7 +96,7 @@ def fit(
         fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
     except ValueError as err:
         fail(str(err))
-    if expect(f"the designed sweep {sweep.text()}; then the current set and at most {rounds} proposals, "
+    if expect(f"the designed sweep{' and the local sweeps' if resweep else ''} {sweep.text()}; then the current set and at most {rounds} proposals, "
               f"{confirm.text()}; fitting the surrogates and proposing about {duration(fitting)} (timed on a "
               f"sample here); in all about {duration(sweep.seconds + confirm.seconds + fitting)}",
               sweep.seconds + confirm.seconds + fitting, dry_run):
