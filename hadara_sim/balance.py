@@ -268,7 +268,7 @@ def estimate(plan: Plan, cold: bool | None = None) -> tuple[Estimate, Estimate |
     one = estimate_run(scenario_from_dict(scenario(plan, plan.curve_games)), plan.jobs, cold=False)
     runs = len(SETUP_VALUES)  # one curve per value of the side, POINTS swept values each
     per_side = Estimate(runs * (POINTS * (one.seconds - START_SECONDS) + CURVE_RUN_SECONDS),
-                        plan.curve_games * POINTS * runs, one.unknown, False, one.workers)
+                        plan.curve_games * POINTS * runs, one.unknown, 0.0, one.workers)
     return base, per_side
 
 

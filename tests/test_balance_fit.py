@@ -194,6 +194,15 @@ def test_the_estimate_before_a_fit_includes_the_fitting():
     assert "nothing was played" in result.output
 
 
+def test_the_estimate_counts_the_first_compile_once_not_once_a_run():
+    from hadara_sim.balance_fit.driver import estimate
+    from hadara_sim.warm import PLAYED, compile_seconds
+
+    fit = plan(players=(2, 3), points=5)
+    (cold, _), (warm, _) = estimate(fit, cold=True), estimate(fit, cold=False)
+    assert abs(cold.seconds - warm.seconds - compile_seconds(PLAYED)) < 1e-6 and cold.compile and not warm.compile
+
+
 def test_cells_short_of_deals_stop_the_fit_with_the_verdict_model_s_hint():
     """A confirmation whose every open cell lies inside the margin but is not yet shown fair stops as
     "too few deals", each cell with the hint of the one verdict model in --confirm-games."""

@@ -121,12 +121,12 @@ def estimate(plan: FitPlan, cold: bool | None = None) -> tuple[Estimate, Estimat
     played."""
     def runs(games: Callable[[int], int], count_: int, cold_: bool | None) -> Estimate:
         """`count_` runs at every player count, of `games(players)` games."""
-        total, n, workers, unknown, compiled = 0.0, 0, 1, [], False
+        total, n, workers, unknown, compiled = 0.0, 0, 1, [], 0.0
         for p in plan.players:
             one = estimate_run(scenario_from_dict(balance.scenario(
                 balance.Plan(players=p, policy=plan.policy, seed=plan.seed, components=plan.components,
                              jobs=plan.jobs, overrides=plan.overrides), games(p))), plan.jobs, cold=cold_)
-            total += one.seconds * count_
+            total += (one.seconds - one.compile) * count_ + one.compile  # the first compile once, not a run's
             n += one.games * count_
             workers, unknown, compiled = one.workers, one.unknown, compiled or one.compile
             cold_ = False
