@@ -150,9 +150,11 @@ SNAPSHOT_FIELDS = ("coins", "tracks", "tiles", "side", "colonies", "colony_tile"
 compiled = njit(cache=True, _nrt=False)
 # The steps of the epoch that ask the players and make their own arrays (numba's memory management on).
 compiled_step = njit(cache=True)
-# Small steps are inlined into the epoch: every compiled function that asks the players carries its
-# own copy of the bots' kernel, which costs compile time (inlining the big steps too would save more
-# compile time but makes the epoch about 15% slower).
+# Small steps are inlined into their caller at numba's IR level; the draw rounds, picks and colony or
+# statue steps, and the policies' `ask`, are called through their addresses (decide.ASK_AT, ...):
+# numba would re-optimise each inside every caller. (Feeding, medals and grants called so as well
+# took as long to compile: each such call passes the state's hundreds of array fields, which LLVM
+# takes seconds to lower.)
 inlined_step = njit(cache=True, inline="always")
 
 # The arrays handed to the compiled rule steps (numba kernels take arrays, not dataclasses).
