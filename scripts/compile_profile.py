@@ -2,6 +2,7 @@
 
     python scripts/compile_profile.py            # the whole engine, as `python -m hadara_sim.warm` in one process
     python scripts/compile_profile.py expert     # one kernel (planner, greedy, expert or training)
+    python scripts/compile_profile.py engine     # the engine's steps alone (warm's "engine" part)
 
 It compiles into a fresh temporary NUMBA_CACHE_DIR (the project's cache is left alone) and prints,
 per function, the CPU seconds of its own compile ("own": less the functions it compiled on the way)
@@ -65,8 +66,12 @@ def main(argv: list[str]) -> int:
     from hadara_sim import warm
 
     start = time.process_time()
-    warm.compile_kernels(argv or warm.KERNELS)
-    if not argv:
+    kernels = [part for part in argv if part != "engine"]
+    if kernels or not argv:
+        warm.compile_kernels(kernels or warm.KERNELS)
+    if "engine" in argv:
+        warm._play_one_game("random")  # the engine's steps alone, as warm's part compiles them
+    elif not argv:
         warm._play_one_game()
     print(f"{time.process_time() - start:.0f} CPU s in all (cache {os.environ['NUMBA_CACHE_DIR']})")
     print(f"{'own':>8} {'with callees':>13} {'compiles':>8}  function")
