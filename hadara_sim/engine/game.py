@@ -17,10 +17,10 @@ from .. import actions as A
 from ..components import ComponentSet
 from ..constants import EFFECT_INDEX, EPOCHS, PICKS_PER_PHASE_B, REQUIREMENT_MAX_COINS
 from ..deal import Deals
+from ..kernels.address import address_for, call_at, type_key
 from ..signals import check_held, held_signals
 from .cards import gain
 from .colonies import colony_options, take_colony
-from ..kernels.address import address_for, call_at, type_key
 from .decide import (
     ACT_AT, ASK_AT, COLONIES, COLONY, DRAW_AT, DRAWN, FED, INCOME, MEDALS, NO_NUMBER, PICK_AT, PICKED, SETUP, SIDE,
     STATUE, STATUES, WHEEL_SET, ask, ask_plain, ask_policies, ask_types, history_width, make_deciders, record,
