@@ -1,7 +1,8 @@
 """How long a run will take, before it starts: from measured games per second of each built-in policy
 at each player count (data/speeds.toml, written by scripts/measure_speeds.py; HADARA_SIM_SPEEDS names
 a file of your own machine's), the chunks and the processes, and the first compile of what numba's
-cache lacks (hadara_sim/warm.py). A policy of no measured speed (your own) makes the estimate a lower bound, and says so.
+cache lacks (hadara_sim/warm.py). A policy of no measured speed (your own) makes the estimate a lower
+bound, and says so.
 """
 
 from __future__ import annotations

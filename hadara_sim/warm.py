@@ -76,14 +76,13 @@ def missing(parts) -> list[str]:
     return [part for part in parts if not jit_cache.holds(_standing_for(part))]
 
 
-def compile_seconds(parts, bytecode: bool = False) -> float:
-    """About how long compiling `parts` (and the commands' bytecode) takes on two cores: the tasks
-    dealt to two processes, the longest first, each to the one that frees first, and the entries
-    and the joining game after."""
+def compile_seconds(parts) -> float:
+    """About how long compiling `parts` takes on two cores: the parts dealt to two processes, the
+    longest first, each to the one that frees first, and the entries and the joining game after."""
     if not parts:
         return 0.0
     busy = [0.0, 0.0]
-    for seconds in sorted([PART_SECONDS[part] for part in parts] + [BYTECODE_SECONDS] * bytecode, reverse=True):
+    for seconds in sorted((PART_SECONDS[part] for part in parts), reverse=True):
         busy[busy.index(min(busy))] += seconds
     return max(busy) + JOIN_SECONDS
 

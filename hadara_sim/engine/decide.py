@@ -58,9 +58,9 @@ Deciders = namedtuple("Deciders", (
     "calls",         # (CALLED,) int64: address of each step called through one (ASK_AT, ...), 0 = not yet bound
     "checks",        # (CALLED,) int64: checksum of the argument types each was compiled for
 ))
-# The compiled steps called through their addresses (kernels/address.py), each compiled once and
-# apart (in parallel at a first compile) instead of into every step that calls it: `ask_policies`,
-# and the epoch's draw rounds, picks and colony or statue steps (engine/game.py binds them).
+# The compiled steps called through their addresses (kernels/address.py), each compiled once instead
+# of into every step that calls it: `ask_policies`, and the epoch's draw rounds, picks and colony or
+# statue steps (engine/game.py binds them).
 ASK_AT, DRAW_AT, PICK_AT, ACT_AT = range(4)
 CALLED = 4
 
@@ -343,11 +343,10 @@ def make_deciders(game, history_width_: int) -> Deciders:
                  restrict, restricting, view, c.compiled, np.zeros((G, COLONY_LEVELS, 4), np.int16), game.serial,
                  game.history, game.recorder is not None, *replay_arrays, game.stopped,
                  np.zeros(len(policies), np.int64), 0, np.zeros(CALLED, np.int64), np.zeros(CALLED, np.int64))
-    arguments = type_key(k)
+    arguments, check = type_key(k), 0
     for p in np.flatnonzero(code):  # only the kernels of the built-ins seated are loaded (or compiled)
         k.decide_at[p], check = address_for(DECIDE[code[p]], arguments, lambda: decide_types(k))
-        k = k._replace(decide_check=check)
-    return k
+    return k._replace(decide_check=check)
 
 
 def decide_types(k: Deciders) -> tuple:
