@@ -32,6 +32,7 @@ from .results import (
 )
 from .scenario.identity import identity_digest, run_identity
 from .scenario.model import Scenario
+from .signals import raise_if_swallowed
 
 LOCK_FILE = ".lock"      # held with filelock while a run writes to the directory
 
@@ -366,6 +367,7 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
     summary = RunSummary(out, already + count, already)
     if backend == "local" and jobs != 1 and count > 1:
         compile_first(scenario, quiet, console)
+    raise_if_swallowed()
     start = time.perf_counter()
     parallel = min(count, processes(jobs)) if backend == "local" else 1
     with progress_bar(scenario.total_games, games_done, quiet or not count, console, scenario.name,
@@ -386,6 +388,7 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
                 advance(chunk.games)
                 if after_chunk:
                     after_chunk(chunk, summary.played)
+                raise_if_swallowed()
         except _worker_died():
             raise RunFailed("a worker process died (killed by a signal, or out of memory?); run the same "
                             "command again to resume, perhaps with fewer --jobs or a smaller chunk") from None

@@ -5,11 +5,18 @@ error state ("TypeError: _choose_in_python expected 9 arguments, got 0"), so whi
 both signals are only recorded; the batch stops at its next step (`check_held`), and the signal is
 raised again, to the handlers that were in place, once the compiled code has returned. A second
 Ctrl-C does not wait (during the first compile, say, a step can take a minute).
+
+The command line also remembers each Ctrl-C (`remembering_ctrl_c`): a KeyboardInterrupt raised inside
+a library can be lost there (a ctypes callback such as llvmlite's object cache swallows it and prints
+"Exception ignored"; a C extension interrupted on import becomes an ImportError that an optional import
+catches), and the run then went on to its end and exited 0. A remembered Ctrl-C is raised again at the
+next point where stopping is safe (`raise_if_swallowed`: before a batch plays, after each chunk).
 """
 
 from __future__ import annotations
 
 import signal
+import sys
 import threading
 from contextlib import contextmanager
 
@@ -20,6 +27,7 @@ class Interrupted(Exception):
 
 
 _HELD: list[int] = []  # signals that arrived while held, oldest first
+_PRESSED: list[int] = []  # Ctrl-Cs the command line saw and no one has raised again since
 
 
 def _hold(signum, frame):
@@ -35,6 +43,7 @@ def held_signals():
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    raise_if_swallowed()
     previous = {sig: signal.signal(sig, _hold) for sig in (signal.SIGINT, signal.SIGTERM)
                 if signal.getsignal(sig) is not signal.SIG_IGN}
     try:
@@ -52,3 +61,45 @@ def check_held() -> None:
     """Raise Interrupted if a signal is held (a point where compiled code may stop)."""
     if _HELD:
         raise Interrupted("interrupted")
+
+
+def _ctrl_c(signum, frame):
+    """Ctrl-C: a KeyboardInterrupt, remembered in case a library swallows it."""
+    _PRESSED.append(signum)
+    raise KeyboardInterrupt
+
+
+def _unraisable(hook_args) -> None:
+    """A KeyboardInterrupt that Python could only report (raised in a callback from C): remembered,
+    without the traceback Python would print."""
+    if hook_args.exc_type is not None and issubclass(hook_args.exc_type, KeyboardInterrupt):
+        _PRESSED.append(signal.SIGINT)
+        return
+    sys.__unraisablehook__(hook_args)
+
+
+@contextmanager
+def remembering_ctrl_c():
+    """Within the block (the command line's main thread), a Ctrl-C that a library swallows is raised
+    again by the next `raise_if_swallowed`."""
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    previous_hook = sys.unraisablehook
+    signal.signal(signal.SIGINT, _ctrl_c)
+    sys.unraisablehook = _unraisable
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        sys.unraisablehook = previous_hook
+        _PRESSED.clear()
+
+
+def raise_if_swallowed() -> None:
+    """Raise KeyboardInterrupt if a Ctrl-C was pressed and a library swallowed it (a point where
+    stopping is safe: outside compiled code)."""
+    if _PRESSED:
+        _PRESSED.clear()
+        raise KeyboardInterrupt

@@ -606,6 +606,62 @@ def test_ctrl_c_at_any_moment_of_the_first_seconds_is_clean(tmp_path, jobs):
         assert not _session_alive(proc.pid), f"a process of the run outlived it (Ctrl-C at {moment:.2f} s)"
 
 
+
+SWALLOWING_PLUGIN = """
+import ctypes
+import signal
+
+from hadara_sim.policies.greedy import Greedy
+
+
+def press_ctrl_c():
+    signal.raise_signal(signal.SIGINT)
+
+
+if {in_callback}:  # as llvmlite's object cache meets it while numba loads or compiles: Python only reports it
+    ctypes.CFUNCTYPE(None)(press_ctrl_c)()
+else:  # as a library's optional import meets it: caught and forgotten
+    try:
+        press_ctrl_c()
+    except KeyboardInterrupt:
+        pass
+
+
+class Bot(Greedy):
+    pass
+"""
+
+
+@pytest.mark.parametrize("in_callback", [True, False], ids=["callback-from-c", "caught-by-a-library"])
+def test_a_ctrl_c_that_a_library_swallows_still_stops_the_run(tmp_path, in_callback):
+    """Seen in CI: a Ctrl-C early in a run was lost inside a library and the run played to its end,
+    exit 0. The command line remembers it and stops at the next safe point, as for any Ctrl-C."""
+    (tmp_path / "swallow.py").write_text(SWALLOWING_PLUGIN.format(in_callback=in_callback))
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(tiny(tmp_path).read_text().replace('"greedy"', '"swallow.py:Bot"'))
+    done = subprocess.run([*CLI, "simulate", str(scenario), "--jobs", "1", "--out", str(tmp_path / "o")],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=120)
+    said = done.stdout + done.stderr
+    assert done.returncode == 130, said
+    assert "interrupted" in said and "run the same command again" in said, said
+    assert "Traceback" not in said and "Exception ignored" not in said, said
+    assert not list((tmp_path / "o").glob("part-*.parquet")), "no chunk is played after the Ctrl-C"
+
+
+def test_a_ctrl_c_reported_from_a_callback_is_raised_at_the_next_safe_point(capsys):
+    """In-process: the Ctrl-C a C callback could only report is kept, silently, for `raise_if_swallowed`."""
+    import ctypes
+
+    from hadara_sim.signals import raise_if_swallowed, remembering_ctrl_c
+
+    with remembering_ctrl_c():
+        ctypes.CFUNCTYPE(None)(lambda: signal.raise_signal(signal.SIGINT))()
+        assert capsys.readouterr().err == ""
+        with pytest.raises(KeyboardInterrupt):
+            raise_if_swallowed()
+        raise_if_swallowed()  # raised once: nothing is pending any more
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
 # --- options ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, words", [

@@ -132,8 +132,11 @@ def main():
     threshold = gc.get_threshold()
     gc.set_threshold(GC_EVERY, *threshold[1:])
     atexit.register(gc.freeze)  # at the process's exit (a test calling main() keeps its own collector)
+    from ..signals import remembering_ctrl_c
+
     try:
-        app()
+        with remembering_ctrl_c():
+            app()
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         sys.exit(130)
