@@ -30,10 +30,19 @@ _HELD: list[int] = []  # signals that arrived while held, oldest first
 _PRESSED: list[int] = []  # Ctrl-Cs the command line saw and no one has raised again since
 
 
+STOPPING = "\nstopping after the step being played (Ctrl-C again stops at once)\n"
+
+
 def _hold(signum, frame):
     _HELD.append(signum)
     if signum == signal.SIGINT and _HELD.count(signum) > 1:  # pressed again: the user insists
         raise KeyboardInterrupt
+    if signum == signal.SIGINT:  # a first compile holds a step for a minute: say the Ctrl-C was heard
+        try:
+            sys.stderr.write(STOPPING)
+            sys.stderr.flush()
+        except Exception:  # noqa: BLE001 (a stream busy in the interrupted code, or closed: the stop still comes)
+            pass
 
 
 @contextmanager

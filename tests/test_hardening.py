@@ -648,20 +648,6 @@ def test_a_ctrl_c_that_a_library_swallows_still_stops_the_run(tmp_path, in_callb
     assert not list((tmp_path / "o").glob("part-*.parquet")), "no chunk is played after the Ctrl-C"
 
 
-def test_a_ctrl_c_reported_from_a_callback_is_raised_at_the_next_safe_point(capsys):
-    """In-process: the Ctrl-C a C callback could only report is kept, silently, for `raise_if_swallowed`."""
-    import ctypes
-
-    from hadara_sim.signals import raise_if_swallowed, remembering_ctrl_c
-
-    with remembering_ctrl_c():
-        ctypes.CFUNCTYPE(None)(lambda: signal.raise_signal(signal.SIGINT))()
-        assert capsys.readouterr().err == ""
-        with pytest.raises(KeyboardInterrupt):
-            raise_if_swallowed()
-        raise_if_swallowed()  # raised once: nothing is pending any more
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
-
 # --- options ----------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, words", [
