@@ -135,8 +135,10 @@ class ComponentSet:
     tiles_per_colour: int
     digest: str
     board_exact: dict[str, frozenset[str]] = field(default_factory=dict)
+    base_digest: str = ""  # the digest of the set as loaded, before any overrides (what-if changes of it)
 
     def __post_init__(self):
+        self.base_digest = self.base_digest or self.digest
         c = self.cards
         self.n_cards = len(c)
         self.card_epoch = np.array([x.epoch for x in c], np.int8)

@@ -4,7 +4,8 @@ The correction is a linear evaluation of each option's plain facts (`hadara_sim.
 evaluated inside the compiled kernels, its weights learned by expert iteration
 (`scripts/train_expert.py`, `hadara_sim.learn`) and read from a TOML file (`Weights`): the built-in
 `policies/tuned/expert-weights.toml`, or a file of a user's own training (`weights = "PATH"`). The
-weights hold for the component set they were learned on: games of another set stop with a message.
+weights hold for the component set they were learned on and its overrides (what-if changes of single
+values); games of another set stop with a message.
 """
 
 from __future__ import annotations
@@ -50,12 +51,14 @@ class Weights:
         return Weights(path, self.components, self.vector, {**self.by_players, players: vector})
 
     def check(self, components) -> None:
-        """Stop unless the games are of the component set the weights were learned on."""
-        if components.digest != self.components:
+        """Stop unless the games are of the component set the weights were learned on, or of what-if
+        changes of it (overrides: a balance fit's design points, a swept value): the expert is then a
+        strong player of that set meeting a changed value, which is the question those runs ask."""
+        if components.base_digest != self.components:
             raise ValueError(
                 f"expert weights {self.path} were learned on the component set {self.components}, but these games "
-                f"use {components.digest}: learn weights for it with `{TRAIN} --components PATH --out FILE` and "
-                f"play them with the expert's parameter weights=FILE")
+                f"use {components.base_digest}: learn weights for it with `{TRAIN} --components PATH --out FILE` "
+                f"and play them with the expert's parameter weights=FILE")
 
 
 def read_weights(path: str | Path) -> Weights:
@@ -114,7 +117,7 @@ class Expert(Foresight):
                    "next requirement) per epoch, learned by expert iteration (scripts/train_expert.py: search "
                    "with the expert as rollout and opponent model labels better options, a fit learns them, "
                    "new weights replace the old only when they win head to head). Compiled, no search at "
-                   "play time; its weights hold for the component set they were learned on.")
+                   "play time; its weights hold for the component set they were learned on and its overrides.")
     params = {**Foresight.params, "weights": ""}
     declared = {**Foresight.declared,
                 "weights": Param(help="the weights file written by scripts/train_expert.py (\"\": the built-in "

@@ -148,6 +148,20 @@ def test_weights_of_another_component_set_stop_with_a_message(components):
         expert.kernel(components, 2)
     with pytest.raises(ValueError, match="learned on the component set"):
         play_batch(make_deals(components, 2, 2, seed=1), components, [expert] * 2)
+    changed = expert.weights.replaced(expert.weights.vector, None, "w.toml")
+    with pytest.raises(ValueError, match=f"learned on the component set 0123456789abcdef, but these games use "
+                                         f"{components.digest}"):
+        Expert.with_weights(changed).kernel(components.with_overrides({"setup": {"3B": {"culture": 1}}}), 2)
+
+
+def test_the_shipped_weights_play_what_if_changes_of_the_shipped_set(components):
+    """A balance fit or a swept value changes single values of the set (overrides): the expert learned
+    on the set plays them, as a strong player of the set meeting the change."""
+    changed = components.with_overrides({"setup": {"3B": {"culture": 1}}, "cards": {}})
+    assert changed.digest != components.digest and changed.base_digest == components.digest
+    expert = make_policy("expert")
+    sheets = play_batch(make_deals(changed, 2, 4, seed=1, advanced=True), changed, [expert] * 2)
+    assert np.asarray(sheets["total"]).shape == (4, 2)
 
 
 @pytest.mark.parametrize("edit, message", [
