@@ -355,6 +355,20 @@ def card_set_problem(df, n_cards: int | None = None) -> tuple[int, str, str] | N
     return None
 
 
+def card_sets(df, components) -> dict[str, np.ndarray]:
+    """The card bit sets of a results frame (`bought`, `bought_in_b`, `sold`, `fed_away`, `offered`) as
+    (rows, cards) bool matrices, one column per card of `components`, after checking them against it."""
+    problem = card_set_problem(df, components.n_cards)
+    if problem:
+        row, column, what = problem
+        keys = [k for k in ("combo", "game", "seat") if k in df.columns]
+        where = ", ".join(f"{k} {df[k][row]}" for k in keys) or f"row {row}"
+        raise ResultsError(f"column {column} at {where} holds {what}: these results were not written by "
+                           f"hadara-sim for this component set ({components.n_cards} cards)")
+    width = -(-components.n_cards // 8)
+    return {c: _unpacked(df[c], width)[:, :components.n_cards] for c in CARD_SETS}
+
+
 def card_events(df, components):
     """The card bit sets of a results frame as one long polars frame: a row per (game, seat, card,
     event), event one of bought / sold / fed_away / offered, with the card's id, epoch and colour,
@@ -366,18 +380,11 @@ def card_events(df, components):
                           "card_id": list(components.card_ids),
                           "card_epoch": np.array([c.epoch for c in components.cards], np.int8),
                           "colour": [COLOURS[c.colour] for c in components.cards]})
-    index, width = df.select(keys), -(-components.n_cards // 8)
-    problem = card_set_problem(df, components.n_cards)
-    if problem:
-        row, column, what = problem
-        where = ", ".join(f"{k} {df[k][row]}" for k in keys) or f"row {row}"
-        raise ResultsError(f"column {column} at {where} holds {what}: these results were not written by "
-                           f"hadara-sim for this component set ({components.n_cards} cards)")
-    in_b = _unpacked(df["bought_in_b"], width)
+    index, sets = df.select(keys), card_sets(df, components)
     frames = []
     for event in ("bought", "sold", "fed_away", "offered"):
-        row, card = np.nonzero(_unpacked(df[event], width))
-        phase = np.where(in_b[row, card], "B", "A") if event == "bought" else np.full(len(row), None)
+        row, card = np.nonzero(sets[event])
+        phase = np.where(sets["bought_in_b"][row, card], "B", "A") if event == "bought" else np.full(len(row), None)
         frames.append(index[row].with_columns(card=pl.Series(card.astype(np.int16)), event=pl.lit(event),
                                               when_phase=pl.Series(phase.tolist(), dtype=pl.String)))
     events = pl.concat(frames).join(cards, on="card", how="left")

@@ -9,12 +9,13 @@ import shutil
 import numpy as np
 import polars as pl
 import pytest
+from polars.testing import assert_frame_equal
 from typer.testing import CliRunner
 
 from hadara_sim import card_events, load_components, load_results, simulate
 from hadara_sim.cli import app
 from hadara_sim.constants import LOC_OWNED, LOC_REMOVED, LOC_SOLD
-from hadara_sim.results import decode_cards, encode_cards
+from hadara_sim.results import card_sets, decode_cards, encode_cards
 from hadara_sim.report import cards as K
 from hadara_sim.report.grants import card_grant_pairs, grant_table
 from hadara_sim.sample import sample_game
@@ -135,6 +136,44 @@ def test_card_table_recovers_planted_buyer_advantages():
     assert row["I-R-02"]["win_low"] < 0 < row["I-R-02"]["win_high"]
     assert row["I-B-01"]["offered"] == row["I-B-01"]["bought"] == 1.0 and row["I-B-01"]["take_rate"] == 1.0
     assert table["card_id"].to_list()[0] == "I-B-01"  # strongest first
+
+
+def test_buyers_and_passers_are_those_of_a_polars_group_by():
+    """The per-game means behind the card table, taken in numpy, equal the straightforward polars
+    computation (offers joined with purchases, grouped by game and card); to the last bit but where
+    polars' own summation order differs (it varies with its plan: 1 ulp)."""
+    rng = np.random.default_rng(3)
+    rows = []
+    for game in range(300):
+        offered = rng.random((4, 8)) < 0.6
+        buyer = [int(rng.choice(np.flatnonzero(offered[:, c]))) if offered[:, c].any() and rng.random() < 0.7
+                 else -1 for c in range(8)]
+        for seat in range(4):
+            rows.append({"game": game, "seat": seat, "players": 4, "policy_label": "ab"[seat % 2],
+                         "win_share": float(rng.random()) / 3, "total": int(rng.integers(80, 200)),
+                         "offered": encode_cards(np.flatnonzero(offered[seat]).tolist(), COMPONENTS.n_cards),
+                         "bought": encode_cards([c for c in range(8) if buyer[c] == seat], COMPONENTS.n_cards)})
+    df = R.frame(rows)
+    game_index = df["game"].to_numpy()
+    per_game, selection = K._buyers_and_passers(df, card_sets(df, COMPONENTS), game_index, 300)
+    events = card_events(df, COMPONENTS)
+    seats = df.select("game", "seat", "win_share", "total", (pl.col("win_share") - pl.col("win_share").mean()
+                                                             .over("policy_label", "players")).alias("win_adj"))
+    took = (events.filter(event="offered").select("game", "seat", "card")
+            .join(events.filter(event="bought").select("game", "seat", "card", buyer=pl.lit(True)),
+                  on=["game", "seat", "card"], how="left", maintain_order="left")
+            .with_columns(pl.col("buyer").fill_null(False))
+            .join(seats, on=["game", "seat"], how="left", maintain_order="left"))
+    expected = (took.group_by("game", "card")
+                .agg(*[pl.col(c).filter(who).mean().alias(f"{name}_{label}")
+                       for name, c in (("win", "win_share"), ("adj", "win_adj"), ("total", "total"))
+                       for label, who in (("buyer", pl.col("buyer")), ("passed", ~pl.col("buyer")))]))
+    compared = expected.drop_nulls().sort("game", "card")
+    assert compared.height > 300
+    assert_frame_equal(per_game.sort("game", "card"), compared.select(per_game.columns), rel_tol=1e-15, abs_tol=0)
+    counted = expected.group_by("card").agg(compared=(pl.col("win_buyer").is_not_null()
+                                                      & pl.col("win_passed").is_not_null()).sum())
+    assert counted.sort("card").equals(selection.filter(pl.col("buying") > 0).select("card", "compared"))
 
 
 def test_card_table_on_shuffled_labels_marks_nothing():

@@ -128,29 +128,42 @@ def paired_diff(pairs: pl.DataFrame, a: str, b: str, by: Sequence[str] = (), clu
     Returns `by`, n (deals), rows (pairs), {prefix}a, {prefix}b, {prefix}diff, {prefix}low,
     {prefix}high, {prefix}p, {prefix}equiv_p, {prefix}sd, {prefix}needed.
     """
+    return paired_diffs(pairs, [(a, b, prefix, margin)], by, cluster)[0]
+
+
+def paired_diffs(pairs: pl.DataFrame, contrasts: Sequence[tuple[str, str, str, float]], by: Sequence[str] = (),
+                 cluster: str = CLUSTER) -> list[pl.DataFrame]:
+    """`paired_diff` of each contrast (a, b, prefix, margin) of one table, in order: the per-deal
+    means of every column are taken once (the slow part on a large table)."""
     data, keys = _grouped(pairs, by)
+    columns = list(dict.fromkeys(c for a, b, _, _ in contrasts for c in (a, b)))
     per_deal = (data.group_by([*keys, cluster])
-                .agg(pl.col(a).cast(pl.Float64).mean().alias("_a"), pl.col(b).cast(pl.Float64).mean().alias("_b"),
+                .agg(*[pl.col(c).cast(pl.Float64).mean().alias(f"_{i}") for i, c in enumerate(columns)],
                      pl.len().alias("_rows"))
                 .sort([*keys, cluster]))
-    groups = (per_deal.group_by(keys, maintain_order=True)
-              .agg(pl.col("_a"), pl.col("_b"), pl.len().alias("n"), pl.col("_rows").sum().alias("rows")))
-    names = [f"{prefix}{s}" for s in ("a", "b", "diff", "low", "high", "p", "equiv_p", "sd", "needed")]
-    out: dict[str, list] = {k: groups[k].to_list() for k in keys}
-    out.update(n=groups["n"].to_list(), rows=groups["rows"].to_list(), **{n: [] for n in names})
-    for xa, xb in zip(groups["_a"].to_list(), groups["_b"].to_list()):
-        va, vb = np.asarray(xa, dtype=float), np.asarray(xb, dtype=float)
-        p, low, high = _ttest_rel(va, vb)
-        sd = float((va - vb).std(ddof=1)) if len(va) > 1 else math.nan
-        for name, v in zip(names, (va.mean(), vb.mean(), (va - vb).mean(), low, high, p,
-                                   I.equivalence_p(va, vb, margin), sd, I.games_needed(sd))):
-            out[name].append(float(v))
+    groups = per_deal.group_by(keys, maintain_order=True).agg(pl.len().alias("n"), pl.col("_rows").sum().alias("rows"))
+    # per_deal is sorted by group, so each group's deals are one slice of its columns
+    bounds = np.cumsum([0, *groups["n"].to_list()])
+    values = {}
+    for k, c in enumerate(columns):
+        x = per_deal[f"_{k}"].to_numpy()
+        values[c] = [x[i:j] for i, j in zip(bounds[:-1], bounds[1:])]
     schema = {k: groups.schema[k] for k in keys}
-    schema.update(n=pl.Int64, rows=pl.Int64, **{n: pl.Float64 for n in names})
-    result = pl.DataFrame(out, schema=schema)
-    if not by:
-        return result.drop("_all")
-    return result.sort(list(by), nulls_last=True)
+    schema.update(n=pl.Int64, rows=pl.Int64)
+    tables = []
+    for a, b, prefix, margin in contrasts:
+        names = [f"{prefix}{s}" for s in ("a", "b", "diff", "low", "high", "p", "equiv_p", "sd", "needed")]
+        out: dict[str, list] = {k: groups[k].to_list() for k in keys}
+        out.update(n=groups["n"].to_list(), rows=groups["rows"].to_list(), **{n: [] for n in names})
+        for va, vb in zip(values[a], values[b]):
+            p, low, high = _ttest_rel(va, vb)
+            sd = float((va - vb).std(ddof=1)) if len(va) > 1 else math.nan
+            for name, v in zip(names, (va.mean(), vb.mean(), (va - vb).mean(), low, high, p,
+                                       I.equivalence_p(va, vb, margin), sd, I.games_needed(sd))):
+                out[name].append(float(v))
+        result = pl.DataFrame(out, schema={**schema, **{n: pl.Float64 for n in names}})
+        tables.append(result.drop("_all") if not by else result.sort(list(by), nulls_last=True))
+    return tables
 
 
 def significance(p: pl.Series | Sequence[float], method: str = I.CORRECTION) -> pl.Series:
