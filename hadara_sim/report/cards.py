@@ -133,18 +133,12 @@ def _buyers_and_passers(base: pl.DataFrame, sets: dict, game_index: np.ndarray, 
 
 def _cell_means(cell: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The cells of `cell` (sorted) and the mean of each column of `values` (a row per entry of `cell`)
-    over each, summed in order with Kahan's compensation as polars' group_by sums a group (the card
-    table of a 20,000-game run comes out as it did from polars, to the last bit)."""
-    first = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]]) if len(cell) else np.zeros(0, np.int64)
+    over each."""
+    if not len(cell):
+        return cell, np.zeros((0, values.shape[1]))
+    first = np.flatnonzero(np.r_[True, cell[1:] != cell[:-1]])
     count = np.diff(np.r_[first, len(cell)])
-    total, carry = np.zeros((len(first), values.shape[1])), np.zeros((len(first), values.shape[1]))
-    for k in range(int(count.max()) if len(count) else 0):  # the k-th value of every cell that has one
-        has = np.flatnonzero(count > k)
-        y = values[first[has] + k] - carry[has]
-        t = total[has] + y
-        carry[has] = (t - total[has]) - y
-        total[has] = t
-    return cell[first], total / count[:, None]
+    return cell[first], np.add.reduceat(values, first, axis=0) / count[:, None]
 
 
 def _corrected(table: pl.DataFrame, prefix: str) -> pl.DataFrame:
