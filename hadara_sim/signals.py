@@ -78,15 +78,6 @@ def _ctrl_c(signum, frame):
     raise KeyboardInterrupt
 
 
-def _unraisable(hook_args) -> None:
-    """A KeyboardInterrupt that Python could only report (raised in a callback from C): remembered,
-    without the traceback Python would print."""
-    if hook_args.exc_type is not None and issubclass(hook_args.exc_type, KeyboardInterrupt):
-        _PRESSED.append(signal.SIGINT)
-        return
-    sys.__unraisablehook__(hook_args)
-
-
 @contextmanager
 def remembering_ctrl_c():
     """Within the block (the command line's main thread), a Ctrl-C that a library swallows is raised
@@ -96,8 +87,17 @@ def remembering_ctrl_c():
         yield
         return
     previous_hook = sys.unraisablehook
+
+    def unraisable(hook_args) -> None:
+        """A KeyboardInterrupt that Python could only report (raised in a callback from C): remembered,
+        without the traceback Python would print; anything else to the hook in place before."""
+        if hook_args.exc_type is not None and issubclass(hook_args.exc_type, KeyboardInterrupt):
+            _PRESSED.append(signal.SIGINT)
+        else:
+            previous_hook(hook_args)
+
     signal.signal(signal.SIGINT, _ctrl_c)
-    sys.unraisablehook = _unraisable
+    sys.unraisablehook = unraisable
     try:
         yield
     finally:

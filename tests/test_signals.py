@@ -56,3 +56,16 @@ def test_a_swallowed_ctrl_c_stops_a_batch_before_it_plays():
         with pytest.raises(KeyboardInterrupt):
             with held_signals():
                 pytest.fail("no step should start after a swallowed Ctrl-C")
+
+
+def test_other_unraisable_errors_still_reach_the_hook_in_place(monkeypatch):
+    seen = []
+    monkeypatch.setattr("sys.unraisablehook", lambda hook_args: seen.append(hook_args.exc_type))
+
+    def fail():
+        raise ValueError("a callback's own error")
+
+    with remembering_ctrl_c():
+        ctypes.CFUNCTYPE(None)(fail)()
+        raise_if_swallowed()  # nothing pending: a ValueError is no Ctrl-C
+    assert seen == [ValueError]
