@@ -417,24 +417,23 @@ def test_a_cold_cache_is_compiled_once_in_the_parent_and_said(tmp_path, monkeypa
     instead of every worker compiling in silence, with a line every PLAIN_EVERY seconds into a log
     meanwhile; the dataset is the same."""
     import hadara_sim.runner as runner
-    from hadara_sim import jit_cache
+    from hadara_sim import jit_cache, warm
 
     scenario = tmp_path / "cold.toml"
     scenario.write_text('name = "cold"\nplayers = 2\npolicies = ["greedy"]\ngames = 40\nchunk = 20\n')
     monkeypatch.setattr(jit_cache, "is_warm", lambda: False)
-    real_play = runner.play_chunk
+    real_play_one = warm.play_one
 
-    def slow_compile(*args):  # a compile that takes long enough for the log to hear of it meanwhile
+    def slow_compile(scenario):  # the compile's last game, long enough for the log to hear of it meanwhile
         time.sleep(0.3)
-        return real_play(*args)
+        return real_play_one(scenario)
 
     monkeypatch.setattr(runner, "PLAIN_EVERY", 0.05)
-    monkeypatch.setattr(runner, "play_chunk", slow_compile)
+    monkeypatch.setattr(warm, "play_one", slow_compile)
     cold = CliRunner().invoke(app, ["simulate", str(scenario), "--jobs", "2", "--out", str(tmp_path / "cold")])
     assert cold.exit_code == 0, cold.output
     assert "compiling the engine (first run after an install or update" in cold.output
     assert "s so far" in cold.output and "compiled the engine in" in cold.output
-    monkeypatch.setattr(runner, "play_chunk", real_play)
     monkeypatch.setattr(jit_cache, "is_warm", lambda: True)
     warm = CliRunner().invoke(app, ["simulate", str(scenario), "--jobs", "1", "--out", str(tmp_path / "warm")])
     assert warm.exit_code == 0 and "compiling the engine" not in warm.output
