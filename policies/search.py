@@ -61,10 +61,10 @@ class Search(Policy):
                                  f"would search again without end); use a fast policy such as 'expert'")
         # The searching seat plays on under its restriction; its rivals are modelled without one.
         restriction = {k: self.settings[k] for k in ("avoid", "seek") if self.settings[k]}
-        self.rollout = make_policy(self.settings["rollout"], seed=seed, **restriction)
+        self.rollout = _named(make_policy, "rollout", self.settings["rollout"], seed=seed, **restriction)
         opponent = self.settings["opponent"] or self.settings["rollout"]
-        self.rivals = (make_policy(opponent, seed=seed) if restriction or opponent != self.settings["rollout"]
-                       else self.rollout)
+        self.rivals = (_named(make_policy, "opponent", opponent, seed=seed)
+                       if restriction or opponent != self.settings["rollout"] else self.rollout)
 
     def decide(self, d: Decision) -> np.ndarray:
         if d.kind not in self.settings["kinds"]:
@@ -94,6 +94,14 @@ class Search(Policy):
     def keys(self, d: Decision) -> np.ndarray:
         """A seed per game from (policy seed, game, decision number): the same in any batch."""
         return decision_keys(self.seed, d)
+
+
+def _named(make_policy, key: str, spec: str, **kwargs):
+    """The policy a parameter names; an unknown name is a fault of that parameter, not of search."""
+    try:
+        return make_policy(spec, **kwargs)
+    except LookupError as err:  # the registry's PolicyNotFound: search sits below the registry
+        raise ValueError(f"policy 'search' parameter {key}: {err}") from None
 
 
 def decision_keys(seed: int, d: Decision) -> np.ndarray:

@@ -231,6 +231,17 @@ def test_policy_parameters_are_checked_in_every_sweep_value():
     assert "0.5" not in message.replace("like the default 0.5", "")
 
 
+@pytest.mark.parametrize("key", ["rollout", "opponent"])
+def test_an_unknown_policy_named_by_a_search_parameter_is_that_parameter_s_fault(key):
+    text = f'players = 2\npolicies = [{{policy = "search", params = {{{key} = "nosuch"}}}}, "random"]\n'
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(text, file="s.toml")
+    message = " ".join(str(caught.value).split())
+    assert f"s.toml:2: policies[0].params: policy 'search' does not accept these parameters: policy 'search' " \
+           f"parameter {key}: unknown policy 'nosuch'" in message
+    assert "policies[0].policy" not in message
+
+
 # --- user policies ----------------------------------------------------------------------------
 
 USER_POLICIES = '''
