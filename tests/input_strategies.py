@@ -479,7 +479,8 @@ OPTION_VALUES = {
     "--what": ["cards", "colonies", "setup", "x"], "--backend": ["local", "dask", "x"],
     "--scheduler": ["not-a-url", "udp://1:1", ""],
     "--values": ["coins,culture", "culture", "gold", "", ","], "--points": SMALL, "--confirm-games": SMALL,
-    "--rounds": SMALL, "--aim": ["0", "0.5", "1", "2", "nan", "x"], "--reach": SMALL, "--max-changed": SMALL, "--resweep": SMALL,
+    "--rounds": SMALL, "--aim": ["0", "0.5", "1", "2", "nan", "x"], "--reach": SMALL, "--max-changed": SMALL,
+    "--resweep": SMALL, "--card": ["II-B-02", "II-P", "i-y-01", "II-X-99", "", "x"],
 }
 ARGUMENT_VALUES = {
     "scenario": ["{scenario}", "{root}/nowhere.toml", "{folder}", "{file}"],

@@ -70,6 +70,21 @@ def test_zero_wins_of_200_has_an_upper_end_above_one_percent():
     assert r["p"] < 1e-6  # and the test against 1/2 still works at the edge
 
 
+def test_paired_win_shares_that_never_differ_are_not_a_zero_width_interval_nor_fair_from_ten_deals():
+    """Seeking a card its seat is never offered: every deal's pair is equal. Ten such deals cannot show
+    the card level within ±2 pp (a mean at 2 pp needs one deal in 50 to differ: none of ten differing
+    has chance 0.98^10 = 82 %); ten thousand can; the interval is the exact rule of three either way."""
+    for deals, fair in ((10, False), (10_000, True)):
+        pairs = pl.DataFrame({"game": range(deals), "seek": 0.0, "avoid": 0.0})
+        r = with_verdicts(paired_diff(pairs, "seek", "avoid"), hints=True).to_dicts()[0]
+        q = 1 - 0.025 ** (1 / deals)
+        assert r["diff"] == 0 and r["low"] == pytest.approx(-q) and r["high"] == pytest.approx(q) and q > 0
+        assert r["equiv_p"] == pytest.approx(0.98 ** deals)
+        assert r["verdict"].startswith("fair") is fair, r["verdict"]
+    scores = pl.DataFrame({"game": range(10), "a": 140.0, "b": 140.0})   # not win shares: no such bound
+    assert paired_diff(scores, "a", "b", margin=2.0)["equiv_p"][0] == 0.0
+
+
 def test_rows_of_one_deal_widen_the_interval_by_the_design_effect():
     """One deal played under two combinations with the same outcome: 200 rows carry the
     information of 100 deals, so the interval is Wilson's for 50 of 100 (99: the deal means'
@@ -162,7 +177,8 @@ def test_grant_effects_pair_on_deal_and_seat():
     assert (sell["score_low"], sell["score_high"]) == pytest.approx(t_interval(ds))
     assert sell["epoch"] == 1
     same = row(out, grant="colony_bounty")
-    assert same["win_diff"] == 0 and (same["win_low"], same["win_high"]) == (0, 0)
+    q = 1 - 0.025 ** (1 / 4)  # four equal pairs: the rule of three's interval, not the t test's zero width
+    assert same["win_diff"] == 0 and (same["win_low"], same["win_high"]) == pytest.approx((-q, q))
     assert out["grant"][0] == "sell_bonus"  # sorted by the win-share difference
 
 

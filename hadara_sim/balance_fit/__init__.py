@@ -45,16 +45,24 @@ opponents, so weakening 3B moves every other side's share. The fit treats the se
 
 Every run is a `simulate` run (into `out/runs/...` when given, so an interrupted fit resumes), and
 every choice comes from the seed: the same seed gives the same set.
+
+Card costs (and so the purple effects, which are purple cards) have their own fit, `cards.fit_cards`:
+the same loop with restricted play as the target (seek and avoid a card level at every player count).
 """
 
+from .cards import CardFit, CardPlan, card_ids, fit_cards
+from .cards import estimate as card_estimate
 from .driver import Fit, Round, estimate, fit, fitting_seconds, simulate_play, verdicts
-from .output import before_after, change_table, chart, command_line
+from .output import (before_after, card_before_after, card_change_table, card_chart, card_command_line, change_table,
+                     chart, command_line)
 from .plan import (AIM, MAX_CHANGED, POINTS, REACH, SIDES, Change, FitPlan, Play, as_overrides, count, currents,
                    design, read_confirm_games)
 from .search import Proposal, change_words, propose, side_options
 from .surrogate import Run, Strengths, Surrogate, fit_surrogate, seatings
 
-__all__ = ["AIM", "MAX_CHANGED", "POINTS", "REACH", "SIDES", "Change", "Fit", "FitPlan", "Play", "Proposal", "Round",
-           "Run", "Strengths", "Surrogate", "as_overrides", "before_after", "change_table", "change_words", "chart",
-           "command_line", "count", "currents", "design", "estimate", "fit", "fit_surrogate", "fitting_seconds", "propose",
-           "read_confirm_games", "seatings", "side_options", "simulate_play", "verdicts"]
+__all__ = ["AIM", "MAX_CHANGED", "POINTS", "REACH", "SIDES", "CardFit", "CardPlan", "Change", "Fit", "FitPlan", "Play",
+           "Proposal", "Round", "Run", "Strengths", "Surrogate", "as_overrides", "before_after", "card_before_after",
+           "card_change_table", "card_chart", "card_command_line", "card_estimate", "card_ids", "change_table",
+           "change_words", "chart", "command_line", "count", "currents", "design", "estimate", "fit", "fit_cards",
+           "fit_surrogate", "fitting_seconds", "propose", "read_confirm_games", "seatings", "side_options",
+           "simulate_play", "verdicts"]

@@ -3,9 +3,6 @@ its estimate (see the package docstring)."""
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,7 +22,7 @@ from ..report.verdict import undecided_text
 from ..scenario.read import scenario_from_dict
 from ..sensitivity import merged
 from .plan import (REFERENCE_DEALS, SAMPLE_GAMES, SIDES, Change, FitPlan, Play, apart, as_overrides, count,
-                   currents, design)
+                   counts_text, cpu_seconds, currents, design, digest)
 from .search import Proposal, propose
 from .surrogate import Run, Surrogate, _groups, dealt, fit_surrogate
 
@@ -207,7 +204,7 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
                          + (f"; unknown: {', '.join(unknown + bad_fields)}" if unknown or bad_fields else ""))
     now = currents(load_components(plan.components).with_overrides(plan.overrides))
     play = play or simulate_play(plan, now)
-    start, cpu_start = time.perf_counter(), _cpu()
+    start, cpu_start = time.perf_counter(), cpu_seconds()
     data: dict[int, list[Run]] = {p: [] for p in plan.players}
     played = 0
     points = [{}] + design(plan, now)
@@ -229,7 +226,7 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
             for p in plan.players:
                 for k, point in enumerate(design(plan, now, centre, r)):
                     say(f"round {r}: local sweep at {p} players, point {k + 1} of {plan.resweep}, {plan.games:,} games")
-                    label = f"p{p}-local-{r}-{k}-{_digest(point)}"
+                    label = f"p{p}-local-{r}-{k}-{digest(point)}"
                     sweep[p].append(Run(p, point, last[p].seed, label, play(p, point, last[p].seed, plan.games, label)))
                     played += plan.games
             say(f"round {r}: fitting the surrogates to the runs around round {r - 1}'s set")
@@ -249,7 +246,7 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
         for p in plan.players:
             say(f"round {r}: confirming {count(proposal.change)} changes at {p} players, {plan.confirming(p):,} "
                 f"fresh games")
-            label = f"p{p}-round-{r}-{_digest(proposal.change)}"
+            label = f"p{p}-round-{r}-{digest(proposal.change)}"
             run = Run(p, proposal.change, seed, label, play(p, proposal.change, seed, plan.confirming(p), label))
             confirm.append(run)
             data[p].append(run)
@@ -259,7 +256,7 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
                             {p: m.added for p, m in surrogates.items()}))
         if rounds[-1].confirmed:
             status, reason = "confirmed", (f"confirmed: every named side is fair within ±{100 * plan.margin:g} pp "
-                                           f"of 1/P at {_counts(plan.players)} players on fresh deals")
+                                           f"of 1/P at {counts_text(plan.players)} players on fresh deals")
             break
     else:
         final = rounds[-1]
@@ -276,7 +273,7 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
             base.append(Run(p, {}, seed, label, play(p, {}, seed, plan.confirming(p), label)))
             played += plan.confirming(p)
         before = verdicts(base, plan.sides, plan.margin)
-    return Fit(plan, now, rounds, before, reason, status, played, time.perf_counter() - start, _cpu() - cpu_start)
+    return Fit(plan, now, rounds, before, reason, status, played, time.perf_counter() - start, cpu_seconds() - cpu_start)
 
 
 def local(runs: list[Run], centre: Run, sweep: list[Run]) -> list[Run]:
@@ -285,16 +282,6 @@ def local(runs: list[Run], centre: Run, sweep: list[Run]) -> list[Run]:
     every value lies within one step of it (earlier sweeps' points and rounds' sets that fall in the
     region the proposer may move in)."""
     return [centre, *sweep] + [run for run in runs if run is not centre and apart(run.change, centre.change) <= 1]
-
-
-def _digest(change: Change) -> str:
-    """A short name of a change set, so that a run directory holds one set (a resumed fit finds it)."""
-    return hashlib.sha256(json.dumps(change, sort_keys=True).encode()).hexdigest()[:8]
-
-
-def _counts(players: list[int]) -> str:
-    names = [str(p) for p in sorted(players)]
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _why(last: Round, proposal: Proposal, plan: FitPlan) -> tuple[str, str]:
@@ -311,9 +298,3 @@ def _why(last: Round, proposal: Proposal, plan: FitPlan) -> tuple[str, str]:
         return "too few deals", f"too few deals to confirm the set: {cells}"
     cells = ", ".join(f"{r['side']} at {r['players']} players ({r['verdict']})" for r in open_.to_dicts())
     return "rounds", f"not confirmed: {cells}"
-
-
-def _cpu() -> float:
-    """CPU seconds of this process and its finished children (the workers of a run)."""
-    t = os.times()
-    return t.user + t.system + t.children_user + t.children_system

@@ -8,6 +8,7 @@ import numpy as np
 import polars as pl
 
 from ..components import SETUP_VALUES
+from .cards import CardFit, CardPlan
 from .driver import Fit
 from .plan import SIDES, FitPlan
 
@@ -36,6 +37,38 @@ def change_table(result: Fit) -> pl.DataFrame:
                                       "change": pl.Int64})
 
 
+def card_command_line(plan: CardPlan) -> str:
+    """The command that makes this card-cost fit."""
+    parts = ["hadara-sim balance fit", *[f"-p {p}" for p in plan.players], f"--policy {plan.policy}",
+             *[f"--card {k}" for k in plan.cards], f"--games {plan.games}", f"--points {plan.points}",
+             f"--confirm-games {plan.confirm_option()}", f"--rounds {plan.rounds}", f"--margin {100 * plan.margin:g}",
+             f"--aim {plan.aim:g}", f"--reach {plan.reach}", f"--seed {plan.seed}"]
+    if plan.components:
+        parts.append(f"--components {plan.components}")
+    return " ".join(parts)
+
+
+def card_change_table(result: CardFit) -> pl.DataFrame:
+    """One row per changed cost: card, value ("cost"), current, proposed, change."""
+    rows = [{"card": k, "value": "cost", "now": result.now[k], "proposed": result.now[k] + d, "change": d}
+            for k, d in sorted(result.change.items())]
+    return pl.DataFrame(rows, schema={"card": pl.String, "value": pl.String, "now": pl.Int64, "proposed": pl.Int64,
+                                      "change": pl.Int64})
+
+
+def card_before_after(result: CardFit) -> pl.DataFrame:
+    """Per named card and player count: seek minus avoid with its 95% CI and verdict before (the
+    current costs) and after (the fitted costs), both on the best round's deals."""
+    cols = ["players", "card_id", "n", "diff", "low", "high", "q_equiv", "verdict", "more", "more_games"]
+    names = {"diff": "mean", "low": "ci_low", "high": "ci_high"}
+
+    def part(table: pl.DataFrame, when: str) -> pl.DataFrame:
+        return table.select(cols).rename({c: f"{when}_{names.get(c, c)}" for c in cols[2:]})
+
+    return part(result.before, "before").join(part(result.after, "after"), on=["players", "card_id"]).sort(
+        ["players", "card_id"])
+
+
 def before_after(result: Fit) -> pl.DataFrame:
     """Per named side and player count: win share with its 95% CI and verdict before (the current set)
     and after (the change set), both on the last confirmation's deals."""
@@ -48,34 +81,57 @@ def before_after(result: Fit) -> pl.DataFrame:
 def chart(result: Fit, info: dict):
     """Per player count: every named side's win share before and after with its 95% CI, against 1/P
     with the fair band."""
+    from ..report.charts import RATE_NOTE
+
+    return _before_after_chart(before_after(result), "side", "side", lambda p: 1 / p, result.plan.margin,
+                               result.change,
+                               "win share (%)", ("fair share 1/P", "current set", "change set"),
+                               "Setup card sides before and after the fitted change set, against 1/P",
+                               "* = a side the set changes; both on the same fresh deals", RATE_NOTE, info)
+
+
+def card_chart(result: CardFit, info: dict):
+    """Per player count: every named card's seek minus avoid before and after with its 95% CI,
+    against level (0) with the fair band."""
+    from ..report.charts import CI_NOTE
+
+    return _before_after_chart(card_before_after(result), "card_id", "card", lambda p: 0.0, result.plan.margin,
+                               result.change, "seek - avoid (pp of win share)",
+                               ("level: worth its price", "current costs", "fitted costs"),
+                               "Card costs before and after the fit: seeking minus avoiding each card",
+                               "* = a card whose cost the set changes; restricted play, paired on the same fresh "
+                               "deals (a relative contrast)", CI_NOTE, info)
+
+
+def _before_after_chart(table: pl.DataFrame, key: str, key_word: str, reference, margin: float, changed, ylabel: str,
+                        names: tuple[str, str, str], title: str, note: str, bars: str, info: dict):
+    """Per player count, each row's estimate before (grey) and after (blue) with its 95% CI (`bars`
+    says which), against `reference(players)` and the band of ± margin around it."""
     from matplotlib.lines import Line2D
 
-    from ..report.charts import BLUE, GREY, RATE_NOTE, _err, _figure, _finish, _pct_axis, footer
+    from ..report.charts import BLUE, GREY, _err, _figure, _finish, _pct_axis, footer
 
-    table = before_after(result)
     counts = sorted(table["players"].unique().to_list())
-    fig = _figure(max(7.5, 3.6 * len(counts) + 0.6), 4.6)
+    fig = _figure(max(7.5, 3.6 * len(counts) + 0.6) + 1.8, 4.6)  # the legend at the right
     axes = fig.subplots(1, len(counts), squeeze=False)[0]
     for ax, p in zip(axes, counts):
         sub = table.filter(pl.col("players") == p)
         x = np.arange(sub.height)
-        ax.axhspan(100 * (1 / p - result.plan.margin), 100 * (1 / p + result.plan.margin), color=GREY, alpha=0.15,
-                   lw=0)
-        ax.axhline(100 / p, color=GREY, ls="--", lw=1.1)
+        ax.axhspan(100 * (reference(p) - margin), 100 * (reference(p) + margin), color=GREY, alpha=0.15, lw=0)
+        ax.axhline(100 * reference(p), color=GREY, ls="--", lw=1.1)
         for when, colour, shift in (("before", GREY, -0.15), ("after", BLUE, 0.15)):
             m, err = _err(sub[f"{when}_mean"], sub[f"{when}_ci_low"], sub[f"{when}_ci_high"], 100)
             ax.errorbar(x + shift, m, yerr=err, fmt="o", color=colour, ecolor=colour, capsize=3, markersize=5)
-        changed = [s in result.change for s in sub["side"].to_list()]
-        ax.set_xticks(x, [f"{s}*" if c else s for s, c in zip(sub["side"].to_list(), changed)])
-        ax.set_title(f"{p} players (n ≥ {min(sub['before_n'].min(), sub['after_n'].min()):,} deals per side)",
+        labels = [f"{s}*" if s in changed else s for s in sub[key].to_list()]
+        ax.set_xticks(x, labels, rotation=90 if len(labels) > 10 else 0, fontsize=8 if len(labels) > 10 else None)
+        ax.set_title(f"{p} players (n ≥ {min(sub['before_n'].min(), sub['after_n'].min()):,} deals per {key_word})",
                      fontsize=10)
         ax.grid(axis="y", alpha=0.3)
         _pct_axis(ax, "y")
-    axes[0].set_ylabel("win share (%)")
-    handles = [Line2D([], [], marker="o", ls="", color=GREY, label="before (current set)"),
-               Line2D([], [], marker="o", ls="", color=BLUE, label="after (change set)"),
-               Line2D([], [], color=GREY, ls="--", label="fair share 1/P"),
-               Line2D([], [], color=GREY, lw=6, alpha=0.3, label=f"±{100 * result.plan.margin:g} pp")]
-    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize=8.5, frameon=False)
-    return _finish(fig, "Setup card sides before and after the fitted change set, against 1/P",
-                   footer(info, "* = a side the set changes; both on the same fresh deals", RATE_NOTE))
+    axes[0].set_ylabel(ylabel)
+    handles = [Line2D([], [], marker="o", ls="", color=GREY, label=f"before ({names[1]})"),
+               Line2D([], [], marker="o", ls="", color=BLUE, label=f"after ({names[2]})"),
+               Line2D([], [], color=GREY, ls="--", label=names[0]),
+               Line2D([], [], color=GREY, lw=6, alpha=0.3, label=f"±{100 * margin:g} pp")]
+    fig.legend(handles=handles, loc="outside right center", fontsize=8.5)
+    return _finish(fig, title, footer(info, note, bars))

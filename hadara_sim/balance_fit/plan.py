@@ -3,6 +3,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -25,32 +28,12 @@ Change = dict[str, dict[str, int]]   # side ("3B") -> field -> change from its c
 Play = Callable[[int, Change, int, int, str], pl.DataFrame]  # (players, change, seed, games, label) -> rows
 
 
-@dataclass
-class FitPlan:
-    """What `fit` plays and aims at."""
+class Confirming:
+    """The fresh games a fit's confirmations play, one number or one per player count (a plan with
+    `players` and `confirm_games`: `FitPlan`, `cards.CardPlan`)."""
 
-    sides: list[str] = field(default_factory=lambda: list(SIDES))   # the sides to make fair
-    fields: list[str] = field(default_factory=lambda: list(SETUP_VALUES))  # the values each may change
-    players: list[int] = field(default_factory=lambda: [2, 3, 4])
-    policy: str = "balanced"
-    games: int = 3000            # games per design point and player count
-    points: int = POINTS         # design points besides the current set
-    resweep: int = 0             # design points played around the set last played before each later round, the
-                                 # surrogate then fitted to the runs within one step of that set (0: the first
-                                 # sweep's surrogate, refitted with every run)
-    confirm_games: int | dict[int, int] = 30000   # fresh games for each confirmation: one number for every
-                                                  # player count, or players -> games (2 players need ~2.7x 4's)
-    rounds: int = 4              # proposals played at most
-    margin: float = I.MARGIN     # equivalence margin on the win share
-    aim: float = AIM             # the proposer's target, a share of the margin
-    reach: int = REACH           # steps a value may move from its current value
-    max_changed: int = MAX_CHANGED
-    table: bool = True           # the surrogate may give a side terms for the other seats' changes
-    seed: int = 1
-    components: str | None = None
-    overrides: dict = field(default_factory=dict)  # [components] overrides the set starts from
-    jobs: int = 1
-    out: str | None = None       # the results directory (runs/ inside it): resumable
+    players: list[int]
+    confirm_games: int | dict[int, int]
 
     def __post_init__(self):
         if not isinstance(self.confirm_games, int):
@@ -79,6 +62,34 @@ class FitPlan:
         if isinstance(self.confirm_games, int):
             return str(self.confirm_games)
         return ",".join(f"{p}={g}" for p, g in sorted(self.confirm_games.items()))
+
+
+@dataclass
+class FitPlan(Confirming):
+    """What `fit` plays and aims at."""
+
+    sides: list[str] = field(default_factory=lambda: list(SIDES))   # the sides to make fair
+    fields: list[str] = field(default_factory=lambda: list(SETUP_VALUES))  # the values each may change
+    players: list[int] = field(default_factory=lambda: [2, 3, 4])
+    policy: str = "balanced"
+    games: int = 3000            # games per design point and player count
+    points: int = POINTS         # design points besides the current set
+    resweep: int = 0             # design points played around the set last played before each later round, the
+                                 # surrogate then fitted to the runs within one step of that set (0: the first
+                                 # sweep's surrogate, refitted with every run)
+    confirm_games: int | dict[int, int] = 30000   # fresh games for each confirmation: one number for every
+                                                  # player count, or players -> games (2 players need ~2.7x 4's)
+    rounds: int = 4              # proposals played at most
+    margin: float = I.MARGIN     # equivalence margin on the win share
+    aim: float = AIM             # the proposer's target, a share of the margin
+    reach: int = REACH           # steps a value may move from its current value
+    max_changed: int = MAX_CHANGED
+    table: bool = True           # the surrogate may give a side terms for the other seats' changes
+    seed: int = 1
+    components: str | None = None
+    overrides: dict = field(default_factory=dict)  # [components] overrides the set starts from
+    jobs: int = 1
+    out: str | None = None       # the results directory (runs/ inside it): resumable
 
 
 def read_confirm_games(text: str) -> int | dict[int, int]:
@@ -175,3 +186,20 @@ def as_overrides(change: Change, now: dict[str, dict[str, int]]) -> dict:
     setup = {side: {f: now[side][f] + d for f, d in sorted(values.items(), key=lambda kv: SETUP_VALUES.index(kv[0]))}
              for side, values in sorted(change.items()) if values}
     return {"setup": setup} if setup else {}
+
+
+def digest(change: dict) -> str:
+    """A short name of a change set, so that a run directory holds one set (a resumed fit finds it)."""
+    return hashlib.sha256(json.dumps(change, sort_keys=True).encode()).hexdigest()[:8]
+
+
+def counts_text(players: list[int]) -> str:
+    """Player counts in words: "2, 3 and 4"."""
+    names = [str(p) for p in sorted(players)]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def cpu_seconds() -> float:
+    """CPU seconds of this process and its finished children (the workers of a run)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system

@@ -14,6 +14,8 @@ from ..report.table import Table
 from .balance_options import COMPONENTS, DRY_RUN, JOBS, MARGIN, OVERRIDES, POLICY, SEED, expect, plan_or_exit, say
 from .common import FORMAT_OPTION, check_format, emit, err_console, fail, writable_folder
 
+_DEFAULT_VALUES = "coins,income,military,culture,food"
+
 
 def fit(
     players: Optional[list[int]] = typer.Option(None, "--players", "-p", min=2, max=5, show_default=False,
@@ -21,8 +23,13 @@ def fit(
                                                      "and 4)."),
     side: Optional[list[str]] = typer.Option(None, "--side", show_default=False,
                                              help="A card side to make fair, e.g. 3B (repeat; default all ten)."),
-    values: str = typer.Option("coins,income,military,culture,food", "--values",
+    values: str = typer.Option(_DEFAULT_VALUES, "--values",
                                help="The values each side may change, separated by commas."),
+    card: Optional[list[str]] = typer.Option(None, "--card", show_default=False,
+                                             help="Fit card costs instead of sides: a card to make worth its "
+                                                  "price (seeking and avoiding it level), e.g. II-B-02, or the start "
+                                                  "of ids, e.g. II-P for every purple card (effect) of epoch II "
+                                                  "(repeat)."),
     policy: str = POLICY,
     games: int = typer.Option(3000, "--games", "-n", min=10, help="Games per design point and player count."),
     points: int = typer.Option(12, "--points", min=3, max=200, help="Design points besides the current set: each "
@@ -60,7 +67,12 @@ def fit(
     the margin (TOST against 1/P) at every player count at once, preferring the fewest changed values
     and the smallest changes: a surrogate (softmax model of the winner) fitted to a designed sweep
     proposes, fresh deals confirm, the surrogate is fitted again, until the set is confirmed or a
-    side is blocked (no value in range, or too few deals)."""
+    side is blocked (no value in range, or too few deals).
+
+    With --card, the same for card costs (purple effects are purple cards): one rotating seat seeks
+    and avoids each named card on the same deals (restricted play), and a card is worth its price when
+    seek minus avoid is level within the margin (TOST against 0) at every player count; the design
+    moves each cost 2 coins either way, a line per card and count proposes."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -71,6 +83,16 @@ def fit(
     from ..scenario.checks import ScenarioError
 
     fmt = check_format(fmt)
+    if card:
+        sides_only = [name for name, used in (("--side", bool(side)), ("--values", values != _DEFAULT_VALUES),
+                                              ("--resweep", bool(resweep)), ("--max-changed", max_changed != 2),
+                                              ("--no-table-terms", not table)) if used]
+        if sides_only:
+            fail(f"--card fits card costs; {', '.join(sides_only)} belong to a fit of setup sides: fit one kind "
+                 f"at a time")
+        _fit_cards(card, players, policy, games, points, confirm_games, rounds, margin, aim, reach, seed, jobs,
+                   components, overrides, out, dry_run, quiet, fmt)
+        return
     fields = [v.strip() for v in values.split(",") if v.strip()]
     wrong = [v for v in fields if v not in SETUP_VALUES]
     if wrong or not fields:
@@ -193,4 +215,132 @@ def _tables(result) -> list[Table]:
             data=table.rename({c: c.replace("_mean", "") for c in table.columns if c.endswith("_mean")}),
             units={"before": "%", "after": "%", "before_ci_low": "%", "before_ci_high": "%", "after_ci_low": "%",
                    "after_ci_high": "%"}))
+    return grids
+
+
+def _fit_cards(card, players, policy, games, points, confirm_games, rounds, margin, aim, reach, seed, jobs, components,
+               overrides, out, dry_run, quiet, fmt):
+    """`balance fit --card`: the card-cost fit (hadara_sim.balance_fit.cards)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from .. import balance_fit as F
+    from ..component_files import load_components
+    from ..components import ComponentError
+    from ..runner import RunError
+    from ..scenario.checks import ScenarioError
+
+    if out is not None:
+        writable_folder(out)
+    base = plan_or_exit(2, policy, games, margin, seed, jobs, components, overrides, 0, None)
+    try:
+        cards = F.card_ids(card, load_components(base.components))
+        plan = F.CardPlan(cards=cards, players=sorted(set(players)) if players else [2, 3, 4], policy=policy,
+                          games=games, points=points, confirm_games=F.read_confirm_games(confirm_games), rounds=rounds,
+                          margin=base.margin, aim=aim, reach=reach, seed=seed, components=base.components,
+                          overrides=base.overrides, jobs=jobs, out=str(out) if out else None)
+        sweep, confirm = F.card_estimate(plan)
+    except ScenarioError as err:
+        fail("the plan is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
+    except ComponentError as err:
+        fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
+    except ValueError as err:
+        fail(str(err))
+    if expect(f"the designed sweep {sweep.text()} ({len(plan.cards)} cards, each sought and avoided); then the "
+              f"current costs and at most {rounds} proposals, {confirm.text()}",
+              sweep.seconds + confirm.seconds, dry_run):
+        return
+    start = time.perf_counter()
+    try:
+        with nullcontext() if quiet else err_console.status("designed sweep") as status:
+            result = F.fit_cards(plan, progress=None if quiet else (lambda text: say(status, text)))
+    except ComponentError as err:
+        fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
+    except (ValueError, RunError) as err:
+        fail(str(err))
+    emit(_card_tables(result), fmt)
+    if out is not None:
+        from ..balance import fix_text
+        from ..report.charts import save
+
+        command = F.card_command_line(plan) + (f" --overrides {overrides}" if overrides else "")
+        (out / "fix.toml").write_text(fix_text(result.overrides, command))
+        if result.rounds:
+            fig = F.card_chart(result, {"scenario": f"balance fit --card, {policy} on every seat",
+                                        "games": sum(map(plan.confirming, plan.players))})
+            save(fig, out / "fit.png")
+        err_console.print(f"the change set: {out / 'fix.toml'}", highlight=False)
+    err_console.print(f"{result.games:,} games; took {time.perf_counter() - start:.0f} s "
+                      f"({result.cpu_seconds:.0f} s of CPU)", highlight=False)
+
+
+def _card_tables(result) -> list[Table]:
+    """The new costs, the rounds, and the before/after table of a card-cost fit."""
+    import polars as pl
+
+    from .. import balance_fit as F
+    from ..component_files import load_components
+    from ..provenance import component_set, verdict_scope
+    from ..report.verdict import correction_text, equivalence_caption, render
+
+    plan = result.plan
+    changes = F.card_change_table(result)
+    scope = verdict_scope([f"{plan.policy} on every seat"], component_set(load_components(plan.components)))
+    grids = [Table(f"The new costs ({result.status})", ["card", "value", "now", "proposed", "change"],
+                   [[r["card"], r["value"], str(r["now"]), str(r["proposed"]), f"{r['change']:+d}"]
+                    for r in changes.to_dicts()],
+                   caption=f"{result.reason}. {result.games:,} games in all ({F.card_command_line(plan)})",
+                   data=changes)]
+    rounds = pl.DataFrame({
+        "round": [r.number for r in result.rounds],
+        "changes": [len(r.proposal.change) for r in result.rounds],
+        "change_set": ["; ".join(f"{k} {d:+d}" for k, d in sorted(r.proposal.change.items())) or "none"
+                       for r in result.rounds],
+        "predicted_worst_pp": [100 * r.proposal.worst(plan.cards) for r in result.rounds],
+        "missed_pp": [100 * r.missed for r in result.rounds],
+        "fair_cells": [int(r.table["fair"].sum()) for r in result.rounds],
+        "cells": [r.table.height for r in result.rounds],
+        "pooled": ["; ".join(f"{p}p: {', '.join(k)}" for p, k in r.proposal.pooled.items() if k) or "none"
+                   for r in result.rounds]},
+        schema_overrides={"predicted_worst_pp": pl.Float64, "missed_pp": pl.Float64})
+    grids.append(Table("Rounds: each proposal and its confirmation on fresh deals",
+                       ["round", "changed costs", "change set", "lines' worst cell", "missed by", "level cells",
+                        "pooled slope"],
+                       [[str(r["round"]), str(r["changes"]), r["change_set"], f"{r['predicted_worst_pp']:.1f} pp",
+                         f"{r['missed_pp']:.1f} pp", f"{r['fair_cells']} of {r['cells']}", r["pooled"]]
+                        for r in rounds.to_dicts()],
+                       caption=("lines' worst cell: the largest predicted |seek - avoid| over the named cards and "
+                                "player counts; missed by: root mean square over those cells of the predicted minus "
+                                "the played seek - avoid; level cells: confirmed level within the margin on the "
+                                f"round's fresh {plan.confirm_text()} of each restriction; pooled slope: cards whose "
+                                "own slope was not negative at 5 %, given the named cards' mean slope"),
+                       data=rounds, units=None))
+    if result.before is not None:
+        table = F.card_before_after(result)
+        cells = table.height
+
+        def verdict(r, when):
+            record = {"verdict": r[f"{when}_verdict"], "more": r[f"{when}_more"], "n": r[f"{when}_n"]}
+            return render(record, games=plan.confirming(r["players"]), option="--confirm-games")
+
+        grids.append(Table(
+            f"Before and after: seek - avoid per card and player count ({plan.policy} on every seat, advanced "
+            f"game, one rotating seat restricted)",
+            ["players", "card", "before", "95% CI", "verdict", "after", "95% CI", "verdict"],
+            [[str(r["players"]), f"{r['card_id']}{'*' if r['card_id'] in result.change else ''}",
+              f"{100 * r['before_mean']:+.1f}", f"[{100 * r['before_ci_low']:+.1f}, {100 * r['before_ci_high']:+.1f}]",
+              verdict(r, "before"), f"{100 * r['after_mean']:+.1f}",
+              f"[{100 * r['after_ci_low']:+.1f}, {100 * r['after_ci_high']:+.1f}]", verdict(r, "after")]
+             for r in table.to_dicts()],
+            marked=[not v.startswith("fair") for v in table["after_verdict"].to_list()],
+            caption=(f"pp of win share, both on the same fresh {plan.confirm_text()} of each restriction (seed "
+                     f"{result.best.seed}, round {result.best.number}: the round with the most cells level); "
+                     f"* = a card whose cost the set changes; a relative contrast: seeking the card (buying it "
+                     f"whenever offered and affordable) minus avoiding it, paired on the deal, against 0 (worth "
+                     f"its price); stronger = worth more than it costs; CI: t over deals; stronger / weaker: "
+                     f"{correction_text(cells)}; {equivalence_caption(cells, plan.margin)} (every card at every "
+                     f"player count); marked = not level after; {scope}"),
+            data=table.rename({c: c.replace("_mean", "") for c in table.columns if c.endswith("_mean")}),
+            units={"before": "pp", "after": "pp", "before_ci_low": "pp", "before_ci_high": "pp",
+                   "after_ci_low": "pp", "after_ci_high": "pp"}))
     return grids

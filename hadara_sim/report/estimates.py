@@ -40,11 +40,14 @@ def _ttest_1samp(x: np.ndarray):
 
 def _ttest_rel(a: np.ndarray, b: np.ndarray):
     """Paired t-test of a - b: (p, low, high); p is NaN for fewer than 2 pairs or no variance
-    (p = 0 when every difference is the same non-zero number)."""
+    (p = 0 when every difference is the same non-zero number). Pairs of win shares that all differ by
+    the same amount get `inference.no_spread_interval`, not the t interval's zero width."""
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         res = sps.ttest_rel(a, b)
         low, high = res.confidence_interval(I.LEVEL)
+    if len(a) > 1 and np.ptp(a - b) == 0 and I.unit_interval(a, b):
+        low, high = I.no_spread_interval(float(a[0] - b[0]), len(a))
     return float(res.pvalue), float(low), float(high)
 
 

@@ -101,15 +101,37 @@ def adjust(p, method: str = CORRECTION) -> np.ndarray:
     return out
 
 
+def unit_interval(a: np.ndarray, b: np.ndarray) -> bool:
+    """Both sides of a paired contrast lie in [0, 1] (win shares): a pair differs by at most 1."""
+    return bool(len(a) and min(a.min(), b.min()) >= 0 and max(a.max(), b.max()) <= 1)
+
+
+def no_spread_interval(c: float, n: int) -> tuple[float, float]:
+    """The 95% interval of a paired difference of values in [0, 1] whose n pairs all differ by the same
+    `c`: the share of pairs that may differ unseen is below 1 - 0.025^(1/n) each way (the exact form of
+    the rule of three), and the mean moves by at most that share; so never of zero width: 10 equal
+    pairs give ±0.31, 10,000 give ±0.0004."""
+    q = 1.0 - ((1.0 - LEVEL) / 2) ** (1.0 / n)
+    return max(-1.0, c - q), min(1.0, c + q)
+
+
 def equivalence_p(a: np.ndarray, b: np.ndarray, margin: float = MARGIN) -> float:
     """p-value of the paired TOST (statsmodels `ttost_paired`) that mean(a - b) lies within
-    ±margin; small p = equivalent. NaN for fewer than 2 pairs."""
+    ±margin; small p = equivalent. NaN for fewer than 2 pairs. Pairs that all differ by the same
+    amount have no spread for the t test: for values in [0, 1] (win shares) the chance that no pair
+    of n differs when a share `margin` of them would is (1 - margin)^n, so ten equal pairs are not
+    called equivalent and ten thousand are; other values are equivalent when the constant is inside."""
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
     if len(a) < 2:
         return math.nan
     d = a - b
-    if float(d.std()) == 0:  # no spread: equivalent exactly when the constant difference is inside
-        return 0.0 if abs(float(d.mean())) < margin else 1.0
+    if float(d.std()) == 0:  # no spread: the t test cannot say how far the mean may lie
+        c = float(d.mean())
+        if abs(c) >= margin:
+            return 1.0
+        if unit_interval(a, b):  # a mean at the margin needs that share of deals to differ: none did
+            return (1.0 - (margin - abs(c))) ** len(d)
+        return 0.0
     p, _, _ = _quiet(ttost_paired, a, b, -margin, margin)
     return float(p)
 
