@@ -630,6 +630,35 @@ else:
     display(rounded(fresh.select("card_id", "printed_cost", "cost", "n", "win_diff", "win_low", "win_high",
                                  "win_verdict")))'''),
     md("""
+## 5. Every cost at once: `balance fit --card`
+
+A card's fair cost above is measured with every other card as printed; changing several costs at
+once moves each other's worth (they compete for the same coins). `balance_fit.fit_cards` treats the
+costs as one set: a designed sweep moves every named card's cost by -2, 0 or +2 coins on common
+deals, a line per card and player count of seek minus avoid against its cost proposes the cost
+nearest the printed one that is level at every player count, fresh deals confirm (TOST against 0,
+Holm over every card and count), and it fits again until the set is confirmed or a card is blocked.
+Purple effects are purple cards: `--card II-P` fits all of epoch II's. The command line:
+
+    hadara-sim balance fit -p 2 -p 4 --card II-Y-05 --card II-B-06 --games 3000 --points 6 --confirm-games 20000 --out results/costs
+
+Here the two cards with the largest gaps above, at 4 players, on a budget far too small to confirm
+much (the verdicts say how many more deals would decide them).
+"""),
+    code('''
+from hadara_sim import balance_fit
+
+pick = found["card_id"][:2].to_list() if found.height else ["II-Y-05", "II-B-06"]
+card_plan = balance_fit.CardPlan(cards=pick, players=[4], games=max(GAMES, 300), points=3,
+                                 confirm_games=max(GAMES, 800), rounds=1, seed=1)
+costs = balance_fit.fit_cards(card_plan)
+print(f"{costs.status}: {costs.reason}; {costs.games:,} games")
+display(balance_fit.card_change_table(costs))
+rounded(balance_fit.card_before_after(costs))'''),
+    code('''
+display(balance_fit.card_chart(costs, {"scenario": "balance fit --card, balanced on every seat",
+                                       "games": card_plan.confirm_games}))'''),
+    md("""
 ## What the full run says
 
 With 4,000 games per combination at 4 players (the shipped scenario's 4-player half, 1.3 million

@@ -148,3 +148,24 @@ def test_card_fit_bad_input():
 
 def test_the_run_labels_name_the_change_set():
     assert digest({"II-B-02": 2}) != digest({"II-B-02": -2})
+
+
+def test_the_command_plays_a_card_fit_and_writes_its_set_chart_and_runs(tmp_path):
+    """The real game on a tiny budget: the command runs end to end, its fix.toml reads back as overrides
+    and names the command that made it, and a rerun resumes from the runs written (nothing played)."""
+    out = tmp_path / "costs"
+    args = ["balance", "fit", "-p", "2", "--card", "II-Y-05", "--games", "30", "--points", "3", "--confirm-games", "60",
+            "--rounds", "1", "--jobs", "1", "--out", str(out)]
+    first = CliRunner().invoke(app, args)
+    assert first.exit_code == 0, first.output
+    assert "Before and after: seek - avoid" in first.output and "Traceback" not in first.output
+    fix = (out / "fix.toml").read_text()
+    assert fix.startswith("# hadara-sim balance fit -p 2 --policy balanced --card II-Y-05 --games 30")
+    read_overrides(out / "fix.toml")
+    assert (out / "fit.png").stat().st_size > 0
+    runs = sorted(p.name for p in (out / "runs").iterdir())
+    assert runs[0].startswith("p2-cards-before") and any(r.startswith("p2-cards-design-3") for r in runs)
+    written = {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*.parquet")}
+    again = CliRunner().invoke(app, args)
+    assert again.exit_code == 0 and again.output.split("games; took")[0] == first.output.split("games; took")[0]
+    assert written and {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*.parquet")} == written
