@@ -206,14 +206,14 @@ def test_the_estimate_counts_the_first_compile_once_not_once_a_run():
 def test_cells_short_of_deals_stop_the_fit_with_the_verdict_model_s_hint():
     """A confirmation whose every open cell lies inside the margin but is not yet shown fair stops as
     "too few deals", each cell with the hint of the one verdict model in --confirm-games."""
-    from hadara_sim.balance_fit import Proposal, Round, Run, verdicts
-    from hadara_sim.balance_fit.driver import _why
+    from hadara_sim.balance_fit import Run, verdicts
+    from hadara_sim.balance_fit.ending import why_stopped
     from hadara_sim.report.verdict import undecided_text
 
     rows = synthetic({}, {})(2, {}, 7, 3000, "now")  # both sides near 50 %, held in about 600 deals each
     table = verdicts([Run(2, {}, 7, "now", rows)], ["3B", "4A"], 0.02)
     assert not table["fair"].any() and table["more"].is_finite().all()
-    status, reason = _why(Round(1, Proposal({}, {}), 7, table, {}), Proposal({}, {}), plan(confirm_games=3000))
+    status, reason = why_stopped(table, {}, "side")
     assert status == "too few deals"
     for r in table.to_dicts():
         hint = undecided_text(r["more"], r["n"], r["games"], "--confirm-games")

@@ -49,10 +49,10 @@ from ..components import RANGES, ComponentSet
 from ..estimate import Estimate, estimate_run
 from ..report import inference as I
 from ..report.estimates import paired_diff, with_verdicts
-from ..report.verdict import undecided_text
 from ..report.worth import restricted_pairs
 from ..scenario.read import scenario_from_dict
 from ..sensitivity import merged
+from .ending import Ending, best_round, why_stopped
 from .plan import AIM, POINTS, REACH, Confirming, counts_text, cpu_seconds, digest
 
 STEP = 2                 # coins a design point moves a cost, and a later round's proposal at most
@@ -311,7 +311,7 @@ class CardRound:
 
 
 @dataclass
-class CardFit:
+class CardFit(Ending):
     plan: CardPlan
     now: dict[str, int]          # card -> its current cost
     rounds: list[CardRound]
@@ -321,19 +321,6 @@ class CardFit:
     games: int                   # every game played (a restriction's games count once each)
     seconds: float
     cpu_seconds: float
-
-    @property
-    def best(self) -> CardRound | None:
-        """The round whose set the fit ends with: the most cells confirmed fair (the later of a tie)."""
-        return max(reversed(self.rounds), key=lambda r: int(r.table["fair"].sum())) if self.rounds else None
-
-    @property
-    def change(self) -> CardChange:
-        return self.best.proposal.change if self.rounds else {}
-
-    @property
-    def after(self) -> pl.DataFrame | None:
-        return self.best.table if self.rounds else None
 
     @property
     def overrides(self) -> dict:
@@ -390,7 +377,7 @@ def fit_cards(plan: CardPlan, play: CardPlay | None = None, progress=None) -> Ca
         lines = {p: fit_lines(data[p], plan.cards, last[p]) for p in plan.players}
         proposal = propose(lines, plan, now, rounds[-1].proposal.change if rounds else None)
         if rounds and proposal.change == rounds[-1].proposal.change:
-            status, reason = _why(rounds[-1], proposal)
+            status, reason = why_stopped(rounds[-1].table, proposal.blocked, "card_id")
             break
         seed = plan.seed + r
         confirm = []
@@ -410,12 +397,12 @@ def fit_cards(plan: CardPlan, play: CardPlay | None = None, progress=None) -> Ca
                                            f"fresh deals")
             break
     else:
-        status, reason = _why(rounds[-1], rounds[-1].proposal)
+        status, reason = why_stopped(rounds[-1].table, rounds[-1].proposal.blocked, "card_id")
         if status == "rounds":
             reason = f"{plan.rounds} rounds played: " + reason
     before = None
     if rounds:
-        seed = max(reversed(rounds), key=lambda r: int(r.table["fair"].sum())).seed  # `CardFit.best`'s deals
+        seed = best_round(rounds).seed
         base = []
         for p in plan.players:
             say(f"before: the current costs at {p} players on the best round's {plan.confirming(p):,} deals")
@@ -425,18 +412,3 @@ def fit_cards(plan: CardPlan, play: CardPlay | None = None, progress=None) -> Ca
         before = verdicts(base, plan.cards, plan.margin)
     return CardFit(plan, now, rounds, before, reason, status, played, time.perf_counter() - start,
                    cpu_seconds() - cpu_start)
-
-
-def _why(last: CardRound, proposal: CardProposal) -> tuple[str, str]:
-    """Why the fit stops at the set `last` played: the cards the proposer could not bring level, else
-    the cells short of deals, else the cells the play found not level."""
-    if proposal.blocked:
-        return "blocked", "; ".join(f"{k} is blocked: {why}" for k, why in proposal.blocked.items())
-    open_ = last.table.filter(~pl.col("fair"))
-    short = open_.filter(pl.col("more").is_not_null() & pl.col("more").is_not_nan())
-    if open_.height and short.height == open_.height:
-        cells = "; ".join(f"{r['card_id']} at {r['players']} players: "
-                          + undecided_text(r["more"], r["n"], r["games"], "--confirm-games") for r in short.to_dicts())
-        return "too few deals", f"too few deals to confirm the set: {cells}"
-    cells = ", ".join(f"{r['card_id']} at {r['players']} players ({r['verdict']})" for r in open_.to_dicts())
-    return "rounds", f"not confirmed: {cells}"

@@ -18,9 +18,9 @@ from ..components import SETUP_VALUES
 from ..estimate import Estimate, estimate_run
 from ..report import inference as I
 from ..report.estimates import mean_ci, with_verdicts
-from ..report.verdict import undecided_text
 from ..scenario.read import scenario_from_dict
 from ..sensitivity import merged
+from .ending import Ending, best_round, why_stopped
 from .plan import (REFERENCE_DEALS, SAMPLE_GAMES, SIDES, Change, FitPlan, Play, apart, as_overrides, count,
                    counts_text, cpu_seconds, currents, design, digest)
 from .search import Proposal, propose
@@ -81,7 +81,7 @@ class Round:
 
 
 @dataclass
-class Fit:
+class Fit(Ending):
     plan: FitPlan
     now: dict[str, dict[str, int]]
     rounds: list[Round]
@@ -91,19 +91,6 @@ class Fit:
     games: int                   # every game played
     seconds: float
     cpu_seconds: float
-
-    @property
-    def best(self) -> Round | None:
-        """The round whose set the fit ends with: the most cells confirmed fair (the later of a tie)."""
-        return max(reversed(self.rounds), key=lambda r: int(r.table["fair"].sum())) if self.rounds else None
-
-    @property
-    def change(self) -> Change:
-        return self.best.proposal.change if self.rounds else {}
-
-    @property
-    def after(self) -> pl.DataFrame | None:
-        return self.best.table if self.rounds else None
 
     @property
     def overrides(self) -> dict:
@@ -239,7 +226,7 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
             surrogates = {p: fit_surrogate(data[p], plan, surrogates.get(p)).anchor(last[p]) for p in plan.players}
         proposal = propose(surrogates, plan, now, rounds[-1].proposal.change if rounds else None)
         if rounds and proposal.change == rounds[-1].proposal.change:
-            status, reason = _why(rounds[-1], proposal, plan)
+            status, reason = why_stopped(rounds[-1].table, proposal.blocked, "side")
             break
         seed = plan.seed + r
         confirm = []
@@ -260,12 +247,12 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
             break
     else:
         final = rounds[-1]
-        status, reason = _why(final, final.proposal, plan)
+        status, reason = why_stopped(final.table, final.proposal.blocked, "side")
         if status == "rounds":
             reason = f"{plan.rounds} rounds played: " + reason
     before = None
     if rounds:
-        seed = max(reversed(rounds), key=lambda r: int(r.table["fair"].sum())).seed  # `Fit.best`'s deals
+        seed = best_round(rounds).seed
         base = []
         for p in plan.players:
             say(f"before: the current set at {p} players on the best round's {plan.confirming(p):,} deals")
@@ -282,19 +269,3 @@ def local(runs: list[Run], centre: Run, sweep: list[Run]) -> list[Run]:
     every value lies within one step of it (earlier sweeps' points and rounds' sets that fall in the
     region the proposer may move in)."""
     return [centre, *sweep] + [run for run in runs if run is not centre and apart(run.change, centre.change) <= 1]
-
-
-def _why(last: Round, proposal: Proposal, plan: FitPlan) -> tuple[str, str]:
-    """Why the fit stops at the set `last` played (the refit proposes it again, or the rounds ran out):
-    the sides the proposer could not bring to fair, else the cells short of deals, else the cells the
-    play found unfair."""
-    if proposal.blocked:
-        return "blocked", "; ".join(f"{s} is blocked: {why}" for s, why in proposal.blocked.items())
-    open_ = last.table.filter(~pl.col("fair"))
-    short = open_.filter(pl.col("more").is_not_null() & pl.col("more").is_not_nan())
-    if open_.height and short.height == open_.height:
-        cells = "; ".join(f"{r['side']} at {r['players']} players: "
-                          + undecided_text(r["more"], r["n"], r["games"], "--confirm-games") for r in short.to_dicts())
-        return "too few deals", f"too few deals to confirm the set: {cells}"
-    cells = ", ".join(f"{r['side']} at {r['players']} players ({r['verdict']})" for r in open_.to_dicts())
-    return "rounds", f"not confirmed: {cells}"

@@ -4,7 +4,7 @@ player count at once (thin layer over hadara_sim.balance_fit; registered in the 
 from __future__ import annotations
 
 import time
-from contextlib import nullcontext
+from contextlib import contextmanager, nullcontext
 from pathlib import Path
 from typing import Optional
 
@@ -77,10 +77,8 @@ def fit(
 
     matplotlib.use("Agg")
     from .. import balance_fit as F
-    from ..components import SETUP_VALUES, ComponentError
+    from ..components import SETUP_VALUES
     from ..progress import duration
-    from ..runner import RunError
-    from ..scenario.checks import ScenarioError
 
     fmt = check_format(fmt)
     if card:
@@ -100,48 +98,59 @@ def fit(
     if out is not None:
         writable_folder(out)
     base = plan_or_exit(2, policy, games, margin, seed, jobs, components, overrides, 0, side)
-    try:
-        confirming = F.read_confirm_games(confirm_games)
+    with _failing():
         plan = F.FitPlan(sides=list(dict.fromkeys(side)) if side else list(F.SIDES), fields=fields,
                          players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
-                         points=points, resweep=resweep, confirm_games=confirming, rounds=rounds, margin=base.margin, aim=aim,
-                         reach=reach, max_changed=max_changed, table=table, seed=seed, components=base.components,
-                         overrides=base.overrides, jobs=jobs, out=str(out) if out else None)
-    except ValueError as err:
-        fail(str(err))
-    try:
+                         points=points, resweep=resweep, confirm_games=F.read_confirm_games(confirm_games),
+                         rounds=rounds, margin=base.margin, aim=aim, reach=reach, max_changed=max_changed, table=table,
+                         seed=seed, components=base.components, overrides=base.overrides, jobs=jobs,
+                         out=str(out) if out else None)
         sweep, confirm = F.estimate(plan)
         fitting = F.fitting_seconds(plan)
+    if expect(f"the designed sweep{' and the local sweeps' if resweep else ''} {sweep.text()}; then the current set "
+              f"and at most {rounds} proposals, {confirm.text()}; fitting the surrogates and proposing about "
+              f"{duration(fitting)} (timed on a sample here); in all about "
+              f"{duration(sweep.seconds + confirm.seconds + fitting)}",
+              sweep.seconds + confirm.seconds + fitting, dry_run):
+        return
+    _run(F.fit, plan, quiet, fmt, _tables, out, F.command_line(plan), overrides,
+         lambda result: F.chart(result, {"scenario": f"balance fit, {policy} on every seat",
+                                         "games": sum(map(plan.confirming, plan.players))}))
+
+
+@contextmanager
+def _failing():
+    """A bad plan, component set or run as a clean failure naming what is wrong."""
+    from ..components import ComponentError
+    from ..runner import RunError
+    from ..scenario.checks import ScenarioError
+
+    try:
+        yield
     except ScenarioError as err:
         fail("the plan is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
     except ComponentError as err:
         fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
-    except ValueError as err:
-        fail(str(err))
-    if expect(f"the designed sweep{' and the local sweeps' if resweep else ''} {sweep.text()}; then the current set and at most {rounds} proposals, "
-              f"{confirm.text()}; fitting the surrogates and proposing about {duration(fitting)} (timed on a "
-              f"sample here); in all about {duration(sweep.seconds + confirm.seconds + fitting)}",
-              sweep.seconds + confirm.seconds + fitting, dry_run):
-        return
-    start = time.perf_counter()
-    try:
-        with nullcontext() if quiet else err_console.status("designed sweep") as status:
-            result = F.fit(plan, progress=None if quiet else (lambda text: say(status, text)))
-    except ComponentError as err:
-        fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
     except (ValueError, RunError) as err:
         fail(str(err))
-    emit(_tables(result), fmt)
+
+
+def _run(fit, plan, quiet: bool, fmt: str, tables, out: Path | None, command: str, overrides: Path | None, chart):
+    """Play the fit with progress, print its tables, write fix.toml (headed by `command`) and fit.png
+    into `out`, and say what it cost."""
+    start = time.perf_counter()
+    with _failing():
+        with nullcontext() if quiet else err_console.status("designed sweep") as status:
+            result = fit(plan, progress=None if quiet else (lambda text: say(status, text)))
+    emit(tables(result), fmt)
     if out is not None:
         from ..balance import fix_text
         from ..report.charts import save
 
-        command = F.command_line(plan) + (f" --overrides {overrides}" if overrides else "")
+        command += f" --overrides {overrides}" if overrides else ""
         (out / "fix.toml").write_text(fix_text(result.overrides, command))
         if result.rounds:
-            fig = F.chart(result, {"scenario": f"balance fit, {policy} on every seat",
-                                   "games": sum(map(plan.confirming, plan.players))})
-            save(fig, out / "fit.png")
+            save(chart(result), out / "fit.png")
         err_console.print(f"the change set: {out / 'fix.toml'}", highlight=False)
     err_console.print(f"{result.games:,} games; took {time.perf_counter() - start:.0f} s "
                       f"({result.cpu_seconds:.0f} s of CPU)", highlight=False)
@@ -226,52 +235,24 @@ def _fit_cards(card, players, policy, games, points, confirm_games, rounds, marg
     matplotlib.use("Agg")
     from .. import balance_fit as F
     from ..component_files import load_components
-    from ..components import ComponentError
-    from ..runner import RunError
-    from ..scenario.checks import ScenarioError
 
     if out is not None:
         writable_folder(out)
     base = plan_or_exit(2, policy, games, margin, seed, jobs, components, overrides, 0, None)
-    try:
-        cards = F.card_ids(card, load_components(base.components))
-        plan = F.CardPlan(cards=cards, players=sorted(set(players)) if players else [2, 3, 4], policy=policy,
-                          games=games, points=points, confirm_games=F.read_confirm_games(confirm_games), rounds=rounds,
+    with _failing():
+        plan = F.CardPlan(cards=F.card_ids(card, load_components(base.components)),
+                          players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
+                          points=points, confirm_games=F.read_confirm_games(confirm_games), rounds=rounds,
                           margin=base.margin, aim=aim, reach=reach, seed=seed, components=base.components,
                           overrides=base.overrides, jobs=jobs, out=str(out) if out else None)
         sweep, confirm = F.card_estimate(plan)
-    except ScenarioError as err:
-        fail("the plan is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
-    except ComponentError as err:
-        fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
-    except ValueError as err:
-        fail(str(err))
     if expect(f"the designed sweep {sweep.text()} ({len(plan.cards)} cards, each sought and avoided); then the "
               f"current costs and at most {rounds} proposals, {confirm.text()}",
               sweep.seconds + confirm.seconds, dry_run):
         return
-    start = time.perf_counter()
-    try:
-        with nullcontext() if quiet else err_console.status("designed sweep") as status:
-            result = F.fit_cards(plan, progress=None if quiet else (lambda text: say(status, text)))
-    except ComponentError as err:
-        fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
-    except (ValueError, RunError) as err:
-        fail(str(err))
-    emit(_card_tables(result), fmt)
-    if out is not None:
-        from ..balance import fix_text
-        from ..report.charts import save
-
-        command = F.card_command_line(plan) + (f" --overrides {overrides}" if overrides else "")
-        (out / "fix.toml").write_text(fix_text(result.overrides, command))
-        if result.rounds:
-            fig = F.card_chart(result, {"scenario": f"balance fit --card, {policy} on every seat",
-                                        "games": sum(map(plan.confirming, plan.players))})
-            save(fig, out / "fit.png")
-        err_console.print(f"the change set: {out / 'fix.toml'}", highlight=False)
-    err_console.print(f"{result.games:,} games; took {time.perf_counter() - start:.0f} s "
-                      f"({result.cpu_seconds:.0f} s of CPU)", highlight=False)
+    _run(F.fit_cards, plan, quiet, fmt, _card_tables, out, F.card_command_line(plan), overrides,
+         lambda result: F.card_chart(result, {"scenario": f"balance fit --card, {policy} on every seat",
+                                              "games": sum(map(plan.confirming, plan.players))}))
 
 
 def _card_tables(result) -> list[Table]:
