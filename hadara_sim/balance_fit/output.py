@@ -123,7 +123,9 @@ def _before_after_chart(table: pl.DataFrame, key: str, key_word: str, reference,
             m, err = _err(sub[f"{when}_mean"], sub[f"{when}_ci_low"], sub[f"{when}_ci_high"], 100)
             ax.errorbar(x + shift, m, yerr=err, fmt="o", color=colour, ecolor=colour, capsize=3, markersize=5)
         labels = [f"{s}*" if s in changed else s for s in sub[key].to_list()]
-        ax.set_xticks(x, labels, rotation=90 if len(labels) > 10 else 0, fontsize=8 if len(labels) > 10 else None)
+        crowded = sum(map(len, labels)) > 36  # card ids side by side would overlap
+        ax.set_xticks(x, labels, rotation=60 if crowded else 0, ha="right" if crowded else "center",
+                      rotation_mode="anchor", fontsize=8 if crowded else None)
         ax.set_title(f"{p} players (n ≥ {min(sub['before_n'].min(), sub['after_n'].min()):,} deals per {key_word})",
                      fontsize=10)
         ax.grid(axis="y", alpha=0.3)

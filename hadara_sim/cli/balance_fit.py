@@ -252,7 +252,7 @@ def _fit_cards(card, players, policy, games, points, confirm_games, rounds, marg
         return
     _run(F.fit_cards, plan, quiet, fmt, _card_tables, out, F.card_command_line(plan), overrides,
          lambda result: F.card_chart(result, {"scenario": f"balance fit --card, {policy} on every seat",
-                                              "games": sum(map(plan.confirming, plan.players))}))
+                                              "games": 2 * len(plan.cards) * sum(map(plan.confirming, plan.players))}))
 
 
 def _card_tables(result) -> list[Table]:
