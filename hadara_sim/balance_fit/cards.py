@@ -187,10 +187,9 @@ def fit_lines(runs: list[CardRun], cards: list[str], last: CardRun) -> dict[str,
     import statsmodels.api as sm
 
     deals = pl.concat([r.pairs.with_columns(pl.lit(r.seed, pl.Int64).alias("seed"),
-                                            pl.lit(k, pl.Int64).alias("run"),
                                             pl.col("card_id").replace_strict(r.change, default=0,
                                                                              return_dtype=pl.Int64).alias("x"))
-                       for k, r in enumerate(runs)])
+                       for r in runs])
     deals = deals.with_columns((pl.col("win_seek") - pl.col("win_avoid")).alias("diff"))
     own: dict[str, tuple[float, float, float]] = {}
     for card in cards:
@@ -255,7 +254,7 @@ def propose(lines: dict[int, dict[str, Line]], plan: CardPlan, now: dict[str, in
             best = min(fair, key=lambda d: (abs(d), worst[d], d))
         else:
             best = min(options, key=lambda d: (worst[d], abs(d), d))
-            blocked[card] = _why_blocked(card, by_count, now[card], options, best, worst[best], tol, around)
+            blocked[card] = _why_blocked(by_count, now[card], options, best, worst[best], tol, around)
         if best:
             change[card] = best
     predicted = {p: {k: lines[p][k].predict(change.get(k, 0)) for k in plan.cards} for p in plan.players}
@@ -263,7 +262,7 @@ def propose(lines: dict[int, dict[str, Line]], plan: CardPlan, now: dict[str, in
     return CardProposal(change, predicted, blocked, pooled)
 
 
-def _why_blocked(card: str, by_count: dict[int, Line], cost: int, options: list[int], best: int, worst: float,
+def _why_blocked(by_count: dict[int, Line], cost: int, options: list[int], best: int, worst: float,
                  tol: float, around: CardChange | None) -> str:
     """Why no cost in range brings a card level at every count: where each count would have it level."""
     level = {p: cost + line.change - line.at / line.slope for p, line in by_count.items()}
