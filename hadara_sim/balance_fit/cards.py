@@ -199,8 +199,7 @@ def fit_lines(runs: list[CardRun], cards: list[str], last: CardRun) -> dict[str,
         if np.unique(x).size < 2 or np.ptp(y) == 0:
             own[card] = (math.nan, math.nan, 1.0)
             continue
-        groups = np.unique(np.column_stack([sub["seed"].to_numpy(), sub["game"].to_numpy()]), axis=0,
-                           return_inverse=True)[1].ravel()
+        groups = (sub["seed"].to_numpy() << 32) + sub["game"].to_numpy()  # a deal: its seed and number
         result = sm.OLS(y, sm.add_constant(x)).fit(cov_type="cluster", cov_kwds={"groups": groups})
         own[card] = (float(result.params[1]), float(result.bse[1]), float(result.pvalues[1]))
     steep = [(b, se) for b, se, p in own.values() if b < 0 and p < 1 - I.LEVEL and se > 0]
