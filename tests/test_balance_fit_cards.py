@@ -130,7 +130,8 @@ def test_card_names_expand_and_unknown_ones_are_refused_with_the_nearest():
 
 
 def test_the_card_chart_draws_every_card_before_and_after():
-    result = fit_cards(plan(rounds=1, confirm_games=10000), planted({"II-B-02": {2: 8, 4: 8}, "II-P-03": {2: 3, 4: 3.4}}))
+    game = planted({"II-B-02": {2: 8, 4: 8}, "II-P-03": {2: 3, 4: 3.4}})
+    result = fit_cards(plan(rounds=1, confirm_games=10000), game)
     fig = card_chart(result, {"scenario": "balance fit", "games": 40000})
     assert len(fig.axes) == 2
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["II-B-02*", "II-P-03*"]

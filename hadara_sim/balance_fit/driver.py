@@ -260,7 +260,8 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
             base.append(Run(p, {}, seed, label, play(p, {}, seed, plan.confirming(p), label)))
             played += plan.confirming(p)
         before = verdicts(base, plan.sides, plan.margin)
-    return Fit(plan, now, rounds, before, reason, status, played, time.perf_counter() - start, cpu_seconds() - cpu_start)
+    return Fit(plan, now, rounds, before, reason, status, played, time.perf_counter() - start,
+               cpu_seconds() - cpu_start)
 
 
 def local(runs: list[Run], centre: Run, sweep: list[Run]) -> list[Run]:
