@@ -3,6 +3,8 @@ seat seeks and avoids each card on the same deals; seeking wins `slope` x (cost 
 often than avoiding): the fit finds the planted costs, names a card no cost in range brings level,
 and gives the same set for the same seed; the command's refusals of bad input."""
 
+import json
+
 import numpy as np
 import polars as pl
 import pytest
@@ -183,3 +185,16 @@ def test_on_a_null_where_every_card_is_worth_its_price_the_fit_changes_nothing()
     for seed in range(1, 4):
         result = fit_cards(plan(cards=cards, rounds=1, confirm_games=20000, games=2000, points=3, seed=seed), game)
         assert result.change == {} and result.status == "confirmed", (seed, result.reason)
+
+
+def test_balance_check_judges_cards_on_a_set_of_new_costs(tmp_path):
+    fix = tmp_path / "fix.toml"
+    fix.write_text('[components.cards."II-Y-05"]\ncost = 4\n')
+    result = CliRunner().invoke(app, ["balance", "check", "-p", "2", "--card", "II-Y-05", "--card", "II-B-06", "-n", "40",
+                                      "--overrides", str(fix), "--jobs", "1", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.output[result.output.index("{"):result.output.rindex("}") + 1])["tables"][0]
+    assert "with II-Y-05 cost 4" in table["title"] and "against 0 (worth its price)" in table["caption"]
+    assert [r["card_id"] for r in table["data"]] == ["II-B-06", "II-Y-05"] and all(r["n"] == 40 for r in table["data"])
+    bad = CliRunner().invoke(app, ["balance", "check", "--card", "II-Q-05", "--dry-run"])
+    assert bad.exit_code != 0 and "did you mean" in bad.output and "Traceback" not in bad.output

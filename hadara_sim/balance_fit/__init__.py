@@ -51,6 +51,8 @@ the same loop with restricted play as the target (seek and avoid a card level at
 """
 
 from .cards import CardFit, CardPlan, card_ids, fit_cards
+from .cards import check as check_cards
+from .cards import check_estimate as check_cards_estimate
 from .cards import estimate as card_estimate
 from .driver import Fit, Round, estimate, fit, fitting_seconds, simulate_play, verdicts
 from .output import (before_after, card_before_after, card_change_table, card_chart, card_command_line, change_table,
@@ -63,6 +65,6 @@ from .surrogate import Run, Strengths, Surrogate, fit_surrogate, seatings
 __all__ = ["AIM", "MAX_CHANGED", "POINTS", "REACH", "SIDES", "CardFit", "CardPlan", "Change", "Fit", "FitPlan", "Play",
            "Proposal", "Round", "Run", "Strengths", "Surrogate", "as_overrides", "before_after", "card_before_after",
            "card_change_table", "card_chart", "card_command_line", "card_estimate", "card_ids", "change_table",
-           "change_words", "chart", "command_line", "count", "currents", "design", "estimate", "fit", "fit_cards",
-           "fit_surrogate", "fitting_seconds", "propose", "read_confirm_games", "seatings", "side_options",
-           "simulate_play", "verdicts"]
+           "change_words", "chart", "check_cards", "check_cards_estimate", "command_line", "count", "currents",
+           "design", "estimate", "fit", "fit_cards", "fit_surrogate", "fitting_seconds", "propose",
+           "read_confirm_games", "seatings", "side_options", "simulate_play", "verdicts"]

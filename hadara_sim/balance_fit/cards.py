@@ -287,6 +287,21 @@ def verdicts(runs: list[CardRun], cards: list[str], margin: float) -> pl.DataFra
         more_games=(pl.col("more") * pl.col("games") / pl.col("n")).ceil()).sort("players", "card_id")
 
 
+def check_estimate(plan: CardPlan, games: int) -> Estimate:
+    """How long `check` takes."""
+    return _estimate_runs(plan, lambda p: games, 1, None)
+
+
+def check(plan: CardPlan, seed: int, games: int) -> pl.DataFrame:
+    """Every named card at every player count of the plan, on the component set with its overrides
+    (a fitted set, `--overrides fix.toml`): seek minus avoid on `games` fresh deals of `seed`, with
+    the verdicts of a confirmation (`verdicts`, Holm over every card and count)."""
+    now = printed_costs(load_components(plan.components).with_overrides(plan.overrides), plan.cards)
+    play = simulate_play(plan, now)
+    return verdicts([CardRun(p, {}, seed, f"p{p}-check", play(p, {}, seed, games, f"p{p}-check"))
+                     for p in plan.players], plan.cards, plan.margin)
+
+
 @dataclass
 class CardRound:
     """One proposal and its confirmation on fresh deals."""
@@ -330,20 +345,22 @@ class CardFit(Ending):
 def estimate(plan: CardPlan, cold: bool | None = None) -> tuple[Estimate, Estimate]:
     """How long the designed sweep takes, and at most the confirmations (every round, the current costs
     in the design and on the best round's deals), before anything is played."""
+    return (_estimate_runs(plan, lambda p: plan.games, plan.points, cold),
+            _estimate_runs(plan, plan.confirming, plan.rounds + 2, False))
+
+
+def _estimate_runs(plan: CardPlan, games: Callable[[int], int], count: int, cold: bool | None) -> Estimate:
+    """`count` runs at every player count of `games(players)` games of every restriction; the first
+    compile once."""
     now = printed_costs(load_components(plan.components).with_overrides(plan.overrides), plan.cards)
-
-    def runs(games: Callable[[int], int], count: int, cold_: bool | None) -> Estimate:
-        total, n, workers, unknown, compiled = 0.0, 0, 1, [], 0.0
-        for p in plan.players:
-            one = estimate_run(scenario_from_dict(scenario(plan, p, {}, now, plan.seed, games(p))), plan.jobs,
-                               cold=cold_)
-            total += (one.seconds - one.compile) * count + one.compile
-            n += one.games * count
-            workers, unknown, compiled = one.workers, one.unknown, compiled or one.compile
-            cold_ = False
-        return Estimate(total, n, unknown, compiled, workers)
-
-    return runs(lambda p: plan.games, plan.points, cold), runs(plan.confirming, plan.rounds + 2, False)
+    total, n, workers, unknown, compiled = 0.0, 0, 1, [], 0.0
+    for p in plan.players:
+        one = estimate_run(scenario_from_dict(scenario(plan, p, {}, now, plan.seed, games(p))), plan.jobs, cold=cold)
+        total += (one.seconds - one.compile) * count + one.compile
+        n += one.games * count
+        workers, unknown, compiled = one.workers, one.unknown, compiled or one.compile
+        cold = False
+    return Estimate(total, n, unknown, compiled, workers)
 
 
 def fit_cards(plan: CardPlan, play: CardPlay | None = None, progress=None) -> CardFit:

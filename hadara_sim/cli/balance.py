@@ -14,7 +14,7 @@ import typer
 from ..report.table import Table
 from .balance_fit import fit
 from .balance_options import (COMPONENTS, DRY_RUN, GAMES, JOBS, MARGIN, OVERRIDES, PLAYERS, POLICY, SEED, expect,
-                              plan_or_exit, say)
+                              failing, plan_or_exit, say)
 from .common import FORMAT_OPTION, check_format, emit, err_console, fail, writable_folder
 
 app = typer.Typer(help="Balance what-ifs: changes of component values that make the game fair.",
@@ -73,14 +73,25 @@ def _sides_table(plan, sides) -> Table:
 @app.command()
 def check(players: int = PLAYERS, policy: str = POLICY, games: int = GAMES, margin: float = MARGIN,
           seed: int = SEED, jobs: int = JOBS, components: Optional[Path] = COMPONENTS,
-          overrides: Optional[Path] = OVERRIDES, dry_run: bool = DRY_RUN, fmt: str = FORMAT_OPTION):
+          overrides: Optional[Path] = OVERRIDES,
+          card: Optional[list[str]] = typer.Option(None, "--card", show_default=False,
+                                                   help="Judge cards instead of the sides: whether each is worth its "
+                                                        "price (seek minus avoid level, TOST against 0), e.g. II-B-02 "
+                                                        "or II-P for every purple card of epoch II (repeat); --games "
+                                                        "of each seek and avoid."),
+          dry_run: bool = DRY_RUN, fmt: str = FORMAT_OPTION):
     """Win share of every setup card side with an equivalence verdict (TOST against 1/P), on the
-    component set with the given overrides: check a fix on new deals (another --seed)."""
+    component set with the given overrides: check a fix on new deals (another --seed). With --card,
+    each named card's seek minus avoid (restricted play, one rotating seat) against 0 instead: check
+    a `balance fit --card` set."""
     from ..balance import baseline, estimate
     from ..runner import RunError
 
     fmt = check_format(fmt)
     plan = plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides)
+    if card:
+        _check_cards(card, plan, dry_run, fmt)
+        return
     base, _ = _estimates(plan, estimate)
     if expect(base.text(), base.seconds, dry_run):
         return
@@ -91,6 +102,44 @@ def check(players: int = PLAYERS, policy: str = POLICY, games: int = GAMES, marg
     except RunError as err:
         fail(str(err))
     emit([_sides_table(plan, sides)], fmt)
+    err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
+
+
+def _check_cards(names: list[str], base, dry_run: bool, fmt: str):
+    """`balance check --card`: every named card's worth at its price on the set with the overrides."""
+    from .. import balance_fit as F
+    from ..balance_fit.cards import printed_costs
+    from ..component_files import load_components
+    from ..provenance import component_set, verdict_scope
+    from ..report.verdict import correction_text, equivalence_caption, render
+
+    with failing():
+        plan = F.CardPlan(cards=F.card_ids(names, load_components(base.components)), players=[base.players],
+                          policy=base.policy, margin=base.margin, seed=base.seed, components=base.components,
+                          overrides=base.overrides, jobs=base.jobs)
+        guess = F.check_cards_estimate(plan, base.games)
+    if expect(f"{guess.text()} ({len(plan.cards)} cards, each sought and avoided)", guess.seconds, dry_run):
+        return
+    start = time.perf_counter()
+    with failing(), err_console.status(f"{base.games:,} games x {2 * len(plan.cards)} restrictions"):
+        table = F.check_cards(plan, base.seed, base.games)
+    changed = "; ".join(f"{k} cost {v['cost']}" for k, v in base.overrides.get("cards", {}).items() if "cost" in v)
+    costs = printed_costs(load_components(plan.components).with_overrides(plan.overrides), plan.cards)
+    scope = verdict_scope([f"{plan.policy} on every seat"], component_set(load_components(plan.components)))
+    emit([Table(
+        f"Cards at {base.players} players: seek - avoid ({plan.policy} on every seat, advanced game, one rotating "
+        f"seat restricted{'; with ' + changed if changed else ''})",
+        ["card", "cost", "n deals", "seek - avoid", "95% CI", "verdict vs 0"],
+        [[r["card_id"], str(costs[r["card_id"]]), f"{r['n']:,}", f"{100 * r['diff']:+.1f}",
+          f"[{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]", render(r, games=base.games, option="--games")]
+         for r in table.to_dicts()],
+        caption=(f"pp of win share; a relative contrast: seeking the card (buying it whenever offered and "
+                 f"affordable) minus avoiding it, paired on the deal, against 0 (worth its price); stronger = "
+                 f"worth more than it costs; CI: t over deals; stronger / weaker: {correction_text(table.height)}; "
+                 f"{equivalence_caption(table.height, plan.margin)}; marked = not shown level; {scope}"),
+        marked=[not f for f in table["fair"].to_list()],
+        data=table.select("card_id", "n", "diff", "low", "high", "equiv_p", "q_equiv", "verdict", "more", "fair"),
+        units={"diff": "pp", "low": "pp", "high": "pp"})], fmt)
     err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
 
 

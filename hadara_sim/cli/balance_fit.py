@@ -4,14 +4,15 @@ player count at once (thin layer over hadara_sim.balance_fit; registered in the 
 from __future__ import annotations
 
 import time
-from contextlib import contextmanager, nullcontext
+from contextlib import nullcontext
 from pathlib import Path
 from typing import Optional
 
 import typer
 
 from ..report.table import Table
-from .balance_options import COMPONENTS, DRY_RUN, JOBS, MARGIN, OVERRIDES, POLICY, SEED, expect, plan_or_exit, say
+from .balance_options import (COMPONENTS, DRY_RUN, JOBS, MARGIN, OVERRIDES, POLICY, SEED, expect, failing,
+                              plan_or_exit, say)
 from .common import FORMAT_OPTION, check_format, emit, err_console, fail, writable_folder
 
 _DEFAULT_VALUES = "coins,income,military,culture,food"
@@ -98,7 +99,7 @@ def fit(
     if out is not None:
         writable_folder(out)
     base = plan_or_exit(2, policy, games, margin, seed, jobs, components, overrides, 0, side)
-    with _failing():
+    with failing():
         plan = F.FitPlan(sides=list(dict.fromkeys(side)) if side else list(F.SIDES), fields=fields,
                          players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
                          points=points, resweep=resweep, confirm_games=F.read_confirm_games(confirm_games),
@@ -118,28 +119,11 @@ def fit(
                                          "games": sum(map(plan.confirming, plan.players))}))
 
 
-@contextmanager
-def _failing():
-    """A bad plan, component set or run as a clean failure naming what is wrong."""
-    from ..components import ComponentError
-    from ..runner import RunError
-    from ..scenario.checks import ScenarioError
-
-    try:
-        yield
-    except ScenarioError as err:
-        fail("the plan is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
-    except ComponentError as err:
-        fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
-    except (ValueError, RunError) as err:
-        fail(str(err))
-
-
 def _run(fit, plan, quiet: bool, fmt: str, tables, out: Path | None, command: str, overrides: Path | None, chart):
     """Play the fit with progress, print its tables, write fix.toml (headed by `command`) and fit.png
     into `out`, and say what it cost."""
     start = time.perf_counter()
-    with _failing():
+    with failing():
         with nullcontext() if quiet else err_console.status("designed sweep") as status:
             result = fit(plan, progress=None if quiet else (lambda text: say(status, text)))
     emit(tables(result), fmt)
@@ -239,7 +223,7 @@ def _fit_cards(card, players, policy, games, points, confirm_games, rounds, marg
     if out is not None:
         writable_folder(out)
     base = plan_or_exit(2, policy, games, margin, seed, jobs, components, overrides, 0, None)
-    with _failing():
+    with failing():
         plan = F.CardPlan(cards=F.card_ids(card, load_components(base.components)),
                           players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
                           points=points, confirm_games=F.read_confirm_games(confirm_games), rounds=rounds,

@@ -3,6 +3,8 @@ sensitivity in cli/balance.py, fit in cli/balance_fit.py)."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+
 import typer
 
 from .common import MARGIN_OPTION, err_console, fail
@@ -52,3 +54,20 @@ def say(status, text: str):
     status.update(text)
     if not err_console.is_terminal:
         err_console.print(text, highlight=False)
+
+
+@contextmanager
+def failing():
+    """A bad plan, component set or run as a clean failure naming what is wrong."""
+    from ..components import ComponentError
+    from ..runner import RunError
+    from ..scenario.checks import ScenarioError
+
+    try:
+        yield
+    except ScenarioError as err:
+        fail("the plan is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
+    except ComponentError as err:
+        fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
+    except (ValueError, RunError) as err:
+        fail(str(err))
