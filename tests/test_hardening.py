@@ -221,6 +221,18 @@ def test_policy_parameters_match_their_defaults(params, where):
     assert f"s.toml:2: {where}: policy 'greedy'" in str(caught.value)
 
 
+@pytest.mark.parametrize("policy, params, expected", [
+    ("search", 'kinds = "side"', "expected a list of names, any number of them (e.g. ['side']), got a string 'side'"),
+    ("greedy", 'avoid = "I-Y-03"', "expected a list of names, any number of them (e.g. ['I-Y-03'])"),
+    ("random", "seek = 3", "expected a list of names, any number of them (e.g. ['3']), got a whole number 3"),
+])
+def test_a_name_where_a_list_of_names_belongs_says_what_a_list_of_names_is(policy, params, expected):
+    text = f'players = 2\npolicies = [{{policy = "{policy}", params = {{{params}}}}}, "random"]\n'
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(text, file="s.toml")
+    assert expected in str(caught.value) and "entries like" not in str(caught.value)
+
+
 def test_policy_parameters_are_checked_in_every_sweep_value():
     text = ('players = 2\npolicies = ["greedy", "random"]\n[sweep]\n'
             '"policies[0].params.coin" = [0.5, "lots", [1]]\n')
