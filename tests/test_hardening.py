@@ -690,6 +690,27 @@ def test_bad_options_are_one_line(args, words):
     clean_failure(invoke(*args), 2, *words)
 
 
+HUGE = "99999999999999999999999"  # past 64 bits: an OverflowError deep inside before the cap
+
+
+@pytest.mark.parametrize("args, words", [
+    (["balance", "check", "--dry-run", "-n", HUGE], ["--games", "1000000000000"]),
+    (["balance", "suggest", "--dry-run", "-n", "100", "--curve-games", HUGE], ["--curve-games", "1000000000000"]),
+    (["balance", "fit", "--dry-run", "-n", "100", "--confirm-games", HUGE], ["--confirm-games", "1,000,000,000,000"]),
+    (["balance", "fit", "--dry-run", "-n", "100", "--confirm-games", f"2={HUGE}"], ["--confirm-games", "10 to"]),
+    (["simulate", "scenarios/default.toml", "--dry-run", "-n", HUGE], ["--games", "1000000000000"]),
+    (["simulate", "scenarios/default.toml", "--dry-run", "--set", f"games={HUGE}"],
+     [f"--set games={HUGE}: games: must be 1..1000000000000"]),
+])
+def test_more_games_than_a_run_can_number_are_refused_by_their_option(args, words):
+    clean_failure(invoke(*args), 2, *words)
+
+
+def test_more_games_than_a_run_can_number_are_refused_in_a_scenario(tmp_path):
+    with pytest.raises(ScenarioError, match=f"s.toml:5: games: must be 1..1000000000000, got {HUGE}"):
+        parse_scenario(TINY.format(games=HUGE, seed=1), file="s.toml")
+
+
 def test_jobs_are_capped_to_the_cores(monkeypatch, capsys):
     from hadara_sim.cli.limits import jobs_or_exit
 

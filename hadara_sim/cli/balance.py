@@ -11,6 +11,7 @@ from typing import Optional
 
 import typer
 
+from ..constants import MAX_GAMES
 from ..report.table import Table
 from .balance_fit import fit
 from .balance_options import (COMPONENTS, DRY_RUN, GAMES, JOBS, MARGIN, OVERRIDES, PLAYERS, POLICY, SEED, expect,
@@ -97,7 +98,7 @@ def check(players: int = PLAYERS, policy: str = POLICY, games: int = GAMES, marg
 @app.command()
 def suggest(
     players: int = PLAYERS, policy: str = POLICY, games: int = GAMES,
-    curve_games: int = typer.Option(8000, "--curve-games", min=10, help="Games per swept value of each curve."),
+    curve_games: int = typer.Option(8000, "--curve-games", min=10, max=MAX_GAMES, help="Games per swept value of each curve."),
     margin: float = MARGIN, seed: int = SEED, jobs: int = JOBS,
     side: Optional[list[str]] = typer.Option(None, "--side", help="Only these card sides (e.g. 3B; repeat); "
                                              "default: every side that is not fair.", show_default=False),

@@ -10,6 +10,7 @@ from typing import Optional
 
 import typer
 
+from ..constants import MAX_GAMES
 from ..report.table import Table
 from .balance_options import COMPONENTS, DRY_RUN, JOBS, MARGIN, OVERRIDES, POLICY, SEED, expect, plan_or_exit, say
 from .common import FORMAT_OPTION, check_format, emit, err_console, fail, writable_folder
@@ -24,7 +25,7 @@ def fit(
     values: str = typer.Option("coins,income,military,culture,food", "--values",
                                help="The values each side may change, separated by commas."),
     policy: str = POLICY,
-    games: int = typer.Option(3000, "--games", "-n", min=10, help="Games per design point and player count."),
+    games: int = typer.Option(3000, "--games", "-n", min=10, max=MAX_GAMES, help="Games per design point and player count."),
     points: int = typer.Option(12, "--points", min=3, max=200, help="Design points besides the current set: each "
                                "moves every changeable value by -1, 0 or +1 step (2 coins, 1 track step)."),
     resweep: int = typer.Option(0, "--resweep", min=0, max=200, help="Design points played around the set "

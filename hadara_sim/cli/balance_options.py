@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import typer
 
+from ..constants import MAX_GAMES
 from .common import MARGIN_OPTION, err_console, fail
 
 PLAYERS = typer.Option(4, "--players", "-p", min=2, max=5, help="Player count.")
 POLICY = typer.Option("balanced", "--policy", help="The policy on every seat.")
-GAMES = typer.Option(20000, "--games", "-n", min=10, help="Games of the baseline run.")
+GAMES = typer.Option(20000, "--games", "-n", min=10, max=MAX_GAMES, help="Games of the baseline run.")
 MARGIN = MARGIN_OPTION
 SEED = typer.Option(1, "--seed", "-s", min=0, help="Seed of the deals.")
 JOBS = typer.Option(-1, "--jobs", "-j", help="Parallel processes (-1: all cores).")

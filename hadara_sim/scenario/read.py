@@ -17,6 +17,7 @@ from typing import Sequence
 
 from ..component_files import load_components
 from ..components import ComponentError, ComponentSet
+from ..constants import MAX_GAMES
 from ..problems import Problem, toml_error_line
 from ..tomlpos import key_lines
 from .checks import Check, ScenarioError, show_value, type_name
@@ -131,7 +132,7 @@ def scenario_from_dict(data: dict, file: str = "<scenario>", base_dir: str | Pat
                                 "'.' or a space (no '/', '..' or absolute paths)")
         name = None
     description = check.string(data, ("description",), "")
-    games = check.integer(data, ("games",), DEFAULT_GAMES, low=1)
+    games = check.integer(data, ("games",), DEFAULT_GAMES, low=1, high=MAX_GAMES)
     seed = check.integer(data, ("seed",), 0, low=0)
     chunk = check.integer(data, ("chunk",), DEFAULT_CHUNK, low=1)
     raw_components = data.get("components")
