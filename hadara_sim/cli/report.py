@@ -271,6 +271,9 @@ def curve(results: Path = RESULTS,
         column, sep, value = item.partition("=")
         if not sep or not column.strip():
             fail(f"--where {item}: expected COLUMN=VALUE, e.g. --where seat=0")
+        if column.strip() in conditions:
+            fail(f"--where {column.strip()} is given twice: the conditions must all hold, and a row has one "
+                 f"value of {column.strip()}")
         conditions[column.strip()] = value.strip()
 
     def build(df, info):
