@@ -706,6 +706,19 @@ def test_more_games_than_a_run_can_number_are_refused_by_their_option(args, word
     clean_failure(invoke(*args), 2, *words)
 
 
+@pytest.mark.parametrize("args, words", [
+    (["balance", "check", "--dry-run", "-n", "100", "-m", "nan"], ["--margin", "nan is not a number"]),
+    (["balance", "check", "--dry-run", "-n", "100", "-m", "-1"], ["--margin", "-1: the margin is a positive number"]),
+    (["balance", "check", "--dry-run", "-n", "100", "-m", "0"], ["--margin", "0: the margin is a positive number"]),
+    (["balance", "fit", "--dry-run", "-n", "100", "--aim", "nan"], ["--aim", "nan is not a number"]),
+    (["report", "curve", "results/none", "--reference", "nan"], ["--reference", "nan is not a number"]),
+])
+def test_a_margin_that_is_no_margin_and_a_nan_are_refused(args, words):
+    """typer's range checks let nan through, and -1 was 'a fraction: --margin -100 for ±-100 pp'."""
+    text = clean_failure(invoke(*args), 2, *words)
+    assert "fraction" not in text
+
+
 def test_more_games_than_a_run_can_number_are_refused_in_a_scenario(tmp_path):
     with pytest.raises(ScenarioError, match=f"s.toml:5: games: must be 1..1000000000000, got {HUGE}"):
         parse_scenario(TINY.format(games=HUGE, seed=1), file="s.toml")

@@ -13,7 +13,7 @@ import typer
 from ..constants import MAX_GAMES
 from ..report.table import Table
 from .balance_options import COMPONENTS, DRY_RUN, JOBS, MARGIN, OVERRIDES, POLICY, SEED, expect, plan_or_exit, say
-from .common import FORMAT_OPTION, check_format, emit, err_console, fail, writable_folder
+from .common import FORMAT_OPTION, check_format, emit, err_console, fail, not_nan, writable_folder
 
 
 def fit(
@@ -39,7 +39,7 @@ def fit(
                                       "precision)."),
     rounds: int = typer.Option(4, "--rounds", min=1, max=20, help="Proposals played at most."),
     margin: float = MARGIN,
-    aim: float = typer.Option(0.5, "--aim", min=0.05, max=1.0, help="The proposer's target: predicted win share "
+    aim: float = typer.Option(0.5, "--aim", min=0.05, max=1.0, callback=not_nan, help="The proposer's target: predicted win share "
                               "within AIM x margin of 1/P at every player count."),
     reach: int = typer.Option(3, "--reach", min=1, max=10, help="Steps (2 coins, 1 track step) a value may move "
                               "from its current value."),

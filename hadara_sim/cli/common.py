@@ -112,8 +112,18 @@ def policies_or_exit(specs: list[str], players: int, seed: int):
     return policies
 
 
+def not_nan(value: float | None) -> float | None:
+    """A number option's value; nan, which passes typer's range checks, is refused."""
+    if value is not None and value != value:
+        raise typer.BadParameter("nan is not a number: give a number")
+    return value
+
+
 def _margin_in_pp(value: float) -> float:
     """--margin in percentage points; a value below 0.1 is the old fraction spelling, refused."""
+    if not_nan(value) <= 0:
+        raise typer.BadParameter(f"{value:g}: the margin is a positive number of percentage points, e.g. "
+                                 "--margin 2 for ±2 pp")
     if value < 0.1:
         raise typer.BadParameter(f"{value:g} looks like a fraction (the old spelling): the margin is in "
                                  f"percentage points everywhere, e.g. --margin {100 * value:g} for ±{100 * value:g} pp")

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from .common import (FORMAT_OPTION, MARGIN_OPTION, check_format, console, emit, err_console, fail,
+from .common import (FORMAT_OPTION, MARGIN_OPTION, check_format, console, emit, err_console, fail, not_nan,
                      writable_folder)
 
 app = typer.Typer(help="Reports over a results directory: win rates, score breakdowns, setup-card and "
@@ -247,7 +247,7 @@ def curve(results: Path = RESULTS,
                                                     "value affects (repeat to combine). Default for a setup "
                                                     "card value: the seat holding that card and side.",
                                                     show_default=False),
-          reference: Optional[float] = typer.Option(None, "--reference", help="Value the paired differences "
+          reference: Optional[float] = typer.Option(None, "--reference", callback=not_nan, help="Value the paired differences "
                                                     "are taken against (default: the smallest).",
                                                     show_default=False),
           out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES, margin: float = MARGIN):
