@@ -842,6 +842,15 @@ def test_an_unexpected_error_is_one_line(tmp_path, monkeypatch, capsys):
     assert err.count("\n") == 1 and "MemoryError: out of memory" in err
 
 
+@pytest.mark.parametrize("command", ["winrate", "summary"])
+def test_a_report_on_a_file_of_a_results_directory_names_the_directory(two_runs, command):
+    a, _ = two_runs
+    part = a / "part-c0000-k00000.parquet"
+    text = clean_failure(invoke("report", command, part), 2, f"{part} is not a results directory (it is a file): "
+                                                            f"give the results directory that holds it, {a}")
+    assert "--out" not in text and "(re)create" not in text and not (a / "report").exists()
+
+
 def test_reports_that_cannot_be_written_are_one_line(two_runs, tmp_path):
     a, _ = two_runs
     (tmp_path / "file").write_text("x")

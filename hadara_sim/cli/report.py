@@ -43,16 +43,21 @@ def _load(results: Path):
             warnings.simplefilter("always")
             df = load_results(results)
     except ResultsError as err:
-        message = str(err)
-        if "hadara-sim simulate" not in message:
-            message += ("\nTo (re)create it, run the scenario with this version of hadara-sim: "
-                        "hadara-sim simulate SCENARIO --out DIR [--overwrite]")
-        fail(message)
+        _unreadable(err)
     for w in caught:
         err_console.print(f"[yellow]warning:[/] {w.message}", highlight=False)
     from ..provenance import with_combination_labels
 
     return with_combination_labels(df, meta), dataset_info(df, meta)
+
+
+def _unreadable(err) -> NoReturn:
+    """A clean failure for results that cannot be read, saying how to make them."""
+    message = str(err)
+    if "hadara-sim simulate" not in message and "that holds it" not in message:
+        message += ("\nTo (re)create it, run the scenario with this version of hadara-sim: "
+                    "hadara-sim simulate SCENARIO --out DIR [--overwrite]")
+    fail(message)
 
 
 def _check_format(fmt: str) -> str:
@@ -65,6 +70,14 @@ def _check_format(fmt: str) -> str:
 
 
 def _out_dir(results: Path, out: Optional[Path]) -> Path:
+    """--out, or RESULTS/report once RESULTS is a results directory (not a file in one)."""
+    from ..results import ResultsError, read_metadata
+
+    if out is None:
+        try:
+            read_metadata(results)
+        except ResultsError as err:
+            _unreadable(err)
     return writable_folder(out if out is not None else results / "report")
 
 
