@@ -801,6 +801,22 @@ def test_components_repeated_and_empty_ids_name_the_lines(component_copy):
     assert "colonies.csv:3: id: is empty" in text
 
 
+@pytest.mark.parametrize("closed", [False, True])
+def test_a_quote_left_open_in_a_component_file_names_its_line(component_copy, closed):
+    """A stray quote swallowed the rest of the file into one field, reported at the file's last line."""
+    lines = (component_copy / "cards.csv").read_text().splitlines()
+    lines[2] = lines[2].replace(",", ',"', 2).replace(',"', ",", 1)  # a quote before the colour
+    if closed:
+        lines[4] = '"' + lines[4]
+    lines.insert(2, "")
+    (component_copy / "cards.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ComponentError) as err:
+        load_components(component_copy)
+    end = 6 if closed else len(lines)
+    assert f'cards.csv:4: row: a quote (") opens a field that runs on to line {end}: close the quote' in str(err.value)
+    assert len(str(err.value)) < 3000  # not the file's text as a colour
+
+
 def test_a_policy_failing_on_dask_is_named(tmp_path, user_policies):
     distributed = pytest.importorskip("distributed")
     scenario = tiny(tmp_path).read_text().replace('"greedy"', '"mine.py:RaisesMidGame"')
