@@ -285,7 +285,7 @@ def read_overrides(path: str | Path, components: str | Path | None = None) -> di
 
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Notepad writes, is not TOML
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as err:
         raise ComponentError([Problem(str(path), None, "", f"cannot be read: {err}")]) from None

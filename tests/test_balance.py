@@ -57,6 +57,9 @@ def test_check_plays_the_overrides_and_refuses_bad_ones_with_file_line_and_key(t
     good = tmp_path / "fix.toml"
     good.write_text('# a fix\n[components.setup."5B"]\nmilitary = 3\n')
     assert read_overrides(good) == {"setup": {"5B": {"military": 3}}}
+    notepad = tmp_path / "notepad.toml"  # a byte order mark and Windows line ends
+    notepad.write_bytes(b'\xef\xbb\xbf[components.setup."5B"]\r\nmilitary = 3\r\n')
+    assert read_overrides(notepad) == {"setup": {"5B": {"military": 3}}}
     bad = tmp_path / "bad.toml"
     bad.write_text('[components.setup."5B"]\nmilitary = 3\nculture = 30\n')
     result = CliRunner().invoke(app, ["balance", "check", "--overrides", str(bad)], env={"COLUMNS": "300"})

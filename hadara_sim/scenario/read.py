@@ -44,7 +44,7 @@ def load_scenario(path: str | Path, components: str | Path | None = None, settin
     if not path.is_file():
         raise ScenarioError([Problem(str(path), None, "", "is not a file")])
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Notepad writes, is not TOML
     except (OSError, UnicodeDecodeError) as err:
         raise ScenarioError([Problem(str(path), None, "", f"cannot be read: {err}")]) from None
     return parse_scenario(text, file=str(path), base_dir=path.parent, default_name=path.stem,
