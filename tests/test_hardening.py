@@ -971,7 +971,7 @@ def test_bracketed_text_survives_in_error_messages(tmp_path):
     overrides = tmp_path / "not-overrides.toml"
     overrides.write_text("x = 1\n")
     result = CliRunner().invoke(app, ["balance", "check", "--overrides", str(overrides)], env={"COLUMNS": "200"})
-    assert result.exit_code == 2 and "expected only [components.*] tables of overrides" in result.output
+    assert result.exit_code == 2 and "holds only [components.*] tables, e.g. [components.setup.\"3B\"]" in result.output
 
 
 def test_show_game_of_a_missing_chunk_says_the_chunk_is_missing(tmp_path):
