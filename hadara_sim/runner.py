@@ -278,7 +278,8 @@ def _check_part(path: Path, digest: str, combo: int, index: int, games: int):
     try:
         check_part(path, digest, combo, index, games)
     except ResultsError as err:
-        raise RunError(f"{err}; move it away, or use --overwrite to replace the directory") from None
+        raise RunError(f"{err}; move it away and run the same command again: its chunk alone is played again "
+                       "(--overwrite would play every chunk again)") from None
 
 
 def _part_info(digest: str, seed: int, chunk: Chunk) -> dict:

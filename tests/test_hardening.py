@@ -99,6 +99,10 @@ def test_a_damaged_or_unplanned_part_is_named(two_runs):
     (a / "part-c0000-k00001.parquet").write_bytes(data[: len(data) // 2])
     with pytest.raises(ResultsError, match="part-c0000-k00001.parquet cannot be read"):
         load_results(a)
+    # the resume names the way that keeps the three good chunks, not only --overwrite
+    clean_failure(invoke("simulate", tiny(a.parent, seed=1), "--out", a, "-q", "--jobs", "1"), 2,
+                  "part-c0000-k00001.parquet cannot be read", "move it away and run the same command again: its "
+                  "chunk alone is played again (--overwrite would play every chunk again)")
     (a / "part-c0000-k00001.parquet").write_bytes(data)
     shutil.copy(a / "part-c0000-k00001.parquet", a / "part-c0007-k00000.parquet")
     with pytest.raises(ResultsError, match="part-c0007-k00000.parquet is not a chunk of the run"):
