@@ -689,6 +689,8 @@ def test_a_ctrl_c_that_a_library_swallows_still_stops_the_run(tmp_path, in_callb
     (["simulate", "scenarios/default.toml", "--scheduler", "tcp://127.0.0.1:1"], ["--backend dask"]),
     (["simulate", "scenarios/default.toml", "--jobs", "0"], ["--jobs"]),
     (["simulate", "scenarios/default.toml", "--seed", "-1"], ["--seed"]),
+    (["balance", "check", "--dry-run", "-n", "100", "--jobs", "0"], ["--jobs must be a number of processes"]),
+    (["balance", "fit", "--dry-run", "-n", "100", "--jobs", "-99"], ["--jobs must be a number of processes"]),
 ])
 def test_bad_options_are_one_line(args, words):
     clean_failure(invoke(*args), 2, *words)

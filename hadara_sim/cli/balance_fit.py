@@ -85,7 +85,7 @@ def fit(
                          players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
                          points=points, resweep=resweep, confirm_games=confirming, rounds=rounds, margin=base.margin, aim=aim,
                          reach=reach, max_changed=max_changed, table=table, seed=seed, components=base.components,
-                         overrides=base.overrides, jobs=jobs, out=str(out) if out else None)
+                         overrides=base.overrides, jobs=base.jobs, out=str(out) if out else None)
     except ValueError as err:
         fail(str(err))
     try:

@@ -7,6 +7,7 @@ import typer
 
 from ..constants import MAX_GAMES
 from .common import MARGIN_OPTION, err_console, fail
+from .limits import jobs_or_exit
 
 PLAYERS = typer.Option(4, "--players", "-p", min=2, max=5, help="Player count.")
 POLICY = typer.Option("balanced", "--policy", help="The policy on every seat.")
@@ -23,9 +24,11 @@ DRY_RUN = typer.Option(False, "--dry-run", help="Check the options, print how lo
 
 
 def plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides, curve_games=0, side=None):
-    """The balance plan of the options, or a clean failure for a bad --side or overrides file."""
+    """The balance plan of the options, or a clean failure for a bad --jobs, --side or overrides file."""
     from ..balance import Plan, read_overrides
     from ..components import ComponentError
+
+    jobs = jobs_or_exit(jobs)  # before a dry run's estimate too
 
     for name in side or []:
         if len(name) != 2 or name[0] not in "12345" or name[1] not in "AB":
