@@ -102,6 +102,9 @@ def read_confirm_games(text: str) -> int | dict[int, int]:
         if players.strip() not in {"2", "3", "4", "5"}:
             raise ValueError(f"--confirm-games {text}: expected P=GAMES with P a player count 2 to 5, e.g. "
                              f"2=160000,3=100000,4=60000; got {pair!r}")
+        if int(players) in out:
+            raise ValueError(f"--confirm-games {text}: {players.strip()} players are given twice; give each "
+                             "player count once")
         out[int(players)] = games(n)
     return out
 

@@ -220,6 +220,9 @@ def sensitivity(
     from ..sensitivity import replay, table
 
     fmt = check_format(fmt)
+    if swept is not None and fair_value is None:
+        fail(f"--swept {swept}: the values of a --fair-value curve; give the value too, e.g. --fair-value "
+             f"3B.culture --swept {swept}")
     plan = plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides)
     if fair_value is not None:
         return _fair_value(plan, fair_value, swept, draws, draw_seed, dry_run, fmt)
