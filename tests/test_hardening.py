@@ -730,6 +730,15 @@ def test_more_games_than_a_run_can_number_are_refused_in_a_scenario(tmp_path):
         parse_scenario(TINY.format(games=HUGE, seed=1), file="s.toml")
 
 
+@pytest.mark.parametrize("command", ["check", "fit"])
+def test_a_balance_components_path_that_is_no_set_is_named_as_given(command):
+    """It was '<scenario>: components: the component set at ...', a scenario the user never wrote."""
+    text = clean_failure(invoke("balance", command, "--dry-run", "-n", "100", "--components", "README.md"), 2,
+                         "the component set at README.md is not valid (1 problem):",
+                         "components validate README.md")
+    assert "<scenario>" not in text
+
+
 def test_jobs_are_capped_to_the_cores(monkeypatch, capsys):
     from hadara_sim.cli.limits import jobs_or_exit
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import typer
 
 from ..constants import MAX_GAMES
-from .common import MARGIN_OPTION, err_console, fail
+from .common import MARGIN_OPTION, components_or_exit, err_console, fail
 from .limits import jobs_or_exit
 
 PLAYERS = typer.Option(4, "--players", "-p", min=2, max=5, help="Player count.")
@@ -29,6 +29,8 @@ def plan_or_exit(players, policy, games, margin, seed, jobs, components, overrid
     from ..components import ComponentError
 
     jobs = jobs_or_exit(jobs)  # before a dry run's estimate too
+    if components is not None:
+        components_or_exit(components)  # named as --components, not as a key of the runs' scenario
 
     for name in side or []:
         if len(name) != 2 or name[0] not in "12345" or name[1] not in "AB":

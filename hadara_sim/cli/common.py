@@ -79,7 +79,8 @@ def components_or_exit(path: Optional[Path]) -> "ComponentSet":  # noqa: F821
         return load_components(path)
     except ComponentError as err:
         lines = "\n".join(f"  {p}" for p in err.problems)
-        fail(f"the component set at {path} is not valid ({len(err.problems)} problems):\n{lines}\n"
+        fail(f"the component set at {path} is not valid ({len(err.problems)} problem"
+             f"{'s' * (len(err.problems) != 1)}):\n{lines}\n"
              f"Check it with: hadara-sim components validate {path}")
 
 
