@@ -895,6 +895,11 @@ def test_reports_that_cannot_be_written_are_one_line(two_runs, tmp_path):
 @pytest.mark.parametrize("args, words", [
     (["balance", "suggest", "-p", 2, "--games", 10, "--curve-games", 10, "--out", "{file}"], ["is a file"]),
     (["balance", "suggest", "-p", 2, "--games", 10, "--curve-games", 10, "--out", "{file}/sub"], ["is a file"]),
+    # /proc passes os.access for root, and refuses every mkdir: suggest played, then failed to save
+    (["balance", "suggest", "-p", 2, "--games", 10, "--curve-games", 10, "--out", "/proc/fix"],
+     ["--out /proc/fix:", "/proc"]),
+    (["policies", "tune", "greedy", "--trials", 1, "--games", 2, "--out", "/proc/new/x.toml"],
+     ["--out /proc/new/x.toml:", "/proc"]),
     (["policies", "tune", "greedy", "--trials", 1, "--games", 2, "--out", "{folder}"], ["is a folder"]),
     (["policies", "tune", "greedy", "--trials", 1, "--games", 2, "--out", "{file}/x.toml"], ["is a file"]),
     (["play", "--trace", "{folder}"], ["--trace", "is a folder"]),

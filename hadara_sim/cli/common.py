@@ -45,6 +45,12 @@ def _creatable(path: Path, option: str) -> None:
         fail(f"{option} {path}: {parent} is a file, not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
         fail(f"{option} {path}: cannot write in {parent} (permission denied); choose another path")
+    probe = parent / path.absolute().relative_to(parent).parts[0]
+    try:  # os.access says yes to root everywhere, also where nothing can be made (/proc)
+        probe.mkdir()
+        probe.rmdir()
+    except OSError as err:
+        fail(f"{option} {path}: nothing can be made in {parent} ({err.strerror or err}); choose another path")
 
 
 def writable_folder(path: Path, option: str = "--out") -> Path:
