@@ -334,6 +334,13 @@ def test_user_policies_that_cannot_be_made(tmp_path, user_policies, attr, words)
     clean_failure(invoke("play", "--policy", f"{user_policies}:{attr}", "-q"), 2, *words)
 
 
+def test_the_human_seat_outside_play_says_where_it_plays():
+    """It was 'unknown policy 'human'', a name that play's own help offers."""
+    with pytest.raises(ScenarioError, match=r"s.toml:2: policies\[0\].policy: policy 'human' is you at the keyboard: "
+                                            r"it takes a seat only in `hadara-sim play --policy human,greedy`"):
+        parse_scenario('players = 2\npolicies = ["human", "random"]\n', file="s.toml")
+
+
 def test_module_attr_that_is_not_a_policy():
     clean_failure(invoke("play", "--policy", "math:pi", "-q"), 2, "'pi' is float, not a policy")
     clean_failure(invoke("play", "--policy", "no_such_module_here:x", "-q"), 2, "cannot load policy module")
