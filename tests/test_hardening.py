@@ -866,6 +866,21 @@ def test_a_full_disk_is_one_line_and_resumable(tmp_path, monkeypatch):
     assert invoke("simulate", tiny(tmp_path), "-q", "--out", tmp_path / "out", "--jobs", "1").exit_code == 0
 
 
+def test_a_chunk_too_large_for_memory_names_the_chunk_key(tmp_path, monkeypatch):
+    """It was 'unexpected MemoryError: Unable to allocate 37.3 GiB ... please report it' (chunk = 10**9)."""
+    import hadara_sim.runner as runner
+
+    def too_large(*args, **kwargs):
+        raise MemoryError("Unable to allocate 37.3 GiB for an array with shape (1000000000, 5)")
+        yield
+
+    monkeypatch.setattr(runner, "_execute", too_large)
+    result = invoke("simulate", tiny(tmp_path), "-q", "--out", tmp_path / "out", "--jobs", "1")
+    clean_failure(result, 1, "a chunk of 4 games does not fit in memory (Unable to allocate 37.3 GiB",
+                  "give the scenario a smaller chunk, e.g. chunk = 10000 (--set chunk=10000)")
+    assert json.loads((tmp_path / "out" / "metadata.json").read_text())["status"] == "failed"
+
+
 def test_an_unexpected_error_is_one_line(tmp_path, monkeypatch, capsys):
     import hadara_sim.cli as cli
 
