@@ -183,7 +183,7 @@ def test_nested_unknown_key_and_line(tmp_path):
 @pytest.mark.parametrize("text, line, key, words", [
     ('players = 6\npolicies = ["greedy"]', 1, "players", "2..5"),
     ('players = "4"\npolicies = ["greedy"]', 1, "players", "whole number"),
-    ('policies = ["greedy"]\ngames = 0', 2, "games", "at least 1"),
+    ('policies = ["greedy"]\ngames = 0', 2, "games", "must be 1..1000000000000, got 0"),
     ('policies = ["greedy"]\nchunk = -5', 2, "chunk", "at least 1"),
     ('policies = ["greedy"]\nseed = 1.5', 2, "seed", "whole number"),
     ('policies = ["greedy", "gredy"]', 1, "policies[1].policy", "Available: "),
