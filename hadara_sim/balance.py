@@ -285,16 +285,23 @@ def read_overrides(path: str | Path, components: str | Path | None = None) -> di
 
     path = Path(path)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Notepad writes, is not TOML
         data = tomllib.loads(text)
     except (OSError, UnicodeDecodeError) as err:
         raise ComponentError([Problem(str(path), None, "", f"cannot be read: {err}")]) from None
     except tomllib.TOMLDecodeError as err:
         raise ComponentError([Problem(str(path), toml_error_line(err, text), "", f"not valid TOML: {err}")]) from None
     overrides = data.get("components", {})
-    if not isinstance(overrides, dict) or set(data) - {"components"}:
-        raise ComponentError([Problem(str(path), None, "", "expected only [components.*] tables of overrides")])
     lines = key_lines(text)
+    stray = [Problem(str(path), line_of(lines, (key,)), key, "not an override: an overrides file holds only "
+                     "[components.*] tables, e.g. [components.setup.\"3B\"] culture = 4") for key in data
+             if key != "components"]
+    if not isinstance(overrides, dict):
+        stray.append(Problem(str(path), line_of(lines, ("components",)), "components",
+                             f"expected [components.*] tables of overrides, got {overrides!r} (the component "
+                             "set itself is chosen with --components)"))
+    if stray:
+        raise ComponentError(stray)
     problems = [Problem(str(path), line_of(lines, ("components", *key)), ".".join(map(str, ("components", *key))),
                         message) for key, message in override_problems(load_components(components), overrides)]
     if problems:

@@ -88,7 +88,8 @@ class _Rows:
         except (OSError, UnicodeDecodeError) as err:
             self.report(None, "file", f"cannot be read: {err}")
             return
-        reader = csv.DictReader(text.splitlines())
+        lines = text.splitlines()
+        reader = csv.DictReader(line + "\n" for line in lines)  # any line ends, kept in a quoted field
         header = tuple(h.strip() for h in (reader.fieldnames or ()))
         twice = sorted({c for c in header if header.count(c) > 1})
         if twice:
@@ -101,7 +102,15 @@ class _Rows:
             msg = ", ".join([f"missing column '{c}'" for c in absent] + [f"unknown column '{c}'" for c in extra])
             self.report(1, "header", f"{msg} (expected: {','.join(columns)})")
             return
+        end = reader.line_num  # of the header
         for row in reader:
+            start, end = end + 1, reader.line_num
+            while start < end and not lines[start - 1].strip():  # blank lines before the row
+                start += 1
+            if start < end:  # a quote opened a field that ran over line ends
+                self.report(start, "row", f"a quote (\") opens a field that runs on to line {end}: close the "
+                                          "quote or remove it")
+                continue
             clean = {k.strip(): (v or "").strip() for k, v in row.items() if k is not None}
             if None in row:
                 self.report(reader.line_num, "row", "has more fields than the header")

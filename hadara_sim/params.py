@@ -102,10 +102,14 @@ def param_problems(default, value, path: tuple = ()) -> list[tuple[tuple, str]]:
     elif isinstance(default, str):
         ok = isinstance(value, str)
     elif isinstance(default, (list, tuple)):
+        names = all(isinstance(d, str) for d in default)  # a list of names (none by default): any number of them
+        if not isinstance(value, (list, tuple)) and names:
+            return [(path, f"expected a list of names, any number of them (e.g. {[str(value)]!r}), got "
+                           f"{_kind(value)} {value!r}")]
         if not isinstance(value, (list, tuple)):
             return [(path, f"expected a list of {len(default)} entries like {list(default)!r}, got "
                            f"{_kind(value)} {value!r}")]
-        if all(isinstance(d, str) for d in default):  # a list of names (none by default): any number of them
+        if names:
             return [(path + (i,), f"expected a string, got {_kind(v)} {v!r}")
                     for i, v in enumerate(value) if not isinstance(v, str)]
         if len(value) != len(default):

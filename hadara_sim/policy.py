@@ -203,20 +203,23 @@ def check_choices(policy, decision: Decision, choices) -> np.ndarray:
     """The policy's choices as an int array, or IllegalChoice naming the policy and decision."""
     n, options = decision.legal.shape
     name = policy_name(policy)
+    original = choices
     try:
         choices = np.asarray(choices)
     except Exception as err:  # whatever a policy returned
         raise IllegalChoice(f"policy '{name}' returned {type(choices).__name__} for decision "
                             f"'{decision.kind}', not an array of options: {err}") from None
     if choices.shape != (n,) or not np.issubdtype(choices.dtype, np.integer):
-        raise IllegalChoice(f"policy '{name}' returned {choices.dtype}{list(choices.shape)} for "
-                            f"decision '{decision.kind}'; expected {n} whole numbers, one per game")
-    choices = choices.astype(np.int64)
+        shown = (f"{choices.dtype}{list(choices.shape)}" if choices.dtype != object or choices.ndim
+                 else "None (a missing return?)" if original is None else f"a {type(original).__name__}")
+        raise IllegalChoice(f"policy '{name}' returned {shown} for decision '{decision.kind}'; expected {n} "
+                            "whole numbers, one per game")
+    raw, choices = choices, choices.astype(np.int64)  # an unsigned option past int64 is illegal, shown as given
     count, i = _illegal(decision.legal, choices)
     if count:
         legal = np.flatnonzero(decision.legal[i]).tolist()
         raise IllegalChoice(
-            f"policy '{name}' chose option {int(choices[i])} at decision '{decision.kind}' for seat "
+            f"policy '{name}' chose option {int(raw[i])} at decision '{decision.kind}' for seat "
             f"{int(decision.view.player[i])} in game {int(decision.game_id[i])}, which is not legal "
             f"(legal options: {legal}); {count} of {n} choices in this batch were illegal")
     return choices

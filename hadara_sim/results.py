@@ -524,7 +524,9 @@ def read_metadata(out: Path) -> dict:
     if not out.exists():
         raise ResultsError(f"no results at {out}: the directory does not exist")
     if not out.is_dir():
-        raise ResultsError(f"{out} is not a results directory (it is a file)")
+        inside = (out.parent / METADATA_FILE).is_file()
+        raise ResultsError(f"{out} is not a results directory (it is a file)"
+                           + (f": give the results directory that holds it, {out.parent}" if inside else ""))
     path = out / METADATA_FILE
     if not path.is_file():
         raise ResultsError(f"{out} is not a results directory: it has no {METADATA_FILE} "

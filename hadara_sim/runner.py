@@ -278,7 +278,8 @@ def _check_part(path: Path, digest: str, combo: int, index: int, games: int):
     try:
         check_part(path, digest, combo, index, games)
     except ResultsError as err:
-        raise RunError(f"{err}; move it away, or use --overwrite to replace the directory") from None
+        raise RunError(f"{err}; move it away and run the same command again: its chunk alone is played again "
+                       "(--overwrite would play every chunk again)") from None
 
 
 def _part_info(digest: str, seed: int, chunk: Chunk) -> dict:
@@ -392,6 +393,10 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
         except _worker_died():
             raise RunFailed("a worker process died (killed by a signal, or out of memory?); run the same "
                             "command again to resume, perhaps with fewer --jobs or a smaller chunk") from None
+        except MemoryError as err:  # a chunk's arrays are made at once: its size is the scenario's to choose
+            raise RunFailed(f"a chunk of {scenario.chunk:,} games does not fit in memory ({err}): give the scenario "
+                            "a smaller chunk, e.g. chunk = 10000 (--set chunk=10000), into a new --out or with "
+                            "--overwrite, since chunks of another size make another run") from None
     summary.seconds = time.perf_counter() - start
     return summary
 

@@ -4,11 +4,13 @@ tiny end-to-end suggestion."""
 import math
 
 import numpy as np
+import pytest
 import polars as pl
 from typer.testing import CliRunner
 
 from hadara_sim.balance import Plan, fix_overrides, sides_fairness, suggest, swept_values
 from hadara_sim.cli import app
+from hadara_sim.components import ComponentError
 
 
 def sides_data(deals=4000, strong=0.35, seed=0) -> pl.DataFrame:
@@ -57,6 +59,18 @@ def test_check_plays_the_overrides_and_refuses_bad_ones_with_file_line_and_key(t
     good = tmp_path / "fix.toml"
     good.write_text('# a fix\n[components.setup."5B"]\nmilitary = 3\n')
     assert read_overrides(good) == {"setup": {"5B": {"military": 3}}}
+    notepad = tmp_path / "notepad.toml"  # a byte order mark and Windows line ends
+    notepad.write_bytes(b'\xef\xbb\xbf[components.setup."5B"]\r\nmilitary = 3\r\n')
+    assert read_overrides(notepad) == {"setup": {"5B": {"military": 3}}}
+    scenario_keys = tmp_path / "scenario-keys.toml"  # said 'expected only [components.*] tables', no line or key
+    scenario_keys.write_text('[components.setup."5B"]\nmilitary = 3\n[setup]\nsides = "B"\n')
+    with pytest.raises(ComponentError, match=r"scenario-keys.toml:3: setup: not an override: an overrides file holds "
+                                             r"only \[components.\*\] tables"):
+        read_overrides(scenario_keys)
+    a_path = tmp_path / "a-path.toml"
+    a_path.write_text('# the set\ncomponents = "../my-set"\n')
+    with pytest.raises(ComponentError, match="a-path.toml:2: components: .* chosen with --components"):
+        read_overrides(a_path)
     bad = tmp_path / "bad.toml"
     bad.write_text('[components.setup."5B"]\nmilitary = 3\nculture = 30\n')
     result = CliRunner().invoke(app, ["balance", "check", "--overrides", str(bad)], env={"COLUMNS": "300"})

@@ -9,6 +9,7 @@ from typing import Callable
 
 import numpy as np
 import polars as pl
+import pytest
 from typer.testing import CliRunner
 
 from hadara_sim.balance import fix_text, read_overrides
@@ -352,3 +353,12 @@ def test_the_local_sweep_moves_every_value_one_step_around_the_set_last_played()
                       ("4A", "coins"): {2, 4, 6}, ("4A", "culture"): {-1, 0, 1}}
     assert design(sweep, now, centre, 2) == points != design(sweep, now, centre, 3)   # from the seed and round
     assert design(sweep, now) == design(replace(sweep, resweep=0), now)   # the first sweep is the same runs
+
+
+def test_confirm_games_given_twice_for_a_player_count_is_named():
+    """It was refused as 'give the games of every player count the fit plays', which it did."""
+    from hadara_sim.balance_fit.plan import read_confirm_games
+
+    assert read_confirm_games("2=160_000,3=100000") == {2: 160000, 3: 100000}
+    with pytest.raises(ValueError, match="--confirm-games 2=100,2=200: 2 players are given twice"):
+        read_confirm_games("2=100,2=200")

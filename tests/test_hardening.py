@@ -99,6 +99,10 @@ def test_a_damaged_or_unplanned_part_is_named(two_runs):
     (a / "part-c0000-k00001.parquet").write_bytes(data[: len(data) // 2])
     with pytest.raises(ResultsError, match="part-c0000-k00001.parquet cannot be read"):
         load_results(a)
+    # the resume names the way that keeps the three good chunks, not only --overwrite
+    clean_failure(invoke("simulate", tiny(a.parent, seed=1), "--out", a, "-q", "--jobs", "1"), 2,
+                  "part-c0000-k00001.parquet cannot be read", "move it away and run the same command again: its "
+                  "chunk alone is played again (--overwrite would play every chunk again)")
     (a / "part-c0000-k00001.parquet").write_bytes(data)
     shutil.copy(a / "part-c0000-k00001.parquet", a / "part-c0007-k00000.parquet")
     with pytest.raises(ResultsError, match="part-c0007-k00000.parquet is not a chunk of the run"):
@@ -221,6 +225,18 @@ def test_policy_parameters_match_their_defaults(params, where):
     assert f"s.toml:2: {where}: policy 'greedy'" in str(caught.value)
 
 
+@pytest.mark.parametrize("policy, params, expected", [
+    ("search", 'kinds = "side"', "expected a list of names, any number of them (e.g. ['side']), got a string 'side'"),
+    ("greedy", 'avoid = "I-Y-03"', "expected a list of names, any number of them (e.g. ['I-Y-03'])"),
+    ("random", "seek = 3", "expected a list of names, any number of them (e.g. ['3']), got a whole number 3"),
+])
+def test_a_name_where_a_list_of_names_belongs_says_what_a_list_of_names_is(policy, params, expected):
+    text = f'players = 2\npolicies = [{{policy = "{policy}", params = {{{params}}}}}, "random"]\n'
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(text, file="s.toml")
+    assert expected in str(caught.value) and "entries like" not in str(caught.value)
+
+
 def test_policy_parameters_are_checked_in_every_sweep_value():
     text = ('players = 2\npolicies = ["greedy", "random"]\n[sweep]\n'
             '"policies[0].params.coin" = [0.5, "lots", [1]]\n')
@@ -316,6 +332,13 @@ def test_user_policies_that_cannot_be_made(tmp_path, user_policies, attr, words)
     (tmp_path / "s.toml").write_text(scenario)
     clean_failure(invoke("simulate", tmp_path / "s.toml", "-q", "--out", tmp_path / "out"), 2, "s.toml:4", *words)
     clean_failure(invoke("play", "--policy", f"{user_policies}:{attr}", "-q"), 2, *words)
+
+
+def test_the_human_seat_outside_play_says_where_it_plays():
+    """It was 'unknown policy 'human'', a name that play's own help offers."""
+    with pytest.raises(ScenarioError, match=r"s.toml:2: policies\[0\].policy: policy 'human' is you at the keyboard: "
+                                            r"it takes a seat only in `hadara-sim play --policy human,greedy`"):
+        parse_scenario('players = 2\npolicies = ["human", "random"]\n', file="s.toml")
 
 
 def test_module_attr_that_is_not_a_policy():
@@ -673,9 +696,54 @@ def test_a_ctrl_c_that_a_library_swallows_still_stops_the_run(tmp_path, in_callb
     (["simulate", "scenarios/default.toml", "--scheduler", "tcp://127.0.0.1:1"], ["--backend dask"]),
     (["simulate", "scenarios/default.toml", "--jobs", "0"], ["--jobs"]),
     (["simulate", "scenarios/default.toml", "--seed", "-1"], ["--seed"]),
+    (["balance", "check", "--dry-run", "-n", "100", "--jobs", "0"], ["--jobs must be a number of processes"]),
+    (["balance", "fit", "--dry-run", "-n", "100", "--jobs", "-99"], ["--jobs must be a number of processes"]),
 ])
 def test_bad_options_are_one_line(args, words):
     clean_failure(invoke(*args), 2, *words)
+
+
+HUGE = "99999999999999999999999"  # past 64 bits: an OverflowError deep inside before the cap
+
+
+@pytest.mark.parametrize("args, words", [
+    (["balance", "check", "--dry-run", "-n", HUGE], ["--games", "1000000000000"]),
+    (["balance", "suggest", "--dry-run", "-n", "100", "--curve-games", HUGE], ["--curve-games", "1000000000000"]),
+    (["balance", "fit", "--dry-run", "-n", "100", "--confirm-games", HUGE], ["--confirm-games", "1,000,000,000,000"]),
+    (["balance", "fit", "--dry-run", "-n", "100", "--confirm-games", f"2={HUGE}"], ["--confirm-games", "10 to"]),
+    (["simulate", "scenarios/default.toml", "--dry-run", "-n", HUGE], ["--games", "1000000000000"]),
+    (["simulate", "scenarios/default.toml", "--dry-run", "--set", f"games={HUGE}"],
+     [f"--set games={HUGE}: games: must be 1..1000000000000"]),
+])
+def test_more_games_than_a_run_can_number_are_refused_by_their_option(args, words):
+    clean_failure(invoke(*args), 2, *words)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["balance", "check", "--dry-run", "-n", "100", "-m", "nan"], ["--margin", "nan is not a number"]),
+    (["balance", "check", "--dry-run", "-n", "100", "-m", "-1"], ["--margin", "-1: the margin is a positive number"]),
+    (["balance", "check", "--dry-run", "-n", "100", "-m", "0"], ["--margin", "0: the margin is a positive number"]),
+    (["balance", "fit", "--dry-run", "-n", "100", "--aim", "nan"], ["--aim", "nan is not a number"]),
+    (["report", "curve", "results/none", "--reference", "nan"], ["--reference", "nan is not a number"]),
+])
+def test_a_margin_that_is_no_margin_and_a_nan_are_refused(args, words):
+    """typer's range checks let nan through, and -1 was 'a fraction: --margin -100 for ±-100 pp'."""
+    text = clean_failure(invoke(*args), 2, *words)
+    assert "fraction" not in text
+
+
+def test_more_games_than_a_run_can_number_are_refused_in_a_scenario(tmp_path):
+    with pytest.raises(ScenarioError, match=f"s.toml:5: games: must be 1..1000000000000, got {HUGE}"):
+        parse_scenario(TINY.format(games=HUGE, seed=1), file="s.toml")
+
+
+@pytest.mark.parametrize("command", ["check", "fit"])
+def test_a_balance_components_path_that_is_no_set_is_named_as_given(command):
+    """It was '<scenario>: components: the component set at ...', a scenario the user never wrote."""
+    text = clean_failure(invoke("balance", command, "--dry-run", "-n", "100", "--components", "README.md"), 2,
+                         "the component set at README.md is not valid (1 problem):",
+                         "components validate README.md")
+    assert "<scenario>" not in text
 
 
 def test_jobs_are_capped_to_the_cores(monkeypatch, capsys):
@@ -755,6 +823,22 @@ def test_components_repeated_and_empty_ids_name_the_lines(component_copy):
     assert "colonies.csv:3: id: is empty" in text
 
 
+@pytest.mark.parametrize("closed", [False, True])
+def test_a_quote_left_open_in_a_component_file_names_its_line(component_copy, closed):
+    """A stray quote swallowed the rest of the file into one field, reported at the file's last line."""
+    lines = (component_copy / "cards.csv").read_text().splitlines()
+    lines[2] = lines[2].replace(",", ',"', 2).replace(',"', ",", 1)  # a quote before the colour
+    if closed:
+        lines[4] = '"' + lines[4]
+    lines.insert(2, "")
+    (component_copy / "cards.csv").write_text("\n".join(lines) + "\n")
+    with pytest.raises(ComponentError) as err:
+        load_components(component_copy)
+    end = 6 if closed else len(lines)
+    assert f'cards.csv:4: row: a quote (") opens a field that runs on to line {end}: close the quote' in str(err.value)
+    assert len(str(err.value)) < 3000  # not the file's text as a colour
+
+
 def test_a_policy_failing_on_dask_is_named(tmp_path, user_policies):
     distributed = pytest.importorskip("distributed")
     scenario = tiny(tmp_path).read_text().replace('"greedy"', '"mine.py:RaisesMidGame"')
@@ -782,6 +866,21 @@ def test_a_full_disk_is_one_line_and_resumable(tmp_path, monkeypatch):
     assert invoke("simulate", tiny(tmp_path), "-q", "--out", tmp_path / "out", "--jobs", "1").exit_code == 0
 
 
+def test_a_chunk_too_large_for_memory_names_the_chunk_key(tmp_path, monkeypatch):
+    """It was 'unexpected MemoryError: Unable to allocate 37.3 GiB ... please report it' (chunk = 10**9)."""
+    import hadara_sim.runner as runner
+
+    def too_large(*args, **kwargs):
+        raise MemoryError("Unable to allocate 37.3 GiB for an array with shape (1000000000, 5)")
+        yield
+
+    monkeypatch.setattr(runner, "_execute", too_large)
+    result = invoke("simulate", tiny(tmp_path), "-q", "--out", tmp_path / "out", "--jobs", "1")
+    clean_failure(result, 1, "a chunk of 4 games does not fit in memory (Unable to allocate 37.3 GiB",
+                  "give the scenario a smaller chunk, e.g. chunk = 10000 (--set chunk=10000)")
+    assert json.loads((tmp_path / "out" / "metadata.json").read_text())["status"] == "failed"
+
+
 def test_an_unexpected_error_is_one_line(tmp_path, monkeypatch, capsys):
     import hadara_sim.cli as cli
 
@@ -794,6 +893,15 @@ def test_an_unexpected_error_is_one_line(tmp_path, monkeypatch, capsys):
     assert caught.value.code == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "MemoryError: out of memory" in err
+
+
+@pytest.mark.parametrize("command", ["winrate", "summary"])
+def test_a_report_on_a_file_of_a_results_directory_names_the_directory(two_runs, command):
+    a, _ = two_runs
+    part = a / "part-c0000-k00000.parquet"
+    text = clean_failure(invoke("report", command, part), 2, f"{part} is not a results directory (it is a file): "
+                                                            f"give the results directory that holds it, {a}")
+    assert "--out" not in text and "(re)create" not in text and not (a / "report").exists()
 
 
 def test_reports_that_cannot_be_written_are_one_line(two_runs, tmp_path):
@@ -809,6 +917,11 @@ def test_reports_that_cannot_be_written_are_one_line(two_runs, tmp_path):
 @pytest.mark.parametrize("args, words", [
     (["balance", "suggest", "-p", 2, "--games", 10, "--curve-games", 10, "--out", "{file}"], ["is a file"]),
     (["balance", "suggest", "-p", 2, "--games", 10, "--curve-games", 10, "--out", "{file}/sub"], ["is a file"]),
+    # /proc passes os.access for root, and refuses every mkdir: suggest played, then failed to save
+    (["balance", "suggest", "-p", 2, "--games", 10, "--curve-games", 10, "--out", "/proc/fix"],
+     ["--out /proc/fix:", "/proc"]),
+    (["policies", "tune", "greedy", "--trials", 1, "--games", 2, "--out", "/proc/new/x.toml"],
+     ["--out /proc/new/x.toml:", "/proc"]),
     (["policies", "tune", "greedy", "--trials", 1, "--games", 2, "--out", "{folder}"], ["is a folder"]),
     (["policies", "tune", "greedy", "--trials", 1, "--games", 2, "--out", "{file}/x.toml"], ["is a file"]),
     (["play", "--trace", "{folder}"], ["--trace", "is a folder"]),
@@ -900,7 +1013,7 @@ def test_bracketed_text_survives_in_error_messages(tmp_path):
     overrides = tmp_path / "not-overrides.toml"
     overrides.write_text("x = 1\n")
     result = CliRunner().invoke(app, ["balance", "check", "--overrides", str(overrides)], env={"COLUMNS": "200"})
-    assert result.exit_code == 2 and "expected only [components.*] tables of overrides" in result.output
+    assert result.exit_code == 2 and "holds only [components.*] tables, e.g. [components.setup.\"3B\"]" in result.output
 
 
 def test_show_game_of_a_missing_chunk_says_the_chunk_is_missing(tmp_path):

@@ -1,5 +1,6 @@
 """Policies: loading by name, module:attr, file path and entry point; every built-in plays legally."""
 
+import re
 import sys
 import textwrap
 
@@ -189,3 +190,20 @@ def test_the_sculptor_example_carves_the_largest_statue_it_can_alike_in_both_eng
                 assert (option - 1) % 2 == 1 or option + 1 not in carvable  # its points side when open
     reference = Game(deals[1], c, [sculptor, make_policy("balanced")]).play()
     assert [row["total"] for row in reference] == sheet["total"][1].tolist()
+
+
+@pytest.mark.parametrize("returned, shown", [
+    (None, "returned None (a missing return?) for decision 'draw'"),  # was "object[]"
+    ((i for i in (0, 0)), "returned a generator for decision 'draw'"),  # was "object[]"
+    (np.full(2, 2**64 - 2, np.uint64), "chose option 18446744073709551614 at decision 'draw'"),  # was "option -2"
+    (np.zeros(2), "returned float64[2] for decision 'draw'; expected 2 whole numbers, one per game"),
+])
+def test_a_policy_s_wrong_answer_is_shown_as_it_returned_it(returned, shown):
+    from types import SimpleNamespace
+
+    from hadara_sim.policy import Decision, IllegalChoice, Policy, check_choices
+
+    legal = np.ones((2, 4), bool)
+    decision = Decision("draw", legal, SimpleNamespace(player=np.array([0, 1])), np.arange(2), np.zeros(2, np.int32))
+    with pytest.raises(IllegalChoice, match=re.escape(f"policy 'base' {shown}")):
+        check_choices(Policy(), decision, returned)

@@ -64,6 +64,14 @@ def test_rows_must_be_named_for_card_values():
     assert c.where == "seat = 0"
 
 
+def test_rows_of_every_seat_have_no_curve_and_a_misspelt_column_has_a_suggestion():
+    df = planted(deals=10).rename({COLUMN: "sweep_components_cards_I_Y_03_cost"})
+    with pytest.raises(ReportError, match="the rows with players = 4 are every seat of each game.*--where seat=0"):
+        curve(df, "components.cards.I-Y-03.cost", where={"players": "4"})
+    with pytest.raises(ReportError, match=r"--where seta: no such column \(did you mean seat\?\)"):
+        curve(df, "components.cards.I-Y-03.cost", where={"seta": "0"})
+
+
 def test_report_curve_on_a_tiny_run(tmp_path):
     """Coins of setup card 1A swept from 0 to 30 on 60 deals: the seat's margin rises with them."""
     from typer.testing import CliRunner
@@ -95,6 +103,8 @@ def test_report_curve_on_a_tiny_run(tmp_path):
     assert all(isinstance(r["fair_at"], (float, type(None))) for r in fair)
     bad = CliRunner().invoke(app, ["report", "curve", str(tmp_path / "res"), "--key", "players"])
     assert bad.exit_code == 2 and "not swept" in bad.output and "Traceback" not in bad.output
+    twice = CliRunner().invoke(app, ["report", "curve", str(tmp_path / "res"), "-w", "seat=0", "-w", "seat=1"])
+    assert twice.exit_code == 2 and "--where seat is given twice" in twice.output
 
 
 def test_reports_group_by_a_dotted_swept_key():

@@ -183,7 +183,7 @@ def test_nested_unknown_key_and_line(tmp_path):
 @pytest.mark.parametrize("text, line, key, words", [
     ('players = 6\npolicies = ["greedy"]', 1, "players", "2..5"),
     ('players = "4"\npolicies = ["greedy"]', 1, "players", "whole number"),
-    ('policies = ["greedy"]\ngames = 0', 2, "games", "at least 1"),
+    ('policies = ["greedy"]\ngames = 0', 2, "games", "must be 1..1000000000000, got 0"),
     ('policies = ["greedy"]\nchunk = -5', 2, "chunk", "at least 1"),
     ('policies = ["greedy"]\nseed = 1.5', 2, "seed", "whole number"),
     ('policies = ["greedy", "gredy"]', 1, "policies[1].policy", "Available: "),
@@ -286,3 +286,11 @@ def test_cli_reports_problems_with_exit_2_and_no_traceback(tmp_path):
     assert f"{path}:1: players: must be 2..5, got 7" in " ".join(text.split()).replace(" \n", "")
     assert "Traceback" not in text
     assert not (tmp_path / "out").exists()
+
+
+def test_a_scenario_saved_with_a_byte_order_mark_and_windows_line_ends_loads(tmp_path):
+    """Notepad's UTF-8 starts with a byte order mark, which tomllib reads as 'Invalid statement'."""
+    path = tmp_path / "notepad.toml"
+    path.write_bytes(b'\xef\xbb\xbfplayers = 2\r\npolicies = ["greedy", "random"]\r\ngames = 8\r\n')
+    scenario = load_scenario(path)
+    assert scenario.games == 8 and scenario.name == "notepad"

@@ -14,6 +14,7 @@ import polars as pl
 
 from .. import balance
 from ..components import RANGES, SETUP_VALUES, ComponentSet
+from ..constants import MAX_GAMES
 from ..report import inference as I
 
 SIDES = tuple(f"{card}{side}" for card in range(1, 6) for side in "AB")
@@ -99,8 +100,9 @@ def read_confirm_games(text: str) -> int | dict[int, int]:
             n = int(word.strip().replace("_", ""))
         except ValueError:
             n = 0
-        if n < 10:
-            raise ValueError(f"--confirm-games {text}: {word.strip()!r} is not a number of games (10 or more)")
+        if not 10 <= n <= MAX_GAMES:
+            raise ValueError(f"--confirm-games {text}: {word.strip()!r} is not a number of games "
+                             f"(10 to {MAX_GAMES:,})")
         return n
 
     if "=" not in text:
@@ -111,6 +113,9 @@ def read_confirm_games(text: str) -> int | dict[int, int]:
         if players.strip() not in {"2", "3", "4", "5"}:
             raise ValueError(f"--confirm-games {text}: expected P=GAMES with P a player count 2 to 5, e.g. "
                              f"2=160000,3=100000,4=60000; got {pair!r}")
+        if int(players) in out:
+            raise ValueError(f"--confirm-games {text}: {players.strip()} players are given twice; give each "
+                             "player count once")
         out[int(players)] = games(n)
     return out
 

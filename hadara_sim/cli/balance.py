@@ -11,6 +11,7 @@ from typing import Optional
 
 import typer
 
+from ..constants import MAX_GAMES
 from ..report.table import Table
 from .balance_fit import fit
 from .balance_options import (COMPONENTS, DRY_RUN, GAMES, JOBS, MARGIN, OVERRIDES, PLAYERS, POLICY, SEED, expect,
@@ -146,7 +147,7 @@ def _check_cards(names: list[str], base, dry_run: bool, fmt: str):
 @app.command()
 def suggest(
     players: int = PLAYERS, policy: str = POLICY, games: int = GAMES,
-    curve_games: int = typer.Option(8000, "--curve-games", min=10, help="Games per swept value of each curve."),
+    curve_games: int = typer.Option(8000, "--curve-games", min=10, max=MAX_GAMES, help="Games per swept value of each curve."),
     margin: float = MARGIN, seed: int = SEED, jobs: int = JOBS,
     side: Optional[list[str]] = typer.Option(None, "--side", help="Only these card sides (e.g. 3B; repeat); "
                                              "default: every side that is not fair.", show_default=False),
@@ -268,6 +269,9 @@ def sensitivity(
     from ..sensitivity import replay, table
 
     fmt = check_format(fmt)
+    if swept is not None and fair_value is None:
+        fail(f"--swept {swept}: the values of a --fair-value curve; give the value too, e.g. --fair-value "
+             f"3B.culture --swept {swept}")
     plan = plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides)
     if fair_value is not None:
         return _fair_value(plan, fair_value, swept, draws, draw_seed, dry_run, fmt)

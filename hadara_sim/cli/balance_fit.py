@@ -10,10 +10,11 @@ from typing import Optional
 
 import typer
 
+from ..constants import MAX_GAMES
 from ..report.table import Table
 from .balance_options import (COMPONENTS, DRY_RUN, JOBS, MARGIN, OVERRIDES, POLICY, SEED, expect, failing,
                               plan_or_exit, say)
-from .common import FORMAT_OPTION, check_format, emit, err_console, fail, writable_folder
+from .common import FORMAT_OPTION, check_format, emit, err_console, fail, not_nan, writable_folder
 
 _DEFAULT_VALUES = "coins,income,military,culture,food"
 
@@ -32,7 +33,7 @@ def fit(
                                                   "of ids, e.g. II-P for every purple card (effect) of epoch II "
                                                   "(repeat)."),
     policy: str = POLICY,
-    games: int = typer.Option(3000, "--games", "-n", min=10, help="Games per design point and player count."),
+    games: int = typer.Option(3000, "--games", "-n", min=10, max=MAX_GAMES, help="Games per design point and player count."),
     points: int = typer.Option(12, "--points", min=3, max=200, help="Design points besides the current set: each "
                                "moves every changeable value by -1, 0 or +1 step (2 coins, 1 track step)."),
     resweep: int = typer.Option(0, "--resweep", min=0, max=200, help="Design points played around the set "
@@ -46,7 +47,7 @@ def fit(
                                       "precision)."),
     rounds: int = typer.Option(4, "--rounds", min=1, max=20, help="Proposals played at most."),
     margin: float = MARGIN,
-    aim: float = typer.Option(0.5, "--aim", min=0.05, max=1.0, help="The proposer's target: predicted win share "
+    aim: float = typer.Option(0.5, "--aim", min=0.05, max=1.0, callback=not_nan, help="The proposer's target: predicted win share "
                               "within AIM x margin of 1/P at every player count."),
     reach: int = typer.Option(3, "--reach", min=1, max=10, help="Steps (2 coins, 1 track step) a value may move "
                               "from its current value."),
@@ -104,7 +105,7 @@ def fit(
                          players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
                          points=points, resweep=resweep, confirm_games=F.read_confirm_games(confirm_games),
                          rounds=rounds, margin=base.margin, aim=aim, reach=reach, max_changed=max_changed, table=table,
-                         seed=seed, components=base.components, overrides=base.overrides, jobs=jobs,
+                         seed=seed, components=base.components, overrides=base.overrides, jobs=base.jobs,
                          out=str(out) if out else None)
         sweep, confirm = F.estimate(plan)
         fitting = F.fitting_seconds(plan)
@@ -228,7 +229,7 @@ def _fit_cards(card, players, policy, games, points, confirm_games, rounds, marg
                           players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
                           points=points, confirm_games=F.read_confirm_games(confirm_games), rounds=rounds,
                           margin=base.margin, aim=aim, reach=reach, seed=seed, components=base.components,
-                          overrides=base.overrides, jobs=jobs, out=str(out) if out else None)
+                          overrides=base.overrides, jobs=base.jobs, out=str(out) if out else None)
         sweep, confirm = F.card_estimate(plan)
     if expect(f"the designed sweep {sweep.text()} ({len(plan.cards)} cards, each sought and avoided); then the "
               f"current costs and at most {rounds} proposals, {confirm.text()}",

@@ -7,11 +7,13 @@ from contextlib import contextmanager
 
 import typer
 
-from .common import MARGIN_OPTION, err_console, fail
+from ..constants import MAX_GAMES
+from .common import MARGIN_OPTION, components_or_exit, err_console, fail
+from .limits import jobs_or_exit
 
 PLAYERS = typer.Option(4, "--players", "-p", min=2, max=5, help="Player count.")
 POLICY = typer.Option("balanced", "--policy", help="The policy on every seat.")
-GAMES = typer.Option(20000, "--games", "-n", min=10, help="Games of the baseline run.")
+GAMES = typer.Option(20000, "--games", "-n", min=10, max=MAX_GAMES, help="Games of the baseline run.")
 MARGIN = MARGIN_OPTION
 SEED = typer.Option(1, "--seed", "-s", min=0, help="Seed of the deals.")
 JOBS = typer.Option(-1, "--jobs", "-j", help="Parallel processes (-1: all cores).")
@@ -24,9 +26,13 @@ DRY_RUN = typer.Option(False, "--dry-run", help="Check the options, print how lo
 
 
 def plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides, curve_games=0, side=None):
-    """The balance plan of the options, or a clean failure for a bad --side or overrides file."""
+    """The balance plan of the options, or a clean failure for a bad --jobs, --side or overrides file."""
     from ..balance import Plan, read_overrides
     from ..components import ComponentError
+
+    jobs = jobs_or_exit(jobs)  # before a dry run's estimate too
+    if components is not None:
+        components_or_exit(components)  # named as --components, not as a key of the runs' scenario
 
     for name in side or []:
         if len(name) != 2 or name[0] not in "12345" or name[1] not in "AB":

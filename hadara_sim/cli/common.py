@@ -45,6 +45,12 @@ def _creatable(path: Path, option: str) -> None:
         fail(f"{option} {path}: {parent} is a file, not a folder")
     if not os.access(parent, os.W_OK | os.X_OK):
         fail(f"{option} {path}: cannot write in {parent} (permission denied); choose another path")
+    probe = parent / path.absolute().relative_to(parent).parts[0]
+    try:  # os.access says yes to root everywhere, also where nothing can be made (/proc)
+        probe.mkdir()
+        probe.rmdir()
+    except OSError as err:
+        fail(f"{option} {path}: nothing can be made in {parent} ({err.strerror or err}); choose another path")
 
 
 def writable_folder(path: Path, option: str = "--out") -> Path:
@@ -79,7 +85,8 @@ def components_or_exit(path: Optional[Path]) -> "ComponentSet":  # noqa: F821
         return load_components(path)
     except ComponentError as err:
         lines = "\n".join(f"  {p}" for p in err.problems)
-        fail(f"the component set at {path} is not valid ({len(err.problems)} problems):\n{lines}\n"
+        fail(f"the component set at {path} is not valid ({len(err.problems)} problem"
+             f"{'s' * (len(err.problems) != 1)}):\n{lines}\n"
              f"Check it with: hadara-sim components validate {path}")
 
 
@@ -112,8 +119,18 @@ def policies_or_exit(specs: list[str], players: int, seed: int):
     return policies
 
 
+def not_nan(value: float | None) -> float | None:
+    """A number option's value; nan, which passes typer's range checks, is refused."""
+    if value is not None and value != value:
+        raise typer.BadParameter("nan is not a number: give a number")
+    return value
+
+
 def _margin_in_pp(value: float) -> float:
     """--margin in percentage points; a value below 0.1 is the old fraction spelling, refused."""
+    if not_nan(value) <= 0:
+        raise typer.BadParameter(f"{value:g}: the margin is a positive number of percentage points, e.g. "
+                                 "--margin 2 for ±2 pp")
     if value < 0.1:
         raise typer.BadParameter(f"{value:g} looks like a fraction (the old spelling): the margin is in "
                                  f"percentage points everywhere, e.g. --margin {100 * value:g} for ±{100 * value:g} pp")

@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 from rich.progress import Progress
 
+from ..constants import MAX_GAMES
 from ..registry import PolicyNotFound, available_policies, resolve_policy
 from ..report.table import Table
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
@@ -93,7 +94,7 @@ def show(name: str = typer.Argument(..., help="A policy name, module:attr or fil
 
 @app.command()
 def ladder(
-    games: int = typer.Option(1000, "--games", "-n", min=10, help="Games per pair and player count."),
+    games: int = typer.Option(1000, "--games", "-n", min=10, max=MAX_GAMES, help="Games per pair and player count."),
     players: list[int] = typer.Option([2, 3, 4], "--players", "-p", help="Player counts."),
     policy: list[str] = typer.Option([], "--policy", help="Policies to rank (default: every built-in)."),
     seed: int = typer.Option(0, "--seed", "-s", help="Seed of the deals (and of random policies)."),
@@ -219,10 +220,10 @@ def tune(
     players: list[int] = typer.Option([2], "--players", "-p", help="Player counts, repeatable."),
     advanced: bool = typer.Option(False, "--advanced", help="Advanced game (setup sides)."),
     trials: int = typer.Option(30, "--trials", min=1, help="Candidates to try (optuna TPE)."),
-    games: int = typer.Option(500, "--games", "-n", min=2,
+    games: int = typer.Option(500, "--games", "-n", min=2, max=MAX_GAMES,
                               help="Training games per candidate, opponent and player count (same deals "
                                    "for every candidate)."),
-    validation_games: int = typer.Option(2000, "--validation-games", min=2,
+    validation_games: int = typer.Option(2000, "--validation-games", min=2, max=MAX_GAMES,
                                          help="Fresh games per player count for the held-out check."),
     param: list[str] = typer.Option([], "--param",
                                     help="Tune this parameter: name=low:high or name=a,b,c (choices per "

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from .common import (FORMAT_OPTION, MARGIN_OPTION, check_format, console, emit, err_console, fail,
+from .common import (FORMAT_OPTION, MARGIN_OPTION, check_format, console, emit, err_console, fail, not_nan,
                      writable_folder)
 
 app = typer.Typer(help="Reports over a results directory: win rates, score breakdowns, setup-card and "
@@ -43,16 +43,21 @@ def _load(results: Path):
             warnings.simplefilter("always")
             df = load_results(results)
     except ResultsError as err:
-        message = str(err)
-        if "hadara-sim simulate" not in message:
-            message += ("\nTo (re)create it, run the scenario with this version of hadara-sim: "
-                        "hadara-sim simulate SCENARIO --out DIR [--overwrite]")
-        fail(message)
+        _unreadable(err)
     for w in caught:
         err_console.print(f"[yellow]warning:[/] {w.message}", highlight=False)
     from ..provenance import with_combination_labels
 
     return with_combination_labels(df, meta), dataset_info(df, meta)
+
+
+def _unreadable(err) -> NoReturn:
+    """A clean failure for results that cannot be read, saying how to make them."""
+    message = str(err)
+    if "hadara-sim simulate" not in message and "that holds it" not in message:
+        message += ("\nTo (re)create it, run the scenario with this version of hadara-sim: "
+                    "hadara-sim simulate SCENARIO --out DIR [--overwrite]")
+    fail(message)
 
 
 def _check_format(fmt: str) -> str:
@@ -65,6 +70,14 @@ def _check_format(fmt: str) -> str:
 
 
 def _out_dir(results: Path, out: Optional[Path]) -> Path:
+    """--out, or RESULTS/report once RESULTS is a results directory (not a file in one)."""
+    from ..results import ResultsError, read_metadata
+
+    if out is None:
+        try:
+            read_metadata(results)
+        except ResultsError as err:
+            _unreadable(err)
     return writable_folder(out if out is not None else results / "report")
 
 
@@ -247,7 +260,7 @@ def curve(results: Path = RESULTS,
                                                     "value affects (repeat to combine). Default for a setup "
                                                     "card value: the seat holding that card and side.",
                                                     show_default=False),
-          reference: Optional[float] = typer.Option(None, "--reference", help="Value the paired differences "
+          reference: Optional[float] = typer.Option(None, "--reference", callback=not_nan, help="Value the paired differences "
                                                     "are taken against (default: the smallest).",
                                                     show_default=False),
           out: Optional[Path] = OUT, fmt: str = FORMAT, tables: str = TABLES, margin: float = MARGIN):
@@ -271,6 +284,9 @@ def curve(results: Path = RESULTS,
         column, sep, value = item.partition("=")
         if not sep or not column.strip():
             fail(f"--where {item}: expected COLUMN=VALUE, e.g. --where seat=0")
+        if column.strip() in conditions:
+            fail(f"--where {column.strip()} is given twice: the conditions must all hold, and a row has one "
+                 f"value of {column.strip()}")
         conditions[column.strip()] = value.strip()
 
     def build(df, info):

@@ -12,6 +12,7 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
+from ..constants import MAX_GAMES
 from ..process import BACKENDS
 from ..report.table import Table
 from .common import FORMAT_OPTION, check_format, components_or_exit, console, emit, fail
@@ -25,7 +26,7 @@ def register(app: typer.Typer):
 def simulate(
     scenario: Path = typer.Argument(..., help="Scenario file (TOML), e.g. scenarios/default.toml.",
                                     show_default=False),
-    games: Optional[int] = typer.Option(None, "--games", "-n", min=1,
+    games: Optional[int] = typer.Option(None, "--games", "-n", min=1, max=MAX_GAMES,
                                         help="Games (deals) per combination; overrides the scenario's."),
     seed: Optional[int] = typer.Option(None, "--seed", "-s", min=0, help="Seed; overrides the scenario's."),
     players: Optional[int] = typer.Option(None, "--players", "-p", min=2, max=5,

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 from rich.progress import Progress
 
+from ..constants import MAX_GAMES
 from .common import COMPONENTS_OPTION, components_or_exit, console, fail, policies_or_exit, split_specs
 from .limits import jobs_or_exit
 
@@ -17,7 +18,7 @@ def register(app: typer.Typer):
 
 
 def verify(
-    games: int = typer.Option(1000, "--games", "-n", min=1, help="Games per player count and game kind."),
+    games: int = typer.Option(1000, "--games", "-n", min=1, max=MAX_GAMES, help="Games per player count and game kind."),
     players: list[int] = typer.Option([], "--players", "-p", help="Player counts to check (default 2-5)."),
     advanced: Optional[bool] = typer.Option(None, "--advanced/--basic", help="Only one game kind (default both)."),
     policy: list[str] = typer.Option(["random", "greedy"], "--policy",

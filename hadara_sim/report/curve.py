@@ -17,6 +17,7 @@ by the delta method; the band is the 95% CI of the fitted mean.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, field
 
@@ -83,7 +84,10 @@ def affected(df: pl.DataFrame, key: SweptKey, where: dict[str, str] | None = Non
     elif where:
         for column, text in where.items():
             if column not in df.columns:
-                raise ReportError(f"--where {column}: no such column (columns: {', '.join(df.columns)})")
+                close = difflib.get_close_matches(column, df.columns, n=1)
+                raise ReportError(f"--where {column}: no such column"
+                                  + (f" (did you mean {close[0]}?)" if close else "")
+                                  + f"; columns: {', '.join(df.columns)}")
             dtype = df[column].dtype
             try:
                 value = text if dtype == pl.String else pl.Series([text]).cast(dtype, strict=True)[0]
@@ -98,6 +102,11 @@ def affected(df: pl.DataFrame, key: SweptKey, where: dict[str, str] | None = Non
     rows = df.filter(pl.all_horizontal(conditions))
     if rows.is_empty():
         raise ReportError(f"no rows with {' and '.join(words)}")
+    seats = rows.group_by(["combo", "game"]).agg(n=pl.len(), players=pl.col("players").first())
+    if (seats["n"] == seats["players"]).all():  # their mean win share is 1/P at every value: no curve to fit
+        raise ReportError(f"the rows with {' and '.join(words)} are every seat of each game, whose win shares "
+                          "add up to 1 whatever the value: choose the seats the value affects, e.g. --where "
+                          "seat=0 or --where policy_label=NAME")
     return rows, " and ".join(words)
 
 

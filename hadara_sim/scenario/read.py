@@ -17,6 +17,7 @@ from typing import Sequence
 
 from ..component_files import load_components
 from ..components import ComponentError, ComponentSet
+from ..constants import MAX_GAMES
 from ..problems import Problem, toml_error_line
 from ..tomlpos import key_lines
 from .checks import Check, ScenarioError, show_value, type_name
@@ -43,7 +44,7 @@ def load_scenario(path: str | Path, components: str | Path | None = None, settin
     if not path.is_file():
         raise ScenarioError([Problem(str(path), None, "", "is not a file")])
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Notepad writes, is not TOML
     except (OSError, UnicodeDecodeError) as err:
         raise ScenarioError([Problem(str(path), None, "", f"cannot be read: {err}")]) from None
     return parse_scenario(text, file=str(path), base_dir=path.parent, default_name=path.stem,
@@ -131,7 +132,7 @@ def scenario_from_dict(data: dict, file: str = "<scenario>", base_dir: str | Pat
                                 "'.' or a space (no '/', '..' or absolute paths)")
         name = None
     description = check.string(data, ("description",), "")
-    games = check.integer(data, ("games",), DEFAULT_GAMES, low=1)
+    games = check.integer(data, ("games",), DEFAULT_GAMES, low=1, high=MAX_GAMES)
     seed = check.integer(data, ("seed",), 0, low=0)
     chunk = check.integer(data, ("chunk",), DEFAULT_CHUNK, low=1)
     raw_components = data.get("components")
