@@ -1,5 +1,6 @@
 """Balance fit: one set of whole-number changes of setup card values that makes every named side fair
-against 1/P at every player count at once, found with a surrogate of the simulated win shares.
+against 1/P at every player count at once, found with a surrogate of the simulated win shares (and,
+in `cards`, one set of card costs that makes every named card worth its price).
 
 `balance suggest` fixes one side at a time, each judged alone; but the sides share deals and
 opponents, so weakening 3B moves every other side's share. The fit treats the set as a whole:

@@ -1,6 +1,7 @@
 """`hadara-sim balance suggest|check|sensitivity`: the smallest fix of each unfair setup card side,
-the fairness of every side with a set of overrides, and how far each verdict rests on the estimated
-values (thin layer over hadara_sim.balance and hadara_sim.sensitivity)."""
+the fairness of every side (or the worth of named cards at their price) with a set of overrides, and
+how far each verdict rests on the estimated values (thin layer over hadara_sim.balance,
+hadara_sim.balance_fit and hadara_sim.sensitivity)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
 """`hadara-sim balance fit`: one set of changes that makes every named setup card side fair at every
-player count at once (thin layer over hadara_sim.balance_fit; registered in the `balance` group)."""
+player count at once, or with --card one set of card costs that makes every named card worth its price
+(thin layer over hadara_sim.balance_fit; registered in the `balance` group)."""
 
 from __future__ import annotations
 
