@@ -100,6 +100,7 @@ def card_ids(names: list[str], components: ComponentSet) -> list[str]:
 
 
 def printed_costs(components: ComponentSet, cards: list[str]) -> dict[str, int]:
+    """Each named card's cost in this set (its overrides applied)."""
     return {k: int(components.cards[components.card_index[k]].cost) for k in cards}
 
 

@@ -216,9 +216,6 @@ def _tables(result) -> list[Table]:
 def _fit_cards(card, players, policy, games, points, confirm_games, rounds, margin, aim, reach, seed, jobs, components,
                overrides, out, dry_run, quiet, fmt):
     """`balance fit --card`: the card-cost fit (hadara_sim.balance_fit.cards)."""
-    import matplotlib
-
-    matplotlib.use("Agg")
     from .. import balance_fit as F
     from ..component_files import load_components
 
