@@ -101,3 +101,15 @@ def test_the_margin_is_in_percentage_points_and_the_old_fraction_is_refused_with
     for command in (["balance", "check"], ["report", "winrate", "."]):
         result = CliRunner().invoke(app, [*command, "--margin", "0.02"], env={"COLUMNS": "200"})
         assert result.exit_code == 2 and "--margin 2" in result.output and "percentage points" in result.output
+
+
+def test_an_unknown_policy_is_named_as_the_option_not_as_a_key_of_the_runs_scenario():
+    from typer.testing import CliRunner
+
+    from hadara_sim.cli import app
+
+    for command in (["check"], ["suggest"], ["sensitivity"], ["fit", "--card", "II-Y-05"]):
+        result = CliRunner().invoke(app, ["balance", *command, "--policy", "balancd", "--dry-run"])
+        assert result.exit_code != 0 and "--policy balancd: unknown policy 'balancd' (did you mean balanced?)" in \
+            result.output, (command, result.output)
+        assert "<scenario>" not in result.output and "Traceback" not in result.output

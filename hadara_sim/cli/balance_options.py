@@ -26,11 +26,17 @@ DRY_RUN = typer.Option(False, "--dry-run", help="Check the options, print how lo
 
 
 def plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides, curve_games=0, side=None):
-    """The balance plan of the options, or a clean failure for a bad --jobs, --side or overrides file."""
+    """The balance plan of the options, or a clean failure for a bad --jobs, --policy, --side or overrides
+    file."""
     from ..balance import Plan, read_overrides
     from ..components import ComponentError
+    from ..registry import PolicyNotFound, resolve_policy
 
     jobs = jobs_or_exit(jobs)  # before a dry run's estimate too
+    try:
+        resolve_policy(policy)  # named as --policy, not as a key of the runs' scenario
+    except PolicyNotFound as err:
+        fail(f"--policy {policy}: {err}")
     if components is not None:
         components_or_exit(components)  # named as --components, not as a key of the runs' scenario
 
