@@ -52,7 +52,7 @@ from ..report.estimates import paired_diff, with_verdicts
 from ..report.worth import restricted_pairs
 from ..scenario.read import scenario_from_dict
 from ..sensitivity import merged
-from .ending import Ending, best_round, why_stopped
+from .ending import Ending, best_round, cells, why_stopped
 from .plan import AIM, POINTS, REACH, Confirming, counts_text, cpu_seconds, digest
 
 STEP = 2                 # coins a design point moves a cost, and a later round's proposal at most
@@ -281,11 +281,7 @@ def verdicts(runs: list[CardRun], cards: list[str], margin: float) -> pl.DataFra
     table = paired_diff(pairs.filter(pl.col("card_id").is_in(cards)), "win_seek", "win_avoid", ["players", "card_id"],
                         margin=margin)
     table = with_verdicts(table, margin=margin, hints=True)
-    games = {r.players: r.pairs["game"].n_unique() for r in runs}
-    return table.with_columns(
-        games=pl.col("players").replace_strict(games, return_dtype=pl.Int64),
-        fair=(pl.col("q_equiv") < I.ALPHA).fill_null(False)).with_columns(
-        more_games=(pl.col("more") * pl.col("games") / pl.col("n")).ceil()).sort("players", "card_id")
+    return cells(table, {r.players: r.pairs["game"].n_unique() for r in runs}).sort("players", "card_id")
 
 
 def check_estimate(plan: CardPlan, games: int) -> Estimate:

@@ -16,11 +16,10 @@ from .. import balance
 from ..component_files import load_components
 from ..components import SETUP_VALUES
 from ..estimate import Estimate, estimate_run
-from ..report import inference as I
 from ..report.estimates import mean_ci, with_verdicts
 from ..scenario.read import scenario_from_dict
 from ..sensitivity import merged
-from .ending import Ending, best_round, why_stopped
+from .ending import Ending, best_round, cells, why_stopped
 from .plan import (REFERENCE_DEALS, SAMPLE_GAMES, SIDES, Change, FitPlan, Play, apart, as_overrides, count,
                    counts_text, cpu_seconds, currents, design, digest)
 from .search import Proposal, propose
@@ -50,11 +49,7 @@ def verdicts(runs: list[Run], sides: list[str], margin: float) -> pl.DataFrame:
     rows = rows.with_columns(side=pl.format("{}{}", "setup_card", "setup_side")).filter(pl.col("side").is_in(sides))
     table = with_verdicts(mean_ci(rows, "win_share", ["players", "side"], fair=1.0 / pl.col("players").cast(pl.Float64),
                                   rate=True, margin=margin), margin=margin, hints=True)
-    games = {r.players: r.rows["game"].n_unique() for r in runs}
-    return table.with_columns(
-        games=pl.col("players").replace_strict(games, return_dtype=pl.Int64),
-        fair=(pl.col("q_equiv") < I.ALPHA).fill_null(False)).with_columns(
-        more_games=(pl.col("more") * pl.col("games") / pl.col("n")).ceil())
+    return cells(table, {r.players: r.rows["game"].n_unique() for r in runs})
 
 
 @dataclass

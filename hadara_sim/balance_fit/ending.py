@@ -5,7 +5,18 @@ from __future__ import annotations
 
 import polars as pl
 
+from ..report import inference as I
 from ..report.verdict import undecided_text
+
+
+def cells(table: pl.DataFrame, games: dict[int, int]) -> pl.DataFrame:
+    """A confirmation's verdict table (`with_verdicts`, with hints) with what a fit reads of each cell:
+    the games played at its player count (`games`), `fair` (the Holm TOST at 5 %) and `more_games`, the
+    games that would bring the deals its hint asks for."""
+    return table.with_columns(
+        games=pl.col("players").replace_strict(games, return_dtype=pl.Int64),
+        fair=(pl.col("q_equiv") < I.ALPHA).fill_null(False)).with_columns(
+        more_games=(pl.col("more") * pl.col("games") / pl.col("n")).ceil())
 
 
 def best_round(rounds: list):
