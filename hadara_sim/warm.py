@@ -1,13 +1,17 @@
 """The engine's first compile on two cores, of what a run plays.
 
-numba compiles one function at a time, so the engine's first compile is cut into parts that share
-nothing compiled, and two processes take them as they free, the longest first (`PARTS`): the
-engine's steps (compiled by a game of `random` players), each bot's kernel and the expert's training
-kernel (`option_table`: training and the tests call it from Python). The policies' `ask` calls each
-bot's entry (`kernels.decide.DECIDE`) through its address (hadara_sim/kernels/address.py), so no
-kernel is compiled into the steps, and a run compiles (and loads) only the kernels of the bots it
-seats (`parts_for`): `make demo`'s four styles need the steps and the planner's kernel, not the
-expert's, greedy's or the training kernel. The entries, which join the kernels, compile last, here.
+numba compiles one function at a time, so the engine's first compile is cut into parts, and two
+processes take them as they free, the longest first (`PARTS`): the engine's steps in three (an epoch,
+`play_epoch`; the draw rounds and the policies' `ask`; the picks, the colony and statue steps and
+the score pad: separate libraries, which `play_epoch` calls through their addresses), each bot's
+kernel with its entry, and the expert's training kernel (`option_table`: training and the tests
+call it from Python). Each part is compiled by the signatures a run calls it with, taken from a
+batch made as `simulate` makes them. The policies' `ask` calls each bot's entry
+(`kernels.decide.DECIDE`) through its address (hadara_sim/kernels/address.py), so no kernel is
+compiled into the steps, and a run compiles (and loads) only the kernels of the bots it seats
+(`parts_for`): `make demo`'s four styles need the steps and the planner's kernel, not the expert's,
+greedy's or the training kernel. Last, here, the expert's entry (it joins two kernels) and one game,
+which compiles what a game calls from Python (the set-up).
 
     python -m hadara_sim.warm                  # every part (`make test`)
     python -m hadara_sim.warm --no-training    # every part but the expert's training kernel
@@ -29,13 +33,15 @@ import numpy as np
 from . import jit_cache
 
 KERNELS = ("planner", "greedy", "expert")
-# The parts of a first compile, the longest first, with the CPU seconds of each on a cold cache
-# (`scripts/compile_profile.py`, a quiet 2-core machine); the entries, which join the kernels, take
-# a few seconds more. The engine's steps are one part: compiled apart in several processes, the
-# helpers they share (the rules, the card steps) were compiled once in each, a quarter more CPU.
-PART_SECONDS = {"engine": 94.0, "training": 73.0, "planner": 67.0, "expert": 47.0, "greedy": 2.0}
+ENGINE = ("epoch", "draft", "turns")  # the engine's steps: `play_epoch`, and the steps it calls by address
+# The parts of a first compile, the longest first, with the CPU seconds of each on a cold cache, in
+# two processes (`make demo` timed per part on a quiet 2-core machine; `scripts/compile_profile.py
+# PART` for one alone). The engine's three parts each compile the rules and card steps they call:
+# together as long as the engine compiled in one process (111 CPU s), on both cores.
+PART_SECONDS = {"epoch": 47.0, "planner": 43.0, "expert": 32.0, "training": 28.0, "turns": 26.0, "draft": 25.0,
+                "greedy": 3.0}
 PARTS = tuple(PART_SECONDS)
-JOIN_SECONDS = 15.0  # starting the processes, the entries and the game that joins the parts
+JOIN_SECONDS = 8.0  # starting the processes, the expert's entry and the game that joins the parts
 # `--bytecode`: importing the modules the commands import, in a worker beside the parts, writes their
 # bytecode (about 2,300 files, 18 CPU s) while a core would wait for the longest part.
 BYTECODE_SECONDS = 18.0
@@ -56,7 +62,7 @@ def parts_for(scenario) -> tuple[str, ...]:
     from .registry import make_policy
 
     uses = {PLANNER: {"planner"}, EXPERT: {"planner", "expert"}, GREEDY: {"greedy"}}
-    needed, seen = {"engine"}, set()
+    needed, seen = set(ENGINE), set()
     for combo in scenario.combinations:
         config = combo.config
         for entry in config.policies:
@@ -88,11 +94,9 @@ def compile_seconds(parts) -> float:
 
 
 def _standing_for(part: str):
-    """The compiled function whose cached code says that `part` is compiled."""
-    if part == "engine":
-        from .engine.game import play_epoch
-
-        return play_epoch
+    """The compiled function whose cached code says that `part` is compiled (its last)."""
+    if part in ENGINE:
+        return _steps_of(part)[-1]
     if part == "training":
         from .kernels import expert
 
@@ -150,7 +154,7 @@ def compile_kernels(names) -> None:
 
 
 def compile_entries(names) -> None:
-    """Compile the entries of the named kernels, which link them (loaded from the cache)."""
+    """Compile the entries of the named kernels, which link them (loaded from the cache when there)."""
     from .kernels.decide import DECIDE
     from .kernels.layout import EXPERT, GREEDY, PLANNER
 
@@ -180,12 +184,43 @@ def compile_engine(play_one_game, parts=PARTS, bytecode=()) -> bool:
     return True
 
 
+def _steps_of(part: str) -> tuple:
+    """The compiled steps of one of the engine's parts (`ENGINE`), in the order compiled."""
+    from .engine import game
+
+    from .engine.scoring import score_pad
+
+    ask_policies, draw_round, pick_turn, act_in_step = game.CALLED_STEPS
+    return {"epoch": (game.play_epoch,), "draft": (ask_policies, draw_round),
+            "turns": (score_pad, pick_turn, act_in_step)}[part]
+
+
+def compile_steps(part: str) -> None:
+    """Compile the steps of one of the engine's parts by the signatures a run calls them with."""
+    from numba import typeof
+
+    from .engine.game import CALLED_STEPS, called_types, play_epoch
+    from .engine.scoring import score_arguments, score_pad
+
+    batch = _sample_batch()
+    called = called_types(batch.s, batch.k)
+    for step in _steps_of(part):
+        if step is play_epoch:
+            step.compile(tuple(typeof(value) for value in batch.epoch_arguments(1)))
+        elif step is score_pad:
+            step.compile(tuple(typeof(value) for value in score_arguments(batch.s)))
+        else:
+            step.compile(called[CALLED_STEPS.index(step)])
+
+
 def compile_part(name: str) -> None:
     """Compile one part of the engine into numba's cache (`PARTS`)."""
-    if name == "engine":
-        _play_one_game("random")
+    if name in ENGINE:
+        compile_steps(name)
     else:
         compile_kernels([name])
+        if name in ("planner", "greedy"):  # entries of one kernel each; the expert's joins two
+            compile_entries([name])
 
 
 def _try_part(name: str, *modules: str) -> bool:
@@ -244,6 +279,9 @@ def main(argv: list[str]) -> int:
         parts, join = parts_for(scenario), lambda: play_one(scenario)
     start = time.perf_counter()
     if compile_engine(join, parts, args.bytecode):
+        from .process import stop_local_workers
+
+        stop_local_workers()  # their work is in the cache: not left for the exit to wind down
         print(f"compiled the engine in {time.perf_counter() - start:.0f} s", flush=True)
     else:
         print("the engine is already compiled", flush=True)

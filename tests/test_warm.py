@@ -4,7 +4,20 @@ from hadara_sim import warm
 
 
 def test_the_parts_cover_every_kernel_the_training_kernel_and_the_engines_steps():
-    assert set(warm.PARTS) == {*warm.KERNELS, "training", "engine"}
+    assert set(warm.PARTS) == {*warm.KERNELS, "training", *warm.ENGINE}
+    from hadara_sim.engine.game import CALLED_STEPS, play_epoch
+
+    steps = [step for part in warm.ENGINE for step in warm._steps_of(part)]
+    assert {play_epoch, *CALLED_STEPS} <= set(steps) and len(steps) == len(set(steps))
+
+
+def test_the_engines_parts_compile_the_signatures_a_game_calls():
+    for part in warm.ENGINE:
+        warm.compile_part(part)  # loaded from the warm cache
+    steps = [step for part in warm.ENGINE for step in warm._steps_of(part)]
+    compiled = {step: set(step.overloads) for step in steps}
+    warm._play_one_game("random")
+    assert {step: set(step.overloads) for step in steps} == compiled  # nothing compiled afresh
 
 
 def test_a_warm_cache_compiles_nothing_more():
@@ -14,7 +27,8 @@ def test_a_warm_cache_compiles_nothing_more():
 
 def test_an_unknown_part_is_named_with_the_parts_there_are(capsys):
     assert warm.main(["planer"]) == 2
-    assert "unknown part planer: the parts are engine, training, planner, expert, greedy" in capsys.readouterr().err
+    assert ("unknown part planer: the parts are epoch, planner, expert, training, turns, draft, greedy"
+            in capsys.readouterr().err)
 
 
 def _scenario(policies):
@@ -24,9 +38,10 @@ def _scenario(policies):
 
 
 def test_a_run_compiles_only_the_kernels_of_the_bots_it_seats():
-    assert warm.parts_for(_scenario(["balanced", "military", "culture", "economy"])) == ("engine", "planner")
-    assert warm.parts_for(_scenario(["expert", "greedy"])) == ("engine", "planner", "expert", "greedy")
-    assert warm.parts_for(_scenario(["greedy"])) == ("engine", "greedy")
+    engine = set(warm.ENGINE)
+    assert set(warm.parts_for(_scenario(["balanced", "military", "culture", "economy"]))) == {*engine, "planner"}
+    assert set(warm.parts_for(_scenario(["expert", "greedy"]))) == {*engine, "planner", "expert", "greedy"}
+    assert set(warm.parts_for(_scenario(["greedy"]))) == {*engine, "greedy"}
     # Python code may play built-ins inside (search's rollouts): every kernel, never the training one
     assert warm.parts_for(_scenario(["random", "greedy"])) == warm.PLAYED
 
@@ -41,10 +56,13 @@ def test_only_what_the_cache_lacks_is_compiled(monkeypatch):
     assert warm.missing(warm.PLAYED) == list(warm.PLAYED)
 
 
-def test_the_compile_estimate_deals_the_parts_to_two_processes():
-    alone = warm.PART_SECONDS["engine"] + warm.JOIN_SECONDS
-    assert warm.compile_seconds(["engine", "planner"]) == alone  # the planner's kernel beside the steps
+def test_the_compile_estimate_deals_the_parts_to_two_processes(monkeypatch):
+    monkeypatch.setattr(warm, "PART_SECONDS", {"a": 5.0, "b": 4.0, "c": 3.0, "d": 3.0})
+    # the longest first, each to the process that frees first: a | b, c after b (4 < 5), d after a (5 < 7)
+    assert warm.compile_seconds(["d", "c", "b", "a"]) == 8.0 + warm.JOIN_SECONDS
+    assert warm.compile_seconds(["a"]) == 5.0 + warm.JOIN_SECONDS
     assert warm.compile_seconds([]) == 0.0
+    monkeypatch.undo()
     whole = sum(warm.PART_SECONDS.values())
     assert whole / 2 <= warm.compile_seconds(warm.PARTS) - warm.JOIN_SECONDS < whole
 

@@ -189,13 +189,19 @@ class BatchGame:
         if self.history.shape[1]:
             self.epoch_start = Start(epoch, {name: getattr(s, name).copy() for name in GAME_ARRAYS},
                                      self.serial.copy(), self.epoch_totals.copy())
+        play_epoch(*self.epoch_arguments(epoch))
+        if self.keep_totals:
+            self.epoch_totals[:, :, epoch - 1] = score(s)["total"]
+
+    def epoch_arguments(self, epoch: int) -> tuple:
+        """The arguments of the compiled `play_epoch` for `epoch` (their types are its signature:
+        `warm` compiles it from them)."""
+        s = self.s
         grant_epoch = np.array([grant.epoch for grant in self.grants], np.int64)
         grant_card = np.array([grant.card for grant in self.grants], np.int64)
         grant_seat = np.array([grant.seat for grant in self.grants], np.int64).reshape(len(self.grants), s.games)
-        play_epoch(s.arrays, s.tables, self.k, epoch, self.firsts[:, epoch - 1].astype(np.int64),
-                   grant_epoch, grant_card, grant_seat)
-        if self.keep_totals:
-            self.epoch_totals[:, :, epoch - 1] = score(s)["total"]
+        return (s.arrays, s.tables, self.k, epoch, self.firsts[:, epoch - 1].astype(np.int64),
+                grant_epoch, grant_card, grant_seat)
 
     def bind(self):
         """The addresses of the steps called through one (`decide.ASK_AT`, ...), compiled or loaded

@@ -21,9 +21,15 @@ SET_COLLECTOR_EFFECT, WILDCARD_EFFECT = EFFECT_INDEX["set_collector"], EFFECT_IN
 
 def score(s: BatchState) -> dict[str, np.ndarray]:
     """Every line of the score pad, (games, P) each, as if the game ended now."""
-    pad = np.zeros((len(PAD_LINES), s.games, s.players), np.int64)
-    score_pad(s.arrays, s.tables, pad)
-    return dict(zip(PAD_LINES, pad))
+    arguments = score_arguments(s)
+    score_pad(*arguments)
+    return dict(zip(PAD_LINES, arguments[-1]))
+
+
+def score_arguments(s: BatchState) -> tuple:
+    """The arguments of the compiled `score_pad` for the games of `s`: their arrays and a blank pad
+    (their types are its signature: `warm` compiles it from them)."""
+    return s.arrays, s.tables, np.zeros((len(PAD_LINES), s.games, s.players), np.int64)
 
 
 @compiled

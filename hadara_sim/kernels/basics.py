@@ -21,12 +21,15 @@ from .layout import AFFINITY
 # LLVM inlines where they are called; inlining them at numba's IR level as well (`_better` alone has
 # 41 call sites) cost a quarter of the engine's first compile and no speed.
 inner = njit(cache=True, _nrt=False)
-# The kernels' larger helpers are inlined at numba's IR level: LLVM leaves them as calls, and passing
-# them the view and table tuples (dozens of array structs) at every row costs more than their work
-# (as plain calls the bots played 35-40 % fewer games a second). A bounds-checked build (`make
-# boundscheck`) checks the same indices and is not played for speed: there they are plain calls, a
-# third less to compile.
-helper = njit(cache=True, _nrt=False, inline="never" if config.BOUNDSCHECK else "always")
+# The kernels' larger helpers must be inlined: left as calls (LLVM's own choice for functions this
+# size), each call passes the view and table tuples (dozens of array structs) at every row, which
+# costs more than their work (the bots played 35-40 % fewer games a second). numba's `forceinline`
+# marks them `alwaysinline` for LLVM, which inlines each compiled helper where it is called: the
+# same speed and the same games as inlining them at numba's IR level (`inline="always"`), which
+# typed and lowered every helper again at each call site (the planner's kernel 94 -> 44 CPU s to
+# compile, the training kernel 73 -> 28). A bounds-checked build (`make boundscheck`) checks the
+# same indices and is not played for speed: there they are plain calls.
+helper = njit(cache=True, _nrt=False, **({} if config.BOUNDSCHECK else {"forceinline": True}))
 
 
 @intrinsic
