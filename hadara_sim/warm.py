@@ -187,7 +187,6 @@ def compile_engine(play_one_game, parts=PARTS, bytecode=()) -> bool:
 def _steps_of(part: str) -> tuple:
     """The compiled steps of one of the engine's parts (`ENGINE`), in the order compiled."""
     from .engine import game
-
     from .engine.scoring import score_pad
 
     ask_policies, draw_round, pick_turn, act_in_step = game.CALLED_STEPS
