@@ -1,9 +1,8 @@
 """CPU seconds numba spends compiling each function of the engine on a cold cache.
 
     python scripts/compile_profile.py            # the whole engine, as `python -m hadara_sim.warm` in one process
-    python scripts/compile_profile.py expert     # one kernel (planner, greedy, expert or training)
+    python scripts/compile_profile.py expert     # one of warm's parts, as it compiles them (see warm.PARTS)
     python scripts/compile_profile.py engine     # the engine's steps alone, in one process
-    python scripts/compile_profile.py epoch      # one of warm's parts of them (epoch, draft or turns)
 
 It compiles into a fresh temporary NUMBA_CACHE_DIR (the project's cache is left alone) and prints,
 per function, the CPU seconds of its own compile ("own": less the functions it compiled on the way)
@@ -67,15 +66,13 @@ def main(argv: list[str]) -> int:
     from hadara_sim import warm
 
     start = time.process_time()
-    kernels = [part for part in argv if part != "engine" and part not in warm.ENGINE]
-    if kernels or not argv:
-        warm.compile_kernels(kernels or warm.KERNELS)
     for part in argv:
-        if part in warm.ENGINE:
-            warm.compile_steps(part)
-    if "engine" in argv:
-        warm._play_one_game("random")  # the engine's steps alone, as warm's part compiles them
-    elif not argv:
+        if part == "engine":
+            warm._play_one_game("random")  # the engine's steps alone, compiled as a game calls them
+        else:
+            warm.compile_part(part)
+    if not argv:
+        warm.compile_kernels(warm.KERNELS)
         warm._play_one_game()
     print(f"{time.process_time() - start:.0f} CPU s in all (cache {os.environ['NUMBA_CACHE_DIR']})")
     print(f"{'own':>8} {'with callees':>13} {'compiles':>8}  function")

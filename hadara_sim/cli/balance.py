@@ -116,7 +116,8 @@ def _check_cards(names: list[str], base, dry_run: bool, fmt: str):
     from ..report.verdict import correction_text, equivalence_caption, render
 
     with failing():
-        plan = F.CardPlan(cards=F.card_ids(names, load_components(base.components)), players=[base.players],
+        components = load_components(base.components)
+        plan = F.CardPlan(cards=F.card_ids(names, components), players=[base.players],
                           policy=base.policy, margin=base.margin, seed=base.seed, components=base.components,
                           overrides=base.overrides, jobs=base.jobs)
         guess = F.check_cards_estimate(plan, base.games)
@@ -126,8 +127,8 @@ def _check_cards(names: list[str], base, dry_run: bool, fmt: str):
     with failing(), err_console.status(f"{base.games:,} games x {2 * len(plan.cards)} restrictions"):
         table = F.check_cards(plan, base.seed, base.games)
     changed = "; ".join(f"{k} cost {v['cost']}" for k, v in base.overrides.get("cards", {}).items() if "cost" in v)
-    costs = printed_costs(load_components(plan.components).with_overrides(plan.overrides), plan.cards)
-    scope = verdict_scope([f"{plan.policy} on every seat"], component_set(load_components(plan.components)))
+    costs = printed_costs(components.with_overrides(plan.overrides), plan.cards)
+    scope = verdict_scope([f"{plan.policy} on every seat"], component_set(components))
     emit([Table(
         f"Cards at {base.players} players: seek - avoid ({plan.policy} on every seat, advanced game, one rotating "
         f"seat restricted{'; with ' + changed if changed else ''})",
