@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import statsmodels.api as sm
+from statsmodels.regression.linear_model import OLS
 from statsmodels.tools.sm_exceptions import SingularMatrixWarning
 
 from .components import ComponentSet
@@ -170,7 +170,7 @@ def fit(samples: Samples) -> tuple[np.ndarray, float]:
     varies = np.flatnonzero(np.abs(X).max(axis=0) > 0)  # a feature never seen to differ gets no weight
     with warnings.catch_warnings():  # features tied within every decision: pinv's least-norm split is fine
         warnings.simplefilter("ignore", SingularMatrixWarning)
-        result = sm.OLS(_within(y, decision), X[:, varies]).fit()
+        result = OLS(_within(y, decision), X[:, varies]).fit()
     coefficients = np.zeros(X.shape[1])
     coefficients[varies] = result.params
     slope = float(coefficients[0])

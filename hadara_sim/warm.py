@@ -36,15 +36,15 @@ KERNELS = ("planner", "greedy", "expert")
 ENGINE = ("epoch", "draft", "turns")  # the engine's steps: `play_epoch`, and the steps it calls by address
 # The parts of a first compile, the longest first, with the CPU seconds of each on a cold cache, in
 # two processes (`make demo` timed per part on a quiet 2-core machine; `scripts/compile_profile.py
-# PART` for one alone). The engine's three parts each compile the rules and card steps they call:
-# together as long as the engine compiled in one process (111 CPU s), on both cores.
-PART_SECONDS = {"epoch": 47.0, "planner": 43.0, "expert": 32.0, "training": 28.0, "turns": 26.0, "draft": 25.0,
+# PART` for one alone, and for the expert's and the training kernel). The engine's three parts each
+# compile the rules and card steps they call, on both cores.
+PART_SECONDS = {"epoch": 38.0, "planner": 23.0, "training": 20.0, "turns": 20.0, "expert": 17.0, "draft": 14.0,
                 "greedy": 3.0}
 PARTS = tuple(PART_SECONDS)
 JOIN_SECONDS = 8.0  # starting the processes, the expert's entry and the game that joins the parts
 # `--bytecode`: importing the modules the commands import, in a worker beside the parts, writes their
-# bytecode (about 2,300 files, 18 CPU s) while a core would wait for the longest part.
-BYTECODE_SECONDS = 18.0
+# bytecode (about 2,300 files, 7-9 CPU s) while a core would wait for the longest part.
+BYTECODE_SECONDS = 8.0
 PLAYED = tuple(part for part in PARTS if part != "training")  # what games play: a run's first compile
 
 

@@ -185,7 +185,8 @@ def fit_lines(runs: list[CardRun], cards: list[str], last: CardRun) -> dict[str,
     """Per card, the line of seek minus avoid against its cost (per-deal differences, least squares,
     cluster-robust by deal), anchored at `last`; a card whose own slope is not negative at 5% takes the
     inverse-variance mean of the slopes of the cards whose own is."""
-    import statsmodels.api as sm
+    from statsmodels.regression.linear_model import OLS
+    from statsmodels.tools.tools import add_constant
 
     deals = pl.concat([r.pairs.with_columns(pl.lit(r.seed, pl.Int64).alias("seed"),
                                             pl.col("card_id").replace_strict(r.change, default=0,
@@ -201,7 +202,7 @@ def fit_lines(runs: list[CardRun], cards: list[str], last: CardRun) -> dict[str,
             own[card] = (math.nan, math.nan, 1.0)
             continue
         groups = (sub["seed"].to_numpy() << 32) + sub["game"].to_numpy()  # a deal: its seed and number
-        result = sm.OLS(y, sm.add_constant(x)).fit(cov_type="cluster", cov_kwds={"groups": groups})
+        result = OLS(y, add_constant(x)).fit(cov_type="cluster", cov_kwds={"groups": groups})
         own[card] = (float(result.params[1]), float(result.bse[1]), float(result.pvalues[1]))
     steep = [(b, se) for b, se, p in own.values() if b < 0 and p < 1 - I.LEVEL and se > 0]
     pooled = (sum(b / se ** 2 for b, se in steep) / sum(1 / se ** 2 for _, se in steep)) if steep else math.nan

@@ -15,7 +15,7 @@ from ..constants import (
 )
 from ..rules import card_price, sale_price
 from .decide import TILE, ask
-from .state import compiled, inlined_step
+from .state import compiled, entry, inlined_step
 
 # The affinity effect matching each track colour (yellow..green); purple has none.
 AFFINITY_OF_COLOUR = np.array([EFFECT_INDEX[f"affinity_{t}"] for t in TRACKS])
@@ -99,7 +99,7 @@ def gain_card(s, t, g, seat, card, epoch):
     return effect == BONUS_TILE_EFFECT
 
 
-@compiled
+@entry
 def remove_card(s, t, g, seat, card):
     """A removed card takes its track values and effect with it; no coins."""
     s.location[g, card] = LOC_REMOVED

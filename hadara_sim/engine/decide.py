@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit, objmode, typeof
 
 from ..actions import KINDS
+from ..compiled_only import compiled_only
 from ..constants import COLONY_LEVELS, EPOCH_NAMES, PICKS_PER_PHASE_B
 from ..kernels import layout
 from ..kernels.address import address_for, call_at, type_key
@@ -133,39 +134,39 @@ def python_record_state(handle, step, number):
 # Each call back into Python is a compiled function of its own: numba cannot lower an `objmode`
 # block inside the loops and branches of `ask`.
 
-@njit(cache=True)
+@compiled_only()
 def _choose_in_python(handle, p, kind, g, seat, legal, hand, card, feed_need):
     with objmode(out="int64[:]"):
         out = python_choose(handle, p, kind, g, seat, legal, hand, card, feed_need)
     return out
 
 
-@njit(cache=True)
+@compiled_only()
 def _refuse_in_python(handle, p, kind, g, seat, legal, choices):
     with objmode():
         python_refuse(handle, p, kind, g, seat, legal, choices)
 
 
-@njit(cache=True)
+@compiled_only()
 def _record_decision_in_python(handle, kind, g, seat, legal, choices):
     with objmode():
         python_record_decision(handle, kind, g, seat, legal, choices)
 
 
-@njit(cache=True)
+@compiled_only()
 def _record_state_in_python(handle, step, number):
     with objmode():
         python_record_state(handle, step, number)
 
 
-@njit(cache=True)
+@njit(cache=True)  # set-up calls it from Python
 def record(k, step, number):
     """A state record for the trace (only when recording); `number` is the draw round or pick turn."""
     if k.recording:
         _record_state_in_python(k.handle, step, number)
 
 
-@njit(cache=True)
+@njit(cache=True)  # set-up calls it from Python
 def ask(s, t, k, kind, g, seat, legal, hand, card, feed_need):
     """The acting seats' policies pick one legal option in each game `g` (rows of `legal`, `hand`,
     `card`, `feed_need`); a single legal option is taken unasked (`ask_policies`, through its address)."""
@@ -181,7 +182,7 @@ def ask_types(s, k) -> tuple:
             typeof(np.zeros((1, 1), np.bool_)), matrix, vector, vector, vector)
 
 
-@njit(cache=True)
+@compiled_only()
 def ask_policies(s, t, k, kind, g, seat, legal, hand, card, feed_need, choices):
     """`ask`, its choices into `choices`."""
     n = len(g)
@@ -234,7 +235,7 @@ def ask_plain(s, t, k, kind, g, seat, legal):
                np.zeros(n, np.int64))
 
 
-@njit(cache=True)
+@compiled_only()
 def _replayed(k, kind, game):
     """The choice a replay fixes at a game's next decision: a recorded choice, or the candidate option
     at the decision explored; -1 when the seat's policy decides (after the replay, or a HIDDEN one)."""
@@ -248,7 +249,7 @@ def _replayed(k, kind, game):
     return np.int64(-1)
 
 
-@njit(cache=True)
+@compiled_only()
 def _remember(k, g, asked, choices):
     """Count the asked decisions of each game, and keep their choices (the forward model replays them)."""
     width = k.history.shape[1]
@@ -262,7 +263,7 @@ def _remember(k, g, asked, choices):
             k.serial[g[i]] = serial + 1
 
 
-@njit(cache=True)
+@compiled_only()
 def _unasked(legal, choices, asked):
     """The first legal option of each game, and whether it has more than one (then it is asked);
     returns how many are asked."""
@@ -278,7 +279,7 @@ def _unasked(legal, choices, asked):
     return count_asked
 
 
-@njit(cache=True)
+@compiled_only()
 def _by_owner(asked, owner, policies):
     """Asked games grouped by the policy that owns the seat: `order[starts[k]:starts[k + 1]]` are
     policy k's, in game order (an owner of -1: no policy)."""
@@ -296,7 +297,7 @@ def _by_owner(asked, owner, policies):
     return order, starts
 
 
-@njit(cache=True)
+@compiled_only()
 def _illegal_count(legal, rows, choices):
     """How many of the choices of `rows` are not a legal option."""
     count = 0

@@ -10,10 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..constants import LOC_REMOVED, LOC_SOLD
-from .state import compiled
+from .state import entry
 
 
-@compiled
+@entry
 def card_bits(card_seat, location, card_when, card_offered, granted, bought, bought_in_b, sold, fed_away, offered):
     """Fill the (games * P, bytes) bit sets: cards bought (granted ones not; those later removed in
     feeding too), the ones of them bought in phase B, sold, removed in feeding, and offered."""

@@ -9,7 +9,7 @@ from ..constants import (
     COINS_PER_POINT, EFFECT_INDEX, GOLD_POINTS_PER_SET, LOC_OWNED, PATRON_BONUS, SET_COLLECTOR_POINTS,
 )
 from ..rules import complete_sets
-from .state import BatchState, colony_points, compiled
+from .state import BatchState, colony_points, entry
 
 # The lines `score_pad` fills, in this order; the score sheet adds rank and win share.
 PAD_LINES = ("colonies", "statues", "silver", "gold", "cards", "coins", "total", "leftover_coins",
@@ -32,7 +32,7 @@ def score_arguments(s: BatchState) -> tuple:
     return s.arrays, s.tables, np.zeros((len(PAD_LINES), s.games, s.players), np.int64)
 
 
-@compiled
+@entry
 def score_pad(s, t, pad):
     """`pad` (PAD_LINES, games, P): colonies; statues (their points, points-side bonuses, +2 per
     points-side tile with statue_patron); silver (half the medal's track rounded up, the other half

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from .. import jit_cache  # noqa: F401  (drops numba's cached code when its sources changed)
+from ..compiled_only import compiled_only
 from ..components import CompiledArrays, ComponentSet
 from ..constants import COLONY_LEVELS, EFFECT_IDS, LOC_BOX, LOC_OWNED, STATUES
 from ..deal import Deals
@@ -147,7 +148,11 @@ SNAPSHOT_FIELDS = ("coins", "tracks", "tiles", "side", "colonies", "colony_tile"
 # The rule steps are compiled (numba) loops over the games of a batch, cached on disk. They allocate
 # nothing (callers pass the output arrays): with `_nrt=False` numba counts no references to the
 # arrays of `Arrays` and the components' arrays at each call, which would cost more than the rules themselves.
-compiled = njit(cache=True, _nrt=False)
+# Only compiled code calls them, so they are built without a Python entry point (hadara_sim/compiled_only.py:
+# each one's would unbox the state's dozens of arrays, and took a fifth of the engine's first compile);
+# `entry` is one that Python (the engine's set-up and reports, tests of a rare path) calls as well.
+compiled = compiled_only(_nrt=False)
+entry = njit(cache=True, _nrt=False)
 # The steps of the epoch that ask the players and make their own arrays (numba's memory management on).
 compiled_step = njit(cache=True)
 # Small steps are inlined into their caller at numba's IR level; the draw rounds, picks and colony or
@@ -169,7 +174,7 @@ Arrays = namedtuple("Arrays", STATE_ARRAYS + ("deal_decks", "deal_colonies", "co
 # (the clock is the batch's, set by each epoch).
 GAME_ARRAYS = tuple(name for name in STATE_ARRAYS if name != "clock")
 
-@compiled
+@entry
 def colony_fronts(s, t, g, rows, front):
     """The top tile of each level's stack as (requirement, plunder, integrate cost, points) in the
     games g[i] of `rows`, into `front` (games, 5, 4); zeros when the stack is empty."""
@@ -200,7 +205,7 @@ def colony_points(s, t, g, seat):
     return points
 
 
-@compiled
+@entry
 def all_colony_points(s, t, points):
     """`colony_points` of every seat (games, P)."""
     games, players = points.shape

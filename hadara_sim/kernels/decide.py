@@ -9,7 +9,7 @@ import numpy as np
 
 from hadara_sim.policy import Kernel
 
-from .basics import _first_legal, inner
+from .basics import _first_legal, inner, inner_only
 from .expert import _expert, learns
 from .greedy import _greedy
 from .layout import EXPERT, gather, GREEDY, KIND_CODE, PLANNER, SCRATCH
@@ -78,7 +78,7 @@ def decide_greedy(kind, v, rows, g, seat, epoch, phase, legal, hand, card, feed_
     _settle(legal, rows, out)
 
 
-@inner
+@inner_only
 def _settle(legal, rows, out):
     """Where no value beat -inf (a weight so large that values overflow) a row's choice is the first
     legal option."""

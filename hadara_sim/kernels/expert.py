@@ -15,7 +15,7 @@ from hadara_sim import actions as A
 from hadara_sim.constants import CULTURE, FOOD, MILITARY
 from hadara_sim.rules import card_price, complete_sets, sale_price
 
-from .basics import _better, _card_count, helper, inner, _step, _top
+from .basics import _better, _card_count, helper, inner, inner_only, _step, _top
 from .layout import DRAW, gather, KIND_CODE, PICK, PLANNER_PARAMS, SCRATCH
 from .lookahead import _pick_line, _pick_worths
 from .planner import _draw_values
@@ -33,7 +33,7 @@ WEIGHTS_AT = PLANNER_PARAMS                    # the weights' first slot in the 
 OPTIONS = 10                                   # options of a pick (a draw has 4)
 
 
-@helper
+@inner
 def block(kind, epoch):
     """The weights' block of a decision kind (draw or pick) in an epoch: epoch-major."""
     return 2 * (epoch - 1) + (0 if kind == DRAW else 1)
@@ -46,7 +46,7 @@ def learns(kind, table):
     return kind == DRAW or (kind == PICK and table.shape[2] >= SCRATCH)
 
 
-@inner
+@inner_only
 def _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out):
     """foresight's valuation of a card decision (one `learns` holds for) with the learned correction
     added. It does not call foresight's kernel for the other kinds (`decide` does): so the two compile

@@ -10,7 +10,7 @@ from hadara_sim.constants import COLONY_BOUNTY, FEED_COIN_PRICE, GOLD_POINTS_PER
 from hadara_sim.rules import card_price, complete_sets, medal_prices, sale_price
 
 from .basics import (
-    _better, _dot_fma, _dot_lanes, _faced, _first_legal, _income_left, inner, _top,
+    _better, _dot_fma, _dot_lanes, _faced, _first_legal, _income_left, inner_only, _top,
 )
 from .layout import (
     COLONY, COLONY_BOUNTY_EFFECT, DRAW, FEED, G_COIN, G_CULTURE, G_FOOD,
@@ -18,7 +18,7 @@ from .layout import (
 )
 
 
-@inner
+@inner_only
 def _greedy(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out):
     """Greedy: each option's immediate value in points, cards looked up in its value `table`."""
     coin, points = params[G_COIN], params[G_POINTS]

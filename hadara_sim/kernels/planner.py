@@ -13,7 +13,7 @@ from hadara_sim.constants import (
 from hadara_sim.rules import card_price, complete_sets, lacking, medal_prices, sale_price
 
 from .basics import (
-    _better, _dot_fma, _dot_lanes, _faced, _first_legal, helper, inner, _top,
+    _better, _dot_fma, _dot_lanes, _faced, _first_legal, helper, inner_only, _top,
 )
 from .layout import (
     ANY_COLONY, COLONY, COLONY_BOUNTY_EFFECT, CULTURE_SILVER, CUT, DENY, DRAW, EFFECT_VALUES, ENDGAME, FEED,
@@ -24,7 +24,7 @@ from .lookahead import _pick_ahead
 from .valuation import _card_value, _context, _rival_gains
 
 
-@inner
+@inner_only
 def _planner(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out):
     """The planner styles: each row's context (coin, track, set and prize values), then the kind's values."""
     for i in rows:

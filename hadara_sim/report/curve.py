@@ -23,8 +23,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-import statsmodels.api as sm
 from scipy import stats as sps
+from statsmodels.genmod import families
+from statsmodels.genmod.generalized_linear_model import GLM
+from statsmodels.tools.tools import add_constant
 
 from ..swept_key import SweptKey
 from . import inference as I
@@ -126,9 +128,9 @@ def per_deal(rows: pl.DataFrame, x: str) -> pl.DataFrame:
 
 def fit(deals: pl.DataFrame, x: str, response: str):
     """The cluster-robust GLM of `response` ("win": binomial, logit; "margin": Gaussian) on the value."""
-    exog = sm.add_constant(deals[x].cast(pl.Float64).to_numpy())
-    family = sm.families.Binomial() if response == "win" else sm.families.Gaussian()
-    model = sm.GLM(deals[response].to_numpy(), exog, family=family)  # one value per deal, as in stats.py
+    exog = add_constant(deals[x].cast(pl.Float64).to_numpy())
+    family = families.Binomial() if response == "win" else families.Gaussian()
+    model = GLM(deals[response].to_numpy(), exog, family=family)  # one value per deal, as in stats.py
     groups = deals["game"].to_numpy()
     return model.fit(cov_type="cluster", cov_kwds={"groups": groups})
 
@@ -193,7 +195,7 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
     grid = np.linspace(values.min(), values.max(), 50)
     band = {"x": grid}
     for name, res in fits.items():
-        frame = res.get_prediction(sm.add_constant(grid)).summary_frame(alpha=1 - LEVEL)
+        frame = res.get_prediction(add_constant(grid)).summary_frame(alpha=1 - LEVEL)
         band |= {name: frame["mean"].to_numpy(), f"{name}_low": frame["mean_ci_lower"].to_numpy(),
                  f"{name}_high": frame["mean_ci_upper"].to_numpy()}
     logit_fair = math.log(fair / (1 - fair))

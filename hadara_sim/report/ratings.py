@@ -16,9 +16,10 @@ import warnings
 import numpy as np
 import pandas as pd
 import polars as pl
-import statsmodels.api as sm
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
+from statsmodels.genmod import families
+from statsmodels.genmod.generalized_linear_model import GLM
 
 from . import inference as I
 
@@ -85,7 +86,7 @@ def bradley_terry(pairs: pl.DataFrame, cluster: str = CLUSTER) -> pl.DataFrame:
     x[np.arange(len(b)), b] = -1.0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        fit = sm.GLM(y, x[:, 1:], family=sm.families.Binomial()).fit(
+        fit = GLM(y, x[:, 1:], family=families.Binomial()).fit(
             cov_type="cluster", cov_kwds={"groups": pd.factorize(groups)[0]})
     # Ratings with the first policy at 0, then centred: r = L beta with L = (I - J/k) E.
     embed = np.vstack([np.zeros(k - 1), np.eye(k - 1)])

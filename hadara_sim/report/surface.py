@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-import statsmodels.api as sm
 from scipy import stats as sps
+from statsmodels.genmod import families
+from statsmodels.genmod.generalized_linear_model import GLM
 
 from ..swept_key import SweptKey
 from . import inference as I
@@ -51,7 +52,7 @@ def _design(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
 def fit_surface(deals: pl.DataFrame, x1: str, x2: str):
     """The cluster-robust binomial GLM (logit) of the per-deal win share on x1, x2 and x1 * x2."""
     a, b = (deals[c].cast(pl.Float64).to_numpy() for c in (x1, x2))
-    model = sm.GLM(deals["win"].to_numpy(), _design(a, b), family=sm.families.Binomial())
+    model = GLM(deals["win"].to_numpy(), _design(a, b), family=families.Binomial())
     return model.fit(cov_type="cluster", cov_kwds={"groups": deals["game"].to_numpy()})
 
 
