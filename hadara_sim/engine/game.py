@@ -240,18 +240,20 @@ def play_epoch(s, t, k, epoch, first, grant_epoch, grant_card, grant_seat):
         if grant_epoch[j] == epoch:
             given = np.flatnonzero(grant_seat[j] >= 0)
             gain(s, t, k, given, grant_seat[j][given], np.full(len(given), grant_card[j]))
-    set_wheel(s, t, k)
-    record(k, WHEEL_SET, NO_NUMBER)
-    for draw in range(5):
-        s.clock[2] = draw
-        call_at(k.calls[DRAW_AT], k.checks[DRAW_AT], (s, t, k))  # draw_round
-        record(k, DRAWN, draw + 1)
-    steps_after_phase(s, t, k, first)
-    s.clock[1] = 1
-    for turn in range(PICKS_PER_PHASE_B * players):
-        call_at(k.calls[PICK_AT], k.checks[PICK_AT], (s, t, k, seat_in_turn(first, turn, players)))  # pick_turn
-        record(k, PICKED, turn + 1)
-    steps_after_phase(s, t, k, first)
+    for phase in range(2):  # one call site per step: each passes the state's arrays, compiled at every site
+        s.clock[1] = phase
+        if phase == 0:
+            set_wheel(s, t, k)
+            record(k, WHEEL_SET, NO_NUMBER)
+            for draw in range(5):
+                s.clock[2] = draw
+                call_at(k.calls[DRAW_AT], k.checks[DRAW_AT], (s, t, k))  # draw_round
+                record(k, DRAWN, draw + 1)
+        else:
+            for turn in range(PICKS_PER_PHASE_B * players):
+                call_at(k.calls[PICK_AT], k.checks[PICK_AT], (s, t, k, seat_in_turn(first, turn, players)))  # pick_turn
+                record(k, PICKED, turn + 1)
+        steps_after_phase(s, t, k, first)
     for turn in range(players):
         feed_people(s, t, k, seat_in_turn(first, turn, players))
     record(k, FED, NO_NUMBER)
@@ -266,12 +268,10 @@ def steps_after_phase(s, t, k, first):
     players = s.coins.shape[1]
     collect_income(s)
     record(k, INCOME, NO_NUMBER)
-    for turn in range(players):
-        call_at(k.calls[ACT_AT], k.checks[ACT_AT], (s, t, k, seat_in_turn(first, turn, players), COLONY))  # act_in_step
-    record(k, COLONIES, NO_NUMBER)
-    for turn in range(players):
-        call_at(k.calls[ACT_AT], k.checks[ACT_AT], (s, t, k, seat_in_turn(first, turn, players), STATUE))
-    record(k, STATUES, NO_NUMBER)
+    for kind in (COLONY, STATUE):
+        for turn in range(players):
+            call_at(k.calls[ACT_AT], k.checks[ACT_AT], (s, t, k, seat_in_turn(first, turn, players), kind))  # act_in_step
+        record(k, COLONIES if kind == COLONY else STATUES, NO_NUMBER)
 
 
 @compiled_step
