@@ -269,8 +269,8 @@ def steps_after_phase(s, t, k, first):
     collect_income(s)
     record(k, INCOME, NO_NUMBER)
     for kind in (COLONY, STATUE):
-        for turn in range(players):
-            call_at(k.calls[ACT_AT], k.checks[ACT_AT], (s, t, k, seat_in_turn(first, turn, players), kind))  # act_in_step
+        for turn in range(players):  # act_in_step, by its address
+            call_at(k.calls[ACT_AT], k.checks[ACT_AT], (s, t, k, seat_in_turn(first, turn, players), kind))
         record(k, COLONIES if kind == COLONY else STATUES, NO_NUMBER)
 
 
