@@ -35,7 +35,7 @@ $(STAMP): pyproject.toml constraints.txt
 # replayed when it is already complete) with a win-rate table, then the HTML summary report of
 # every analysis (results/default/report/summary.html), printing where it is.
 demo: $(STAMP)
-	@echo "Compiling what the default scenario plays, once, on both cores (about a minute; numba caches it),"
+	@echo "Compiling what the default scenario plays, once, on both cores (about 50 s; numba caches it),"
 	@echo "and the bytecode of what hadara-sim imports beside it (later starts read it)"
 	$(WARM_ENGINE) --for scenarios/default.toml
 	$(BIN)/hadara-sim simulate scenarios/default.toml --games 20000 --out results/default

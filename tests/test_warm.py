@@ -27,7 +27,7 @@ def test_a_warm_cache_compiles_nothing_more():
 
 def test_an_unknown_part_is_named_with_the_parts_there_are(capsys):
     assert warm.main(["planer"]) == 2
-    assert ("unknown part planer: the parts are epoch, planner, training, turns, expert, draft, greedy"
+    assert ("unknown part planer: the parts are epoch, turns, planner, training, expert, draft, greedy"
             in capsys.readouterr().err)
 
 
