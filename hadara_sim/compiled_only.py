@@ -4,10 +4,10 @@ numba compiles, with every function, a wrapper that Python calls it through (it 
 argument from its Python object), and optimises and emits that wrapper again in every function
 that links the first in. The engine's rules and the kernels' helpers take the state's tuples of
 dozens of arrays and are called only from other compiled code: built without their wrappers
-(numba's `no_cpython_wrapper`, as numba builds its own overloads), the planner's kernel compiles in
-19-24 CPU s instead of 36, the engine's steps in 91 instead of 125 (`scripts/compile_profile.py`),
-and a fresh clone's `make demo` compiles in 54-59 s instead of 79-96. A call from Python would jump
-to no code: `CompiledOnly` refuses it with a message instead.
+(numba's `no_cpython_wrapper`, as numba builds its own overloads), the planner's kernel compiled in
+19-24 CPU s instead of 36, the engine's three parts together in 91 instead of 125
+(`scripts/compile_profile.py PART`), and a fresh clone's `make demo` in 59 s instead of 69-79 (paired
+on one machine). A call from Python would jump to no code: `CompiledOnly` refuses it with a message.
 """
 
 from __future__ import annotations

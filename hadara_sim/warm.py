@@ -17,6 +17,7 @@ which compiles what a game calls from Python (the set-up).
     python -m hadara_sim.warm --no-training    # every part but the expert's training kernel
     python -m hadara_sim.warm --for scenarios/default.toml   # what a scenario plays (`make demo`)
     python -m hadara_sim.warm --bytecode MODULE ...   # and import the modules beside the parts
+    python -m hadara_sim.warm --times ...      # and print each part's CPU seconds (`PART_SECONDS`)
     python -m hadara_sim.warm expert           # one part, here (see `PARTS`)
 """
 
@@ -35,9 +36,9 @@ from . import jit_cache
 KERNELS = ("planner", "greedy", "expert")
 ENGINE = ("epoch", "draft", "turns")  # the engine's steps: `play_epoch`, and the steps it calls by address
 # The parts of a first compile, the longest first, with the CPU seconds of each on a cold cache, in
-# two processes (`make demo` timed per part on a quiet 2-core machine; `scripts/compile_profile.py
-# PART` for one alone, and for the expert's and the training kernel). The engine's three parts each
-# compile the rules and card steps they call, on both cores.
+# two processes (a fresh clone's `python -m hadara_sim.warm --times --for scenarios/default.toml` on a
+# quiet 2-core machine; `scripts/compile_profile.py PART` for one alone, and for the expert's and the
+# training kernel). The engine's three parts each compile the rules and card steps they call.
 PART_SECONDS = {"epoch": 31.0, "turns": 21.0, "planner": 20.0, "training": 20.0, "expert": 17.0, "draft": 16.0,
                 "greedy": 3.0}
 PARTS = tuple(PART_SECONDS)
@@ -163,12 +164,12 @@ def compile_entries(names) -> None:
         DECIDE[{"planner": PLANNER, "expert": EXPERT, "greedy": GREEDY}[name]].compile(signature)
 
 
-def compile_engine(play_one_game, parts=PARTS, bytecode=()) -> bool:
+def compile_engine(play_one_game, parts=PARTS, bytecode=(), report=None) -> bool:
     """Fill numba's cache with `parts` of the engine (those it lacks) on two cores when there are two,
     importing the `bytecode` modules beside them, then compile their entries and `play_one_game()`
     here, which compiles what joins them. Returns whether there was anything to compile. A part that
     fails costs only time: what is missing compiles when first used, and fails there with its own
-    message."""
+    message. `report(part, compiled, cpu_seconds)` hears of each part as it ends (`--times`)."""
     from .process import local_parallel
 
     todo = missing(parts)
@@ -177,8 +178,10 @@ def compile_engine(play_one_game, parts=PARTS, bytecode=()) -> bool:
         return False
     tasks = sorted([(PART_SECONDS[part], (part,)) for part in todo] + [(BYTECODE_SECONDS, ("bytecode", *bytecode))]
                    * bool(bytecode), reverse=True)
-    for _ in local_parallel(_try_part, [task for _, task in tasks], jobs=min(2, os.cpu_count() or 1)):
-        pass
+    for part, compiled, seconds in local_parallel(_timed_part, [task for _, task in tasks],
+                                                  jobs=min(2, os.cpu_count() or 1)):
+        if report:
+            report(part, compiled, seconds)
     compile_entries([part for part in parts if part in KERNELS])
     play_one_game()
     return True
@@ -237,6 +240,13 @@ def _try_part(name: str, *modules: str) -> bool:
     return True
 
 
+def _timed_part(name: str, *modules: str) -> tuple[str, bool, float]:
+    """`_try_part`, with its name and the CPU seconds it took in its worker."""
+    start = time.process_time()
+    compiled = _try_part(name, *modules)
+    return name, compiled, time.process_time() - start
+
+
 def play_one(scenario) -> None:
     """One game of the scenario's first combination as `simulate` plays it (a chunk): the engine's
     compiled code is typed by its arguments, and a batch made otherwise (`play_batch` without a seat
@@ -261,6 +271,8 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--for", dest="scenario", metavar="SCENARIO", help="only what this scenario plays")
     parser.add_argument("--bytecode", nargs="+", default=[], metavar="MODULE",
                         help="import these modules beside the parts (writing their bytecode)")
+    parser.add_argument("--times", action="store_true",
+                        help="print each part's CPU seconds as it ends (the figures of PART_SECONDS)")
     args = parser.parse_args(argv)
     unknown = [name for name in args.parts if name not in PARTS]
     if unknown:
@@ -277,7 +289,10 @@ def main(argv: list[str]) -> int:
         scenario = load_scenario(args.scenario)
         parts, join = parts_for(scenario), lambda: play_one(scenario)
     start = time.perf_counter()
-    if compile_engine(join, parts, args.bytecode):
+    def report(part: str, compiled: bool, seconds: float):
+        print(f"{part}: {seconds:.1f} CPU s{'' if compiled else ' (failed: compiles where it is used)'}", flush=True)
+
+    if compile_engine(join, parts, args.bytecode, report if args.times else None):
         from .process import stop_local_workers
 
         stop_local_workers()  # their work is in the cache: not left for the exit to wind down

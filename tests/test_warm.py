@@ -76,3 +76,5 @@ def test_the_bytecode_task_writes_the_bytecode_of_the_modules_it_imports(tmp_pat
     assert warm._try_part("bytecode", "warm_probe_module") is True
     assert list((tmp_path / "__pycache__").glob("warm_probe_module.*.pyc"))
     assert warm._try_part("bytecode", "no_such_module_here") is False  # costs only time, as a part does
+    name, compiled, seconds = warm._timed_part("bytecode", "warm_probe_module")  # as `--times` reports it
+    assert name == "bytecode" and compiled is True and seconds >= 0.0

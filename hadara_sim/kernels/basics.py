@@ -21,10 +21,10 @@ from .layout import AFFINITY
 # without reference counting can call it. The small helpers of this module are plain calls, which
 # LLVM inlines where they are called; inlining them at numba's IR level as well (`_better` alone has
 # 41 call sites) cost a quarter of the engine's first compile and no speed.
-# The kernels and these helpers are called only from compiled code (the entries of kernels/decide.py),
-# so they are built without a Python entry point (`inner_only`, hadara_sim/compiled_only.py): its
-# unboxing of the view's and tables' arrays was a quarter of the planner's first compile. `inner` is
-# for what Python calls as well (the entries, the training kernel).
+# The kernels, the helpers and these small ones are called only from compiled code (the entries of
+# kernels/decide.py), so they are built without a Python entry point (`inner_only`, `helper`: its
+# unboxing of the view's and tables' arrays was a quarter of the planner's first compile, see
+# hadara_sim/compiled_only.py). `inner` is for what Python calls as well (the entries, the training kernel).
 inner = njit(cache=True, _nrt=False)
 inner_only = compiled_only(_nrt=False)
 # The kernels' larger helpers must be inlined: left as calls (LLVM's own choice for functions this
@@ -34,7 +34,7 @@ inner_only = compiled_only(_nrt=False)
 # same speed and the same games as inlining them at numba's IR level (`inline="always"`), which
 # typed and lowered every helper again at each call site (the planner's kernel 94 -> 44 CPU s to
 # compile, the training kernel 73 -> 28). A bounds-checked build (`make boundscheck`) checks the
-# same indices and is not played for speed: there they are plain calls. Compiled code alone calls them.
+# same indices and is not played for speed: there they are plain calls.
 helper = compiled_only(_nrt=False, **({} if config.BOUNDSCHECK else {"forceinline": True}))
 
 
