@@ -193,11 +193,14 @@ class Forward:
         return Determinisation(dealt, rep(hist), rep(lengths), rep(past["sides"]), grants, rep(self.seat), copies,
                                start)
 
-    def play(self, options: np.ndarray, copies: int, me, others, seed=0) -> dict[str, np.ndarray]:
+    def play(self, options: np.ndarray, copies: int, me, others, seed=0, last_epoch: int = EPOCHS[-1],
+             value=None) -> dict[str, np.ndarray]:
         """Play on from the decision in `copies` determinised copies per game, once per candidate
         option `options` (games, K); returns the score pad as (games, K, copies, P) arrays. `others`
         is one policy for every other seat or a list with one per seat. An option repeated in a row is
-        played once (on the same copies it would give the same games)."""
+        played once (on the same copies it would give the same games). With `last_epoch` before the
+        last, the copies stop at its end and `value(state, last_epoch)` (games, P) stands for their
+        totals (a learned position value: `hadara_sim.policies.value`)."""
         options = np.asarray(options, np.int64)
         games, K = options.shape
         det = self.determinise(copies, seed)
@@ -221,8 +224,11 @@ class Forward:
         grants = [type(grant)(grant.epoch, grant.card, grant.seat[copy]) for grant in det.grants]
         sides = None if det.sides is None else det.sides[copy]
         start = None if det.start is None else det.start[copy]
-        sheet = BatchGame(deals, self.c, [me, *per_seat], table, sides=sides, grants=grants, replay=replay,
-                          start=start, keep_totals=False, forward=Forward).play()
+        game = BatchGame(deals, self.c, [me, *per_seat], table, sides=sides, grants=grants, replay=replay,
+                         start=start, keep_totals=False, forward=Forward, last_epoch=last_epoch)
+        sheet = game.play()
+        if last_epoch < EPOCHS[-1]:
+            sheet["total"] = value(game.s, last_epoch)
         slot = np.full((games, K), -1, np.int64)
         slot[pair_game, pair_k] = np.arange(len(pair_game))
         where = slot[np.arange(games)[:, None], first]  # every candidate reads its first place's games

@@ -29,6 +29,7 @@ from statsmodels.regression.linear_model import OLS
 from statsmodels.tools.sm_exceptions import SingularMatrixWarning
 
 from .components import ComponentSet
+from .constants import EPOCHS
 from .deal import make_deals
 from .engine.game import play_batch
 from .forward import Forward
@@ -36,6 +37,7 @@ from .kernels import expert as kernel
 from .kernels.layout import KIND_CODE
 from .policies.expert import Expert, Weights
 from .policies.search import decision_keys, margins
+from .policies.value import VALUE_FILE, PositionValue, read_value
 from .policy import Kernel, Policy
 from .report.inference import rate_interval
 from .tune import match
@@ -54,6 +56,8 @@ class Budget:
     seed: int = 0
     step: float = 1.0         # share of the way from the current weights to the fitted ones
     alone: bool = False       # learn the weights of the one player count of `players` for it alone
+    depth: int = 3            # epochs the copies are played through, the current one counted (search's depth)
+    value: str = ""           # the position value file the shorter copies stop at ("": the built-in one)
 
 
 @dataclass
@@ -97,9 +101,11 @@ class Teacher(Policy):
 
     name = "teacher"
 
-    def __init__(self, expert: Expert, copies: int, rate: float, seed: int, samples: Samples):
+    def __init__(self, expert: Expert, copies: int, rate: float, seed: int, samples: Samples, depth: int = 3,
+                 value: PositionValue | None = None):
         super().__init__(seed)
         self.expert, self.copies, self.rate, self.samples = expert, copies, rate, samples
+        self.depth, self.value = depth, value
         self.asked = 0
 
     def kernel(self, components, players=None, advanced=True) -> Kernel:
@@ -121,7 +127,8 @@ class Teacher(Policy):
         count = legal.sum(axis=1)
         order = np.argsort(~legal, axis=1, kind="stable")[:, :int(count.max())]
         options = np.where(np.take_along_axis(legal, order, axis=1), order, order[:, :1])  # pad: the first again
-        margin = margins(d, options, self.copies, self.expert, decision_keys(self.seed, d))
+        margin = margins(d, options, self.copies, self.expert, decision_keys(self.seed, d), depth=self.depth,
+                         value=self.value)
         epochs = np.asarray(d.view.epoch, np.int64)
         for g in np.flatnonzero(count > 1):
             number = self.samples.decisions
@@ -139,10 +146,14 @@ def label(components: ComponentSet, expert: Expert, budget: Budget, iteration: i
           samples: Samples | None = None) -> Samples:
     """Self-play games of `expert` at each player count, a sample of their card decisions labelled."""
     samples = samples if samples is not None else Samples()
+    value = read_value(budget.value or VALUE_FILE) if budget.depth < len(EPOCHS) else None
+    if value is not None:
+        value.check(components)
     for players in budget.players:
         seed = np.random.SeedSequence([budget.seed, iteration, players, 0])
         deals = make_deals(components, players, budget.games, seed=seed, advanced=True)
-        teacher = Teacher(expert, budget.copies, budget.rate, int(seed.generate_state(1)[0]), samples)
+        teacher = Teacher(expert, budget.copies, budget.rate, int(seed.generate_state(1)[0]), samples,
+                          budget.depth, value)
         play_batch(deals, components, [teacher], np.zeros((budget.games, players), np.int64), forward=Forward)
     return samples
 

@@ -10,8 +10,6 @@ values); games of another set stop with a message.
 
 from __future__ import annotations
 
-import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,7 +21,7 @@ from hadara_sim.params import Param
 from hadara_sim.policy import Kernel
 
 from .styles import Foresight
-from .tuned import TUNED_DIR
+from .tuned import TUNED_DIR, read_learned, row_problem
 
 WEIGHTS_FILE = TUNED_DIR / "expert-weights.toml"
 WEIGHT_LIMIT = 1000.0  # a weight beyond this is no learned value (each feature is a few units at most)
@@ -66,12 +64,7 @@ def read_weights(path: str | Path) -> Weights:
     features and kinds the kernel reads, in its order, three epochs each, finite and in range; the
     shared ones in `[weights]`, a player count's own in `[weights.pN]`."""
     where = f"expert weights {path}"
-    try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except OSError as err:
-        raise ValueError(f"{where}: cannot read it ({err.strerror or err}); give the file the training wrote") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
-        raise ValueError(f"{where}: not a TOML file ({err})") from None
+    data = read_learned(path, where, f"the training ({TRAIN})")
     features, kinds = data.get("features"), data.get("kinds")
     if features != list(learned.FEATURES) or kinds != list(learned.KINDS):
         raise ValueError(f"{where}: made for features {features} of kinds {kinds}, but this expert reads features "
@@ -99,11 +92,11 @@ def _vector(table: dict, where: str) -> np.ndarray:
         for kind in learned.KINDS:
             rows = table.get(kind)
             row = rows[epoch] if isinstance(rows, list) and len(rows) == 3 else None
-            if (not isinstance(row, list) or len(row) != len(learned.FEATURES)
-                    or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in row)):
+            problem = row_problem(row, len(learned.FEATURES), WEIGHT_LIMIT)
+            if problem == "shape":
                 raise ValueError(f"{where}.{kind} must be 3 rows (epochs I-III) of {len(learned.FEATURES)} "
                                  f"numbers, one per feature")
-            if not all(math.isfinite(w) and abs(w) <= WEIGHT_LIMIT for w in row):
+            if problem == "range":
                 raise ValueError(f"{where}.{kind} epoch {epoch + 1}: every weight must be finite and within "
                                  f"+-{WEIGHT_LIMIT:g}")
             blocks.append(row)

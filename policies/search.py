@@ -3,7 +3,9 @@
 At each decision of the searched kinds, every legal option is tried in `budget` determinised copies of
 the game (the forward model, `hadara_sim.forward`): the acting seat then plays on with the `rollout`
 policy (any policy but search; default `expert`), the other seats with the `opponent` policy as a
-model of the opponents (default: the rollout policy). Search exploits that model: its win rate against a field it models measures how well
+model of the opponents (default: the rollout policy), through `depth` epochs (the current one
+counted; default 1): a copy stopped before the game's end is scored by the learned position value
+(`value.py`), which measured both faster and stronger than playing every copy to the end (docs/policies.md). Search exploits that model: its win rate against a field it models measures how well
 it exploits the model, not its strength (measure that head to head against fields it does not model,
 scripts/round_robin.py). All options and copies of
 all games of the decision are played as one batch, on the same copies (common random numbers). The
@@ -17,19 +19,22 @@ from __future__ import annotations
 import numpy as np
 
 from hadara_sim.actions import KINDS
+from hadara_sim.constants import EPOCHS
 from hadara_sim.kernels.restrict import RESTRICTION, restricted
 from hadara_sim.params import Param
 from hadara_sim.policy import Decision, Policy
 
 from .random import _mix
+from .value import VALUE_FILE, PositionValue, read_value
 
 
 class Search(Policy):
     name = "search"
     description = ("Determinised flat Monte Carlo: tries every legal option in `budget` sampled copies of "
-                   "the game played on by the rollout policy (default: expert), and takes the best mean "
-                   "margin. Slow; a teacher that exploits the field it models, not a yardstick.")
-    params = {"budget": 8, "rollout": "expert", "opponent": "",
+                   "the game played on by the rollout policy (default: expert) to the end of the epoch "
+                   "(`depth`), scored by a learned position value, and takes the best mean margin. Slow; a "
+                   "teacher that exploits the field it models, not a yardstick.")
+    params = {"budget": 8, "rollout": "expert", "opponent": "", "depth": 1, "value": "",
               "kinds": ("side", "wheel", "draw", "pick", "colony", "tile"), "max_options": 12, "avoid": (), "seek": ()}
     # budget 0 or max_options under 2 would search nothing and play exactly like the rollout policy.
     declared = {
@@ -39,6 +44,12 @@ class Search(Policy):
                               "opponent names another, its opponents (any policy name but search; default expert)"),
         "opponent": Param(help="the policy the opponents play the copies on with: search's model of them (any "
                                "policy name but search; \"\": the rollout policy)"),
+        "depth": Param(1, 3, help="epochs each copy is played through, the current one counted: 3 plays it to the "
+                                  "end; 1 or 2 stop it at the end of an earlier epoch, where the learned position "
+                                  "value (the value file) predicts each seat's final total"),
+        "value": Param(help="the position value file written by scripts/fit_value.py (\"\": the built-in "
+                            "policies/tuned/position-value.toml, fitted on the shipped component set); read "
+                            "only with depth below 3"),
         "kinds": Param(choices=frozenset(KINDS), fewest=1,
                        help="the decision kinds that are searched; any other kind is left to the rollout policy"),
         "max_options": Param(2, 64, help="most options tried at one decision, starting with the rollout policy's "
@@ -65,6 +76,8 @@ class Search(Policy):
         opponent = self.settings["opponent"] or self.settings["rollout"]
         self.rivals = (_named(make_policy, "opponent", opponent, seed=seed)
                        if restriction or opponent != self.settings["rollout"] else self.rollout)
+        self.value = (read_value(self.settings["value"] or VALUE_FILE)
+                      if int(self.settings["depth"]) < len(EPOCHS) else None)
 
     def decide(self, d: Decision) -> np.ndarray:
         if d.kind not in self.settings["kinds"]:
@@ -72,10 +85,13 @@ class Search(Policy):
         if d.forward is None:
             raise RuntimeError("search needs the forward model: pass forward=hadara_sim.forward.Forward to "
                                "BatchGame, play_batch or Game (hadara-sim's runs and commands do)")
+        if self.value is not None:
+            self.value.check(d.forward.c)
         options = self.candidates(d)
         if options.shape[1] == 1:
             return options[:, 0]
-        margin = margins(d, options, int(self.settings["budget"]), self.rollout, self.keys(d), self.rivals)
+        margin = margins(d, options, int(self.settings["budget"]), self.rollout, self.keys(d), self.rivals,
+                         int(self.settings["depth"]), self.value)
         return options[np.arange(len(d)), margin.argmax(axis=1)]
 
     def candidates(self, d: Decision) -> np.ndarray:
@@ -104,6 +120,11 @@ def _named(make_policy, key: str, spec: str, **kwargs):
         raise ValueError(f"policy 'search' parameter {key}: {err}") from None
 
 
+def stop_epoch(d: Decision) -> int:
+    """The epoch of the decision (a set-up side choice counts as epoch I's)."""
+    return max(int(np.max(d.view.epoch)), EPOCHS[0])
+
+
 def decision_keys(seed: int, d: Decision) -> np.ndarray:
     """A seed per game of `d` from (seed, game, decision number): the same in any batch."""
     with np.errstate(over="ignore"):
@@ -111,12 +132,17 @@ def decision_keys(seed: int, d: Decision) -> np.ndarray:
     return (key >> np.uint64(2)).astype(np.int64)
 
 
-def margins(d: Decision, options: np.ndarray, copies: int, policy, seeds, rivals=None) -> np.ndarray:
+def margins(d: Decision, options: np.ndarray, copies: int, policy, seeds, rivals=None, depth: int = len(EPOCHS),
+            value: PositionValue | None = None) -> np.ndarray:
     """(games, K) mean margin (own total less the best other) of each candidate option of `d`, played
     on in `copies` determinised copies by `policy` on the deciding seat and `rivals` (default: `policy`)
-    on the others."""
+    on the others: to the end, or through `depth` epochs (the current one counted), each seat's total
+    then `value`'s prediction."""
     rivals = policy if rivals is None else rivals
-    total = d.forward.play(options, copies, policy, rivals, seed=seeds)["total"].astype(np.float64)  # (g, K, c, P)
+    last = min(stop_epoch(d) + depth - 1, EPOCHS[-1])
+    sheet = d.forward.play(options, copies, policy, rivals, seed=seeds, last_epoch=last,
+                           value=None if value is None else value.totals)
+    total = sheet["total"].astype(np.float64)  # (g, K, c, P)
     me = d.view.player.astype(np.int64)
     rows = np.arange(len(d))
     mine = total[rows, :, :, me]

@@ -6,6 +6,7 @@ held-out validation it passed, so a user with a different component set can reru
 
 from __future__ import annotations
 
+import math
 import tomllib
 from pathlib import Path
 
@@ -19,3 +20,23 @@ def tuned_params(name: str) -> dict:
         return {}
     params = tomllib.loads(path.read_text(encoding="utf-8"))["params"]
     return {k: tuple(v) if isinstance(v, list) else v for k, v in params.items()}
+
+
+def read_learned(path: str | Path, where: str, writer: str) -> dict:
+    """The TOML table of a learned file (the expert's weights, search's position value), or a
+    ValueError starting with `where` that says what is wrong and names the `writer` to give it."""
+    try:
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except OSError as err:
+        raise ValueError(f"{where}: cannot read it ({err.strerror or err}); give the file {writer} wrote") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise ValueError(f"{where}: not a TOML file ({err})") from None
+
+
+def row_problem(row, length: int, limit: float) -> str:
+    """What is wrong with a learned file's row that must be `length` numbers within +-`limit`: "shape"
+    (not a list of that many numbers), "range" (one not finite or beyond the limit) or "" (nothing)."""
+    if (not isinstance(row, list) or len(row) != length
+            or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in row)):
+        return "shape"
+    return "" if all(math.isfinite(w) and abs(w) <= limit for w in row) else "range"

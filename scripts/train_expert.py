@@ -4,6 +4,7 @@
     python scripts/train_expert.py --components my-set/ --out my-expert.toml   # then weights=my-expert.toml
     python scripts/train_expert.py --start my-expert.toml --out my-expert.toml --step 0.5   # go on from a file
     python scripts/train_expert.py --start my-expert.toml --out my-expert.toml -p 2 --alone   # 2 players' own
+    python scripts/train_expert.py --out my-expert.toml --depth 1   # copies stopped at the position value
 
 Starts from foresight (no correction) unless `--start FILE`, whose iterations the file written keeps
 (numbered on from them, each with its command); each iteration labels a sample of the card decisions
@@ -42,19 +43,25 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
                                                         "an iteration moves (below 1: damped)."),
          alone: bool = typer.Option(False, "--alone", help="Learn weights of the one player count given for it "
                                                           "alone (the other counts keep theirs)."),
+         depth: int = typer.Option(3, "--depth", help="Epochs the labelling copies are played through, the current "
+                                                      "one counted (3: to the end; 1, 2: stopped at the learned "
+                                                      "position value, as search's depth)."),
+         value: Path = typer.Option(None, "--value", help="The position value file for --depth below 3 (default: "
+                                                          "the built-in policies/tuned/position-value.toml)."),
          seed: int = typer.Option(0, "--seed", "-s"),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
     if min(players) < 2 or max(players) > 5 or iterations < 1 or games < 1 or copies < 1 or duel_games < 2 \
-            or not 0 < rate <= 1 or not 0 < step <= 1 or (alone and len(set(players)) != 1):
+            or not 0 < rate <= 1 or not 0 < step <= 1 or (alone and len(set(players)) != 1) or not 1 <= depth <= 3:
         raise typer.BadParameter("players 2-5 (one count with --alone), iterations, games and copies at least 1, "
-                                 "duel games at least 2, rate and step in (0, 1]")
+                                 "duel games at least 2, rate and step in (0, 1], depth 1-3")
     try:
         c = load_components(components) if components else load_components()
         begin = read_weights(start) if start else None
         earlier = lineage(start) if start else []
         if begin:
             begin.check(c)
-        budget = Budget(tuple(players), iterations, games, rate, copies, duel_games, seed, step, alone)
+        budget = Budget(tuple(players), iterations, games, rate, copies, duel_games, seed, step, alone, depth,
+                        str(value or ""))
         weights, history = train(c, budget, begin, say=(lambda _: None) if quiet else
                                  (lambda line: print(line, file=sys.stderr, flush=True)),
                                  first=1 + max((it.number for it in earlier), default=0))

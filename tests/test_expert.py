@@ -214,6 +214,19 @@ def test_labels_are_search_margins_of_every_legal_option(components):
     assert np.isfinite(samples.label).all() and np.isfinite(samples.value).all()
 
 
+def test_labels_of_shorter_copies_are_the_value_margins_at_the_epoch_end(components):
+    """With depth 1 the teacher labels by the position value at the epoch's end: the same decisions
+    and options as with whole copies (the same games: only the labels' copies stop earlier), other
+    labels."""
+    whole = label(components, with_weights(components), TINY, 1)
+    short = label(components, with_weights(components), dataclasses.replace(TINY, depth=1), 1)
+    assert short.decision == whole.decision
+    assert np.array_equal(np.array(short.features), np.array(whole.features))
+    assert np.isfinite(short.label).all() and short.label != whole.label
+    again = label(components, with_weights(components), dataclasses.replace(TINY, depth=1), 1)
+    assert again.label == short.label
+
+
 def test_fit_recovers_a_correction_from_labels_that_follow_it(components):
     """Labels made as 2 x (value + w . features) + noise give back w (the slope 2 divided out)."""
     samples = label(components, with_weights(components), TINY, 1)

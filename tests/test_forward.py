@@ -4,7 +4,8 @@ import numpy as np
 import pytest
 
 from hadara_sim import load_components, make_deals
-from hadara_sim.engine.game import play_batch
+from hadara_sim.engine.game import BatchGame, play_batch
+from hadara_sim.engine.scoring import score
 from hadara_sim.forward import HIDDEN, Forward, reach
 from hadara_sim.policy import PRIVATE_FIELDS, VIEW_FIELDS
 from hadara_sim.reference import Game
@@ -204,3 +205,46 @@ def test_the_copies_name_the_cards_sold_face_down_in_earlier_epochs_no_better_th
     t = probe(games=12, players=3, seed=1)
     assert t.hidden > 40 and t.named == t.hidden  # the copies sell as many, by the same seats
     assert t.right <= t.chance + 3 * np.sqrt(t.chance) + 2  # chance, not knowledge
+
+
+def test_a_copy_stopped_at_an_epoch_end_is_scored_by_the_value_given():
+    """With last_epoch before the last, the copies end there and `value(state, epoch)` is their total:
+    here the cards' points plus a mark, so every total reads the copy's own state at that end."""
+    c = load_components()
+    deals = make_deals(c, 2, 3, seed=8, advanced=True)
+    balanced = make_policy("balanced")
+    out = {}
+
+    def value(s, epoch):
+        out["epoch"] = (epoch, s.epoch_now)
+        return score(s)["cards"] + 1000.0
+
+    class Probe:
+        name = "probe"
+
+        def decide(self, d):
+            if d.kind == "pick" and not out:
+                first = d.legal.argmax(axis=1)[:, None]
+                out["sheet"] = d.forward.play(first, 2, balanced, balanced, seed=1, last_epoch=1, value=value)
+            return balanced.decide(d)
+
+    play_batch(deals, c, [Probe(), balanced], forward=Forward)
+    sheet = out["sheet"]
+    assert out["epoch"] == (1, 1)
+    assert np.array_equal(sheet["total"], sheet["cards"] + 1000.0)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_batch_ended_after_an_epoch_holds_the_full_game_as_it_stood_then(players):
+    c = load_components()
+    deals = make_deals(c, players, 6, seed=21, advanced=True)
+    field = [make_policy("balanced")] * players
+    full = BatchGame(deals, c, field)
+    full.play()
+    for last in (1, 2):
+        short = BatchGame(deals, c, field, last_epoch=last)
+        sheet = short.play()
+        assert short.s.epoch_now == last
+        assert np.array_equal(sheet["total"], full.epoch_totals[:, :, last - 1])
+    with pytest.raises(ValueError, match="last_epoch must be one of"):
+        BatchGame(deals, c, field, last_epoch=4)

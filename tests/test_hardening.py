@@ -1051,9 +1051,9 @@ def test_every_built_in_parameter_is_declared_with_its_values_and_meaning():
             assert param.help, (cls.name, name)
             # Left unbounded here only where the value is checked where it is used: a policy name (search's
             # rollout and opponent), card ids against the games' component set (restriction_mask), a weights
-            # file (read_weights).
-            assert param.limit is not None or name in ("rollout", "opponent", "avoid", "seek", "weights"), (cls.name,
-                                                                                                       name)
+            # file (read_weights), a position value file (read_value).
+            assert param.limit is not None or name in ("rollout", "opponent", "avoid", "seek", "weights",
+                                                       "value"), (cls.name, name)
             assert not param.problems(cls.params[name], (name,)), (cls.name, name)  # the default is allowed
 
 
@@ -1099,7 +1099,7 @@ def test_policies_show_lists_every_range():
         result = CliRunner().invoke(app, ["policies", "show", name, "--format", "json"])
         assert result.exit_code == 0
         rows = json.loads(result.output)["tables"][0]["rows"]
-        assert all(row[-1] != "–" for row in rows if row[0] not in ("rollout", "opponent", "avoid", "seek")), rows
+        assert all(row[-1] != "–" for row in rows if row[0] not in ("rollout", "opponent", "avoid", "seek", "value")), rows
         assert any(allowed in row[-1] for row in rows)
 
 

@@ -100,14 +100,18 @@ class BatchGame:
     policies (an entry of -1 leaves that seat's choice to its policy); `grants` gives chosen cards to
     chosen seats at the start of an epoch; `replay` plays recorded choices first; `start` plays on
     from the start of an epoch (the forward model's continuations), set-up and earlier epochs done;
-    `keep_totals=False` skips the running totals of each epoch (only the results read them); `forward`,
+    `last_epoch` ends the batch after that epoch, its score pad as if the game ended there (the forward
+    model's depth-limited copies); `keep_totals=False` skips the running totals of each epoch (only the
+    results read them); `forward`,
     the forward model (`hadara_sim.forward.Forward`), makes `decision.forward` for the policies asked
     in Python (None: their decisions carry none; the engine does not import the model above it).
     """
 
     def __init__(self, deals: Deals, components: ComponentSet, policies, seat_policy=None, recorder=None,
                  sides=None, grants=(), replay: Replay | None = None, start: Start | None = None,
-                 keep_totals: bool = True, forward=None):
+                 keep_totals: bool = True, forward=None, last_epoch: int = EPOCHS[-1]):
+        if last_epoch not in EPOCHS:
+            raise ValueError(f"last_epoch must be one of {EPOCHS}, got {last_epoch}")
         self.s = BatchState.new(deals, components)
         self.c = components
         self.policies = list(policies)
@@ -129,7 +133,7 @@ class BatchGame:
         self.replay = replay
         self.stopped = np.zeros(1, np.int64)  # 1: the policies are no longer asked (see decide.ask)
         self.epoch_totals = np.zeros((len(deals), P, len(EPOCHS)), np.int64)  # running totals
-        self.start, self.keep_totals = start, keep_totals
+        self.start, self.keep_totals, self.last_epoch = start, keep_totals, last_epoch
         if start is not None:  # before the deciders are made: they hold the state's arrays
             for name, value in start.state.items():
                 setattr(self.s, name, value.copy())
@@ -142,11 +146,11 @@ class BatchGame:
         self.epoch_start: Start | None = None
 
     def play(self) -> dict[str, np.ndarray]:
-        """Set-up, the three epochs and the final score pad (from `start`'s epoch if given)."""
+        """Set-up, the epochs up to `last_epoch` and the score pad (from `start`'s epoch if given)."""
         with held_signals():  # a Ctrl-C stops the batch between steps, not inside compiled code
             if self.start is None:
                 self.set_up()
-            for epoch in EPOCHS[EPOCHS.index(self.start.epoch) if self.start else 0:]:
+            for epoch in EPOCHS[EPOCHS.index(self.start.epoch) if self.start else 0:self.last_epoch]:
                 check_held()
                 self.play_epoch(epoch)
         sheet = final_scores(self.s)

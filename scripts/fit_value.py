@@ -1,0 +1,55 @@
+"""Fit the position value search's depth-limited copies stop at (hadara_sim/value_fit.py), and write it
+with this command.
+
+    python scripts/fit_value.py --out policies/tuned/position-value.toml
+    python scripts/fit_value.py --components my-set/ --out my-value.toml   # then search value=my-value.toml
+
+Self-play games of `--field` (default: the expert, search's default rollout; a user's policy by
+`module:attr` too) at each player count; each seat's board at the end of epochs I and II regressed on
+its final total; the fit checked on fresh games (printed, and kept in the file). Same arguments, same
+coefficients. Progress goes to standard error (`--quiet` silences it).
+"""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+import typer
+
+from hadara_sim import load_components
+from hadara_sim.components import ComponentError
+from hadara_sim.registry import PolicyNotFound, make_policy
+from hadara_sim.value_fit import fit_value, value_toml
+
+
+def main(out: Path = typer.Option(..., "--out", help="The value file to write."),
+         components: Path = typer.Option(None, "--components", help="A component set (default: the shipped one)."),
+         players: list[int] = typer.Option([2, 3, 4, 5], "--players", "-p", help="Player counts fitted."),
+         games: int = typer.Option(8000, "--games", help="Self-play games fitted per player count."),
+         holdout: int = typer.Option(2000, "--holdout", help="Fresh games per player count the fit is checked on."),
+         field: str = typer.Option("expert", "--field", help="The policy whose self-play games are fitted."),
+         seed: int = typer.Option(0, "--seed", "-s"),
+         quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
+    if min(players) < 2 or max(players) > 5 or games < 20 or holdout < 20:
+        raise typer.BadParameter("players 2-5, games and holdout at least 20")
+    try:
+        c = load_components(components) if components else load_components()
+        policy = make_policy(field, seed=seed)
+        if hasattr(policy, "weights"):
+            policy.weights.check(c)
+        value, quality = fit_value(c, policy, tuple(dict.fromkeys(players)), games, holdout, seed,
+                                   say=(lambda _: None) if quiet else
+                                   (lambda line: print(line, file=sys.stderr, flush=True)))
+    except (ComponentError, PolicyNotFound, ValueError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        raise typer.Exit(2) from None
+    command = "python " + shlex.join(["scripts/fit_value.py", *sys.argv[1:]])
+    out.write_text(value_toml(value, quality, command), encoding="utf-8")
+    if not quiet:
+        print(f"wrote {out}", file=sys.stderr)
+
+
+if __name__ == "__main__":
+    typer.run(main)

@@ -1,0 +1,109 @@
+"""The learned position value search's depth-limited copies stop at: its fit and its file."""
+
+import numpy as np
+import pytest
+
+from hadara_sim import load_components, make_deals
+from hadara_sim.engine.game import BatchGame
+from hadara_sim.policies.value import FEATURES, STOPS, VALUE_FILE, position_features, read_value
+from hadara_sim.registry import make_policy
+from hadara_sim.value_fit import fit_value, margins, value_toml
+
+
+@pytest.fixture(scope="module")
+def components():
+    return load_components()
+
+
+@pytest.fixture(scope="module")
+def fitted(components):
+    return fit_value(components, make_policy("balanced"), (2,), 300, 200, seed=4, say=lambda _: None)
+
+
+def test_features_read_each_seats_board(components):
+    """A seat's features are its score pad's lines, tracks, coins, cards per colour, effects and tiles."""
+    deals = make_deals(components, 3, 4, seed=2, advanced=True)
+    game = BatchGame(deals, components, [make_policy("balanced")] * 3, last_epoch=1)
+    sheet = game.play()
+    f = position_features(game.s)
+    assert f.shape == (4, 3, len(FEATURES))
+    at = {name: f[:, :, i] for i, name in enumerate(FEATURES)}
+    assert np.array_equal(sum(at[f"{line}_points"] for line in ("colonies", "statues", "silver", "gold", "cards",
+                                                                "coins")), sheet["total"])
+    assert np.array_equal(at["coins_held"], game.s.coins)
+    assert np.array_equal(at["culture"], game.s.tracks[:, :, 2])
+    assert np.array_equal(sum(at[f"{c}_cards"] for c in ("yellow", "red", "blue", "green", "purple")),
+                          game.s.colour_count.sum(axis=2))
+
+
+def test_the_fit_predicts_fresh_games_and_is_deterministic(components, fitted):
+    value, quality = fitted
+    again, _ = fit_value(components, make_policy("balanced"), (2,), 300, 200, seed=4, say=lambda _: None)
+    for key in value.coefficients:
+        assert np.array_equal(value.coefficients[key], again.coefficients[key])
+    # later boards say more of the end; both say more than chance (a margin uncorrelated, the winner a coin toss)
+    assert quality[(2, 2)].margin_correlation > quality[(2, 1)].margin_correlation > 0.2
+    assert quality[(2, 2)].winner > 0.6
+
+
+def test_the_value_file_round_trips(components, fitted, tmp_path):
+    value, quality = fitted
+    path = tmp_path / "value.toml"
+    path.write_text(value_toml(value, quality, "python scripts/fit_value.py --out value.toml"), encoding="utf-8")
+    back = read_value(path)
+    assert (back.components, back.field) == (components.base_digest, "balanced")
+    for key, row in value.coefficients.items():
+        assert np.allclose(back.coefficients[key], row, rtol=1e-5, atol=1e-4)
+    deals = make_deals(components, 2, 5, seed=3, advanced=True)
+    game = BatchGame(deals, components, [make_policy("balanced")] * 2, last_epoch=2)
+    game.play()
+    assert np.allclose(back.totals(game.s, 2), value.totals(game.s, 2), atol=1e-2)
+    with pytest.raises(ValueError, match=r"no fit for 2 players after epoch 2.*fit_value.py -p 2"):
+        type(back)(back.path, back.components, back.field, {(3, 2): row}).totals(game.s, 2)
+
+
+def test_the_shipped_value_holds_for_the_shipped_set_at_every_count(components):
+    value = read_value(VALUE_FILE)
+    value.check(components)
+    assert sorted(value.coefficients) == [(p, e) for p in range(2, 6) for e in STOPS]
+
+
+def test_margins_are_own_total_less_the_best_other():
+    assert margins(np.array([[10.0, 7.0, 12.0]])).tolist() == [[-2.0, -5.0, 2.0]]
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda t: t.replace('"coins_held"', '"coins"'), "made for features .* but search reads"),
+    (lambda t: t.replace("[coefficients]", "[coefficient]"), "no \\[coefficients\\] table"),
+    (lambda t: t.replace('field = "balanced"', ""), "field field is missing"),
+    (lambda t: t.replace("p2 = [", "p2 = [[1.0],", 1), "p2 must be 2 rows"),
+    (lambda t: t.replace("    [", "    [1e9, ", 1), "p2 epoch 1 must be 19 numbers"),
+    (lambda t: "features = [", "not a TOML file"),
+])
+def test_a_value_file_that_does_not_fit_stops_with_a_clear_message(fitted, tmp_path, edit, message):
+    value, quality = fitted
+    text = edit(value_toml(value, quality, "c"))
+    path = tmp_path / "value.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ValueError, match=message):
+        read_value(path)
+
+
+def test_an_intercept_out_of_range_is_refused(fitted, tmp_path):
+    value, quality = fitted
+    lines = value_toml(value, quality, "c").splitlines()
+    row = next(i for i, line in enumerate(lines) if line.startswith("    ["))
+    lines[row] = "    [1e9" + lines[row][lines[row].index(","):]
+    path = tmp_path / "value.toml"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    with pytest.raises(ValueError, match=r"coefficients.p2 epoch 1: every coefficient must be finite and within"):
+        read_value(path)
+
+
+def test_a_value_of_another_component_set_is_refused(components, fitted):
+    value, _ = fitted
+    other = type(value)(value.path, "0123456789abcdef", value.field, value.coefficients)
+    with pytest.raises(ValueError, match="fitted on the component set 0123456789abcdef.*fit one for it"):
+        other.check(components)
+    with pytest.raises(ValueError, match="cannot read it"):
+        read_value("no/such/value.toml")
