@@ -2,7 +2,8 @@
 with this command.
 
     python scripts/fit_value.py --out policies/tuned/position-value.toml
-    python scripts/fit_value.py --components my-set/ --out my-value.toml   # then search value=my-value.toml
+    python scripts/fit_value.py --components my-set/ --set weights=my-expert.toml --out my-value.toml
+        # your own set: its expert's self-play (scripts/train_expert.py), then search value=my-value.toml
 
 Self-play games of `--field` (default: the expert, search's default rollout; a user's policy by
 `module:attr` too) at each player count; each seat's board at the end of epochs I and II regressed on
@@ -20,6 +21,7 @@ import typer
 
 from hadara_sim import load_components
 from hadara_sim.components import ComponentError
+from hadara_sim.params import parse_value
 from hadara_sim.registry import PolicyNotFound, make_policy
 from hadara_sim.value_fit import fit_value, value_toml
 
@@ -30,13 +32,15 @@ def main(out: Path = typer.Option(..., "--out", help="The value file to write.")
          games: int = typer.Option(8000, "--games", help="Self-play games fitted per player count."),
          holdout: int = typer.Option(2000, "--holdout", help="Fresh games per player count the fit is checked on."),
          field: str = typer.Option("expert", "--field", help="The policy whose self-play games are fitted."),
+         set_: list[str] = typer.Option([], "--set", help="A parameter of the field policy: name=value (e.g. "
+                                                          "weights=my-expert.toml for an expert of your own set)."),
          seed: int = typer.Option(0, "--seed", "-s"),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
     if min(players) < 2 or max(players) > 5 or games < 20 or holdout < 20:
         raise typer.BadParameter("players 2-5, games and holdout at least 20")
     try:
         c = load_components(components) if components else load_components()
-        policy = make_policy(field, seed=seed)
+        policy = make_policy(field, seed=seed, **{k: parse_value(v) for k, _, v in (x.partition("=") for x in set_)})
         if hasattr(policy, "weights"):
             policy.weights.check(c)
         value, quality = fit_value(c, policy, tuple(dict.fromkeys(players)), games, holdout, seed,
