@@ -80,6 +80,10 @@ def _load_module(where: str):
             except BaseException:
                 del sys.modules[name]
                 raise
+            # joblib's worker processes cannot import it by that name: cloudpickle (joblib's pickler) sends
+            # its classes by value instead, so a plugin plays in split batches (`ladder.play_split`) too.
+            import cloudpickle
+            cloudpickle.register_pickle_by_value(module)
             return module
         return importlib.import_module(where)
     except PolicyNotFound:

@@ -11,7 +11,7 @@ from typer.testing import CliRunner
 from hadara_sim import load_components, make_deals
 from hadara_sim.cli import app
 from hadara_sim.engine.game import play_batch
-from hadara_sim.ladder import head_to_head, head_to_head_seats
+from hadara_sim.ladder import head_to_head, head_to_head_seats, play_split
 from hadara_sim.policy import VIEW_FIELDS
 from hadara_sim.reference import Game
 from hadara_sim.registry import PolicyNotFound, available_policies, make_policy
@@ -207,3 +207,16 @@ def test_a_policy_s_wrong_answer_is_shown_as_it_returned_it(returned, shown):
     decision = Decision("draw", legal, SimpleNamespace(player=np.array([0, 1])), np.arange(2), np.zeros(2, np.int32))
     with pytest.raises(IllegalChoice, match=re.escape(f"policy 'base' {shown}")):
         check_choices(Policy(), decision, returned)
+
+
+def test_a_plugin_loaded_from_a_file_plays_in_batches_split_over_processes():
+    """joblib's workers cannot import a file-path module by its name: its classes travel by value, and
+    the split games equal the games played in one process."""
+    c = load_components()
+    sculptor = make_policy("docs/examples/sculptor.py:Sculptor")
+    deals = make_deals(c, 4, 6, seed=12, advanced=True)
+    table = np.ones((6, 4), np.int64)
+    table[np.arange(6), np.arange(6) % 4] = 0
+    split = play_split(deals, c, [sculptor, make_policy("balanced")], table, jobs=2)
+    alone = play_split(deals, c, [sculptor, make_policy("balanced")], table, jobs=1)
+    assert np.array_equal(split["total"], alone["total"])
