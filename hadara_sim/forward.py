@@ -201,6 +201,8 @@ class Forward:
         played once (on the same copies it would give the same games). With `last_epoch` before the
         last, the copies stop at its end and `value(state, last_epoch)` (games, P) stands for their
         totals (a learned position value: `hadara_sim.policies.value`)."""
+        if last_epoch < EPOCHS[-1] and value is None:
+            raise ValueError(f"copies stopped after epoch {last_epoch} need a value to score them by")
         options = np.asarray(options, np.int64)
         games, K = options.shape
         det = self.determinise(copies, seed)

@@ -1,17 +1,18 @@
-"""`search`: determinised flat Monte Carlo, the strength reference (slow by design).
+"""`search`: determinised flat Monte Carlo, a teacher for the fast bots (slow by design).
 
 At each decision of the searched kinds, every legal option is tried in `budget` determinised copies of
 the game (the forward model, `hadara_sim.forward`): the acting seat then plays on with the `rollout`
 policy (any policy but search; default `expert`), the other seats with the `opponent` policy as a
 model of the opponents (default: the rollout policy), through `depth` epochs (the current one
 counted; default 1): a copy stopped before the game's end is scored by the learned position value
-(`value.py`), which measured both faster and stronger than playing every copy to the end (docs/policies.md). Search exploits that model: its win rate against a field it models measures how well
-it exploits the model, not its strength (measure that head to head against fields it does not model,
-scripts/round_robin.py). All options and copies of
-all games of the decision are played as one batch, on the same copies (common random numbers). The
-option with the best mean margin (own total minus the best other total) is taken; other kinds are
-left to the rollout policy. The engines get the forward model from their caller (the runs and the
-commands pass it): a game played without one stops with a message saying so.
+(`value.py`), which measured both faster and stronger than playing every copy to the end
+(docs/policies.md). Search exploits its model: its win rate against a field it models measures how
+well it exploits the model, not its strength (measure that head to head against fields it does not
+model, scripts/round_robin.py). All options and copies of all games of the decision are played as
+one batch, on the same copies (common random numbers). The option with the best mean margin (own
+total minus the best other total) is taken; other kinds are left to the rollout policy. The engines
+get the forward model from their caller (the runs and the commands pass it): a game played without
+one stops with a message saying so.
 """
 
 from __future__ import annotations

@@ -226,6 +226,8 @@ def test_a_copy_stopped_at_an_epoch_end_is_scored_by_the_value_given():
             if d.kind == "pick" and not out:
                 first = d.legal.argmax(axis=1)[:, None]
                 out["sheet"] = d.forward.play(first, 2, balanced, balanced, seed=1, last_epoch=1, value=value)
+                with pytest.raises(ValueError, match="stopped after epoch 1 need a value"):
+                    d.forward.play(first, 2, balanced, balanced, seed=1, last_epoch=1)
             return balanced.decide(d)
 
     play_batch(deals, c, [Probe(), balanced], forward=Forward)
