@@ -21,10 +21,9 @@ from hadara_sim.params import Param
 from hadara_sim.policy import Kernel
 
 from .styles import Foresight
-from .tuned import TUNED_DIR, read_learned, row_problem
+from .tuned import TUNED_DIR, learned_row, read_learned
 
 WEIGHTS_FILE = TUNED_DIR / "expert-weights.toml"
-WEIGHT_LIMIT = 1000.0  # a weight beyond this is no learned value (each feature is a few units at most)
 TRAIN = "python scripts/train_expert.py"
 
 
@@ -92,14 +91,8 @@ def _vector(table: dict, where: str) -> np.ndarray:
         for kind in learned.KINDS:
             rows = table.get(kind)
             row = rows[epoch] if isinstance(rows, list) and len(rows) == 3 else None
-            problem = row_problem(row, len(learned.FEATURES), WEIGHT_LIMIT)
-            if problem == "shape":
-                raise ValueError(f"{where}.{kind} must be 3 rows (epochs I-III) of {len(learned.FEATURES)} "
-                                 f"numbers, one per feature")
-            if problem == "range":
-                raise ValueError(f"{where}.{kind} epoch {epoch + 1}: every weight must be finite and within "
-                                 f"+-{WEIGHT_LIMIT:g}")
-            blocks.append(row)
+            shape = f"{where}.{kind} must be 3 rows (epochs I-III) of {len(learned.FEATURES)} numbers, one per feature"
+            blocks.append(learned_row(row, len(learned.FEATURES), shape, f"{where}.{kind} epoch {epoch + 1}", "weight"))
     return np.array(blocks, np.float64).reshape(-1)
 
 

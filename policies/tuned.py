@@ -33,10 +33,15 @@ def read_learned(path: str | Path, where: str, writer: str) -> dict:
         raise ValueError(f"{where}: not a TOML file ({err})") from None
 
 
-def row_problem(row, length: int, limit: float) -> str:
-    """What is wrong with a learned file's row that must be `length` numbers within +-`limit`: "shape"
-    (not a list of that many numbers), "range" (one not finite or beyond the limit) or "" (nothing)."""
+LEARNED_LIMIT = 1000.0  # a learned number beyond this is no fitted value (each feature is tens at most)
+
+
+def learned_row(row, length: int, shape: str, at: str, noun: str) -> list:
+    """A learned file's row, checked to be `length` numbers (else ValueError `shape`), each finite and
+    within +-LEARNED_LIMIT (else a ValueError at `at` naming the `noun`)."""
     if (not isinstance(row, list) or len(row) != length
             or not all(isinstance(w, (int, float)) and not isinstance(w, bool) for w in row)):
-        return "shape"
-    return "" if all(math.isfinite(w) and abs(w) <= limit for w in row) else "range"
+        raise ValueError(shape)
+    if not all(math.isfinite(w) and abs(w) <= LEARNED_LIMIT for w in row):
+        raise ValueError(f"{at}: every {noun} must be finite and within +-{LEARNED_LIMIT:g}")
+    return row

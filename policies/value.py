@@ -21,7 +21,7 @@ from hadara_sim.constants import COLOURS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TRAC
 from hadara_sim.engine.scoring import score
 from hadara_sim.engine.state import BatchState
 
-from .tuned import TUNED_DIR, read_learned, row_problem
+from .tuned import TUNED_DIR, learned_row, read_learned
 
 VALUE_FILE = TUNED_DIR / "position-value.toml"
 FIT = "python scripts/fit_value.py"
@@ -29,7 +29,6 @@ PAD_FEATURES = ("colonies", "statues", "silver", "gold", "cards", "coins")  # sc
 FEATURES = (*(f"{line}_points" for line in PAD_FEATURES), *TRACKS, "coins_held",
             *(f"{colour}_cards" for colour in COLOURS), "effects", "unused_tiles")
 STOPS = EPOCHS[:-1]          # the epochs a copy may stop after
-WEIGHT_LIMIT = 1000.0        # a coefficient beyond this is no fitted value (each feature is tens at most)
 
 
 def position_features(s: BatchState) -> np.ndarray:
@@ -87,14 +86,10 @@ def read_value(path: str | Path) -> PositionValue:
             raise ValueError(f"{where}: coefficients.p{players} must be {len(STOPS)} rows, one per epoch a copy "
                              f"may stop after ({', '.join(map(str, STOPS))})")
         for epoch, row in zip(STOPS, rows):
-            problem = row_problem(row, 1 + len(FEATURES), WEIGHT_LIMIT)
-            if problem == "shape":
-                raise ValueError(f"{where}: coefficients.p{players} epoch {epoch} must be {1 + len(FEATURES)} "
-                                 f"numbers: the intercept, then one per feature")
-            if problem == "range":
-                raise ValueError(f"{where}: coefficients.p{players} epoch {epoch}: every coefficient must be finite "
-                                 f"and within +-{WEIGHT_LIMIT:g}")
-            coefficients[(players, epoch)] = np.array(row, np.float64)
+            at = f"{where}: coefficients.p{players} epoch {epoch}"
+            shape = f"{at} must be {1 + len(FEATURES)} numbers: the intercept, then one per feature"
+            coefficients[(players, epoch)] = np.array(learned_row(row, 1 + len(FEATURES), shape, at, "coefficient"),
+                                                      np.float64)
     if not coefficients:
         raise ValueError(f"{where}: no [coefficients] table of any player count (p2 .. p5)")
     return PositionValue(str(path), data["components"], data["field"], coefficients)
