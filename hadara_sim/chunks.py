@@ -11,6 +11,9 @@ with the number of games.
 
 from __future__ import annotations
 
+import os
+import threading
+import time
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -175,6 +178,16 @@ def play_chunk(components: ComponentSet, combo: Combination, seed: int, chunk: C
     game = BatchGame(deals, components, players, seats, sides=sides, grants=grants, forward=Forward)
     sheet = game.play()
     return chunk, build_table(game, sheet, combo, policies, table, grant_rows, restricted)
+
+
+def timed_chunk(components: ComponentSet, combo: Combination, seed: int,
+                chunk: Chunk) -> tuple[Chunk, pa.Table, float, tuple[int, int]]:
+    """`play_chunk`, with the seconds it took and the worker that played it (its process and thread:
+    a dask worker may play chunks on several threads): a run's progress measures the machine's pace
+    from them (`progress.Pace`)."""
+    start = time.perf_counter()
+    chunk, table = play_chunk(components, combo, seed, chunk)
+    return chunk, table, time.perf_counter() - start, (os.getpid(), threading.get_ident())
 
 
 def restricted_seats(config, policies: list, game_id: np.ndarray, table: np.ndarray, seed: int):

@@ -12,13 +12,15 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .chunks import plan_chunks
+from .chunks import Chunk, plan_chunks
+from .results import chunks_per_combination
 from .progress import LONG_SECONDS, duration  # noqa: F401  (LONG_SECONDS: the commands print an estimate above it)
 from .scenario.model import Scenario
 from .warm import PLAYED, compile_seconds, missing, parts_for
 
 SPEEDS = Path(__file__).resolve().parent / "data" / "speeds.toml"
 START_SECONDS = 1.5      # imports, the compiled code loaded, workers started
+CHUNK_SECONDS = 0.015    # CPU of a chunk beside its games: its deals, the batch set up, its Parquet file
 
 
 @dataclass
@@ -68,6 +70,44 @@ def seconds_per_game(policies: list[str], players: int, measured: dict) -> tuple
     return cost, unknown
 
 
+@dataclass(frozen=True)
+class ChunkCosts:
+    """Expected CPU seconds of a run's chunks: CHUNK_SECONDS each, plus its games at its combination's
+    cost per game (`seconds_per_game`; a policy of no measured speed counted as free)."""
+
+    per_game: dict[int, float]  # combination index -> seconds per game
+    games: int                  # games per combination
+    chunk: int                  # games per chunk
+
+    def __call__(self, chunk: Chunk) -> float:
+        return CHUNK_SECONDS + chunk.games * self.per_game[chunk.combo]
+
+    @property
+    def total(self) -> float:
+        """Every chunk of the run."""
+        chunks = len(self.per_game) * chunks_per_combination(self.games, self.chunk)
+        return chunks * CHUNK_SECONDS + self.games * sum(self.per_game.values())
+
+
+def run_costs(scenario: Scenario, games: int | None = None) -> tuple[ChunkCosts, set[str]]:
+    """The costs of `games` of each combination of `scenario` (default: its own), and the policies of
+    no measured speed."""
+    measured = speeds()
+    per_game, unknown = {}, set()
+    for combo in scenario.combinations:
+        names = [entry.policy for entry in combo.config.policies]
+        per_game[combo.index], unmeasured = seconds_per_game(names, combo.players, measured)
+        unknown |= set(unmeasured)
+    return ChunkCosts(per_game, scenario.games if games is None else games, scenario.chunk), unknown
+
+
+def chunk_costs(scenario: Scenario) -> ChunkCosts | None:
+    """The expected costs that weigh the time left of a run whose combinations differ in speed
+    (`progress.Pace`); None when a policy has no measured speed (a game is then the unit)."""
+    costs, unknown = run_costs(scenario)
+    return None if unknown else costs
+
+
 def processes(jobs: int) -> int:
     """The processes a local run of --jobs `jobs` plays on (-1 every core, -2 all but one; the run
     itself checks `jobs`)."""
@@ -91,16 +131,10 @@ def estimate_run(scenario: Scenario, jobs: int, games: int | None = None, cold: 
     """The wall time of playing `games` of every combination (default: the scenario's) with `jobs`
     processes (-1: every core), each at its share of a core on a busy machine (`core_share`), and
     the first compile of what numba's cache lacks of it (`cold`: True, all of it; False, nothing)."""
-    measured = speeds()
     games = scenario.games if games is None else games
-    cpu, unknown = 0.0, set()
-    for combo in scenario.combinations:
-        names = [entry.policy for entry in combo.config.policies]
-        cost, unmeasured = seconds_per_game(names, combo.players, measured)
-        cpu += cost * games
-        unknown |= set(unmeasured)
+    costs, unknown = run_costs(scenario, games)
     workers = max(1, min(processes(jobs), os.cpu_count() or 1, len(plan_chunks(scenario))))
     compiling = compile_seconds(missing(parts_for(scenario)) if cold is None else PLAYED if cold else ())
     share = core_share(workers)
-    total = (START_SECONDS + cpu / workers) / share + compiling  # starting is CPU work too
+    total = (START_SECONDS + costs.total / workers) / share + compiling  # starting is CPU work too
     return Estimate(total, games * len(scenario.combinations), sorted(unknown), compiling, workers, share)

@@ -21,8 +21,8 @@ from typing import Callable, Iterator
 
 import pyarrow as pa
 
-from .chunks import Chunk, ChunkPlan, plan_chunks, play_chunk
-from .estimate import processes
+from .chunks import Chunk, ChunkPlan, plan_chunks, timed_chunk
+from .estimate import chunk_costs, processes
 from .process import (BACKENDS, ClusterLost, LockBusy, dask_parallel, directory_lock, local_parallel,
                       quiet_dask)
 from .progress import PLAIN_EVERY, duration, every, progress_bar
@@ -66,22 +66,23 @@ def _dask_client(scheduler: str | None, jobs: int):
 
 
 def _execute(scenario: Scenario, todo: Iterator[Chunk], count: int, jobs: int, backend: str,
-             scheduler: str | None) -> Iterator[tuple[Chunk, pa.Table]]:
-    """The played chunks of `todo` (`count` of them), in the order they finish."""
+             scheduler: str | None) -> Iterator[tuple[Chunk, pa.Table, float, tuple[int, int]]]:
+    """The played chunks of `todo` (`count` of them), in the order they finish, each with the seconds
+    it took and the worker that played it (`timed_chunk`)."""
     combos = scenario.combinations
     if backend == "local":
         if jobs == 1 or count <= 1:
             for c in todo:  # in-process: no worker start-up
-                yield play_chunk(combos[c.combo].config.components, combos[c.combo], scenario.seed, c)
+                yield timed_chunk(combos[c.combo].config.components, combos[c.combo], scenario.seed, c)
             return
-        yield from local_parallel(play_chunk, ((combos[c.combo].config.components, combos[c.combo], scenario.seed, c)
-                                               for c in todo), jobs)
+        yield from local_parallel(timed_chunk, ((combos[c.combo].config.components, combos[c.combo], scenario.seed,
+                                                 c) for c in todo), jobs)
         return
     with quiet_dask():
         client, cluster = _dask_client(scheduler, jobs)
         try:
-            yield from dask_parallel(client, play_chunk, ((combos[c.combo].config.components, combos[c.combo],
-                                                           scenario.seed, c) for c in todo), shared=2)
+            yield from dask_parallel(client, timed_chunk, ((combos[c.combo].config.components, combos[c.combo],
+                                                            scenario.seed, c) for c in todo), shared=2)
         except ClusterLost as err:
             raise RunFailed(f"{err}; the completed chunks are kept: run the same command again to resume") \
                 from None
@@ -316,7 +317,7 @@ def run(scenario: Scenario, out: str | Path | None = None, *, jobs: int = -1, ba
     chunks = plan_chunks(scenario)
     if out is None:
         return _run_chunks(scenario, iter(chunks), len(chunks), None, None, jobs, backend, scheduler, quiet,
-                           console, after_chunk, 0, 0)
+                           console, after_chunk, [])
     out = Path(out)
     try:
         if out.exists() and not out.is_dir():
@@ -339,9 +340,8 @@ def _run_into(scenario, out, chunks, jobs, backend, scheduler, overwrite, quiet,
     todo = (c for c in chunks if c.file not in done)
     status = "failed"
     try:
-        games_done = sum(_planned(chunks, name).games for name in done)
         summary = _run_chunks(scenario, todo, len(chunks) - len(done), out, meta["identity"], jobs, backend,
-                              scheduler, quiet, console, after_chunk, len(done), games_done)
+                              scheduler, quiet, console, after_chunk, [_planned(chunks, name) for name in done])
         status = "complete" if summary.complete else "incomplete"
     except KeyboardInterrupt:
         status = "interrupted"
@@ -360,21 +360,24 @@ def _run_into(scenario, out, chunks, jobs, backend, scheduler, overwrite, quiet,
 
 
 def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, quiet, console, after_chunk,
-                already, games_done) -> RunSummary:
+                done: list[Chunk]) -> RunSummary:
+    """Play the chunks `todo` (`count` of them; `done`: those already in `out`) with a progress bar."""
     if console is None:  # the Python API: rich's own console (a bar in a terminal or a notebook)
         from rich import get_console
 
         console = get_console()
-    summary = RunSummary(out, already + count, already)
+    summary = RunSummary(out, len(done) + count, len(done))
     if backend == "local" and jobs != 1 and count > 1:
         compile_first(scenario, quiet, console)
     raise_if_swallowed()
     start = time.perf_counter()
-    parallel = min(count, processes(jobs)) if backend == "local" else 1
-    with progress_bar(scenario.total_games, games_done, quiet or not count, console, scenario.name,
-                      parallel) as advance:
+    parallel = min(count, processes(jobs)) if backend == "local" else None  # a cluster's: measured
+    cost = chunk_costs(scenario)
+    costs = {} if cost is None else {"total_cost": cost.total, "done_cost": sum(map(cost, done))}
+    with progress_bar(scenario.total_games, sum(c.games for c in done), quiet or not count, console, scenario.name,
+                      parallel, **costs) as advance:
         try:
-            for chunk, table in _execute(scenario, todo, count, jobs, backend, scheduler):
+            for chunk, table, seconds, worker in _execute(scenario, todo, count, jobs, backend, scheduler):
                 if out is None:
                     summary.tables.append(table)
                 else:
@@ -386,7 +389,7 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
                 summary.played += 1
                 summary.games_played += chunk.games
                 summary.seconds = time.perf_counter() - start
-                advance(chunk.games)
+                advance(chunk.games, cost(chunk) if cost else None, seconds, worker)
                 if after_chunk:
                     after_chunk(chunk, summary.played)
                 raise_if_swallowed()

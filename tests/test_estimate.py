@@ -1,7 +1,9 @@
 """Run-time estimates before long work: from measured speeds per policy and player count."""
 
 import os
+import threading
 
+import pytest
 from typer.testing import CliRunner
 
 from hadara_sim import estimate as E
@@ -37,7 +39,7 @@ def test_an_estimate_grows_with_the_games_and_shrinks_with_the_processes(monkeyp
     monkeypatch.setattr(os, "getloadavg", lambda: (0.0, 0.0, 0.0))  # a quiet machine
     sc = scenario(["greedy", "random"])
     one = E.estimate_run(sc, jobs=1, cold=False)
-    cpu = 10_000 * (1 / 1000 + 1 / 500) / 2
+    cpu = 10_000 * (1 / 1000 + 1 / 500) / 2 + 10 * E.CHUNK_SECONDS  # the games, and 10 chunks of 1,000
     assert abs(one.seconds - (E.START_SECONDS + cpu)) < 1e-9 and one.workers == 1
     two = E.estimate_run(sc, jobs=2, cold=False)
     assert abs(two.seconds - (E.START_SECONDS + cpu / 2)) < 1e-9 and two.workers == 2
@@ -91,3 +93,44 @@ def test_dry_runs_play_and_write_nothing(tmp_path, monkeypatch):
     for args in (["balance", "suggest", "--dry-run", "--side", "3B"], ["balance", "check", "--dry-run"]):
         result = CliRunner().invoke(app, args, env={"COLUMNS": "300"})
         assert result.exit_code == 0 and "nothing was played" in result.output, result.output
+
+
+def test_a_runs_chunks_carry_their_policies_costs_to_the_progress(monkeypatch, tmp_path):
+    """A sweep of a fast and a slow field: the progress is told each chunk's expected seconds (its
+    games at its combination's cost) and the whole run's, and on resuming the cost already there; a
+    field of no measured speed leaves the progress counting games. Each chunk comes with the seconds
+    its process took and the process (for the pace, `progress.Pace`)."""
+    from contextlib import contextmanager
+
+    from hadara_sim import runner
+
+    speeds = tmp_path / "speeds.toml"
+    speeds.write_text('[games_per_second]\n"greedy" = { 2 = 1000 }\n"random" = { 2 = 10 }\n')
+    monkeypatch.setenv("HADARA_SIM_SPEEDS", str(speeds))
+    told = []
+
+    @contextmanager
+    def progress_bar(total, done, quiet, console, name, parallel=1, **costs):
+        told.append({"costs": costs, "chunks": []})
+        def advance(n, cost=None, seconds=None, worker=None):
+            assert seconds > 0 and worker == (os.getpid(), threading.get_ident())  # jobs=1: in this process
+            told[-1]["chunks"].append((n, cost))
+
+        yield advance
+
+    monkeypatch.setattr(runner, "progress_bar", progress_bar)
+    sweep = scenario_from_dict({"name": "e", "players": 2, "policies": ["greedy"], "games": 20, "chunk": 10,
+                                "sweep": {"policies": [["greedy"], ["random"]]}})
+    out = tmp_path / "out"
+    runner.run(sweep, out, jobs=1, quiet=False)
+    fast, slow = E.CHUNK_SECONDS + 10 / 1000, E.CHUNK_SECONDS + 10 / 10
+    assert told[0]["costs"] == {"total_cost": pytest.approx(2 * fast + 2 * slow), "done_cost": 0.0}
+    assert sorted(told[0]["chunks"]) == [(10, fast)] * 2 + [(10, slow)] * 2
+    next(out.glob("part-c0001-k00001*")).unlink()  # a slow chunk lost: the rerun plays it
+    runner.run(sweep, out, jobs=1, quiet=False)
+    assert told[1]["costs"] == {"total_cost": pytest.approx(2 * fast + 2 * slow),
+                                "done_cost": pytest.approx(2 * fast + slow)}
+    assert told[1]["chunks"] == [(10, slow)]
+    mine = scenario_from_dict({"name": "e", "players": 2, "policies": ["greedy", "balanced"], "games": 10})
+    runner.run(mine, None, jobs=1, quiet=False)
+    assert told[2]["costs"] == {} and told[2]["chunks"] == [(10, None)]
