@@ -119,13 +119,13 @@ class Pace:
 @contextmanager
 def progress_bar(total: int, done: int, quiet: bool, console, name: str, parallel: int | None = 1,
                  total_cost: float | None = None, done_cost: float | None = None):
-    """Progress over games with games per second and time left; `advance(n, cost=None)`. A rich bar
-    in a terminal or a notebook; elsewhere (a log, a pipe, CI) a plain line at least every
-    PLAIN_EVERY seconds, since a bar that cannot redraw shows only its last frame. `parallel`: chunks
-    played at once (None: unknown); `total_cost`, `done_cost` and each chunk's `cost`: expected costs
-    that weigh the time left; a chunk's `seconds` and `worker`: how long its process took (`Pace`).
-    Once the pace is measured past the processes' start, the run's expected time is said, when it
-    passes LONG_SECONDS."""
+    """Progress over games with games per second and time left; `advance(n, cost, seconds, worker)`
+    as each chunk of `n` games comes in (all but `n` optional). A rich bar in a terminal or a
+    notebook; elsewhere (a log, a pipe, CI) a plain line at least every PLAIN_EVERY seconds, since a
+    bar that cannot redraw shows only its last frame. `parallel`: chunks played at once (None:
+    unknown); `total_cost`, `done_cost` and each chunk's `cost`: expected costs that weigh the time
+    left; a chunk's `seconds` and `worker`: how long its process took (`Pace`). Once the pace is
+    measured past the processes' start, the run's expected time is said, when it passes LONG_SECONDS."""
     if quiet:
         yield lambda n, cost=None, seconds=None, worker=None: None
         return
