@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .chunks import Chunk, plan_chunks
-from .results import chunks_per_combination
 from .progress import LONG_SECONDS, duration  # noqa: F401  (LONG_SECONDS: the commands print an estimate above it)
+from .results import chunks_per_combination
 from .scenario.model import Scenario
 from .warm import PLAYED, compile_seconds, missing, parts_for
 

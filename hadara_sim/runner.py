@@ -372,7 +372,7 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
     raise_if_swallowed()
     start = time.perf_counter()
     parallel = min(count, processes(jobs)) if backend == "local" else None  # a cluster's: measured
-    cost = chunk_costs(scenario)
+    cost = chunk_costs(scenario) if count and not quiet else None
     costs = {} if cost is None else {"total_cost": cost.total, "done_cost": sum(map(cost, done))}
     with progress_bar(scenario.total_games, sum(c.games for c in done), quiet or not count, console, scenario.name,
                       parallel, **costs) as advance:
@@ -389,7 +389,7 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
                 summary.played += 1
                 summary.games_played += chunk.games
                 summary.seconds = time.perf_counter() - start
-                advance(chunk.games, cost(chunk) if cost else None, seconds, worker)
+                advance(chunk.games, None if cost is None else cost(chunk), seconds, worker)
                 if after_chunk:
                     after_chunk(chunk, summary.played)
                 raise_if_swallowed()

@@ -7,9 +7,11 @@ With --policy, only the policies named are measured; the file's other rows are k
 Each policy plays on every seat, basic game, in one process with the compiled code warm, for about
 `--seconds` of CPU per cell (at least one chunk). The rate is per second of this process's CPU time,
 what a process plays with a core to itself, so a busy machine measures it as a quiet one would; the
-estimate scales it by the share of a core a run can expect (`estimate.core_share`). The file it writes is what `simulate --dry-run` and the
-estimate printed before long runs read (hadara_sim/estimate.py); rerun it on your own machine for
-estimates of your own (pass `--out` a path and set HADARA_SIM_SPEEDS to it).
+estimate scales it by the share of a core a run can expect (`estimate.core_share`). The file it
+writes is what `simulate --dry-run` and the estimate printed before long runs read
+(hadara_sim/estimate.py), and what weighs each chunk of a run whose policies differ in speed in its
+time left (`progress.Pace`); rerun it on your own machine for estimates of your own (pass `--out` a
+path and set HADARA_SIM_SPEEDS to it).
 """
 
 from __future__ import annotations
@@ -61,7 +63,8 @@ def main():
     lines = ["# Games per CPU second of each built-in policy on every seat (basic game, one process, compiled",
              f"# code warm): scripts/measure_speeds.py, {date.today()}, hadara-sim {__version__},",
              f"# {platform.machine()} {platform.processor() or ''} with {os.cpu_count()} cores. Read by",
-             "# hadara_sim/estimate.py for the estimate printed before long runs.", "", "[games_per_second]"]
+             "# hadara_sim/estimate.py for the estimate printed before long runs and to weigh the time",
+             "# left of a run whose policies differ in speed.", "", "[games_per_second]"]
     for name in sorted(built_in_policies()):
         if args.policy and name not in args.policy:
             cells = kept[name]
