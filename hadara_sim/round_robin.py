@@ -76,11 +76,26 @@ def round_robin(components: ComponentSet, policies: dict, player_counts=(2, 4), 
     return pl.concat(frames)
 
 
-def ratings(frame: pl.DataFrame, players: int) -> pl.DataFrame:
+def ratings(frame: pl.DataFrame, players: int, leave_out=frozenset()) -> pl.DataFrame:
     """Bradley-Terry ratings at one player count (`report.ratings.bradley_terry` on every pair of
-    seats of different policies, clustered on the deal, which every design shares)."""
-    seats = frame.filter(pl.col("players") == players).rename({"design": "combo"})
-    return bradley_terry(pairwise(seats))
+    seats of different policies, clustered on the deal, which every design shares), without the
+    designs of the pairs of labels in `leave_out` (either way round)."""
+    seats = frame.filter(pl.col("players") == players)
+    pairs = [*leave_out, *((b, a) for a, b in leave_out)]
+    if pairs:
+        seats = seats.join(pl.DataFrame(pairs, schema=["a", "b"], orient="row"), on=["a", "b"], how="anti")
+    return bradley_terry(pairwise(seats.rename({"design": "combo"})))
+
+
+def modelled(policies: dict) -> set[tuple[str, str]]:
+    """The pairs (a, b) of labels where policy a plays its copies of the game with an exact model of
+    b (a `search` whose opponent model is b's policy with b's parameters): a's games against b
+    measure how well it exploits that model, not its strength (docs/policies.md)."""
+    def models(p, q) -> bool:
+        rivals = getattr(p, "rivals", None)
+        return rivals is not None and type(rivals) is type(q) and rivals.settings == q.settings
+
+    return {(a, b) for a, p in policies.items() for b, q in policies.items() if a != b and models(p, q)}
 
 
 def design_rates(frame: pl.DataFrame, players: int) -> pl.DataFrame:

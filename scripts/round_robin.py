@@ -9,7 +9,9 @@ at 2 players) and, at 4, in the mirrored 2 + 2; seats rotate and every design pl
 deals, advanced game (`hadara_sim.round_robin`). `--games-of name=N` plays N games in each design
 where a policy of that name sits (search is slow). Prints per player count each design's win share
 of the first policy with its 95 % Wilson interval and the fair share, then the Bradley-Terry ratings
-(log-odds against the average policy, 95 % CI clustered on the deal), strongest first, and the CPU
+(log-odds against the average policy, 95 % CI clustered on the deal), strongest first, and again
+without the designs where a policy models its opponent exactly (search with the expert's rollouts
+against the expert: they measure how well it exploits its model, not its strength), and the CPU
 seconds the games took. The same seed gives the same tables.
 """
 
@@ -22,7 +24,7 @@ import typer
 from hadara_sim import load_components
 from hadara_sim.params import parse_value
 from hadara_sim.registry import make_policy
-from hadara_sim.round_robin import design_rates, ratings, round_robin
+from hadara_sim.round_robin import design_rates, modelled, ratings, round_robin
 from hadara_sim.scenario.policies import policy_label
 
 POOL = ["balanced", "foresight", "expert", "search:rollout=balanced", "search:rollout=expert"]
@@ -40,8 +42,9 @@ def parse(spec: str) -> tuple[str, dict]:
     return name, params
 
 
-def tables(frame, players: list[int]) -> str:
-    """The printed result: per player count the designs and the ratings."""
+def tables(frame, players: list[int], exploits=frozenset()) -> str:
+    """The printed result: per player count the designs and the ratings, and with `exploits` (pairs of
+    labels where the first models the second exactly, `modelled`) the ratings again without them."""
     lines = []
     for p in players:
         lines.append(f"\n{p} players: each design's share of the wins of its first policy (seats rotated, "
@@ -50,13 +53,18 @@ def tables(frame, players: list[int]) -> str:
             lines.append(f"  {r['a']:>24} {r['kind']:<6} {r['b']:<24} n {r['n']:>5}  "
                          f"{100 * r['share']:5.1f}% [{100 * r['low']:5.1f}, {100 * r['high']:5.1f}]  "
                          f"fair {100 * r['fair']:4.1f}%")
-        rated = ratings(frame, p)
-        lines.append(f"{p} players: Bradley-Terry ratings (log-odds of finishing ahead, against the average policy; "
-                     "95 % CI clustered on the deal)")
-        for r in rated.iter_rows(named=True):
-            lines.append(f"  {r['policy']:>24} {r['rating']:+.2f} [{r['low']:+.2f}, {r['high']:+.2f}]  "
-                         f"{r['comparisons']:>6} comparisons" + ("  (weak prior: a policy never or always won)"
-                                                                  if r["prior"] else ""))
+        heads = [(frozenset(), "")]
+        if exploits:
+            named = "; ".join(f"{a} v {b}" for a, b in sorted(exploits))
+            heads.append((exploits, f" without the designs where a policy models its opponent exactly ({named}: "
+                                    "they measure the exploit, not strength)"))
+        for leave_out, why in heads:
+            lines.append(f"{p} players: Bradley-Terry ratings{why} (log-odds of finishing ahead, against the average "
+                         "policy; 95 % CI clustered on the deal)")
+            for r in ratings(frame, p, leave_out).iter_rows(named=True):
+                lines.append(f"  {r['policy']:>24} {r['rating']:+.2f} [{r['low']:+.2f}, {r['high']:+.2f}]  "
+                             f"{r['comparisons']:>6} comparisons" + ("  (weak prior: a policy never or always won)"
+                                                                      if r["prior"] else ""))
     return "\n".join(lines)
 
 
@@ -94,7 +102,7 @@ def main(policy: list[str] = typer.Option(POOL, "--policy", help="name or name:k
     start = time.process_time()
     frame = round_robin(c, pool, players, count, seed, True, jobs, said)
     took = time.process_time() - start
-    print(tables(frame, players))
+    print(tables(frame, players, frozenset(modelled(pool))))
     print(f"\n{took:.0f} CPU seconds of this process for the games (seed {seed}; --games {games}"
           + "".join(f", {k}: {v}" for k, v in slow.items()) + ")")
 

@@ -10,7 +10,7 @@ import pytest
 
 from hadara_sim import load_components
 from hadara_sim.registry import make_policy
-from hadara_sim.round_robin import design_rates, designs, ratings, round_robin, seat_table
+from hadara_sim.round_robin import design_rates, designs, modelled, ratings, round_robin, seat_table
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "scripts"))
 import round_robin as script  # noqa: E402
@@ -80,3 +80,20 @@ def test_a_tiny_round_robin_plays_end_to_end_and_the_same_seed_gives_the_same_ta
     # 3 designs at 2 players, 6 + 3 at 4, each on deals 0..7 of its player count
     assert first.group_by("players").agg(pl.col("design").n_unique()).sort("players")["design"].to_list() == [3, 9]
     assert first.filter(pl.col("players") == 4)["game"].max() == 7
+
+
+def test_search_models_exactly_the_policy_it_plays_its_copies_with_and_those_designs_can_be_left_out():
+    """search with the expert's rollouts models the expert exactly (same policy, same parameters), not
+    an expert of other parameters nor balanced; search with balanced rollouts models balanced; the
+    ratings without a pair's designs are those of the frame without its rows."""
+    pool = {"expert": make_policy("expert"), "balanced": make_policy("balanced"),
+            "search (expert)": make_policy("search"), "search (balanced)": make_policy("search", rollout="balanced"),
+            "expert, other": make_policy("expert", rival_weight=1.5)}
+    assert modelled(pool) == {("search (expert)", "expert"), ("search (balanced)", "balanced")}
+    frame = planted({"x": 1.0, "y": 0.0, "z": -1.0}, 2, 400, seed=9)
+    without = ratings(frame, 2, {("x", "y")})
+    kept = frame.filter(~((pl.col("a") == "x") & (pl.col("b") == "y")) & ~((pl.col("a") == "y") & (pl.col("b") == "x")))
+    assert without.equals(ratings(kept, 2))
+    assert not without.equals(ratings(frame, 2))
+    text = script.tables(frame, [2], frozenset({("x", "y")}))
+    assert "without the designs where a policy models its opponent exactly (x v y" in text
