@@ -52,7 +52,7 @@ class Pace:
 
     def __init__(self, total: int, done: int, parallel: int | None, start: float,
                  total_cost: float | None = None, done_cost: float | None = None):
-        self.total, self.done, self.parallel, self.start = total, done, parallel, start
+        self.done, self.parallel, self.start = done, parallel, start  # games in; processes at once; start time
         self.weighed = total_cost is not None  # whether chunks carry costs (else a game is the unit)
         self.total_cost = float(total if total_cost is None else total_cost)  # every chunk's expected cost
         self.done_cost = float(done if done_cost is None else done_cost)      # the chunks in, before this run too
