@@ -13,6 +13,7 @@ EPOCHS = (1, 2, 3)
 EPOCH_NAMES = {1: "I", 2: "II", 3: "III"}
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 MAX_GAMES = 10**12  # games of a run or an option: game numbers and chunk counts stay within 64-bit integers
+MAX_SEED = 2**63 - 1  # a command's --seed: it and the next (a second policy's) stay within 64-bit integers
 CARDS_PER_COLOUR = 10          # yellow, red, blue, green per epoch
 PURPLE_PER_EPOCH = 14          # 6 effect cards (4 starred) + 8 value cards
 COLONY_LEVELS = 5

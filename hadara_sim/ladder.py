@@ -75,12 +75,27 @@ def head_to_head(components: ComponentSet, a: str, b: str, players: int, games: 
             "opponent_winning_scores": sheet["total"][won & (seats == 1)].tolist()}
 
 
+def ladder_problem(names: list[str]) -> str | None:
+    """Why these policies make no ladder (None if they do): it needs two at least, each named once."""
+    twice = sorted({name for name in names if names.count(name) > 1})
+    if twice:
+        return (f"policy {', '.join(twice)} is named more than once: a ladder plays each pair of different "
+                f"policies once; name each policy once")
+    if len(names) < 2:
+        return (f"a ladder needs at least two policies to play each other, got {len(names)} "
+                f"({', '.join(names) or 'none'}): add another with --policy NAME")
+    return None
+
+
 def ladder(components: ComponentSet, names: list[str], player_counts=(2, 3, 4), games: int = 1000,
            seed: int = 0, advanced: bool = False, progress=None) -> pl.DataFrame:
     """Every pair of policies head to head at each player count, on the same deals: one row per
     ordered pair, with the row policy's win rate and CI, `q` (Holm-corrected over the unordered
     pairs of the player count: both orderings of a pair are one test), its totals in the games it
     won and its per-game win shares."""
+    problem = ladder_problem(list(names))
+    if problem:
+        raise ValueError(problem)
     rows = []
     for players in player_counts:
         for pair, (a, b) in enumerate(itertools.combinations(names, 2)):

@@ -135,7 +135,18 @@ def make_policy(spec: str, seed: int = 0, **params):
     target = resolve_policy(spec)
     if isinstance(target, type) or callable(target) and not hasattr(target, "decide"):
         builds = {"make_policy": make_policy} if getattr(target, "builds_policies", False) else {}
-        policy = target(seed=seed, **builds, **params)
+        try:
+            policy = target(seed=seed, **builds, **params)
+        except ValueError:  # a parameter refused, with its own words
+            raise
+        except Exception as err:
+            if ":" not in spec:
+                raise
+            call = f"{spec.rpartition(':')[2]}(seed={seed}{''.join(f', {k}=...' for k in params)})"
+            how = (" (a policy class or factory is called with seed= and the policy's parameters as keywords, and "
+                   "makes an object with a decide(decision) method)" if isinstance(err, TypeError) else "")
+            raise PolicyNotFound(f"policy '{spec}' cannot be made: {call} raised {type(err).__name__}: {err}{how}") \
+                from None
     elif params:
         raise ValueError(f"policy '{spec}' is an instance and takes no parameters")
     else:

@@ -456,7 +456,7 @@ def typed_scenario_dicts(draw) -> dict:
 INTS = ["-1", "0", "1", "2", "3", "x", "1.5", "", "99999999999999999999"]
 SMALL = ["-1", "0", "1", "2", "3", "x", ""]  # options that cost time per unit: never large
 POLICY_SPECS = ["greedy", "random", "balanced", "military", "nosuch", "math:pi", "os:getcwd", "missing.py:X",
-                "", "greedy,random", "balanced-v1"]
+                "", "greedy,random", "greedy,greedy", "balanced-v1"]
 OPTION_VALUES = {
     "--games": SMALL, "--top": SMALL, "--draws": SMALL, "--draw-seed": ["-1", "0", "1", "x"], "--fair-value": ["3B.culture", "3B.coins", "9Z.culture", "3B.nosuch", "", "x"], "--swept": ["1,2,3", "3", "", "x", "-5,1e9", "1,1"], "--curve-games": SMALL, "--validation-games": SMALL, "--trials": SMALL,
     "--reference-games": SMALL, "--batch": SMALL, "--chunk": SMALL, "--trace-games": SMALL,

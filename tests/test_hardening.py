@@ -346,6 +346,26 @@ def test_module_attr_that_is_not_a_policy():
     clean_failure(invoke("play", "--policy", "no_such_module_here:x", "-q"), 2, "cannot load policy module")
 
 
+def test_a_callable_that_is_no_policy_factory_is_named_with_how_a_factory_is_called():
+    """os:getcwd is callable, so it passes for a factory until it is called (scripts/fuzz_inputs.py found
+    a TypeError in play, policies sides and show)."""
+    words = ["policy 'os:getcwd' cannot be made: getcwd(seed=0", "raised TypeError", "called with seed= and the policy's parameters"]
+    clean_failure(invoke("play", "--policy", "os:getcwd", "-q"), 2, *words)
+    clean_failure(invoke("policies", "sides", "--policy", "os:getcwd", "-q"), 2, *words)
+    shown = invoke("policies", "show", "os:getcwd")
+    assert shown.exit_code == 0 and "current working directory" in shown.output and "Traceback" not in shown.output
+
+
+@pytest.mark.parametrize("command", [["play"], ["verify", "--games", "2"], ["bench"], ["policies", "ladder"],
+                                     ["policies", "tune", "greedy"], ["balance", "check", "--dry-run"],
+                                     ["simulate", "scenarios/default.toml", "--dry-run"]])
+def test_every_seed_option_takes_the_seeds_a_policy_can_hold(command):
+    """A seed past 63 bits overflowed inside the random policy (verify --seed 2**64) and a negative one inside
+    numpy (policies ladder --seed -1): every --seed is 0..2**63-1, the next seed (a second policy's) in 64 bits."""
+    for seed in ("-1", str(2**63)):
+        clean_failure(invoke(*command, "--seed", seed), 2, "--seed", "is not in the range")
+
+
 def test_a_policy_file_with_postponed_annotations_and_a_dataclass_loads(tmp_path, user_policies):
     scenario = tiny(tmp_path).read_text().replace('"greedy"', '"mine.py:Fine"')
     (tmp_path / "s.toml").write_text(scenario)

@@ -134,6 +134,19 @@ def test_policies_cli_list_show_and_ladder():
     assert "greedy" in ladder.output and "±" in ladder.output
 
 
+def test_a_ladder_of_one_policy_or_of_a_policy_named_twice_is_refused_with_words():
+    """Found by scripts/fuzz_inputs.py: these reached an internal error (an empty frame, a division by zero)."""
+    from hadara_sim.ladder import ladder
+
+    for specs, words in ((["greedy"], "at least two policies"), (["greedy,greedy"], "greedy is named more than once"),
+                         (["greedy,random", "greedy"], "greedy is named more than once")):
+        out = runner.invoke(app, ["policies", "ladder", "--games", "10", "-p", "2", "-q",
+                                  *[x for s in specs for x in ("--policy", s)]])
+        assert out.exit_code == 2 and words in out.output and "unexpected" not in out.output, out.output
+    with pytest.raises(ValueError, match="at least two"):
+        ladder(load_components(), ["greedy"], player_counts=(2,), games=10)
+
+
 def test_a_command_line_value_is_a_literal_or_else_its_text():
     """`scripts/strength.py --set search:rollout=foresight` needs no quotes; nothing typed is run."""
     from hadara_sim.params import parse_value

@@ -64,6 +64,15 @@ def test_rows_must_be_named_for_card_values():
     assert c.where == "seat = 0"
 
 
+def test_rows_held_in_one_deal_have_no_curve():
+    """`balance suggest --curve-games 10` at 2 players: a side held in one deal only reached the fit's
+    cluster correction, a division by zero (scripts/fuzz_inputs.py)."""
+    with pytest.raises(ReportError, match="only 1 deal holds the rows with the seat holding setup card 3 side B: "
+                                          "a curve needs two or more"):
+        curve(planted(deals=1), KEY)
+    assert curve(planted(deals=2), KEY).points["n"].to_list() == [2] * 5
+
+
 def test_rows_of_every_seat_have_no_curve_and_a_misspelt_column_has_a_suggestion():
     df = planted(deals=10).rename({COLUMN: "sweep_components_cards_I_Y_03_cost"})
     with pytest.raises(ReportError, match="the rows with players = 4 are every seat of each game.*--where seat=0"):

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 import typer
 
-from ..constants import MAX_GAMES
+from ..constants import MAX_GAMES, MAX_SEED
 from .common import MARGIN_OPTION, components_or_exit, err_console, fail
 from .limits import jobs_or_exit
 
@@ -15,7 +15,7 @@ PLAYERS = typer.Option(4, "--players", "-p", min=2, max=5, help="Player count.")
 POLICY = typer.Option("balanced", "--policy", help="The policy on every seat.")
 GAMES = typer.Option(20000, "--games", "-n", min=10, max=MAX_GAMES, help="Games of the baseline run.")
 MARGIN = MARGIN_OPTION
-SEED = typer.Option(1, "--seed", "-s", min=0, help="Seed of the deals.")
+SEED = typer.Option(1, "--seed", "-s", min=0, max=MAX_SEED, help="Seed of the deals.")
 JOBS = typer.Option(-1, "--jobs", "-j", help="Parallel processes (-1: all cores).")
 COMPONENTS = typer.Option(None, "--components", help="Directory of a component set (default: the shipped "
                           "reconstruction).", show_default=False)

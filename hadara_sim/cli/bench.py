@@ -11,6 +11,7 @@ from rich import box
 from rich.progress import Progress
 from rich.table import Table
 
+from ..constants import MAX_SEED
 from .common import COMPONENTS_OPTION, components_or_exit, console, err_console, fail, policies_or_exit
 
 PLANNER_MIX = "balanced,military,culture,economy"
@@ -34,7 +35,7 @@ def bench(
         None, min=1, help="Games the reference engine plays to measure its speed (default 5; 30 with --full).",
         show_default=False),
     full: bool = typer.Option(False, "--full", help="The full grid: 2-5 players, both game kinds, four batch sizes."),
-    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the deals."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED, help="Seed of the deals."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     components: Optional[Path] = COMPONENTS_OPTION,
     startup: int = typer.Option(0, "--startup", min=0, max=100, metavar="RUNS",

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from ..constants import COINS_PER_POINT
+from ..constants import COINS_PER_POINT, MAX_SEED
 from ..report.table import Table
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
                      err_console, fail, policies_or_exit, split_specs, writable_file)
@@ -43,7 +43,7 @@ def winners_text(sheet: list[dict], names: list[str]) -> str:
 
 def play(
     players: int = typer.Option(4, "--players", "-p", min=2, max=5, help="Number of players, 2-5."),
-    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the deal (and of random policies)."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED, help="Seed of the deal (and of random policies)."),
     advanced: bool = typer.Option(False, "--advanced", help="Advanced game: starred purple cards and setup side B."),
     policy: list[str] = typer.Option([], "--policy", help="Policy of each seat in seat order, repeated or "
                                      "comma-separated (--policy a,b,c), or one for all seats (default greedy). "

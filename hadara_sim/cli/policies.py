@@ -9,7 +9,7 @@ from typing import Optional
 import typer
 from rich.progress import Progress
 
-from ..constants import MAX_GAMES
+from ..constants import MAX_GAMES, MAX_SEED
 from ..registry import PolicyNotFound, available_policies, resolve_policy
 from ..report.table import Table
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
@@ -35,8 +35,8 @@ def _params(target) -> dict:
 
 
 def _own_doc(cls) -> str:
-    """The class's own docstring (not one inherited from the Policy base class)."""
-    doc = cls.__dict__.get("__doc__")
+    """The class's own docstring (not one inherited from the Policy base class); a factory's own."""
+    doc = vars(cls).get("__doc__") if isinstance(cls, type) else getattr(cls, "__doc__", None)
     return inspect.cleandoc(doc) if doc else ""
 
 
@@ -97,7 +97,7 @@ def ladder(
     games: int = typer.Option(1000, "--games", "-n", min=10, max=MAX_GAMES, help="Games per pair and player count."),
     players: list[int] = typer.Option([2, 3, 4], "--players", "-p", help="Player counts."),
     policy: list[str] = typer.Option([], "--policy", help="Policies to rank (default: every built-in)."),
-    seed: int = typer.Option(0, "--seed", "-s", help="Seed of the deals (and of random policies)."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED, help="Seed of the deals (and of random policies)."),
     advanced: bool = typer.Option(False, "--advanced", help="Advanced game."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     components: Optional[Path] = COMPONENTS_OPTION,
@@ -113,13 +113,17 @@ def ladder(
     # imported here: the ladder's statistics (statsmodels, scipy, matplotlib) take seconds to load,
     # which every other command would pay at start-up
     from ..ladder import ladder as run_ladder
-    from ..ladder import ladder_ratings
+    from ..ladder import ladder_problem, ladder_ratings
     from ..report.ratings import PRIOR_TEXT
 
     fmt = check_format(fmt)
     c = components_or_exit(components)
     names = split_specs(policy) or list(BUILTIN)
+    players = list(dict.fromkeys(players))
     check_policies_and_players(names, players)
+    problem = ladder_problem(names)
+    if problem:
+        fail(problem)
     pairs = len(names) * (len(names) - 1) // 2 * len(players)
     with Progress(console=console, disable=quiet, transient=True) as progress:
         task = progress.add_task("playing", total=pairs)
@@ -181,6 +185,8 @@ def sides(
     check_policies_and_players([policy], players)
     try:
         bot = make_policy(policy, side_choice="derived")
+    except PolicyNotFound as err:
+        fail(str(err))
     except ValueError:
         fail(f"policy '{policy}' has no side_choice parameter: its sides are not found by play "
              "(try --policy balanced)")
@@ -229,7 +235,7 @@ def tune(
                                     help="Tune this parameter: name=low:high or name=a,b,c (choices per "
                                          "entry, e.g. sides=-1,0,1); repeatable. Default: every number "
                                          "parameter within ±50% and the side table."),
-    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the training and validation deals."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED, help="Seed of the training and validation deals."),
     out: Optional[Path] = typer.Option(None, "--out", help="Write the chosen parameters, the command "
                                                            "and the validation to this TOML file."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),

@@ -12,7 +12,7 @@ from typing import Optional
 import typer
 from rich.markup import escape
 
-from ..constants import MAX_GAMES
+from ..constants import MAX_GAMES, MAX_SEED
 from ..process import BACKENDS
 from ..report.table import Table
 from .common import FORMAT_OPTION, check_format, components_or_exit, console, emit, fail
@@ -28,7 +28,7 @@ def simulate(
                                     show_default=False),
     games: Optional[int] = typer.Option(None, "--games", "-n", min=1, max=MAX_GAMES,
                                         help="Games (deals) per combination; overrides the scenario's."),
-    seed: Optional[int] = typer.Option(None, "--seed", "-s", min=0, help="Seed; overrides the scenario's."),
+    seed: Optional[int] = typer.Option(None, "--seed", "-s", min=0, max=MAX_SEED, help="Seed; overrides the scenario's."),
     players: Optional[int] = typer.Option(None, "--players", "-p", min=2, max=5,
                                           help="Player count; overrides the scenario's (as --set players=N)."),
     settings: list[str] = typer.Option([], "--set", metavar="KEY=VALUE",

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 from rich.progress import Progress
 
-from ..constants import MAX_GAMES
+from ..constants import MAX_GAMES, MAX_SEED
 from .common import COMPONENTS_OPTION, components_or_exit, console, fail, policies_or_exit, split_specs
 from .limits import jobs_or_exit
 
@@ -23,7 +23,7 @@ def verify(
     advanced: Optional[bool] = typer.Option(None, "--advanced/--basic", help="Only one game kind (default both)."),
     policy: list[str] = typer.Option(["random", "greedy"], "--policy",
                                      help="Policies to mix; seats rotate over them."),
-    seed: int = typer.Option(0, "--seed", "-s", min=0, help="Seed of the deals."),
+    seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED, help="Seed of the deals."),
     chunk: int = typer.Option(250, min=1, help="Games per batch."),
     jobs: int = typer.Option(-1, "--jobs", "-j", help="Parallel processes (-1: all cores)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),

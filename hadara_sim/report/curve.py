@@ -168,6 +168,9 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
     values = np.sort(deals[x].unique().to_numpy())
     if len(values) < 2:
         raise ReportError(f"'{key}' takes one value only in these rows: a curve needs two or more")
+    held = deals["game"].n_unique()
+    if held < 2:  # the fit's CIs are clustered on the deal: one deal has no spread between deals
+        raise ReportError(f"only {held} deal holds the rows with {words}: a curve needs two or more (play more games)")
     reference = values[0] if reference is None else reference
     if reference not in values:
         raise ReportError(f"reference {reference} is not a swept value ({', '.join(map(str, values))})")
