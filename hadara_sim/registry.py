@@ -139,8 +139,8 @@ def make_policy(spec: str, seed: int = 0, **params):
             policy = target(seed=seed, **builds, **params)
         except ValueError:  # a parameter refused, with its own words
             raise
-        except Exception as err:
-            if ":" not in spec:
+        except Exception as err:  # a user's policy (not a built-in) may fail in any way
+            if spec in built_in_policies():
                 raise
             call = f"{spec.rpartition(':')[2]}(seed={seed}{''.join(f', {k}=...' for k in params)})"
             how = (" (a policy class or factory is called with seed= and the policy's parameters as keywords, and "

@@ -176,6 +176,8 @@ def tune(components: ComponentSet, policy: str, opponents: list[str], players: l
             progress()
         return float(np.mean(scores))
 
+    make_policy(policy, seed=seed, **start)  # one that cannot be made stops here, not as a failed trial
+    field_of()
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed))
     study.enqueue_trial(_as_trial(space, defaults))  # the starting point is the first candidate

@@ -461,7 +461,7 @@ OPTION_VALUES = {
     "--games": SMALL, "--top": SMALL, "--draws": SMALL, "--draw-seed": ["-1", "0", "1", "x"], "--fair-value": ["3B.culture", "3B.coins", "9Z.culture", "3B.nosuch", "", "x"], "--swept": ["1,2,3", "3", "", "x", "-5,1e9", "1,1"], "--curve-games": SMALL, "--validation-games": SMALL, "--trials": SMALL,
     "--reference-games": SMALL, "--batch": SMALL, "--chunk": SMALL, "--trace-games": SMALL,
     "--startup": ["-1", "0", "101", "x"],  # each refused or off: a valid count starts that many processes
-    "--game": INTS, "--combo": INTS, "--seed": ["-1", "0", "1", str(2**64), "x"],
+    "--game": INTS, "--combo": INTS, "--seed": ["-1", "0", "1", str(2**63 - 1), str(2**64), "x"],
     "--players": ["1", "2", "3", "5", "6", "-1", "x"], "--jobs": ["-3", "-2", "-1", "0", "1", "2", "64", "x"],
     "--margin": ["-1", "0", "0.05", "2", "50", "100", "nan", "inf", "x"],
     "--policy": POLICY_SPECS, "--opponent": POLICY_SPECS + ["start"],

@@ -349,9 +349,14 @@ def test_module_attr_that_is_not_a_policy():
 def test_a_callable_that_is_no_policy_factory_is_named_with_how_a_factory_is_called():
     """os:getcwd is callable, so it passes for a factory until it is called (scripts/fuzz_inputs.py found
     a TypeError in play, policies sides and show)."""
-    words = ["policy 'os:getcwd' cannot be made: getcwd(seed=0", "raised TypeError", "called with seed= and the policy's parameters"]
+    words = ["policy 'os:getcwd' cannot be made: getcwd(seed=", "raised TypeError", "called with seed= and the policy's parameters"]
     clean_failure(invoke("play", "--policy", "os:getcwd", "-q"), 2, *words)
     clean_failure(invoke("policies", "sides", "--policy", "os:getcwd", "-q"), 2, *words)
+    clean_failure(invoke("policies", "ladder", "--policy", "greedy,os:getcwd", "-p", "2", "-n", "10", "-q"), 2, *words)
+    for tuned in (["os:getcwd"], ["greedy", "--opponent", "os:getcwd"]):
+        out = clean_failure(invoke("policies", "tune", *tuned, "--trials", "1", "--games", "2", "--validation-games",
+                                   "2", "-q"), 2, *words)
+        assert "Trial 0 failed" not in out  # made before the study starts, not failed in it
     shown = invoke("policies", "show", "os:getcwd")
     assert shown.exit_code == 0 and "current working directory" in shown.output and "Traceback" not in shown.output
 

@@ -127,7 +127,10 @@ def ladder(
     pairs = len(names) * (len(names) - 1) // 2 * len(players)
     with Progress(console=console, disable=quiet, transient=True) as progress:
         task = progress.add_task("playing", total=pairs)
-        frame = run_ladder(c, names, players, games, seed, advanced, lambda: progress.advance(task))
+        try:
+            frame = run_ladder(c, names, players, games, seed, advanced, lambda: progress.advance(task))
+        except (ValueError, PolicyNotFound) as err:
+            fail(str(err))
     grids = []
     for p in players:
         sub = frame.filter(frame["players"] == p)
@@ -269,7 +272,7 @@ def tune(
         try:
             result = run_tune(c, policy, opponent, players, trials, games, validation_games, seed, advanced,
                               space, progress=lambda: progress.advance(task))
-        except ValueError as err:
+        except (ValueError, PolicyNotFound) as err:
             fail(str(err))
     chosen = ", ".join(f"{k}={v}" for k, v in result.params.items())
     rows = []

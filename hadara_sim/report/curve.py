@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -26,6 +27,7 @@ import polars as pl
 from scipy import stats as sps
 from statsmodels.genmod import families
 from statsmodels.genmod.generalized_linear_model import GLM
+from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
 from statsmodels.tools.tools import add_constant
 
 from ..swept_key import SweptKey
@@ -132,7 +134,9 @@ def fit(deals: pl.DataFrame, x: str, response: str):
     family = families.Binomial() if response == "win" else families.Gaussian()
     model = GLM(deals[response].to_numpy(), exog, family=family)  # one value per deal, as in stats.py
     groups = deals["game"].to_numpy()
-    return model.fit(cov_type="cluster", cov_kwds={"groups": groups})
+    with warnings.catch_warnings():  # a small run's seat that always or never won: its slope's wide CI says so
+        warnings.simplefilter("ignore", PerfectSeparationWarning)
+        return model.fit(cov_type="cluster", cov_kwds={"groups": groups})
 
 
 def crossing(result, target: float, values: np.ndarray) -> Crossing:
