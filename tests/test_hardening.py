@@ -715,6 +715,7 @@ def test_a_ctrl_c_that_a_library_swallows_still_stops_the_run(tmp_path, in_callb
     (["verify", "--chunk", "-5"], ["--chunk"]),
     (["verify", "--jobs", "0"], ["--jobs"]),
     (["verify", "--seed", "-1"], ["--seed"]),
+    (["verify", "--policy", "", "--games", "2"], ["--policy names no policy"]),
     (["bench", "--reference-games", "0"], ["--reference-games"]),
     (["simulate", "scenarios/default.toml", "--backend", "dask", "--scheduler", "not-a-url"], ["--scheduler"]),
     (["simulate", "scenarios/default.toml", "--backend", "dask", "--scheduler", "udp://127.0.0.1:1"], ["--scheduler"]),

@@ -44,6 +44,8 @@ def verify(
         fail(f"--players must be 2..5, got {counts}")
     kinds = [advanced] if advanced is not None else [False, True]
     specs = split_specs(policy)
+    if not specs:
+        fail("--policy names no policy: give one or more to mix (without --policy: random and greedy)")
     pols = policies_or_exit(specs, len(specs), seed)
     n_chunks = -(-games // chunk)
     tasks = ((p, kind, min(chunk, games - k * chunk), k, pols)  # made as played: memory does not grow with --games
