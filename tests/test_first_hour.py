@@ -2,6 +2,7 @@
 path is told the new one, a mistyped name gets a "did you mean", and `simulate` changes the player
 count or any scenario value from the command line, checked like the file."""
 
+import re
 import sys
 from pathlib import Path
 
@@ -51,6 +52,34 @@ def test_set_refuses_a_bad_key_or_value_at_its_own_position(tmp_path):
     shape = runner.invoke(app, ["simulate", "scenarios/default.toml", "--set", "players"], env={"COLUMNS": "300"})
     assert shape.exit_code == 2 and "--set players: expected KEY=VALUE" in shape.output
     assert not (tmp_path / "r").exists()
+
+
+def test_set_examples_work_as_printed_and_a_table_the_setting_made_up_is_its_fault(tmp_path):
+    """The KEY=VALUE example named `components.overrides...`, a key no scenario has; a problem with a
+    table the setting created was put at the scenario file."""
+    shape = runner.invoke(app, ["simulate", "scenarios/default.toml", "--set", "=3"], env={"COLUMNS": "300"})
+    example = re.search(r"or --set (\S+)", shape.output).group(1)
+    assert runner.invoke(app, ["simulate", "scenarios/default.toml", "--set", example, "--dry-run"]).exit_code == 0
+    wrong = runner.invoke(app, ["simulate", "scenarios/default.toml", "--set", "components.overrides.board.sell_price=3",
+                                "--dry-run"], env={"COLUMNS": "300"})
+    assert wrong.exit_code == 2 and "--set components.overrides.board.sell_price=3: components.overrides: unknown key" \
+        in " ".join(wrong.output.split())
+
+
+def test_players_or_a_value_the_scenario_sweeps_is_refused_with_the_sweep_to_change(tmp_path):
+    """--players 3 on the setup grid (which sweeps players 2-5) was silently overridden by the sweep
+    and still wrote results/setup-cards-players=3; its hint works as printed."""
+    out = runner.invoke(app, ["simulate", "scenarios/setup-cards.toml", "--players", "3", "--dry-run"],
+                        env={"COLUMNS": "300"})
+    text = " ".join(out.output.split())
+    assert out.exit_code == 2 and "--set players=3: players: this scenario sweeps players over [2, 3, 4, 5]" in text
+    hint = re.search(r"\(--set '(.+?)'\)", text).group(1)
+    fixed = runner.invoke(app, ["simulate", "scenarios/setup-cards.toml", "--set", hint, "--dry-run"],
+                          env={"COLUMNS": "300"})
+    assert fixed.exit_code == 0 and "results/setup-cards-sweep.players=_3" in fixed.output
+    value = runner.invoke(app, ["simulate", "scenarios/3b-culture-coins.toml", "--set",
+                                "components.setup.3B.culture=4", "--dry-run"], env={"COLUMNS": "300"})
+    assert value.exit_code == 2 and "sweeps components.setup.3B.culture over [2, 3, 4, 5]" in " ".join(value.output.split())
 
 
 def test_players_and_set_change_the_run_and_its_replay(tmp_path):

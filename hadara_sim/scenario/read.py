@@ -79,7 +79,7 @@ def parse_scenario(text: str, file: str = "<scenario>", base_dir: str | Path | N
 
 def apply_settings(data: dict, settings: Sequence[str]) -> dict[tuple, str]:
     """Set each KEY=VALUE of `settings` in the document `data`: KEY a dotted key path (players,
-    components.overrides.board.sell_price), VALUE a TOML value (3, "x", [1, 2], {a = 1}) or else
+    components.board.sell_price), VALUE a TOML value (3, "x", [1, 2], {a = 1}) or else
     the text itself. Returns each key path with the setting that made it; ScenarioError for a
     setting that is not KEY=VALUE or whose path runs through a value that is not a table."""
     changed: dict[tuple, str] = {}
@@ -89,11 +89,8 @@ def apply_settings(data: dict, settings: Sequence[str]) -> dict[tuple, str]:
         where = f"--set {setting}"
         if not eq or not all(path):
             raise ScenarioError([Problem(where, None, "", "expected KEY=VALUE, e.g. --set players=3 or "
-                                                           "--set components.overrides.board.sell_price=[3,4,5]")])
-        try:
-            parsed = tomllib.loads(f"value = {value.strip()}")["value"]
-        except tomllib.TOMLDecodeError:
-            parsed = value.strip()  # a bare word: the text (--set game=advanced)
+                                                           "--set components.board.sell_price=[3,4,5]")])
+        parsed = parsed_value(setting)
         table = data
         for depth, part in enumerate(path[:-1]):
             table = table.setdefault(part, {})
@@ -103,14 +100,31 @@ def apply_settings(data: dict, settings: Sequence[str]) -> dict[tuple, str]:
                                              "table of keys: set it whole")])
         table[path[-1]] = parsed
         changed[path] = setting
+    swept = data.get("sweep") if isinstance(data.get("sweep"), dict) else {}
+    for path, setting in changed.items():
+        key = ".".join(path)
+        if path[0] != "sweep" and key in swept:
+            raise ScenarioError([Problem(f"--set {setting}", None, key, (
+                f"this scenario sweeps {key} over {show_value(swept[key])}, and the sweep sets it in every "
+                f"combination: change the sweep instead"
+                + (f" (--set 'sweep.{key}=[{show_value(parsed_value(setting))}]')" if len(path) == 1 else "")))])
     return changed
+
+
+def parsed_value(setting: str):
+    """The value of a KEY=VALUE setting as `apply_settings` reads it: TOML, or else the text."""
+    value = setting.partition("=")[2].strip()
+    try:
+        return tomllib.loads(f"value = {value}")["value"]
+    except tomllib.TOMLDecodeError:
+        return value  # a bare word: the text (--set game=advanced)
 
 
 def _at_setting(problem: Problem, changed: dict[tuple, str]) -> Problem:
     """A problem with a value a setting gave, placed at that setting (`--set KEY=VALUE: key: ...`)."""
     for path, setting in changed.items():
         key = ".".join(path)
-        if problem.field == key or problem.field.startswith((key + ".", key + "[")):
+        if problem.field == key or problem.field.startswith((key + ".", key + "[")) or key.startswith(problem.field + "."):
             return Problem(f"--set {setting}", None, problem.field, problem.message)
     return problem
 
