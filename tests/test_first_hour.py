@@ -137,6 +137,22 @@ def test_the_closing_table_labels_combinations_in_words_and_points_to_the_report
     assert f"next: hadara-sim report cards {tmp_path / 'g'}" in result.output
 
 
+@pytest.mark.parametrize("scenario, report", [("default", "ratings"), ("seats", "seats"),
+                                              ("setup-cards-fields", "setup-cards"), ("3b-culture-coins", "curve")])
+def test_the_report_a_run_points_to_reads_it(tmp_path, scenario, report):
+    """The run's closing `next:` works as printed: it pointed the setup grid under two fields (one policy
+    per game) to `report ratings`, which refuses a run that never seats two policies."""
+    out = tmp_path / "r"
+    result = runner.invoke(app, ["simulate", f"scenarios/{scenario}.toml", "--games", "12", "--jobs", "1", "--set",
+                                 "chunk=12", "--out", str(out)], env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    hint = next(line for line in result.output.splitlines() if line.startswith("next: "))
+    words = hint.split(" (")[0].split()
+    assert words[2:4] == ["report", report] and words[4] == str(out), hint
+    followed = runner.invoke(app, words[2:], env={"COLUMNS": "300"})
+    assert followed.exit_code == 0, (hint, followed.output)
+
+
 def _imported_by(args: list[str]) -> list[str]:
     """The modules a fresh `hadara-sim ARGS` process has imported when it ends."""
     import subprocess

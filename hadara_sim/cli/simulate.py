@@ -159,7 +159,7 @@ def simulate(
     except ResultsError as err:
         fail(str(err))
     if fmt == "table":
-        console.print(f"next: {escape(next_report(sc.sweep, out))}", highlight=False, soft_wrap=True)
+        console.print(f"next: {escape(next_report(sc, out))}", highlight=False, soft_wrap=True)
 
 
 def combination_words(label: str) -> str:
@@ -185,23 +185,28 @@ def combination_words(label: str) -> str:
     return ", ".join(words)
 
 
-def next_report(sweep: dict, out: Path) -> str:
-    """The report that reads this run's sweep, as a command to type."""
+def next_report(sc, out: Path) -> str:
+    """The report that reads this run's design (its sweep, set-up grid or seating), as a command to type."""
     from .limits import program
 
     command = f"{program()} report {{}} {shlex.quote(str(out))}"
+    sweep = sc.sweep
     grants = [str(v) for v in sweep.get("grants", [])]
     numeric = [k for k in sweep if k.startswith("components.")]
     if grants:
         purple = any("-P-" in g or "_" in g for g in grants if g != "none")
         return (command.format("purple") + " (what each purple effect is worth against the control)" if purple
                 else command.format("cards") + " (each granted card against the control and its colour)")
+    if "restrict" in sweep:
+        return command.format("cards") + " (each card sought and avoided against the control: its worth at its price)"
     if len(numeric) in (1, 2):
         return command.format("curve") + (" (the win share over the swept value and where it is fair)"
                                           if len(numeric) == 1 else " (the surface of the two swept values)")
-    if "policies" in sweep or "seats" in sweep:
+    if any(c.setup_card is not None for c in sc.combinations):
+        return command.format("setup-cards") + " (each setup card side against the fair share, and B - A)"
+    if any(len({(p.policy, repr(p.params)) for p in c.config.policies}) > 1 for c in sc.combinations):
         return command.format("ratings") + " (each policy's strength against the others)"
-    return command.format("summary") + " (every report that applies, in one HTML file)"
+    return command.format("seats") + " (one policy on every seat: what the seat and turn order are worth)"
 
 
 def changed_name(name: str, settings: list[str]) -> str:
