@@ -89,7 +89,7 @@ def test_an_undecided_row_states_its_hint_in_deals_and_in_the_games_of_the_run()
     judged = _judged(_table(np.random.default_rng(1), 300), hints=True).to_dicts()[0]
     assert judged["verdict"] == "undecided" and judged["more"] > 0
     text = V.undecided_text(judged["more"], judged["n"], 900)  # a row held in a third of 900 games
-    assert text == f"undecided, about {judged['more']:,.0f} more deals (--games {900 + math.ceil(judged['more'] * 3):,})"
+    assert text == f"undecided, about {judged['more']:,.0f} more deals (--games {900 + math.ceil(judged['more'] * 3)})"
     assert V.undecided_text(math.nan) == "undecided"
 
 
@@ -118,10 +118,10 @@ def test_a_table_s_verdicts_are_built_once_and_every_rendering_reads_the_same_ob
 
 def test_the_precision_caption_says_the_scenario_s_games():
     """Rows of 300 and 100 deals of a run of 300 games per combination, needing 1,200 deals for ±1 pp:
-    the row holding a third of the deals needs 1,100 more, so --games 3,600."""
+    the row holding a third of the deals needs 1,100 more, so --games 3600."""
     table = pl.DataFrame({"n": [300, 100], "needed": [1200.0, 1200.0]})
     assert V.precision_caption(table, games=300) == ("; a 95% CI of ±1 pp needs about 1,200 deals per row "
-                                                      "(--games 3,600; normal approximation; n now 100)")
+                                                      "(--games 3600; normal approximation; n now 100)")
     assert V.precision_caption(table) == ("; a 95% CI of ±1 pp needs about 1,200 deals per row (normal "
                                           "approximation; n now 100)")
 
@@ -137,7 +137,7 @@ def test_a_value_fair_by_its_fit_but_short_of_deals_is_undecided_and_preferred_o
     assert not cand.fair and cand.undecided and cand.value == 3
     assert abs(cand.win - 0.25) < 0.02 and cand.high - cand.low > 0.02
     more = cand.judged.more
-    assert cand.judged.text(500) == f"undecided, about {more:,.0f} more deals per swept value (--curve-games {500 + more:,.0f})"
+    assert cand.judged.text(500) == f"undecided, about {more:,.0f} more deals per swept value (--curve-games {500 + more:.0f})"
     assert cand.note.startswith("short of deals, not of a value")
     # the CI shrinks as 1 / sqrt(games): at the hinted games its half-width fits the room left
     half = cand.high - cand.win if cand.win >= 0.25 else cand.win - cand.low
@@ -341,6 +341,6 @@ def test_a_fitted_share_is_fair_exactly_when_its_90_ci_lies_inside_the_margin(lo
     assert v.short_of_deals is (not fair) and (math.isnan(v.more) if fair else v.more > 0)
     if not fair:
         assert v.text(1000) == f"undecided, about {v.more:,.0f} more deals per swept value (--curve-games " \
-                               f"{1000 + v.more:,.0f})"
+                               f"{1000 + v.more:.0f})"
     outside = V.of_fit(0.30, 0.28, 0.32, 0.25, 0.02, deals=1000)
     assert outside.text() == "▲ stronger" and math.isnan(outside.more)

@@ -214,7 +214,7 @@ def undecided_text(more: float | None, n: int | None = None, games: int | None =
         return "undecided"
     text = f"undecided, about {more:,.0f} more deals" + (f" per {per}" if per else "")
     if games and n:
-        text += f" ({option} {games_for(more, n, games):,})"
+        text += f" ({option} {games_for(more, n, games)})"  # no separators: a value to type
     return text
 
 
@@ -254,7 +254,7 @@ def precision_caption(table, column: str = "needed", games: int | None = None) -
              if d is not None and math.isfinite(d) and k]
     if not pairs:
         return ""
-    scenario = (f"--games {max(games_for(max(0.0, d - k), k, games) for k, d in pairs):,}; " if games else "")
+    scenario = (f"--games {max(games_for(max(0.0, d - k), k, games) for k, d in pairs)}; " if games else "")
     return (f"; a 95% CI of ±1 pp needs about {max(d for _, d in pairs):,.0f} deals per row ({scenario}normal "
             f"approximation; n now {table['n'].min():,})")
 
