@@ -120,7 +120,10 @@ def test_play_names_the_seats_as_given_and_the_winner_with_their_policy():
 
     runner = CliRunner()
     short = runner.invoke(app, ["play", "-p", "3", "--policy", "human,military"], env={"COLUMNS": "200"})
-    assert short.exit_code == 2 and "got 2 for 3 players (human, military)" in short.output
+    assert short.exit_code == 2 and "got 2 for 3 players (human, military); give 3, or set the player count with --players 2" \
+        in short.output
+    six = runner.invoke(app, ["play", "-p", "2", "--policy", ",".join(["greedy"] * 6)], env={"COLUMNS": "200"})
+    assert six.exit_code == 2 and "give 2 (a game seats 2 to 5 players)" in six.output and "--players 6" not in six.output
     typo = runner.invoke(app, ["play", "-p", "2", "--policy", "humn,military"], env={"COLUMNS": "200"})
     assert typo.exit_code == 2 and "unknown policy 'humn' (did you mean human?" in typo.output
     played = runner.invoke(app, ["play", "-p", "2", "--policy", "human,greedy"], input="1\n" * 300,

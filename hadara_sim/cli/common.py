@@ -95,6 +95,14 @@ def split_specs(specs: Sequence[str]) -> list[str]:
     return [part.strip() for spec in specs for part in spec.split(",") if part.strip()]
 
 
+def seat_count_problem(specs: list[str], players: int, ask: str) -> str:
+    """What is wrong with `specs` for `players` seats, and the fix: that count of policies, or the
+    player count the policies name where a game can seat it."""
+    fix = (f"give {players}, or set the player count with --players {len(specs)}" if 2 <= len(specs) <= 5
+           else f"give {players} (a game seats 2 to 5 players)")
+    return f"{ask}: got {len(specs)} for {players} players ({', '.join(specs)}); {fix}"
+
+
 def policies_or_exit(specs: list[str], players: int, seed: int):
     """One policy per seat from the --policy options (repeated or comma-separated): none = greedy
     everywhere, one = everywhere, otherwise one per seat."""
@@ -104,8 +112,7 @@ def policies_or_exit(specs: list[str], players: int, seed: int):
     if len(specs) == 1:
         specs = specs * players
     if len(specs) != players:
-        fail(f"give one --policy for every seat or a single one for all: got {len(specs)} for {players} players "
-             f"({', '.join(specs)}); set the player count with --players {len(specs)}")
+        fail(seat_count_problem(specs, players, "give one --policy for every seat or a single one for all"))
     policies, made = [], {}
     for seat, spec in enumerate(specs):
         if spec not in made:

@@ -11,7 +11,7 @@ from rich.markup import escape
 from ..constants import COINS_PER_POINT, MAX_SEED
 from ..report.table import Table
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
-                     err_console, fail, policies_or_exit, split_specs, writable_file)
+                     err_console, fail, policies_or_exit, seat_count_problem, split_specs, writable_file)
 
 # The deal, the reference engine, the trace and the policy interface are imported where a game is
 # told: they load numpy and numba, which `--help`, `--version` and every command would pay at start-up.
@@ -90,8 +90,7 @@ def seats_or_exit(specs: list[str], players: int, seed: int) -> list:
     if len(specs) == 1:
         fail(f"--policy human needs a policy for the other seats too, e.g. --policy human,{','.join(['greedy'] * (players - 1))}")
     if len(specs) != players:  # said here, before a stand-in takes the human seat's place below
-        fail(f"give one --policy for every seat: got {len(specs)} for {players} players ({', '.join(specs)}); "
-             f"give {players}, or set the player count with --players {len(specs)}")
+        fail(seat_count_problem(specs, players, "give one --policy for every seat"))
     bots = policies_or_exit(["greedy" if s == "human" else s for s in specs], players, seed)
     return [Human(width=console.width) if s == "human" else bot for s, bot in zip(specs, bots)]
 
