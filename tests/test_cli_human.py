@@ -167,3 +167,16 @@ def test_the_told_game_says_an_income_tile_never_a_income_tile(components):
     text = "\n".join(told)
     assert re.search(r"with an income tile", text)
     assert not re.search(r"\ba [aeiou]", text) and not re.search(r"\b1 coins\b", text)
+
+
+def test_a_human_seat_with_a_machine_format_keeps_standard_output_for_the_score_pad():
+    """`play --policy human,balanced --format json` put the prompts on standard output, before the JSON."""
+    import json
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-c", "from hadara_sim.cli import main; main()", "play", "-p", "2", "--policy",
+               "human,balanced", "--format", "json"]
+    done = subprocess.run(command, input="1\n" * 300, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "score" in json.dumps(json.loads(done.stdout)) and "your choice" in done.stderr

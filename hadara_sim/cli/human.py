@@ -39,10 +39,11 @@ class Human(Policy):
     name = "human"
     description = "You: each decision is shown with its legal options numbered; type a number (h for help)."
 
-    def __init__(self, seed: int = 0, read=None, write=None, width: int = 100):
+    def __init__(self, seed: int = 0, read=None, write=None, width: int = 100, stream=None):
         super().__init__(seed)
         self.read = read or _read_stdin
-        self.write = write or (lambda text: print(wrapped(text, width), flush=True))
+        # `stream` None: standard output; standard error while standard output carries a machine format
+        self.write = write or (lambda text: print(wrapped(text, width), file=stream, flush=True))
 
     def decide(self, decision: Decision) -> np.ndarray:
         options = np.flatnonzero(decision.legal[0])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Optional
 
@@ -56,7 +57,8 @@ def play(
 ):
     """Play one game and tell it step by step, ending with the score pad.
 
-    With --format csv, markdown or json only the score pad is printed."""
+    With --format csv, markdown or json only the score pad is printed (a human seat's prompts go to
+    standard error then)."""
     from ..deal import make_deals
 
     fmt = check_format(fmt)
@@ -64,7 +66,7 @@ def play(
         writable_file(trace, "--trace")
     quiet = quiet or fmt != "table"
     c = components_or_exit(components)
-    seats = seats_or_exit(policy, players, seed)
+    seats = seats_or_exit(policy, players, seed, machine=fmt != "table")
     deal = make_deals(c, players, 1, seed=seed, advanced=advanced)
     kind = "advanced" if advanced else "basic"
     sheet, records = tell(deal, c, seats, [p.name for p in seats], quiet,
@@ -72,7 +74,7 @@ def play(
     finish(sheet, records, [p.name for p in seats], fmt, trace)
 
 
-def seats_or_exit(specs: list[str], players: int, seed: int) -> list:
+def seats_or_exit(specs: list[str], players: int, seed: int, machine: bool = False) -> list:
     """`policies_or_exit`, with `human` a seat for the person at the keyboard."""
     from .human import Human
 
@@ -92,7 +94,8 @@ def seats_or_exit(specs: list[str], players: int, seed: int) -> list:
     if len(specs) != players:  # said here, before a stand-in takes the human seat's place below
         fail(seat_count_problem(specs, players, "give one --policy for every seat"))
     bots = policies_or_exit(["greedy" if s == "human" else s for s in specs], players, seed)
-    return [Human(width=console.width) if s == "human" else bot for s, bot in zip(specs, bots)]
+    stream = sys.stderr if machine else None  # the score pad's json, csv or markdown keeps standard output
+    return [Human(width=console.width, stream=stream) if s == "human" else bot for s, bot in zip(specs, bots)]
 
 
 def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[list[dict], list[dict]]:
