@@ -108,15 +108,15 @@ def sample_game(results: str | Path, game: int, combo: int = 0, scenario: Scenar
                           f"got {game}")
     chunk = next(c for c in plan_chunks(sc) if c.combo == combo and c.first_game <= game < c.first_game + c.games)
     combination = sc.combinations[combo]
+    problem = unreplayable(combination)
+    if problem:
+        raise SampleError(problem)
     config = combination.config
     c: ComponentSet = sc.components
     deals = make_deals(c, config.players, chunk.games, seed=np.random.SeedSequence(sc.seed, spawn_key=(chunk.index,)),
                        advanced=config.advanced, first_game=chunk.first_game, exclude=combination.exclude)
-    sides = chunk_setup(combination, sc.seed, chunk, deals)
+    chunk_setup(combination, sc.seed, chunk, deals)  # its setup cards and board, placed in the deals
     i = game - chunk.first_game
-    if config.grants or config.restriction is not None or (sides is not None):
-        raise SampleError("this game was played with granted cards, restricted play or fixed setup sides, which "
-                          "the reference engine cannot replay; sample games of such scenarios are not supported yet")
     deal = deals[i:i + 1]
     table = seat_table(combination, deal.game_id)
     from .registry import make_policy
@@ -171,6 +171,21 @@ def verified_game(results: str | Path, game: int, combo: int = 0, scenario: Scen
     return sample, len(rows)
 
 
+def unreplayable(combination) -> str | None:
+    """Why the reference engine cannot play a combination's games again, or None when it can: it
+    replays what the policies chose, not cards granted, play restricted or setup sides set by the run."""
+    config = combination.config
+    set_by_run = [what for what, present in (
+        ("granted cards", bool(config.grants)), ("restricted play", config.restriction is not None),
+        (f"setup sides set by the run (setup.sides = {config.setup.sides!r})",
+         config.advanced and config.setup.sides != "policy")) if present]
+    if not set_by_run:
+        return None
+    return (f"combination {combination.index} plays with {' and '.join(set_by_run)}, which the reference engine "
+            "cannot replay (it plays again only what the policies chose): tracing and show-game take runs "
+            "without them")
+
+
 def sample_ids(games: int, combos: int, k: int) -> list[tuple[int, int]]:
     """k (combo, game) pairs spread evenly over a run: the first, the last and those between."""
     total = games * combos
@@ -179,4 +194,4 @@ def sample_ids(games: int, combos: int, k: int) -> list[tuple[int, int]]:
 
 
 __all__ = ["SampleError", "SampleGame", "SampleMismatch", "check_against_rows", "run_scenario", "sample_game", "sample_ids",
-           "verified_game"]
+           "unreplayable", "verified_game"]

@@ -291,3 +291,22 @@ def test_a_mistyped_report_or_command_gets_a_did_you_mean():
     assert report.exit_code == 2 and "No such command 'winrat'. Did you mean 'winrate'?" in report.output
     command = runner.invoke(app, ["simulat", "scenarios/default.toml"], env={"COLUMNS": "200"})
     assert command.exit_code == 2 and "Did you mean 'simulate'?" in command.output
+
+
+@pytest.mark.parametrize("scenario, why", [("setup-cards", "setup sides set by the run (setup.sides = 'grid')"),
+                                           ("balance-fix", "setup sides set by the run (setup.sides = 'random')"),
+                                           ("card-grants", "granted cards")])
+def test_traces_of_a_run_the_reference_cannot_replay_are_refused_before_it_plays(tmp_path, scenario, why):
+    """--trace-games on the setup grid played all 40 chunks and then failed, naming 'fixed setup sides'
+    also for balance-fix's random ones; show-game gives the same reason."""
+    out = tmp_path / "r"
+    traced = runner.invoke(app, ["simulate", f"scenarios/{scenario}.toml", "--games", "4", "--jobs", "1",
+                                 "--trace-games", "2", "--out", str(out)], env={"COLUMNS": "300"})
+    text = " ".join(traced.output.split())
+    assert traced.exit_code == 2 and f"plays with {why}, which the reference engine cannot replay" in text, text
+    assert not out.exists()
+    assert runner.invoke(app, ["simulate", f"scenarios/{scenario}.toml", "--games", "4", "--jobs", "1", "--set",
+                               "chunk=4", "--out", str(out), "-q"]).exit_code == 0
+    combo = 1 if scenario == "card-grants" else 0  # card-grants' combination 0 is its control, no grant
+    shown = runner.invoke(app, ["show-game", str(out), "--game", "1", "--combo", str(combo)], env={"COLUMNS": "300"})
+    assert shown.exit_code == 2 and why in " ".join(shown.output.split())

@@ -99,6 +99,13 @@ def simulate(
     for w in dict.fromkeys(str(w.message) for w in caught):
         console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
     out = out if out is not None else Path("results") / changed_name(sc.name, settings)
+    if trace_games:
+        from ..sample import sample_ids, unreplayable
+
+        problem = next(filter(None, (unreplayable(sc.combinations[combo])
+                                     for combo, _ in sample_ids(sc.games, len(sc.combinations), trace_games))), None)
+        if problem:
+            fail(f"--trace-games {trace_games}: {problem}; run without --trace-games")
     chunks = plan_chunks(sc)
     if not quiet:
         console.print(f"[bold]{escape(sc.name)}[/]: {sc.games:,} games x {len(sc.combinations)} combination"
