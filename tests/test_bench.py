@@ -12,9 +12,24 @@ def test_bench_reports_the_first_call_and_both_default_policy_sets():
     result = runner.invoke(app, ["bench", "--batch", "16", "--reference-games", "1", "--players", "2", "-q"])
     assert result.exit_code == 0, result.output
     assert "first call (compile, or load from numba's cache):" in result.output
-    rows = [line.split() for line in result.output.splitlines() if line.strip().startswith(("greedy", "planner mix"))]
-    assert [row[0] for row in rows] == ["greedy", "planner"]
-    assert all(row[-6] == "16" for row in rows)  # batch column
+    rows = [[cell.strip() for cell in line.strip("│ ").split("│")] for line in result.output.splitlines()
+            if line.strip("│ ").startswith(("greedy", "planner mix"))]
+    assert [row[0] for row in rows] == ["greedy", "planner mix"]
+    assert all(row[3] == "16" for row in rows)  # batch column
+
+
+def test_bench_prints_its_table_in_the_machine_formats():
+    """README promised --format on every command that prints a table; bench had none."""
+    import json
+
+    result = runner.invoke(app, ["bench", "--batch", "16", "--reference-games", "1", "--players", "2", "-q",
+                                 "--policy", "greedy", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    (row,) = doc["tables"][0]["data"]
+    assert row["policies"] == "greedy" and row["batch"] == 16 and row["games_per_second"] > 0
+    assert row["ratio"] == pytest.approx(row["games_per_second"] / row["reference_games_per_second"], rel=0.5)
+    assert any(note.startswith("first call") for note in doc["notes"])
 
 
 def test_bench_refuses_a_bad_player_count():

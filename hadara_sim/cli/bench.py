@@ -7,12 +7,12 @@ from pathlib import Path
 from typing import Optional
 
 import typer
-from rich import box
 from rich.progress import Progress
-from rich.table import Table
 
 from ..constants import MAX_SEED
-from .common import COMPONENTS_OPTION, components_or_exit, console, err_console, fail, policies_or_exit
+from ..report.table import Table
+from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit, err_console,
+                     fail, policies_or_exit)
 
 PLANNER_MIX = "balanced,military,culture,economy"
 
@@ -42,6 +42,7 @@ def bench(
                                 help="Also time the fixed cost of a small run: RUNS fresh processes of a 100-game "
                                      "`simulate -q` of scenarios/default.toml and RUNS of the same with its "
                                      "closing table (no -q), each to its exit (target 1.0 s; e.g. --startup 5)."),
+    fmt: str = FORMAT_OPTION,
 ):
     """Measure the speed and memory of the batch engine against the reference engine.
 
@@ -54,8 +55,8 @@ def bench(
     """
     from ..bench import bench_one, first_call_seconds, reference_speed  # loads the engine: not at start-up
 
-    if startup:
-        startup_line(startup, quiet)
+    fmt = check_format(fmt)
+    notes = startup_lines(startup, quiet) if startup else []
     c = components_or_exit(components)
     counts = players or ([2, 3, 4, 5] if full else [4])
     sizes = batch or ([256, 1024, 4096, 16384] if full else [2000])
@@ -67,13 +68,11 @@ def bench(
     tables = {mix: policies_or_exit(mix.split(","), len(mix.split(",")), seed) for mix in mixes}
     with nullcontext() if quiet else err_console.status("compiling, or loading the compiled engine and bots"):
         first = first_call_seconds(c, tables[mixes[0]], seed)
-    console.print(f"first call (compile, or load from numba's cache): {first:.2f} s")
-    table = Table(title="hadara-sim bench (one process)", box=box.SIMPLE, show_edge=False, collapse_padding=True,
-                  caption="MiB 1 / MiB 3: peak memory allocated (tracemalloc) while playing one batch / three "
-                          "batches in a row (equal: memory does not grow from batch to batch); ref g/s: games per "
-                          "second of the reference engine on the same deals; ratio: batch over reference")
-    for head in ("policies", "players", "game", "batch", "games/s", "MiB 1", "MiB 3", "ref g/s", "ratio"):
-        table.add_column(head, justify="right", no_wrap=True)
+    notes.append(f"first call (compile, or load from numba's cache): {first:.2f} s")
+    if fmt == "table":  # the lines whole, as typed: the machine formats carry them as notes
+        for line in notes:
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
+    rows, data = [], []
     configs = [(mix, p, k) for mix in mixes for p in counts for k in kinds]
     with Progress(console=err_console, disable=quiet, transient=True) as progress:
         task = progress.add_task("benchmarking", total=len(configs) * (len(sizes) + 1))
@@ -83,27 +82,39 @@ def bench(
             progress.advance(task)
             for size in sizes:
                 row = bench_one(c, p, kind, size, pols, seed, ref)
-                table.add_row("planner mix" if mix == PLANNER_MIX else mix, str(p), "advanced" if kind else "basic", str(size),
-                              f"{row.games_per_second:,.0f}", f"{row.peak_mib:,.1f}", f"{row.peak_mib_after_3:,.1f}",
-                              f"{ref:,.1f}", f"{row.ratio:,.0f}x")
+                name, game = "planner mix" if mix == PLANNER_MIX else mix, "advanced" if kind else "basic"
+                rows.append([name, str(p), game, str(size), f"{row.games_per_second:,.0f}", f"{row.peak_mib:,.1f}",
+                             f"{row.peak_mib_after_3:,.1f}", f"{ref:,.1f}", f"{row.ratio:,.0f}x"])
+                data.append({"policies": mix, "players": p, "game": game, "batch": size,
+                             "games_per_second": row.games_per_second, "peak_mib": row.peak_mib,
+                             "peak_mib_after_3": row.peak_mib_after_3, "reference_games_per_second": ref,
+                             "ratio": row.ratio})
                 progress.advance(task)
-    console.print(table)
+    import polars as pl
+
+    emit([Table("hadara-sim bench (one process)",
+                ["policies", "players", "game", "batch", "games/s", "MiB 1", "MiB 3", "ref g/s", "ratio"], rows,
+                caption="MiB 1 / MiB 3: peak memory allocated (tracemalloc) while playing one batch / three "
+                        "batches in a row (equal: memory does not grow from batch to batch); ref g/s: games per "
+                        "second of the reference engine on the same deals; ratio: batch over reference",
+                data=pl.DataFrame(data), units=None)], fmt, notes=[] if fmt == "table" else notes)
 
 
-def startup_line(runs: int, quiet: bool) -> None:
-    """Print the whole-process time of `runs` 100-game `simulate -q` processes, then of `runs` with the
+def startup_lines(runs: int, quiet: bool) -> list[str]:
+    """The whole-process time of `runs` 100-game `simulate -q` processes, then of `runs` with the
     closing win-rate table (what a user who types no -q waits for), against the target."""
     from ..bench import (STARTUP_GAMES, STARTUP_SCENARIO, STARTUP_TARGET_SECONDS, bytecode_words,
                          startup_seconds)
 
     if not STARTUP_SCENARIO.exists():
         fail(f"--startup plays {STARTUP_SCENARIO}, which is not here: run it from a checkout of hadara-sim")
+    lines = []
     for table in (False, True):  # the quiet runs' uncounted first one has compiled the engine for both
         with nullcontext() if quiet else err_console.status(f"timing {runs + (not table)} fresh simulate processes"):
             try:
                 found = startup_seconds(runs, quiet=not table, warm=not table)
             except RuntimeError as err:
                 fail(str(err), code=1)
-        console.print(f"start-up: a {STARTUP_GAMES}-game simulate {'with its closing table' if table else '-q'}, "
-                      f"whole process ({bytecode_words()}): {found.text()}; target {STARTUP_TARGET_SECONDS:.1f} s",
-                      markup=False, highlight=False, soft_wrap=True)
+        lines.append(f"start-up: a {STARTUP_GAMES}-game simulate {'with its closing table' if table else '-q'}, "
+                     f"whole process ({bytecode_words()}): {found.text()}; target {STARTUP_TARGET_SECONDS:.1f} s")
+    return lines
