@@ -49,6 +49,13 @@ class SweptKey:
         return re.sub(r"[^A-Za-z0-9]+", "-", self.text).strip("-")
 
     @property
+    def component_value(self) -> bool:
+        """Whether the key sets a value of the component set ("components.setup.3B.culture")."""
+        # Only such a value is a number on a scale; players or a setup grid's setup.card are numbers
+        # too, but they name settings to choose among, over which no curve means anything.
+        return self.path[:1] == ("components",)
+
+    @property
     def setup_value(self) -> tuple[int, str, str] | None:
         """(initiative, side, value) of a setup card value, "components.setup.3B.culture" ->
         (3, "B", "culture"); None for any other key."""

@@ -3,6 +3,7 @@ command on a tiny real run, the HTML summary, and clean failures (exit 2, no tra
 
 import base64
 import re
+import warnings
 
 import pytest
 from typer.testing import CliRunner
@@ -224,6 +225,30 @@ def test_bad_options_fail_cleanly(four):
     assert result.exit_code == 2 and "png or svg" in result.output
     result = run("report", "purple", R.write_results(R.four_games(), four.parent / "plain"))
     assert result.exit_code == 2 and "nothing to report on purple effects" in result.output
+
+
+@pytest.mark.parametrize("command", ["breakdown", "trajectory"])
+def test_seats_granted_nothing_are_a_group_of_their_own(grants, tmp_path, command):
+    """--by granted: the seats granted nothing (null) are the group "none", as in winrate: the
+    control's seat 0 and every seat 1, 105.0 points on average; the sell_bonus seats 110.0."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("error", message="Comparisons with None")
+        result = run("report", command, grants, "--by", "granted", "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    rows = {line.strip("│ ").split()[0]: line for line in result.output.splitlines() if line.startswith("│")}
+    assert "105.0" in rows["none"] and "110.0" in rows["I-P-01"] and "105.0" in rows["II-P-01"]
+
+
+@pytest.mark.parametrize("command", ["winrate", "breakdown", "trajectory"])
+@pytest.mark.parametrize("by, words", [("game", "it is the deal"), ("total", "it is a score or outcome"),
+                                       ("win-share", "it is a score or outcome"),
+                                       ("bought", "it is a bit set of cards"), ("offered", "it is a bit set of cards")])
+def test_what_a_report_measures_or_pairs_on_is_refused_as_a_group(four, tmp_path, command, by, words):
+    from test_hardening import clean_failure
+
+    for fmt in ("table", "csv"):
+        clean_failure(run("report", command, four, "--by", f"policy,{by}", "--format", fmt, "--out", tmp_path), 2,
+                      f"cannot group by '{by}': {words}", "group by an alias (policy, seat, setup")
 
 
 def test_report_help_lists_every_command():

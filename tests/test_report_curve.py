@@ -120,3 +120,60 @@ def test_reports_group_by_a_dotted_swept_key():
     from hadara_sim.report.dataset import resolve_by
 
     assert resolve_by(planted(deals=2), [KEY]) == [COLUMN]
+
+
+def test_only_component_values_are_curve_keys():
+    """players and a setup grid's setup.card are numbers too, but they name settings to choose among:
+    no curve over them means anything."""
+    from hadara_sim.report.curve import curve_keys
+
+    df = planted(deals=2).with_columns(sweep_players=pl.lit(4), sweep_setup_card=pl.col("setup_card"))
+    combos = [{"index": i, "sweep": {"players": 4, "setup.card": 1 + i % 5, KEY: x}} for i, x in enumerate(range(1, 6))]
+    assert curve_keys(df, combos) == [KEY]
+    assert curve_keys(df.drop(COLUMN), [{"index": 0, "sweep": {"players": 4, "setup.card": 1}}]) == []
+
+
+def test_a_run_without_a_swept_component_value_has_no_curve_and_is_told_which_run_makes_one(tmp_path):
+    """A setup grid over players and setup.card, even with the rows chosen as its hint used to ask."""
+    from typer.testing import CliRunner
+
+    from hadara_sim.cli import app
+    from test_hardening import clean_failure
+    import report_data as R
+
+    combos = [{"index": c, "sweep": {"players": 2, "setup.card": card}} for c, card in enumerate((1, 2))]
+    rows = [dict(game=g, seat=seat, players=2, combo=c, setup_card=card if seat == 0 else 3, setup_side="A",
+                 win_share=float(seat == g % 2), total=100, policy_label="p")
+            for c, card in enumerate((1, 2)) for g in range(4) for seat in range(2)]
+    grid = R.write_results(R.frame(rows, combos), tmp_path / "grid", combos)
+    for where in ([], ["--where", "seat=0"], ["--key", "setup.card"]):
+        result = CliRunner().invoke(app, ["report", "curve", str(grid), *where, "--out", str(tmp_path / "charts")])
+        clean_failure(result, 2, "no component value is swept in this dataset (it sweeps players, setup.card:",
+                      "`simulate scenarios/3b-culture-coins.toml` (two keys, a surface)")
+
+
+def test_a_curve_of_one_key_of_two_says_what_it_pooled_over():
+    from hadara_sim.report.curve import section
+    from hadara_sim.report.dataset import dataset_info
+
+    one = planted(deals=100)
+    other = "sweep_components_setup_3B_coins"
+    two = pl.concat([one.with_columns(pl.lit(k).alias(other), pl.col("combo") + 10 * i) for i, k in enumerate((3, 5))])
+    s, c = section(two, dataset_info(two), KEY)
+    assert c.pooled == [other]
+    assert s.title == f"Curve of {KEY} (pooled over components setup 3B coins)"
+    assert s.tables[0].title == f"{KEY}: the seat holding setup card 3 side B (pooled over components setup 3B coins)"
+    s, c = section(one, dataset_info(one), KEY)
+    assert c.pooled == [] and s.title == f"Curve of {KEY}"
+
+
+def test_a_seat_that_never_won_is_charted():
+    """Wilson's interval of no wins can start a rounding error above zero (1.4e-17 on a run of 7 deals):
+    the chart's error bars start at the point, never below it."""
+    from hadara_sim.report.curve import chart
+    from hadara_sim.report.dataset import dataset_info
+
+    df = planted(deals=20)
+    c = curve(df, KEY)
+    c.points = c.points.with_columns(win=pl.lit(0.0), win_low=pl.lit(1.3878e-17))
+    assert chart(c, dataset_info(df)).get_axes()

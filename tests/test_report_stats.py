@@ -15,7 +15,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from hadara_sim.report import component_sections
 from hadara_sim.report import verdict as V
-from hadara_sim.report.dataset import ReportError, dataset_info, resolve_by
+from hadara_sim.report.dataset import ReportError, dataset_info, in_group, resolve_by
 from hadara_sim.report.estimates import paired_diff, with_verdicts
 from hadara_sim.report.fields import field_columns, field_label, field_robustness
 from hadara_sim.report.sections import ladder_table
@@ -106,6 +106,35 @@ def test_win_rate_by_seat_and_aliases():
     assert resolve_by(df, ["policy,seat"]) == ["policy_label", "seat"]
     with pytest.raises(ReportError, match="cannot group by 'colour'"):
         resolve_by(df, ["colour"])
+
+
+@pytest.mark.parametrize("column, words", [
+    ("game", "it is the deal, which every report averages a game's seats within and pairs on"),
+    ("win_share", "it is a score or outcome the reports measure"), ("total", "it is a score or outcome"),
+    ("colonies", "it is a score"), ("patron_points", "it is a score"), ("total_epoch2", "it is a score"),
+    ("rank", "it is a score or outcome"), ("bought", "it is a bit set of cards"), ("offered", "it is a bit set"),
+    ("hand", "each of its values holds several"),
+])
+def test_what_the_reports_measure_or_pair_on_is_no_group(column, words):
+    """Grouping by the deal, by a score or by a bit set of cards would split a report's own numbers or
+    make a group per set of cards; refused with what can be grouped by."""
+    df = R.four_games().with_columns(hand=pl.concat_list("seat", "players"))
+    with pytest.raises(ReportError, match=f"cannot group by '{column}': {words}.*; group by an alias "
+                                          r"\(policy, seat, setup"):
+        resolve_by(df, [f"policy,{column}"])
+    assert resolve_by(df, ["colour_order", "granted"]) == ["colour_order", "granted"]  # describe a seat: groups
+
+
+def test_a_misspelt_group_is_never_pointed_at_a_column_that_is_no_group():
+    with pytest.raises(ReportError, match=r"cannot group by 'totl': it is neither"):
+        resolve_by(R.four_games(), ["totl"])
+
+
+def test_a_missing_value_is_a_group_of_its_own():
+    df = pl.DataFrame({"granted": [None, "I-P-01", None], "seat": [0, 0, 1], "x": [1, 2, 3]})
+    assert in_group(df, ["granted"], {"granted": None})["x"].to_list() == [1, 3]
+    assert in_group(df, ["granted", "seat"], {"granted": None, "seat": 1})["x"].to_list() == [3]
+    assert in_group(df, [], {})["x"].to_list() == [1, 2, 3]
 
 
 def test_rows_of_one_deal_are_averaged_before_the_test():
@@ -264,6 +293,20 @@ def test_setup_grid_uses_the_focus_seat_only():
     assert one["rel_diff"] == pytest.approx(0.25)
     grid = [(1 + g % 2) / 2 for g in range(4)]
     assert (one["rel_low"], one["rel_high"]) == pytest.approx(t_interval([1 - m for m in grid]))
+
+
+@pytest.mark.parametrize("focus, says, never", [
+    ("rotate", "with the focus seat rotated over the seats with the deal, so seat advantages cancel.", "do not cancel"),
+    ("0", "with the focus seat always seat 0 (setup.focus_seat), so seat advantages do not cancel: each verdict is "
+          "that seat's result with the card and side", "advantages cancel."),
+])
+def test_the_setup_report_says_how_the_focus_seat_was_chosen(focus, says, never):
+    """`--set setup.focus_seat=0`: the grid's cells are seat 0's, its seat advantage included."""
+    df = R.setup_grid(np.random.default_rng(3), deals=20).with_columns(sweep_setup_focus_seat=pl.lit(focus))
+    section = component_sections.setup_cards(df, dataset_info(df))
+    intro = " ".join(section.intro.split())
+    assert says in intro and never not in intro
+    assert component_sections.focus_words(["0", "rotate"])[1].startswith("so seat advantages cancel only in the rotated")
 
 
 # --- bad input --------------------------------------------------------------------------------

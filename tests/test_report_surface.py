@@ -111,3 +111,17 @@ def test_one_key_of_a_two_key_sweep_draws_its_curve_when_the_other_holds_one_val
     assert "Value at which the seat is fair" in result.output
     result = CliRunner().invoke(app, ["report", "curve", str(out), "--key", KEYS[0]], env={"COLUMNS": "200"})
     assert result.exit_code == 2 and "takes one value only" in result.output
+
+
+def test_a_surface_of_two_keys_of_three_says_what_it_pooled_over():
+    from hadara_sim.report.dataset import dataset_info
+    from hadara_sim.report.surface import section
+
+    two = planted(300)
+    third = "sweep_components_setup_3B_food"
+    three = pl.concat([two.with_columns(pl.lit(k).alias(third), pl.col("combo") + 100 * i) for i, k in enumerate((1, 2))])
+    out, s = section(three, dataset_info(three), KEY1, KEY2)
+    assert s.pooled == [third]
+    assert out.title == f"Surface of {KEY1} and {KEY2} (pooled over components setup 3B food)"
+    assert out.tables[0].title.endswith("(pooled over components setup 3B food)")
+    assert surface(two, KEY1, KEY2).pooled == []

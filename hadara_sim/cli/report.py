@@ -252,7 +252,7 @@ def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMA
 
 @app.command()
 def curve(results: Path = RESULTS,
-          key: Optional[list[str]] = typer.Option(None, "--key", "-k", help="The swept numeric key, e.g. "
+          key: Optional[list[str]] = typer.Option(None, "--key", "-k", help="The swept component value, e.g. "
                                                   "components.setup.3B.culture (default: the only one swept); "
                                                   "give two (--key A --key B) for the surface of a two-key sweep: "
                                                   "its fair line and fair pairs.", show_default=False),
@@ -269,7 +269,7 @@ def curve(results: Path = RESULTS,
     two keys: the win share over every pair, the fair line through it and the fair pairs."""
     from ..report.dataset import ReportError
     from ..report import surface
-    from ..report.curve import section, swept_numeric_keys
+    from ..report.curve import curve_keys, section
     from ..results import read_metadata
 
     if key and len(key) > 2:
@@ -290,23 +290,28 @@ def curve(results: Path = RESULTS,
         conditions[column.strip()] = value.strip()
 
     def build(df, info):
-        keys = swept_numeric_keys(df, read_metadata(results).get("combinations", []))
+        combinations = read_metadata(results).get("combinations", [])
+        keys = curve_keys(df, combinations)
+        if not keys:
+            swept = list(dict.fromkeys(text for combo in combinations for text in combo.get("sweep", {})))
+            raise ReportError("no component value is swept in this dataset"
+                              + (f" (it sweeps {', '.join(swept)}: settings to choose among, not a number of the "
+                                 "component set, and their own reports compare them)" if swept else "")
+                              + ": a curve needs a run whose scenario sweeps a component value, e.g. "
+                              "`simulate scenarios/balance-fix.toml` (one key) or "
+                              "`simulate scenarios/3b-culture-coins.toml` (two keys, a surface)")
         for k in key or []:
             if k not in keys:
                 close = difflib.get_close_matches(k, keys, n=1)
-                raise ReportError(f"--key {k} is not swept here with numeric values"
+                raise ReportError(f"--key {k} is not swept here as a component value"
                                   + (f" (did you mean {close[0]}?)" if close else "")
-                                  + f"; numeric swept keys here: {', '.join(keys) or 'none'}")
+                                  + f"; component values swept here: {', '.join(keys)}")
         chosen = list(key or keys)
-        if not chosen:
-            raise ReportError("no numeric key is swept in this dataset: a curve needs a run whose scenario "
-                              "sweeps a component value, e.g. `simulate scenarios/balance-fix.toml` (one key) "
-                              "or `simulate scenarios/3b-culture-coins.toml` (two keys, a surface)")
         if len(chosen) == 2:
             return surface.section(df, info, chosen[0], chosen[1], conditions or None, margin / 100)[0]
         if len(chosen) > 2:
-            raise ReportError(f"choose one swept key (a curve) or two (a surface) with --key; numeric swept keys "
-                              f"here: {', '.join(keys)}")
+            raise ReportError(f"choose one swept key (a curve) or two (a surface) with --key; component values "
+                              f"swept here: {', '.join(keys)}")
         return section(df, info, chosen[0], conditions or None, reference, margin / 100)[0]
 
     _run(results, out, fmt, build, tables)

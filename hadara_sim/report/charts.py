@@ -19,6 +19,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
 from .. import provenance
+from .dataset import in_group
 from .scores import BONUS_PARTS, PART_LABELS, STACK_ORDER
 
 CI_NOTE = "error bars: 95% CI (t-test over deals)"
@@ -150,7 +151,7 @@ def breakdown_chart(long: pl.DataFrame, by: Sequence[str], label: Label, info: d
         if keys:
             vals = []
             for g in groups:
-                row = sub.filter(pl.all_horizontal([pl.col(c) == g[c] for c in keys]))
+                row = in_group(sub, keys, g)
                 vals.append(row["mean"][0] if row.height else 0.0)
             vals = np.array(vals, dtype=float)
         else:
@@ -224,9 +225,10 @@ def totals_chart(df: pl.DataFrame, by: Sequence[str], label: Label, info: dict, 
 
 # --- setup cards ------------------------------------------------------------------------------
 
-def setup_chart(bal: pl.DataFrame, info: dict) -> Figure:
+def setup_chart(bal: pl.DataFrame, info: dict, focus: str) -> Figure:
     """Per player count (columns): win share (top) and mean score (bottom) per setup card and side,
-    with 95% CIs; the fair share dashed; cards that differ significantly from fair marked."""
+    with 95% CIs; the fair share dashed; cards that differ significantly from fair marked; `focus`:
+    how a setup grid's focus seat was chosen, in words."""
     players = sorted(bal["players"].unique().to_list())
     sides = sorted(bal["setup_side"].unique().to_list())
     ncol = len(players)
@@ -268,7 +270,7 @@ def setup_chart(bal: pl.DataFrame, info: dict) -> Figure:
                 Line2D([], [], color=GREY, ls="--", label="fair share 1/P")]
     fig.legend(handles=handles, loc="outside right center", fontsize=8.5)
     design = bal["design"][0]
-    what = ("focus seat of the setup grid, rotated over the seats (experiment, paired on the deal)"
+    what = (f"focus seat of the setup grid, {focus} (experiment, paired on the deal)"
             if design == "experimental" else "cards as dealt, sides as chosen (observational)")
     title = "Setup cards: win share against the fair share 1/P, and mean score per card and side"
     return _finish(fig, title,
@@ -355,10 +357,7 @@ def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[
     palette = ["#1f5f99", "#d9711c", "#3b8f3b", "#b2182b", "#7b3fb0", "#8c564b", "#e377c2", "#555555",
                "#bcbd22", "#17becf"]
     for i, g in enumerate(groups):
-        sub = running
-        for c in keys:
-            sub = sub.filter(pl.col(c) == g[c])
-        sub = sub.sort("epoch")
+        sub = in_group(running, keys, g).sort("epoch")
         x = sub["epoch"].to_numpy()  # every group at the true epoch: a sideways dodge slants the lines
         m, err = _err(sub["mean"], sub["ci_low"], sub["ci_high"])
         colour = palette[i % len(palette)]

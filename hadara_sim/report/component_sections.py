@@ -17,11 +17,29 @@ from .fields import field_columns, field_count, field_robustness
 from .grants import card_grant_pairs, grant_pairs, grant_table, owner_effects, placebo_pairs, placebo_spread
 from .sections import (NA, Section, by_text, column_name, group_label, ladder_table, num, num_ci, paired_table, pct,
                        pct_ci, pooled_title, pp, pp_ci, pval, robustness_table, value_label)
-from .setup import (focus_seat_rates, setup_card_balance, setup_card_contrasts, setup_field_pairs, setup_side_contrasts,
-                    setup_side_pairs)
+from .setup import (focus_seat_rates, focus_settings, setup_card_balance, setup_card_contrasts, setup_field_pairs,
+                    setup_side_contrasts, setup_side_pairs)
 from .table import Table
 
 GRANT_UNITS = {"win_low": "pp", "win_high": "pp"}  # paired_diff's CI of win_diff
+
+
+def focus_words(settings: Sequence[str]) -> tuple[str, str]:
+    """How a setup grid's focus seat was chosen (its `setup.focus_seat` settings) and what that means
+    for seat advantages, in words: ("rotated over the seats with the deal", "so seat advantages cancel")."""
+    seats = [s for s in settings if s != "rotate"]
+    if not settings:
+        return "as the run chose it (this dataset does not record setup.focus_seat)", ""
+    if not seats:
+        return "rotated over the seats with the deal", "so seat advantages cancel"
+    fixed = f"seat {seats[0]}" if len(seats) == 1 else f"one of seats {', '.join(seats)} per combination"
+    edge = "that seat's result with the card and side, its seat's edge included"
+    if "rotate" in settings:
+        return (f"rotated over the seats with the deal in some combinations and {fixed} in the others",
+                f"so seat advantages cancel only in the rotated ones: elsewhere a verdict is {edge}")
+    return (f"always {fixed} (setup.focus_seat)",
+            f"so seat advantages do not cancel: each verdict is {edge} (rotate the focus seat to measure the card "
+            "alone)")
 
 
 def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
@@ -29,6 +47,7 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
     bal = setup_card_balance(df, margin)
     design = bal["design"][0]
     experimental = design == "experimental"
+    chosen = focus_words(focus_settings(df))
     others = [c for c in bal.columns if c.startswith("sweep_")]
     fields = field_columns(df)
 
@@ -41,8 +60,8 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
              *([pp(r["rel_diff"]), pp_ci(r["rel_low"], r["rel_high"]), r["rel_verdict"] or NA] if experimental else []),
              num(r["score"])] for r in bal.to_dicts()]
     if experimental:
-        intro = ("A setup grid: the focus seat played every setup card on every side, on the same deals, and the "
-                 "focus seat rotates over the seats with the deal, so seat advantages cancel. The verdict is "
+        intro = ("A setup grid: the focus seat played every setup card on every side, on the same deals, with "
+                 f"the focus seat {', '.join(filter(None, chosen))}. The verdict is "
                  "absolute: each card and side against the fair share 1/P. Beside it, a relative contrast: the "
                  "cell against the average side (the mean of all cells on the same deal and seat), paired; that "
                  "average sits below 1/P when the other seats choose their sides and the focus seat is forced, so "
@@ -103,7 +122,7 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
                             caption="Wilson CI, score test against 1/P; " + V.caption(focus.height, margin),
                             marked=focus["significant"].to_list(), data=focus))
     return Section("setup-cards", "Setup cards", intro, [t for t in tables if t is not None],
-                   [("setup-cards", charts.setup_chart(bal, info))])
+                   [("setup-cards", charts.setup_chart(bal, info, chosen[0]))])
 
 
 # --- purple effects ---------------------------------------------------------------------------

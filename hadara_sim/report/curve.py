@@ -34,7 +34,7 @@ from ..swept_key import SweptKey
 from . import inference as I
 from . import estimates as S
 from . import verdict as V
-from .dataset import ReportError
+from .dataset import ReportError, pooled_over
 from .inference import LEVEL
 
 @dataclass(frozen=True)
@@ -58,6 +58,7 @@ class Curve:
     key: str
     where: str                   # which rows the value affects, in words
     fair: float                  # fair win share (mean 1/P of the affected rows)
+    pooled: list[str]            # the other swept keys (and player counts) of those rows it averages over
     reference: float             # the value paired differences are taken against
     points: pl.DataFrame         # one row per value: n, win share and margin with CIs, paired diffs
     band: pl.DataFrame           # x, fitted win share and margin with their 95% CI
@@ -66,14 +67,15 @@ class Curve:
     fits: dict = field(default_factory=dict, repr=False)  # "win"/"score" -> statsmodels results
 
 
-def swept_numeric_keys(df: pl.DataFrame, combinations: list[dict]) -> list[str]:
-    """The swept keys whose values are all numbers (candidates for a curve)."""
+def curve_keys(df: pl.DataFrame, combinations: list[dict]) -> list[str]:
+    """The swept component values whose values are all numbers: the keys a curve can take."""
     keys: list[SweptKey] = []
     for combo in combinations:
         for text, value in combo.get("sweep", {}).items():
             if SweptKey(text) not in keys and isinstance(value, (int, float)) and not isinstance(value, bool):
                 keys.append(SweptKey(text))
-    return [k.text for k in keys if k.column in df.columns and df[k.column].dtype.is_numeric()]
+    return [k.text for k in keys
+            if k.component_value and k.column in df.columns and df[k.column].dtype.is_numeric()]
 
 
 def affected(df: pl.DataFrame, key: SweptKey, where: dict[str, str] | None = None) -> tuple[pl.DataFrame, str]:
@@ -206,8 +208,9 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
         band |= {name: frame["mean"].to_numpy(), f"{name}_low": frame["mean_ci_lower"].to_numpy(),
                  f"{name}_high": frame["mean_ci_upper"].to_numpy()}
     logit_fair = math.log(fair / (1 - fair))
-    return Curve(key, words, fair, float(reference), pl.DataFrame(points), pl.DataFrame(band),
-                 crossing(fits["win"], logit_fair, values), crossing(fits["score"], 0.0, values), fits)
+    return Curve(key, words, fair, pooled_over(rows, [x]), float(reference), pl.DataFrame(points),
+                 pl.DataFrame(band), crossing(fits["win"], logit_fair, values), crossing(fits["score"], 0.0, values),
+                 fits)
 
 
 def predict(c: Curve, value: float, alpha: float = 1 - LEVEL) -> tuple[float, float, float]:
@@ -229,18 +232,19 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
             reference: float | None = None, margin: float = I.MARGIN):
     """The curve report: a table per value, the crossings, and the chart."""
     from .. import provenance
-    from .sections import Section, num, num_ci, pct, pct_ci, pp, pp_ci
+    from .sections import Section, num, num_ci, pct, pct_ci, pooled_words, pp, pp_ci
     from .table import Table
 
     c = curve(df, key, where, reference, margin)
     scope = provenance.field_line(info)
+    pooled = pooled_words(c.pooled)
     rows = []
     for p in c.points.to_dicts():
         rows.append([f"{p['value']:g}", f"{p['n']:,}", pct(p["win"]), pct_ci(p["win_low"], p["win_high"]),
                      pp(p["vs_fair"]), V.render(p, games=info.get("deals")), pp(p["win_diff"]),
                      pp_ci(p["win_diff_low"], p["win_diff_high"]),
                      num(p["margin"], sign=True), num_ci(p["margin_low"], p["margin_high"], sign=True)])
-    table = Table(f"{key}: {c.where}",
+    table = Table(f"{key}: {c.where}{pooled}",
                   ["value", "n deals", "win share", "95% CI", "vs 1/P", "verdict vs 1/P",
                    f"vs {c.reference:g} (relative, paired)", "95% CI", "score margin", "95% CI"], rows,
                   caption=f"fair win share {100 * c.fair:.1f}% (1/P); score test against 1/P; "
@@ -260,7 +264,8 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
                                          "extrapolated": [x.extrapolated for _, x in fits]},
                                         schema_overrides={"fair_at": pl.Float64, "fair_at_low": pl.Float64,
                                                           "fair_at_high": pl.Float64, "slope_p": pl.Float64}))
-    s = Section("curve", f"Curve of {key}", f"Win share and score margin of {c.where} against {key}.",
+    s = Section("curve", f"Curve of {key}{pooled}", f"Win share and score margin of {c.where} against {key}"
+                f"{pooled}.",
                 tables=[table, crossings])
     s.figures.append((f"curve-{SweptKey(key).stem}", chart(c, info)))
     return s, c
@@ -269,7 +274,8 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
 def chart(c: Curve, info: dict):
     """Two panels: win share and score margin against the value, with the fit's 95% band, fair
     dashed and the crossing with its CI shaded."""
-    from .charts import BLUE, GREY, ORANGE, _figure, _finish, _legend_above, footer
+    from .charts import BLUE, GREY, ORANGE, _err, _figure, _finish, _legend_above, footer
+    from .sections import pooled_words
 
     fig = _figure(11, 4.6)
     pts, band = c.points, c.band
@@ -280,9 +286,8 @@ def chart(c: Curve, info: dict):
         ax.fill_between(band["x"], band[f"{fitted}_low"] * scale, band[f"{fitted}_high"] * scale,
                         color=BLUE, alpha=0.18, lw=0, label="fit, 95% band")
         ax.plot(band["x"], band[fitted] * scale, color=BLUE, lw=1.6)
-        mean = pts[name].to_numpy() * scale
-        err = np.vstack([mean - pts[f"{name}_low"].to_numpy() * scale, pts[f"{name}_high"].to_numpy() * scale - mean])
-        ax.errorbar(pts["value"], mean, yerr=np.nan_to_num(err), fmt="o", color=BLUE, capsize=4,
+        mean, err = _err(pts[name], pts[f"{name}_low"], pts[f"{name}_high"], scale)
+        ax.errorbar(pts["value"], mean, yerr=err, fmt="o", color=BLUE, capsize=4,
                     label="per value, 95% CI")
         ax.axhline(fair * scale, color=GREY, ls="--", lw=1.2,
                    label=f"fair {fair * scale:.1f}%" if name == "win" else "fair (0)")
@@ -296,6 +301,6 @@ def chart(c: Curve, info: dict):
         ax.grid(alpha=0.3)
         _legend_above(ax, ncol=2)
     n = int(pts["n"].sum())
-    return _finish(fig, f"Fair value of {c.key} for {c.where}",
+    return _finish(fig, f"Fair value of {c.key} for {c.where}{pooled_words(c.pooled)}",
                    footer(info, f"{n:,} (value, deal) pairs", "bars: 95% CI over deals; band: 95% CI of the "
                                                              "cluster-robust fit; crossing CI: delta method"))

@@ -68,9 +68,43 @@ def check_columns(df: pl.DataFrame, report: str, extra: Iterable[str] = ()) -> N
                           "run `hadara-sim simulate SCENARIO --out DIR` to complete it")
 
 
+# What the reports measure and the deal they pair on: a group by one of them would split a report's
+# own numbers (a group per score or per deal), and some reports could not name their columns.
+MEASURED = ("game", "win_share", "rank", "total", *SHEET_COLUMNS, *EXTRA_POINTS,
+            *(f"total_epoch{e}" for e in EPOCHS))
+
+
+def _not_a_group(df: pl.DataFrame, column: str) -> str | None:
+    """Why `column` of `df` cannot be a --by group, or None when it can."""
+    if column == "game":
+        return "it is the deal, which every report averages a game's seats within and pairs on"
+    if column in MEASURED:
+        return "it is a score or outcome the reports measure (win share, rank, the score sheet), not a group"
+    dtype = df.schema[column]
+    if dtype == pl.Binary:
+        return "it is a bit set of cards, a value per set of cards, not a group (`report cards` reports each card)"
+    if dtype.is_nested() or dtype == pl.Object:
+        return "each of its values holds several (a list), not one value per seat"
+    return None
+
+
+def groupable(df: pl.DataFrame) -> list[str]:
+    """The columns of `df` that --by can group on."""
+    return [c for c in df.columns if _not_a_group(df, c) is None]
+
+
+def _group_choices(df: pl.DataFrame) -> str:
+    """What --by takes in this dataset, in words."""
+    sweeps = [c for c in df.columns if c.startswith("sweep_") and c in groupable(df)]
+    return (f"group by an alias ({', '.join(BY_ALIASES)})" + (f", a swept key ({', '.join(sweeps)})" if sweeps else "")
+            + " or a column that describes a seat or its game, such as colour_order, granted or cards_purple "
+              "(docs/results.md lists them)")
+
+
 def resolve_by(df: pl.DataFrame, by: Sequence[str] | str | None, default: Sequence[str] = ("policy",)) -> list[str]:
     """The columns behind --by values: aliases (policy, seat, setup, players, ...), column names,
-    or swept keys without their `sweep_` prefix; comma-separated values are split."""
+    or swept keys without their `sweep_` prefix; comma-separated values are split. ReportError for a
+    name that is no column, or a column that is no group (`_not_a_group`)."""
     items: list[str] = []
     for item in ([by] if isinstance(by, str) else list(by or default)):
         items += [p.strip() for p in str(item).split(",") if p.strip()]
@@ -87,15 +121,21 @@ def resolve_by(df: pl.DataFrame, by: Sequence[str] | str | None, default: Sequen
         elif item.replace("-", "_") in df.columns:
             found = [item.replace("-", "_")]
         else:
-            sweeps = [c for c in df.columns if c.startswith("sweep_")]
-            close = difflib.get_close_matches(item, [*BY_ALIASES, *df.columns], n=1)
+            close = difflib.get_close_matches(item, [*BY_ALIASES, *groupable(df)], n=1)
             raise ReportError(f"cannot group by '{item}'{f' (did you mean {close[0]}?)' if close else ''}: "
-                              "it is neither an alias "
-                              f"({', '.join(BY_ALIASES)}) nor a column of the dataset"
-                              + (f" (swept keys: {', '.join(sweeps)})" if sweeps else "")
-                              + "; see docs/results.md for the columns")
+                              f"it is neither an alias nor a column of the dataset; {_group_choices(df)}")
+        for column in found:
+            reason = _not_a_group(df, column)
+            if reason:
+                raise ReportError(f"cannot group by '{item}': {reason}; {_group_choices(df)}")
         columns += [c for c in found if c not in columns]
     return columns
+
+
+def in_group(frame: pl.DataFrame, keys: Sequence[str], group: dict) -> pl.DataFrame:
+    """The rows of `frame` whose `keys` hold the values of `group`; a missing value (no grant, a seat
+    that played freely) is a group of its own, as `group_by` makes it."""
+    return frame.filter(*[pl.col(c).eq_missing(group[c]) for c in keys]) if keys else frame
 
 
 def grant_sweep_column(df: pl.DataFrame) -> str | None:

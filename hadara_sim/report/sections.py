@@ -21,7 +21,7 @@ from .. import provenance
 from . import charts
 from . import inference as I
 from . import verdict as V
-from .dataset import SETUP_SWEEPS, ReportError, combination_by, fmt_value, pooled_over
+from .dataset import SETUP_SWEEPS, ReportError, combination_by, fmt_value, in_group, pooled_over
 from .fields import AGREEMENT, value_label
 from .scores import PART_LABELS, STACK_ORDER, leader_wins, running_scores, score_breakdown
 from .table import Table
@@ -90,7 +90,11 @@ def pval(p) -> str:
 
 def pooled_title(df: pl.DataFrame, by) -> str:
     """" (pooled over ...)" when the grouping mixes combinations of the run."""
-    pooled = pooled_over(df, by)
+    return pooled_words(pooled_over(df, by))
+
+
+def pooled_words(pooled: Sequence[str]) -> str:
+    """" (pooled over ...)" naming the columns `pooled`, or nothing without any."""
     return f" (pooled over {', '.join(column_name(c) for c in pooled)})" if pooled else ""
 
 
@@ -252,13 +256,9 @@ def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
     columns = [by_text(by), "n (deals)", *[PART_LABELS[p] for p in present], "total", "total 95% CI"]
     rows = []
     for t in totals:
-        key = {c: t[c] for c in by}
         cells = [label(t), f"{t['n']:,}"]
         for p in present:
-            sub = long.filter(pl.col("part") == p)
-            for c in by:
-                sub = sub.filter(pl.col(c) == key[c])
-            r = sub.to_dicts()[0]
+            r = in_group(long.filter(pl.col("part") == p), by, t).to_dicts()[0]
             cells.append(f"{num(r['mean'])} ±{num((r['ci_high'] - r['ci_low']) / 2, 1)}"
                          if finite(r["ci_low"]) else num(r["mean"]))
         cells += [num(t["mean"]), num_ci(t["ci_low"], t["ci_high"])]
@@ -360,10 +360,7 @@ def trajectory(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
     groups = running.select(by).unique(maintain_order=True).to_dicts() if by else [{}]
     rows = []
     for g in groups:
-        sub = running
-        for c in by:
-            sub = sub.filter(pl.col(c) == g[c])
-        sub = sub.sort("epoch").to_dicts()
+        sub = in_group(running, by, g).sort("epoch").to_dicts()
         cells = [label(g), f"{sub[0]['n']:,}"]
         for r in sub:
             cells += [num(r["mean"]), num_ci(r["ci_low"], r["ci_high"])]

@@ -27,6 +27,14 @@ def focus_seat_expr(df: pl.DataFrame) -> pl.Expr:
     return pl.lit(0, pl.Int64)
 
 
+def focus_settings(df: pl.DataFrame) -> list[str]:
+    """The `setup.focus_seat` settings a setup grid played: "rotate" and the fixed seats ("0"), sorted;
+    none when the dataset does not record the setting."""
+    if "sweep_setup_focus_seat" not in df.columns:
+        return []
+    return sorted(df["sweep_setup_focus_seat"].drop_nulls().cast(pl.String).unique().to_list())
+
+
 def setup_rows(df: pl.DataFrame) -> tuple[pl.DataFrame, str]:
     """The rows a setup-card study uses, and its design.
 

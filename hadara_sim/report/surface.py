@@ -25,7 +25,7 @@ from . import inference as I
 from . import estimates as S
 from . import verdict as V
 from .curve import affected, with_margin
-from .dataset import ReportError
+from .dataset import ReportError, pooled_over
 from .inference import LEVEL
 
 
@@ -34,6 +34,7 @@ class Surface:
     keys: tuple[str, str]
     where: str                 # which rows the values affect, in words
     fair: float                # fair win share (mean 1/P of the affected rows)
+    pooled: list[str]          # the other swept keys (and player counts) of those rows it averages over
     cells: pl.DataFrame        # one row per swept pair: n, win share with CI and verdict against 1/P
     line: pl.DataFrame         # first value x1 -> fair second value x2 with its 95% CI
     pairs: pl.DataFrame        # whole-value pairs in the swept box: fitted win share, 90% CI, fair
@@ -121,20 +122,22 @@ def surface(df: pl.DataFrame, key1: str, key2: str, where: dict[str, str] | None
     pairs = pl.DataFrame({"x1": a, "x2": b, "win": win, "low": low, "high": high,
                           "fair": [V.of_fit(*f, fair, margin).equivalent for f in zip(win, low, high)]},
                          schema_overrides={"fair": pl.Boolean})
-    return Surface((key1, key2), words, fair, cells.rename({x1: "x1", x2: "x2"}), line, pairs,
-                   float(result.pvalues[3]), result)
+    return Surface((key1, key2), words, fair, pooled_over(rows, [x1, x2]), cells.rename({x1: "x1", x2: "x2"}), line,
+                   pairs, float(result.pvalues[3]), result)
 
 
 def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str, str] | None = None,
             margin: float = I.MARGIN):
     """The surface report: the cells, the fair line, the fair pairs, and the chart."""
     from .. import provenance
-    from .sections import Section, pct, pct_ci, pp
+    from .sections import Section, pct, pct_ci, pooled_words, pp
     from .table import Table
 
     s = surface(df, key1, key2, where, margin)
     scope = provenance.field_line(info)
-    cells = Table(f"{key1} x {key2}: {s.where}", [key1, key2, "n deals", "win share", "95% CI", "vs 1/P", "verdict"],
+    pooled = pooled_words(s.pooled)
+    cells = Table(f"{key1} x {key2}: {s.where}{pooled}",
+                  [key1, key2, "n deals", "win share", "95% CI", "vs 1/P", "verdict"],
                   [[f"{r['x1']:g}", f"{r['x2']:g}", f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]),
                     pp(r["diff"]), V.render(r)] for r in s.cells.to_dicts()],
                   caption=f"fair win share {100 * s.fair:.1f}% (1/P); Wilson CI; score test against 1/P; "
@@ -158,8 +161,8 @@ def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str,
                           "balance suggest judges one value"
                           + ("" if fair.height else "; none listed: no swept pair is shown fair yet"),
                   data=fair)
-    out = Section("surface", f"Surface of {key1} and {key2}",
-                  f"Win share of {s.where} over every pair of {key1} and {key2}, on the same deals.",
+    out = Section("surface", f"Surface of {key1} and {key2}{pooled}",
+                  f"Win share of {s.where} over every pair of {key1} and {key2}, on the same deals{pooled}.",
                   tables=[cells, line, pairs])
     out.figures.append((f"surface-{SweptKey(key1).stem}-{SweptKey(key2).stem}", chart(s, info)))
     return out, s
@@ -169,6 +172,7 @@ def chart(s: Surface, info: dict):
     """A heat map of the observed win share per pair, the fitted fair contour with its 95% band,
     and the fair whole-value pairs marked."""
     from .charts import GREY, ORANGE, _figure, _finish, footer
+    from .sections import pooled_words
 
     fig = _figure(8.5, 6.2)
     ax = fig.add_subplot(1, 1, 1)
@@ -197,7 +201,7 @@ def chart(s: Surface, info: dict):
     ax.set_ylabel(s.keys[1])
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.12), ncol=2, fontsize=8.5, frameon=False)
     n = int(s.cells["n"].sum())
-    return _finish(fig, f"Fair trade-off of {s.keys[0]} and {s.keys[1]} for {s.where}",
+    return _finish(fig, f"Fair trade-off of {s.keys[0]} and {s.keys[1]} for {s.where}{pooled_words(s.pooled)}",
                    footer(info, f"{n:,} (pair, deal) cells; fair share {100 * s.fair:.1f}%",
                           "fit: logit GLM on both values and their product, cluster-robust by deal"))
 
