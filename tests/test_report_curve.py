@@ -67,10 +67,27 @@ def test_rows_must_be_named_for_card_values():
 def test_rows_held_in_one_deal_have_no_curve():
     """`balance suggest --curve-games 10` at 2 players: a side held in one deal only reached the fit's
     cluster correction, a division by zero (scripts/fuzz_inputs.py)."""
-    with pytest.raises(ReportError, match="only 1 deal holds the rows with the seat holding setup card 3 side B: "
-                                          "a curve needs two or more"):
+    with pytest.raises(ReportError, match="only 1 deal holds the rows fitted: a fit needs two or more"):
         curve(planted(deals=1), KEY)
     assert curve(planted(deals=2), KEY).points["n"].to_list() == [2] * 5
+
+
+def test_deals_that_cannot_carry_a_fit_are_a_report_error_not_a_linear_algebra_one():
+    """`report curve` of two keys on a 25-game run: statsmodels' clustered covariance met a singular
+    matrix (an undetermined coefficient), which reached the user as `unexpected LinAlgError`."""
+    import warnings
+
+    from statsmodels.genmod import families
+    from statsmodels.genmod.generalized_linear_model import GLM
+
+    from hadara_sim.report.curve import clustered
+
+    x = np.arange(8.0)
+    tied = GLM(np.array([0, 1, 0, 1, 1, 0, 1, 0.0]), np.column_stack([np.ones(8), x, x]), family=families.Binomial())
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ReportError, match="the 4 deals holding the rows cannot carry the fit"):
+            clustered(tied, np.arange(8) % 4)
 
 
 def test_rows_of_every_seat_have_no_curve_and_a_misspelt_column_has_a_suggestion():

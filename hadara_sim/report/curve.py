@@ -27,7 +27,7 @@ import polars as pl
 from scipy import stats as sps
 from statsmodels.genmod import families
 from statsmodels.genmod.generalized_linear_model import GLM
-from statsmodels.tools.sm_exceptions import PerfectSeparationWarning
+from statsmodels.tools.sm_exceptions import PerfectSeparationWarning, SingularMatrixWarning
 from statsmodels.tools.tools import add_constant
 
 from ..swept_key import SweptKey
@@ -135,10 +135,24 @@ def fit(deals: pl.DataFrame, x: str, response: str):
     exog = add_constant(deals[x].cast(pl.Float64).to_numpy())
     family = families.Binomial() if response == "win" else families.Gaussian()
     model = GLM(deals[response].to_numpy(), exog, family=family)  # one value per deal, as in stats.py
-    groups = deals["game"].to_numpy()
+    return clustered(model, deals["game"].to_numpy())
+
+
+def clustered(model, groups: np.ndarray):
+    """`model` fitted with its CIs clustered on the deal (`groups`); a ReportError when these deals
+    cannot carry the fit."""
+    held = len(np.unique(groups))
+    if held < 2:  # one deal has no spread between deals
+        raise ReportError(f"only {held} deal holds the rows fitted: a fit needs two or more (play more games)")
     with warnings.catch_warnings():  # a small run's seat that always or never won: its slope's wide CI says so
         warnings.simplefilter("ignore", PerfectSeparationWarning)
-        return model.fit(cov_type="cluster", cov_kwds={"groups": groups})
+        warnings.simplefilter("ignore", SingularMatrixWarning)  # and if it is singular, the ReportError below
+        try:
+            return model.fit(cov_type="cluster", cov_kwds={"groups": groups})
+        except (np.linalg.LinAlgError, ZeroDivisionError):
+            raise ReportError(f"the {held} deals holding the rows cannot carry the fit (their win shares leave a "
+                              "coefficient undetermined: too few deals, or a seat that always or never won); play "
+                              "more games") from None
 
 
 def crossing(result, target: float, values: np.ndarray) -> Crossing:
@@ -174,9 +188,6 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
     values = np.sort(deals[x].unique().to_numpy())
     if len(values) < 2:
         raise ReportError(f"'{key}' takes one value only in these rows: a curve needs two or more")
-    held = deals["game"].n_unique()
-    if held < 2:  # the fit's CIs are clustered on the deal: one deal has no spread between deals
-        raise ReportError(f"only {held} deal holds the rows with {words}: a curve needs two or more (play more games)")
     reference = values[0] if reference is None else reference
     if reference not in values:
         raise ReportError(f"reference {reference} is not a swept value ({', '.join(map(str, values))})")

@@ -24,7 +24,7 @@ from ..swept_key import SweptKey
 from . import inference as I
 from . import estimates as S
 from . import verdict as V
-from .curve import affected, with_margin
+from .curve import affected, clustered, with_margin
 from .dataset import ReportError, pooled_over
 from .inference import LEVEL
 
@@ -54,7 +54,7 @@ def fit_surface(deals: pl.DataFrame, x1: str, x2: str):
     """The cluster-robust binomial GLM (logit) of the per-deal win share on x1, x2 and x1 * x2."""
     a, b = (deals[c].cast(pl.Float64).to_numpy() for c in (x1, x2))
     model = GLM(deals["win"].to_numpy(), _design(a, b), family=families.Binomial())
-    return model.fit(cov_type="cluster", cov_kwds={"groups": deals["game"].to_numpy()})
+    return clustered(model, deals["game"].to_numpy())
 
 
 def fair_line(result, target: float, grid: np.ndarray) -> pl.DataFrame:
