@@ -225,10 +225,10 @@ def totals_chart(df: pl.DataFrame, by: Sequence[str], label: Label, info: dict, 
 
 # --- setup cards ------------------------------------------------------------------------------
 
-def setup_chart(bal: pl.DataFrame, info: dict, focus: str) -> Figure:
+def setup_chart(bal: pl.DataFrame, info: dict, focus: str | None = None) -> Figure:
     """Per player count (columns): win share (top) and mean score (bottom) per setup card and side,
     with 95% CIs; the fair share dashed; cards that differ significantly from fair marked; `focus`:
-    how a setup grid's focus seat was chosen, in words."""
+    how a setup grid's focus seat was chosen, in words (None: not said)."""
     players = sorted(bal["players"].unique().to_list())
     sides = sorted(bal["setup_side"].unique().to_list())
     ncol = len(players)
@@ -270,7 +270,7 @@ def setup_chart(bal: pl.DataFrame, info: dict, focus: str) -> Figure:
                 Line2D([], [], color=GREY, ls="--", label="fair share 1/P")]
     fig.legend(handles=handles, loc="outside right center", fontsize=8.5)
     design = bal["design"][0]
-    what = (f"focus seat of the setup grid, {focus} (experiment, paired on the deal)"
+    what = (f"focus seat of the setup grid{f', {focus}' if focus else ''} (experiment, paired on the deal)"
             if design == "experimental" else "cards as dealt, sides as chosen (observational)")
     title = "Setup cards: win share against the fair share 1/P, and mean score per card and side"
     return _finish(fig, title,
