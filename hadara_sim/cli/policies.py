@@ -113,7 +113,7 @@ def ladder(
     # imported here: the ladder's statistics (statsmodels, scipy, matplotlib) take seconds to load,
     # which every other command would pay at start-up
     from ..ladder import ladder as run_ladder
-    from ..ladder import ladder_problem, ladder_ratings
+    from ..ladder import ladder_ratings
     from ..report.ratings import PRIOR_TEXT
 
     fmt = check_format(fmt)
@@ -121,9 +121,6 @@ def ladder(
     names = split_specs(policy) or list(BUILTIN)
     players = list(dict.fromkeys(players))
     check_policies_and_players(names, players)
-    problem = ladder_problem(names)
-    if problem:
-        fail(problem)
     pairs = len(names) * (len(names) - 1) // 2 * len(players)
     with Progress(console=console, disable=quiet, transient=True) as progress:
         task = progress.add_task("playing", total=pairs)
