@@ -175,7 +175,7 @@ def progress_bar(total: int, done: int, quiet: bool, console, name: str, paralle
         def render(self, task):
             return Text(left(), style="progress.remaining")
 
-    columns = [TextColumn("[bold]{task.description}"), BarColumn(),
+    columns = [TextColumn("{task.description}", style="bold", markup=False), BarColumn(),
                TextColumn("{task.completed:,.0f} of {task.total:,.0f} games", style="progress.download"), Rate(),
                TimeElapsedColumn(), Left()]
     with Progress(*columns, console=console, transient=False, refresh_per_second=4) as progress:

@@ -17,6 +17,8 @@ from typer.testing import CliRunner
 from hadara_sim.cli import app
 from hadara_sim.component_files import default_components_path
 
+# Text rich would read as markup: printed anywhere as markup, the first hides, the second fails.
+MARKUP = ["x [v2]", "[/old]"]
 CARD_IDS = ["I-Y-01", "II-P-03", "III-P-01", "I-P-01", "IV-Z-09"]
 EFFECTS = ["sell_bonus", "set_collector", "colony_bounty", "double_actions", "no_such_effect"]
 POLICIES = ["greedy", "random", "military", "balanced", "sets", "nobody", "math:pi", "os:getcwd",
@@ -24,7 +26,7 @@ POLICIES = ["greedy", "random", "military", "balanced", "sets", "nobody", "math:
 GREEDY_PARAMS = ["income", "military", "culture", "food", "coin", "points", "colours", "focus", "gold_plan",
                  "silver_min"]
 NAMES = ["ok", "../../escaped", "/abs/olute", "", ".", "..", "a" * 300, "a/b", ".hidden", "con", "x\ny",
-         "naïve run", " lead", "trail ", "a\\b", "~", "$HOME"]
+         "naïve run", " lead", "trail ", "a\\b", "~", "$HOME", *MARKUP]
 
 junk = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.integers(-3, 8),
@@ -37,7 +39,8 @@ params = st.dictionaries(st.sampled_from(GREEDY_PARAMS + ["nonsense"]),
                          st.one_of(number, st.lists(number, min_size=0, max_size=6)), max_size=3)
 policy = st.one_of(st.sampled_from(POLICIES),
                    st.fixed_dictionaries({"policy": st.sampled_from(POLICIES)},
-                                         optional={"params": st.one_of(params, junk), "label": st.one_of(st.text(max_size=8), junk)}),
+                                         optional={"params": st.one_of(params, junk),
+                                                   "label": st.one_of(st.text(max_size=8), st.sampled_from(MARKUP), junk)}),
                    junk)
 grant = st.one_of(st.sampled_from(CARD_IDS + EFFECTS + ["none"]),
                   st.fixed_dictionaries({"card": st.sampled_from(CARD_IDS + EFFECTS)},
@@ -124,7 +127,7 @@ garbage_lines = st.one_of(st.just(""), st.just(""), st.just("[table"), st.just("
 
 CSV_FILES = ["cards.csv", "colonies.csv", "setup_cards.csv"]
 cell_values = st.one_of(st.sampled_from(["", "-1", "0", "99999", "1.5", "true", "x", "yellow", "I-Y-01", '"',
-                                         "1,2", "\ufeff", "nan", "sell_bonus", " 3 "]), st.text(max_size=6))
+                                         "1,2", "\ufeff", "nan", "sell_bonus", " 3 ", *MARKUP]), st.text(max_size=6))
 board_values = st.one_of(st.integers(-3, 80), st.booleans(), st.floats(allow_nan=True),
                          st.lists(st.integers(-1, 70), max_size=5), st.text(max_size=5))
 BOARD_KEYS = [("sell", "coins"), ("medals", "silver"), ("medals", "gold"), ("bonus_tiles", "per_colour"),
@@ -456,7 +459,7 @@ def typed_scenario_dicts(draw) -> dict:
 INTS = ["-1", "0", "1", "2", "3", "x", "1.5", "", "99999999999999999999"]
 SMALL = ["-1", "0", "1", "2", "3", "x", ""]  # options that cost time per unit: never large
 POLICY_SPECS = ["greedy", "random", "balanced", "military", "nosuch", "math:pi", "os:getcwd", "missing.py:X",
-                "", "greedy,random", "greedy,greedy", "balanced-v1"]
+                "", "greedy,random", "greedy,greedy", "balanced-v1", "[/old]"]
 OPTION_VALUES = {
     "--games": SMALL, "--top": SMALL, "--draws": SMALL, "--draw-seed": ["-1", "0", "1", "x"], "--fair-value": ["3B.culture", "3B.coins", "9Z.culture", "3B.nosuch", "", "x"], "--swept": ["1,2,3", "3", "", "x", "-5,1e9", "1,1"], "--curve-games": SMALL, "--validation-games": SMALL, "--trials": SMALL,
     "--reference-games": SMALL, "--batch": SMALL, "--chunk": SMALL, "--trace-games": SMALL,
@@ -468,19 +471,20 @@ OPTION_VALUES = {
     "--param": ["coin=0:1", "coin=nan:inf", "kinds=0:1", "sides=-1,100000000", "budget=0:5", "x", "=", ""],
     "--components": ["{components}", "{root}/nowhere", "{file}", "/proc/self", ""],
     "--overrides": ["{file}", "{root}/nowhere", "{overrides}", "{folder}"],
-    "--out": ["{root}/new", "{file}", "{folder}", "/proc/self/x", "", "{root}/a/b/c"],
+    "--out": ["{root}/new", "{file}", "{folder}", "/proc/self/x", "", "{root}/a/b/c", "{root}/x[/old]"],
     "--trace": ["{root}/t.jsonl", "{file}", "{folder}", "/proc/self/x"],
     "--format": ["table", "csv", "json", "markdown", "xml", ""], "--chart-format": ["png", "svg", "pdf", "jpg", ""],
-    "--by": ["players", "seat", "policy_label", "nosuch", "", "players,seat"],
-    "--set": ["players=3", "playrs=3", "players", "=", "game=advanced", "name.x=1", "players=[", ""],
-    "--key": ["players", "nosuch", "setup.sides", ""], "--where": ["players=2", "x", "=", ""],
+    "--by": ["players", "seat", "policy_label", "nosuch", "", "players,seat", *MARKUP],
+    "--set": ["players=3", "playrs=3", "players", "=", "game=advanced", "name.x=1", "players=[", "",
+              "[/old]=1", 'policies=[{policy="greedy",label="[/old]"},"random"]'],
+    "--key": ["players", "nosuch", "setup.sides", "", "[/old]"], "--where": ["players=2", "x", "=", "", "[/old]=1"],
     "--reference": ["0", "x", "nan", "2"], "--side": ["3B", "1A", "6C", "x", ""],
     "--epoch": ["1", "3", "0", "4", "x"], "--colour": ["red", "pink", "", "x"],
     "--what": ["cards", "colonies", "setup", "x"], "--backend": ["local", "dask", "x"],
     "--scheduler": ["not-a-url", "udp://1:1", ""],
     "--values": ["coins,culture", "culture", "gold", "", ","], "--points": SMALL, "--confirm-games": SMALL,
     "--rounds": SMALL, "--aim": ["0", "0.5", "1", "2", "nan", "x"], "--reach": SMALL, "--max-changed": SMALL,
-    "--resweep": SMALL, "--card": ["II-B-02", "II-P", "i-y-01", "II-X-99", "", "x"],
+    "--resweep": SMALL, "--card": ["II-B-02", "II-P", "i-y-01", "II-X-99", "", "x", "[/old]"],
 }
 ARGUMENT_VALUES = {
     "scenario": ["{scenario}", "{root}/nowhere.toml", "{folder}", "{file}"],

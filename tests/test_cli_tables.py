@@ -22,7 +22,7 @@ from hadara_sim.cli import app
 from hadara_sim.cli.common import emit, print_table
 from hadara_sim.cli.human_view import wrap_phrases
 from hadara_sim.component_files import load_components
-from hadara_sim.report.table import Table
+from hadara_sim.report.table import Table, styled
 
 runner = CliRunner()
 WIDE = Table("Mean score sheet by policy",
@@ -159,6 +159,32 @@ def test_every_format_of_one_table(capsys):
     emit([WIDE], "json", footer_data={"seed": 1})
     doc = json.loads(capsys.readouterr().out)
     assert doc["tables"][0]["rows"][1][0] == "affinity_military" and doc["provenance"] == {"seed": 1}
+
+
+BRACKETS = Table("Win rate by label [v2]", ["policy [a]", "n"],
+                 [["[/old]", "1"], ["balanced [v2]", styled("2", "bold")]], caption="[/] in a caption")
+
+
+@pytest.mark.parametrize("fmt", ["table", "csv", "markdown", "json"])
+def test_brackets_in_a_table_are_text_not_markup(fmt, capsys, monkeypatch):
+    """A policy labelled "balanced [v2]" or "[/old]" (or a value, a path) is printed as written in
+    every format: rich would read the first as a style and hide it, and fail on the second. A styled
+    cell is its text everywhere but the terminal."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+    emit([BRACKETS], fmt, notes=["a note [/x]"], footer="policies: [/old]")
+    out = capsys.readouterr().out
+    cells = ["[/old]", "balanced [v2]", "policy [a]"]
+    if fmt == "csv":
+        assert list(csv.reader(io.StringIO(out)))[1:] == [["Win rate by label [v2]", "[/old]", "1"],
+                                                          ["Win rate by label [v2]", "balanced [v2]", "2"]]
+    elif fmt == "json":
+        doc = json.loads(out)
+        assert doc["tables"][0]["rows"] == [["[/old]", "1"], ["balanced [v2]", "2"]]
+        assert doc["notes"] == ["a note [/x]"] and doc["provenance"] == "policies: [/old]"
+    else:
+        words = " ".join(out.split())  # the title wraps at the table's width
+        assert all(c in words for c in [*cells, "Win rate by label [v2]", "[/] in a caption", "a note [/x]",
+                                        "policies: [/old]"]), out
 
 
 def assert_machine_numbers(text: str):

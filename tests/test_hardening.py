@@ -1251,3 +1251,44 @@ def test_the_default_tuning_space_lies_within_every_declared_range():
 
     for name, cls in BUILTIN.items():
         check_space(name, default_space(name), cls.params)  # raises for a value the policy does not take
+
+
+def test_brackets_in_labels_values_and_docstrings_are_printed_as_written(tmp_path):
+    """Text a user wrote (a policy's label, a value in a component file, a policy's docstring) is
+    never read as rich markup: "[/old]" once stopped every table with an internal MarkupError, and
+    "[v2]" or "list[int]" vanished from the line."""
+    scenario = tmp_path / "labels.toml"
+    scenario.write_text(textwrap.dedent("""
+        name = "labels"
+        players = 2
+        policies = [{policy = "greedy", label = "greedy [v2]"}, {policy = "random", label = "[/old]"}]
+        games = 8
+        seed = 1
+        chunk = 8
+    """))
+    out = tmp_path / "run"
+    for args in (["simulate", scenario, "--out", out], ["report", "winrate", out, "--out", tmp_path / "r"],
+                 ["report", "ratings", out]):
+        result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
+        assert result.exit_code == 0, result.output
+        assert "greedy [v2]" in result.output and "[/old]" in result.output
+
+    components = tmp_path / "components"
+    shutil.copytree(default_components_path(), components)
+    cards = (components / "cards.csv").read_text().splitlines()
+    cells = cards[1].split(",")
+    cells[1] = "[/x]"  # the epoch
+    (components / "cards.csv").write_text("\n".join([cards[0], ",".join(cells), *cards[2:]]) + "\n")
+    result = CliRunner().invoke(app, ["components", "validate", str(components)])
+    assert result.exit_code == 2 and "cards.csv:2: epoch: expected a whole number, got '[/x]'" in result.output
+
+    (tmp_path / "bracketed.py").write_text(textwrap.dedent('''
+        from hadara_sim.policies import Greedy
+
+
+        class Bracketed(Greedy):
+            """Greedy with a list[int] of weights [/] nothing else."""
+    '''))
+    result = CliRunner().invoke(app, ["policies", "show", f"{tmp_path / 'bracketed.py'}:Bracketed"])
+    assert result.exit_code == 0, result.output
+    assert "Greedy with a list[int] of weights [/] nothing else." in result.output

@@ -240,7 +240,7 @@ def suggest(
                                                f"hadara-sim balance suggest --players {players} --policy {policy} "
                                                f"--games {games} --curve-games {curve_games} --margin {margin:g} "
                                                f"--seed {seed}"))
-        err_console.print(f"suggested overrides: {out / 'fix.toml'}", highlight=False)
+        err_console.print(f"suggested overrides: {out / 'fix.toml'}", markup=False, highlight=False)
     err_console.print(f"took {seconds:.0f} s", highlight=False)
 
 

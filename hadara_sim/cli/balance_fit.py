@@ -137,7 +137,7 @@ def _run(fit, plan, quiet: bool, fmt: str, tables, out: Path | None, command: st
         (out / "fix.toml").write_text(fix_text(result.overrides, command))
         if result.rounds:
             save(chart(result), out / "fit.png")
-        err_console.print(f"the change set: {out / 'fix.toml'}", highlight=False)
+        err_console.print(f"the change set: {out / 'fix.toml'}", markup=False, highlight=False)
     err_console.print(f"{result.games:,} games; took {time.perf_counter() - start:.0f} s "
                       f"({result.cpu_seconds:.0f} s of CPU)", highlight=False)
 

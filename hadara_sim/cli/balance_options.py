@@ -6,6 +6,7 @@ from __future__ import annotations
 from contextlib import contextmanager
 
 import typer
+from rich.text import Text
 
 from ..constants import MAX_GAMES, MAX_SEED
 from .common import MARGIN_OPTION, components_or_exit, err_console, fail
@@ -63,9 +64,9 @@ def expect(text: str, seconds: float, dry_run: bool) -> bool:
 
 def say(status, text: str):
     """Progress on the spinner, and a line where stderr is a log (the spinner draws nothing there)."""
-    status.update(text)
+    status.update(Text(text))
     if not err_console.is_terminal:
-        err_console.print(text, highlight=False)
+        err_console.print(text, markup=False, highlight=False)
 
 
 @contextmanager

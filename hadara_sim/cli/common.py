@@ -202,11 +202,11 @@ def emit(tables: Sequence[Table], fmt: str = "table", *, notes: Sequence[str] = 
         sys.stdout.write("\n\n".join(parts) + "\n")
     else:
         for n in notes:
-            console.print(f"[dim]{n}[/]", highlight=False)
+            console.print(Text(plain(n), style="dim"))
         for t in tables:
             print_table(t)
         if footer:
-            console.print(f"[dim]{footer}[/]", highlight=False, soft_wrap=output_width() is None)
+            console.print(Text(plain(footer), style="dim"), soft_wrap=output_width() is None)
 
 
 def machine_csv(tables: Sequence[Table]) -> str:
@@ -372,11 +372,11 @@ def print_table(t: Table, width: int | None = None) -> None:
         _print_at(Text(plain(title), style="italic"), width or total_width(ws))
         table = RichTable()
         for (j, _, _, _, left), w in zip(block, ws):
-            table.add_column(t.columns[j], justify="left" if left else "right", width=w,
+            table.add_column(Text(plain(t.columns[j])), justify="left" if left else "right", width=w,
                              overflow="fold")
         for i, row in enumerate(t.rows):
             marked = i < len(t.marked) and t.marked[i]
-            table.add_row(*(str(row[j]) if j < len(row) else "" for j, *_ in block),
+            table.add_row(*(_cell(row[j]) if j < len(row) else "" for j, *_ in block),
                           style="bold yellow" if marked else None)
         total = max(total, total_width(ws))
         _print_at(table, max(total, width or 0))
@@ -387,6 +387,11 @@ def print_table(t: Table, width: int | None = None) -> None:
         caption = f"{caption}; {left_out}" if caption else left_out
     if caption:
         _print_at(Text(plain(caption), style="dim"), width or total)
+
+
+def _cell(cell) -> Text:
+    """A cell for rich: its text as written (rich would read a plain string as markup)."""
+    return cell if isinstance(cell, Text) else Text(str(cell))
 
 
 def _print_at(renderable, width: int) -> None:

@@ -6,9 +6,10 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 
 from ..constants import COLOURS, TRACKS
-from ..report.table import Table
+from ..report.table import Table, styled
 from .common import COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit, fail
 
 app = typer.Typer(help="Validate and show component sets (cards, colonies, setup cards, board).",
@@ -23,11 +24,11 @@ def validate(path: Path = typer.Argument(..., help="Directory holding cards.csv,
 
     problems = validate_components(path)
     if problems:
-        console.print(f"[red]{len(problems)} problem(s)[/] in {path}:", highlight=False)
+        console.print(f"[red]{len(problems)} problem(s)[/] in {escape(str(path))}:", highlight=False)
         for p in problems:
-            console.print(f"  {p}", highlight=False, soft_wrap=True)
+            console.print(f"  {p}", markup=False, highlight=False, soft_wrap=True)
         raise typer.Exit(2)
-    console.print(f"[green]valid[/]: {path}")
+    console.print(f"[green]valid[/]: {escape(str(path))}", highlight=False)
 
 
 @app.command()
@@ -47,7 +48,7 @@ def show(
         fail(f"unknown colour '{colour}'; choose one of {', '.join(COLOURS)}")
 
     def cell(value, name, exact):
-        return f"[bold]{value}[/]" if name in exact else f"[dim]{value}[/]"
+        return styled(value, "bold" if name in exact else "dim")
 
     if what == "cards":
         which = ", ".join(filter(None, [f"epoch {epoch}" if epoch else "", colour or ""]))

@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from ..constants import COINS_PER_POINT, MAX_SEED
-from ..report.table import Table
+from ..report.table import Table, styled
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
                      err_console, fail, policies_or_exit, seat_count_problem, split_specs, writable_file)
 
@@ -31,7 +31,7 @@ def score_pad(sheet: list[dict], names: list[str]) -> Table:
                           f"remainder, which breaks a tie in total points")
     for line in SCORE_LINES:
         table.rows.append([line, *(str(row[line]) for row in sheet)])
-    table.rows.append(["[bold]total[/]", *(f"[bold]{row['total']}[/]" for row in sheet)])
+    table.rows.append([styled("total", "bold"), *(styled(row["total"], "bold") for row in sheet)])
     table.rows.append(["coins left", *(str(row["leftover_coins"]) for row in sheet)])
     return table
 
@@ -118,7 +118,7 @@ def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[l
                           highlight=False, soft_wrap=True)
 
     if not quiet:
-        console.print(f"[bold]{heading}[/]", highlight=False)
+        console.print(f"[bold]{escape(heading)}[/]", highlight=False)
     from .human import LeftTheGame
 
     try:
@@ -136,7 +136,7 @@ def finish(sheet: list[dict], records: list[dict], names: list[str], fmt: str, t
     """The score pad, the winner, and the trace file if asked for."""
     emit([score_pad(sheet, names)], fmt, notes=[] if fmt == "table" else [winners_text(sheet, names)], footer=footer)
     if fmt == "table":
-        console.print(winners_text(sheet, names))
+        console.print(winners_text(sheet, names), markup=False)
     if trace:
         from ..trace import write_trace
 
@@ -145,4 +145,4 @@ def finish(sheet: list[dict], records: list[dict], names: list[str], fmt: str, t
         except OSError as err:
             fail(f"cannot write the trace to {trace}: {err.strerror}")
         if fmt == "table":
-            console.print(f"Trace written to {trace}")
+            console.print(f"Trace written to {trace}", markup=False)

@@ -7,11 +7,12 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 from rich.progress import Progress
 
 from ..constants import MAX_GAMES, MAX_SEED
 from ..registry import PolicyNotFound, available_policies, resolve_policy
-from ..report.table import Table
+from ..report.table import Table, styled
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
                      err_console, fail, split_specs, writable_file)
 
@@ -79,11 +80,11 @@ def show(name: str = typer.Argument(..., help="A policy name, module:attr or fil
                   caption="change one in a scenario (policies = [{policy = \"NAME\", params = {...}}]) or "
                           "from Python: make_policy(NAME, key=value)")
     if fmt == "table":
-        console.print(f"[bold]{getattr(cls, 'name', name)}[/]")
+        console.print(f"[bold]{escape(str(getattr(cls, 'name', name)))}[/]")
         if about:
-            console.print(about)
+            console.print(about, markup=False)
         if doc and doc != about:
-            console.print(f"\n{doc}")
+            console.print(f"\n{doc}", markup=False)
         if table.rows:
             emit([table], fmt)
         else:
@@ -145,11 +146,10 @@ def ladder(
                 row = sub.filter((sub["policy"] == a) & (sub["opponent"] == b)).row(0, named=True)
                 rates.append(row["win_rate"])
                 significant = row["q"] < 0.05
-                mark = ("[green]" if row["win_rate"] > 0.5 else "[red]") if significant else ""
-                end = "[/]" if mark else ""
                 half = (row["ci_high"] - row["ci_low"]) / 2
                 digits = 0 if half >= 0.01 else 1  # a half-width under 1 pp is never printed as ±0
-                cells.append(f"{mark}{100 * row['win_rate']:.{digits}f}±{100 * half:.{digits}f}{end}")
+                text = f"{100 * row['win_rate']:.{digits}f}±{100 * half:.{digits}f}"
+                cells.append(styled(text, "green" if row["win_rate"] > 0.5 else "red") if significant else text)
             won = sub.filter(sub["policy"] == a)["winning_scores"].explode().drop_nulls()
             table.rows.append([a, *cells, f"{100 * sum(rates) / len(rates):.0f}",
                                f"{won.mean():.0f}" if len(won) else "-"])
@@ -287,4 +287,4 @@ def tune(
     if out:
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(to_toml(result, argv), encoding="utf-8")
-        err_console.print(f"wrote {out}", highlight=False)
+        err_console.print(f"wrote {out}", markup=False, highlight=False)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Optional
 
 import typer
+from rich.markup import escape
 from .common import (FORMAT_OPTION, MARGIN_OPTION, check_format, console, emit, err_console, fail, not_nan,
                      writable_folder)
 
@@ -45,7 +46,7 @@ def _load(results: Path):
     except ResultsError as err:
         _unreadable(err)
     for w in caught:
-        err_console.print(f"[yellow]warning:[/] {w.message}", highlight=False)
+        err_console.print(f"[yellow]warning:[/] {escape(str(w.message))}", highlight=False)
     from ..provenance import with_combination_labels
 
     return with_combination_labels(df, meta), dataset_info(df, meta)
@@ -246,8 +247,8 @@ def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMA
             fail(str(err))
         except OSError as err:
             fail(f"cannot write the summary report to --out {out}: {err.strerror or err}")
-    console.print(f"summary report: [bold]{path}[/] ({path.stat().st_size / 1024:,.0f} KiB)", highlight=False)
-    console.print(f"open it in a browser: {path.resolve().as_uri()}", highlight=False, soft_wrap=True)
+    console.print(f"summary report: [bold]{escape(str(path))}[/] ({path.stat().st_size / 1024:,.0f} KiB)", highlight=False)
+    console.print(f"open it in a browser: {path.resolve().as_uri()}", markup=False, highlight=False, soft_wrap=True)
 
 
 @app.command()

@@ -6,6 +6,7 @@ from typing import Optional
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.progress import Progress
 
 from ..constants import MAX_GAMES, MAX_SEED
@@ -61,5 +62,5 @@ def verify(
                   f"({', '.join(map(str, counts))} players; {' and '.join('advanced' if k else 'basic' for k in kinds)})")
     if total.failures:
         game, message = total.failures[0]
-        console.print(f"[red]{len(total.failures)} disagree.[/] First, game {game}:\n{message}", highlight=False)
+        console.print(f"[red]{len(total.failures)} disagree.[/] First, game {game}:\n{escape(message)}", highlight=False)
         raise typer.Exit(1)

@@ -34,7 +34,9 @@ SUFFIX = {"%": ("pct", 100.0), "pp": ("pp", 100.0), "points": ("points", 1.0), "
 
 @dataclass
 class Table:
-    """A table: cells are strings (rich markup allowed in the terminal's). Numbers and ids are never
+    """A table: cells, title and caption are plain text, printed as written (a policy labelled
+    "[v2]" or a value "[/x]" is text, never rich markup); a cell the terminal styles is a rich `Text`
+    (`styled`), plain text everywhere else. Numbers and ids are never
     cut: a table too wide for the terminal wraps its text columns, then leaves out its `optional`
     columns (saying so below it), then continues its columns in a second block."""
 
@@ -82,24 +84,29 @@ class Table:
 
 
 def plain(cell) -> str:
-    """A cell without its rich markup."""
-    return Text.from_markup(str(cell)).plain
+    """A cell as text: a styled cell without its style, anything else as `str` writes it."""
+    return cell.plain if isinstance(cell, Text) else str(cell)
+
+
+def styled(value, style: str) -> Text:
+    """A cell the terminal prints in `style` (bold, dim, green...), plain text in every other format."""
+    return Text(str(value), style=style)
 
 
 def table_html(t: Table, anchor: str = "") -> str:
     """A table as HTML (`anchor`: its id, for links to it); a table with `links` links each row's last
     cell to the anchor it names."""
-    head = "".join(f"<th>{escape(c)}</th>" for c in t.columns) if any(t.columns) else ""
+    head = "".join(f"<th>{escape(plain(c))}</th>" for c in t.columns) if any(t.columns) else ""
     body = []
     for i, row in enumerate(t.rows):
         cls = ' class="marked"' if i < len(t.marked) and t.marked[i] else ""
-        cells = [escape(str(c)) for c in row]
+        cells = [escape(plain(c)) for c in row]
         if t.links:
             cells[-1] = f'<a href="#{escape(t.links[i])}">{cells[-1]}</a>'
         body.append(f"<tr{cls}>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
     html = (f'<div class="scroll"{f" id={chr(34)}{escape(anchor)}{chr(34)}" if anchor else ""}><table>'
-            f"<caption>{escape(t.title)}</caption>"
+            f"<caption>{escape(plain(t.title))}</caption>"
             + (f"<thead><tr>{head}</tr></thead>" if head else "") + f"<tbody>{''.join(body)}</tbody></table></div>")
     if t.caption:
-        html += f'<p class="caption">{escape(t.caption)}</p>'
+        html += f'<p class="caption">{escape(plain(t.caption))}</p>'
     return html
