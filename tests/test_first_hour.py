@@ -310,3 +310,30 @@ def test_traces_of_a_run_the_reference_cannot_replay_are_refused_before_it_plays
     combo = 1 if scenario == "card-grants" else 0  # card-grants' combination 0 is its control, no grant
     shown = runner.invoke(app, ["show-game", str(out), "--game", "1", "--combo", str(combo)], env={"COLUMNS": "300"})
     assert shown.exit_code == 2 and why in " ".join(shown.output.split())
+
+
+def test_a_shipped_scenario_plays_by_name_from_any_folder(tmp_path, monkeypatch):
+    """README's `simulate scenarios/default.toml` and the hints' `scenarios/seats.toml` work from a
+    notebook's folder or a results folder too (the shipped scenario, said so), or as a bare name; a
+    file of that name here is the user's and wins; a name that is neither gets the shipped names."""
+    from hadara_sim.scenario.checks import ScenarioError
+    from hadara_sim.scenario.read import load_scenario, shipped_scenarios
+
+    root = Path(__file__).resolve().parent.parent
+    assert shipped_scenarios() == {p.stem: p for p in sorted((root / "scenarios").glob("*.toml"))}
+    listed = (root / "docs" / "scenarios.md").read_text()
+    assert [name for name in shipped_scenarios() if f"`{name}.toml`" not in listed] == []
+    monkeypatch.chdir(tmp_path)
+    for typed in ("scenarios/seats.toml", "seats", "seats.toml"):
+        result = runner.invoke(app, ["simulate", typed, "--games", "4", "--jobs", "1", "--out", "run", "--overwrite"])
+        assert result.exit_code == 0, result.output
+        assert f"note: no file {typed} here: the shipped scenario {root / 'scenarios' / 'seats.toml'}" in result.output
+        assert load_scenario(typed) == load_scenario(root / "scenarios" / "seats.toml")
+    (tmp_path / "scenarios").mkdir()
+    (tmp_path / "scenarios" / "seats.toml").write_text('name = "mine"\nplayers = 2\npolicies = ["greedy"]\n')
+    assert load_scenario("scenarios/seats.toml").name == "mine" and load_scenario("seats").name == "seats"
+    result = runner.invoke(app, ["simulate", "sets", "--games", "4"])
+    assert result.exit_code == 2 and "sets: no such scenario file; did you mean 'seats'?" in result.output
+    assert "(the shipped scenarios, by name from any folder: 3b-culture-coins, " in result.output
+    with pytest.raises(ScenarioError, match="no such scenario file"):
+        load_scenario("elsewhere/seats.toml")  # a path of its own is the user's, never a shipped name

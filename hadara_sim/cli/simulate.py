@@ -15,7 +15,7 @@ from rich.markup import escape
 from ..constants import MAX_GAMES, MAX_SEED
 from ..process import BACKENDS
 from ..report.table import Table
-from .common import FORMAT_OPTION, check_format, components_or_exit, console, emit, fail
+from .common import FORMAT_OPTION, check_format, components_or_exit, console, emit, err_console, fail
 from .limits import jobs_or_exit, resume_command
 
 
@@ -24,7 +24,8 @@ def register(app: typer.Typer):
 
 
 def simulate(
-    scenario: Path = typer.Argument(..., help="Scenario file (TOML), e.g. scenarios/default.toml.",
+    scenario: Path = typer.Argument(..., help="Scenario file (TOML), e.g. scenarios/default.toml; a shipped "
+                                  "scenario also by its name from any folder (default, seats, ...).",
                                     show_default=False),
     games: Optional[int] = typer.Option(None, "--games", "-n", min=1, max=MAX_GAMES,
                                         help="Games (deals) per combination; overrides the scenario's."),
@@ -69,7 +70,7 @@ def simulate(
     from ..chunks import plan_chunks
     from ..runner import RunError, RunFailed, check_out, check_scheduler, run
     from ..scenario.checks import DesignWarning, ScenarioError
-    from ..scenario.read import load_scenario
+    from ..scenario.read import load_scenario, shipped_scenario
 
     fmt = check_format(fmt)
     if backend not in BACKENDS:
@@ -96,6 +97,10 @@ def simulate(
     except ScenarioError as err:
         fail(f"the scenario is not valid ({len(err.problems)} problem{'s' * (len(err.problems) > 1)}):\n"
              + "\n".join(f"  {p}" for p in err.problems))
+    shipped = shipped_scenario(scenario)
+    if shipped is not None and not quiet:
+        err_console.print(f"note: no file {scenario} here: the shipped scenario {shipped}", markup=False,
+                          highlight=False, soft_wrap=True)
     for w in dict.fromkeys(str(w.message) for w in caught):
         console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
     out = out if out is not None else Path("results") / changed_name(sc.name, settings)
@@ -148,7 +153,7 @@ def simulate(
     except KeyboardInterrupt as err:
         console.print(f"\n[yellow]{'terminated' if isinstance(err, Terminated) else 'interrupted'}[/]: "
                       f"{escape(complete())}; to play the rest, run the same command again:\n  "
-                      f"{escape(resume_command())}", highlight=False)
+                      f"{escape(resume_command())}", highlight=False, soft_wrap=True)
         raise typer.Exit(143 if isinstance(err, Terminated) else 130)
     if trace_games:
         write_sample_traces(out, trace_games, sc, quiet)
@@ -160,7 +165,7 @@ def simulate(
                       f"{'chunks were' if summary.chunks > 1 else 'chunk was'} already there", highlight=False, soft_wrap=True)
     else:
         console.print(f"{f'all {summary.chunks} chunks were' if summary.chunks > 1 else 'the chunk was'} already in "
-                      f"{out}: nothing to play", highlight=False)
+                      f"{out}: nothing to play", markup=False, highlight=False)
     try:
         emit([win_table(scan_results(out, sweep_columns=False), sc.name)], fmt)
     except ResultsError as err:
@@ -238,7 +243,7 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool) -> None:
         write_trace(sample.records, folder / f"game-c{combo:04d}-g{game:07d}.jsonl")
     if not quiet:
         console.print(f"wrote {min(k, sc.total_games)} game traces to {folder} (each replayed by the reference "
-                      "engine and matched with the dataset; tell one with hadara-sim show-game)", highlight=False)
+                      "engine and matched with the dataset; tell one with hadara-sim show-game)", markup=False, highlight=False)
 
 
 def win_table(results, title: str, limit: int = 40) -> Table:

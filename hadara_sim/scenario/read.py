@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import replace
+from importlib import resources
 from pathlib import Path
 from typing import Sequence
 
@@ -20,7 +21,7 @@ from ..components import ComponentError, ComponentSet
 from ..constants import MAX_GAMES
 from ..problems import Problem, toml_error_line
 from ..tomlpos import key_lines
-from .checks import Check, ScenarioError, show_value, type_name
+from .checks import Check, ScenarioError, show_value, suggest, type_name
 from .config import read_config
 from .model import COMPONENTS_KEYS, DEFAULT_CHUNK, DEFAULT_GAMES, TOP_KEYS, Config, Scenario
 from .sweep import check_decks, expand, read_sweep, swept_configs
@@ -35,12 +36,32 @@ def is_plain_name(name: str) -> bool:
             and not name.endswith((" ", ".")))
 
 
-def load_scenario(path: str | Path, components: str | Path | None = None, settings: Sequence[str] = ()) -> Scenario:
-    """Read and validate a scenario file; `components` replaces its component set, and each
-    `settings` entry KEY=VALUE (`apply_settings`) one of its values."""
+def shipped_scenarios() -> dict[str, Path]:
+    """The scenarios that come with hadara-sim (the project's scenarios/ folder, installed with the
+    package), by name."""
+    folder = Path(str(resources.files("hadara_sim") / "data" / "scenarios")).resolve()  # the link, followed
+    return {file.stem: file for file in sorted(folder.glob("*.toml"))}
+
+
+def shipped_scenario(path: str | Path) -> Path | None:
+    """The shipped scenario a path names that is no file here: `default`, `default.toml` or
+    `scenarios/default.toml` from any folder (a notebook's, a results folder's), else None."""
     path = Path(path)
+    if path.exists() or path.is_absolute() or path.parts[:-1] not in ((), ("scenarios",)) \
+            or path.suffix not in ("", ".toml"):
+        return None
+    return shipped_scenarios().get(path.stem)
+
+
+def load_scenario(path: str | Path, components: str | Path | None = None, settings: Sequence[str] = ()) -> Scenario:
+    """Read and validate a scenario file, or a shipped scenario by name (`shipped_scenario`);
+    `components` replaces its component set, and each `settings` entry KEY=VALUE (`apply_settings`)
+    one of its values."""
+    path = shipped_scenario(path) or Path(path)
     if not path.exists():
-        raise ScenarioError([Problem(str(path), None, "", "no such scenario file")])
+        names = list(shipped_scenarios())
+        raise ScenarioError([Problem(str(path), None, "", f"no such scenario file{suggest(path.stem, names)} "
+                                     f"(the shipped scenarios, by name from any folder: {', '.join(names)})")])
     if not path.is_file():
         raise ScenarioError([Problem(str(path), None, "", "is not a file")])
     try:
