@@ -13,6 +13,10 @@ EPOCHS = (1, 2, 3)
 EPOCH_NAMES = {1: "I", 2: "II", 3: "III"}
 MIN_PLAYERS, MAX_PLAYERS = 2, 5
 MAX_GAMES = 10**12  # games of a run or an option: game numbers and chunk counts stay within 64-bit integers
+# A run's combinations (swept values x setup grid x seat permutations): each is read and checked on
+# its own (about 1 ms), planned in chunks of its own and reported as a row; a sweep of eight keys of
+# ten values each (10**8) would have been read for days before anything said so.
+MAX_COMBINATIONS = 10_000
 MAX_SEED = 2**63 - 1  # a command's --seed: it and the next (a second policy's) stay within 64-bit integers
 CARDS_PER_COLOUR = 10          # yellow, red, blue, green per epoch
 PURPLE_PER_EPOCH = 14          # 6 effect cards (4 starred) + 8 value cards

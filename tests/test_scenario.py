@@ -138,6 +138,27 @@ def test_grid_and_permutations(tmp_path):
     assert all(c.arrangement is not None for c in sc.combinations)
 
 
+def test_a_run_of_too_many_combinations_is_refused_before_they_are_read(tmp_path):
+    """Eight swept keys of ten values are 10**8 combinations: named at once (it was read for days,
+    about 1 ms each, before anything said so), as is a grid times seat permutations past the limit."""
+    keys = "".join(f'"components.setup.{card}{side}.coins" = [0,1,2,3,4,5,6,7,8,9]\n'
+                   for card, side in zip("12345123", "AAAAABBB"))
+    problem = one(tmp_path, 'players = 2\npolicies = ["greedy", "random"]\n[sweep]\n' + keys)
+    assert (problem.line, str(problem).split(": ", 1)[1]) == (
+        3, "sweep: 100,000,000 combinations of swept values (10 x 10 x 10 x 10 x 10 x 10 x 10 x 10); a run takes "
+           "at most 10,000: sweep fewer values, or split the sweep into runs")
+    problem = one(tmp_path, """
+        players = 5
+        game = "advanced"
+        policies = ["greedy", "random", "balanced", "military", "culture"]
+        assignment = "permutations"
+        setup = {cards = "grid", sides = "grid"}
+        [sweep]
+        "components.setup.1A.coins" = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
+    """)
+    assert "12,000 combinations with the setup grid and the seat permutations; a run takes at most 10,000" in str(problem)
+
+
 def test_each_combination_keeps_its_own_grants_out(tmp_path):
     sc = load_scenario(write(tmp_path, """
         policies = ["greedy"]

@@ -18,7 +18,7 @@ from typing import Sequence
 
 from ..component_files import load_components
 from ..components import ComponentError, ComponentSet
-from ..constants import MAX_GAMES
+from ..constants import MAX_COMBINATIONS, MAX_GAMES
 from ..problems import Problem, toml_error_line
 from ..tomlpos import key_lines
 from .checks import Check, ScenarioError, show_value, suggest, type_name
@@ -203,6 +203,11 @@ def scenario_from_dict(data: dict, file: str = "<scenario>", base_dir: str | Pat
 
     configs = swept_configs(data, sweep, check, config_of)
     combos = expand(configs)
+    if len(combos) > MAX_COMBINATIONS:
+        check.report(("sweep",) if sweep else ("setup",),
+                     f"{len(combos):,} combinations with the setup grid and the seat permutations; a run takes at most "
+                     f"{MAX_COMBINATIONS:,}: sweep fewer values, or split the sweep into runs")
+        raise ScenarioError(check.problems)
     check_decks(combos, components, check, sweep)
     if check.problems:
         raise ScenarioError(check.problems)

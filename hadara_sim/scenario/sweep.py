@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import copy
 import itertools
+import math
 from typing import Any, Callable
 
 from ..components import OVERRIDABLE, ComponentSet
-from ..constants import COLOURS, EPOCHS, PURPLE
+from ..constants import COLOURS, EPOCHS, MAX_COMBINATIONS, PURPLE
 from ..swept_key import FOCUS_SEAT, SETUP_CARD, SETUP_SIDE, SweptKey
 from .checks import Check, show_path, show_value, suggest, type_name
 from .model import GAME_KINDS, RUN_KEYS, SIDE_NAMES, SWEEPABLE, Combination, Config
@@ -72,6 +73,12 @@ def swept_configs(data: dict, sweep: dict[SweptKey, list], check: Check,
         return [] if base is None else [({}, base)]
     found: list[tuple[dict, Config]] = []
     keys = list(sweep)
+    count = math.prod(len(values) for values in sweep.values())
+    if count > MAX_COMBINATIONS:
+        check.report(("sweep",), f"{count:,} combinations of swept values "
+                                 f"({' x '.join(str(len(values)) for values in sweep.values())}); a run takes at most "
+                                 f"{MAX_COMBINATIONS:,}: sweep fewer values, or split the sweep into runs")
+        return found
     check.found, count = [], 0
     for picks in itertools.product(*(range(len(sweep[k])) for k in keys)):
         raw = data
