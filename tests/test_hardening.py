@@ -1255,13 +1255,13 @@ def test_the_default_tuning_space_lies_within_every_declared_range():
 
 def test_brackets_in_labels_values_and_docstrings_are_printed_as_written(tmp_path):
     """Text a user wrote (a policy's label, a value in a component file, a policy's docstring) is
-    never read as rich markup: "[/old]" once stopped every table with an internal MarkupError, and
-    "[v2]" or "list[int]" vanished from the line."""
+    never read as rich markup or as matplotlib's mathtext: "[/old]" once stopped every table with an
+    internal MarkupError, "$\\frac$" every chart, and "[v2]" or "list[int]" vanished from the line."""
     scenario = tmp_path / "labels.toml"
     scenario.write_text(textwrap.dedent("""
         name = "labels"
         players = 2
-        policies = [{policy = "greedy", label = "greedy [v2]"}, {policy = "random", label = "[/old]"}]
+        policies = [{policy = "greedy", label = "greedy [v2]"}, {policy = "random", label = '[/old] $\\frac$'}]
         games = 8
         seed = 1
         chunk = 8
@@ -1271,7 +1271,8 @@ def test_brackets_in_labels_values_and_docstrings_are_printed_as_written(tmp_pat
                  ["report", "ratings", out]):
         result = CliRunner().invoke(app, [str(a) for a in args], env={"COLUMNS": "200"})
         assert result.exit_code == 0, result.output
-        assert "greedy [v2]" in result.output and "[/old]" in result.output
+        assert "greedy [v2]" in result.output and "[/old] $\\frac$" in result.output
+    assert (tmp_path / "r" / "winrate-by-policy.png").stat().st_size  # drawn as text, not as mathtext
 
     components = tmp_path / "components"
     shutil.copytree(default_components_path(), components)

@@ -17,6 +17,7 @@ import polars as pl
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
+from matplotlib.text import Text
 
 from .. import provenance
 from .dataset import in_group
@@ -47,6 +48,8 @@ def _finish(fig: Figure, title: str, footer: str) -> Figure:
     lines = [line for part in footer.split("\n")
              for line in textwrap.wrap(part, max(40, int(width * 15)), break_on_hyphens=False)]
     fig.supxlabel("\n".join(lines), fontsize=8.5, color="#555555")
+    for text in fig.findobj(Text):  # a label "costs $5 to $6" is text, not mathtext ("a $\frac$" failed)
+        text.set_parse_math(False)
     return fig
 
 
