@@ -260,6 +260,25 @@ def test_format_on_every_report(dataset, tmp_path, report, fmt):
         assert "┃" in out
 
 
+@pytest.mark.parametrize("fmt", ["csv", "json", "markdown"])
+def test_a_run_in_a_machine_format_writes_the_table_alone_to_standard_output(tmp_path, fmt):
+    """`simulate --format json | jq` reads JSON: the run's header, progress and closing lines go to
+    standard error in a machine format (they came first on standard output, so no reader could parse it);
+    in the terminal's format they stay on standard output, before the table."""
+    args = ["simulate", "scenarios/seats.toml", "--games", "4", "--jobs", "1", "--out", tmp_path / "r"]
+    result = run(*args, "--format", fmt)
+    assert result.exit_code == 0, result.output
+    assert "played 16 games" in result.stderr and "games in" not in result.stdout
+    if fmt == "json":
+        assert json.loads(result.stdout)["tables"][0]["rows"]
+    elif fmt == "csv":
+        assert result.stdout.startswith("table,") and len(pd.read_csv(io.StringIO(result.stdout)))
+    else:
+        assert result.stdout.startswith("**") and "| --- |" in result.stdout
+    result = run(*args, "--overwrite")
+    assert "played 16 games" in result.stdout and "┃" in result.stdout
+
+
 def test_bad_format_is_refused():
     result = run("components", "effects", "--format", "xml")
     assert result.exit_code == 2 and "--format must be table, csv, markdown or json" in result.output

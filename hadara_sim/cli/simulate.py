@@ -73,6 +73,7 @@ def simulate(
     from ..scenario.read import load_scenario, shipped_scenario
 
     fmt = check_format(fmt)
+    talk = console if fmt == "table" else err_console  # csv or json: standard output is the table alone
     if backend not in BACKENDS:
         fail(f"--backend must be {' or '.join(BACKENDS)}, got '{backend}'")
     jobs = jobs_or_exit(jobs)
@@ -92,7 +93,7 @@ def simulate(
             sc = load_scenario(scenario, components=components, settings=settings).with_overrides(games=games,
                                                                                                 seed=seed)
     except KeyboardInterrupt:
-        console.print("\n[yellow]interrupted[/] before anything was written", highlight=False)
+        talk.print("\n[yellow]interrupted[/] before anything was written", highlight=False)
         raise typer.Exit(130)
     except ScenarioError as err:
         fail(f"the scenario is not valid ({len(err.problems)} problem{'s' * (len(err.problems) > 1)}):\n"
@@ -102,7 +103,7 @@ def simulate(
         err_console.print(f"note: no file {scenario} here: the shipped scenario {shipped}", markup=False,
                           highlight=False, soft_wrap=True)
     for w in dict.fromkeys(str(w.message) for w in caught):
-        console.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
+        talk.print(f"[yellow]warning:[/] {escape(w)}", highlight=False)
     out = out if out is not None else Path("results") / changed_name(sc.name, settings)
     if trace_games:
         from ..sample import sample_ids, unreplayable
@@ -113,7 +114,7 @@ def simulate(
             fail(f"--trace-games {trace_games}: {problem}; run without --trace-games")
     chunks = plan_chunks(sc)
     if not quiet:
-        console.print(f"[bold]{escape(sc.name)}[/]: {sc.games:,} games x {len(sc.combinations)} combination"
+        talk.print(f"[bold]{escape(sc.name)}[/]: {sc.games:,} games x {len(sc.combinations)} combination"
                       f"{'s' * (len(sc.combinations) > 1)} = {sc.total_games:,} games in {len(chunks):,} "
                       f"chunk{'s' * (len(chunks) > 1)} of up to {sc.chunk:,}; seed {sc.seed} -> {escape(str(out))}", highlight=False, soft_wrap=True)
 
@@ -131,18 +132,18 @@ def simulate(
     left = max(0.0, 1.0 - done / max(1, len(chunks)))
     guess = estimate_run(sc, jobs, games=round(sc.games * left)) if backend == "local" else None
     if dry_run:
-        console.print(f"dry run: {done:,} of {len(chunks):,} chunks already in {escape(str(out))}; "
+        talk.print(f"dry run: {done:,} of {len(chunks):,} chunks already in {escape(str(out))}; "
                       + (f"the rest would take {guess.text()}" if guess else
                          "the time on a dask cluster depends on its workers") + "; nothing was played or written",
                       highlight=False, soft_wrap=True)
         return
     if guess is not None and guess.seconds > LONG_SECONDS and not quiet:
-        console.print(f"expected: {guess.text()}", highlight=False, soft_wrap=True)
+        talk.print(f"expected: {guess.text()}", highlight=False, soft_wrap=True)
 
     try:
         with sigterm_as_interrupt():
             summary = run(sc, out, jobs=jobs, backend=backend, scheduler=scheduler, overwrite=overwrite,
-                          quiet=quiet, console=console)
+                          quiet=quiet, console=talk)
     except RunError as err:
         fail(str(err))
     except RunFailed as err:
@@ -151,20 +152,20 @@ def simulate(
         fail(f"{err}\n{complete()}; fix the policy, then run again (with --overwrite once its "
              "code changed: the chunks played by the old code cannot be mixed with the new)", code=1)
     except KeyboardInterrupt as err:
-        console.print(f"\n[yellow]{'terminated' if isinstance(err, Terminated) else 'interrupted'}[/]: "
+        talk.print(f"\n[yellow]{'terminated' if isinstance(err, Terminated) else 'interrupted'}[/]: "
                       f"{escape(complete())}; to play the rest, run the same command again:\n  "
                       f"{escape(resume_command())}", highlight=False, soft_wrap=True)
         raise typer.Exit(143 if isinstance(err, Terminated) else 130)
     if trace_games:
-        write_sample_traces(out, trace_games, sc, quiet)
+        write_sample_traces(out, trace_games, sc, quiet, talk)
     if quiet:
         return
     if summary.played:
-        console.print(f"played {summary.games_played:,} games in {summary.seconds:.1f} s "
+        talk.print(f"played {summary.games_played:,} games in {summary.seconds:.1f} s "
                       f"({summary.rate:,.0f} games/s); {summary.already} of {summary.chunks} "
                       f"{'chunks were' if summary.chunks > 1 else 'chunk was'} already there", highlight=False, soft_wrap=True)
     else:
-        console.print(f"{f'all {summary.chunks} chunks were' if summary.chunks > 1 else 'the chunk was'} already in "
+        talk.print(f"{f'all {summary.chunks} chunks were' if summary.chunks > 1 else 'the chunk was'} already in "
                       f"{out}: nothing to play", markup=False, highlight=False)
     try:
         emit([win_table(scan_results(out, sweep_columns=False), sc.name)], fmt)
@@ -227,7 +228,7 @@ def changed_name(name: str, settings: list[str]) -> str:
     return "-".join([name, *(re.sub(r"[^\w.=,+-]+", "_", s).strip("_") for s in settings)])[:200]
 
 
-def write_sample_traces(out: Path, k: int, sc, quiet: bool) -> None:
+def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> None:
     """Traces of k games spread over the run, each verified, as OUT/traces/game-cC-gG.jsonl."""
     from ..sample import SampleError, SampleMismatch, sample_ids, verified_game
     from ..trace import write_trace
@@ -242,7 +243,7 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool) -> None:
                  code=1 if isinstance(err, SampleMismatch) else 2)
         write_trace(sample.records, folder / f"game-c{combo:04d}-g{game:07d}.jsonl")
     if not quiet:
-        console.print(f"wrote {min(k, sc.total_games)} game traces to {folder} (each replayed by the reference "
+        talk.print(f"wrote {min(k, sc.total_games)} game traces to {folder} (each replayed by the reference "
                       "engine and matched with the dataset; tell one with hadara-sim show-game)", markup=False, highlight=False)
 
 
