@@ -83,13 +83,17 @@ class _Rows:
         self.name, self.problems = path.name, problems
         self.rows: list[tuple[int, dict[str, str]]] = []
         self.seen_ids: dict[str, int] = {}  # id -> the line it first appeared on
+        self.whole = False  # read to its end: checks of the whole file (every effect once) apply
         try:
             text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Excel writes, is not a column
         except (OSError, UnicodeDecodeError) as err:
             self.report(None, "file", f"cannot be read: {err}")
             return
         lines = text.splitlines()
-        reader = csv.DictReader(line + "\n" for line in lines)  # any line ends, kept in a quoted field
+        # Excel writes ';' (or a tab) between fields where the decimal mark is a comma: the header says which.
+        header_line = lines[0] if lines else ""
+        delimiter = next((d for d in (",", ";", "\t") if d in header_line), ",")
+        reader = csv.DictReader((line + "\n" for line in lines), delimiter=delimiter)  # any line ends, kept in a quoted field
         header = tuple(h.strip() for h in (reader.fieldnames or ()))
         twice = sorted({c for c in header if header.count(c) > 1})
         if twice:
@@ -117,6 +121,7 @@ class _Rows:
             if not any(clean.values()):
                 continue
             self.rows.append((reader.line_num, clean))
+        self.whole = True
 
     def report(self, line, field_, message):
         self.problems.append(Problem(self.name, line, field_, message))
@@ -191,13 +196,13 @@ def _read_cards(path: Path, problems: list[Problem]) -> list[Card]:
             rows.report(line, "starred", "only purple effect cards are starred")
         exact = rows.exact(line, row, CARD_VALUES)
         cards.append(Card(len(cards), card_id, epoch, colour, starred, cost, points, values, effect, exact))
-    for effect in EFFECTS:
+    for effect in EFFECTS if rows.whole else ():
         lines = effect_rows.get(effect, [])
         if not lines:
             rows.report(None, "effect", f"effect '{effect}' is on no card (each effect is on exactly one card)")
         elif len(lines) > 1:
             rows.report(lines[1], "effect", f"effect '{effect}' is on {len(lines)} cards (lines {', '.join(map(str, lines))}); it must be on exactly one")
-    if rows.rows and not any(p.field == "header" for p in problems):
+    if rows.whole and rows.rows:
         for epoch in EPOCHS:
             for colour, name in enumerate(COLOURS):
                 n = sum(1 for c in cards if c.epoch == epoch and c.colour == colour)
@@ -230,7 +235,7 @@ def _read_colonies(path: Path, problems: list[Problem]) -> list[Colony]:
         exact = rows.exact(line, row, COLONY_VALUES)
         colonies.append(Colony(len(colonies), tile_id, level, requirement, plunder, integrate,
                                front, back_values, back, exact))
-    if rows.rows and not any(p.field == "header" and p.file == rows.name for p in problems):
+    if rows.whole and rows.rows:
         for level in range(COLONY_LEVELS):
             n = sum(1 for c in colonies if c.level == level)
             if n != 5:
@@ -256,7 +261,7 @@ def _read_setup(path: Path, problems: list[Problem]) -> dict[tuple[int, str], Se
             rows.report(line, "side", f"initiative {initiative} side {side} repeats line {lines[key]}")
         lines[key] = line
         cards[key] = SetupCard(initiative, side or "A", coins, values, exact)
-    if rows.rows and not any(p.field == "header" and p.file == rows.name for p in problems):
+    if rows.whole and rows.rows:
         for initiative in range(1, 6):
             for side in SIDES:
                 if (initiative, side) not in cards:

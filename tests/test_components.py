@@ -1,13 +1,14 @@
 """The component set: the shipped reconstruction keeps every printed fact, the validator names the
 file, line and field of every problem, and the deal draws from the right cards."""
 
+import csv
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from hadara_sim.components import ComponentError
-from hadara_sim.component_files import load_components, validate_components
+from hadara_sim.component_files import default_components_path, load_components, validate_components
 from hadara_sim.constants import (
     CARDS_PER_COLOUR, COLOURS, EFFECTS, EPOCHS, PURPLE, PURPLE_PER_EPOCH, TRACKS,
 )
@@ -180,6 +181,32 @@ def test_missing_column(tmp_path):
     found = problems_of(d)
     assert found and found[0].startswith("colonies.csv:1: header: missing column 'plunder'")
 
+
+
+@pytest.mark.parametrize("delimiter", [";", "\t"])
+def test_a_set_saved_by_excel_with_semicolons_or_tabs_loads_the_same(tmp_path, delimiter):
+    """Excel writes ';' between fields where the decimal mark is a comma (and a tab as "text"): the
+    header says which, and the set is the same set (it named every column missing, then every effect
+    on no card)."""
+    d = copy_default(tmp_path)
+    for name in ("cards.csv", "colonies.csv", "setup_cards.csv"):
+        rows = read_csv(d / name)
+        with (d / name).open("w", newline="") as f:
+            csv.writer(f, delimiter=delimiter).writerows(rows)
+    assert problems_of(d) == []
+    mine, shipped = load_components(d), load_components(default_components_path())
+    assert (mine.cards, mine.colonies, mine.setup_cards) == (shipped.cards, shipped.colonies, shipped.setup_cards)
+
+
+def test_a_broken_header_is_one_problem_not_a_cascade(tmp_path):
+    """A misspelt column is named once: the checks of the whole file (every effect on one card, the
+    counts per colour) wait for a file that can be read."""
+    d = copy_default(tmp_path)
+    rows = read_csv(d / "cards.csv")
+    rows[0][rows[0].index("colour")] = "color"
+    write_csv(d / "cards.csv", rows)
+    assert problems_of(d) == ["cards.csv:1: header: missing column 'colour', unknown column 'color' (expected: "
+                              "id,epoch,colour,starred,cost,points,income,military,culture,food,effect,exact)"]
 
 def test_wrong_counts(tmp_path):
     """Too few cards of a colour, a duplicate effect and a missing colony are all counted."""
