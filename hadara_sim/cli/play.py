@@ -126,7 +126,7 @@ def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[l
     except IllegalChoice as err:
         fail(str(err))
     except LeftTheGame as err:
-        err_console.print(f"{err}: the game was not finished", highlight=False)
+        err_console.print(f"{err}: the game was not finished", markup=False, highlight=False)
         raise typer.Exit(0 if err.by_choice else 1)
     return sheet, account.records
 

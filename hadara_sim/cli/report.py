@@ -96,7 +96,7 @@ def _emit(section, info: dict, out: Path, fmt: str, tables: str = "table") -> li
         paths.append(save(fig, out / f"{stem}.{fmt}", fmt))
         fig.clear()
     for p in paths:
-        (console if tables == "table" else err_console).print(f"chart: {p}", highlight=False)
+        (console if tables == "table" else err_console).print(f"chart: {p}", markup=False, highlight=False)
     return paths
 
 
