@@ -1,6 +1,6 @@
 """hadara-sim: Monte Carlo strategy analysis for the board game Hadara."""
 
-from importlib import import_module
+from importlib import import_module as _import_module
 
 __version__ = "0.1.0"
 # Public names and the module each comes from, imported on first use: `import hadara_sim` stays
@@ -16,7 +16,12 @@ __all__ = list(_EXPORTS)
 
 def __getattr__(name: str):
     if name in _EXPORTS:
-        value = getattr(import_module(f".{_EXPORTS[name]}", __name__), name)
+        value = getattr(_import_module(f".{_EXPORTS[name]}", __name__), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module 'hadara_sim' has no attribute '{name}'")
+
+
+def __dir__() -> list[str]:
+    """The public names too, before their first use: what a notebook's tab completion offers."""
+    return sorted({*globals(), *_EXPORTS})

@@ -25,3 +25,13 @@ def test_the_built_ins_are_the_policies_folder_under_the_package_name():
     assert setuptools["package-dir"]["hadara_sim.policies"] == "policies"
     assert (ROOT / "hadara_sim" / "policies").resolve() == (ROOT / "policies").resolve()
     assert Path(hadara_sim.policies.__file__).resolve() == (ROOT / "policies" / "__init__.py").resolve()
+
+
+def test_the_public_names_are_offered_before_their_first_use():
+    """`hadara_sim.<TAB>` in a notebook lists what the package exports (it offered only `import_module`,
+    since the names are imported on first use), and every one of them resolves."""
+    import hadara_sim
+
+    offered = dir(hadara_sim)  # also the submodules imported so far, as for any package
+    assert set(hadara_sim.__all__) <= set(offered) and "import_module" not in offered
+    assert all(getattr(hadara_sim, name) is not None for name in hadara_sim.__all__)
