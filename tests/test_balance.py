@@ -49,6 +49,10 @@ def test_tiny_suggestion_end_to_end(tmp_path):
                                 env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
     assert "1A" in result.output and (tmp_path / "fix.toml").is_file()
+    assert "took" in result.stderr and "\x1b" not in result.stderr  # piped: lines, no spinner
+    quiet = CliRunner().invoke(app, ["balance", "suggest", "-p", "2", "-n", "60", "--curve-games", "30",
+                                     "--side", "1A", "--jobs", "1", "-q", "--format", "csv"])
+    assert quiet.exit_code == 0 and quiet.stderr == "" and quiet.stdout.startswith("table,"), quiet.output
     bad = CliRunner().invoke(app, ["balance", "suggest", "--side", "6C"])
     assert bad.exit_code == 2 and "expected a card and side" in bad.output
 

@@ -41,6 +41,15 @@ def test_every_option_has_help():
     assert not missing
 
 
+
+def test_every_command_that_plays_games_can_be_quiet():
+    """Progress that --quiet silences: every command that plays games (it takes --components) but the
+    component tables takes -q (balance check, suggest and sensitivity had none)."""
+    loud = [" ".join(path) for path, command in commands()
+            if any(p.name == "components" for p in command.params) and path[:1] != ["components"]
+            and not any("--quiet" in p.opts and "-q" in p.opts for p in command.params)]
+    assert loud == []
+
 def test_paragraphs_are_not_broken_mid_sentence():
     result = runner.invoke(app, ["verify", "--help"], env={"COLUMNS": "200"})
     assert "the same legal options at every decision" in result.output

@@ -15,8 +15,8 @@ import typer
 from ..constants import MAX_GAMES
 from ..report.table import Table
 from .balance_fit import fit
-from .balance_options import (COMPONENTS, DRY_RUN, GAMES, JOBS, MARGIN, OVERRIDES, PLAYERS, POLICY, SEED, expect,
-                              failing, plan_or_exit, say)
+from .balance_options import (COMPONENTS, DRY_RUN, GAMES, JOBS, MARGIN, OVERRIDES, PLAYERS, POLICY, QUIET, SEED,
+                              expect, failing, plan_or_exit, took, working)
 from .common import FORMAT_OPTION, check_format, emit, err_console, fail, writable_folder
 
 app = typer.Typer(help="Balance what-ifs: changes of component values that make the game fair.",
@@ -81,7 +81,7 @@ def check(players: int = PLAYERS, policy: str = POLICY, games: int = GAMES, marg
                                                         "price (seek minus avoid level, TOST against 0), e.g. II-B-02 "
                                                         "or II-P for every purple card of epoch II (repeat); --games "
                                                         "of each seek and avoid."),
-          dry_run: bool = DRY_RUN, fmt: str = FORMAT_OPTION):
+          dry_run: bool = DRY_RUN, quiet: bool = QUIET, fmt: str = FORMAT_OPTION):
     """Win share of every setup card side with an equivalence verdict (TOST against 1/P), on the
     component set with the given overrides: check a fix on new deals (another --seed). With --card,
     each named card's seek minus avoid (restricted play, one rotating seat) against 0 instead: check
@@ -92,22 +92,22 @@ def check(players: int = PLAYERS, policy: str = POLICY, games: int = GAMES, marg
     fmt = check_format(fmt)
     plan = plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides)
     if card:
-        _check_cards(card, plan, dry_run, fmt)
+        _check_cards(card, plan, dry_run, quiet, fmt)
         return
     base, _ = _estimates(plan, estimate)
-    if expect(base.text(), base.seconds, dry_run):
+    if expect(base.text(), base.seconds, dry_run, quiet):
         return
     start = time.perf_counter()
     try:
-        with err_console.status(f"{games:,} games"):
+        with working(f"{games:,} games", quiet):
             sides = baseline(plan)
     except RunError as err:
         fail(str(err))
     emit([_sides_table(plan, sides)], fmt)
-    err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
+    took(start, quiet)
 
 
-def _check_cards(names: list[str], base, dry_run: bool, fmt: str):
+def _check_cards(names: list[str], base, dry_run: bool, quiet: bool, fmt: str):
     """`balance check --card`: every named card's worth at its price on the set with the overrides."""
     from .. import balance_fit as F
     from ..balance_fit.cards import printed_costs
@@ -121,10 +121,10 @@ def _check_cards(names: list[str], base, dry_run: bool, fmt: str):
                           policy=base.policy, margin=base.margin, seed=base.seed, components=base.components,
                           overrides=base.overrides, jobs=base.jobs)
         guess = F.check_cards_estimate(plan, base.games)
-    if expect(f"{guess.text()} ({len(plan.cards)} cards, each sought and avoided)", guess.seconds, dry_run):
+    if expect(f"{guess.text()} ({len(plan.cards)} cards, each sought and avoided)", guess.seconds, dry_run, quiet):
         return
     start = time.perf_counter()
-    with failing(), err_console.status(f"{base.games:,} games x {2 * len(plan.cards)} restrictions"):
+    with failing(), working(f"{base.games:,} games x {2 * len(plan.cards)} restrictions", quiet):
         table = F.check_cards(plan, base.seed, base.games)
     changed = "; ".join(f"{k} cost {v['cost']}" for k, v in base.overrides.get("cards", {}).items() if "cost" in v)
     costs = printed_costs(components.with_overrides(plan.overrides), plan.cards)
@@ -143,7 +143,7 @@ def _check_cards(names: list[str], base, dry_run: bool, fmt: str):
         marked=[not f for f in table["fair"].to_list()],
         data=table.select("card_id", "n", "diff", "low", "high", "equiv_p", "q_equiv", "verdict", "more", "fair"),
         units={"diff": "pp", "low": "pp", "high": "pp"})], fmt)
-    err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
+    took(start, quiet)
 
 
 @app.command()
@@ -156,7 +156,7 @@ def suggest(
     components: Optional[Path] = COMPONENTS, overrides: Optional[Path] = OVERRIDES,
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Directory for the curve charts and "
                                        "fix.toml, the suggested overrides.", show_default=False),
-    dry_run: bool = DRY_RUN,
+    dry_run: bool = DRY_RUN, quiet: bool = QUIET,
     fmt: str = FORMAT_OPTION,
 ):
     """For every setup card side that is not fair within the margin (TOST against 1/P), the smallest
@@ -180,17 +180,16 @@ def suggest(
     sides_text = (f"{len(side)} side{'s' * (len(side) > 1)} ({', '.join(side)})" if side
                   else "each side that is not fair (up to 10)")
     total = base.seconds + per_side.seconds * (len(side) if side else 10)
-    if expect(f"the baseline {base.text()}; then for {sides_text}, {per_side.text()} each", total, dry_run):
+    if expect(f"the baseline {base.text()}; then for {sides_text}, {per_side.text()} each", total, dry_run, quiet):
         return
     start = time.perf_counter()
     try:
-        with err_console.status("baseline") as status:
-            sides, suggestions = run_suggest(plan, progress=lambda text: say(status, text))
+        with working("baseline", quiet) as progress:
+            sides, suggestions = run_suggest(plan, progress=progress)
     except ComponentError as err:
         fail("the component set is not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
     except (ValueError, RunError) as err:
         fail(str(err))
-    seconds = time.perf_counter() - start
     grids = [_sides_table(plan, sides)]
     for s in suggestions:
         rows = []
@@ -241,7 +240,7 @@ def suggest(
                                                f"--games {games} --curve-games {curve_games} --margin {margin:g} "
                                                f"--seed {seed}"))
         err_console.print(f"suggested overrides: {out / 'fix.toml'}", markup=False, highlight=False)
-    err_console.print(f"took {seconds:.0f} s", highlight=False)
+    took(start, quiet)
 
 
 @app.command()
@@ -251,7 +250,7 @@ def sensitivity(
                               help="Draws of the estimated component values, each played on the same deals."),
     draw_seed: int = typer.Option(1, "--draw-seed", min=0, help="Seed of the draws."),
     margin: float = MARGIN, seed: int = SEED, jobs: int = JOBS, components: Optional[Path] = COMPONENTS,
-    overrides: Optional[Path] = OVERRIDES, dry_run: bool = DRY_RUN, fmt: str = FORMAT_OPTION,
+    overrides: Optional[Path] = OVERRIDES, dry_run: bool = DRY_RUN, quiet: bool = QUIET, fmt: str = FORMAT_OPTION,
     fair_value: Optional[str] = typer.Option(None, "--fair-value", help="A side's value, e.g. 3B.culture: "
                                              "instead of the verdicts, its fair value in each draw (a curve of "
                                              "--swept values, --games each), the spread of the estimates "
@@ -276,15 +275,15 @@ def sensitivity(
              f"3B.culture --swept {swept}")
     plan = plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides)
     if fair_value is not None:
-        return _fair_value(plan, fair_value, swept, draws, draw_seed, dry_run, fmt)
+        return _fair_value(plan, fair_value, swept, draws, draw_seed, dry_run, quiet, fmt)
     base, _ = _estimates(plan, estimate)
     total = base.seconds * (draws + 1)
-    if expect(f"{draws + 1} runs of {base.text()} each, about {total:.0f} s in all", total, dry_run):
+    if expect(f"{draws + 1} runs of {base.text()} each, about {total:.0f} s in all", total, dry_run, quiet):
         return
     start = time.perf_counter()
     try:
-        with err_console.status("the set as given") as status:
-            sides, runs, moved = replay(plan, draws, draw_seed, progress=lambda text: say(status, text))
+        with working("the set as given", quiet) as progress:
+            sides, runs, moved = replay(plan, draws, draw_seed, progress=progress)
     except (ValueError, RunError) as err:
         fail(str(err))
     rows = table(sides, runs)
@@ -316,10 +315,11 @@ def sensitivity(
                  f"given; marked (reading 'rests on the estimates'): a verdict that holds in fewer than 80 % of the draws"),
         marked=[r.holds < 0.8 for r in rows])
     emit([grid], fmt)
-    err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
+    took(start, quiet)
 
 
-def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed: int, dry_run: bool, fmt: str):
+def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed: int, dry_run: bool, quiet: bool,
+                fmt: str):
     """`balance sensitivity --fair-value 3B.culture`: the fair value in each draw and its spread."""
     import numpy as np
     import polars as pl
@@ -348,13 +348,12 @@ def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed
     base, _ = _estimates(plan, estimate)
     total = base.seconds * len(values) * (draws + 1)
     if expect(f"{draws + 1} curves of {len(values)} values, each {base.text()}, about {total:.0f} s in all", total,
-               dry_run):
+              dry_run, quiet):
         return
     start = time.perf_counter()
     try:
-        with err_console.status("the set as given") as status:
-            spread = fair_values(plan, side, field_, draws, draw_seed, sorted(set(values)),
-                                 progress=lambda text: say(status, text))
+        with working("the set as given", quiet) as progress:
+            spread = fair_values(plan, side, field_, draws, draw_seed, sorted(set(values)), progress=progress)
     except (ValueError, RunError) as err:
         fail(str(err))
     every = [spread.given, *spread.draws]
@@ -406,7 +405,7 @@ def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed
                                      spread.sampling_se, spread.total_sd, *[spread.share(v) for v in whole],
                                      *[spread.share(v, inside=True) for v in whole]]}))
     emit([per_draw, summary], fmt)
-    err_console.print(f"took {time.perf_counter() - start:.0f} s", highlight=False)
+    took(start, quiet)
 
 
 def _candidates_frame(candidates, best):

@@ -5,7 +5,6 @@ player count at once, or with --card one set of card costs that makes every name
 from __future__ import annotations
 
 import time
-from contextlib import nullcontext
 from pathlib import Path
 from typing import Optional
 
@@ -13,8 +12,8 @@ import typer
 
 from ..constants import MAX_GAMES
 from ..report.table import Table
-from .balance_options import (COMPONENTS, DRY_RUN, JOBS, MARGIN, OVERRIDES, POLICY, SEED, expect, failing,
-                              plan_or_exit, say)
+from .balance_options import (COMPONENTS, DRY_RUN, JOBS, MARGIN, OVERRIDES, POLICY, QUIET, SEED, expect, failing,
+                              plan_or_exit, took, working)
 from .common import FORMAT_OPTION, check_format, emit, err_console, fail, not_nan, writable_folder
 
 _DEFAULT_VALUES = "coins,income,military,culture,food"
@@ -63,7 +62,7 @@ def fit(
                                        help="Directory for fix.toml (the change set, with the command that made "
                                             "it), fit.png and the runs (a rerun of the same command resumes)."),
     dry_run: bool = DRY_RUN,
-    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress."),
+    quiet: bool = QUIET,
     fmt: str = FORMAT_OPTION,
 ):
     """One set of whole-number changes of setup card values that makes every named side fair within
@@ -114,7 +113,7 @@ def fit(
               f"and at most {rounds} proposals, {confirm.text()}; fitting the surrogates and proposing about "
               f"{duration(fitting)} (timed on a sample here); in all about "
               f"{duration(sweep.seconds + confirm.seconds + fitting)}",
-              sweep.seconds + confirm.seconds + fitting, dry_run):
+              sweep.seconds + confirm.seconds + fitting, dry_run, quiet):
         return
     _run(F.fit, plan, quiet, fmt, _tables, out, F.command_line(plan), overrides,
          lambda result: F.chart(result, {"scenario": f"balance fit, {policy} on every seat",
@@ -126,8 +125,8 @@ def _run(fit, plan, quiet: bool, fmt: str, tables, out: Path | None, command: st
     into `out`, and say what it cost."""
     start = time.perf_counter()
     with failing():
-        with nullcontext() if quiet else err_console.status("designed sweep") as status:
-            result = fit(plan, progress=None if quiet else (lambda text: say(status, text)))
+        with working("designed sweep", quiet) as progress:
+            result = fit(plan, progress=progress)
     emit(tables(result), fmt)
     if out is not None:
         from ..balance import fix_text
@@ -138,8 +137,7 @@ def _run(fit, plan, quiet: bool, fmt: str, tables, out: Path | None, command: st
         if result.rounds:
             save(chart(result), out / "fit.png")
         err_console.print(f"the change set: {out / 'fix.toml'}", markup=False, highlight=False)
-    err_console.print(f"{result.games:,} games; took {time.perf_counter() - start:.0f} s "
-                      f"({result.cpu_seconds:.0f} s of CPU)", highlight=False)
+    took(start, quiet, result.games, result.cpu_seconds)
 
 
 def _tables(result) -> list[Table]:
@@ -231,7 +229,7 @@ def _fit_cards(card, players, policy, games, points, confirm_games, rounds, marg
         sweep, confirm = F.card_estimate(plan)
     if expect(f"the designed sweep {sweep.text()} ({len(plan.cards)} cards, each sought and avoided); then the "
               f"current costs and at most {rounds} proposals, {confirm.text()}",
-              sweep.seconds + confirm.seconds, dry_run):
+              sweep.seconds + confirm.seconds, dry_run, quiet):
         return
     _run(F.fit_cards, plan, quiet, fmt, _card_tables, out, F.card_command_line(plan), overrides,
          lambda result: F.card_chart(result, {"scenario": f"balance fit --card, {policy} on every seat",

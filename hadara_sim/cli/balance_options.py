@@ -3,6 +3,7 @@ sensitivity in cli/balance.py, fit in cli/balance_fit.py)."""
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 
 import typer
@@ -22,6 +23,8 @@ COMPONENTS = typer.Option(None, "--components", help="Directory of a component s
                           "reconstruction).", show_default=False)
 OVERRIDES = typer.Option(None, "--overrides", help="A TOML file of [components.*] overrides played on top "
                          "of the set, e.g. the fix.toml written by `suggest --out`.", show_default=False)
+QUIET = typer.Option(False, "--quiet", "-q", help="No progress, expected times or timings on standard error "
+                     "(errors and the tables still).")
 DRY_RUN = typer.Option(False, "--dry-run", help="Check the options, print how long the runs would take, and stop: "
                        "nothing is played.")
 
@@ -52,14 +55,34 @@ def plan_or_exit(players, policy, games, margin, seed, jobs, components, overrid
                 jobs, list(side or []), table)
 
 
-def expect(text: str, seconds: float, dry_run: bool) -> bool:
-    """Say what a run is expected to take when it is long (or a dry run); True for a dry run."""
+def expect(text: str, seconds: float, dry_run: bool, quiet: bool = False) -> bool:
+    """Say what a run is expected to take when it is long and not quiet (or a dry run); True for a dry run."""
     from ..estimate import LONG_SECONDS
 
-    if dry_run or seconds > LONG_SECONDS:
+    if dry_run or (seconds > LONG_SECONDS and not quiet):
         err_console.print(f"{'dry run: ' if dry_run else ''}expected: {text}" + ("; nothing was played" if dry_run else ""),
                           highlight=False, soft_wrap=True)
     return dry_run
+
+
+@contextmanager
+def working(first: str, quiet: bool):
+    """A spinner saying what plays, starting with `first`; yields the `progress(text)` that moves it on
+    (None when quiet: nothing is shown)."""
+    if quiet:
+        yield None
+        return
+    with err_console.status(first) as status:
+        yield lambda text: say(status, text)
+
+
+def took(start: float, quiet: bool, games: int | None = None, cpu_seconds: float | None = None) -> None:
+    """The wall time since `start` (and the games and CPU time, when known), unless quiet."""
+    if quiet:
+        return
+    games_text = f"{games:,} games; " if games is not None else ""
+    cpu = f" ({cpu_seconds:.0f} s of CPU)" if cpu_seconds is not None else ""
+    err_console.print(f"{games_text}took {time.perf_counter() - start:.0f} s{cpu}", highlight=False)
 
 
 def say(status, text: str):

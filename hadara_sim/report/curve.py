@@ -144,9 +144,12 @@ def clustered(model, groups: np.ndarray):
     held = len(np.unique(groups))
     if held < 2:  # one deal has no spread between deals
         raise ReportError(f"only {held} deal holds the rows fitted: a fit needs two or more (play more games)")
-    with warnings.catch_warnings():  # a small run's seat that always or never won: its slope's wide CI says so
+    # A small run's seat that always or never won: its slope's wide CI says so, and a fit that ran to
+    # infinities (numpy's divide and invalid warnings inside the link) gives the not-finite estimates
+    # that `crossing` and the verdicts read as "not found"; if it is singular, the ReportError below.
+    with warnings.catch_warnings(), np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         warnings.simplefilter("ignore", PerfectSeparationWarning)
-        warnings.simplefilter("ignore", SingularMatrixWarning)  # and if it is singular, the ReportError below
+        warnings.simplefilter("ignore", SingularMatrixWarning)
         try:
             return model.fit(cov_type="cluster", cov_kwds={"groups": groups})
         except (np.linalg.LinAlgError, ZeroDivisionError):
