@@ -476,7 +476,7 @@ OPTION_VALUES = {
     "--format": ["table", "csv", "json", "markdown", "xml", ""], "--chart-format": ["png", "svg", "pdf", "jpg", ""],
     "--by": ["players", "seat", "policy_label", "nosuch", "", "players,seat", *MARKUP],
     "--set": ["players=3", "playrs=3", "players", "=", "game=advanced", "name.x=1", "players=[", "",
-              "[/old]=1", 'policies=[{policy="greedy",label="[/old]"},"random"]'],
+              "[/old]=1", 'policies=[{{policy="greedy",label="[/old]"}},"random"]'],  # {{ }}: see check_cli
     "--key": ["players", "nosuch", "setup.sides", "", "[/old]"], "--where": ["players=2", "x", "=", "", "[/old]=1"],
     "--reference": ["0", "x", "nan", "2"], "--side": ["3B", "1A", "6C", "x", ""],
     "--epoch": ["1", "3", "0", "4", "x"], "--colour": ["red", "pink", "", "x"],
