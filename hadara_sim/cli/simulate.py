@@ -115,8 +115,8 @@ def simulate(
     chunks = plan_chunks(sc)
     if not quiet:
         talk.print(f"[bold]{escape(sc.name)}[/]: {sc.games:,} games x {len(sc.combinations)} combination"
-                      f"{'s' * (len(sc.combinations) > 1)} = {sc.total_games:,} games in {len(chunks):,} "
-                      f"chunk{'s' * (len(chunks) > 1)} of up to {sc.chunk:,}; seed {sc.seed} -> {escape(str(out))}", highlight=False, soft_wrap=True)
+                   f"{'s' * (len(sc.combinations) > 1)} = {sc.total_games:,} games in {len(chunks):,} "
+                   f"chunk{'s' * (len(chunks) > 1)} of up to {sc.chunk:,}; seed {sc.seed} -> {escape(str(out))}", highlight=False, soft_wrap=True)
 
     def complete() -> str:
         done = len(our_parts(out)) if out.is_dir() else 0
@@ -133,9 +133,9 @@ def simulate(
     guess = estimate_run(sc, jobs, games=round(sc.games * left)) if backend == "local" else None
     if dry_run:
         talk.print(f"dry run: {done:,} of {len(chunks):,} chunks already in {escape(str(out))}; "
-                      + (f"the rest would take {guess.text()}" if guess else
-                         "the time on a dask cluster depends on its workers") + "; nothing was played or written",
-                      highlight=False, soft_wrap=True)
+                   + (f"the rest would take {guess.text()}" if guess else
+                      "the time on a dask cluster depends on its workers") + "; nothing was played or written",
+                   highlight=False, soft_wrap=True)
         return
     if guess is not None and guess.seconds > LONG_SECONDS and not quiet:
         talk.print(f"expected: {guess.text()}", highlight=False, soft_wrap=True)
@@ -153,8 +153,8 @@ def simulate(
              "code changed: the chunks played by the old code cannot be mixed with the new)", code=1)
     except KeyboardInterrupt as err:
         talk.print(f"\n[yellow]{'terminated' if isinstance(err, Terminated) else 'interrupted'}[/]: "
-                      f"{escape(complete())}; to play the rest, run the same command again:\n  "
-                      f"{escape(resume_command())}", highlight=False, soft_wrap=True)
+                   f"{escape(complete())}; to play the rest, run the same command again:\n  "
+                   f"{escape(resume_command())}", highlight=False, soft_wrap=True)
         raise typer.Exit(143 if isinstance(err, Terminated) else 130)
     if trace_games:
         write_sample_traces(out, trace_games, sc, quiet, talk)
@@ -162,11 +162,11 @@ def simulate(
         return
     if summary.played:
         talk.print(f"played {summary.games_played:,} games in {summary.seconds:.1f} s "
-                      f"({summary.rate:,.0f} games/s); {summary.already} of {summary.chunks} "
-                      f"{'chunks were' if summary.chunks > 1 else 'chunk was'} already there", highlight=False, soft_wrap=True)
+                   f"({summary.rate:,.0f} games/s); {summary.already} of {summary.chunks} "
+                   f"{'chunks were' if summary.chunks > 1 else 'chunk was'} already there", highlight=False, soft_wrap=True)
     else:
         talk.print(f"{f'all {summary.chunks} chunks were' if summary.chunks > 1 else 'the chunk was'} already in "
-                      f"{out}: nothing to play", markup=False, highlight=False)
+                   f"{out}: nothing to play", markup=False, highlight=False)
     try:
         emit([win_table(scan_results(out, sweep_columns=False), sc.name)], fmt)
     except ResultsError as err:
@@ -244,7 +244,7 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> Non
         write_trace(sample.records, folder / f"game-c{combo:04d}-g{game:07d}.jsonl")
     if not quiet:
         talk.print(f"wrote {min(k, sc.total_games)} game traces to {folder} (each replayed by the reference "
-                      "engine and matched with the dataset; tell one with hadara-sim show-game)", markup=False, highlight=False)
+                   "engine and matched with the dataset; tell one with hadara-sim show-game)", markup=False, highlight=False)
 
 
 def win_table(results, title: str, limit: int = 40) -> Table:
