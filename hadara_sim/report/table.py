@@ -42,7 +42,7 @@ class Table:
 
     title: str
     columns: list[str]
-    rows: list[list[str]]
+    rows: list[list[str | Text]]  # a Text only where the terminal styles the cell (`styled`)
     caption: str = ""
     marked: list[bool] = field(default_factory=list)  # rows to highlight (significant)
     data: pl.DataFrame | None = None                  # the numbers behind the table, for csv and json
