@@ -159,6 +159,29 @@ def test_a_run_of_too_many_combinations_is_refused_before_they_are_read(tmp_path
     assert "12,000 combinations with the setup grid and the seat permutations; a run takes at most 10,000" in str(problem)
 
 
+
+def test_a_label_names_one_policy(tmp_path):
+    """Two different policies under one label were played and then reported as one policy (80 seats
+    of random and balanced as "a", its rating the lowest beside the highest win share): refused at the
+    second, as is a blank label; the same policy listed twice keeps its shared name."""
+    found = [str(p).split("/")[-1] for p in problems(tmp_path, """
+        players = 4
+        policies = [{policy = "random", label = "a"}, {policy = "balanced", label = "a"}, "greedy",
+                    {policy = "economy", label = "greedy"}]
+    """)]
+    assert found == [
+        "s.toml:2: policies[1].label: label 'a' is already policies[0]'s (random), a different policy: give each "
+        "its own label",
+        "s.toml:3: policies[3].label: label 'greedy' is already policies[2]'s (greedy), a different policy: give "
+        "each its own label"]
+    assert "a label names the policy's rows in every report" in str(one(tmp_path, """
+        players = 2
+        policies = [{policy = "greedy", label = " "}, "random"]
+    """))
+    same = load_scenario(write(tmp_path, 'players = 4\npolicies = ["greedy", "greedy", "balanced", "balanced"]\n'))
+    assert [e.label for e in same.combinations[0].config.policies] == ["greedy", "greedy", "balanced", "balanced"]
+
+
 def test_each_combination_keeps_its_own_grants_out(tmp_path):
     sc = load_scenario(write(tmp_path, """
         policies = ["greedy"]

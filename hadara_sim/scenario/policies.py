@@ -35,7 +35,7 @@ def read_policies(data: dict, check: Check, base_dir: Path, cache: dict) -> tupl
     if not isinstance(raw, list) or not raw:
         check.report((key,), f"expected a non-empty list of policies, got {type_name(raw)} {show_value(raw)}")
         return [], key
-    entries = []
+    entries, first_of_label = [], {}  # label -> (index, entry) of the first entry with it
     for i, item in enumerate(raw):
         path = (key, i)
         if isinstance(item, str):
@@ -61,6 +61,10 @@ def read_policies(data: dict, check: Check, base_dir: Path, cache: dict) -> tupl
             continue
         spec = resolve_spec(spec, base_dir)
         label = check.string(item, path + ("label",), None)
+        if label is not None and not label.strip():
+            check.report(path + ("label",), "a label names the policy's rows in every report: give it a word, "
+                                            "or leave `label` out for the policy's own name")
+            continue
         if label is None:
             label = policy_label(spec, params)
         cache_key = json.dumps([spec, params], sort_keys=True)
@@ -74,7 +78,14 @@ def read_policies(data: dict, check: Check, base_dir: Path, cache: dict) -> tupl
             where, message = cache[cache_key]
             check.report(path + ((where,) if where in item else ("policy",)), message)
             continue
-        entries.append(PolicyEntry(spec, params, label))
+        entry = PolicyEntry(spec, params, label)
+        j, first = first_of_label.setdefault(label, (i, entry))
+        if (first.policy, first.params) != (spec, params):  # the reports would add up two policies' games as one
+            check.report(path + (("label",) if "label" in item else ("policy",)),
+                         f"label '{label}' is already {key}[{j}]'s ({policy_label(first.policy, first.params)}), "
+                         f"a different policy: give each its own label")
+            continue
+        entries.append(entry)
     return entries, key
 
 
