@@ -24,12 +24,10 @@ import polars as pl
 import polars.selectors as cs
 from IPython.display import display
 
-from hadara_sim import load_scenario, simulate
+from hadara_sim import load_scenario, simulate  # a shipped scenario by its name, from any folder
 from hadara_sim.report import charts
 from hadara_sim.report.dataset import dataset_info
 
-# The repository root (where scenarios/ is), wherever Jupyter was started.
-ROOT = next(p for p in [Path.cwd(), *Path.cwd().parents] if (p / "scenarios").is_dir())
 GAMES = int(os.environ.get("HADARA_NOTEBOOK_GAMES", "{default}"))
 pl.Config.set_tbl_rows(40)
 pl.Config.set_tbl_cols(20)
@@ -80,7 +78,7 @@ rotates the seats, so that each policy plays each seat equally often.
 Without `out=` nothing is written to disk.
 """),
     code('''
-scenario = load_scenario(ROOT / "scenarios" / "default.toml")
+scenario = load_scenario("default")
 print(scenario.name, "-", scenario.description)
 df = simulate(scenario, games=GAMES, seed=1)
 df.shape'''),
@@ -198,7 +196,7 @@ for the real study run `hadara-sim simulate scenarios/setup-cards.toml --games 1
 """),
     code(SETUP.format(default=1000)),
     code('''
-scenario = load_scenario(ROOT / "scenarios" / "setup-cards.toml")
+scenario = load_scenario("setup-cards")
 print(scenario.description)
 print(len(scenario.combinations), "combinations, e.g.", [c.sweep for c in scenario.combinations[:3]])
 df = simulate(scenario, games=GAMES)
@@ -307,7 +305,7 @@ scenarios/purple-effects.toml` then `hadara-sim report purple results/purple-eff
 """),
     code(SETUP.format(default=800)),
     code('''
-scenario = load_scenario(ROOT / "scenarios" / "purple-effects.toml")
+scenario = load_scenario("purple-effects")
 print(scenario.description)
 print("grants swept:", scenario.sweep["grants"])
 df = simulate(scenario, games=GAMES)
@@ -372,7 +370,7 @@ seats of the same game. It is **observational**: owners chose the card, and kept
 feeding, because it suited their game.
 """),
     code('''
-plain = simulate(ROOT / "scenarios" / "default.toml", games=GAMES, seed=3)
+plain = simulate("default", games=GAMES, seed=3)
 owners = owner_effects(plain)
 rounded(owners).select("effect", "n", "owned", "win_diff", "win_low", "win_high", "score_diff", "score_low", "score_high")'''),
     code('''
@@ -453,7 +451,7 @@ margin (the seat's total minus the mean of the other seats) with 95% CIs and the
 difference to the smallest value, and fits both against the value.
 """),
     code('''
-scenario = load_scenario(ROOT / "scenarios" / "balance-fix.toml")
+scenario = load_scenario("balance-fix")
 print(scenario.description)
 print(scenario.sweep)
 df = simulate(scenario, games=CURVE_GAMES)
@@ -564,7 +562,7 @@ import tomllib
 from hadara_sim import load_components
 from hadara_sim.report import worth as W
 
-data = tomllib.loads((ROOT / "scenarios" / "card-worth.toml").read_text())
+data = tomllib.loads(load_scenario("card-worth").text)  # a shipped scenario, from any folder
 data["sweep"]["players"] = [4]  # the 4-player half
 print(data["description"])
 df = simulate(data, games=GAMES)
@@ -696,7 +694,7 @@ at least 100 deals per pair so that even a tiny run fits.
     code('''
 from hadara_sim.report import surface as SF
 
-scenario = load_scenario(ROOT / "scenarios" / "3b-culture-coins.toml")
+scenario = load_scenario("3b-culture-coins")
 KEY1, KEY2 = list(scenario.sweep)
 print(scenario.description)
 print(scenario.sweep)

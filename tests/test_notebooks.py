@@ -45,12 +45,14 @@ def test_notebook_is_committed_without_outputs(name):
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_notebook_runs(name, kernel):
+def test_notebook_runs(name, kernel, tmp_path):
+    """Each notebook runs to its end from a folder of its own, as a copy in a user's folder would: its
+    scenarios are the shipped ones by name (it looked for the repository's scenarios/ above it)."""
     from nbclient import NotebookClient
 
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
     client = NotebookClient(nb, kernel_name=kernel, timeout=300,
-                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+                            resources={"metadata": {"path": str(tmp_path)}})
     client.execute()  # raises CellExecutionError, with the cell and its traceback, on any error
     outputs = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs]
     text = "".join(o.get("text", "") for o in outputs if o.output_type == "stream")
