@@ -85,6 +85,19 @@ def test_paired_win_shares_that_never_differ_are_not_a_zero_width_interval_nor_f
     assert paired_diff(scores, "a", "b", margin=2.0)["equiv_p"][0] == 0.0
 
 
+
+@pytest.mark.parametrize("margin", [2, 2.0, -0.02, 0, True, "0.02"])
+def test_a_win_share_margin_is_a_fraction_from_python(margin):
+    """margin=2 (the command line's spelling) meant ±200 pp from Python and called every row fair:
+    a win share's margin is a fraction in (0, 0.5], refused otherwise with the spelling that works; a
+    margin of another quantity (points) is its own unit."""
+    df = R.four_games()
+    with pytest.raises(ValueError, match=r"e\.g\. margin=0\.02 for ±2 pp \(the command line's --margin 2\)"):
+        win_rates(df, ["policy_label"], margin=margin)
+    with pytest.raises(ValueError, match="a fraction above 0 and at most 0.5"):
+        V.judge([0.0], [1.0], [0.0], [10], margin)
+    assert win_rates(df, ["policy_label"], margin=0.5).height
+
 def test_rows_of_one_deal_widen_the_interval_by_the_design_effect():
     """One deal played under two combinations with the same outcome: 200 rows carry the
     information of 100 deals, so the interval is Wilson's for 50 of 100 (99: the deal means'

@@ -76,6 +76,8 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
     Returns `by` columns, n (deals), rows (seats), mean, ci_low, ci_high [, fair, diff, diff_low,
     diff_high, p, equiv_p, sd, needed], sorted by `by`.
     """
+    if rate:
+        margin = I.check_margin(margin)
     expr = pl.col(value) if isinstance(value, str) else value
     data, keys = _grouped(df, by)
     aggs = [expr.cast(pl.Float64).mean().alias("_x"), pl.len().alias("_rows")]

@@ -115,6 +115,16 @@ def no_spread_interval(c: float, n: int) -> tuple[float, float]:
     return max(-1.0, c - q), min(1.0, c + q)
 
 
+def check_margin(margin) -> float:
+    """A win share's equivalence margin as a fraction (0.02: ±2 pp), or a ValueError saying so: from
+    Python, margin=2 meant "±200 pp" and called every row fair (the command line's --margin 50 is 0.5)."""
+    if isinstance(margin, bool) or not isinstance(margin, (int, float, np.integer, np.floating)) \
+            or not 0 < margin <= 0.5:
+        raise ValueError(f"margin={margin!r}: a win share's equivalence margin is a fraction above 0 and at most "
+                         "0.5, e.g. margin=0.02 for ±2 pp (the command line's --margin 2)")
+    return float(margin)
+
+
 def equivalence_p(a: np.ndarray, b: np.ndarray, margin: float = MARGIN) -> float:
     """p-value of the paired TOST (statsmodels `ttost_paired`) that mean(a - b) lies within
     ±margin; small p = equivalent. NaN for fewer than 2 pairs. Pairs that all differ by the same
@@ -233,3 +243,4 @@ def games_needed(sd: float, half_width: float = TARGET_HALF_WIDTH) -> float:
     if not math.isfinite(sd) or sd <= 0 or half_width <= 0:
         return math.nan
     return float(math.ceil((_Z_TWO_SIDED * sd / half_width) ** 2))
+

@@ -138,6 +138,7 @@ def judge(diff, p, equiv_p, n, margin: float = I.MARGIN, method: str = I.CORRECT
     deviation of each row) the hint of every undecided row (of the rows `hinted`, a mask; default all)
     whose difference lies inside the margin (`inference.deals_to_decide`: Holm over the table, by
     simulation)."""
+    margin = I.check_margin(margin)
     diff, p, equiv_p = (np.asarray(v, dtype=float) for v in (diff, p, equiv_p))
     q = I.adjust(p, method)
     qe = I.adjust(equiv_p, I.EQUIVALENCE_CORRECTION)
@@ -161,6 +162,7 @@ def of_fit(win: float, low: float, high: float, fair: float, margin: float = I.M
     that faces `fair`. One fit alone: nothing to correct over. With `deals`, the fit's deals per point
     (`option` of its run, counted `per` what), a fit inside the margin but not shown fair gets its hint
     (`inference.fit_deals_to_decide`)."""
+    margin = I.check_margin(margin)
     z = I.Z_90
     upper, lower = (high - win) / z, (win - low) / z
     if not all(math.isfinite(x) and x > 0 for x in (upper, lower)):
