@@ -98,6 +98,18 @@ def test_a_win_share_margin_is_a_fraction_from_python(margin):
         V.judge([0.0], [1.0], [0.0], [10], margin)
     assert win_rates(df, ["policy_label"], margin=0.5).height
 
+
+def test_a_group_from_python_is_resolved_as_from_the_command_line():
+    """win_rates(df, "seat") grouped by the letters s, e, a, t and blamed "an older hadara-sim" for
+    lacking them; a name or a list, an alias, a misspelling and an outcome now meet --by's rules."""
+    df = R.four_games()
+    assert win_rates(df, "seat").equals(win_rates(df, ["seat"]))
+    assert win_rates(df, ["policy"]).equals(win_rates(df, ["policy_label"]))
+    with pytest.raises(ReportError, match="cannot group by 'seet' \\(did you mean seat\\?\\)"):
+        win_rates(df, ["seet"])
+    with pytest.raises(ReportError, match="cannot group by 'total': it is a score or outcome"):
+        score_breakdown(df, ["total"])
+
 def test_rows_of_one_deal_widen_the_interval_by_the_design_effect():
     """One deal played under two combinations with the same outcome: 200 rows carry the
     information of 100 deals, so the interval is Wilson's for 50 of 100 (99: the deal means'

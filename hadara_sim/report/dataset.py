@@ -121,7 +121,8 @@ def resolve_by(df: pl.DataFrame, by: Sequence[str] | str | None, default: Sequen
         elif item.replace("-", "_") in df.columns:
             found = [item.replace("-", "_")]
         else:
-            close = difflib.get_close_matches(item, [*BY_ALIASES, *groupable(df)], n=1)
+            close = (difflib.get_close_matches(item, BY_ALIASES, n=1)  # an alias first: "seet" is seat, not seek
+                     or difflib.get_close_matches(item, groupable(df), n=1))
             raise ReportError(f"cannot group by '{item}'{f' (did you mean {close[0]}?)' if close else ''}: "
                               f"it is neither an alias nor a column of the dataset; {_group_choices(df)}")
         for column in found:
@@ -130,6 +131,14 @@ def resolve_by(df: pl.DataFrame, by: Sequence[str] | str | None, default: Sequen
                 raise ReportError(f"cannot group by '{item}': {reason}; {_group_choices(df)}")
         columns += [c for c in found if c not in columns]
     return columns
+
+
+def group_columns(df: pl.DataFrame, report: str, by: Sequence[str] | str | None) -> list[str]:
+    """The columns a report function groups by, from Python as from --by (`resolve_by`: a name or a
+    list, aliases, swept keys), once `df` has been checked to hold what `report` needs: a name given
+    as a string was grouped letter by letter, an unknown one blamed on an older dataset."""
+    check_columns(df, report)
+    return resolve_by(df, by, default=())
 
 
 def in_group(frame: pl.DataFrame, keys: Sequence[str], group: dict) -> pl.DataFrame:

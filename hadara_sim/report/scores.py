@@ -10,7 +10,7 @@ import polars as pl
 
 from ..constants import EPOCHS
 from ..results import EXTRA_POINTS, SHEET_COLUMNS
-from .dataset import check_columns
+from .dataset import group_columns
 from .estimates import mean_ci
 
 # Score sheet lines split into the parts stacked in the breakdown: a purple bonus part is taken
@@ -45,7 +45,7 @@ def score_breakdown(df: pl.DataFrame, by: Sequence[str] = ("policy_label",)) -> 
     """Mean score sheet per group, long format: one row per group and part (the stack order of
     STACK_ORDER, then `total`), with n, mean and its 95% CI. Bonus parts (purple effects) are
     separate rows and are not counted in their sheet line's row, so the parts sum to the total."""
-    check_columns(df, "breakdown", by)
+    by = group_columns(df, "breakdown", by)
     parts = score_parts(df)
     frames = []
     for k, part in enumerate((*STACK_ORDER, "total")):
@@ -62,7 +62,7 @@ def score_breakdown(df: pl.DataFrame, by: Sequence[str] = ("policy_label",)) -> 
 
 def running_scores(df: pl.DataFrame, by: Sequence[str] = ("policy_label",)) -> pl.DataFrame:
     """Mean running total at the end of each epoch per group, with 95% CI: by, epoch, n, mean, ..."""
-    check_columns(df, "trajectory", by)
+    by = group_columns(df, "trajectory", by)
     frames = [mean_ci(df, f"total_epoch{e}", by).with_columns(pl.lit(e).cast(pl.Int8).alias("epoch"))
               for e in EPOCHS]
     out = pl.concat(frames)
@@ -76,7 +76,7 @@ def leader_wins(df: pl.DataFrame, epochs: Sequence[int] = (1, 2), by: Sequence[s
     is the win share they end up with (1 when the leader wins alone, 0 when someone else wins).
     `chance` is what leaders would get if the lead meant nothing (leaders / players). Columns: by,
     epoch, n (deals), rows (games), mean, ci_low, ci_high, fair (= chance), diff, ..., p."""
-    check_columns(df, "trajectory", by)
+    by = group_columns(df, "trajectory", by)
     frames = []
     for e in epochs:
         col = f"total_epoch{e}"

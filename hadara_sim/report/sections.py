@@ -21,7 +21,7 @@ from .. import provenance
 from . import charts
 from . import inference as I
 from . import verdict as V
-from .dataset import SETUP_SWEEPS, ReportError, combination_by, fmt_value, in_group, pooled_over
+from .dataset import SETUP_SWEEPS, ReportError, combination_by, fmt_value, in_group, pooled_over, resolve_by
 from .fields import AGREEMENT, value_label
 from .scores import PART_LABELS, STACK_ORDER, leader_wins, running_scores, score_breakdown
 from .table import Table
@@ -214,7 +214,7 @@ def ladder_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Tabl
 
 def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = I.MARGIN) -> Section:
     """Win share per group against 1/P, and each swept value against the first, per policy."""
-    by = list(by)
+    by = resolve_by(df, by, default=())  # from Python as from --by: a name, a list, an alias
     st = V.with_verdicts(win_rates(df, by, margin), margin=margin)
     label = group_label(by)
     rows = [[label(r), f"{r['n']:,}", f"{r['rows']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]),
@@ -247,7 +247,7 @@ def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = I.M
 
 def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
     """The mean score sheet per group (a table, stacked bars) and the distribution of totals."""
-    by = list(by)
+    by = resolve_by(df, by, default=())  # from Python as from --by: a name, a list, an alias
     long = score_breakdown(df, by)
     label = group_label(by)
     totals = long.filter(pl.col("part") == "total").to_dicts()
@@ -352,7 +352,7 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
 
 def trajectory(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
     """The running score after each epoch per group, and how often the leader goes on to win."""
-    by = list(by)
+    by = resolve_by(df, by, default=())  # from Python as from --by: a name, a list, an alias
     running = running_scores(df, by)
     leaders = leader_wins(df)
     label = group_label(by)

@@ -10,7 +10,7 @@ import polars as pl
 
 from ..constants import EPOCHS
 from . import inference as I
-from .dataset import SETUP_SWEEPS, analysed_sweeps, check_columns, combination_by, fmt_value
+from .dataset import SETUP_SWEEPS, analysed_sweeps, check_columns, combination_by, fmt_value, group_columns
 from .estimates import CLUSTER, mean_ci, paired_diff
 from .verdict import with_verdicts
 
@@ -18,7 +18,7 @@ from .verdict import with_verdicts
 def win_rates(df: pl.DataFrame, by: Sequence[str] = ("policy_label",), margin: float = I.MARGIN) -> pl.DataFrame:
     """Win share per group (1 = a sole win, 1/k for a k-way tie) with its 95% CI and sample size,
     against the fair share 1/players: `fair`, `diff` (= mean - fair) with its CI, and `p`."""
-    check_columns(df, "winrate", by)
+    by = group_columns(df, "winrate", by)
     return mean_ci(df, "win_share", by, fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin)
 
 
