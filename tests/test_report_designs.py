@@ -175,6 +175,17 @@ def test_bradley_terry_orders_policies_by_built_in_strength():
     assert fin.filter(pl.col("policy") == "strong")["rank"].item() < 1.5
 
 
+
+def test_one_policy_has_empty_ratings_and_an_empty_matrix():
+    """A mirror (one policy on every seat) has no comparison: bradley_terry gave an empty frame and
+    head_to_head stopped inside polars (no column "policy"); both are empty, with their columns."""
+    rows = [dict(combo=0, game=g, players=2, seat=s, policy_label="greedy", rank=1 + s, win_share=float(s == 0))
+            for g in range(10) for s in range(2)]
+    pairs = ratings.pairwise(pl.DataFrame(rows))
+    assert ratings.bradley_terry(pairs).is_empty()
+    h2h = ratings.head_to_head(pairs)
+    assert h2h.is_empty() and {"policy", "opponent", "share", "q", "significant"} <= set(h2h.columns)
+
 def test_a_policy_that_never_wins_gets_a_bounded_rating_under_a_stated_prior():
     """Separation: "never" loses every game. The plain fit would diverge with a tight interval;
     the weak prior (one tied comparison per pair) gives a finite rating with a wide interval."""

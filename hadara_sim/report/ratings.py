@@ -118,6 +118,10 @@ def head_to_head(pairs: pl.DataFrame, cluster: str = CLUSTER) -> pl.DataFrame:
         low, high = I.rate_interval(x, int(count))
         rows.append({"policy": policy, "opponent": opponent, "n": len(x), "rows": int(count),
                      "share": float(x.mean()), "low": low, "high": high, "p": I.rate_p(x, 0.5, int(count))})
+    if not rows:  # one policy, or no comparison at all: an empty matrix, as bradley_terry's empty ratings
+        return pl.DataFrame(schema={"policy": pl.String, "opponent": pl.String, "n": pl.Int64, "rows": pl.Int64,
+                                    "share": pl.Float64, "low": pl.Float64, "high": pl.Float64, "p": pl.Float64,
+                                    "q": pl.Float64, "significant": pl.Boolean})
     out = pl.DataFrame(rows)
     # Each unordered pair appears twice (a vs b, b vs a) with the same p: correct over the pairs.
     unique = out.filter(pl.col("policy") < pl.col("opponent"))
