@@ -293,3 +293,15 @@ def test_a_grant_sweep_under_three_fields_reads_them_as_a_ladder_in_the_order_sw
     section = component_sections.purple(df, dataset_info(df))
     ladders = [t.title for t in section.tables if t is not None and t.title.startswith("Does each effect settle")]
     assert len(ladders) == 2 and all("random < greedy < balanced" in t for t in ladders)
+
+
+def test_the_cards_section_reads_a_frame_of_one_seat_per_game():
+    """A notebook's frame filtered to one seat: a colony no seat of it took has no deals (n null), which
+    stopped the section (and the summary) with a TypeError formatting None."""
+    from hadara_sim.report import component_sections
+    from hadara_sim.report.dataset import dataset_info
+
+    df = hadara_sim.simulate({"players": 2, "policies": ["balanced", "greedy"], "games": 20, "chunk": 20}, jobs=1)
+    one_seat = df.filter(pl.col("seat") == 0)
+    section = component_sections.cards(one_seat, dataset_info(one_seat, {"scenario": {"name": "one seat"}}))
+    assert any(t.title.startswith("Observational: colony tiles") for t in section.tables)

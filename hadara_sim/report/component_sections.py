@@ -311,7 +311,7 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
         ["colony", "level", "plunder", "integrate", "points front / back", "taken", "integrated", "n (deals)",
          "takers - others", "95% CI", "q"],
         [[r["colony_id"], str(r["level"]), str(r["plunder"]), str(r["integrate"]),
-          f"{r['front_points']} / {r['back_points']}", pct(r["taken"]), pct(r["integrated"]), f"{r['n']:,}",
+          f"{r['front_points']} / {r['back_points']}", pct(r["taken"]), pct(r["integrated"]), f"{r['n'] or 0:,}",
           pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"])] for r in colonies.to_dicts()],
         caption="taken: share of the games in which some seat took the tile; the comparison counts only those games "
                 "(where a tile was not taken the results do not say whether it was dealt); integrated: share of its takers who integrated it; "
