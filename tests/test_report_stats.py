@@ -623,3 +623,12 @@ def test_an_undecided_last_step_says_how_many_more_deals_would_show_it_flat():
     assert 2000 < more < 100_000
     table = ladder_table("Side B minus side A", "card", few, lambda r: "cell")
     assert table.rows[0][-1] == f"undecided, about {more:,.0f} more deals"
+
+
+def test_a_section_draws_its_chart_from_what_info_holds():
+    """A notebook may pass an `info` without the scenario's name (or nothing in it): the chart's footer
+    says what it has (it stopped with KeyError: 'scenario')."""
+    from hadara_sim.report import sections
+
+    section = sections.winrate(R.four_games(), {}, ["policy"])
+    assert section.tables and section.figures

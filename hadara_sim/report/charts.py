@@ -61,11 +61,13 @@ def _legend_above(ax, handles=None, ncol: int = 2, x: float = 0.5):
 
 
 def footer(info: dict, extra: str = "", note: str = CI_NOTE) -> str:
-    """The footer line: scenario, sample size, what the bars are."""
+    """The footer line: scenario, sample size, what the bars are (each that `info` holds: a notebook
+    may pass only some, or none)."""
+    info = info or {}
     size = f"{info['games']:,} games" if info.get("games") else ""
     if info.get("deals") and info.get("games") != info.get("deals"):
         size += f" on {info['deals']:,} deals"
-    parts = [f"scenario '{info['scenario']}'", size, extra, note]
+    parts = [f"scenario '{info['scenario']}'" if info.get("scenario") else "", size, extra, note]
     prov = {k: v for k, v in info.get("provenance", {}).items() if k not in ("scenario", "games")}
     return "  ·  ".join(p for p in parts if p) + (f"\n{provenance.text(prov)}" if prov else "")
 
