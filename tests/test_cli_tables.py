@@ -383,3 +383,14 @@ def test_combinations_are_named_for_by_combo(tmp_path):
          "config": {"policies": [{"policy": "greedy", "label": "greedy"}, {"policy": "random", "label": "random"}]}},
         {"index": 1, "sweep": {"grants": "sell_bonus", "players": 3}, "arrangement": None, "config": {"policies": []}}]}
     assert combination_labels(meta) == {0: "random vs greedy", 1: "grants = sell_bonus, players = 3"}
+
+
+def test_a_table_in_a_notebook_shows_its_marked_rows():
+    """Jupyter shows a Table by `_repr_html_`: its marked rows carry the summary's rule with them (the
+    class alone left them looking like every other row, the only mark some tables have)."""
+    from hadara_sim.report.html import CSS
+    from hadara_sim.report.table import MARKED_CSS
+
+    html = Table("t", ["a"], [["1"], ["2"]], marked=[True, False])._repr_html_()
+    assert html.startswith(f"<style>{MARKED_CSS}</style>") and '<tr class="marked"><td>1</td>' in html
+    assert MARKED_CSS in CSS

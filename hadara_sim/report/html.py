@@ -12,7 +12,7 @@ from . import charts
 from . import verdict as V
 from .fields import AGREEMENT
 from .sections import Section, overview, pp, pp_ci
-from .table import Table, table_html
+from .table import MARKED_CSS, Table, table_html
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2rem auto; max-width: 1200px;
@@ -22,7 +22,6 @@ h1 { margin-bottom: 0.2rem; } h2 { border-bottom: 2px solid #ddd; padding-bottom
 table { border-collapse: collapse; margin: 0.8rem 0 0.3rem; font-size: 0.88rem; }
 th, td { border: 1px solid #ddd; padding: 0.25rem 0.55rem; text-align: right; white-space: nowrap; }
 th { background: #f3f3f3; } td:first-child, th:first-child { text-align: left; }
-tr.marked td { background: #fff4d6; font-weight: 600; }
 caption { caption-side: top; text-align: left; font-weight: 600; padding-bottom: 0.3rem; }
 .caption { color: #666; font-size: 0.82rem; margin: 0 0 1rem; }
 .note { background: #f5f7fa; border-left: 4px solid #9ab; padding: 0.5rem 0.8rem; margin: 0.8rem 0; }
@@ -31,7 +30,7 @@ img { max-width: 100%; border: 1px solid #eee; margin: 0.6rem 0; }
 .facts td { text-align: left; white-space: normal; } .facts td:first-child { white-space: nowrap; }
 .findings { border: 2px solid #9ab; padding: 0 0.8rem; margin: 1rem 0; }
 .findings td { text-align: left; white-space: normal; }
-"""
+""" + MARKED_CSS
 
 HOW_TO_READ = (
     "Every rate and difference comes with its sample size n and a 95% confidence interval. n counts deals "

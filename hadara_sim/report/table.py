@@ -29,6 +29,8 @@ UNIT_OF = {
     **dict.fromkeys(("score", "score_low", "score_high", "score_a", "score_b", "score_diff", "margin", "margin_low",
                      "margin_high", "margin_diff", "margin_diff_low", "margin_diff_high"), "points"),
 }
+# A marked row (significant, or not shown fair) in HTML: the summary's page and a notebook's output alike.
+MARKED_CSS = "tr.marked td { background: #fff4d6; font-weight: 600; }"
 SUFFIX = {"%": ("pct", 100.0), "pp": ("pp", 100.0), "points": ("points", 1.0), "log-odds": ("logodds", 1.0)}
 
 
@@ -79,8 +81,9 @@ class Table:
         return self.data.select(exprs)
 
     def _repr_html_(self) -> str:
-        """In a notebook, the table as the HTML summary shows it (percent, CIs, marked rows)."""
-        return table_html(self)
+        """In a notebook, the table as the HTML summary shows it (percent, CIs, marked rows: the
+        summary's rule for them comes along, the notebook has none)."""
+        return f"<style>{MARKED_CSS}</style>" + table_html(self)
 
 
 def plain(cell) -> str:
