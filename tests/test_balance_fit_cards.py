@@ -198,3 +198,16 @@ def test_balance_check_judges_cards_on_a_set_of_new_costs(tmp_path):
     assert [r["card_id"] for r in table["data"]] == ["II-B-06", "II-Y-05"] and all(r["n"] == 40 for r in table["data"])
     bad = CliRunner().invoke(app, ["balance", "check", "--card", "II-Q-05", "--dry-run"])
     assert bad.exit_code != 0 and "did you mean" in bad.output and "Traceback" not in bad.output
+
+
+def test_a_card_plan_from_python_takes_the_names_the_command_line_takes():
+    """CardPlan(cards=["II-P"]) stopped deep in the fit with KeyError 'II-P' (only --card resolved
+    names), and FitPlan(players=4) with "'int' object is not iterable"."""
+    from hadara_sim.balance_fit import FitPlan
+
+    plan = CardPlan(cards="ii-b-02", players=4)
+    assert plan.cards == ["II-B-02"] and plan.players == [4]
+    assert CardPlan(cards=["II-P"]).cards == [f"II-P-{k:02d}" for k in range(1, 15)]
+    with pytest.raises(ValueError, match="no card of the component set is 'II-Z-99'.*did you mean"):
+        CardPlan(cards=["II-Z-99"])
+    assert FitPlan(players=4).players == [4]

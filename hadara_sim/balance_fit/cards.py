@@ -81,6 +81,12 @@ class CardPlan(Confirming):
     jobs: int = 1
     out: str | None = None       # the results directory (runs/ inside it): resumable
 
+    def __post_init__(self):
+        super().__post_init__()
+        # Names as --card takes them ("II-P", "ii-b-02", one name alone), ids in the set's order.
+        self.cards = card_ids([self.cards] if isinstance(self.cards, str) else list(self.cards),
+                              load_components(self.components))
+
 
 def card_ids(names: list[str], components: ComponentSet) -> list[str]:
     """The cards named: an id ("II-B-02") or the start of ids ("II-P", every purple card of epoch II),

@@ -37,6 +37,8 @@ class Confirming:
     confirm_games: int | dict[int, int]
 
     def __post_init__(self):
+        if isinstance(self.players, int):  # players=4 from Python, as -p 4 on the command line
+            self.players = [self.players]
         if not isinstance(self.confirm_games, int):
             missing = [p for p in self.players if p not in self.confirm_games]
             if missing or any(g < 1 for g in self.confirm_games.values()):

@@ -215,19 +215,18 @@ def _fit_cards(card, players, policy, games, points, confirm_games, rounds, marg
                overrides, out, dry_run, quiet, fmt):
     """`balance fit --card`: the card-cost fit (hadara_sim.balance_fit.cards)."""
     from .. import balance_fit as F
-    from ..component_files import load_components
 
     if out is not None:
         writable_folder(out)
     base = plan_or_exit(2, policy, games, margin, seed, jobs, components, overrides, 0, None)
     with failing():
-        plan = F.CardPlan(cards=F.card_ids(card, load_components(base.components)),
+        plan = F.CardPlan(cards=card,
                           players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
                           points=points, confirm_games=F.read_confirm_games(confirm_games), rounds=rounds,
                           margin=base.margin, aim=aim, reach=reach, seed=seed, components=base.components,
                           overrides=base.overrides, jobs=base.jobs, out=str(out) if out else None)
         sweep, confirm = F.card_estimate(plan)
-    if expect(f"the designed sweep {sweep.text()} ({len(plan.cards)} cards, each sought and avoided); then the "
+    if expect(f"the designed sweep {sweep.text()} ({len(plan.cards)} card{'s' * (len(plan.cards) > 1)}, each sought and avoided); then the "
               f"current costs and at most {rounds} proposals, {confirm.text()}",
               sweep.seconds + confirm.seconds, dry_run, quiet):
         return
