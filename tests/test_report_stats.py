@@ -632,3 +632,14 @@ def test_a_section_draws_its_chart_from_what_info_holds():
 
     section = sections.winrate(R.four_games(), {}, ["policy"])
     assert section.tables and section.figures
+
+
+def test_the_leader_needs_every_seat_of_a_game():
+    """A frame filtered to one seat made that seat the leader of every game, its win share "the
+    leader's" against a chance of 1/P: refused, saying how to filter instead."""
+    df = R.four_games()
+    assert leader_wins(df).height
+    with pytest.raises(ReportError, match="games hold only some of their seats: who leads needs every seat"):
+        leader_wins(df.filter(pl.col("seat") == 0))
+    with pytest.raises(ReportError, match="no rows to report on: a frame filtered to nothing"):
+        win_rates(df.filter(pl.col("seat") == 9))

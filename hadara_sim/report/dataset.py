@@ -64,8 +64,8 @@ def check_columns(df: pl.DataFrame, report: str, extra: Iterable[str] = ()) -> N
                           f"`report {report}` needs: {', '.join(missing)}. It was probably written by an "
                           f"older hadara-sim (or is not a results dataset); {SIMULATE_HINT}")
     if df.height == 0:
-        raise ReportError("the dataset has no rows (did the run play any chunk?); "
-                          "run `hadara-sim simulate SCENARIO --out DIR` to complete it")
+        raise ReportError("no rows to report on: a frame filtered to nothing, or a run that played no chunk "
+                          "(`hadara-sim simulate SCENARIO --out DIR` again completes it)")
 
 
 # What the reports measure and the deal they pair on: a group by one of them would split a report's

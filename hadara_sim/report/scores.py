@@ -10,7 +10,7 @@ import polars as pl
 
 from ..constants import EPOCHS
 from ..results import EXTRA_POINTS, SHEET_COLUMNS
-from .dataset import group_columns
+from .dataset import ReportError, group_columns
 from .estimates import mean_ci
 
 # Score sheet lines split into the parts stacked in the breakdown: a purple bonus part is taken
@@ -77,6 +77,11 @@ def leader_wins(df: pl.DataFrame, epochs: Sequence[int] = (1, 2), by: Sequence[s
     `chance` is what leaders would get if the lead meant nothing (leaders / players). Columns: by,
     epoch, n (deals), rows (games), mean, ci_low, ci_high, fair (= chance), diff, ..., p."""
     by = group_columns(df, "trajectory", by)
+    seats = df.group_by(["combo", "game"]).agg(pl.len().alias("seats"), pl.col("players").first())
+    partial = seats.filter(pl.col("seats") != pl.col("players")).height
+    if partial:  # a frame filtered to some seats: its only seat would always "lead"
+        raise ReportError(f"{partial:,} of the {seats.height:,} games hold only some of their seats: who leads "
+                          "needs every seat of a game (filter by game, combination or players, not by seat or policy)")
     frames = []
     for e in epochs:
         col = f"total_epoch{e}"
