@@ -643,3 +643,18 @@ def test_the_leader_needs_every_seat_of_a_game():
         leader_wins(df.filter(pl.col("seat") == 0))
     with pytest.raises(ReportError, match="no rows to report on: a frame filtered to nothing"):
         win_rates(df.filter(pl.col("seat") == 9))
+
+
+def test_a_long_label_wraps_in_the_charts_instead_of_running_into_its_neighbours():
+    """A policy's label with its parameters, "greedy(coin=0.5, military=1.25, ...)", ran into the next
+    bar's and pushed the win-rate chart's axes off the figure: it wraps at words."""
+    from hadara_sim.report import sections
+
+    long_label = "greedy(coin=0.5, military=1.25, culture=0.75, food=2.0, colours=3, focus=1)"
+    df = R.four_games().with_columns(pl.when(pl.col("policy_label") == pl.col("policy_label").min())
+                                     .then(pl.lit(long_label)).otherwise(pl.col("policy_label")).alias("policy_label"))
+    for build, axis in ((sections.winrate, "y"), (sections.breakdown, "x")):
+        fig = dict(build(df, {}, ["policy"]).figures)
+        ticks = [t.get_text() for f in fig.values() for t in getattr(f.axes[0], f"get_{axis}ticklabels")()]
+        wrapped = [t for t in ticks if t.startswith("greedy(coin=0.5,")]
+        assert wrapped and all(max(map(len, t.split("\n"))) <= 40 for t in wrapped), ticks

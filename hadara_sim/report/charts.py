@@ -53,6 +53,13 @@ def _finish(fig: Figure, title: str, footer: str) -> Figure:
     return fig
 
 
+def _group(text: str, width: int) -> str:
+    """A group's label wrapped at words into lines of `width` characters (a long one, such as a
+    policy's label with its parameters, ran into its neighbours or pushed the axes off the figure)."""
+    return "\n".join(line for part in text.split("\n")
+                     for line in textwrap.wrap(part, width, break_on_hyphens=False) or [part])
+
+
 def _legend_above(ax, handles=None, ncol: int = 2, x: float = 0.5):
     """A legend in one row above the axes (constrained layout keeps it clear of the title)."""
     kw = {"handles": handles} if handles is not None else {}
@@ -109,7 +116,8 @@ def winrate_chart(stats: pl.DataFrame, label: Label, info: dict, by_text: str) -
     """Win share per group as points with 95% CI error bars; the fair share dashed."""
     rows = stats.to_dicts()
     k = len(rows)
-    fig = _figure(8.5, 1.9 + 0.42 * k)
+    ticks = [_group(f"{label(r)}  (n={r['n']:,})", 40) for r in rows]
+    fig = _figure(8.5, 1.9 + 0.42 * k + 0.17 * sum(t.count("\n") for t in ticks))  # room for wrapped labels
     ax = fig.add_subplot()
     y = np.arange(k)[::-1]
     m, err = _err([r["mean"] for r in rows], [r["ci_low"] for r in rows], [r["ci_high"] for r in rows], 100)
@@ -124,7 +132,7 @@ def winrate_chart(stats: pl.DataFrame, label: Label, info: dict, by_text: str) -
     for yi, mi, h in zip(y, m, hi):
         ax.annotate(f"{mi:.1f}%", (h, yi), xytext=(5, 0), textcoords="offset points", va="center",
                     fontsize=8.5, color="#333333")
-    ax.set_yticks(y, [f"{label(r)}  (n={r['n']:,})" for r in rows])
+    ax.set_yticks(y, ticks)
     ax.set_xlabel("win share (%)  — 1 per sole win, 1/k per k-way tie")
     ax.set_ylabel(by_text)
     lo_all = np.nanmin(np.concatenate([m - err[0], fair]))
@@ -173,7 +181,7 @@ def breakdown_chart(long: pl.DataFrame, by: Sequence[str], label: Label, info: d
     for xi, mi, e in zip(x, m, err[1]):
         ax.annotate(f"{mi:.1f}", (xi, mi + e), xytext=(0, 3), textcoords="offset points", ha="center",
                     fontsize=9, fontweight="bold")
-    ax.set_xticks(x, [f"{label(g)}{sep}(n={g['n']:,})" for g in groups],
+    ax.set_xticks(x, [_group(f"{label(g)}{sep}(n={g['n']:,})", 16 if k <= 6 else 32) for g in groups],
                   rotation=0 if k <= 6 else 30, ha="center" if k <= 6 else "right", fontsize=9)
     ax.set_ylabel("mean points per seat")
     ax.set_xlabel(by_text)
@@ -215,7 +223,8 @@ def totals_chart(df: pl.DataFrame, by: Sequence[str], label: Label, info: dict, 
         ax.vlines(i, q1, q3, color="black", lw=4)
         ax.scatter([i], [t.mean()], color="white", edgecolor="black", zorder=3, s=28)
         ax.hlines(med, i - 0.08, i + 0.08, color="white", lw=1.5, zorder=3)
-    ax.set_xticks(np.arange(k), [f"{label(r)}{sep}(n={len(r['total']):,} seats)" for r in rows],
+    ax.set_xticks(np.arange(k), [_group(f"{label(r)}{sep}(n={len(r['total']):,} seats)", 16 if k <= 6 else 32)
+                                 for r in rows],
                   rotation=0 if k <= 6 else 30, ha="center" if k <= 6 else "right", fontsize=9)
     ax.set_ylabel("final score (points)")
     ax.set_xlabel(by_text)
@@ -368,7 +377,7 @@ def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[
         colour = palette[i % len(palette)]
         name = label(g) if keys else "all seats"
         left.errorbar(x, m, yerr=err, fmt="-o", color=colour, capsize=3, markersize=4, lw=1.5,
-                      label=f"{name} (n={sub['n'].min():,})")
+                      label=_group(f"{name} (n={sub['n'].min():,})", 40))
     left.set_xticks([1, 2, 3], ["after epoch I", "after epoch II", "end (epoch III)"])
     left.set_ylabel("mean running score (points)")
     left.set_xlabel("time in the game")
