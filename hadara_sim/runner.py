@@ -202,11 +202,12 @@ def check_out(scenario: Scenario, out: str | Path, overwrite: bool = False) -> d
             reason = describe_mismatch(old.get("identity_fields", {}), identity)
             name = old.get("scenario", {}).get("name", "?")
             raise RunError(f"{out} holds another run (scenario '{name}'; {reason}). Use --overwrite to "
-                           "replace it, or --out for another directory")
+                           "replace it, or --out for another directory (from Python: overwrite=True, or out=)")
         if old["games"] > scenario.games:
             raise RunError(f"{out} holds a run of {old['games']} games per combination; this run asks for "
                            f"{scenario.games}. To use fewer, load the results and keep `game < "
-                           f"{scenario.games}`; or use --overwrite to replace them, or another --out")
+                           f"{scenario.games}`; or use --overwrite to replace them, or another --out (from Python: "
+                           "overwrite=True, or out=)")
     return old
 
 
@@ -313,7 +314,7 @@ def run(scenario: Scenario, out: str | Path | None = None, *, jobs: int = -1, ba
     if scheduler:
         check_scheduler(scheduler)
     if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0 or jobs < -(os.cpu_count() or 1):
-        raise RunError(f"jobs must be a number of processes (or -1 for all cores, -2 for all but one), not {jobs}")
+        raise RunError(f"jobs must be a number of processes (or -1 for all cores, -2 for all but one), not {jobs!r}")
     chunks = plan_chunks(scenario)
     if out is None:
         return _run_chunks(scenario, iter(chunks), len(chunks), None, None, jobs, backend, scheduler, quiet,

@@ -162,7 +162,7 @@ def test_every_format_of_one_table(capsys):
 
 
 BRACKETS = Table("Win rate by label [v2]", ["policy [a]", "n"],
-                 [["[/old]", "1"], ["balanced [v2]", styled("2", "bold")]], caption="[/] in a caption")
+                 [["[/old]", "1"], ["balanced [v2]", styled("2", "bold")], ["<b>x|y", "3"]], caption="[/] in a caption")
 
 
 @pytest.mark.parametrize("fmt", ["table", "csv", "markdown", "json"])
@@ -176,12 +176,15 @@ def test_brackets_in_a_table_are_text_not_markup(fmt, capsys, monkeypatch):
     cells = ["[/old]", "balanced [v2]", "policy [a]"]
     if fmt == "csv":
         assert list(csv.reader(io.StringIO(out)))[1:] == [["Win rate by label [v2]", "[/old]", "1"],
-                                                          ["Win rate by label [v2]", "balanced [v2]", "2"]]
+                                                          ["Win rate by label [v2]", "balanced [v2]", "2"],
+                                                          ["Win rate by label [v2]", "<b>x|y", "3"]]
     elif fmt == "json":
         doc = json.loads(out)
-        assert doc["tables"][0]["rows"] == [["[/old]", "1"], ["balanced [v2]", "2"]]
+        assert doc["tables"][0]["rows"] == [["[/old]", "1"], ["balanced [v2]", "2"], ["<b>x|y", "3"]]
         assert doc["notes"] == ["a note [/x]"] and doc["provenance"] == "policies: [/old]"
-    else:
+    elif fmt == "markdown":
+        assert "| \\<b>x\\|y | 3 |" in out  # text, not HTML, and not a cell border
+    if fmt in ("table", "markdown"):
         words = " ".join(out.split())  # the title wraps at the table's width
         assert all(c in words for c in [*cells, "Win rate by label [v2]", "[/] in a caption", "a note [/x]",
                                         "policies: [/old]"]), out

@@ -658,3 +658,21 @@ def test_a_long_label_wraps_in_the_charts_instead_of_running_into_its_neighbours
         ticks = [t.get_text() for f in fig.values() for t in getattr(f.axes[0], f"get_{axis}ticklabels")()]
         wrapped = [t for t in ticks if t.startswith("greedy(coin=0.5,")]
         assert wrapped and all(max(map(len, t.split("\n"))) <= 40 for t in wrapped), ticks
+
+
+def test_a_notebook_s_other_frames_and_folders_are_told_what_to_pass(tmp_path):
+    """A pandas frame or scan_results' LazyFrame stopped with AttributeError 'height'; a summary into
+    an existing file with FileExistsError; a misspelt curve key without the keys swept."""
+    from hadara_sim.report import curve, sections
+    from hadara_sim.report.summary import write_summary
+
+    df = R.four_games()
+    with pytest.raises(TypeError, match="got a LazyFrame: call .collect\\(\\) on it"):
+        sections.winrate(df.lazy(), {}, ["policy"])
+    with pytest.raises(TypeError, match="got a DataFrame: polars.from_pandas\\(frame\\) converts it"):
+        dataset_info(df.to_pandas())
+    (tmp_path / "notes.py").write_text("x = 1\n")
+    with pytest.raises(ReportError, match="notes.py is a file: give a folder for summary.html"):
+        write_summary(df, {}, tmp_path / "notes.py")
+    with pytest.raises(ReportError, match="'players.x' is not swept in this dataset; swept here: nothing"):
+        curve.curve(df, "players.x")

@@ -264,8 +264,8 @@ def _json_table(t: Table) -> dict:
 def _markdown_table(t: Table) -> str:
     """A table for --format markdown: bold title, a pipe table (marked rows bold), italic caption."""
 
-    def cell(c) -> str:
-        return plain(c).replace("|", "\\|").replace("\n", " ")
+    def cell(c) -> str:  # a label "<b>" is text: markdown would read it as HTML
+        return plain(c).replace("|", "\\|").replace("<", "\\<").replace("\n", " ")
 
     lines = [f"**{cell(t.title)}**", "", "| " + " | ".join(cell(c) or " " for c in t.columns) + " |",
              "| " + " | ".join("---" if i == 0 else "---:" for i in range(len(t.columns))) + " |"]

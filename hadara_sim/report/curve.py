@@ -18,6 +18,7 @@ by the delta method; the band is the 95% CI of the fitted mean.
 from __future__ import annotations
 
 import difflib
+import json
 import math
 import warnings
 from dataclasses import dataclass, field
@@ -185,7 +186,11 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
     swept = SweptKey(key)
     x = swept.column
     if x not in df.columns:
-        raise ReportError(f"'{key}' is not swept in this dataset")
+        swept_here = list(dict.fromkeys(k for text in df["sweep"].unique().to_list() if text
+                                        for k in json.loads(text))) if "sweep" in df.columns else []
+        close = difflib.get_close_matches(key, swept_here, n=1)
+        raise ReportError(f"'{key}' is not swept in this dataset" + (f" (did you mean {close[0]}?)" if close else "")
+                          + f"; swept here: {', '.join(swept_here) or 'nothing'}")
     rows, words = affected(with_margin(df), swept, where)
     deals = per_deal(rows, x)
     values = np.sort(deals[x].unique().to_numpy())

@@ -55,8 +55,19 @@ class ReportError(ValueError):
 
 # --- checks and groups ------------------------------------------------------------------------
 
+def polars_frame(df) -> None:
+    """A TypeError saying what to pass unless `df` is a polars DataFrame (a notebook may hold a pandas
+    frame or scan_results' LazyFrame; both stopped deep inside with AttributeError 'height')."""
+    if not isinstance(df, pl.DataFrame):
+        hint = ("call .collect() on it" if isinstance(df, pl.LazyFrame) else
+                "polars.from_pandas(frame) converts it" if type(df).__module__.startswith("pandas") else
+                "hadara_sim.load_results(FOLDER) gives one")
+        raise TypeError(f"the reports read a polars DataFrame, got a {type(df).__name__}: {hint}")
+
+
 def check_columns(df: pl.DataFrame, report: str, extra: Iterable[str] = ()) -> None:
     """Raise ReportError naming every column `report` needs that `df` lacks."""
+    polars_frame(df)
     needed = [*REQUIRED[report], *extra]
     missing = [c for c in dict.fromkeys(needed) if c not in df.columns]
     if missing:
@@ -105,6 +116,7 @@ def resolve_by(df: pl.DataFrame, by: Sequence[str] | str | None, default: Sequen
     """The columns behind --by values: aliases (policy, seat, setup, players, ...), column names,
     or swept keys without their `sweep_` prefix; comma-separated values are split. ReportError for a
     name that is no column, or a column that is no group (`_not_a_group`)."""
+    polars_frame(df)
     items: list[str] = []
     for item in ([by] if isinstance(by, str) else list(by or default)):
         items += [p.strip() for p in str(item).split(",") if p.strip()]
@@ -225,6 +237,7 @@ def load_dataset(path) -> tuple[pl.DataFrame, dict]:
 
 def dataset_info(df: pl.DataFrame, meta: dict | None = None) -> dict:
     """Name, description and size of a dataset, for titles and the summary."""
+    polars_frame(df)
     meta = meta or {}
     scenario = meta.get("scenario", {}) or {}
     info = {

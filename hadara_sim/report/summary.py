@@ -57,6 +57,8 @@ def write_summary(df: pl.DataFrame, info: dict, out, fmt: str = "png", margin: f
     is told the name of each section as it starts."""
     out = Path(out)
     if out.suffix.lower() != ".html":
+        if out.is_file():
+            raise ReportError(f"{out} is a file: give a folder for summary.html, or a path ending in .html")
         out = out / "summary.html"
     secs, notes = summary_sections(df, info, margin, progress)
     try:
