@@ -676,3 +676,16 @@ def test_a_notebook_s_other_frames_and_folders_are_told_what_to_pass(tmp_path):
         write_summary(df, {}, tmp_path / "notes.py")
     with pytest.raises(ReportError, match="'players.x' is not swept in this dataset; swept here: nothing"):
         curve.curve(df, "players.x")
+
+
+def test_card_worth_of_a_run_without_restricted_play_says_which_run_has_it():
+    """restricted_pairs gives None for a run without restricted play, and the notebook passes it on:
+    seek_avoid and fair_costs stopped with "'NoneType' object has no attribute 'group_by'"."""
+    from hadara_sim.component_files import load_components
+    from hadara_sim.report import worth
+
+    df = R.four_games()
+    assert worth.restricted_pairs(df) is None
+    for measure in (worth.seek_avoid, worth.fair_costs):
+        with pytest.raises(ReportError, match="no restricted play .* a run of scenarios/card-worth.toml has it"):
+            measure(worth.restricted_pairs(df), load_components())

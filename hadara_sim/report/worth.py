@@ -22,6 +22,7 @@ import polars as pl
 
 from . import inference as I
 from .curve import Crossing, crossing, fit
+from .dataset import ReportError
 from .estimates import paired_diff
 from .verdict import with_verdicts
 
@@ -44,6 +45,14 @@ def restricted_pairs(df: pl.DataFrame) -> pl.DataFrame | None:
     return pairs if pairs.height else None
 
 
+def _pairs_or_error(pairs: pl.DataFrame | None) -> pl.DataFrame:
+    """The restricted pairs, or a ReportError when a dataset had none (restricted_pairs gave None)."""
+    if pairs is None:
+        raise ReportError("this dataset has no restricted play (a seat seeking a card beside one avoiding it): a "
+                          "run of scenarios/card-worth.toml has it")
+    return pairs
+
+
 def _printed(components) -> pl.DataFrame:
     return pl.DataFrame({"card_id": [c.id for c in components.cards], "epoch": [c.epoch for c in components.cards],
                          "printed_cost": [c.cost for c in components.cards]})
@@ -54,6 +63,7 @@ def seek_avoid(pairs: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.
     cost_change, cost (printed + change), n (deals), rows, win_a (seeking), win_b (avoiding), win_diff,
     win_low, win_high, win_p, win_q, win_verdict (Benjamini-Hochberg and TOST over the table), score_diff,
     score_low, score_high; largest gain first."""
+    pairs = _pairs_or_error(pairs)
     by = ["card_id", "players", "cost_change"]
     win = with_verdicts(paired_diff(pairs, "win_seek", "win_avoid", by, prefix="win_", margin=margin),
                         p="win_p", equiv_p="win_equiv_p", diff="win_diff", margin=margin, prefix="win_")
@@ -69,6 +79,7 @@ def fair_costs(pairs: pl.DataFrame, components) -> pl.DataFrame:
     fair_low, fair_high (95% CI), gap (fair - printed: above 0 the card is worth more than it costs),
     slope (pp of win share per coin), slope_p, extrapolated; largest gap (either sign) first, cards
     without a crossing last."""
+    pairs = _pairs_or_error(pairs)
     printed = dict(_printed(components).select("card_id", "printed_cost").iter_rows())
     per_deal = (pairs.group_by("card_id", "players", "cost_change", "game")
                 .agg((pl.col("win_seek") - pl.col("win_avoid")).mean().alias("diff"))
