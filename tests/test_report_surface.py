@@ -58,6 +58,14 @@ def test_keys_of_different_card_sides_need_where():
         surface(df, KEY1, "components.setup.2A.coins")
 
 
+
+def test_a_surface_of_one_key_twice_points_to_its_curve():
+    """surface(df, K, K) stopped inside polars with a DuplicateError."""
+    from hadara_sim.report.dataset import ReportError
+
+    with pytest.raises(ReportError, match="a surface is over two different keys, got .* twice: its curve is"):
+        surface(planted(deals=50), KEY1, KEY1)
+
 def test_balance_proposes_the_cheapest_fair_pair_of_a_surface():
     """`balance.pair_candidate` picks, among the fair whole pairs, the one of smallest worth
     (coins count 1 a step, culture 1): on the planted surface, the fair pair nearest today's 5 / 6."""

@@ -88,6 +88,9 @@ def surface(df: pl.DataFrame, key1: str, key2: str, where: dict[str, str] | None
     fair whole-value pairs."""
     swept1, swept2 = SweptKey(key1), SweptKey(key2)
     x1, x2 = swept1.column, swept2.column
+    if x1 == x2:
+        raise ReportError(f"a surface is over two different keys, got {key1} twice: its curve is `report curve "
+                          f"--key {key1}` (curve.curve from Python)")
     for key, column in ((key1, x1), (key2, x2)):
         if column not in df.columns or not df[column].dtype.is_numeric():
             raise ReportError(f"'{key}' is not a numeric swept key of this dataset")
