@@ -689,3 +689,18 @@ def test_card_worth_of_a_run_without_restricted_play_says_which_run_has_it():
     for measure in (worth.seek_avoid, worth.fair_costs):
         with pytest.raises(ReportError, match="no restricted play .* a run of scenarios/card-worth.toml has it"):
             measure(worth.restricted_pairs(df), load_components())
+
+
+def test_an_estimate_of_a_column_the_frame_lacks_or_of_text_says_so():
+    """mean_ci and paired_diff take any column: a missing one, text, or a group given as one name
+    stopped inside polars (ColumnNotFoundError "s" for by="seat")."""
+    from hadara_sim.report.estimates import mean_ci
+
+    df = R.four_games()
+    assert mean_ci(df, "total", "seat").equals(mean_ci(df, "total", ["seat"]))
+    with pytest.raises(ReportError, match="no column 'totl' in the frame \\(did you mean total\\?\\)"):
+        mean_ci(df, "totl", ["seat"])
+    with pytest.raises(ReportError, match="column 'policy_label' holds String, not numbers"):
+        mean_ci(df, "policy_label", ["seat"])
+    with pytest.raises(ReportError, match="no column 'group' in the frame"):
+        paired_diff(df, "total", "total", ["group"])

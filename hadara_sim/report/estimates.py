@@ -15,6 +15,7 @@ policy in a rotated run, the focus seat of a setup grid), the two are the same t
 
 from __future__ import annotations
 
+import difflib
 import math
 import warnings
 from typing import Sequence
@@ -24,6 +25,7 @@ import polars as pl
 from scipy import stats as sps
 
 from . import inference as I
+from .dataset import ReportError
 from .verdict import with_verdicts  # noqa: F401  (its old home: callers outside the reports import it here)
 
 CLUSTER = "game"
@@ -51,10 +53,21 @@ def _ttest_rel(a: np.ndarray, b: np.ndarray):
     return float(res.pvalue), float(low), float(high)
 
 
-def _grouped(df: pl.DataFrame, by: Sequence[str]) -> tuple[pl.DataFrame, list[str]]:
-    """`df` and the keys to group it on: `by`, or one group of every row ("_all") without `by`."""
+def _grouped(df: pl.DataFrame, by: Sequence[str] | str, values: Sequence = ()) -> tuple[pl.DataFrame, list[str]]:
+    """`df` and the keys to group it on: `by` (a name or names), or one group of every row ("_all")
+    without `by`; a ReportError naming a group or value column `df` lacks, or values that are no numbers
+    (from Python these stopped inside polars, and a name given alone was grouped letter by letter)."""
+    by = [by] if isinstance(by, str) else list(by)
+    for name in [*by, *(v for v in values if isinstance(v, str))]:
+        if name not in df.columns:
+            close = difflib.get_close_matches(name, df.columns, n=1)
+            raise ReportError(f"no column '{name}' in the frame" + (f" (did you mean {close[0]}?)" if close else ""))
+    for name in (v for v in values if isinstance(v, str)):
+        dtype = df.schema[name]
+        if not (dtype.is_numeric() or dtype == pl.Boolean):
+            raise ReportError(f"column '{name}' holds {dtype}, not numbers: a mean or a difference needs numbers")
     if by:
-        return df, list(by)
+        return df, by
     return df.with_columns(pl.lit("all").alias("_all")), ["_all"]
 
 
@@ -79,7 +92,7 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
     if rate:
         margin = I.check_margin(margin)
     expr = pl.col(value) if isinstance(value, str) else value
-    data, keys = _grouped(df, by)
+    data, keys = _grouped(df, by, [value])
     aggs = [expr.cast(pl.Float64).mean().alias("_x"), pl.len().alias("_rows")]
     if fair is not None:
         fexpr = pl.col(fair) if isinstance(fair, str) else fair
@@ -119,7 +132,7 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
     if not by:
         result = result.drop("_all")
     else:
-        result = result.sort(list(by), nulls_last=True)
+        result = result.sort(keys, nulls_last=True)
     return result
 
 
@@ -140,8 +153,8 @@ def paired_diffs(pairs: pl.DataFrame, contrasts: Sequence[tuple[str, str, str, f
                  cluster: str = CLUSTER) -> list[pl.DataFrame]:
     """`paired_diff` of each contrast (a, b, prefix, margin) of one table, in order: the per-deal
     means of every column are taken once (the slow part on a large table)."""
-    data, keys = _grouped(pairs, by)
     columns = list(dict.fromkeys(c for a, b, _, _ in contrasts for c in (a, b)))
+    data, keys = _grouped(pairs, by, columns)
     per_deal = (data.group_by([*keys, cluster])
                 .agg(*[pl.col(c).cast(pl.Float64).mean().alias(f"_{i}") for i, c in enumerate(columns)],
                      pl.len().alias("_rows"))
@@ -167,7 +180,7 @@ def paired_diffs(pairs: pl.DataFrame, contrasts: Sequence[tuple[str, str, str, f
                                        I.equivalence_p(va, vb, margin), sd, I.games_needed(sd))):
                 out[name].append(float(v))
         result = pl.DataFrame(out, schema={**schema, **{n: pl.Float64 for n in names}})
-        tables.append(result.drop("_all") if not by else result.sort(list(by), nulls_last=True))
+        tables.append(result.drop("_all") if not by else result.sort(keys, nulls_last=True))
     return tables
 
 
