@@ -61,7 +61,10 @@ def _group(text: str, width: int) -> str:
 
 
 def _legend_above(ax, handles=None, ncol: int = 2, x: float = 0.5):
-    """A legend in one row above the axes (constrained layout keeps it clear of the title)."""
+    """A legend in one row above the axes (constrained layout keeps it clear of the title); none when
+    nothing is labelled (a chart of a frame with nothing to compare)."""
+    if handles is None and not ax.get_legend_handles_labels()[0]:
+        return
     kw = {"handles": handles} if handles is not None else {}
     ax.legend(**kw, loc="lower center", bbox_to_anchor=(x, 1.0 if not ax.get_title() else 1.08), ncol=ncol,
               fontsize=8.5, frameon=False)
