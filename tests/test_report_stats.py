@@ -704,3 +704,13 @@ def test_an_estimate_of_a_column_the_frame_lacks_or_of_text_says_so():
         mean_ci(df, "policy_label", ["seat"])
     with pytest.raises(ReportError, match="no column 'group' in the frame"):
         paired_diff(df, "total", "total", ["group"])
+
+
+def test_a_forest_of_an_experiment_the_dataset_lacks_says_which_run_has_it():
+    """grant_effects gives None without a grant sweep; the purple notebook's chart of it stopped with
+    "'NoneType' object has no attribute 'to_dicts'"."""
+    from hadara_sim.report import charts
+
+    assert grant_effects(R.four_games()) is None
+    with pytest.raises(ReportError, match="nothing to draw: the table is None.*purple-effects.toml has one"):
+        charts.forest_chart(grant_effects(R.four_games()), str, {}, observational=False)

@@ -20,7 +20,7 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 
 from .. import provenance
-from .dataset import in_group
+from .dataset import ReportError, in_group
 from .scores import BONUS_PARTS, PART_LABELS, STACK_ORDER
 
 CI_NOTE = "error bars: 95% CI (t-test over deals)"
@@ -304,6 +304,9 @@ def forest_chart(tab: pl.DataFrame, label: Label, info: dict, *, observational: 
 
     With `split` (a column such as players), one row per effect (`label`) with one marker per value
     of `split`, side by side in its own colour."""
+    if tab is None:  # grant_effects or placebo_effects of a dataset without that experiment
+        raise ReportError("nothing to draw: the table is None, as grant_effects and placebo_effects give for a "
+                          "dataset without a sweep over grants (scenarios/purple-effects.toml has one)")
     splits = sorted(tab[split].unique().to_list()) if split else [None]
     rows = tab.to_dicts()
     keys: dict[str, list[dict]] = {}
