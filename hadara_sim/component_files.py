@@ -93,7 +93,8 @@ class _Rows:
         # Excel writes ';' (or a tab) between fields where the decimal mark is a comma: the header says which.
         header_line = lines[0] if lines else ""
         delimiter = next((d for d in (",", ";", "\t") if d in header_line), ",")
-        reader = csv.DictReader((line + "\n" for line in lines), delimiter=delimiter)  # any line ends, kept in a quoted field
+        # Any line ends, kept in a quoted field.
+        reader = csv.DictReader((line + "\n" for line in lines), delimiter=delimiter)
         header = tuple(h.strip() for h in (reader.fieldnames or ()))
         twice = sorted({c for c in header if header.count(c) > 1})
         if twice:

@@ -121,7 +121,8 @@ def _check_cards(names: list[str], base, dry_run: bool, quiet: bool, fmt: str):
                           policy=base.policy, margin=base.margin, seed=base.seed, components=base.components,
                           overrides=base.overrides, jobs=base.jobs)
         guess = F.check_cards_estimate(plan, base.games)
-    if expect(f"{guess.text()} ({len(plan.cards)} card{'s' * (len(plan.cards) > 1)}, each sought and avoided)", guess.seconds, dry_run, quiet):
+    cards = f"{len(plan.cards)} card{'s' * (len(plan.cards) > 1)}"
+    if expect(f"{guess.text()} ({cards}, each sought and avoided)", guess.seconds, dry_run, quiet):
         return
     start = time.perf_counter()
     with failing(), working(f"{base.games:,} games x {2 * len(plan.cards)} restrictions", quiet):

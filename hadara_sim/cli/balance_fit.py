@@ -226,7 +226,8 @@ def _fit_cards(card, players, policy, games, points, confirm_games, rounds, marg
                           margin=base.margin, aim=aim, reach=reach, seed=seed, components=base.components,
                           overrides=base.overrides, jobs=base.jobs, out=str(out) if out else None)
         sweep, confirm = F.card_estimate(plan)
-    if expect(f"the designed sweep {sweep.text()} ({len(plan.cards)} card{'s' * (len(plan.cards) > 1)}, each sought and avoided); then the "
+    cards = f"{len(plan.cards)} card{'s' * (len(plan.cards) > 1)}"
+    if expect(f"the designed sweep {sweep.text()} ({cards}, each sought and avoided); then the "
               f"current costs and at most {rounds} proposals, {confirm.text()}",
               sweep.seconds + confirm.seconds, dry_run, quiet):
         return
