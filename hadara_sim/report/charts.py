@@ -45,17 +45,16 @@ def _figure(width: float, height: float) -> Figure:
 def _finish(fig: Figure, title: str, footer: str) -> Figure:
     width = fig.get_figwidth()
     fig.suptitle("\n".join(textwrap.wrap(title, max(30, int(width * 8.5)))), fontsize=13, fontweight="bold")
-    lines = [line for part in footer.split("\n")
-             for line in textwrap.wrap(part, max(40, int(width * 15)), break_on_hyphens=False)]
-    fig.supxlabel("\n".join(lines), fontsize=8.5, color="#555555")
+    fig.supxlabel(_wrapped(footer, max(40, int(width * 15))), fontsize=8.5, color="#555555")
     for text in fig.findobj(Text):  # a label "costs $5 to $6" is text, not mathtext ("a $\frac$" failed)
         text.set_parse_math(False)
     return fig
 
 
-def _group(text: str, width: int) -> str:
-    """A group's label wrapped at words into lines of `width` characters (a long one, such as a
-    policy's label with its parameters, ran into its neighbours or pushed the axes off the figure)."""
+def _wrapped(text: str, width: int) -> str:
+    """`text` wrapped at words into lines of `width` characters, its own line ends kept: a footer, or a
+    group's label (a long one, such as a policy's label with its parameters, ran into its neighbours or
+    pushed the axes off the figure)."""
     return "\n".join(line for part in text.split("\n")
                      for line in textwrap.wrap(part, width, break_on_hyphens=False) or [part])
 
@@ -119,7 +118,7 @@ def winrate_chart(stats: pl.DataFrame, label: Label, info: dict, by_text: str) -
     """Win share per group as points with 95% CI error bars; the fair share dashed."""
     rows = stats.to_dicts()
     k = len(rows)
-    ticks = [_group(f"{label(r)}  (n={r['n']:,})", 40) for r in rows]
+    ticks = [_wrapped(f"{label(r)}  (n={r['n']:,})", 40) for r in rows]
     fig = _figure(8.5, 1.9 + 0.42 * k + 0.17 * sum(t.count("\n") for t in ticks))  # room for wrapped labels
     ax = fig.add_subplot()
     y = np.arange(k)[::-1]
@@ -184,7 +183,7 @@ def breakdown_chart(long: pl.DataFrame, by: Sequence[str], label: Label, info: d
     for xi, mi, e in zip(x, m, err[1]):
         ax.annotate(f"{mi:.1f}", (xi, mi + e), xytext=(0, 3), textcoords="offset points", ha="center",
                     fontsize=9, fontweight="bold")
-    ax.set_xticks(x, [_group(f"{label(g)}{sep}(n={g['n']:,})", 16 if k <= 6 else 32) for g in groups],
+    ax.set_xticks(x, [_wrapped(f"{label(g)}{sep}(n={g['n']:,})", 16 if k <= 6 else 32) for g in groups],
                   rotation=0 if k <= 6 else 30, ha="center" if k <= 6 else "right", fontsize=9)
     ax.set_ylabel("mean points per seat")
     ax.set_xlabel(by_text)
@@ -226,7 +225,7 @@ def totals_chart(df: pl.DataFrame, by: Sequence[str], label: Label, info: dict, 
         ax.vlines(i, q1, q3, color="black", lw=4)
         ax.scatter([i], [t.mean()], color="white", edgecolor="black", zorder=3, s=28)
         ax.hlines(med, i - 0.08, i + 0.08, color="white", lw=1.5, zorder=3)
-    ax.set_xticks(np.arange(k), [_group(f"{label(r)}{sep}(n={len(r['total']):,} seats)", 16 if k <= 6 else 32)
+    ax.set_xticks(np.arange(k), [_wrapped(f"{label(r)}{sep}(n={len(r['total']):,} seats)", 16 if k <= 6 else 32)
                                  for r in rows],
                   rotation=0 if k <= 6 else 30, ha="center" if k <= 6 else "right", fontsize=9)
     ax.set_ylabel("final score (points)")
@@ -383,7 +382,7 @@ def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[
         colour = palette[i % len(palette)]
         name = label(g) if keys else "all seats"
         left.errorbar(x, m, yerr=err, fmt="-o", color=colour, capsize=3, markersize=4, lw=1.5,
-                      label=_group(f"{name} (n={sub['n'].min():,})", 40))
+                      label=_wrapped(f"{name} (n={sub['n'].min():,})", 40))
     left.set_xticks([1, 2, 3], ["after epoch I", "after epoch II", "end (epoch III)"])
     left.set_ylabel("mean running score (points)")
     left.set_xlabel("time in the game")
