@@ -660,6 +660,25 @@ def test_a_long_label_wraps_in_the_charts_instead_of_running_into_its_neighbours
         assert wrapped and all(max(map(len, t.split("\n"))) <= 40 for t in wrapped), ticks
 
 
+def test_a_trajectory_of_many_groups_draws_the_extremes_each_in_its_own_colour():
+    """44 groups (grants x seat) drew 44 lines in 10 cycled colours and a legend taller than the
+    figure (matplotlib: "constrained_layout not applied"): it draws the 5 highest and 5 lowest final
+    means and says so; the table keeps every group."""
+    from hadara_sim.report import sections
+
+    df = pl.concat([R.four_games().with_columns(pl.lit(f"arm{k:02d}").alias("arm"), pl.col("game") + 100 * k,
+                                                *[(pl.col(c) + k).cast(pl.Int16) for c in ("total", "total_epoch3")])
+                    for k in range(12)])
+    section = sections.trajectory(df, {}, ["arm"])
+    fig = dict(section.figures)["trajectory"]
+    legend = [t.get_text().split(" ")[0] for t in fig.axes[0].get_legend().get_texts()]
+    assert legend == [f"arm{k:02d}" for k in (0, 1, 2, 3, 4, 7, 8, 9, 10, 11)]
+    assert len({line.get_color() for line in fig.axes[0].get_lines()}) == 10
+    footer = fig._supxlabel.get_text()
+    assert "10 of 12 groups drawn, the 5 highest and 5 lowest at the end (the table has all)" in footer
+    assert any(row[0] == "arm05" for row in section.tables[0].rows)
+
+
 def test_a_notebook_s_other_frames_and_folders_are_told_what_to_pass(tmp_path):
     """A pandas frame or scan_results' LazyFrame stopped with AttributeError 'height'; a summary into
     an existing file with FileExistsError; a misspelt curve key without the keys swept."""

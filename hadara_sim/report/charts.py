@@ -365,6 +365,9 @@ def forest_chart(tab: pl.DataFrame, label: Label, info: dict, *, observational: 
 
 # --- trajectory -------------------------------------------------------------------------------
 
+LINE_COLOURS = ("#1f5f99", "#d9711c", "#3b8f3b", "#b2182b", "#7b3fb0", "#8c564b", "#e377c2", "#555555",
+                "#bcbd22", "#17becf")  # ten lines at most: an eleventh would repeat a colour
+
 def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[str], label: Label,
                      info: dict, by_text: str) -> Figure:
     """Left: mean running score after each epoch per group (95% CIs). Right: how often the leader
@@ -373,13 +376,11 @@ def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[
     left, right = fig.subplots(1, 2, width_ratios=[1.25, 1])
     keys = list(by)
     groups = running.select(keys).unique(maintain_order=True).to_dicts() if keys else [{}]
-    palette = ["#1f5f99", "#d9711c", "#3b8f3b", "#b2182b", "#7b3fb0", "#8c564b", "#e377c2", "#555555",
-               "#bcbd22", "#17becf"]
-    for i, g in enumerate(groups):
+    drawn = _extremes(running, keys, groups, len(LINE_COLOURS))
+    for colour, g in zip(LINE_COLOURS, drawn):
         sub = in_group(running, keys, g).sort("epoch")
         x = sub["epoch"].to_numpy()  # every group at the true epoch: a sideways dodge slants the lines
         m, err = _err(sub["mean"], sub["ci_low"], sub["ci_high"])
-        colour = palette[i % len(palette)]
         name = label(g) if keys else "all seats"
         left.errorbar(x, m, yerr=err, fmt="-o", color=colour, capsize=3, markersize=4, lw=1.5,
                       label=_wrapped(f"{name} (n={sub['n'].min():,})", 40))
@@ -414,7 +415,22 @@ def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[
     right.set_title("How often the leader goes on to win", fontsize=10)
     right.grid(axis="y", alpha=0.3)
     right.legend(fontsize=8, loc="upper right", framealpha=0.9)
-    return _finish(fig, "Score trajectory and the value of an early lead", footer(info, "n = deals"))
+    half = len(drawn) // 2
+    shown = "" if len(drawn) == len(groups) else \
+        f"{len(drawn)} of {len(groups)} groups drawn, the {half} highest and {half} lowest at the end (the table has all)"
+    return _finish(fig, "Score trajectory and the value of an early lead",
+                   footer(info, "  ·  ".join(p for p in (shown, "n = deals") if p)))
+
+
+def _extremes(running: pl.DataFrame, keys: list[str], groups: list[dict], limit: int) -> list[dict]:
+    """The groups a line chart draws, each in its own colour: all of them up to `limit`, else the
+    highest and the lowest by their mean at the last epoch, in the table's order."""
+    if len(groups) <= limit:
+        return groups
+    final = [in_group(running, keys, g).sort("epoch")["mean"][-1] for g in groups]
+    order = np.argsort(final, kind="stable")
+    keep = set(order[: limit // 2]) | set(order[-(limit // 2):])
+    return [g for i, g in enumerate(groups) if i in keep]
 
 
 # Card colours as on the cards (purple a little lighter so its error bars stay visible).
