@@ -935,6 +935,11 @@ def test_reports_that_cannot_be_written_are_one_line(two_runs, tmp_path):
     (tmp_path / "file").write_text("x")
     clean_failure(invoke("report", "winrate", a, "--out", tmp_path / "file" / "sub"), 2, "file is a file, not a folder")
     clean_failure(invoke("report", "summary", a, "--out", "/proc/self/report"), 2, "cannot write in /proc/self")
+    chart = tmp_path / "chart.png"  # became a folder chart.png/ with trajectory.png in it
+    clean_failure(invoke("report", "trajectory", a, "--out", chart), 2,
+                  f"--out {chart}: give a folder (the files go inside it); 'chart.png' reads as a file name, "
+                  f"e.g. --out {tmp_path / 'chart'}")
+    assert not chart.exists()
     meta = json.loads((a / "metadata.json").read_text())
     (a / "metadata.json").write_text(json.dumps({**meta, "scenario": "tiny"}))
     clean_failure(invoke("report", "winrate", a), 2, "key 'scenario' must be a table")

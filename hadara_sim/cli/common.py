@@ -53,6 +53,9 @@ def _creatable(path: Path, option: str) -> None:
         fail(f"{option} {path}: nothing can be made in {parent} ({err.strerror or err}); choose another path")
 
 
+FILE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".html", ".csv", ".json", ".md", ".txt", ".parquet")
+
+
 def writable_folder(path: Path, option: str = "--out") -> Path:
     """`path` if it is (or can become) a writable folder; checked before any work, not after it."""
     if path.exists():
@@ -61,6 +64,9 @@ def writable_folder(path: Path, option: str = "--out") -> Path:
         if not os.access(path, os.W_OK | os.X_OK):
             fail(f"{option} {path}: cannot write in it (permission denied); choose another folder")
         return path
+    if path.suffix.lower() in FILE_SUFFIXES:  # `--out chart.png` made a folder chart.png/ with the chart in it
+        fail(f"{option} {path}: give a folder (the files go inside it); '{path.name}' reads as a file name, "
+             f"e.g. {option} {path.with_suffix('')}")
     _creatable(path, option)
     return path
 
