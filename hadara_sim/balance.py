@@ -32,7 +32,7 @@ from .components import RANGES, SETUP_VALUES, ComponentError, override_problems
 from .component_files import load_components
 from .estimate import START_SECONDS, Estimate, estimate_run
 from .report import inference as I
-from .report.dataset import ReportError
+from .report.dataset import ReportError, check_columns
 from .report.curve import Curve, curve, predict
 from .report.surface import surface
 from .report.estimates import mean_ci
@@ -163,6 +163,14 @@ class Plan:
     only: list[str] = field(default_factory=list)  # card sides to look at ("3B"); empty = all unfair
     overrides: dict = field(default_factory=dict)  # [components] overrides played on top of the set
 
+    def __post_init__(self):
+        """Checked before the baseline plays: "3b" in `only` played it and then suggested nothing."""
+        self.margin = I.check_margin(self.margin)
+        self.only = [str(name).upper() for name in self.only]
+        wrong = [name for name in self.only if len(name) != 2 or name[0] not in "12345" or name[1] not in "AB"]
+        if wrong:
+            raise ValueError(f"only: {', '.join(wrong)}: expected card sides like 3B (initiative 1..5, side A or B)")
+
 
 def scenario(plan: Plan, games: int, sweep: dict | None = None) -> dict:
     """The scenario of a baseline or curve run (a dict, as in a TOML file)."""
@@ -180,6 +188,7 @@ def sides_fairness(df: pl.DataFrame, margin: float) -> list[Side]:
     """Win share of every setup card side (one value per deal, Wilson CI) against 1/P, with the
     verdict every report gives (`report.verdict.judge`, corrected over the sides; an undecided side's
     hint in games of the run: each deal holds a side with its own chance)."""
+    check_columns(df, "setup-cards", exclude=("total",))
     games = df["game"].n_unique()
     table = mean_ci(df, "win_share", ["setup_card", "setup_side"], fair=1.0 / pl.col("players").cast(pl.Float64),
                     rate=True, margin=margin)
@@ -188,8 +197,15 @@ def sides_fairness(df: pl.DataFrame, margin: float) -> list[Side]:
             for r, v in zip(table.to_dicts(), judged)]
 
 
+def known_field(field_: str) -> None:
+    """A ValueError unless `field_` is a value of a setup card side (a misspelt one was swept as given)."""
+    if field_ not in STEPS:
+        raise ValueError(f"{field_!r} is not a value of a setup card side: {', '.join(STEPS)}")
+
+
 def swept_values(field_: str, current: int, too_strong: bool) -> list[int]:
     """The current value and up to three steps towards fair, inside the value's range."""
+    known_field(field_)
     low, high = RANGES["coins" if field_ == "coins" else "track"]
     step = -STEPS[field_] if too_strong else STEPS[field_]
     values = [current + k * step for k in range(POINTS)]
@@ -200,6 +216,7 @@ def candidate(field_: str, current: int, values: list[int], c: Curve, margin: fl
     """The whole value nearest the curve's crossing whose fitted win share is fair (90% CI inside 1/P ±
     margin); without one, the nearest whose fit lies inside the margin is undecided for want of deals,
     with the `curve_games` per swept value that would decide it."""
+    known_field(field_)
     cand = Candidate(field_, current, values, c)
     if not c.win.found:
         cand.note = f"the win share does not move with {field_} (slope p = {c.win.slope_p:.2g})"
@@ -280,10 +297,10 @@ def baseline(plan: Plan) -> list[Side]:
 def read_overrides(path: str | Path, components: str | Path | None = None) -> dict:
     """The `[components.*]` override tables of a TOML file (such as the fix.toml `suggest` writes),
     checked against the shipped set; ComponentError names file, line and key of each problem."""
-    from .problems import Problem, toml_error_line
+    from .problems import Problem, as_path, toml_error_line
     from .tomlpos import key_lines, line_of
 
-    path = Path(path)
+    path = as_path(path, "the overrides file")
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Notepad writes, is not TOML
         data = tomllib.loads(text)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import os
 import tomllib
 from importlib import resources
 from pathlib import Path
@@ -18,7 +19,7 @@ from .components import (
 from .constants import (
     CARDS_PER_COLOUR, COLONY_LEVELS, COLOURS, EFFECTS, EPOCHS, PURPLE, PURPLE_PER_EPOCH, STATUES, TRACKS,
 )
-from .problems import Problem, toml_error_line
+from .problems import Problem, as_path, toml_error_line
 
 
 def default_components_path() -> Path:
@@ -33,7 +34,7 @@ def load_components(path: str | Path | None = None) -> ComponentSet:
 
     A set already read is reused until one of its files changes.
     """
-    directory = Path(path) if path is not None else default_components_path()
+    directory = as_path(path, "the component set's folder") if path is not None else default_components_path()
     stamps = []
     for name in FILES:
         try:
@@ -45,6 +46,17 @@ def load_components(path: str | Path | None = None) -> ComponentSet:
     if key not in _CACHE:
         _CACHE[key] = _load(directory)
     return _CACHE[key]
+
+
+def component_set(value, what: str = "components") -> ComponentSet:
+    """`value` as a ComponentSet: itself, or the set in the folder it names; else a TypeError saying
+    what to pass (None stopped deep inside at `.n_cards`)."""
+    if isinstance(value, ComponentSet):
+        return value
+    if isinstance(value, (str, os.PathLike)):
+        return load_components(value)
+    raise TypeError(f"{what} is a component set: hadara_sim.load_components() gives the shipped one, "
+                    f"load_components(FOLDER) one of your own; got {type(value).__name__}")
 
 
 def validate_components(path: str | Path) -> list[Problem]:

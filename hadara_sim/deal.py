@@ -10,6 +10,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from .component_files import component_set
 from .components import ComponentSet
 from .constants import COLONY_LEVELS, COLOURS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS
 
@@ -31,7 +32,9 @@ class Deals:
 
     def __getitem__(self, index) -> "Deals":
         if isinstance(index, (int, np.integer)):
-            index = slice(index, index + 1)
+            if not -len(self) <= index < len(self):  # a slice past the end is an empty batch, not an error
+                raise IndexError(f"deal {index} of a batch of {len(self)}")
+            index = slice(index, index + 1) if index != -1 else slice(-1, None)
         return Deals(self.players, self.advanced,
                      **{f.name: getattr(self, f.name)[index] for f in fields(self)[2:]})
 
@@ -74,9 +77,21 @@ def make_deals(components: ComponentSet, players: int, games: int, seed=0,
 
     Cards in `exclude` (indices) stay in the box: a scenario grants them to a seat instead.
     """
-    if not MIN_PLAYERS <= players <= MAX_PLAYERS:
+    components = component_set(components)
+    for name, value, low in (("players", players, MIN_PLAYERS), ("games", games, 0), ("first_game", first_game, 0)):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            raise ValueError(f"{name} is a whole number of at least {low}, got {value!r}")
+    if players > MAX_PLAYERS:
         raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {players}")
-    excluded = set(int(x) for x in exclude)
+    if not isinstance(seed, np.random.SeedSequence) and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
+                                                         or seed < 0):
+        raise ValueError(f"seed is a whole number of at least 0 (or a numpy SeedSequence), got {seed!r}")
+    excluded = set()
+    for card in exclude:  # a card's index or its id ("II-Y-05")
+        index = components.card_index.get(card) if isinstance(card, str) else card
+        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < components.n_cards:
+            raise ValueError(f"exclude names cards by index (0..{components.n_cards - 1}) or id, got {card!r}")
+        excluded.add(int(index))
     rng = np.random.default_rng(seed)
     initiative = (rng.random((games, 5)).argsort(axis=1)[:, :players] + 1).astype(np.int8)
     colour_order = rng.random((games, len(COLOURS))).argsort(axis=1).astype(np.int8)

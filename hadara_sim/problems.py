@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import re
 import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 
 
 @dataclass(frozen=True)
@@ -38,3 +40,11 @@ def toml_error_line(err: tomllib.TOMLDecodeError, text: str) -> int | None:
     if line is None and "end of document" in str(err):
         line = text.count("\n") + (not text.endswith("\n"))
     return line
+
+
+def as_path(value, what: str) -> Path:
+    """`value` (a str or path) as a Path, else TypeError naming `what`: a notebook's 5, None or dict
+    stopped inside pathlib ("expected str, bytes or os.PathLike object")."""
+    if isinstance(value, (str, os.PathLike)):
+        return Path(value)
+    raise TypeError(f"{what} is a path (a str or pathlib.Path), not {type(value).__name__} {repr(value)[:60]}")

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import actions as A
+from .component_files import component_set
 from .components import ComponentSet
 from .constants import (
     AFFINITY_TRACK, BONUS_TILE_CARD_VALUE, COINS_PER_POINT, COLONY_BOUNTY, COLONY_LEVELS, CULTURE,
@@ -57,12 +58,17 @@ class Game:
     def __init__(self, deal: Deals, components: ComponentSet, policies, recorder=None, narrator=None, forward=None):
         if len(deal) != 1:
             raise ValueError("the reference engine plays one deal at a time: pass deals[i]")
+        components = component_set(components)
         self.deal, self.c = deal, components
         self.players = deal.players
         self.advanced = deal.advanced
         self.policies = list(policies)
         if len(self.policies) != self.players:
             raise ValueError(f"{self.players} players need {self.players} policies, got {len(self.policies)}")
+        for seat, policy in enumerate(self.policies):
+            if not callable(getattr(policy, "decide", None)):  # a name "greedy" stopped at the first decision
+                raise TypeError(f"seat {seat}'s policy is {policy!r:.40}, not a policy: "
+                                "hadara_sim.registry.make_policy('greedy') makes one from a name")
         self.recorder = recorder
         self.narrator = narrator  # called with (seat or None, text) for a readable account
         self.forward = forward  # the forward model (hadara_sim.forward.Forward) behind decision.forward, or None

@@ -24,7 +24,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from .component_files import component_set
 from .constants import COLOURS, EFFECT_IDS, EPOCHS, STATUES, TRACKS
+from .problems import as_path
 from .swept_key import SweptKey
 
 SCHEMA_VERSION = 2
@@ -296,6 +298,18 @@ def _card_bytes(column, width: int) -> np.ndarray:
     return np.frombuffer(b"".join(b.ljust(width, b"\0") for b in values), np.uint8).reshape(len(values), width)
 
 
+def polars_frame(df) -> None:
+    """A TypeError saying what to pass unless `df` is a polars DataFrame (a notebook may hold a pandas
+    frame or scan_results' LazyFrame; both stopped deep inside with AttributeError 'height')."""
+    import polars as pl
+
+    if not isinstance(df, pl.DataFrame):
+        hint = ("call .collect() on it" if isinstance(df, pl.LazyFrame) else
+                "polars.from_pandas(frame) converts it" if type(df).__module__.startswith("pandas") else
+                "hadara_sim.load_results(FOLDER) gives one")
+        raise TypeError(f"the reports (and card_events) read a polars DataFrame, got a {type(df).__name__}: {hint}")
+
+
 def card_set_problem(df, n_cards: int | None = None) -> tuple[int, str, str] | None:
     """(row, column, what is wrong) for the first row of `df` whose card bit sets break the schema's
     rules, or None: every set `width` bytes long (one bit per card; empty allowed), no bit past the last
@@ -358,6 +372,8 @@ def card_set_problem(df, n_cards: int | None = None) -> tuple[int, str, str] | N
 def card_sets(df, components) -> dict[str, np.ndarray]:
     """The card bit sets of a results frame (`bought`, `bought_in_b`, `sold`, `fed_away`, `offered`) as
     (rows, cards) bool matrices, one column per card of `components`, after checking them against it."""
+    polars_frame(df)
+    components = component_set(components)
     problem = card_set_problem(df, components.n_cards)
     if problem:
         row, column, what = problem
@@ -375,6 +391,8 @@ def card_events(df, components):
     and for purchases the epoch (the card's own) and phase ("A" / "B") of buying."""
     import polars as pl
 
+    polars_frame(df)
+    components = component_set(components)
     keys = [k for k in ("combo", "game", "seat") if k in df.columns]
     cards = pl.DataFrame({"card": np.arange(components.n_cards, dtype=np.int16),
                           "card_id": list(components.card_ids),
@@ -520,7 +538,7 @@ def metadata_problem(meta) -> str | None:
 
 def read_metadata(out: Path) -> dict:
     """The metadata of a results directory, or ResultsError saying what is wrong."""
-    out = Path(out)
+    out = as_path(out, "the results directory")
     if not out.exists():
         raise ResultsError(f"no results at {out}: the directory does not exist")
     if not out.is_dir():
@@ -589,7 +607,7 @@ def check_part(file: Path, run: str, combo: int, chunk: int, games: int | None) 
 def result_files(path, *, allow_partial: bool = True) -> tuple[dict, list[Path]]:
     """The metadata and the checked chunk files of a results directory: every part file must be a
     chunk of the run that metadata.json describes."""
-    out = Path(path)
+    out = as_path(path, "the results directory")
     meta = read_metadata(out)
     check_schema_version(meta, out)
     combos, per_combo = {c["index"] for c in meta["combinations"]}, meta["chunks_per_combination"]

@@ -25,6 +25,7 @@ from .chunks import Chunk, ChunkPlan, plan_chunks, timed_chunk
 from .estimate import chunk_costs, processes
 from .process import (BACKENDS, ClusterLost, LockBusy, dask_parallel, directory_lock, local_parallel,
                       quiet_dask)
+from .problems import as_path
 from .progress import PLAIN_EVERY, duration, every, progress_bar
 from .results import (
     METADATA_FILE, SCHEMA_VERSION, ResultsError, check_part, chunks_per_combination,
@@ -178,7 +179,7 @@ def check_out(scenario: Scenario, out: str | Path, overwrite: bool = False) -> d
     would. Returns the metadata of this run already there (None: nothing, or replaced with overwrite)."""
     from . import __version__
 
-    out = Path(out)
+    out = as_path(out, "out (the results directory)")
     try:
         if out.exists() and not out.is_dir():
             raise RunError(f"--out {out} is a file, not a directory")
@@ -319,7 +320,7 @@ def run(scenario: Scenario, out: str | Path | None = None, *, jobs: int = -1, ba
     if out is None:
         return _run_chunks(scenario, iter(chunks), len(chunks), None, None, jobs, backend, scheduler, quiet,
                            console, after_chunk, [])
-    out = Path(out)
+    out = as_path(out, "out (the results directory)")
     try:
         if out.exists() and not out.is_dir():
             raise RunError(f"--out {out} is a file, not a directory")

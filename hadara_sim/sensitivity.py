@@ -117,8 +117,16 @@ def draw_overrides(c: ComponentSet, rng: np.random.Generator) -> dict:
     return dict(out)
 
 
+def whole_numbers(**values) -> None:
+    """A ValueError naming the first value that is not a whole number of at least 0."""
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+            raise ValueError(f"{name} is a whole number of at least 0, not {value!r}")
+
+
 def draws(c: ComponentSet, k: int, seed: int) -> list[dict]:
     """k independent draws (one SeedSequence child each, so draw i is the same for any k)."""
+    whole_numbers(k=k, seed=seed)
     return [draw_overrides(c, np.random.default_rng(child)) for child in np.random.SeedSequence(seed).spawn(k)]
 
 
@@ -174,6 +182,7 @@ def replay(plan, k: int, seed: int, progress=None):
     from .balance import baseline
     from .component_files import load_components
 
+    whole_numbers(k=k, seed=seed)  # before the baseline plays, not after
     say = progress or (lambda text: None)
     c = load_components(plan.components).with_overrides(plan.overrides)
     say(f"the set as given: {plan.games:,} games")

@@ -1298,3 +1298,51 @@ def test_brackets_in_labels_values_and_docstrings_are_printed_as_written(tmp_pat
     result = CliRunner().invoke(app, ["policies", "show", f"{tmp_path / 'bracketed.py'}:Bracketed"])
     assert result.exit_code == 0, result.output
     assert "Greedy with a list[int] of weights [/] nothing else." in result.output
+
+
+def test_a_notebook_s_wrong_kinds_of_argument_are_named_before_any_game_is_played(tmp_path):
+    """From Python, each stopped inside pathlib or numpy ("expected str, bytes or os.PathLike object",
+    "negative dimensions"), mid-game ("'str' object has no attribute 'decide'"), after the baseline or a
+    designed sweep had played, or was taken: games=10**13 started playing, settings="players=3" was read
+    letter by letter, deals[5] of three was an empty batch, "3b" in `only` suggested nothing."""
+    import hadara_sim as H
+    from hadara_sim import balance, sensitivity
+    from hadara_sim.balance_fit import FitPlan
+    from hadara_sim.reference import play_game
+
+    components = load_components()
+    deals = H.make_deals(components, 2, 3, seed=1)
+    cases = [
+        (lambda: load_results(5), TypeError, "the results directory is a path (a str or pathlib.Path), not int"),
+        (lambda: load_scenario({"players": 4}), TypeError, "scenario_from_dict(data) reads a dict"),
+        (lambda: load_scenario("default", components=5), TypeError, "components (the component set's folder) is"),
+        (lambda: load_components(5), TypeError, "the component set's folder is a path"),
+        (lambda: H.simulate("default", games=10, out=5), TypeError, "out (the results directory) is a path"),
+        (lambda: H.simulate("default", games=10**13), ScenarioError, "games: must be 1..1,000,000,000,000"),
+        (lambda: load_scenario("default").with_overrides(seed=-1), ScenarioError, "seed: must be at least 0"),
+        (lambda: H.make_deals(components, 4, -1), ValueError, "games is a whole number of at least 0"),
+        (lambda: H.make_deals(components, 4, 3, seed=-1), ValueError, "seed is a whole number of at least 0"),
+        (lambda: H.make_deals(None, 4, 3), TypeError, "components is a component set"),
+        (lambda: H.make_deals(components, 4, 3, exclude=[9999]), ValueError, "exclude names cards by index"),
+        (lambda: deals[5], IndexError, "deal 5 of a batch of 3"),
+        (lambda: play_game(deals[0], components, ["greedy", "random"]), TypeError,
+         "seat 0's policy is 'greedy', not a policy"),
+        (lambda: H.card_events(None, components), TypeError, "read a polars DataFrame, got a NoneType"),
+        (lambda: balance.Plan(only=["3b", "6A"]), ValueError, "only: 6A: expected card sides like 3B"),
+        (lambda: balance.Plan(margin=2), ValueError, "margin=2"),
+        (lambda: balance.swept_values("coin", 3, True), ValueError, "'coin' is not a value of a setup card side"),
+        (lambda: sensitivity.replay(balance.Plan(), -1, seed=7), ValueError, "k is a whole number of at least 0"),
+        (lambda: FitPlan(margin=0), ValueError, "margin=0"),
+        (lambda: FitPlan(rounds=0), ValueError, "rounds=0: a whole number of at least 1"),
+        (lambda: FitPlan(reach=-1), ValueError, "reach=-1: a whole number of at least 1"),
+        (lambda: FitPlan(players=[1]), ValueError, "players=[1]: player counts from 2 to 5"),
+        (lambda: FitPlan(aim=5), ValueError, "aim=5: a share of the margin"),
+    ]
+    for call, kind, words in cases:
+        with pytest.raises(kind, match=re.escape(words)):
+            call()
+    assert load_scenario("default").with_overrides(games=np.int64(20)).games == 20
+    three = load_scenario("default", settings="players=3")  # one setting, not its letters
+    assert three.combinations[0].config.players == 3 and three.settings == ("players=3",)
+    assert balance.Plan(only=["3b"]).only == ["3B"]
+    assert len(H.make_deals(components, 2, 2, exclude=["I-Y-01"])) == 2 and len(deals[-1]) == 1

@@ -194,3 +194,27 @@ def test_a_seat_that_never_won_is_charted():
     c = curve(df, KEY)
     c.points = c.points.with_columns(win=pl.lit(0.0), win_low=pl.lit(1.3878e-17))
     assert chart(c, dataset_info(df)).get_axes()
+
+
+def test_a_curve_s_arguments_of_the_wrong_kind_say_what_they_are():
+    """From a notebook: a key None, a value "3", alpha 1.5 (a CI whose low end lay above its high end),
+    a reference "3", where "seat=0" and describe(curve) stopped inside statsmodels or polars, or gave
+    a wrong answer silently."""
+    from hadara_sim.report.curve import describe, predict
+
+    df = planted(deals=300)
+    c = curve(df, KEY)
+    assert predict(c, 3)[1] < predict(c, 3)[2]
+    for call, kind, words in [
+        (lambda: curve(df, None), TypeError, "a key is the text of a swept key"),
+        (lambda: predict(c, "3"), TypeError, "value is a number, not str '3'"),
+        (lambda: predict(c, 3, alpha=1.5), ValueError, "alpha is between 0 and 1"),
+        (lambda: predict(c, 3, alpha=-0.1), ValueError, "alpha is between 0 and 1"),
+        (lambda: curve(df, KEY, reference="3"), TypeError, "reference is a number"),
+        (lambda: curve(df, KEY, where="seat=0"), TypeError, "where is a dict of column -> value"),
+        (lambda: describe(c), TypeError, "describe takes a crossing, such as a curve's .win"),
+        (lambda: curve(df.to_pandas(), KEY), TypeError, "polars.from_pandas"),
+    ]:
+        with pytest.raises(kind, match=words.replace("(", r"\(").replace(".", r"\.")):
+            call()
+    assert curve(df, KEY, where={"seat": 0}).where == "seat = 0"

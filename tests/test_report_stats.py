@@ -733,3 +733,48 @@ def test_a_forest_of_an_experiment_the_dataset_lacks_says_which_run_has_it():
     assert grant_effects(R.four_games()) is None
     with pytest.raises(ReportError, match="nothing to draw: the table is None.*purple-effects.toml has one"):
         charts.forest_chart(grant_effects(R.four_games()), str, {}, observational=False)
+
+
+def test_a_notebook_s_mistakes_in_the_report_functions_get_a_clear_message_before_any_work():
+    """Each of these stopped deep inside polars, pathlib, numpy or matplotlib, or gave a silently wrong
+    answer (a misspelt p column: every row "undecided"; margin=5 on win shares: every contrast
+    "equivalent"; a PDF chart embedded as a PNG; top=-1: "the -1 cards")."""
+    from hadara_sim.report import charts, component_sections, estimates, ratings, sections, summary
+    from hadara_sim.report.scores import leader_wins
+
+    df = R.four_games()
+    table = win_rates(df, ["policy_label"])
+    pairs = df.filter(pl.col("seat") == 0).select("game", a="win_share").join(
+        df.filter(pl.col("seat") == 1).select("game", b="win_share"), on="game")
+    cases = [
+        (lambda: V.with_verdicts(table, p="pval"), ReportError, "no column 'pval'"),
+        (lambda: V.judge([0.1, 0.2], [0.01], [0.5], [100]), ValueError, "one value per row each"),
+        (lambda: V.judge([0.1], [0.01], [0.5], [100], method="x"), ValueError, "method='x': a correction"),
+        (lambda: paired_diff(pairs, "a", "b", margin=0), ValueError, "margin=0: an equivalence margin"),
+        (lambda: paired_diff(pairs, "a", "b", margin=5), ValueError, "margin=5: a win share's"),
+        (lambda: paired_diff(pairs, "a", "b", cluster="deal"), ReportError, "no column 'deal'"),
+        (lambda: estimates.mean_ci(df, "win_share", ["seat"], fair="fare"), ReportError, "no column 'fare'"),
+        (lambda: estimates.mean_ci(df, None, ["seat"]), TypeError, "a value is a column name"),
+        (lambda: estimates.mean_ci(df, "total", None), TypeError, "by is a column name"),
+        (lambda: ratings.bradley_terry(df), ReportError, "this takes the pairs of ratings.pairwise"),
+        (lambda: ratings.finishing(df.to_pandas()), TypeError, "polars.from_pandas"),
+        (lambda: leader_wins(df, epochs=[4]), ReportError, "epochs are the epochs"),
+        (lambda: leader_wins(df, epochs=[]), ReportError, "epochs are the epochs"),
+        (lambda: win_rates(df, 5), TypeError, "by is a column name or a list"),
+        (lambda: charts.winrate_chart(table.head(0), str, {}, "policy"), ReportError, "nothing to draw"),
+        (lambda: charts.breakdown_chart(table, ["policy_label"], str, {}, "policy"), ReportError,
+         "nothing to draw from a table without part"),
+        (lambda: charts.totals_chart(df, ["polcy"], str, {}, "policy"), ReportError, "no column polcy"),
+        (lambda: summary.write_summary(df, {}, "x", fmt="pdf"), ReportError, "charts are png or svg"),
+        (lambda: summary.write_summary(df, {}, 5), TypeError, "is a path"),
+        (lambda: component_sections.cards(df, None, top=-1), ValueError, "top is how many cards"),
+        (lambda: sections.overview({}), ReportError, "overview takes the whole info"),
+        (lambda: dataset_info(df, 5), TypeError, "meta is a run's metadata.json"),
+    ]
+    for call, kind, words in cases:
+        with pytest.raises(kind, match=words.replace("(", r"\(").replace(".", r"\.")):
+            call()
+    assert estimates.mean_ci(df, "win_share", ["seat"], fair=0.5)["fair"].to_list() == [0.5, 0.5]
+    for info in (None, {}, {"scenario": "mine"}):  # a notebook's info: nothing, or a few keys of its own
+        assert sections.winrate(df, info, ["policy"]).tables
+    assert "mine" in sections.overview(sections.full_info(df, {"scenario": "mine"})).rows[0]

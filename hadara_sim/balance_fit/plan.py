@@ -35,16 +35,34 @@ class Confirming:
 
     players: list[int]
     confirm_games: int | dict[int, int]
+    margin: float
+    aim: float
 
     def __post_init__(self):
         if isinstance(self.players, int):  # players=4 from Python, as -p 4 on the command line
             self.players = [self.players]
+        self.check_numbers()
         if not isinstance(self.confirm_games, int):
             missing = [p for p in self.players if p not in self.confirm_games]
             if missing or any(g < 1 for g in self.confirm_games.values()):
                 raise ValueError(f"--confirm-games {self.confirm_option()}: give the games of every player count "
                                  f"the fit plays ({', '.join(map(str, self.players))}) as P=GAMES, e.g. "
                                  f"2=160000,3=100000,4=60000, or one number for all")
+
+    def check_numbers(self) -> None:
+        """Every number of the plan in its range before anything plays: margin=0 was refused only after
+        the designed sweep, rounds=0 stopped with an IndexError after it, reach=-1 was taken."""
+        for name, low in (("games", 1), ("points", 1), ("resweep", 0), ("rounds", 1), ("reach", 1),
+                          ("max_changed", 1), ("seed", 0)):
+            value = getattr(self, name, low)
+            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+                raise ValueError(f"{name}={value!r}: a whole number of at least {low}")
+        wrong = [p for p in self.players if isinstance(p, bool) or p not in (2, 3, 4, 5)]
+        if not self.players or wrong:
+            raise ValueError(f"players={self.players!r}: player counts from 2 to 5")
+        self.margin = I.check_margin(self.margin)
+        if isinstance(self.aim, bool) or not isinstance(self.aim, (int, float)) or not 0 < self.aim <= 1:
+            raise ValueError(f"aim={self.aim!r}: a share of the margin above 0 and at most 1")
 
     def confirming(self, players: int) -> int:
         """The fresh games a confirmation plays at `players` (and the current set's run in the design)."""

@@ -119,8 +119,8 @@ def _run(results: Path, out: Optional[Path], fmt: str, build, tables: str = "tab
         fail(f"{results}: {err}")
     try:
         _emit(section, info, out, fmt, tables)
-    except OSError as err:
-        fail(f"cannot write the charts to --out {out}: {err.strerror or err}")
+    except ReportError as err:
+        fail(str(err))
 
 
 def _by(df, by: Optional[list[str]]) -> list[str]:
@@ -245,8 +245,6 @@ def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMA
             path = write_summary(df, info, out, fmt, margin / 100, progress)
         except ReportError as err:
             fail(str(err))
-        except OSError as err:
-            fail(f"cannot write the summary report to --out {out}: {err.strerror or err}")
     console.print(f"summary report: [bold]{escape(str(path))}[/] ({path.stat().st_size / 1024:,.0f} KiB)", highlight=False)
     console.print(f"open it in a browser: {path.resolve().as_uri()}", markup=False, highlight=False, soft_wrap=True)
 

@@ -20,7 +20,7 @@ import polars as pl
 from ..constants import COLONY_LEVELS, COLOURS, STATUES
 from ..results import card_sets
 from . import inference as I
-from .dataset import ReportError, check_columns
+from .dataset import ReportError, check_columns, run_components
 from .estimates import paired_diffs
 
 GAME = ["combo", "game"]
@@ -61,6 +61,8 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     games with a passer too), n (deals paired), rows, win_a (buyers), win_b (passed), win_diff,
     win_low, win_high, win_p, win_q, win_significant, adj_diff, adj_low, adj_high, adj_p, adj_q,
     adj_significant, score_a, score_b, score_diff, score_low, score_high; strongest (adjusted) first."""
+    components = run_components(components)
+    margin = I.check_margin(margin)
     base = _ungranted(df)
     sets = card_sets(base, components)
     n_cards = components.n_cards
@@ -179,6 +181,7 @@ def colony_table(df: pl.DataFrame, components) -> pl.DataFrame:
     """Per colony tile: its level and printed values, the share of games in which it was taken,
     the share of takers who integrated it, and takers against the other seats of the same game among
     games where it was dealt (observational). Colonies: column `colony_id`, strongest first."""
+    components = run_components(components)
     base = _ungranted(df)
     seats = base.select(*SEAT, "win_share", "total", *[f"colony_tile{k}" for k in range(1, COLONY_LEVELS + 1)],
                         *[f"colony_level{k}" for k in range(1, COLONY_LEVELS + 1)])
@@ -209,6 +212,7 @@ def statue_table(df: pl.DataFrame, components) -> pl.DataFrame:
     """Per statue (by requirement): printed requirement and points, the share of games in which it
     was carved, the share carved points side up, and carvers against the other seats of the same
     game (observational)."""
+    components = run_components(components)
     base = _ungranted(df)
     per_seat = pl.concat([base.select(*SEAT, "win_share", "total", pl.lit(k, pl.Int8).alias("statue"),
                                       (pl.col(f"statue{k}") >= 0).alias("took"),

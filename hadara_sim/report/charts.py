@@ -20,7 +20,8 @@ from matplotlib.patches import Patch
 from matplotlib.text import Text
 
 from .. import provenance
-from .dataset import ReportError, in_group
+from ..problems import as_path
+from .dataset import ReportError, in_group, polars_frame
 from .scores import BONUS_PARTS, PART_LABELS, STACK_ORDER
 
 CI_NOTE = "error bars: 95% CI (t-test over deals)"
@@ -49,6 +50,27 @@ def _finish(fig: Figure, title: str, footer: str) -> Figure:
     for text in fig.findobj(Text):  # a label "costs $5 to $6" is text, not mathtext ("a $\frac$" failed)
         text.set_parse_math(False)
     return fig
+
+
+def _drawable(table: pl.DataFrame, columns: tuple[str, ...], source: str) -> None:
+    """A ReportError unless `table` is a polars table with rows and the columns a chart draws from: an
+    empty one stopped inside matplotlib or numpy, a table of another kind inside polars."""
+    polars_frame(table)
+    missing = [c for c in columns if c not in table.columns]
+    if missing:
+        raise ReportError(f"nothing to draw from a table without {', '.join(missing)}: this chart draws {source}")
+    if table.is_empty():
+        raise ReportError(f"nothing to draw: the table is empty (this chart draws {source})")
+
+
+def _keys(table: pl.DataFrame, by: Sequence[str] | str) -> list[str]:
+    """The group columns of a chart: `by` (a name or names), each a column of `table` (a name given
+    alone was grouped letter by letter)."""
+    keys = [by] if isinstance(by, str) else list(by)
+    missing = [k for k in keys if k not in table.columns]
+    if missing:
+        raise ReportError(f"no column {', '.join(missing)} to group by in the table: pass the `by` that made it")
+    return keys
 
 
 def _wrapped(text: str, width: int) -> str:
@@ -83,13 +105,23 @@ def footer(info: dict, extra: str = "", note: str = CI_NOTE) -> str:
 
 def save(fig: Figure, path: str | Path, fmt: str | None = None) -> Path:
     """Write `fig` (PNG or SVG, from the suffix or `fmt`) and return the path."""
-    path = Path(path)
-    fmt = fmt or path.suffix.lstrip(".") or "png"
+    path = as_path(path, "the chart's file")
+    fmt = check_format(fmt or path.suffix.lstrip(".").lower() or "png")
     if path.suffix.lstrip(".") != fmt:
         path = path.with_suffix(f".{fmt}")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format=fmt, dpi=110 if fmt == "png" else None)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fig.savefig(path, format=fmt, dpi=110 if fmt == "png" else None)
+    except OSError as err:
+        raise ReportError(f"cannot write the chart to {path}: {err.strerror or err}") from None
     return path
+
+
+def check_format(fmt: str) -> str:
+    """A chart format the reports write (a PDF or JPEG went into the summary labelled as a PNG)."""
+    if fmt not in FORMATS:
+        raise ReportError(f"charts are {' or '.join(FORMATS)}, not {fmt!r}")
+    return fmt
 
 
 def to_bytes(fig: Figure, fmt: str = "png") -> bytes:
@@ -116,6 +148,7 @@ def _err(mean, low, high, scale: float = 1.0):
 
 def winrate_chart(stats: pl.DataFrame, label: Label, info: dict, by_text: str) -> Figure:
     """Win share per group as points with 95% CI error bars; the fair share dashed."""
+    _drawable(stats, ("n", "mean", "ci_low", "ci_high", "fair"), "wins.win_rates(df)")
     rows = stats.to_dicts()
     k = len(rows)
     ticks = [_wrapped(f"{label(r)}  (n={r['n']:,})", 40) for r in rows]
@@ -152,7 +185,8 @@ def winrate_chart(stats: pl.DataFrame, label: Label, info: dict, by_text: str) -
 
 def breakdown_chart(long: pl.DataFrame, by: Sequence[str], label: Label, info: dict, by_text: str) -> Figure:
     """Mean score sheet per group as stacked bars (purple bonus parts hatched), total with its CI."""
-    keys = list(by)
+    _drawable(long, ("part", "n", "mean", "ci_low", "ci_high"), "scores.score_breakdown(df, by)")
+    keys = _keys(long, by)
     groups = (long.filter(pl.col("part") == "total").to_dicts())
     k = len(groups)
     fig = _figure(max(7.5, 2.8 + 0.95 * k), 5.6)
@@ -201,7 +235,8 @@ def breakdown_chart(long: pl.DataFrame, by: Sequence[str], label: Label, info: d
 def totals_chart(df: pl.DataFrame, by: Sequence[str], label: Label, info: dict, by_text: str) -> Figure:
     """The distribution of final totals per group: histogram 'violins' (exact counts in 2-point
     bins, width = share of the group), with the mean (dot) and the quartiles (bars)."""
-    keys = list(by)
+    _drawable(df, ("game", "total"), "the results (load_results)")
+    keys = _keys(df, by)
     if keys:
         groups = df.group_by(keys).agg(pl.col("total"), pl.col("game").n_unique().alias("n")).sort(keys)
     else:
@@ -245,6 +280,8 @@ def setup_chart(bal: pl.DataFrame, info: dict, focus: str | None = None) -> Figu
     """Per player count (columns): win share (top) and mean score (bottom) per setup card and side,
     with 95% CIs; the fair share dashed; cards that differ significantly from fair marked; `focus`:
     how a setup grid's focus seat was chosen, in words (None: not said)."""
+    _drawable(bal, ("players", "setup_card", "setup_side", "n", "win", "win_low", "win_high"),
+              "setup.setup_card_balance(df)")
     players = sorted(bal["players"].unique().to_list())
     sides = sorted(bal["setup_side"].unique().to_list())
     ncol = len(players)
@@ -372,9 +409,10 @@ def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[
                      info: dict, by_text: str) -> Figure:
     """Left: mean running score after each epoch per group (95% CIs). Right: how often the leader
     after epoch I / II goes on to win, per player count, against chance (leaders / players)."""
+    _drawable(running, ("epoch", "n", "mean", "ci_low", "ci_high"), "scores.running_scores(df, by)")
     fig = _figure(12.0, 5.2)
     left, right = fig.subplots(1, 2, width_ratios=[1.25, 1])
-    keys = list(by)
+    keys = _keys(running, by)
     groups = running.select(keys).unique(maintain_order=True).to_dicts() if keys else [{}]
     drawn = _extremes(running, keys, groups, len(LINE_COLOURS))
     for colour, g in zip(LINE_COLOURS, drawn):
@@ -440,6 +478,7 @@ CARD_COLOURS = {"yellow": "#d4a600", "red": "#c0392b", "blue": "#2e6fb7", "green
 def card_value_chart(cards: pl.DataFrame, info: dict) -> Figure:
     """Printed cost against the measured win-share difference of buyers (observational), one panel
     per epoch, points coloured by card colour, with 95% CIs."""
+    _drawable(cards, ("epoch", "colour", "cost", "win_diff", "win_low", "win_high"), "cards.card_table(df, components)")
     epochs = sorted(cards["epoch"].unique().to_list())
     fig = _figure(4.2 * len(epochs) + 0.6, 4.6)
     axes = fig.subplots(1, len(epochs), sharey=True, squeeze=False)[0]
@@ -471,6 +510,7 @@ def card_value_chart(cards: pl.DataFrame, info: dict) -> Figure:
 def fair_cost_chart(fair: pl.DataFrame, info: dict) -> Figure:
     """Printed cost (x) against the fair cost found by restricted play (y) with its 95% CI, one panel per
     player count, the diagonal where a card costs what it is worth; cards without a crossing are left out."""
+    _drawable(fair, ("players", "printed_cost", "fair_cost", "fair_low", "fair_high"), "worth.fair_costs(pairs, components)")
     counts = sorted(fair["players"].unique().to_list())
     fig = _figure(4.6 * len(counts) + 0.6, 4.8)
     axes = fig.subplots(1, len(counts), sharey=True, squeeze=False)[0]

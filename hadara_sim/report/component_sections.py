@@ -12,7 +12,7 @@ from .. import provenance
 from . import charts
 from . import inference as I
 from . import verdict as V
-from .dataset import SETUP_SWEEPS, ReportError, run_components
+from .dataset import SETUP_SWEEPS, ReportError, full_info, run_components
 from .fields import field_columns, field_count, field_robustness
 from .grants import card_grant_pairs, grant_pairs, grant_table, owner_effects, placebo_pairs, placebo_spread
 from .sections import (NA, Section, by_text, column_name, group_label, ladder_table, num, num_ci, paired_table, pct,
@@ -44,6 +44,7 @@ def focus_words(settings: Sequence[str]) -> tuple[str, str]:
 
 def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
     """Setup-card balance: each card and side against 1/P, and the setup grid's relative contrasts."""
+    info = full_info(df, info)
     bal = setup_card_balance(df, margin)
     design = bal["design"][0]
     experimental = design == "experimental"
@@ -196,6 +197,7 @@ def _add_placebo(section: Section, df: pl.DataFrame, info: dict, fields: list[st
 
 def purple(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
     """Purple effects: the grant experiment, its placebo and the owners (observational)."""
+    info = full_info(df, info)
     section = Section("purple", "Purple effects",
                       "What each purple effect is worth. The grant experiment gives one seat (rotating with the "
                       "deal) the card for free and compares it with the same seat on the same deal in the control "
@@ -279,6 +281,9 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
     takers fared (observational); granted cards against their colour and epoch (experiment)."""
     from . import cards as K
 
+    info = full_info(df, info)
+    if isinstance(top, bool) or not isinstance(top, int) or top < 1:
+        raise ValueError(f"top is how many cards to show at each end, a whole number of at least 1, not {top!r}")
     components = run_components(info.get("components_path"))
     section = Section("cards", "Cards, colonies and statues",
                       "How often each civilization card is offered, bought and sold, and how its buyers fared "

@@ -20,6 +20,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
+import numbers
 import warnings
 from dataclasses import dataclass, field
 
@@ -35,7 +36,7 @@ from ..swept_key import SweptKey
 from . import inference as I
 from . import estimates as S
 from . import verdict as V
-from .dataset import ReportError, pooled_over
+from .dataset import ReportError, full_info, polars_frame, pooled_over
 from .inference import LEVEL
 
 @dataclass(frozen=True)
@@ -82,6 +83,9 @@ def curve_keys(df: pl.DataFrame, combinations: list[dict]) -> list[str]:
 def affected(df: pl.DataFrame, key: SweptKey, where: dict[str, str] | None = None) -> tuple[pl.DataFrame, str]:
     """The rows a swept value affects and how they were chosen: for a setup card value the seats
     holding that card and side; otherwise the rows matching `where` (column -> value)."""
+    if where is not None and not isinstance(where, dict):
+        raise TypeError(f"where is a dict of column -> value, such as {{'seat': 0}}, not {type(where).__name__} "
+                        f"{where!r:.40}")
     conditions, words = [], []
     found = key.setup_value
     if found and not where:
@@ -177,13 +181,32 @@ def crossing(result, target: float, values: np.ndarray) -> Crossing:
                     bool(x < values.min() or x > values.max()))
 
 
+def number(value, name: str) -> float:
+    """`value` when it is a finite real number, else a TypeError or ValueError naming `name` (a text
+    "3" stopped inside statsmodels with "data type must provide an itemsize")."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} is a number, not {type(value).__name__} {value!r:.40}")
+    if not math.isfinite(value):
+        raise ValueError(f"{name} is a finite number, not {value}")
+    return float(value)
+
+
+def swept_key_text(key) -> str:
+    """`key` when it is text, else a TypeError saying what a key is (None stopped in its parser)."""
+    if not isinstance(key, str):
+        raise TypeError(f"a key is the text of a swept key, such as 'components.setup.3B.culture', not "
+                        f"{type(key).__name__} {key!r:.40}")
+    return key
+
+
 def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
           reference: float | None = None, margin: float = I.MARGIN) -> Curve:
     """The curve of `key` (a swept numeric key) for the rows it affects: at each value the seat's
     win share with its verdict against the fair share 1/P (`verdict.with_verdicts`, corrected over
     the values), and the paired differences against `reference` (default: the smallest swept
     value), a relative contrast."""
-    swept = SweptKey(key)
+    polars_frame(df)
+    swept = SweptKey(swept_key_text(key))
     x = swept.column
     if x not in df.columns:
         swept_here = list(dict.fromkeys(k for text in df["sweep"].unique().to_list() if text
@@ -196,7 +219,7 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
     values = np.sort(deals[x].unique().to_numpy())
     if len(values) < 2:
         raise ReportError(f"'{key}' takes one value only in these rows: a curve needs two or more")
-    reference = values[0] if reference is None else reference
+    reference = values[0] if reference is None else number(reference, "reference")
     if reference not in values:
         raise ReportError(f"reference {reference} is not a swept value ({', '.join(map(str, values))})")
     base = deals.filter(pl.col(x) == reference).select("game", win_ref="win", margin_ref="margin")
@@ -234,13 +257,17 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
 
 def predict(c: Curve, value: float, alpha: float = 1 - LEVEL) -> tuple[float, float, float]:
     """The fitted win share at `value` with its (1 - alpha) CI."""
-    frame = c.fits["win"].get_prediction(np.array([[1.0, value]])).summary_frame(alpha=alpha)
+    if not 0 < number(alpha, "alpha") < 1:
+        raise ValueError(f"alpha is between 0 and 1 (0.05 for a 95% CI), not {alpha}")
+    frame = c.fits["win"].get_prediction(np.array([[1.0, number(value, "value")]])).summary_frame(alpha=alpha)
     return float(frame["mean"].iloc[0]), float(frame["mean_ci_lower"].iloc[0]), float(frame["mean_ci_upper"].iloc[0])
 
 
 # --- presentation -----------------------------------------------------------------------------
 
 def describe(c: Crossing, unit: str = "") -> str:
+    if not isinstance(c, Crossing):
+        raise TypeError(f"describe takes a crossing, such as a curve's .win or .score, not a {type(c).__name__}")
     if not c.found:
         return f"no crossing: the fitted slope is not significant (p = {c.slope_p:.2g})"
     text = f"{c.value:.2f} (95% CI {c.low:.2f} to {c.high:.2f})"
@@ -254,6 +281,7 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
     from .sections import Section, num, num_ci, pct, pct_ci, pooled_words, pp, pp_ci
     from .table import Table
 
+    info = full_info(df, info)
     c = curve(df, key, where, reference, margin)
     scope = provenance.field_line(info)
     pooled = pooled_words(c.pooled)

@@ -15,7 +15,7 @@ from .. import provenance
 from ..component_files import load_components
 from ..components import ComponentError, ComponentSet
 from ..constants import EFFECT_IDS, EPOCHS
-from ..results import EXTRA_POINTS, SHEET_COLUMNS, load_results, read_metadata
+from ..results import EXTRA_POINTS, SHEET_COLUMNS, load_results, polars_frame, read_metadata
 from ..swept_key import sweep_column_name
 
 # --by aliases: what the user types -> the columns grouped on.
@@ -49,26 +49,22 @@ SIMULATE_HINT = ("rerun the scenario with this version of hadara-sim: "
 SETUP_SWEEPS = ("sweep_setup_card", "sweep_setup_side", "sweep_setup_focus_seat")
 
 
+# What dataset_info tells of a dataset: the sections and the summary read these.
+INFO_KEYS = frozenset(("scenario", "description", "rows", "deals", "games", "combinations", "players", "policies",
+                       "advanced", "sweeps", "seed", "schema_version", "package_version", "status", "provenance"))
+
+
 class ReportError(ValueError):
     """A dataset a report cannot be made from (missing columns, no rows, an unknown --by)."""
 
 
 # --- checks and groups ------------------------------------------------------------------------
 
-def polars_frame(df) -> None:
-    """A TypeError saying what to pass unless `df` is a polars DataFrame (a notebook may hold a pandas
-    frame or scan_results' LazyFrame; both stopped deep inside with AttributeError 'height')."""
-    if not isinstance(df, pl.DataFrame):
-        hint = ("call .collect() on it" if isinstance(df, pl.LazyFrame) else
-                "polars.from_pandas(frame) converts it" if type(df).__module__.startswith("pandas") else
-                "hadara_sim.load_results(FOLDER) gives one")
-        raise TypeError(f"the reports read a polars DataFrame, got a {type(df).__name__}: {hint}")
-
-
-def check_columns(df: pl.DataFrame, report: str, extra: Iterable[str] = ()) -> None:
-    """Raise ReportError naming every column `report` needs that `df` lacks."""
+def check_columns(df: pl.DataFrame, report: str, extra: Iterable[str] = (), exclude: Iterable[str] = ()) -> None:
+    """Raise ReportError naming every column `report` needs (but `exclude`, more with `extra`) that `df`
+    lacks."""
     polars_frame(df)
-    needed = [*REQUIRED[report], *extra]
+    needed = [c for c in (*REQUIRED[report], *extra) if c not in exclude]
     missing = [c for c in dict.fromkeys(needed) if c not in df.columns]
     if missing:
         raise ReportError(f"the dataset lacks {len(missing)} column{'s' * (len(missing) > 1)} that "
@@ -117,6 +113,9 @@ def resolve_by(df: pl.DataFrame, by: Sequence[str] | str | None, default: Sequen
     or swept keys without their `sweep_` prefix; comma-separated values are split. ReportError for a
     name that is no column, or a column that is no group (`_not_a_group`)."""
     polars_frame(df)
+    if by is not None and not isinstance(by, (str, list, tuple)):  # 5 or pl.col("seat") stopped inside
+        raise TypeError(f"by is a column name or a list of them, such as ['policy', 'players'], not "
+                        f"{type(by).__name__} {by!r:.40}")
     items: list[str] = []
     for item in ([by] if isinstance(by, str) else list(by or default)):
         items += [p.strip() for p in str(item).split(",") if p.strip()]
@@ -230,7 +229,7 @@ def run_components(components):
 def load_dataset(path) -> tuple[pl.DataFrame, dict]:
     """A results directory as (DataFrame, info): `info` has the scenario name, sizes and run facts.
     Raises ResultsError (unreadable, older schema) like `load_results`."""
-    meta = read_metadata(Path(path))
+    meta = read_metadata(path)
     df = load_results(path)
     return provenance.with_combination_labels(df, meta), dataset_info(df, meta)
 
@@ -238,8 +237,11 @@ def load_dataset(path) -> tuple[pl.DataFrame, dict]:
 def dataset_info(df: pl.DataFrame, meta: dict | None = None) -> dict:
     """Name, description and size of a dataset, for titles and the summary."""
     polars_frame(df)
+    if meta is not None and not isinstance(meta, dict):
+        raise TypeError(f"meta is a run's metadata.json as a dict (results.read_metadata), not {type(meta).__name__}")
     meta = meta or {}
     scenario = meta.get("scenario", {}) or {}
+    scenario = {"name": scenario} if isinstance(scenario, str) else scenario
     info = {
         "scenario": scenario.get("name") or "unnamed dataset",
         "description": scenario.get("description") or (scenario.get("parsed") or {}).get("description") or "",
@@ -257,10 +259,20 @@ def dataset_info(df: pl.DataFrame, meta: dict | None = None) -> dict:
         "package_version": meta.get("package_version"),
         "status": meta.get("status"),
         "finished": meta.get("finished"),
-        "provenance": provenance.of_run(meta),
+        "provenance": provenance.of_run({**meta, "scenario": scenario}),
         "components_path": (meta.get("components") or {}).get("path"),
     }
     return info
+
+
+def full_info(df: pl.DataFrame, info: dict | None) -> dict:
+    """`info` with what `dataset_info` says of `df` where it is silent: a notebook may pass None, {} or
+    a few keys of its own (the sections stopped with AttributeError 'get' or KeyError 'scenario')."""
+    if info is not None and not isinstance(info, dict):
+        raise TypeError(f"info is the dict load_dataset or dataset_info(df) gives (or None), not {type(info).__name__}")
+    if info and INFO_KEYS <= info.keys():
+        return info
+    return {**dataset_info(df), **(info or {})}
 
 
 def fmt_value(value) -> str:

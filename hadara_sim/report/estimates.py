@@ -25,7 +25,7 @@ import polars as pl
 from scipy import stats as sps
 
 from . import inference as I
-from .dataset import ReportError
+from .dataset import ReportError, polars_frame
 from .verdict import with_verdicts  # noqa: F401  (its old home: callers outside the reports import it here)
 
 CLUSTER = "game"
@@ -53,12 +53,19 @@ def _ttest_rel(a: np.ndarray, b: np.ndarray):
     return float(res.pvalue), float(low), float(high)
 
 
-def _grouped(df: pl.DataFrame, by: Sequence[str] | str, values: Sequence = ()) -> tuple[pl.DataFrame, list[str]]:
+def _grouped(df: pl.DataFrame, by: Sequence[str] | str, values: Sequence = (),
+             cluster: str = CLUSTER) -> tuple[pl.DataFrame, list[str]]:
     """`df` and the keys to group it on: `by` (a name or names), or one group of every row ("_all")
     without `by`; a ReportError naming a group or value column `df` lacks, or values that are no numbers
     (from Python these stopped inside polars, and a name given alone was grouped letter by letter)."""
+    polars_frame(df)
+    if by is None or not isinstance(by, (str, Sequence)):
+        raise TypeError(f"by is a column name or a list of them (empty for one group), not {by!r:.40}")
     by = [by] if isinstance(by, str) else list(by)
-    for name in [*by, *(v for v in values if isinstance(v, str))]:
+    for value in values:
+        if not isinstance(value, (str, pl.Expr)):
+            raise TypeError(f"a value is a column name or a polars expression, not {type(value).__name__} {value!r:.40}")
+    for name in [*by, *(v for v in values if isinstance(v, str)), cluster]:
         if name not in df.columns:
             close = difflib.get_close_matches(name, df.columns, n=1)
             raise ReportError(f"no column '{name}' in the frame" + (f" (did you mean {close[0]}?)" if close else ""))
@@ -91,8 +98,10 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
     """
     if rate:
         margin = I.check_margin(margin)
+    if isinstance(fair, (int, float)) and not isinstance(fair, bool):
+        fair = pl.lit(float(fair))  # one fair value for every row, such as 0.25
+    data, keys = _grouped(df, by, [value, *([fair] if fair is not None else [])], cluster)
     expr = pl.col(value) if isinstance(value, str) else value
-    data, keys = _grouped(df, by, [value])
     aggs = [expr.cast(pl.Float64).mean().alias("_x"), pl.len().alias("_rows")]
     if fair is not None:
         fexpr = pl.col(fair) if isinstance(fair, str) else fair
@@ -154,7 +163,7 @@ def paired_diffs(pairs: pl.DataFrame, contrasts: Sequence[tuple[str, str, str, f
     """`paired_diff` of each contrast (a, b, prefix, margin) of one table, in order: the per-deal
     means of every column are taken once (the slow part on a large table)."""
     columns = list(dict.fromkeys(c for a, b, _, _ in contrasts for c in (a, b)))
-    data, keys = _grouped(pairs, by, columns)
+    data, keys = _grouped(pairs, by, columns, cluster)
     per_deal = (data.group_by([*keys, cluster])
                 .agg(*[pl.col(c).cast(pl.Float64).mean().alias(f"_{i}") for i, c in enumerate(columns)],
                      pl.len().alias("_rows"))

@@ -10,6 +10,7 @@ from typing import Sequence
 
 from . import charts
 from . import verdict as V
+from .dataset import ReportError
 from .fields import AGREEMENT
 from .sections import Section, overview, pp, pp_ci
 from .table import MARKED_CSS, Table, table_html
@@ -147,6 +148,10 @@ def render(sections: Sequence[Section], info: dict, notes: Sequence[str] = (), f
 def write(path: str | Path, sections: Sequence[Section], info: dict, notes: Sequence[str] = (),
           fmt: str = "png") -> Path:
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(sections, info, notes, fmt), encoding="utf-8")
+    page = render(sections, info, notes, fmt)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(page, encoding="utf-8")
+    except OSError as err:
+        raise ReportError(f"cannot write the summary to {path}: {err.strerror or err}") from None
     return path

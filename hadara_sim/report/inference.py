@@ -97,7 +97,11 @@ def adjust(p, method: str = CORRECTION) -> np.ndarray:
         adjusted[order] = np.minimum(stepped, 1.0)
         out[ok] = adjusted
     else:
-        out[ok] = multipletests(arr[ok], alpha=ALPHA, method=method)[1]
+        try:
+            out[ok] = multipletests(arr[ok], alpha=ALPHA, method=method)[1]
+        except ValueError:
+            raise ValueError(f"method={method!r}: a correction statsmodels' multipletests knows, such as "
+                             "'fdr_bh' (the reports' default), 'holm' or 'bonferroni'") from None
     return out
 
 
@@ -131,7 +135,13 @@ def equivalence_p(a: np.ndarray, b: np.ndarray, margin: float = MARGIN) -> float
     amount have no spread for the t test: for values in [0, 1] (win shares) the chance that no pair
     of n differs when a share `margin` of them would is (1 - margin)^n, so ten equal pairs are not
     called equivalent and ten thousand are; other values are equivalent when the constant is inside."""
+    if isinstance(margin, bool) or not isinstance(margin, (int, float, np.integer, np.floating)) \
+            or not 0 < margin < math.inf:  # margin=0 or -1 made every contrast "not equivalent", 5 every one
+        raise ValueError(f"margin={margin!r}: an equivalence margin is a number above 0, in the contrast's unit "
+                         "(0.02 for ±2 pp of a win share)")
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
+    if margin > 0.5 and unit_interval(a, b):
+        check_margin(margin)  # shares: margin=5 called every contrast equivalent
     if len(a) < 2:
         return math.nan
     d = a - b

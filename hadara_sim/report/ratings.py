@@ -22,13 +22,24 @@ from statsmodels.genmod import families
 from statsmodels.genmod.generalized_linear_model import GLM
 
 from . import inference as I
+from .dataset import ReportError, polars_frame
 
 CLUSTER = "game"
+
+
+def needs(frame: pl.DataFrame, columns: tuple[str, ...], what: str) -> None:
+    """A ReportError naming the columns `frame` lacks and what the function takes (the results frame
+    given to bradley_terry stopped inside polars: column "opponent" not found)."""
+    polars_frame(frame)
+    missing = [c for c in columns if c not in frame.columns]
+    if missing:
+        raise ReportError(f"no column {', '.join(missing)} in the frame: this takes {what}")
 
 
 def pairwise(df: pl.DataFrame) -> pl.DataFrame:
     """One row per game and pair of seats with different policies (a before b alphabetically):
     policy, opponent, result (1 = policy ranked higher, 0.5 tie, 0 lower), game, players."""
+    needs(df, ("combo", "game", "players", "seat", "policy_label", "rank"), "a results frame (load_results)")
     seats = df.select("combo", "game", "players", "seat", "policy_label", "rank")
     pairs = (seats.join(seats, on=["combo", "game"], suffix="_b")
              .filter(pl.col("policy_label") < pl.col("policy_label_b")))
@@ -62,6 +73,7 @@ def bradley_terry(pairs: pl.DataFrame, cluster: str = CLUSTER) -> pl.DataFrame:
     maximum likelihood, so the fit would diverge with a falsely tight interval) a weak prior adds
     one tied comparison per pair of policies that met, each its own cluster, and `prior` is true.
     Columns: policy, rating, se, low, high, comparisons, prior."""
+    needs(pairs, ("policy", "opponent", "result", cluster), "the pairs of ratings.pairwise(df)")
     names = sorted(set(pairs["policy"].to_list()) | set(pairs["opponent"].to_list()))
     k = len(names)
     if k < 2 or pairs.height < 2:
@@ -107,6 +119,7 @@ def head_to_head(pairs: pl.DataFrame, cluster: str = CLUSTER) -> pl.DataFrame:
     a Wilson interval on the deal-clustered effective sample size and the p-value against an even
     0.5 (corrected over the matrix, Holm). Columns: policy, opponent, n (deals), rows, share,
     low, high, p, q, significant."""
+    needs(pairs, ("policy", "opponent", "result", "players", cluster), "the pairs of ratings.pairwise(df)")
     both = pl.concat([pairs, pairs.select(pl.col("opponent").alias("policy"), pl.col("policy").alias("opponent"),
                                           (1 - pl.col("result")).alias("result"), cluster, "players")])
     per_deal = (both.group_by(["policy", "opponent", cluster]).agg(pl.col("result").mean(), pl.len().alias("rows"))
@@ -133,6 +146,7 @@ def head_to_head(pairs: pl.DataFrame, cluster: str = CLUSTER) -> pl.DataFrame:
 def finishing(df: pl.DataFrame) -> pl.DataFrame:
     """Per policy: win share (Wilson, deal-clustered), mean finishing position (rank, 1 = best)
     with its t interval over deals, and tie rate (the share of its seats that tied for first)."""
+    needs(df, ("policy_label", CLUSTER, "win_share", "rank"), "a results frame (load_results)")
     per_deal = (df.group_by(["policy_label", CLUSTER])
                 .agg(pl.col("win_share").mean(), pl.col("rank").cast(pl.Float64).mean(),
                      ((pl.col("win_share") > 0) & (pl.col("win_share") < 1)).cast(pl.Float64).mean().alias("tie"),

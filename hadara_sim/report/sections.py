@@ -21,7 +21,8 @@ from .. import provenance
 from . import charts
 from . import inference as I
 from . import verdict as V
-from .dataset import SETUP_SWEEPS, ReportError, combination_by, fmt_value, in_group, pooled_over, resolve_by
+from .dataset import (INFO_KEYS, SETUP_SWEEPS, ReportError, combination_by, fmt_value, full_info, in_group, polars_frame,
+                      pooled_over, resolve_by)
 from .fields import AGREEMENT, value_label
 from .scores import PART_LABELS, STACK_ORDER, leader_wins, running_scores, score_breakdown
 from .table import Table
@@ -214,6 +215,7 @@ def ladder_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Tabl
 
 def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = I.MARGIN) -> Section:
     """Win share per group against 1/P, and each swept value against the first, per policy."""
+    info = full_info(df, info)
     by = resolve_by(df, by, default=())  # from Python as from --by: a name, a list, an alias
     st = V.with_verdicts(win_rates(df, by, margin), margin=margin)
     label = group_label(by)
@@ -247,6 +249,7 @@ def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = I.M
 
 def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
     """The mean score sheet per group (a table, stacked bars) and the distribution of totals."""
+    info = full_info(df, info)
     by = resolve_by(df, by, default=())  # from Python as from --by: a name, a list, an alias
     long = score_breakdown(df, by)
     label = group_label(by)
@@ -278,6 +281,7 @@ def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
 
 def seats(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
     """Win share by seat and by the first player of each epoch, per player count and combination."""
+    info = full_info(df, info)
     st = seat_rates(df, margin)
     by = combination_by(df, skip=SETUP_SWEEPS)
     label = group_label([*by, "seat"])
@@ -311,6 +315,8 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
     """Head-to-head matrix, finishing positions and Bradley-Terry ratings of the policies."""
     from . import ratings as R
 
+    info = full_info(df, info)
+    polars_frame(df)
     if "rank" not in df.columns or df["policy_label"].n_unique() < 2:
         raise ReportError("ratings need a dataset with two or more policies (e.g. scenarios/tournament.toml)")
     pairs = R.pairwise(df)
@@ -352,6 +358,7 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
 
 def trajectory(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
     """The running score after each epoch per group, and how often the leader goes on to win."""
+    info = full_info(df, info)
     by = resolve_by(df, by, default=())  # from Python as from --by: a name, a list, an alias
     running = running_scores(df, by)
     leaders = leader_wins(df)
@@ -384,6 +391,8 @@ def trajectory(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
 
 def overview(info: dict) -> Table:
     """The dataset's facts: scenario, sizes, players, policies, seed, component set."""
+    if not isinstance(info, dict) or not INFO_KEYS <= info.keys():
+        raise ReportError("overview takes the whole info of a dataset: dataset.full_info(df, info) completes one")
     rows = [["scenario", info["scenario"]], ["description", info["description"] or NA],
             ["games", f"{info['games']:,}"], ["deals", f"{info['deals']:,}"],
             ["combinations", f"{info['combinations']:,}"], ["rows (seats played)", f"{info['rows']:,}"],

@@ -41,6 +41,7 @@ def setup_rows(df: pl.DataFrame) -> tuple[pl.DataFrame, str]:
     A setup grid (a `setup.card` or `setup.side` sweep) is an experiment: only the focus seat's
     rows, with a `focus_seat` column. Otherwise, the cards are as dealt and the sides as the
     policies chose: every row, an observational comparison."""
+    check_columns(df, "setup-cards")
     if "sweep_setup_card" in df.columns or "sweep_setup_side" in df.columns:
         rows = df.with_columns(focus_seat_expr(df).alias("focus_seat"))
         return rows.filter(pl.col("seat") == pl.col("focus_seat")), "experimental"

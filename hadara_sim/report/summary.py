@@ -7,10 +7,11 @@ from pathlib import Path
 
 import polars as pl
 
-from . import html
+from ..problems import as_path
+from . import charts, html
 from . import inference as I
 from .component_sections import cards, purple, setup_cards
-from .dataset import REQUIRED, SETUP_SWEEPS, ReportError, check_columns, combination_by, default_by
+from .dataset import REQUIRED, SETUP_SWEEPS, ReportError, check_columns, combination_by, default_by, full_info
 from .sections import Section, breakdown, ratings, seats, trajectory, winrate
 
 
@@ -19,6 +20,7 @@ def summary_sections(df: pl.DataFrame, info: dict, margin: float = I.MARGIN,
     """Every section that applies to the dataset, and notes on those skipped; `progress(name)` is
     told each section as it starts. Win rates and breakdowns are per combination of the run (player
     count and every swept key but the setup grid and grants, which have their own sections)."""
+    info = full_info(df, info)
     sections, notes = [], []
     for report in REQUIRED:
         check_columns(df, report)
@@ -55,7 +57,9 @@ def write_summary(df: pl.DataFrame, info: dict, out, fmt: str = "png", margin: f
     """Every report that applies to `df` in one HTML file `out` (a file path or a directory, where
     it is written as summary.html); `margin` is the equivalence margin of the verdicts; `progress`
     is told the name of each section as it starts."""
-    out = Path(out)
+    info = full_info(df, info)
+    out = as_path(out, "out (the summary's file or folder)")
+    charts.check_format(fmt)
     if out.suffix.lower() != ".html":
         if out.is_file():
             raise ReportError(f"{out} is a file: give a folder for summary.html, or a path ending in .html")

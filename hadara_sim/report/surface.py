@@ -24,8 +24,8 @@ from ..swept_key import SweptKey
 from . import inference as I
 from . import estimates as S
 from . import verdict as V
-from .curve import affected, clustered, with_margin
-from .dataset import ReportError, pooled_over
+from .curve import affected, clustered, swept_key_text, with_margin
+from .dataset import ReportError, full_info, polars_frame, pooled_over
 from .inference import LEVEL
 
 
@@ -86,7 +86,8 @@ def surface(df: pl.DataFrame, key1: str, key2: str, where: dict[str, str] | None
             margin: float = I.MARGIN) -> Surface:
     """The fitted win share over two swept keys for the rows both affect, its fair line and the
     fair whole-value pairs."""
-    swept1, swept2 = SweptKey(key1), SweptKey(key2)
+    polars_frame(df)
+    swept1, swept2 = SweptKey(swept_key_text(key1)), SweptKey(swept_key_text(key2))
     x1, x2 = swept1.column, swept2.column
     if x1 == x2:
         raise ReportError(f"a surface is over two different keys, got {key1} twice: its curve is `report curve "
@@ -136,6 +137,7 @@ def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str,
     from .sections import Section, pct, pct_ci, pooled_words, pp
     from .table import Table
 
+    info = full_info(df, info)
     s = surface(df, key1, key2, where, margin)
     scope = provenance.field_line(info)
     pooled = pooled_words(s.pooled)

@@ -18,6 +18,7 @@ module alone turns them into a verdict and words.
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass, replace
 from typing import Sequence
@@ -27,6 +28,7 @@ import polars as pl
 from scipy.special import ndtr
 
 from . import inference as I
+from .dataset import ReportError, polars_frame
 
 NA = "–"
 ARROWS = {"stronger": "▲ stronger", "weaker": "▼ weaker"}
@@ -140,6 +142,10 @@ def judge(diff, p, equiv_p, n, margin: float = I.MARGIN, method: str = I.CORRECT
     simulation)."""
     margin = I.check_margin(margin)
     diff, p, equiv_p = (np.asarray(v, dtype=float) for v in (diff, p, equiv_p))
+    lengths = {len(diff), len(p), len(equiv_p), len(np.asarray(n, dtype=float))}
+    if len(lengths) > 1:  # zip stopped at the shortest and judged fewer rows than the table has
+        raise ValueError(f"diff, p, equiv_p and n are one value per row each, got lengths "
+                         f"{len(diff)}, {len(p)}, {len(equiv_p)} and {len(np.asarray(n, dtype=float))}")
     q = I.adjust(p, method)
     qe = I.adjust(equiv_p, I.EQUIVALENCE_CORRECTION)
     n = [int(k) if k is not None and np.isfinite(k) else 0 for k in np.asarray(n, dtype=float)]
@@ -272,6 +278,14 @@ def with_verdicts(table: pl.DataFrame, p: str = "p", equiv_p: str = "equiv_p", d
     for an undecided row whose difference lies inside the margin, about how many more deals of the row
     would make it "fair" with 80 % chance under this table's Holm correction (`inference.deals_to_decide`,
     from the row's `{prefix}sd` and `n`, a simulation of the table: tens of milliseconds a row), else NaN."""
+    polars_frame(table)
+    missing = [name for name in dict.fromkeys((diff, p, equiv_p, "n")) if name not in table.columns]
+    if missing:  # a misspelt p="pval" made every row "undecided"
+        close = {name: difflib.get_close_matches(name, table.columns, n=1) for name in missing}
+        raise ReportError(f"the table has no column {', '.join(repr(m) for m in missing)} "
+                          + "".join(f"(did you mean {c[0]}?) " for c in close.values() if c)
+                          + "(with_verdicts reads a table of mean_ci, paired_diff or win_rates)")
+
     def column(name: str) -> np.ndarray:
         return (table[name].cast(pl.Float64).fill_null(math.nan).to_numpy() if name in table.columns
                 else np.full(table.height, np.nan))

@@ -10,7 +10,8 @@ import polars as pl
 
 from ..constants import EPOCHS
 from . import inference as I
-from .dataset import SETUP_SWEEPS, analysed_sweeps, check_columns, combination_by, fmt_value, group_columns
+from .dataset import (SETUP_SWEEPS, analysed_sweeps, check_columns, combination_by, fmt_value, group_columns,
+                      polars_frame)
 from .estimates import CLUSTER, mean_ci, paired_diff
 from .verdict import with_verdicts
 
@@ -53,6 +54,7 @@ def sweep_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> dict[str, pl.
     (with one policy on every seat the seats always share 1/P). Key -> table with the key's
     column, policy_index, policy (label under the value), other swept keys, n, rows, a, b, diff,
     low, high, p, ..., verdict, and `first` (the value compared against)."""
+    polars_frame(df)
     if "policy_index" not in df.columns or df["policy_index"].n_unique() < 2:
         return {}
     skip = ("sweep_players", *analysed_sweeps(df))

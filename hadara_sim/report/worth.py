@@ -22,7 +22,7 @@ import polars as pl
 
 from . import inference as I
 from .curve import Crossing, crossing, fit
-from .dataset import ReportError
+from .dataset import ReportError, polars_frame, run_components
 from .estimates import paired_diff
 from .verdict import with_verdicts
 
@@ -31,6 +31,7 @@ def restricted_pairs(df: pl.DataFrame) -> pl.DataFrame | None:
     """Each seat that sought one card beside the same seat of the same deal that avoided it, at the same
     cost change and the same values of every other swept key: card_id, cost_change, players, game,
     seat, win_seek, win_avoid, total_seek, total_avoid. None when the dataset has no such pair."""
+    polars_frame(df)
     if "seek" not in df.columns or df["seek"].is_null().all():
         return None
     others = [c for c in df.columns if c.startswith("sweep_") and not c.startswith("sweep_restrict")]
@@ -63,6 +64,7 @@ def seek_avoid(pairs: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.
     cost_change, cost (printed + change), n (deals), rows, win_a (seeking), win_b (avoiding), win_diff,
     win_low, win_high, win_p, win_q, win_verdict (Benjamini-Hochberg and TOST over the table), score_diff,
     score_low, score_high; largest gain first."""
+    components = run_components(components)
     pairs = _pairs_or_error(pairs)
     by = ["card_id", "players", "cost_change"]
     win = with_verdicts(paired_diff(pairs, "win_seek", "win_avoid", by, prefix="win_", margin=margin),
@@ -79,6 +81,7 @@ def fair_costs(pairs: pl.DataFrame, components) -> pl.DataFrame:
     fair_low, fair_high (95% CI), gap (fair - printed: above 0 the card is worth more than it costs),
     slope (pp of win share per coin), slope_p, extrapolated; largest gap (either sign) first, cards
     without a crossing last."""
+    components = run_components(components)
     pairs = _pairs_or_error(pairs)
     printed = dict(_printed(components).select("card_id", "printed_cost").iter_rows())
     per_deal = (pairs.group_by("card_id", "players", "cost_change", "game")

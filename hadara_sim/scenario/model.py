@@ -10,10 +10,11 @@ form stored in a run's metadata.
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field, replace
 
 from ..components import OVERRIDABLE, ComponentSet
-from ..constants import COLOURS
+from ..constants import COLOURS, MAX_GAMES
 from ..problems import Problem
 from .checks import ScenarioError
 
@@ -177,18 +178,21 @@ class Scenario:
 
     def with_overrides(self, games: int | None = None, seed: int | None = None,
                        chunk: int | None = None) -> "Scenario":
-        """The same scenario with a different number of games, seed or chunk size."""
-        for name, value in (("games", games), ("seed", seed), ("chunk", chunk)):
-            if value is not None and (isinstance(value, bool) or not isinstance(value, int)):
+        """The same scenario with a different number of games, seed or chunk size (checked as the
+        file's keys are)."""
+        given = {"games": games, "seed": seed, "chunk": chunk}
+        for name, value in given.items():
+            if value is None:
+                continue
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
                 raise ScenarioError([Problem(self.path or "<scenario>", None, name,
                                              f"expected a whole number, got {value!r}")])
-            if value is not None and (value < 0 if name == "seed" else value <= 0):
-                limit = "at least 0" if name == "seed" else "at least 1"
-                raise ScenarioError([Problem(self.path or "<scenario>", None, name,
-                                             f"must be {limit}, got {value}")])
-        return replace(self, games=self.games if games is None else games,
-                       seed=self.seed if seed is None else seed,
-                       chunk=self.chunk if chunk is None else chunk)
+            value = given[name] = int(value)  # numpy's integers too
+            low = 0 if name == "seed" else 1
+            if value < low or (name == "games" and value > MAX_GAMES):
+                limit = f"{low}..{MAX_GAMES:,}" if name == "games" else f"at least {low}"
+                raise ScenarioError([Problem(self.path or "<scenario>", None, name, f"must be {limit}, got {value:,}")])
+        return replace(self, **{name: getattr(self, name) if value is None else value for name, value in given.items()})
 
     @property
     def total_games(self) -> int:

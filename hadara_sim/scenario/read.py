@@ -19,7 +19,7 @@ from typing import Sequence
 from ..component_files import load_components
 from ..components import ComponentError, ComponentSet
 from ..constants import MAX_COMBINATIONS, MAX_GAMES
-from ..problems import Problem, toml_error_line
+from ..problems import Problem, as_path, toml_error_line
 from ..tomlpos import key_lines
 from .checks import Check, ScenarioError, show_value, suggest, type_name
 from .config import read_config
@@ -57,7 +57,10 @@ def load_scenario(path: str | Path, components: str | Path | None = None, settin
     """Read and validate a scenario file, or a shipped scenario by name (`shipped_scenario`);
     `components` replaces its component set, and each `settings` entry KEY=VALUE (`apply_settings`)
     one of its values."""
-    path = shipped_scenario(path) or Path(path)
+    if isinstance(path, dict):
+        raise TypeError("load_scenario reads a file or a shipped scenario's name; scenario_from_dict(data) reads a "
+                        "dict (simulate takes either)")
+    path = shipped_scenario(as_path(path, "the scenario")) or Path(path)
     if not path.exists():
         names = list(shipped_scenarios())
         raise ScenarioError([Problem(str(path), None, "", f"no such scenario file{suggest(path.stem, names)} "
@@ -78,12 +81,17 @@ def parse_scenario(text: str, file: str = "<scenario>", base_dir: str | Path | N
     """Validate a scenario given as TOML text; relative paths are taken from `base_dir`.
     `components` (a directory) replaces the scenario's component set; `settings` (KEY=VALUE each)
     replace or add values, checked as if the file held them, a problem with one named by it."""
+    settings = [settings] if isinstance(settings, str) else list(settings)  # one setting, not its letters
+    if not all(isinstance(s, str) for s in settings):
+        raise TypeError(f"settings are KEY=VALUE texts, such as [\"players=3\"]; got {settings!r:.80}")
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         line = toml_error_line(err, text)
         raise ScenarioError([Problem(file, line, "", f"not valid TOML: {err}")]) from None
     changed = apply_settings(data, settings)
+    if components is not None:
+        components = as_path(components, "components (the component set's folder)")
     if components is not None and isinstance(data.get("components"), dict):
         data["components"]["path"] = str(Path(components).resolve())  # the overrides stay
     elif components is not None:
