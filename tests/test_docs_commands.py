@@ -121,3 +121,27 @@ def test_docs_links_resolve():
         for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", doc.read_text(encoding="utf-8")):
             assert (doc.parent / target).exists(), f"{doc.name} links to {target}, which is not in the repository"
         assert "../shared" not in doc.read_text(encoding="utf-8"), f"{doc.name} points outside the repository"
+
+
+
+def test_the_python_reading_example_measures_the_seat_each_card_was_granted_to(tmp_path, monkeypatch):
+    """docs/results.md's example as written, on tiny runs of default and of purple-effects: its gain in
+    total is the granted seat's over the same seat in the control, as `grant_effects` measures it. (It
+    took seat 0, which holds the grant in a third of the games: +5.5 where the grant is worth +18.6.)"""
+    from hadara_sim import load_results, load_scenario, simulate
+    from hadara_sim.report.grants import grant_effects
+
+    monkeypatch.chdir(tmp_path)
+    simulate("default", games=12, out="results/default", quiet=True)
+    grants = load_scenario("purple-effects", settings=['sweep.grants=["none", "sell_bonus", "II-P-10"]'])
+    simulate(grants, games=30, out="results/purple-effects", quiet=True)
+    block = re.search(r"```python\n(import polars as pl\nimport hadara_sim\n.*?)```",
+                      (ROOT / "docs" / "results.md").read_text(encoding="utf-8"), re.S).group(1)
+    statements, last = block.rsplit("\n(", 1)  # the example ends with one expression: the gains
+    names: dict = {}
+    exec(statements, names)  # noqa: S102 (the docs' own text)
+    gains = eval("(" + last, names)  # noqa: S307
+    measured = dict(zip(gains["sweep_grants"].to_list(), gains["gain"].to_list()))
+    assert set(measured) == {"sell_bonus", "II-P-10"} and gains["n"].to_list() == [30, 30]
+    for row in grant_effects(load_results("results/purple-effects")).to_dicts():
+        assert measured[row["grant"]] == pytest.approx(row["score_diff"])
