@@ -373,6 +373,20 @@ def suggest(plan: Plan, progress=None) -> tuple[list[Side], list[Suggestion]]:
     return sides, suggestions
 
 
+def overlaid(base: dict, top: dict) -> dict:
+    """Two `[components]` override tables as one: `top`'s values over `base`'s, value by value (a fit's
+    change on top of the overrides it started from, which kept their own value where both set one)."""
+    out = {section: {item: dict(values) if isinstance(values, dict) else values for item, values in table.items()}
+           for section, table in base.items()}
+    for section, table in top.items():
+        for item, values in table.items():
+            if isinstance(values, dict):
+                out.setdefault(section, {}).setdefault(item, {}).update(values)
+            else:  # the board's prices: a list per key
+                out.setdefault(section, {})[item] = values
+    return out
+
+
 def fix_overrides(suggestions: list[Suggestion]) -> dict:
     """The suggested changes as a `[components]` override table."""
     setup = {}

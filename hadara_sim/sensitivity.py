@@ -130,18 +130,6 @@ def draws(c: ComponentSet, k: int, seed: int) -> list[dict]:
     return [draw_overrides(c, np.random.default_rng(child)) for child in np.random.SeedSequence(seed).spawn(k)]
 
 
-def merged(user: dict, draw: dict) -> dict:
-    """A draw under the user's own overrides: a value the user set keeps the user's value."""
-    out = {section: {item: dict(values) for item, values in table.items()} for section, table in draw.items()}
-    for section, table in user.items():
-        if not isinstance(table, dict) or section == "board":
-            out[section] = table
-            continue
-        for item, values in table.items():
-            out.setdefault(section, {}).setdefault(item, {}).update(values)
-    return out
-
-
 @dataclass
 class Row:
     """One setup card side: its verdict on the set as given and how the draws judged it."""
@@ -179,7 +167,7 @@ def replay(plan, k: int, seed: int, progress=None):
     the number of values each draw moved)."""
     from dataclasses import replace
 
-    from .balance import baseline
+    from .balance import baseline, overlaid
     from .component_files import load_components
 
     whole_numbers(k=k, seed=seed)  # before the baseline plays, not after
@@ -191,7 +179,7 @@ def replay(plan, k: int, seed: int, progress=None):
     for i, draw in enumerate(draws(c, k, seed)):
         moved.append(sum(len(values) for table in draw.values() for values in table.values()))
         say(f"draw {i + 1} of {k}: {moved[-1]} estimated values moved, {plan.games:,} games")
-        runs.append(baseline(replace(plan, overrides=merged(plan.overrides, draw))))
+        runs.append(baseline(replace(plan, overrides=overlaid(draw, plan.overrides))))
     return base, runs, moved
 
 
@@ -316,7 +304,7 @@ def fair_values(plan, side: str, field_: str, k: int, seed: int, swept: list[int
     the estimated values (`draws`), each a curve over `swept` played on the same deals
     (`plan.games` per swept value)."""
     from .api import simulate
-    from .balance import scenario
+    from .balance import overlaid, scenario
     from .component_files import load_components
     from .report.curve import curve
 
@@ -336,5 +324,5 @@ def fair_values(plan, side: str, field_: str, k: int, seed: int, swept: list[int
     for i, draw in enumerate(draws(c, k, seed)):
         say(f"draw {i + 1} of {k}: {len(swept)} values x {plan.games:,} games")
         draw.get("setup", {}).get(side, {}).pop(field_, None)  # the value solved for is swept, not drawn
-        found.append(one(merged(plan.overrides, draw), i + 1))
+        found.append(one(overlaid(draw, plan.overrides), i + 1))
     return FairSpread(given, found, list(swept))

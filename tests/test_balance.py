@@ -44,11 +44,15 @@ def test_tiny_suggestion_end_to_end(tmp_path):
     assert [c.field for c in s.candidates] == ["coins", "income", "military", "culture", "food"]
     assert s.candidates[0].current == 12 and (12 in s.candidates[0].swept)
     assert fix_overrides([s]) == ({"setup": {"5B": {s.best.field: s.best.value}}} if s.best else {})
+    first = tmp_path / "first.toml"  # an earlier suggestion, refined by this one: its fix stays in the new file
+    first.write_text('[components.setup."3B"]\nfood = 2\n')
     result = CliRunner().invoke(app, ["balance", "suggest", "-p", "2", "-n", "60", "--curve-games", "30",
-                                      "--side", "1A", "--jobs", "1", "--out", str(tmp_path)],
+                                      "--side", "1A", "--jobs", "1", "--overrides", str(first), "--out", str(tmp_path)],
                                 env={"COLUMNS": "200"})
     assert result.exit_code == 0, result.output
-    assert "1A" in result.output and (tmp_path / "fix.toml").is_file()
+    fix = (tmp_path / "fix.toml").read_text()
+    assert "1A" in result.output and '[components.setup."3B"]\nfood = 2\n' in fix
+    assert fix.startswith("# hadara-sim balance suggest --players 2 ") and f"--side 1A --overrides {first}\n" in fix
     assert "took" in result.stderr and "\x1b" not in result.stderr  # piped: lines, no spinner
     quiet = CliRunner().invoke(app, ["balance", "suggest", "-p", "2", "-n", "60", "--curve-games", "30",
                                      "--side", "1A", "--jobs", "1", "-q", "--format", "csv"])

@@ -362,3 +362,19 @@ def test_confirm_games_given_twice_for_a_player_count_is_named():
     assert read_confirm_games("2=160_000,3=100000") == {2: 160000, 3: 100000}
     with pytest.raises(ValueError, match="--confirm-games 2=100,2=200: 2 players are given twice"):
         read_confirm_games("2=100,2=200")
+
+
+def test_a_change_plays_on_top_of_the_overrides_the_fit_started_from(monkeypatch):
+    """A fit given --overrides that set 3B's food played the overrides' food wherever the fit changed it
+    (the two were merged with the starting value kept), and its fix.toml said the starting value too."""
+    import hadara_sim.api
+    from hadara_sim.balance_fit.driver import simulate_play
+
+    played = []
+    monkeypatch.setattr(hadara_sim.api, "simulate", lambda scenario, **kw: played.append(scenario) or pl.DataFrame(
+        schema={c: pl.Int64 for c in ("game", "seat", "players", "setup_card", "setup_side", "win_share")}))
+    start = {"setup": {"3B": {"food": 2, "coins": 5}}, "board": {"sell_price": [1, 2, 3, 4, 5]}}
+    now = {"3B": {"coins": 5, "income": 1, "military": 1, "culture": 1, "food": 2}}
+    simulate_play(plan(overrides=start), now)(2, {"3B": {"food": 1}}, 1, 10, "x")
+    assert played[0]["components"]["setup"]["3B"] == {"food": 3, "coins": 5}
+    assert played[0]["components"]["board"] == {"sell_price": [1, 2, 3, 4, 5]}

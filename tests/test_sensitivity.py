@@ -13,7 +13,8 @@ from hadara_sim.balance import Side
 from hadara_sim.report.verdict import Verdict
 from hadara_sim.cli import app
 from hadara_sim.component_files import load_components
-from hadara_sim.sensitivity import _bounds, _card_kind, draw_overrides, draws, merged, table
+from hadara_sim.balance import overlaid
+from hadara_sim.sensitivity import _bounds, _card_kind, draw_overrides, draws, table
 
 C = load_components()
 
@@ -56,7 +57,7 @@ def test_draw_i_is_the_same_for_any_number_of_draws():
 def test_the_users_own_overrides_stay_fixed_in_every_draw():
     user = {"setup": {"3B": {"culture": 2}}, "board": {"sell_price": [1, 2, 3]}}
     draw = {"setup": {"3B": {"culture": 6, "coins": 8}}, "cards": {"I-Y-01": {"cost": 3}}}
-    assert merged(user, draw) == {"setup": {"3B": {"culture": 2, "coins": 8}}, "cards": {"I-Y-01": {"cost": 3}},
+    assert overlaid(draw, user) == {"setup": {"3B": {"culture": 2, "coins": 8}}, "cards": {"I-Y-01": {"cost": 3}},
                                   "board": {"sell_price": [1, 2, 3]}}
 
 

@@ -51,7 +51,6 @@ from ..report import inference as I
 from ..report.estimates import paired_diff, with_verdicts
 from ..report.worth import restricted_pairs
 from ..scenario.read import scenario_from_dict
-from ..sensitivity import merged
 from .ending import Ending, best_round, cells, why_stopped
 from .plan import AIM, POINTS, REACH, Confirming, counts_text, cpu_seconds, digest
 
@@ -144,7 +143,7 @@ def scenario(plan: CardPlan, players: int, change: CardChange, now: dict[str, in
     """A run of the fit: the advanced game, `policy` on every seat, sides at random, the costs changed,
     one seat (rotating with the deal) seeking and then avoiding each named card on the same deals."""
     base = balance.Plan(players=players, policy=plan.policy, games=games, seed=seed, components=plan.components,
-                        jobs=plan.jobs, overrides=merged(plan.overrides, as_overrides(change, now)))
+                        jobs=plan.jobs, overrides=balance.overlaid(plan.overrides, as_overrides(change, now)))
     arms = [arm for card in plan.cards for arm in ({"seek": [card]}, {"avoid": [card]})]
     return balance.scenario(base, games, sweep={"restrict": arms})
 
@@ -343,7 +342,7 @@ class CardFit(Ending):
     def overrides(self) -> dict:
         """The set the fit ends with as a `[components]` override table: the plan's own overrides with
         the new costs on top."""
-        return merged(self.plan.overrides, as_overrides(self.change, self.now))
+        return balance.overlaid(self.plan.overrides, as_overrides(self.change, self.now))
 
 
 def estimate(plan: CardPlan, cold: bool | None = None) -> tuple[Estimate, Estimate]:

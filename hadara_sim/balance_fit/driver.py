@@ -18,7 +18,6 @@ from ..components import SETUP_VALUES
 from ..estimate import Estimate, estimate_run
 from ..report.estimates import mean_ci, with_verdicts
 from ..scenario.read import scenario_from_dict
-from ..sensitivity import merged
 from .ending import Ending, best_round, cells, why_stopped
 from .plan import (REFERENCE_DEALS, SAMPLE_GAMES, SIDES, Change, FitPlan, Play, apart, as_overrides, count,
                    counts_text, cpu_seconds, currents, design, digest)
@@ -33,7 +32,7 @@ def simulate_play(plan: FitPlan, now: dict[str, dict[str, int]]) -> Play:
     def play(players: int, change: Change, seed: int, games: int, label: str) -> pl.DataFrame:
         base = balance.Plan(players=players, policy=plan.policy, games=games, seed=seed,
                             components=plan.components, jobs=plan.jobs,
-                            overrides=merged(plan.overrides, as_overrides(change, now)))
+                            overrides=balance.overlaid(plan.overrides, as_overrides(change, now)))
         out = Path(plan.out) / "runs" / label if plan.out else None
         df = simulate(balance.scenario(base, games), jobs=plan.jobs, out=out, quiet=True)
         return df.select("game", "seat", "players", "setup_card", "setup_side", "win_share")
@@ -91,7 +90,7 @@ class Fit(Ending):
     def overrides(self) -> dict:
         """The set the fit ends with as a `[components]` override table: the plan's own overrides with
         the change set on top."""
-        return merged(self.plan.overrides, as_overrides(self.change, self.now))
+        return balance.overlaid(self.plan.overrides, as_overrides(self.change, self.now))
 
 
 def estimate(plan: FitPlan, cold: bool | None = None) -> tuple[Estimate, Estimate]:

@@ -165,7 +165,7 @@ def suggest(
     import matplotlib
 
     matplotlib.use("Agg")
-    from ..balance import estimate, fix_overrides, fix_text, suggest as run_suggest
+    from ..balance import estimate, fix_overrides, fix_text, overlaid, suggest as run_suggest
     from ..runner import RunError
     from ..components import ComponentError
     from ..report.charts import save
@@ -236,10 +236,14 @@ def suggest(
     emit(grids, fmt, notes=notes)
     if out is not None:
         out.mkdir(parents=True, exist_ok=True)
-        (out / "fix.toml").write_text(fix_text(fix_overrides(suggestions),
-                                               f"hadara-sim balance suggest --players {players} --policy {policy} "
-                                               f"--games {games} --curve-games {curve_games} --margin {margin:g} "
-                                               f"--seed {seed}"))
+        # The whole set played, the overrides it started from included: a second suggest on top of the first
+        # fix.toml wrote its own changes alone, and its command left out --side, --overrides and --components.
+        command = " ".join(["hadara-sim balance suggest", f"--players {players}", f"--policy {policy}",
+                            f"--games {games}", f"--curve-games {curve_games}", f"--margin {margin:g}", f"--seed {seed}",
+                            *(f"--side {name}" for name in side or []),
+                            *([f"--components {components}"] if components else []),
+                            *([f"--overrides {overrides}"] if overrides else [])])
+        (out / "fix.toml").write_text(fix_text(overlaid(plan.overrides, fix_overrides(suggestions)), command))
         err_console.print(f"suggested overrides: {out / 'fix.toml'}", markup=False, highlight=False)
     took(start, quiet)
 
