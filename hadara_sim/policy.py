@@ -158,6 +158,10 @@ class Policy:
     def default(self, decision: Decision) -> np.ndarray:
         return decision.legal.argmax(axis=1)
 
+    def check_components(self, components) -> None:
+        """A ValueError saying why this policy cannot play games of `components`; none here. A scenario
+        and the reference engine ask before the first game (the expert learned its weights on one set)."""
+
     def kernel(self, components, players: int | None = None, advanced: bool = True) -> Kernel | None:
         """The compiled function that decides for this policy in games of `components` at `players`
         players (basic or advanced game), if it has one."""

@@ -69,6 +69,7 @@ class Game:
             if not callable(getattr(policy, "decide", None)):  # a name "greedy" stopped at the first decision
                 raise TypeError(f"seat {seat}'s policy is {policy!r:.40}, not a policy: "
                                 "hadara_sim.registry.make_policy('greedy') makes one from a name")
+            getattr(policy, "check_components", lambda c: None)(components)  # the expert's weights, say
         self.recorder = recorder
         self.narrator = narrator  # called with (seat or None, text) for a readable account
         self.forward = forward  # the forward model (hadara_sim.forward.Forward) behind decision.forward, or None

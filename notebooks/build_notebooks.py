@@ -27,6 +27,7 @@ from IPython.display import display
 from hadara_sim import load_scenario, simulate  # a shipped scenario by its name, from any folder
 from hadara_sim.report import charts
 from hadara_sim.report.dataset import dataset_info
+from hadara_sim.report.table import UNIT_OF
 
 GAMES = int(os.environ.get("HADARA_NOTEBOOK_GAMES", "{default}"))
 pl.Config.set_tbl_rows(40)
@@ -34,15 +35,11 @@ pl.Config.set_tbl_cols(20)
 print(f"{{GAMES}} games per combination (set HADARA_NOTEBOOK_GAMES to change)")
 
 
-# Win shares and their intervals, shown in percent as the command line shows them.
-SHARES = ("mean", "ci_low", "ci_high", "fair", "diff", "win", "win_low", "win_high", "win_a", "win_b",
-          "win_diff", "owned")
-
-
 def rounded(frame, digits=3):
-    """A DataFrame for reading: win shares in percent (1 decimal, as in `hadara-sim report`), other
+    """A DataFrame for reading: win shares in percent and their differences in percentage points, each
+    with its interval (1 decimal; the units `hadara-sim report` gives each column, `UNIT_OF`), other
     decimals rounded. The frames of `hadara_sim.report` keep fractions; this is only how they are shown."""
-    shares = [c for c in frame.columns if c in SHARES]
+    shares = [c for c in frame.columns if UNIT_OF.get(c) in ("%", "pp") and frame.schema[c].is_float()]
     return frame.with_columns(*[(pl.col(c) * 100).round(1) for c in shares],
                               cs.float().exclude(shares).round(digits))'''
 
@@ -478,10 +475,13 @@ fix = balance.candidate(FIELD, current, sorted(scenario.sweep[KEY]), c, plan.mar
 print(f"{CARD} {FIELD}: {fix.current} -> {fix.value}; fitted win share {fix.win:.3f} "
       f"(90% CI {fix.low:.3f} to {fix.high:.3f}); fair within the margin: {fix.fair}. {fix.note}")'''),
     code('''
-fixed = balance.scenario(plan, CURVE_GAMES) | {"seed": 2, "components": {"setup": {CARD: {FIELD: fix.value}}}}
-after = simulate(fixed)
-check = [s for s in balance.sides_fairness(after, plan.margin) if s.name == CARD]
-rounded(pl.DataFrame([s.record() for s in check]))'''),
+if fix.value is None:  # a small run: the fitted slope is not significant, so there is no crossing to round
+    print(f"no value to check at {CURVE_GAMES} deals per value: run more games (HADARA_NOTEBOOK_GAMES)")
+else:
+    fixed = balance.scenario(plan, CURVE_GAMES) | {"seed": 2, "components": {"setup": {CARD: {FIELD: fix.value}}}}
+    after = simulate(fixed)
+    check = [s for s in balance.sides_fairness(after, plan.margin) if s.name == CARD]
+    display(rounded(pl.DataFrame([s.record() for s in check])))'''),
     md("""
 ## 4. Every side at once
 

@@ -125,6 +125,10 @@ class Expert(Foresight):
         expert.weights = weights
         return expert
 
+    def check_components(self, components) -> None:
+        """Stop unless the weights were learned on this component set (`Weights.check`)."""
+        self.weights.check(components)
+
     def kernel(self, components=None, players: int | None = None, advanced: bool = True) -> Kernel:
         """foresight's kernel with the learned weights for `players` after its params (the weights'
         component set checked whenever the games' is known)."""

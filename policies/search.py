@@ -80,6 +80,13 @@ class Search(Policy):
         self.value = (read_value(self.settings["value"] or VALUE_FILE)
                       if int(self.settings["depth"]) < len(EPOCHS) else None)
 
+    def check_components(self, components) -> None:
+        """Stop unless its value and the policies it plays on with were learned on this set."""
+        if self.value is not None:
+            self.value.check(components)
+        for policy in {id(p): p for p in (self.rollout, self.rivals)}.values():
+            getattr(policy, "check_components", lambda c: None)(components)
+
     def decide(self, d: Decision) -> np.ndarray:
         if d.kind not in self.settings["kinds"]:
             return self.rollout.decide(d)

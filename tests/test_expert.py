@@ -154,6 +154,36 @@ def test_weights_of_another_component_set_stop_with_a_message(components):
         Expert.with_weights(changed).kernel(components.with_overrides({"setup": {"3B": {"culture": 1}}}), 2)
 
 
+def test_a_game_of_another_component_set_is_refused_before_it_starts(components, tmp_path):
+    """`play --policy expert` of a basic game on another set played on without a word (its kernel was
+    asked without the set, and only the advanced game's side decision checked it); `simulate` said
+    "unexpected ValueError ... please report it". A scenario now names the entry, the reference engine
+    refuses the game, and `play` says why (exit 2)."""
+    import shutil
+
+    from typer.testing import CliRunner
+
+    from hadara_sim.cli import app
+    from hadara_sim.component_files import default_components_path
+    from hadara_sim.scenario import ScenarioError
+    from hadara_sim.scenario.read import parse_scenario
+
+    mine = tmp_path / "mine"
+    shutil.copytree(default_components_path(), mine)
+    cards = (mine / "cards.csv").read_text().splitlines()
+    cards[1] = cards[1].replace("I-Y-01,1,yellow,0,2,", "I-Y-01,1,yellow,0,3,")
+    (mine / "cards.csv").write_text("\n".join(cards) + "\n")
+    other = load_components(mine)
+    assert other.base_digest != components.digest
+    with pytest.raises(ValueError, match="learned on the component set"):
+        Game(make_deals(other, 2, 1, seed=1), other, [make_policy("expert"), make_policy("greedy")])
+    with pytest.raises(ScenarioError, match=r"s.toml:2: policies\[0\].policy: expert weights .* learned on the "
+                                            "component set"):
+        parse_scenario(f'players = 2\npolicies = ["expert", "greedy"]\ncomponents = "{mine}"\n', file="s.toml")
+    result = CliRunner().invoke(app, ["play", "-p", "2", "--policy", "expert", "--components", str(mine), "-q"])
+    assert result.exit_code == 2 and "learned on the component set" in result.output and "Winner" not in result.output
+
+
 def test_the_shipped_weights_play_what_if_changes_of_the_shipped_set(components):
     """A balance fit or a swept value changes single values of the set (overrides): the expert learned
     on the set plays them, as a strong player of the set meeting the change."""

@@ -76,3 +76,22 @@ def test_notebooks_match_their_build_script():
         nb = nbformat.read(NOTEBOOKS / name, as_version=4)
         assert [(c.cell_type, c.source) for c in nb.cells] == [(c.cell_type, c.source) for c in cells], (
             f"{name} differs from notebooks/build_notebooks.py: run `.venv/bin/python notebooks/build_notebooks.py`")
+
+
+def test_the_notebooks_show_each_share_and_its_interval_in_one_unit():
+    """`rounded` showed a difference in percentage points beside its CI in fractions (diff 10.2 with
+    diff_low 0.082, a rel_diff of -0.127): every column the command line writes in % or pp is scaled."""
+    import polars as pl
+    import polars.selectors as cs
+
+    from hadara_sim.report.table import UNIT_OF
+
+    first = nbformat.read(NOTEBOOKS / "quickstart.ipynb", as_version=4).cells[1].source
+    helper = first[first.index("def rounded"):]
+    names = {"pl": pl, "cs": cs, "UNIT_OF": UNIT_OF}
+    exec(helper, names)  # noqa: S102 (the notebook's own cell)
+    table = pl.DataFrame({"mean": [0.352], "diff": [0.102], "diff_low": [0.082], "diff_high": [0.124],
+                          "rel_diff": [-0.127], "win_diff_low": [-0.2], "total": [151.2345], "fair": [True]})
+    shown = names["rounded"](table).row(0, named=True)
+    assert shown == {"mean": 35.2, "diff": 10.2, "diff_low": 8.2, "diff_high": 12.4, "rel_diff": -12.7,
+                     "win_diff_low": -20.0, "total": 151.234, "fair": True}  # a verdict's flag stays a flag

@@ -117,12 +117,16 @@ def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[l
             console.print(escape(wrap_phrases(f"  seat {seat} ({names[seat]}) {text}", console.width)),
                           highlight=False, soft_wrap=True)
 
-    if not quiet:
-        console.print(f"[bold]{escape(heading)}[/]", highlight=False)
     from .human import LeftTheGame
 
     try:
-        sheet = Game(deal, c, seats, recorder=account, narrator=narrate, forward=Forward).play()
+        game = Game(deal, c, seats, recorder=account, narrator=narrate, forward=Forward)
+    except ValueError as err:  # a policy that cannot play this component set: the expert's weights, say
+        fail(str(err))
+    if not quiet:
+        console.print(f"[bold]{escape(heading)}[/]", highlight=False)
+    try:
+        sheet = game.play()
     except IllegalChoice as err:
         fail(str(err))
     except LeftTheGame as err:

@@ -27,7 +27,7 @@ def read_config(data: dict, check: Check, components: ComponentSet, base_dir: Pa
     players = check.integer(data, ("players",), DEFAULT_PLAYERS, MIN_PLAYERS, MAX_PLAYERS)
     game = check.string(data, ("game",), "basic", GAME_KINDS)
     advanced = game == "advanced"
-    policies, policies_key = read_policies(data, check, base_dir, policy_cache)
+    policies, policies_key = read_policies(data, check, base_dir, policy_cache, components)
     default_assignment = "fixed" if "seats" in data else "rotated"
     assignment = check.string(data, ("assignment",), default_assignment, ASSIGNMENTS)
     if players is not None and policies and assignment is not None:

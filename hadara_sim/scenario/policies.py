@@ -19,7 +19,7 @@ def policy_label(spec: str, params: dict) -> str:
     return spec if not params else f"{spec}({', '.join(f'{k}={show_value(v)}' for k, v in params.items())})"
 
 
-def read_policies(data: dict, check: Check, base_dir: Path, cache: dict) -> tuple[list[PolicyEntry], str]:
+def read_policies(data: dict, check: Check, base_dir: Path, cache: dict, components) -> tuple[list[PolicyEntry], str]:
     """The policy entries of `policies` or `[[seats]]` and which of the two keys named them."""
     if "policies" in data and "seats" in data:
         check.report(("seats",), "give either `policies` or `[[seats]]`, not both")
@@ -67,9 +67,9 @@ def read_policies(data: dict, check: Check, base_dir: Path, cache: dict) -> tupl
             continue
         if label is None:
             label = policy_label(spec, params)
-        cache_key = json.dumps([spec, params], sort_keys=True)
+        cache_key = json.dumps([spec, params, components.base_digest], sort_keys=True)
         if cache_key not in cache:
-            cache[cache_key] = policy_problem(spec, params)
+            cache[cache_key] = policy_problem(spec, params, components)
         if isinstance(cache[cache_key], list):
             for where, message in cache[cache_key]:
                 check.report(path + ("params", *where), f"policy '{spec}': {message}")
@@ -89,9 +89,9 @@ def read_policies(data: dict, check: Check, base_dir: Path, cache: dict) -> tupl
     return entries, key
 
 
-def policy_problem(spec: str, params: dict):
-    """None when the policy can be made with these parameters; else a list of (key path in
-    params, message), or (key of the entry at fault, message)."""
+def policy_problem(spec: str, params: dict, components):
+    """None when the policy can be made with these parameters and play games of `components`; else a
+    list of (key path in params, message), or (key of the entry at fault, message)."""
     from ..params import check_params
     from ..registry import PolicyNotFound, make_policy, resolve_policy
 
@@ -103,13 +103,19 @@ def policy_problem(spec: str, params: dict):
     if problems:
         return problems
     try:
-        make_policy(spec, seed=0, **params)
+        policy = make_policy(spec, seed=0, **params)
     except PolicyNotFound as err:
         return ("policy", str(err))
     except (ValueError, TypeError) as err:
         return ("params", f"policy '{spec}' does not accept these parameters: {err}")
     except (Exception, SystemExit) as err:  # a user's policy may fail in any way
         return ("policy", f"policy '{spec}' cannot be made: {type(err).__name__}: {err}")
+    try:
+        getattr(policy, "check_components", lambda c: None)(components)
+    except ValueError as err:  # the expert's weights learned on another set: stopped mid-run as an internal error
+        return ("params" if params else "policy", str(err))
+    except (Exception, SystemExit) as err:
+        return ("policy", f"policy '{spec}' failed checking the component set: {type(err).__name__}: {err}")
     return None
 
 
