@@ -153,6 +153,18 @@ def test_the_report_a_run_points_to_reads_it(tmp_path, scenario, report):
     assert followed.exit_code == 0, (hint, followed.output)
 
 
+def test_a_grid_of_sides_alone_points_to_the_setup_report(tmp_path):
+    """docs/scenarios.md's "side B against side A of cards 3 and 1" (sides = "grid", cards fixed) pointed
+    to `report seats`, whose seat rates the forced sides inflate (seat 0 at 69 %)."""
+    scenario = tmp_path / "sides.toml"
+    scenario.write_text('name = "sides"\nplayers = 2\ngame = "advanced"\npolicies = ["greedy"]\ngames = 8\n'
+                        'chunk = 8\n[setup]\ncards = [3, 1]\nsides = "grid"\n')
+    result = runner.invoke(app, ["simulate", str(scenario), "--jobs", "1", "--out", str(tmp_path / "s")],
+                           env={"COLUMNS": "300"})
+    assert result.exit_code == 0, result.output
+    assert f"next: hadara-sim report setup-cards {tmp_path / 's'}" in result.output
+
+
 def _imported_by(args: list[str]) -> list[str]:
     """The modules a fresh `hadara-sim ARGS` process has imported when it ends."""
     import subprocess

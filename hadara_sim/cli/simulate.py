@@ -215,7 +215,7 @@ def next_report(sc, out: Path) -> str:
     if len(numeric) in (1, 2):
         return command.format("curve") + (" (the win share over the swept value and where it is fair)"
                                           if len(numeric) == 1 else " (the surface of the two swept values)")
-    if any(c.setup_card is not None for c in sc.combinations):
+    if any(c.setup_card is not None or c.setup_side is not None for c in sc.combinations):  # a grid of sides alone too
         return command.format("setup-cards") + " (each setup card side against the fair share, and B - A)"
     if any(len({(p.policy, repr(p.params)) for p in c.config.policies}) > 1 for c in sc.combinations):
         return command.format("ratings") + " (each policy's strength against the others)"
