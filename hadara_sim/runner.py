@@ -369,7 +369,7 @@ def _run_chunks(scenario, todo, count, out, digest, jobs, backend, scheduler, qu
 
         console = get_console()
     summary = RunSummary(out, len(done) + count, len(done))
-    if backend == "local" and jobs != 1 and count > 1:
+    if backend == "local" and jobs != 1 and count:  # one chunk too: it compiled in silence under "starting"
         compile_first(scenario, quiet, console)
     raise_if_swallowed()
     start = time.perf_counter()

@@ -78,3 +78,22 @@ def test_the_bytecode_task_writes_the_bytecode_of_the_modules_it_imports(tmp_pat
     assert warm._try_part("bytecode", "no_such_module_here") is False  # costs only time, as a part does
     name, compiled, seconds = warm._timed_part("bytecode", "warm_probe_module")  # as `--times` reports it
     assert name == "bytecode" and compiled is True and seconds >= 0.0
+
+
+def test_a_run_of_one_chunk_says_it_compiles(monkeypatch):
+    """A one-chunk run on a cold cache compiled for two minutes under "0 of 2,000 games, starting": it
+    compiles first, on two cores, saying so, as a run of many chunks does."""
+    import io
+
+    from rich.console import Console
+
+    from hadara_sim import runner
+    from hadara_sim.scenario.read import load_scenario
+
+    compiled = []
+    monkeypatch.setattr(warm, "missing", lambda parts: list(parts))
+    monkeypatch.setattr(warm, "compile_engine", lambda play_one, parts: compiled.append(parts))
+    out = io.StringIO()
+    runner.run(load_scenario("default").with_overrides(games=8, chunk=8), None, jobs=-1, quiet=False,
+               console=Console(file=out, width=200))
+    assert compiled and "compiling the engine (first run after an install or update" in out.getvalue()
