@@ -181,10 +181,11 @@ equally often. Every combination plays the same deals (common random numbers): o
 seat's card and side change. That makes the comparison experimental, and lets us pair the
 combinations deal by deal.
 
-**Why not against 1/P?** Averaged over every card, the focus seat need not win 1/P: seats differ
-(`hadara-sim report seats`), and the other seats choose their sides while the focus seat's is
-forced. So each cell is compared with the mean of all cells *on the same deal and seat* (the grid
-mean); 1/P is only shown for reference.
+**Against 1/P, and against the average side.** Each cell's verdict is against the fair share 1/P,
+as in `hadara-sim report setup-cards`. Averaged over every card the focus seat wins less than 1/P
+(4-6 pp under `balanced`): the other seats choose their sides while the focus seat's is forced. So
+each cell is also compared, as a relative contrast, with the mean of all cells *on the same deal and
+seat* (the grid mean, "the average side": `rel_diff`).
 
 The notebook plays `HADARA_NOTEBOOK_GAMES` deals per combination (default 1,000; 40 combinations,
 so 40,000 games and about a minute on two cores). That is enough to see large effects;
