@@ -33,16 +33,17 @@ class Range:
     choices: tuple = ()
 
 
-def default_space(policy: str) -> dict[str, Range]:
+def default_space(policy: str, advanced: bool = True) -> dict[str, Range]:
     """Every number parameter from half to one and a half times its default (0..1 if it is 0; whole
     numbers around a whole-number one), within its declared range, and a side table if the policy has
-    one."""
+    one and the games are advanced (the basic game has no sides)."""
     cls = resolve_policy(policy)
     declared = getattr(cls, "declared", {}) or {}
     space = {}
     for name, value in getattr(cls, "params", {}).items():
         if name == SIDES:
-            space[name] = Range(choices=(-1, 0, 1))
+            if advanced:
+                space[name] = Range(choices=(-1, 0, 1))
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
             low, high = (0.5 * value, 1.5 * value) if value > 0 else (0.0, 1.0)
             limit = declared[name].limit if name in declared else None
@@ -152,7 +153,10 @@ def tune(components: ComponentSet, policy: str, opponents: list[str], players: l
          space: dict[str, Range] | None = None, start: dict | None = None, progress=None) -> Tuning:
     """Tune `policy` against the field `opponents` (names; "start" is the policy with its starting
     parameters), then validate the best candidate head to head against the start on fresh deals."""
-    space = default_space(policy) if space is None else space
+    space = default_space(policy, advanced) if space is None else space
+    if SIDES in space and not advanced:  # tuned a side table the basic game never plays, and kept its noise
+        raise ValueError(f"{SIDES} is the setup side table, which only the advanced game plays: tune it with "
+                         "advanced games (--advanced), or leave it out")
     start = dict(start or {})
     defaults = {**getattr(resolve_policy(policy), "params", {}), **start}
     unknown = set(space) - set(defaults)

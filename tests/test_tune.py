@@ -3,6 +3,7 @@
 import tomllib
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from hadara_sim import load_components
@@ -102,3 +103,14 @@ def test_foresight_plays_the_weights_written_by_the_tune_command():
     own = set(Foresight.params) - set(balanced)
     assert own == {"rival_weight", "pick_rounds", "deny"}
     assert {k for k in balanced if foresight[k] != balanced[k]} <= set(written["params"])
+
+
+def test_a_side_table_is_tuned_only_in_advanced_games():
+    """README's `policies tune balanced-v1 --param sides=-1,0,1` without --advanced tuned a side table the
+    basic game never plays ("chosen: sides=(-1, -1, -1, -1, -1)"): refused, and left out by default."""
+    from hadara_sim.tune import default_space
+
+    assert "sides" in default_space("balanced-v1") and "sides" not in default_space("balanced-v1", advanced=False)
+    with pytest.raises(ValueError, match="sides is the setup side table, which only the advanced game plays"):
+        tune(load_components(), "balanced-v1", ["start"], [2], 1, 2, 2, advanced=False,
+             space={"sides": Range(choices=(-1, 0, 1))})

@@ -256,7 +256,7 @@ def tune(
     c = components_or_exit(components)
     check_policies_and_players([policy, *(o for o in opponent if o != "start")], players)
     try:
-        space = dict(parse_range(p) for p in param) if param else default_space(policy)
+        space = dict(parse_range(p) for p in param) if param else default_space(policy, advanced)
     except ValueError as err:
         fail(str(err))
     argv = ["hadara-sim", "policies", "tune", policy, *[x for o in opponent for x in ("--opponent", o)],
