@@ -251,6 +251,17 @@ def test_the_curve_report_writes_numbers_as_numbers(real, tmp_path):
     check_formats(["report", "curve", str(real), "--key", "components.setup.3B.culture", "--out", str(tmp_path)])
 
 
+def test_a_played_game_s_score_pad_writes_numbers_and_its_provenance():
+    """`play --format json` wrote the score pad's cells as text ("30") without a schema or provenance."""
+    command = ["play", "-p", "3", "--policy", "greedy,random,balanced", "--seed", "4"]
+    check_formats(command)
+    doc = strict(CliRunner().invoke(app, [*command, "--format", "json"]).stdout)
+    pad = doc["tables"][0]
+    assert [row["policy"] for row in pad["data"]] == ["greedy", "random", "balanced"]
+    assert pad["schema"]["total"] == "integer" and sum(row["win_share"] for row in pad["data"]) == 1
+    assert doc["provenance"]["seed"] == 4 and doc["provenance"]["components"]["digest"]
+
+
 def test_balance_check_writes_numbers_and_says_its_changes_in_words(tmp_path):
     fix = tmp_path / "fix.toml"
     fix.write_text('[components.setup."5B"]\nmilitary = 3\n')

@@ -33,6 +33,13 @@ def score_pad(sheet: list[dict], names: list[str]) -> Table:
         table.rows.append([line, *(str(row[line]) for row in sheet)])
     table.rows.append([styled("total", "bold"), *(styled(row["total"], "bold") for row in sheet)])
     table.rows.append(["coins left", *(str(row["leftover_coins"]) for row in sheet)])
+    # The numbers for csv and json, a row per seat (the cells are text: json wrote "30" for 30).
+    import polars as pl
+
+    table.data = pl.DataFrame([{"seat": row["seat"], "policy": names[row["seat"]],
+                                **{line: row[line] for line in (*SCORE_LINES, "total", "leftover_coins")},
+                                "win_share": row["win_share"]} for row in sheet])
+    table.units = None
     return table
 
 
@@ -71,7 +78,11 @@ def play(
     kind = "advanced" if advanced else "basic"
     sheet, records = tell(deal, c, seats, [p.name for p in seats], quiet,
                           f"Hadara, {players} players, {kind} game, seed {seed}")
-    finish(sheet, records, [p.name for p in seats], fmt, trace)
+    from .. import __version__, provenance
+
+    prov = {"seed": seed, "players": players, "game": kind, "components": provenance.component_set(c),
+            "package_version": __version__}
+    finish(sheet, records, [p.name for p in seats], fmt, trace, footer=provenance.text(prov), footer_data=prov)
 
 
 def seats_or_exit(specs: list[str], players: int, seed: int, machine: bool = False) -> list:
@@ -136,9 +147,10 @@ def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[l
 
 
 def finish(sheet: list[dict], records: list[dict], names: list[str], fmt: str, trace: Optional[Path],
-           footer: str = "") -> None:
+           footer: str = "", footer_data: dict | None = None) -> None:
     """The score pad, the winner, and the trace file if asked for."""
-    emit([score_pad(sheet, names)], fmt, notes=[] if fmt == "table" else [winners_text(sheet, names)], footer=footer)
+    emit([score_pad(sheet, names)], fmt, notes=[] if fmt == "table" else [winners_text(sheet, names)], footer=footer,
+         footer_data=footer_data)
     if fmt == "table":
         console.print(winners_text(sheet, names), markup=False)
     if trace:

@@ -53,4 +53,6 @@ def show_game(
         fail(f"the reference engine told game {game} differently from the batch engine's replay", code=1)
     footer = (f"game {game} of {results} (combination {combo}); played again and checked: the reference engine "
               f"agrees with the batch engine and with the dataset's {rows} rows")
-    finish(sheet, records, sample.names, fmt, trace, footer=footer)
+    prov = {"scenario": sc.name, "seed": sc.seed, "results": str(results), "combination": combo, "game": game,
+            "checked": footer}
+    finish(sheet, records, sample.names, fmt, trace, footer=footer, footer_data=prov)
