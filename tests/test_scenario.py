@@ -1,5 +1,6 @@
 """Scenario files: parsing, sweeps, grids, permutations, grants, and validation messages."""
 
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -338,3 +339,15 @@ def test_a_scenario_saved_with_a_byte_order_mark_and_windows_line_ends_loads(tmp
     path.write_bytes(b'\xef\xbb\xbfplayers = 2\r\npolicies = ["greedy", "random"]\r\ngames = 8\r\n')
     scenario = load_scenario(path)
     assert scenario.games == 8 and scenario.name == "notepad"
+
+
+def test_a_policy_file_given_from_the_working_folder_is_recorded_by_its_full_path(tmp_path, monkeypatch):
+    """`simulate scenarios/x.toml --set 'policies=["docs/examples/plunderer.py:Plunderer", ...]'` from the
+    repository's root recorded the path as typed: `show-game` from another folder found no such file."""
+    (tmp_path / "bots").mkdir()
+    shutil.copy(Path(__file__).resolve().parents[1] / "docs" / "examples" / "plunderer.py", tmp_path / "bots")
+    (tmp_path / "scenarios").mkdir()
+    (tmp_path / "scenarios" / "s.toml").write_text('players = 2\npolicies = ["greedy", "random"]\n')
+    monkeypatch.chdir(tmp_path)
+    sc = load_scenario("scenarios/s.toml", settings=['policies=["bots/plunderer.py:Plunderer", "greedy"]'])
+    assert sc.combinations[0].config.policies[0].policy == f"{(tmp_path / 'bots' / 'plunderer.py').resolve()}:Plunderer"

@@ -120,10 +120,12 @@ def policy_problem(spec: str, params: dict, components):
 
 
 def resolve_spec(spec: str, base_dir: Path) -> str:
-    """A `file.py:attr` spec with a path relative to the scenario's folder made absolute."""
+    """A `file.py:attr` spec with a relative path made absolute: from the scenario's folder, else from
+    the working folder (a `--set` typed there): the run's record of it then finds it from anywhere
+    (`show-game` from another folder did not)."""
     where, sep, attr = spec.rpartition(":")
     if sep and where.endswith(".py") and not Path(where).is_absolute():
-        candidate = base_dir / where
-        if candidate.is_file():
-            return f"{candidate.resolve()}:{attr}"
+        for candidate in (base_dir / where, Path(where)):
+            if candidate.is_file():
+                return f"{candidate.resolve()}:{attr}"
     return spec
