@@ -355,3 +355,11 @@ def test_a_fitted_share_is_fair_exactly_when_its_90_ci_lies_inside_the_margin(lo
                                f"{1000 + v.more:.0f})"
     outside = V.of_fit(0.30, 0.28, 0.32, 0.25, 0.02, deals=1000)
     assert outside.text() == "▲ stronger" and math.isnan(outside.more)
+
+
+def test_a_hint_of_a_difference_on_the_margin_s_edge_says_so():
+    """`balance suggest` advised "about 23,028,403 more deals (--games 56722205)" for a side 2.0 pp off
+    with a margin of 2 pp, as if that were a plan."""
+    far = V.undecided_text(23_028_403, 9_000, 20_000)
+    assert far.startswith("undecided, about 23,028,403 more deals (--games 51194229)") and "margin's edge" in far
+    assert "edge" not in V.undecided_text(12_000, 9_000, 20_000)

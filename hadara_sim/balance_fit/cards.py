@@ -417,7 +417,7 @@ def fit_cards(plan: CardPlan, play: CardPlay | None = None, progress=None) -> Ca
     else:
         status, reason = why_stopped(rounds[-1].table, rounds[-1].proposal.blocked, "card_id")
         if status == "rounds":
-            reason = f"{plan.rounds} rounds played: " + reason
+            reason = f"{plan.rounds} round{'s' * (plan.rounds != 1)} played: " + reason
     before = None
     if rounds:
         seed = best_round(rounds).seed

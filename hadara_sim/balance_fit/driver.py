@@ -243,7 +243,7 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
         final = rounds[-1]
         status, reason = why_stopped(final.table, final.proposal.blocked, "side")
         if status == "rounds":
-            reason = f"{plan.rounds} rounds played: " + reason
+            reason = f"{plan.rounds} round{'s' * (plan.rounds != 1)} played: " + reason
     before = None
     if rounds:
         seed = best_round(rounds).seed
