@@ -166,7 +166,9 @@ class Plan:
     def __post_init__(self):
         """Checked before the baseline plays: "3b" in `only` played it and then suggested nothing."""
         self.margin = I.check_margin(self.margin)
-        self.only = [str(name).upper() for name in self.only]
+        if not isinstance(self.only, (str, list, tuple)):
+            raise ValueError(f"only: a list of card sides like ['3B'], not {self.only!r:.40}")
+        self.only = [str(name).upper() for name in ([self.only] if isinstance(self.only, str) else self.only)]
         wrong = [name for name in self.only if len(name) != 2 or name[0] not in "12345" or name[1] not in "AB"]
         if wrong:
             raise ValueError(f"only: {', '.join(wrong)}: expected card sides like 3B (initiative 1..5, side A or B)")

@@ -86,6 +86,10 @@ def make_deals(components: ComponentSet, players: int, games: int, seed=0,
     if not isinstance(seed, np.random.SeedSequence) and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
                                                          or seed < 0):
         raise ValueError(f"seed is a whole number of at least 0 (or a numpy SeedSequence), got {seed!r}")
+    if not isinstance(advanced, bool):
+        raise ValueError(f"advanced is True or False, not {advanced!r:.40}")
+    if not isinstance(exclude, (list, tuple, set, frozenset, range, np.ndarray)):
+        raise ValueError(f"exclude is a list of cards (indices or ids), not {type(exclude).__name__}")
     excluded = set()
     for card in exclude:  # a card's index or its id ("II-Y-05")
         index = components.card_index.get(card) if isinstance(card, str) else card

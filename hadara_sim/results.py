@@ -608,6 +608,8 @@ def result_files(path, *, allow_partial: bool = True) -> tuple[dict, list[Path]]
     """The metadata and the checked chunk files of a results directory: every part file must be a
     chunk of the run that metadata.json describes."""
     out = as_path(path, "the results directory")
+    if not isinstance(allow_partial, bool):  # a frame or a text here was read as true
+        raise TypeError(f"allow_partial is True or False, not {allow_partial!r:.40}")
     meta = read_metadata(out)
     check_schema_version(meta, out)
     combos, per_combo = {c["index"] for c in meta["combinations"]}, meta["chunks_per_combination"]
@@ -692,6 +694,8 @@ def load_results(path, *, sweep_columns: bool = True, allow_partial: bool = True
     """
     import polars as pl
 
+    if not isinstance(sweep_columns, bool):
+        raise TypeError(f"sweep_columns is True or False, not {sweep_columns!r:.40}")
     meta, files = result_files(path, allow_partial=allow_partial)
     if files:
         df = _read_parts(files, path).sort(SORT_KEYS)
@@ -707,6 +711,8 @@ def scan_results(path, *, sweep_columns: bool = True, allow_partial: bool = True
     `.collect()`, so memory does not grow with the number of games."""
     import polars as pl
 
+    if not isinstance(sweep_columns, bool):
+        raise TypeError(f"sweep_columns is True or False, not {sweep_columns!r:.40}")
     meta, files = result_files(path, allow_partial=allow_partial)
     if files:
         lf = pl.scan_parquet([str(f) for f in files])

@@ -154,9 +154,6 @@ def tune(components: ComponentSet, policy: str, opponents: list[str], players: l
     """Tune `policy` against the field `opponents` (names; "start" is the policy with its starting
     parameters), then validate the best candidate head to head against the start on fresh deals."""
     space = default_space(policy, advanced) if space is None else space
-    if SIDES in space and not advanced:  # tuned a side table the basic game never plays, and kept its noise
-        raise ValueError(f"{SIDES} is the setup side table, which only the advanced game plays: tune it with "
-                         "advanced games (--advanced), or leave it out")
     start = dict(start or {})
     defaults = {**getattr(resolve_policy(policy), "params", {}), **start}
     unknown = set(space) - set(defaults)
@@ -164,6 +161,9 @@ def tune(components: ComponentSet, policy: str, opponents: list[str], players: l
         raise ValueError(f"policy '{policy}' has no parameter {', '.join(sorted(unknown))}; its parameters: "
                          f"{', '.join(defaults)}")
     check_space(policy, space, defaults)
+    if SIDES in space and not advanced:  # tuned a side table the basic game never plays, and kept its noise
+        raise ValueError(f"{SIDES} is the setup side table, which only the advanced game plays: tune it with "
+                         "advanced games (--advanced), or leave it out")
     training, held_out = np.random.SeedSequence(seed).spawn(2)
     train = dict(zip(players, training.spawn(len(players))))
     fresh = dict(zip(players, held_out.spawn(len(players))))

@@ -4,10 +4,11 @@
 outside its place, a file deleted that the program did not write, exit 2 without a message).
 Issue 34 added the human seat's answers (`play`), side-trial cache files (policies/sides.py),
 crafted card columns (`report cards`), two-key curves (`report curve`) and `simulate --dry-run`
-into every kind of --out, each with its own property (tests/input_strategies.py).
+into every kind of --out, each with its own property (tests/input_strategies.py); and the library's
+public calls as a notebook makes them, with arguments of the wrong kind (`--api`).
 
     .venv/bin/python scripts/fuzz_inputs.py --scenarios 2000 --typed 1000 --components 1000 --results 600 \
-        --cli 1000 --human 300 --cache 300 --cards 300 --curves 200 --dry-runs 200 [--seed 1]
+        --cli 1000 --human 300 --cache 300 --cards 300 --curves 200 --dry-runs 200 --api 500 [--seed 1]
 
 Command lines: every command with any subset of its options, each from a pool of valid and
 malformed values (tests/input_strategies.py OPTION_VALUES; typed scenarios draw every policy
@@ -32,9 +33,10 @@ from hypothesis import HealthCheck, Phase, given, seed, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from input_strategies import (  # noqa: E402
-    cache_files, card_edits, check_cache_file, check_card_columns, check_cli, check_component_set, check_curve,
-    check_dry_run, check_human, check_results, check_simulate, cli_invocations, component_edits, curve_requests,
-    dry_runs, garbage_lines, human_answers, results_edits, scenario_dicts, toml_text, typed_scenario_dicts,
+    api_calls, cache_files, card_edits, check_api, check_cache_file, check_card_columns, check_cli,
+    check_component_set, check_curve, check_dry_run, check_human, check_results, check_simulate, cli_invocations,
+    component_edits, curve_requests, dry_runs, garbage_lines, human_answers, results_edits, scenario_dicts, toml_text,
+    typed_scenario_dicts,
 )
 
 
@@ -58,6 +60,7 @@ def phases() -> list[tuple[str, object, object, object]]:
         ("crafted card columns (report cards)", card_edits, check_card_columns, repr),
         ("two-key curves (report curve)", curve_requests, check_curve, repr),
         ("simulate --dry-run and a run into every kind of --out", dry_runs, check_dry_run, repr),
+        ("library calls with arguments of the wrong kind", api_calls, check_api, repr),
     ]
 
 
@@ -98,11 +101,12 @@ def main():
     parser.add_argument("--cards", type=int, default=300)
     parser.add_argument("--curves", type=int, default=200)
     parser.add_argument("--dry-runs", type=int, default=200)
+    parser.add_argument("--api", type=int, default=500)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     start = time.perf_counter()
     verdicts, first = campaign([args.scenarios, args.typed, args.components, args.results, args.cli, args.human,
-                                args.cache, args.cards, args.curves, args.dry_runs], args.seed)
+                                args.cache, args.cards, args.curves, args.dry_runs, args.api], args.seed)
     total = sum(verdicts.values())
     bad = sum(n for v, n in verdicts.items() if not v.startswith("ok"))
     print(f"{total} inputs tried in {time.perf_counter() - start:.0f} s (seed {args.seed}); {bad} misbehaved")

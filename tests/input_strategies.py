@@ -928,3 +928,149 @@ def check_dry_run(root: Path, case) -> tuple[str, str]:
     if dry and tree(root) != before:
         return "a dry run wrote", target
     return f"ok (exit {result.exit_code})", ""
+
+
+# --- the library as a notebook calls it -------------------------------------------------------------
+
+# What a notebook passes by mistake: every call below gets one or two of its arguments replaced by these
+# (frames of the wrong kind, paths of the wrong kind, numbers out of range, text for numbers).
+WRONG = ["None", "5", "-1", "0", "2.5", "float('nan')", "True", "''", "'x'", "'seat=0'", "[]", "{}", "('a',)",
+         "'polcy'", "pandas frame", "lazy frame", "empty frame", "missing path", "a file", "results frame",
+         "pl.col('seat')", "10**13", "'3b'"]
+
+
+_WORLD: dict = {}
+
+
+def _world() -> dict:
+    """The right arguments of the calls, made once per process in a folder of their own: hand-made
+    datasets (report_data), their info, the shipped component set, a results directory, a small curve."""
+    if _WORLD:
+        return _WORLD
+    import tempfile
+
+    import numpy as np
+    import polars as pl
+
+    import report_data as R
+    from hadara_sim.component_files import load_components
+    from hadara_sim.report import curve, ratings, wins
+    from hadara_sim.report.dataset import dataset_info
+
+    df = R.four_games()
+    grants, combos = R.grant_sweep()
+    grid = R.setup_grid(np.random.default_rng(1), deals=30)
+    rng = np.random.default_rng(2)
+    values = [1, 2, 3, 4]
+    column = "sweep_components_setup_3B_culture"
+    rows = [(g, k, seat, 2, float(100 + rng.normal()), float(w if seat == 0 else 1 - w), 3 if seat == 0 else 1,
+             "B" if seat == 0 else "A", x)
+            for k, x in enumerate(values) for g in range(60) for w in [float(rng.random() < 0.3 + 0.1 * x)]
+            for seat in (0, 1)]
+    swept = pl.DataFrame(rows, orient="row", schema={
+        "game": pl.Int64, "combo": pl.Int32, "seat": pl.Int8, "players": pl.Int8, "total": pl.Float64,
+        "win_share": pl.Float64, "setup_card": pl.Int8, "setup_side": pl.String, column: pl.Int64})
+    root = Path(tempfile.mkdtemp(prefix="hadara-api-"))
+    results = R.write_results(df, root / "results")
+    (root / "a file").write_text("x")
+    pairs = df.filter(pl.col("seat") == 0).select("game", a="win_share").join(
+        df.filter(pl.col("seat") == 1).select("game", b="win_share"), on="game")
+    _WORLD.update(df=df, info=dataset_info(df), comps=load_components(), grants=grants, grid=grid, swept=swept,
+                  curve=curve.curve(swept, "components.setup.3B.culture"), results=results, pairs=pairs,
+                  rated=ratings.pairwise(df), table=wins.win_rates(df, ["policy_label"]), root=root)
+    return _WORLD
+
+
+def _wrong(name: str, world: dict):
+    import polars as pl
+
+    made = {"None": None, "pandas frame": world["df"].to_pandas(), "lazy frame": world["df"].lazy(),
+            "empty frame": world["df"].head(0), "missing path": world["root"] / "no" / "such",
+            "a file": world["root"] / "a file", "results frame": world["df"], "pl.col('seat')": pl.col("seat")}
+    return made[name] if name in made else eval(name)  # noqa: S307 (the pool's own literals)
+
+
+def _calls() -> list[tuple[str, object]]:
+    """(name, world -> (function, arguments)) of the library's public calls, each with right arguments:
+    (keyword or None for a positional one, value)."""
+    import hadara_sim as H
+    from hadara_sim import balance
+    from hadara_sim.report import (cards, charts, component_sections, curve, dataset, estimates, grants, ratings,
+                                   scores, sections, setup, summary, verdict, wins)
+
+    def at(*values, **keywords):
+        return [(None, v) for v in values] + list(keywords.items())
+
+    return [
+        ("win_rates", lambda w: (wins.win_rates, at(w["df"], ["policy_label"], 0.02))),
+        ("sweep_contrasts", lambda w: (wins.sweep_contrasts, at(w["grants"], 0.02))),
+        ("mean_ci", lambda w: (estimates.mean_ci, at(w["df"], "win_share", ["seat"], fair=0.5, cluster="game",
+                                                      rate=True, margin=0.02))),
+        ("paired_diff", lambda w: (estimates.paired_diff, at(w["pairs"], "a", "b", [], "game", "", 0.02))),
+        ("with_verdicts", lambda w: (verdict.with_verdicts, at(w["table"], "p", "equiv_p", "diff", 0.02, "fdr_bh"))),
+        ("judge", lambda w: (verdict.judge, at([0.1, 0.0], [0.01, 0.5], [0.9, 0.01], [100, 100], 0.02, "fdr_bh"))),
+        ("leader_wins", lambda w: (scores.leader_wins, at(w["df"], (1, 2), ["players"]))),
+        ("running_scores", lambda w: (scores.running_scores, at(w["df"], ["policy_label"]))),
+        ("score_breakdown", lambda w: (scores.score_breakdown, at(w["df"], ["policy_label"]))),
+        ("pairwise", lambda w: (ratings.pairwise, at(w["df"]))),
+        ("bradley_terry", lambda w: (ratings.bradley_terry, at(w["rated"], "game"))),
+        ("head_to_head", lambda w: (ratings.head_to_head, at(w["rated"], "game"))),
+        ("finishing", lambda w: (ratings.finishing, at(w["df"]))),
+        ("setup_card_balance", lambda w: (setup.setup_card_balance, at(w["grid"], 0.02))),
+        ("setup_side_contrasts", lambda w: (setup.setup_side_contrasts, at(w["grid"], 0.02))),
+        ("grant_effects", lambda w: (grants.grant_effects, at(w["grants"], 0.02))),
+        ("placebo_effects", lambda w: (grants.placebo_effects, at(w["grants"], w["comps"], 0.02))),
+        ("card_table", lambda w: (cards.card_table, at(w["df"], w["comps"], 0.02))),
+        ("section winrate", lambda w: (sections.winrate, at(w["df"], w["info"], ["policy"], 0.02))),
+        ("section seats", lambda w: (sections.seats, at(w["df"], w["info"], 0.02))),
+        ("section trajectory", lambda w: (sections.trajectory, at(w["df"], w["info"], ["policy"]))),
+        ("section ratings", lambda w: (sections.ratings, at(w["df"], w["info"]))),
+        ("section cards", lambda w: (component_sections.cards, at(w["df"], w["info"], 10, 0.02))),
+        ("write_summary", lambda w: (summary.write_summary, at(w["df"], w["info"], w["root"] / "summary", "png", 0.02))),
+        ("winrate_chart", lambda w: (charts.winrate_chart, at(w["table"], str, w["info"], "policy"))),
+        ("dataset_info", lambda w: (dataset.dataset_info, at(w["df"], {}))),
+        ("card_events", lambda w: (H.card_events, at(w["df"], w["comps"]))),
+        ("load_results", lambda w: (H.load_results, at(w["results"], sweep_columns=True, allow_partial=True))),
+        ("load_scenario", lambda w: (H.load_scenario, at("default", None, ["players=3"]))),
+        ("make_deals", lambda w: (H.make_deals, at(w["comps"], 2, 3, 1, False, 0, ()))),
+        ("with_overrides", lambda w: (H.load_scenario("default").with_overrides, at(10, 1, 5))),
+        ("curve", lambda w: (curve.curve, at(w["swept"], "components.setup.3B.culture", None, None, 0.02))),
+        ("predict", lambda w: (curve.predict, at(w["curve"], 2.5, 0.05))),
+        ("balance plan", lambda w: (balance.Plan, at(2, "balanced", 10, 10, 0.02, 1, None, 1, ["3B"]))),
+    ]
+
+
+api_calls = st.tuples(st.integers(0, 10**6),
+                      st.lists(st.tuples(st.integers(0, 8), st.sampled_from(WRONG)), min_size=1, max_size=2))
+
+
+def check_api(root: Path, case) -> tuple[str, str]:
+    """One library call with one or two arguments of the wrong kind: it returns, or raises one of the
+    library's errors, or a TypeError/ValueError/IndexError of its own making (a `raise` in hadara_sim);
+    an error from inside polars, numpy, pathlib or statsmodels, or an AttributeError, misbehaves."""
+    import traceback
+    import warnings
+
+    calls = _calls()
+    pick, wrongs = case
+    name, make = calls[pick % len(calls)]
+    world = _world()
+    function, arguments = make(world)
+    shown = []
+    for position, wrong in wrongs:
+        i = position % len(arguments)
+        arguments[i] = (arguments[i][0], _wrong(wrong, world))
+        shown.append(f"{arguments[i][0] or f'argument {i}'} = {wrong}")
+    what = f"{name}({', '.join(shown)})"
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            function(*[v for k, v in arguments if k is None], **{k: v for k, v in arguments if k is not None})
+    except Exception as err:  # noqa: BLE001 (which kind, raised where, is the finding)
+        last = traceback.extract_tb(err.__traceback__)[-1]
+        ours = "hadara_sim" in last.filename and "site-packages" not in last.filename
+        if ours and (last.line or "").lstrip().startswith("raise") and not isinstance(err, AttributeError):
+            return "ok (refused)", ""
+        return f"{type(err).__name__} from {Path(last.filename).name}", \
+            what + "\n" + "".join(traceback.format_exception(err))[-2500:]
+    return "ok (returned)", ""

@@ -12,10 +12,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from input_strategies import (
-    cache_files, card_edits, check_cache_file, check_card_columns, check_cli, check_component_set, check_curve,
-    check_dry_run, check_human, check_results, check_simulate, cli_invocations, command_table, component_edits,
-    curve_requests, dry_runs, garbage_lines, human_answers, results_edits, scenario_dicts, toml_text,
-    typed_scenario_dicts, OPTION_VALUES, ARGUMENT_VALUES,
+    api_calls, cache_files, card_edits, check_api, check_cache_file, check_card_columns, check_cli,
+    check_component_set, check_curve, check_dry_run, check_human, check_results, check_simulate, cli_invocations,
+    command_table, component_edits, curve_requests, dry_runs, garbage_lines, human_answers, results_edits,
+    scenario_dicts, toml_text, typed_scenario_dicts, OPTION_VALUES, ARGUMENT_VALUES,
 )
 
 
@@ -114,3 +114,14 @@ def test_a_dry_run_refuses_what_a_run_refuses(case):
     with tempfile.TemporaryDirectory() as tmp:
         verdict, output = check_dry_run(Path(tmp), case)
     assert verdict.startswith("ok"), f"{verdict}\n{case}\n{output}"
+
+
+@ci(40)
+@given(case=api_calls)
+def test_a_library_call_with_arguments_of_the_wrong_kind_is_refused_by_the_library_itself(case):
+    """A notebook's call with a None, a number, a text, a pandas or lazy frame or a path where another
+    kind belongs: refused by a `raise` of hadara_sim (or answered), never stopped inside polars,
+    numpy, pathlib or statsmodels, nor by an AttributeError."""
+    with tempfile.TemporaryDirectory() as tmp:
+        verdict, output = check_api(Path(tmp), case)
+    assert verdict.startswith("ok"), f"{verdict}\n{output}"

@@ -52,10 +52,13 @@ def _finish(fig: Figure, title: str, footer: str) -> Figure:
     return fig
 
 
-def _drawable(table: pl.DataFrame, columns: tuple[str, ...], source: str) -> None:
+def _drawable(table: pl.DataFrame, columns: tuple[str, ...], source: str, label=str) -> None:
     """A ReportError unless `table` is a polars table with rows and the columns a chart draws from: an
-    empty one stopped inside matplotlib or numpy, a table of another kind inside polars."""
+    empty one stopped inside matplotlib or numpy, a table of another kind inside polars; a TypeError
+    unless `label` (a group's row -> its name) can be called."""
     polars_frame(table)
+    if not callable(label):
+        raise TypeError(f"label is a function from a group's row to its name (such as str), not {label!r:.40}")
     missing = [c for c in columns if c not in table.columns]
     if missing:
         raise ReportError(f"nothing to draw from a table without {', '.join(missing)}: this chart draws {source}")
@@ -94,6 +97,8 @@ def _legend_above(ax, handles=None, ncol: int = 2, x: float = 0.5):
 def footer(info: dict, extra: str = "", note: str = CI_NOTE) -> str:
     """The footer line: scenario, sample size, what the bars are (each that `info` holds: a notebook
     may pass only some, or none)."""
+    if info is not None and not isinstance(info, dict):
+        raise TypeError(f"info is the dict dataset_info(df) gives (or None), not {type(info).__name__}")
     info = info or {}
     size = f"{info['games']:,} games" if info.get("games") else ""
     if info.get("deals") and info.get("games") != info.get("deals"):
@@ -119,8 +124,8 @@ def save(fig: Figure, path: str | Path, fmt: str | None = None) -> Path:
 
 def check_format(fmt: str) -> str:
     """A chart format the reports write (a PDF or JPEG went into the summary labelled as a PNG)."""
-    if fmt not in FORMATS:
-        raise ReportError(f"charts are {' or '.join(FORMATS)}, not {fmt!r}")
+    if not isinstance(fmt, str) or fmt not in FORMATS:
+        raise ReportError(f"charts are {' or '.join(FORMATS)}, not {fmt!r:.40}")
     return fmt
 
 
@@ -148,7 +153,7 @@ def _err(mean, low, high, scale: float = 1.0):
 
 def winrate_chart(stats: pl.DataFrame, label: Label, info: dict, by_text: str) -> Figure:
     """Win share per group as points with 95% CI error bars; the fair share dashed."""
-    _drawable(stats, ("n", "mean", "ci_low", "ci_high", "fair"), "wins.win_rates(df)")
+    _drawable(stats, ("n", "mean", "ci_low", "ci_high", "fair"), "wins.win_rates(df)", label)
     rows = stats.to_dicts()
     k = len(rows)
     ticks = [_wrapped(f"{label(r)}  (n={r['n']:,})", 40) for r in rows]
@@ -185,7 +190,7 @@ def winrate_chart(stats: pl.DataFrame, label: Label, info: dict, by_text: str) -
 
 def breakdown_chart(long: pl.DataFrame, by: Sequence[str], label: Label, info: dict, by_text: str) -> Figure:
     """Mean score sheet per group as stacked bars (purple bonus parts hatched), total with its CI."""
-    _drawable(long, ("part", "n", "mean", "ci_low", "ci_high"), "scores.score_breakdown(df, by)")
+    _drawable(long, ("part", "n", "mean", "ci_low", "ci_high"), "scores.score_breakdown(df, by)", label)
     keys = _keys(long, by)
     groups = (long.filter(pl.col("part") == "total").to_dicts())
     k = len(groups)
@@ -235,7 +240,7 @@ def breakdown_chart(long: pl.DataFrame, by: Sequence[str], label: Label, info: d
 def totals_chart(df: pl.DataFrame, by: Sequence[str], label: Label, info: dict, by_text: str) -> Figure:
     """The distribution of final totals per group: histogram 'violins' (exact counts in 2-point
     bins, width = share of the group), with the mean (dot) and the quartiles (bars)."""
-    _drawable(df, ("game", "total"), "the results (load_results)")
+    _drawable(df, ("game", "total"), "the results (load_results)", label)
     keys = _keys(df, by)
     if keys:
         groups = df.group_by(keys).agg(pl.col("total"), pl.col("game").n_unique().alias("n")).sort(keys)
@@ -409,7 +414,7 @@ def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[
                      info: dict, by_text: str) -> Figure:
     """Left: mean running score after each epoch per group (95% CIs). Right: how often the leader
     after epoch I / II goes on to win, per player count, against chance (leaders / players)."""
-    _drawable(running, ("epoch", "n", "mean", "ci_low", "ci_high"), "scores.running_scores(df, by)")
+    _drawable(running, ("epoch", "n", "mean", "ci_low", "ci_high"), "scores.running_scores(df, by)", label)
     fig = _figure(12.0, 5.2)
     left, right = fig.subplots(1, 2, width_ratios=[1.25, 1])
     keys = _keys(running, by)

@@ -257,6 +257,8 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
 
 def predict(c: Curve, value: float, alpha: float = 1 - LEVEL) -> tuple[float, float, float]:
     """The fitted win share at `value` with its (1 - alpha) CI."""
+    if not isinstance(c, Curve):
+        raise TypeError(f"predict takes a curve (curve.curve(df, key)), not a {type(c).__name__}")
     if not 0 < number(alpha, "alpha") < 1:
         raise ValueError(f"alpha is between 0 and 1 (0.05 for a 95% CI), not {alpha}")
     frame = c.fits["win"].get_prediction(np.array([[1.0, number(value, "value")]])).summary_frame(alpha=alpha)

@@ -65,6 +65,9 @@ def _grouped(df: pl.DataFrame, by: Sequence[str] | str, values: Sequence = (),
     for value in values:
         if not isinstance(value, (str, pl.Expr)):
             raise TypeError(f"a value is a column name or a polars expression, not {type(value).__name__} {value!r:.40}")
+    for name in [*by, cluster]:
+        if not isinstance(name, str):
+            raise TypeError(f"by and cluster name columns, not {type(name).__name__} {name!r:.40}")
     for name in [*by, *(v for v in values if isinstance(v, str)), cluster]:
         if name not in df.columns:
             close = difflib.get_close_matches(name, df.columns, n=1)
@@ -96,6 +99,8 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
     Returns `by` columns, n (deals), rows (seats), mean, ci_low, ci_high [, fair, diff, diff_low,
     diff_high, p, equiv_p, sd, needed], sorted by `by`.
     """
+    if not isinstance(rate, bool):
+        raise TypeError(f"rate is True (a share in [0, 1]) or False, not {rate!r:.40}")
     if rate:
         margin = I.check_margin(margin)
     if isinstance(fair, (int, float)) and not isinstance(fair, bool):
@@ -162,6 +167,8 @@ def paired_diffs(pairs: pl.DataFrame, contrasts: Sequence[tuple[str, str, str, f
                  cluster: str = CLUSTER) -> list[pl.DataFrame]:
     """`paired_diff` of each contrast (a, b, prefix, margin) of one table, in order: the per-deal
     means of every column are taken once (the slow part on a large table)."""
+    if not all(isinstance(c, str) for a, b, _, _ in contrasts for c in (a, b)):
+        raise TypeError("a and b name the two columns of a paired difference")
     columns = list(dict.fromkeys(c for a, b, _, _ in contrasts for c in (a, b)))
     data, keys = _grouped(pairs, by, columns, cluster)
     per_deal = (data.group_by([*keys, cluster])

@@ -84,6 +84,8 @@ def adjust(p, method: str = CORRECTION) -> np.ndarray:
     sorted p times the tests left, running maximum, capped at 1; the test suite checks the two
     agree) because statsmodels 0.15 runs a full garbage collection on every Holm call, about 0.1 s
     in a process holding a large dataset, once per table."""
+    if not isinstance(method, str):
+        raise TypeError(f"method is the name of a correction, such as 'fdr_bh' or 'holm', not {method!r:.40}")
     arr = np.asarray(list(p), dtype=float)
     out = np.full(arr.shape, np.nan)
     ok = np.isfinite(arr)

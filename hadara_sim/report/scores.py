@@ -77,7 +77,7 @@ def leader_wins(df: pl.DataFrame, epochs: Sequence[int] = (1, 2), by: Sequence[s
     `chance` is what leaders would get if the lead meant nothing (leaders / players). Columns: by,
     epoch, n (deals), rows (games), mean, ci_low, ci_high, fair (= chance), diff, ..., p."""
     by = group_columns(df, "trajectory", by)
-    epochs = [epochs] if isinstance(epochs, int) else list(epochs)
+    epochs = [epochs] if isinstance(epochs, int) else list(epochs) if isinstance(epochs, (list, tuple, range)) else []
     if not epochs or any(isinstance(e, bool) or e not in EPOCHS for e in epochs):
         raise ReportError(f"epochs are the epochs after which the leader is taken, some of 1, 2 and 3, not {epochs}")
     seats = df.group_by(["combo", "game"]).agg(pl.len().alias("seats"), pl.col("players").first())

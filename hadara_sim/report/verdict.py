@@ -141,11 +141,14 @@ def judge(diff, p, equiv_p, n, margin: float = I.MARGIN, method: str = I.CORRECT
     whose difference lies inside the margin (`inference.deals_to_decide`: Holm over the table, by
     simulation)."""
     margin = I.check_margin(margin)
-    diff, p, equiv_p = (np.asarray(v, dtype=float) for v in (diff, p, equiv_p))
-    lengths = {len(diff), len(p), len(equiv_p), len(np.asarray(n, dtype=float))}
-    if len(lengths) > 1:  # zip stopped at the shortest and judged fewer rows than the table has
-        raise ValueError(f"diff, p, equiv_p and n are one value per row each, got lengths "
-                         f"{len(diff)}, {len(p)}, {len(equiv_p)} and {len(np.asarray(n, dtype=float))}")
+    try:
+        diff, p, equiv_p, rows = (np.asarray(v, dtype=float) for v in (diff, p, equiv_p, n))
+    except (TypeError, ValueError):
+        raise TypeError("diff, p, equiv_p and n are sequences of numbers, one per row of the table") from None
+    if {a.ndim for a in (diff, p, equiv_p, rows)} != {1} or len({len(a) for a in (diff, p, equiv_p, rows)}) > 1:
+        # zip stopped at the shortest and judged fewer rows than the table has
+        raise ValueError(f"diff, p, equiv_p and n are one value per row each, got shapes "
+                         f"{diff.shape}, {p.shape}, {equiv_p.shape} and {rows.shape}")
     q = I.adjust(p, method)
     qe = I.adjust(equiv_p, I.EQUIVALENCE_CORRECTION)
     n = [int(k) if k is not None and np.isfinite(k) else 0 for k in np.asarray(n, dtype=float)]
@@ -284,6 +287,8 @@ def with_verdicts(table: pl.DataFrame, p: str = "p", equiv_p: str = "equiv_p", d
     would make it "fair" with 80 % chance under this table's Holm correction (`inference.deals_to_decide`,
     from the row's `{prefix}sd` and `n`, a simulation of the table: tens of milliseconds a row), else NaN."""
     polars_frame(table)
+    if not all(isinstance(name, str) for name in (diff, p, equiv_p)):
+        raise TypeError(f"diff, p and equiv_p name columns of the table, not {diff!r:.30}, {p!r:.30}, {equiv_p!r:.30}")
     missing = [name for name in dict.fromkeys((diff, p, equiv_p, "n")) if name not in table.columns]
     if missing:  # a misspelt p="pval" made every row "undecided"
         close = {name: difflib.get_close_matches(name, table.columns, n=1) for name in missing}
