@@ -357,9 +357,11 @@ def test_a_fitted_share_is_fair_exactly_when_its_90_ci_lies_inside_the_margin(lo
     assert outside.text() == "▲ stronger" and math.isnan(outside.more)
 
 
-def test_a_hint_of_a_difference_on_the_margin_s_edge_says_so():
+def test_a_hint_of_a_difference_near_the_margin_says_why_it_asks_so_much():
     """`balance suggest` advised "about 23,028,403 more deals (--games 56722205)" for a side 2.0 pp off
     with a margin of 2 pp, as if that were a plan."""
-    far = V.undecided_text(23_028_403, 9_000, 20_000)
-    assert far.startswith("undecided, about 23,028,403 more deals (--games 51194229)") and "margin's edge" in far
-    assert "edge" not in V.undecided_text(12_000, 9_000, 20_000)
+    near = V.Verdict(-0.0199, 0.3, 0.4, 0.3, 0.4, 9_000, 0.02, 10, more=23_028_403.0)
+    assert near.text(20_000).startswith("undecided, about 23,028,403 more deals (--games 51194229)")
+    assert near.text(20_000).endswith(": its difference, -2.0 pp, lies near the margin of ±2 pp, where the deals "
+                                      "needed grow without bound")
+    assert "margin of" not in V.Verdict(-0.005, 0.3, 0.4, 0.3, 0.4, 9_000, 0.02, 10, more=12_000.0).text(20_000)

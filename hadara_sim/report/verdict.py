@@ -31,6 +31,9 @@ from . import inference as I
 from .dataset import ReportError, polars_frame
 
 NA = "–"
+# A hint for a difference this close to the margin (a share of it) says why it asks for so many deals:
+# balance suggest advised "about 23,028,403 more deals" for a side 2.0 pp off with a margin of 2 pp.
+NEAR_EDGE = 0.8
 ARROWS = {"stronger": "▲ stronger", "weaker": "▼ weaker"}
 RELATIVE_WORDS = {"stronger": "above the average side", "weaker": "below the average side"}
 
@@ -111,6 +114,9 @@ class Verdict:
         run's `games` per combination (of which the row holds `n` deals), the value of the run's option
         (`--games` of the scenario) that would decide it."""
         text = undecided_text(self.more, self.n, games, self.option, self.per)
+        if math.isfinite(self.more) and abs(self.diff) >= NEAR_EDGE * self.margin:  # why the hint is so large
+            text += (f": its difference, {100 * self.diff:+.1f} pp, lies near the margin of ±{100 * self.margin:g} pp, "
+                     "where the deals needed grow without bound")
         return text if self.kind == "undecided" else cell(self.words) + text.removeprefix("undecided")
 
     def text(self, games: int | None = None) -> str:
@@ -216,9 +222,6 @@ def kind_of(words: str | None) -> str:
     return "fair" if words.startswith("fair") else words
 
 
-EDGE = 100  # a hint of more than EDGE times a row's deals: its difference sits on the margin
-
-
 def undecided_text(more: float | None, n: int | None = None, games: int | None = None, option: str = "--games",
                    per: str = "") -> str:
     """"undecided", with the hint when known: the more deals of the row (`per` what they are counted
@@ -229,8 +232,6 @@ def undecided_text(more: float | None, n: int | None = None, games: int | None =
     text = f"undecided, about {more:,.0f} more deals" + (f" per {per}" if per else "")
     if games and n:
         text += f" ({option} {games_for(more, n, games)})"  # no separators: a value to type
-    if n and more > EDGE * n:  # "about 23,028,403 more deals" for a side 2.0 pp off with a 2 pp margin
-        text += ": its difference lies at the margin's edge, where no practical run may settle it"
     return text
 
 
