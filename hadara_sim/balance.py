@@ -376,8 +376,9 @@ def suggest(plan: Plan, progress=None) -> tuple[list[Side], list[Suggestion]]:
 
 
 def overlaid(base: dict, top: dict) -> dict:
-    """Two `[components]` override tables as one: `top`'s values over `base`'s, value by value (a fit's
-    change on top of the overrides it started from, which kept their own value where both set one)."""
+    """Two `[components]` override tables as one, `top`'s values over `base`'s value by value: a fit's
+    change on top of the overrides it started from (merged the other way round, the starting value had
+    stayed wherever the fit changed it)."""
     out = {section: {item: dict(values) if isinstance(values, dict) else values for item, values in table.items()}
            for section, table in base.items()}
     for section, table in top.items():

@@ -62,12 +62,13 @@ def _unreadable(err) -> NoReturn:
 
 
 def _check_format(fmt: str) -> str:
-    from ..report.charts import FORMATS
+    from ..report.charts import check_format
+    from ..report.dataset import ReportError
 
-    fmt = fmt.lower().lstrip(".")
-    if fmt not in FORMATS:
-        fail(f"--chart-format must be {' or '.join(FORMATS)}, got '{fmt}'")
-    return fmt
+    try:
+        return check_format(fmt.lower().lstrip("."))
+    except ReportError as err:
+        fail(f"--chart-format: {err}")
 
 
 def _out_dir(results: Path, out: Optional[Path]) -> Path:

@@ -410,6 +410,7 @@ def forest_chart(tab: pl.DataFrame, label: Label, info: dict, *, observational: 
 LINE_COLOURS = ("#1f5f99", "#d9711c", "#3b8f3b", "#b2182b", "#7b3fb0", "#8c564b", "#e377c2", "#555555",
                 "#bcbd22", "#17becf")  # ten lines at most: an eleventh would repeat a colour
 
+
 def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[str], label: Label,
                      info: dict, by_text: str) -> Figure:
     """Left: mean running score after each epoch per group (95% CIs). Right: how often the leader
