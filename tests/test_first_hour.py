@@ -122,19 +122,25 @@ def test_curve_draws_the_surface_of_two_swept_keys_and_says_what_makes_a_sweep(t
     assert none.exit_code == 2 and "scenarios/3b-culture-coins.toml" in none.output
 
 
+def simulated(tmp_path, name: str, scenario: str) -> str:
+    """What `simulate` of the scenario text `scenario` into tmp_path/name prints."""
+    path = tmp_path / f"{name}.toml"
+    path.write_text(scenario)
+    result = runner.invoke(app, ["simulate", str(path), "--jobs", "1", "--out", str(tmp_path / name)],
+                           env={"COLUMNS": "200"})
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
 def test_the_closing_table_labels_combinations_in_words_and_points_to_the_report(tmp_path):
     """A grant sweep's rows read 'no grant (the control)' and 'grant I-B-01' (not JSON), the control
     first, and the run ends with the report that reads such a sweep, as a command to type."""
-    scenario = tmp_path / "grants.toml"
-    scenario.write_text('name = "g"\nplayers = 2\npolicies = ["greedy"]\ngames = 10\nchunk = 10\n'
-                        '[sweep]\ngrants = ["I-B-01", "I-B-02", "none"]\n')
-    result = runner.invoke(app, ["simulate", str(scenario), "--jobs", "1", "--out", str(tmp_path / "g")],
-                           env={"COLUMNS": "200"})
-    assert result.exit_code == 0, result.output
-    rows = [line for line in result.output.splitlines() if "grant" in line and "%" in line]
+    output = simulated(tmp_path, "g", 'name = "g"\nplayers = 2\npolicies = ["greedy"]\ngames = 10\nchunk = 10\n'
+                                      '[sweep]\ngrants = ["I-B-01", "I-B-02", "none"]\n')
+    rows = [line for line in output.splitlines() if "grant" in line and "%" in line]
     assert "no grant (the control)" in rows[0] and any("grant I-B-01" in r for r in rows)
-    assert '{"grants"' not in result.output
-    assert f"next: hadara-sim report cards {tmp_path / 'g'}" in result.output
+    assert '{"grants"' not in output
+    assert f"next: hadara-sim report cards {tmp_path / 'g'}" in output
 
 
 @pytest.mark.parametrize("scenario, report", [("default", "ratings"), ("seats", "seats"),
@@ -156,13 +162,9 @@ def test_the_report_a_run_points_to_reads_it(tmp_path, scenario, report):
 def test_a_grid_of_sides_alone_points_to_the_setup_report(tmp_path):
     """docs/scenarios.md's "side B against side A of cards 3 and 1" (sides = "grid", cards fixed) pointed
     to `report seats`, whose seat rates the forced sides inflate (seat 0 at 69 %)."""
-    scenario = tmp_path / "sides.toml"
-    scenario.write_text('name = "sides"\nplayers = 2\ngame = "advanced"\npolicies = ["greedy"]\ngames = 8\n'
-                        'chunk = 8\n[setup]\ncards = [3, 1]\nsides = "grid"\n')
-    result = runner.invoke(app, ["simulate", str(scenario), "--jobs", "1", "--out", str(tmp_path / "s")],
-                           env={"COLUMNS": "300"})
-    assert result.exit_code == 0, result.output
-    assert f"next: hadara-sim report setup-cards {tmp_path / 's'}" in result.output
+    output = simulated(tmp_path, "s", 'name = "sides"\nplayers = 2\ngame = "advanced"\npolicies = ["greedy"]\n'
+                                      'games = 8\nchunk = 8\n[setup]\ncards = [3, 1]\nsides = "grid"\n')
+    assert f"next: hadara-sim report setup-cards {tmp_path / 's'}" in output
 
 
 def _imported_by(args: list[str]) -> list[str]:
