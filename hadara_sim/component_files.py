@@ -48,7 +48,7 @@ def load_components(path: str | Path | None = None) -> ComponentSet:
     return _CACHE[key]
 
 
-def component_set(value, what: str = "components") -> ComponentSet:
+def as_component_set(value, what: str = "components") -> ComponentSet:
     """`value` as a ComponentSet: itself, or the set in the folder it names; else a TypeError saying
     what to pass (None stopped deep inside at `.n_cards`)."""
     if isinstance(value, ComponentSet):

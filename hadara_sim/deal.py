@@ -10,7 +10,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from .component_files import component_set
+from .component_files import as_component_set
 from .components import ComponentSet
 from .constants import COLONY_LEVELS, COLOURS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS
 
@@ -77,7 +77,7 @@ def make_deals(components: ComponentSet, players: int, games: int, seed=0,
 
     Cards in `exclude` (indices) stay in the box: a scenario grants them to a seat instead.
     """
-    components = component_set(components)
+    components = as_component_set(components)
     for name, value, low in (("players", players, MIN_PLAYERS), ("games", games, 0), ("first_game", first_game, 0)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
             raise ValueError(f"{name} is a whole number of at least {low}, got {value!r}")

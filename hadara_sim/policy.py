@@ -171,6 +171,14 @@ class Policy:
         return f"{self.name}({', '.join(f'{k}={v!r}' for k, v in self.settings.items())})"
 
 
+def playable_on(policy, components) -> None:
+    """`policy.check_components(components)`, where it has one (a user's policy need not subclass
+    Policy): a ValueError says why it cannot play games of that set."""
+    check = getattr(policy, "check_components", None)
+    if callable(check):
+        check(components)
+
+
 class StopGame(Exception):
     """Raised by a policy on purpose to stop the game with its own message (a trace's replay
     does); passed on as it is, where any other failure inside a policy becomes a PolicyError."""

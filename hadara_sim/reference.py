@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import actions as A
-from .component_files import component_set
+from .component_files import as_component_set
 from .components import ComponentSet
 from .constants import (
     AFFINITY_TRACK, BONUS_TILE_CARD_VALUE, COINS_PER_POINT, COLONY_BOUNTY, COLONY_LEVELS, CULTURE,
@@ -27,7 +27,7 @@ from .constants import (
     SURPLUS_MAX, TRACKS, COLOURS, extra_coin_seats, first_player_seats,
 )
 from .deal import Deals
-from .policy import Decision, View, choose
+from .policy import Decision, View, choose, playable_on
 
 SCORE_LINES = ("colonies", "statues", "silver", "gold", "cards", "coins")
 # Purple bonuses, each already counted inside one of the score lines above.
@@ -58,7 +58,7 @@ class Game:
     def __init__(self, deal: Deals, components: ComponentSet, policies, recorder=None, narrator=None, forward=None):
         if len(deal) != 1:
             raise ValueError("the reference engine plays one deal at a time: pass deals[i]")
-        components = component_set(components)
+        components = as_component_set(components)
         self.deal, self.c = deal, components
         self.players = deal.players
         self.advanced = deal.advanced
@@ -69,7 +69,7 @@ class Game:
             if not callable(getattr(policy, "decide", None)):  # a name "greedy" stopped at the first decision
                 raise TypeError(f"seat {seat}'s policy is {policy!r:.40}, not a policy: "
                                 "hadara_sim.registry.make_policy('greedy') makes one from a name")
-            getattr(policy, "check_components", lambda c: None)(components)  # the expert's weights, say
+            playable_on(policy, components)  # the expert's weights, say
         self.recorder = recorder
         self.narrator = narrator  # called with (seat or None, text) for a readable account
         self.forward = forward  # the forward model (hadara_sim.forward.Forward) behind decision.forward, or None

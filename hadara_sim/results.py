@@ -24,7 +24,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from .component_files import component_set
+from .component_files import as_component_set
 from .constants import COLOURS, EFFECT_IDS, EPOCHS, STATUES, TRACKS
 from .problems import as_path
 from .swept_key import SweptKey
@@ -373,7 +373,7 @@ def card_sets(df, components) -> dict[str, np.ndarray]:
     """The card bit sets of a results frame (`bought`, `bought_in_b`, `sold`, `fed_away`, `offered`) as
     (rows, cards) bool matrices, one column per card of `components`, after checking them against it."""
     polars_frame(df)
-    components = component_set(components)
+    components = as_component_set(components)
     problem = card_set_problem(df, components.n_cards)
     if problem:
         row, column, what = problem
@@ -392,7 +392,7 @@ def card_events(df, components):
     import polars as pl
 
     polars_frame(df)
-    components = component_set(components)
+    components = as_component_set(components)
     keys = [k for k in ("combo", "game", "seat") if k in df.columns]
     cards = pl.DataFrame({"card": np.arange(components.n_cards, dtype=np.int16),
                           "card_id": list(components.card_ids),

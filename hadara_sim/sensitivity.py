@@ -308,6 +308,7 @@ def fair_values(plan, side: str, field_: str, k: int, seed: int, swept: list[int
     from .component_files import load_components
     from .report.curve import curve
 
+    whole_numbers(k=k, seed=seed)  # before the set as given plays its curve, not after
     say = progress or (lambda text: None)
     key = f"components.setup.{side}.{field_}"
     c = load_components(plan.components).with_overrides(plan.overrides)

@@ -23,7 +23,7 @@ from hadara_sim.actions import KINDS
 from hadara_sim.constants import EPOCHS
 from hadara_sim.kernels.restrict import RESTRICTION, restricted
 from hadara_sim.params import Param
-from hadara_sim.policy import Decision, Policy
+from hadara_sim.policy import Decision, Policy, playable_on
 
 from .random import _mix
 from .value import VALUE_FILE, PositionValue, read_value
@@ -85,7 +85,7 @@ class Search(Policy):
         if self.value is not None:
             self.value.check(components)
         for policy in {id(p): p for p in (self.rollout, self.rivals)}.values():
-            getattr(policy, "check_components", lambda c: None)(components)
+            playable_on(policy, components)
 
     def decide(self, d: Decision) -> np.ndarray:
         if d.kind not in self.settings["kinds"]:

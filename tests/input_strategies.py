@@ -984,8 +984,10 @@ def _world() -> dict:
 def _wrong(name: str, world: dict):
     import polars as pl
 
+    import uuid
+
     made = {"None": None, "pandas frame": world["df"].to_pandas(), "lazy frame": world["df"].lazy(),
-            "empty frame": world["df"].head(0), "missing path": world["root"] / "no" / "such",
+            "empty frame": world["df"].head(0), "missing path": world["root"] / "no" / uuid.uuid4().hex,
             "a file": world["root"] / "a file", "results frame": world["df"], "pl.col('seat')": pl.col("seat")}
     return made[name] if name in made else eval(name)  # noqa: S307 (the pool's own literals)
 
@@ -1047,9 +1049,12 @@ api_calls = st.tuples(st.integers(0, 10**6),
 def check_api(root: Path, case) -> tuple[str, str]:
     """One library call with one or two arguments of the wrong kind: it returns, or raises one of the
     library's errors, or a TypeError/ValueError/IndexError of its own making (a `raise` in hadara_sim);
-    an error from inside polars, numpy, pathlib or statsmodels, or an AttributeError, misbehaves."""
+    an error from inside polars, numpy, pathlib or statsmodels, or an AttributeError, misbehaves. (`root`
+    goes unused: the right arguments are made once per process, `_world`.)"""
     import traceback
     import warnings
+
+    import hadara_sim
 
     calls = _calls()
     pick, wrongs = case
@@ -1068,7 +1073,7 @@ def check_api(root: Path, case) -> tuple[str, str]:
             function(*[v for k, v in arguments if k is None], **{k: v for k, v in arguments if k is not None})
     except Exception as err:  # noqa: BLE001 (which kind, raised where, is the finding)
         last = traceback.extract_tb(err.__traceback__)[-1]
-        ours = "hadara_sim" in last.filename and "site-packages" not in last.filename
+        ours = Path(last.filename).resolve().is_relative_to(Path(hadara_sim.__file__).resolve().parent)
         if ours and (last.line or "").lstrip().startswith("raise") and not isinstance(err, AttributeError):
             return "ok (refused)", ""
         return f"{type(err).__name__} from {Path(last.filename).name}", \

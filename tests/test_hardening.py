@@ -940,6 +940,9 @@ def test_reports_that_cannot_be_written_are_one_line(two_runs, tmp_path):
                   f"--out {chart}: give a folder (the files go inside it); 'chart.png' reads as a file name, "
                   f"e.g. --out {tmp_path / 'chart'}")
     assert not chart.exists()
+    page = tmp_path / "pages" / "report.html"  # the summary takes a file: written, and written again
+    for _ in range(2):
+        assert invoke("report", "summary", a, "--out", page).exit_code == 0 and page.is_file()
     meta = json.loads((a / "metadata.json").read_text())
     (a / "metadata.json").write_text(json.dumps({**meta, "scenario": "tiny"}))
     clean_failure(invoke("report", "winrate", a), 2, "key 'scenario' must be a table")
@@ -1346,3 +1349,23 @@ def test_a_notebook_s_wrong_kinds_of_argument_are_named_before_any_game_is_playe
     assert three.combinations[0].config.players == 3 and three.settings == ("players=3",)
     assert balance.Plan(only=["3b"]).only == ["3B"]
     assert len(H.make_deals(components, 2, 2, exclude=["I-Y-01"])) == 2 and len(deals[-1]) == 1
+
+
+def test_the_new_checks_take_every_kind_of_a_right_value(tmp_path):
+    """The checks of wrong kinds let the other right kinds through: numpy integers and floats, a
+    SeedSequence, tuples, a path as text, an epoch as a numpy integer."""
+    import polars as pl
+
+    import hadara_sim as H
+    import report_data as R
+    from hadara_sim.report import estimates, scores, wins
+
+    components = load_components()
+    deals = H.make_deals(components, np.int64(2), np.int32(3), seed=np.random.SeedSequence(4), advanced=False,
+                         first_game=np.int64(5), exclude=np.array([0, 1]))
+    assert len(deals) == 3 and deals.game_id.tolist() == [5, 6, 7]
+    df = R.four_games()
+    assert wins.win_rates(df, ("policy_label",), np.float64(0.02)).height == 2
+    assert estimates.mean_ci(df, pl.col("total") * 2, ("seat",), fair=np.float32(100.0)).height == 2
+    assert scores.leader_wins(df, epochs=np.int64(1)).height == scores.leader_wins(df, epochs=(1,)).height == 1
+    assert load_results(str(R.write_results(df, tmp_path / "r"))).height == df.height

@@ -365,3 +365,5 @@ def test_a_hint_of_a_difference_near_the_margin_says_why_it_asks_so_much():
     assert near.text(20_000).endswith(": its difference, -2.0 pp, lies near the margin of ±2 pp, where the deals "
                                       "needed grow without bound")
     assert "margin of" not in V.Verdict(-0.005, 0.3, 0.4, 0.3, 0.4, 9_000, 0.02, 10, more=12_000.0).text(20_000)
+    record = {"diff": -0.0199, "n": 9_000, **near.record(hints=True)}  # a report's table renders its rows' records alike
+    assert V.render(record, games=20_000) == near.text(20_000)

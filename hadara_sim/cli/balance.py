@@ -6,6 +6,7 @@ hadara_sim.balance_fit and hadara_sim.sensitivity)."""
 from __future__ import annotations
 
 import math
+import shlex
 import time
 from pathlib import Path
 from typing import Optional
@@ -135,7 +136,7 @@ def _check_cards(names: list[str], base, dry_run: bool, quiet: bool, fmt: str):
         f"seat restricted{'; with ' + changed if changed else ''})",
         ["card", "cost", "n deals", "seek - avoid", "95% CI", "verdict vs 0"],
         [[r["card_id"], str(costs[r["card_id"]]), f"{r['n']:,}", f"{100 * r['diff']:+.1f}",
-          f"[{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]", render(r, games=base.games, option="--games")]
+          f"[{100 * r['low']:+.1f}, {100 * r['high']:+.1f}]", render(r, games=base.games, option="--games", margin=plan.margin)]
          for r in table.to_dicts()],
         caption=(f"pp of win share; a relative contrast: seeking the card (buying it whenever offered and "
                  f"affordable) minus avoiding it, paired on the deal, against 0 (worth its price); stronger = "
@@ -238,11 +239,11 @@ def suggest(
         out.mkdir(parents=True, exist_ok=True)
         # The whole set played, the overrides it started from included: a second suggest on top of the first
         # fix.toml wrote its own changes alone, and its command left out --side, --overrides and --components.
-        command = " ".join(["hadara-sim balance suggest", f"--players {players}", f"--policy {policy}",
+        command = " ".join(["hadara-sim balance suggest", f"--players {players}", f"--policy {shlex.quote(policy)}",
                             f"--games {games}", f"--curve-games {curve_games}", f"--margin {margin:g}", f"--seed {seed}",
-                            *(f"--side {name}" for name in side or []),
-                            *([f"--components {components}"] if components else []),
-                            *([f"--overrides {overrides}"] if overrides else [])])
+                            *(f"--side {shlex.quote(name)}" for name in side or []),
+                            *([f"--components {shlex.quote(str(components))}"] if components else []),
+                            *([f"--overrides {shlex.quote(str(overrides))}"] if overrides else [])])
         (out / "fix.toml").write_text(fix_text(overlaid(plan.overrides, fix_overrides(suggestions)), command))
         err_console.print(f"suggested overrides: {out / 'fix.toml'}", markup=False, highlight=False)
     took(start, quiet)

@@ -56,15 +56,19 @@ def _creatable(path: Path, option: str) -> None:
 FILE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".html", ".csv", ".json", ".md", ".txt", ".parquet")
 
 
-def writable_folder(path: Path, option: str = "--out") -> Path:
-    """`path` if it is (or can become) a writable folder; checked before any work, not after it."""
+def writable_folder(path: Path, option: str = "--out", files: tuple[str, ...] = ()) -> Path:
+    """`path` if it is (or can become) a writable folder, or a file of a suffix in `files`; checked before
+    any work, not after it."""
+    suffix = path.suffix.lower()
+    if suffix in files:
+        return writable_file(path, option)
     if path.exists():
         if not path.is_dir():
             fail(f"{option} {path} is a file, not a folder; give a folder path")
         if not os.access(path, os.W_OK | os.X_OK):
             fail(f"{option} {path}: cannot write in it (permission denied); choose another folder")
         return path
-    if path.suffix.lower() in FILE_SUFFIXES:  # `--out chart.png` made a folder chart.png/ with the chart in it
+    if suffix in FILE_SUFFIXES:  # `--out chart.png` made a folder chart.png/ with the chart in it
         fail(f"{option} {path}: give a folder (the files go inside it); '{path.name}' reads as a file name, "
              f"e.g. {option} {path.with_suffix('')}")
     _creatable(path, option)

@@ -22,8 +22,9 @@ def register(app: typer.Typer):
     app.command()(play)
 
 
-def score_pad(sheet: list[dict], names: list[str]) -> Table:
-    """The final score pad: one column per seat, one row per score line."""
+def score_pad(sheet: list[dict], names: list[str], numbers: bool = False) -> Table:
+    """The final score pad: one column per seat, one row per score line; with `numbers`, for csv and
+    json, its numbers too, a row per seat (the cells are text: json wrote "30" for 30)."""
     from ..reference import SCORE_LINES
 
     table = Table("Final score", ["", *(f"seat {row['seat']} ({names[row['seat']]})" for row in sheet)], [],
@@ -33,8 +34,9 @@ def score_pad(sheet: list[dict], names: list[str]) -> Table:
         table.rows.append([line, *(str(row[line]) for row in sheet)])
     table.rows.append([styled("total", "bold"), *(styled(row["total"], "bold") for row in sheet)])
     table.rows.append(["coins left", *(str(row["leftover_coins"]) for row in sheet)])
-    # The numbers for csv and json, a row per seat (the cells are text: json wrote "30" for 30).
-    import polars as pl
+    if not numbers:
+        return table
+    import polars as pl  # here: a game told in the terminal does without it
 
     table.data = pl.DataFrame([{"seat": row["seat"], "policy": names[row["seat"]],
                                 **{line: row[line] for line in (*SCORE_LINES, "total", "leftover_coins")},
@@ -149,8 +151,8 @@ def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[l
 def finish(sheet: list[dict], records: list[dict], names: list[str], fmt: str, trace: Optional[Path],
            footer: str = "", footer_data: dict | None = None) -> None:
     """The score pad, the winner, and the trace file if asked for."""
-    emit([score_pad(sheet, names)], fmt, notes=[] if fmt == "table" else [winners_text(sheet, names)], footer=footer,
-         footer_data=footer_data)
+    emit([score_pad(sheet, names, numbers=fmt in ("csv", "json"))], fmt,
+         notes=[] if fmt == "table" else [winners_text(sheet, names)], footer=footer, footer_data=footer_data)
     if fmt == "table":
         console.print(winners_text(sheet, names), markup=False)
     if trace:

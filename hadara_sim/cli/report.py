@@ -71,8 +71,9 @@ def _check_format(fmt: str) -> str:
         fail(f"--chart-format: {err}")
 
 
-def _out_dir(results: Path, out: Optional[Path]) -> Path:
-    """--out, or RESULTS/report once RESULTS is a results directory (not a file in one)."""
+def _out_dir(results: Path, out: Optional[Path], files: tuple[str, ...] = ()) -> Path:
+    """--out, or RESULTS/report once RESULTS is a results directory (not a file in one); a file of a
+    suffix in `files` too (the summary's report.html)."""
     from ..results import ResultsError, read_metadata
 
     if out is None:
@@ -80,7 +81,7 @@ def _out_dir(results: Path, out: Optional[Path]) -> Path:
             read_metadata(results)
         except ResultsError as err:
             _unreadable(err)
-    return writable_folder(out if out is not None else results / "report")
+    return writable_folder(out if out is not None else results / "report", files=files)
 
 
 def _emit(section, info: dict, out: Path, fmt: str, tables: str = "table") -> list[Path]:
@@ -236,7 +237,7 @@ def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMA
     from ..report.summary import write_summary
 
     fmt = _check_format(fmt)
-    out = _out_dir(results, out)
+    out = _out_dir(results, out, files=(".html",))
     df, info = _load(results)
     with console.status("writing the summary report") as status:
         def progress(name: str):

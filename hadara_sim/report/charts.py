@@ -109,9 +109,13 @@ def footer(info: dict, extra: str = "", note: str = CI_NOTE) -> str:
 
 
 def save(fig: Figure, path: str | Path, fmt: str | None = None) -> Path:
-    """Write `fig` (PNG or SVG, from the suffix or `fmt`) and return the path."""
+    """Write `fig` (PNG, SVG or any format matplotlib writes, from the suffix or `fmt`) and return the path."""
     path = as_path(path, "the chart's file")
-    fmt = check_format(fmt or path.suffix.lstrip(".").lower() or "png")
+    fmt = fmt or path.suffix.lstrip(".") or "png"
+    written = fig.canvas.get_supported_filetypes()
+    if not isinstance(fmt, str) or fmt.lower() not in written:
+        raise ReportError(f"a chart is written as one of {', '.join(sorted(written))}, not {fmt!r:.40}")
+    fmt = fmt.lower()
     if path.suffix.lstrip(".") != fmt:
         path = path.with_suffix(f".{fmt}")
     try:
@@ -123,7 +127,8 @@ def save(fig: Figure, path: str | Path, fmt: str | None = None) -> Path:
 
 
 def check_format(fmt: str) -> str:
-    """A chart format the reports write (a PDF or JPEG went into the summary labelled as a PNG)."""
+    """A chart format the reports embed and the command line writes (a PDF or JPEG went into the summary
+    labelled as a PNG)."""
     if not isinstance(fmt, str) or fmt not in FORMATS:
         raise ReportError(f"charts are {' or '.join(FORMATS)}, not {fmt!r:.40}")
     return fmt

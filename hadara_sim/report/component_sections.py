@@ -57,7 +57,7 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
             f" ({group_label(columns)(r)})" if columns else "")
 
     rows = [[label(r), f"{r['n']:,}", pct(r["win"]), pct_ci(r["win_low"], r["win_high"]), pct(r["fair"]),
-             pp(r["diff"]), pp_ci(r["diff_low"], r["diff_high"]), pval(r["q"]), V.render(r, games=info.get("deals")),
+             pp(r["diff"]), pp_ci(r["diff_low"], r["diff_high"]), pval(r["q"]), V.render(r, games=info.get("deals"), margin=margin),
              *([pp(r["rel_diff"]), pp_ci(r["rel_low"], r["rel_high"]), r["rel_verdict"] or NA] if experimental else []),
              num(r["score"])] for r in bal.to_dicts()]
     if experimental:
@@ -119,7 +119,7 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
         tables.append(Table("Setup grid: the focus seat's win share over all cells, per focus seat (the seat effect)",
                             ["focus seat", "n (deals)", "win share", "95% CI", "1/P", "vs 1/P", "q", "verdict"],
                             [[lab(r), f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]),
-                              pp(r["diff"]), pval(r["q"]), V.render(r)] for r in focus.to_dicts()],
+                              pp(r["diff"]), pval(r["q"]), V.render(r, margin=margin)] for r in focus.to_dicts()],
                             caption="Wilson CI, score test against 1/P; " + V.caption(focus.height, margin),
                             marked=focus["significant"].to_list(), data=focus))
     return Section("setup-cards", "Setup cards", intro, [t for t in tables if t is not None],
@@ -375,7 +375,7 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
                    "avoiding", "seek - avoid", "95% CI", "q", "verdict"],
         [[r["card_id"], str(r["players"]), str(r["printed_cost"]), str(r["cost"]), f"{r['n']:,}", pct(r["win_a"]),
           pct(r["win_b"]), pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"]),
-          V.render(r, "win_")] for r in shown.to_dicts()],
+          V.render(r, "win_", margin=margin)] for r in shown.to_dicts()],
         caption="one seat (rotating with the deal) buys the card whenever it is offered and affordable (seek), "
                 "against the same seat of the same deal never buying it (avoid), every other seat the same; the "
                 "cost played is the card's cost for every seat; a relative contrast: ▲ = buying it when one can "

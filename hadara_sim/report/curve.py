@@ -290,7 +290,7 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
     rows = []
     for p in c.points.to_dicts():
         rows.append([f"{p['value']:g}", f"{p['n']:,}", pct(p["win"]), pct_ci(p["win_low"], p["win_high"]),
-                     pp(p["vs_fair"]), V.render(p, games=info.get("deals")), pp(p["win_diff"]),
+                     pp(p["vs_fair"]), V.render(p, games=info.get("deals"), margin=margin), pp(p["win_diff"]),
                      pp_ci(p["win_diff_low"], p["win_diff_high"]),
                      num(p["margin"], sign=True), num_ci(p["margin_low"], p["margin_high"], sign=True)])
     table = Table(f"{key}: {c.where}{pooled}",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import numbers
 import warnings
 from typing import Sequence
 
@@ -103,7 +104,7 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
         raise TypeError(f"rate is True (a share in [0, 1]) or False, not {rate!r:.40}")
     if rate:
         margin = I.check_margin(margin)
-    if isinstance(fair, (int, float)) and not isinstance(fair, bool):
+    if isinstance(fair, numbers.Real) and not isinstance(fair, bool):
         fair = pl.lit(float(fair))  # one fair value for every row, such as 0.25
     data, keys = _grouped(df, by, [value, *([fair] if fair is not None else [])], cluster)
     expr = pl.col(value) if isinstance(value, str) else value

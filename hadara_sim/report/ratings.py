@@ -31,8 +31,9 @@ def needs(frame: pl.DataFrame, columns: tuple[str, ...], what: str) -> None:
     """A ReportError naming the columns `frame` lacks and what the function takes (the results frame
     given to bradley_terry stopped inside polars: column "opponent" not found)."""
     polars_frame(frame)
-    if not all(isinstance(c, str) for c in columns):
-        raise TypeError(f"cluster names a column, such as 'game', not {columns[-1]!r:.40}")
+    named = [c for c in columns if not isinstance(c, str)]
+    if named:  # a cluster given as a frame or a number
+        raise TypeError(f"a column is named by its text, such as 'game', not {named[0]!r:.40}")
     missing = [c for c in columns if c not in frame.columns]
     if missing:
         raise ReportError(f"no column {', '.join(missing)} in the frame: this takes {what}")

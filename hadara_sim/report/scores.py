@@ -4,8 +4,10 @@ total after each epoch, and how often the leader after an epoch goes on to win).
 
 from __future__ import annotations
 
+import numbers
 from typing import Sequence
 
+import numpy as np
 import polars as pl
 
 from ..constants import EPOCHS
@@ -77,9 +79,12 @@ def leader_wins(df: pl.DataFrame, epochs: Sequence[int] = (1, 2), by: Sequence[s
     `chance` is what leaders would get if the lead meant nothing (leaders / players). Columns: by,
     epoch, n (deals), rows (games), mean, ci_low, ci_high, fair (= chance), diff, ..., p."""
     by = group_columns(df, "trajectory", by)
-    epochs = [epochs] if isinstance(epochs, int) else list(epochs) if isinstance(epochs, (list, tuple, range)) else []
-    if not epochs or any(isinstance(e, bool) or e not in EPOCHS for e in epochs):
-        raise ReportError(f"epochs are the epochs after which the leader is taken, some of 1, 2 and 3, not {epochs}")
+    given = epochs
+    epochs = [epochs] if isinstance(epochs, numbers.Integral) else list(epochs) \
+        if isinstance(epochs, (list, tuple, range, np.ndarray)) else []
+    if not epochs or any(isinstance(e, bool) or not isinstance(e, numbers.Integral) or e not in EPOCHS for e in epochs):
+        raise ReportError(f"epochs are the epochs after which the leader is taken, some of 1, 2 and 3, not {given!r:.40}")
+    epochs = [int(e) for e in epochs]
     seats = df.group_by(["combo", "game"]).agg(pl.len().alias("seats"), pl.col("players").first())
     partial = seats.filter(pl.col("seats") != pl.col("players")).height
     if partial:  # a frame filtered to some seats: its only seat would always "lead"

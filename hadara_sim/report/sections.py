@@ -220,7 +220,7 @@ def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = I.M
     st = V.with_verdicts(win_rates(df, by, margin), margin=margin)
     label = group_label(by)
     rows = [[label(r), f"{r['n']:,}", f"{r['rows']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]),
-             pct(r["fair"]), pp(r["diff"]), pval(r["p"]), pval(r["q"]), V.render(r)] for r in st.to_dicts()]
+             pct(r["fair"]), pp(r["diff"]), pval(r["p"]), pval(r["q"]), V.render(r, margin=margin)] for r in st.to_dicts()]
     title = f"Win rate by {by_text(by)}{pooled_title(df, by)}"
     table = Table(title,
                   [by_text(by), "n (deals)", "seats", "win share", "95% CI", "fair 1/P", "vs fair", "p", "q",
@@ -288,7 +288,7 @@ def seats(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
     several = df["policy_label"].n_unique() > 1
     note = (" (several policies: every seat's rate averages over the policies that sat there)" if several else "")
     rows = [[label(r), f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]),
-             pp(r["diff"]), pval(r["q"]), V.render(r)] for r in st.to_dicts()]
+             pp(r["diff"]), pval(r["q"]), V.render(r, margin=margin)] for r in st.to_dicts()]
     t1 = Table(f"Win share by seat{note}",
                ["seat", "n (deals)", "win share", "95% CI", "fair 1/P", "vs fair", "q", "verdict"], rows,
                caption="Wilson CI (statsmodels); score test against 1/P; " + V.caption(st.height, margin)

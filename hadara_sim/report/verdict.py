@@ -113,10 +113,7 @@ class Verdict:
         """A verdict short of deals with its hint: about how many more deals of the row and, given the
         run's `games` per combination (of which the row holds `n` deals), the value of the run's option
         (`--games` of the scenario) that would decide it."""
-        text = undecided_text(self.more, self.n, games, self.option, self.per)
-        if math.isfinite(self.more) and abs(self.diff) >= NEAR_EDGE * self.margin:  # why the hint is so large
-            text += (f": its difference, {100 * self.diff:+.1f} pp, lies near the margin of ±{100 * self.margin:g} pp, "
-                     "where the deals needed grow without bound")
+        text = undecided_text(self.more, self.n, games, self.option, self.per, self.diff, self.margin)
         return text if self.kind == "undecided" else cell(self.words) + text.removeprefix("undecided")
 
     def text(self, games: int | None = None) -> str:
@@ -157,7 +154,7 @@ def judge(diff, p, equiv_p, n, margin: float = I.MARGIN, method: str = I.CORRECT
                          f"{diff.shape}, {p.shape}, {equiv_p.shape} and {rows.shape}")
     q = I.adjust(p, method)
     qe = I.adjust(equiv_p, I.EQUIVALENCE_CORRECTION)
-    n = [int(k) if k is not None and np.isfinite(k) else 0 for k in np.asarray(n, dtype=float)]
+    n = [int(k) if np.isfinite(k) else 0 for k in rows]
     verdicts = [Verdict(float(d), float(a), float(b), float(x), float(y), k, margin, len(diff), method,
                         relative=relative) for d, a, b, x, y, k in zip(diff, p, equiv_p, q, qe, n)]
     if sd is None:
@@ -190,14 +187,16 @@ def of_fit(win: float, low: float, high: float, fair: float, margin: float = I.M
     return Verdict(diff, p, equiv_p, p, equiv_p, deals, margin, 1, more=more, option=option, per=per)
 
 
-def render(row: dict, prefix: str = "", games: int | None = None, option: str = "--games") -> str:
+def render(row: dict, prefix: str = "", games: int | None = None, option: str = "--games",
+           margin: float = I.MARGIN) -> str:
     """A verdict's record in a table's data (`Verdict.record`: rows survive a report's joins and sorts)
     as a terminal cell, as `Verdict.text` writes it: the words with their arrow, an undecided verdict with
     its hint where the record has one (the row's `n` deals and the run's `games` per combination give the
     value of its `option`, the scenario's --games)."""
     words = row.get(f"{prefix}verdict")
     if words == "undecided":
-        return undecided_text(row.get(f"{prefix}more"), row.get("n"), games, option)
+        return undecided_text(row.get(f"{prefix}more"), row.get("n"), games, option, diff=row.get(f"{prefix}diff"),
+                              margin=margin)
     return cell(words)
 
 
@@ -223,15 +222,19 @@ def kind_of(words: str | None) -> str:
 
 
 def undecided_text(more: float | None, n: int | None = None, games: int | None = None, option: str = "--games",
-                   per: str = "") -> str:
+                   per: str = "", diff: float | None = None, margin: float = I.MARGIN) -> str:
     """"undecided", with the hint when known: the more deals of the row (`per` what they are counted
     per) and, given the run's `games` per combination and the row's `n` deals, the value of the run's
-    `option` (the scenario's `--games`) that would decide it."""
+    `option` (the scenario's `--games`) that would decide it; for a difference `diff` near the `margin`,
+    why the hint asks for so many."""
     if more is None or not math.isfinite(more):
         return "undecided"
     text = f"undecided, about {more:,.0f} more deals" + (f" per {per}" if per else "")
     if games and n:
         text += f" ({option} {games_for(more, n, games)})"  # no separators: a value to type
+    if diff is not None and math.isfinite(diff) and abs(diff) >= NEAR_EDGE * margin:
+        text += (f": its difference, {100 * diff:+.1f} pp, lies near the margin of ±{100 * margin:g} pp, where the "
+                 "deals needed grow without bound")
     return text
 
 

@@ -93,6 +93,7 @@ def policy_problem(spec: str, params: dict, components):
     """None when the policy can be made with these parameters and play games of `components`; else a
     list of (key path in params, message), or (key of the entry at fault, message)."""
     from ..params import check_params
+    from ..policy import playable_on
     from ..registry import PolicyNotFound, make_policy, resolve_policy
 
     try:
@@ -111,7 +112,7 @@ def policy_problem(spec: str, params: dict, components):
     except (Exception, SystemExit) as err:  # a user's policy may fail in any way
         return ("policy", f"policy '{spec}' cannot be made: {type(err).__name__}: {err}")
     try:
-        getattr(policy, "check_components", lambda c: None)(components)
+        playable_on(policy, components)
     except ValueError as err:  # the expert's weights learned on another set: stopped mid-run as an internal error
         return ("params" if params else "policy", str(err))
     except (Exception, SystemExit) as err:
