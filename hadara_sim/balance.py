@@ -168,10 +168,15 @@ class Plan:
         self.margin = I.check_margin(self.margin)
         if not isinstance(self.only, (str, list, tuple)):
             raise ValueError(f"only: a list of card sides like ['3B'], not {self.only!r:.40}")
-        self.only = [str(name).upper() for name in ([self.only] if isinstance(self.only, str) else self.only)]
-        wrong = [name for name in self.only if len(name) != 2 or name[0] not in "12345" or name[1] not in "AB"]
-        if wrong:
-            raise ValueError(f"only: {', '.join(wrong)}: expected card sides like 3B (initiative 1..5, side A or B)")
+        self.only = [side_name(name) for name in ([self.only] if isinstance(self.only, str) else self.only)]
+
+
+def side_name(name) -> str:
+    """A setup card side as "3B" (initiative 1..5, side A or B; "3b" is the same), else a ValueError."""
+    side = str(name).strip().upper()
+    if len(side) != 2 or side[0] not in "12345" or side[1] not in "AB":
+        raise ValueError(f"{name}: expected a card and side like 3B (initiative 1..5, side A or B)")
+    return side
 
 
 def scenario(plan: Plan, games: int, sweep: dict | None = None) -> dict:

@@ -13,6 +13,7 @@ import numpy as np
 from .component_files import as_component_set
 from .components import ComponentSet
 from .constants import COLONY_LEVELS, COLOURS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS
+from .problems import is_whole
 
 
 @dataclass
@@ -79,12 +80,11 @@ def make_deals(components: ComponentSet, players: int, games: int, seed=0,
     """
     components = as_component_set(components)
     for name, value, low in (("players", players, MIN_PLAYERS), ("games", games, 0), ("first_game", first_game, 0)):
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+        if not is_whole(value) or value < low:
             raise ValueError(f"{name} is a whole number of at least {low}, got {value!r}")
     if players > MAX_PLAYERS:
         raise ValueError(f"players must be {MIN_PLAYERS}..{MAX_PLAYERS}, got {players}")
-    if not isinstance(seed, np.random.SeedSequence) and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer))
-                                                         or seed < 0):
+    if not isinstance(seed, np.random.SeedSequence) and (not is_whole(seed) or seed < 0):
         raise ValueError(f"seed is a whole number of at least 0 (or a numpy SeedSequence), got {seed!r}")
     if not isinstance(advanced, bool):
         raise ValueError(f"advanced is True or False, not {advanced!r:.40}")
@@ -93,7 +93,7 @@ def make_deals(components: ComponentSet, players: int, games: int, seed=0,
     excluded = set()
     for card in exclude:  # a card's index or its id ("II-Y-05")
         index = components.card_index.get(card) if isinstance(card, str) else card
-        if isinstance(index, bool) or not isinstance(index, (int, np.integer)) or not 0 <= index < components.n_cards:
+        if not is_whole(index) or not 0 <= index < components.n_cards:
             raise ValueError(f"exclude names cards by index (0..{components.n_cards - 1}) or id, got {card!r}")
         excluded.add(int(index))
     rng = np.random.default_rng(seed)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import os
 import re
 import tomllib
@@ -48,3 +49,8 @@ def as_path(value, what: str) -> Path:
     if isinstance(value, (str, os.PathLike)):
         return Path(value)
     raise TypeError(f"{what} is a path (a str or pathlib.Path), not {type(value).__name__} {repr(value)[:60]}")
+
+
+def is_whole(value) -> bool:
+    """A whole number: a Python or numpy integer, not a bool (True counted as 1 games)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool)

@@ -29,6 +29,7 @@ import numpy as np
 
 from .components import ComponentSet, Colony
 from .constants import COLOURS, TRACKS
+from .problems import is_whole
 
 STEP = 1
 
@@ -120,7 +121,7 @@ def draw_overrides(c: ComponentSet, rng: np.random.Generator) -> dict:
 def whole_numbers(**values) -> None:
     """A ValueError naming the first value that is not a whole number of at least 0."""
     for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        if not is_whole(value) or value < 0:
             raise ValueError(f"{name} is a whole number of at least 0, not {value!r}")
 
 

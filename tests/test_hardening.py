@@ -1331,7 +1331,7 @@ def test_a_notebook_s_wrong_kinds_of_argument_are_named_before_any_game_is_playe
         (lambda: play_game(deals[0], components, ["greedy", "random"]), TypeError,
          "seat 0's policy is 'greedy', not a policy"),
         (lambda: H.card_events(None, components), TypeError, "read a polars DataFrame, got a NoneType"),
-        (lambda: balance.Plan(only=["3b", "6A"]), ValueError, "only: 6A: expected card sides like 3B"),
+        (lambda: balance.Plan(only=["3b", "6A"]), ValueError, "6A: expected a card and side like 3B"),
         (lambda: balance.Plan(margin=2), ValueError, "margin=2"),
         (lambda: balance.swept_values("coin", 3, True), ValueError, "'coin' is not a value of a setup card side"),
         (lambda: sensitivity.replay(balance.Plan(), -1, seed=7), ValueError, "k is a whole number of at least 0"),

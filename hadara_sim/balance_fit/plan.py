@@ -15,6 +15,7 @@ import polars as pl
 from .. import balance
 from ..components import RANGES, SETUP_VALUES, ComponentSet
 from ..constants import MAX_GAMES
+from ..problems import is_whole
 from ..report import inference as I
 
 SIDES = tuple(f"{card}{side}" for card in range(1, 6) for side in "AB")
@@ -55,7 +56,7 @@ class Confirming:
         for name, low in (("games", 1), ("points", 1), ("resweep", 0), ("rounds", 1), ("reach", 1),
                           ("max_changed", 1), ("seed", 0)):
             value = getattr(self, name, low)
-            if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low:
+            if not is_whole(value) or value < low:
                 raise ValueError(f"{name}={value!r}: a whole number of at least {low}")
         wrong = [p for p in self.players if isinstance(p, bool) or p not in (2, 3, 4, 5)]
         if not self.players or wrong:

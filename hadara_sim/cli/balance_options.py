@@ -32,7 +32,7 @@ DRY_RUN = typer.Option(False, "--dry-run", help="Check the options, print how lo
 def plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides, curve_games=0, side=None):
     """The balance plan of the options, or a clean failure for a bad --jobs, --policy, --side or overrides
     file."""
-    from ..balance import Plan, read_overrides
+    from ..balance import Plan, read_overrides, side_name
     from ..components import ComponentError
     from ..registry import PolicyNotFound, resolve_policy
 
@@ -44,9 +44,10 @@ def plan_or_exit(players, policy, games, margin, seed, jobs, components, overrid
     if components is not None:
         components_or_exit(components)  # named as --components, not as a key of the runs' scenario
 
-    for name in side or []:
-        if len(name) != 2 or name[0] not in "12345" or name[1] not in "AB":
-            fail(f"--side {name}: expected a card and side like 3B (initiative 1..5, side A or B)")
+    try:
+        side = [side_name(name) for name in side or []]
+    except ValueError as err:
+        fail(f"--side {err}")
     try:
         table = read_overrides(overrides, components) if overrides else {}
     except ComponentError as err:

@@ -10,12 +10,11 @@ form stored in a run's metadata.
 
 from __future__ import annotations
 
-import numbers
 from dataclasses import dataclass, field, replace
 
 from ..components import OVERRIDABLE, ComponentSet
 from ..constants import COLOURS, MAX_GAMES
-from ..problems import Problem
+from ..problems import Problem, is_whole
 from .checks import ScenarioError
 
 DEFAULT_GAMES = 10_000
@@ -184,7 +183,7 @@ class Scenario:
         for name, value in given.items():
             if value is None:
                 continue
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+            if not is_whole(value):
                 raise ScenarioError([Problem(self.path or "<scenario>", None, name,
                                              f"expected a whole number, got {value!r}")])
             value = given[name] = int(value)  # numpy's integers too
