@@ -75,7 +75,15 @@ def _spawn_in_own_group(cmd: list[str], keep_fds, env: dict | None = None) -> in
     used to inherit an ignored one while this process ignored it during their start)."""
     keep = {0, 1, 2, *map(int, keep_fds)}
     close = [(os.POSIX_SPAWN_CLOSE, fd) for fd in _inheritable_fds() if fd not in keep]
-    return os.posix_spawn(cmd[0], list(cmd), {**os.environ, **(env or {})}, setpgroup=0, file_actions=close)
+    pid = os.posix_spawn(cmd[0], list(cmd), {**os.environ, **(env or {})}, setpgroup=0, file_actions=close)
+    _SPAWNED.add(pid)
+    return pid
+
+
+# Every worker this process started: a Ctrl-C between a worker's start and loky sending it its task left
+# one loky did not know, which met the closed pipe when this process exited and printed its traceback
+# ("EOFError: Ran out of input") on the terminal.
+_SPAWNED: set[int] = set()
 
 
 def _inheritable_fds() -> list[int]:
@@ -276,3 +284,19 @@ def stop_local_workers() -> None:
     executor = getattr(reusable_executor, "_executor", None)
     if executor is not None:
         executor.shutdown(wait=False, kill_workers=True)
+    for pid in _SPAWNED:  # those loky had not registered yet too, before this process closes their pipes
+        if _our_child(pid):  # not a process that took the number of one of ours reaped since
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+    _SPAWNED.clear()
+
+
+def _our_child(pid: int) -> bool:
+    """Whether `pid` is a child of this process (Linux's /proc; elsewhere no)."""
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as stat:
+            return int(stat.read().rsplit(")", 1)[1].split()[1]) == os.getpid()
+    except (OSError, ValueError, IndexError):
+        return False

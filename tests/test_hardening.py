@@ -1369,3 +1369,16 @@ def test_the_new_checks_take_every_kind_of_a_right_value(tmp_path):
     assert estimates.mean_ci(df, pl.col("total") * 2, ("seat",), fair=np.float32(100.0)).height == 2
     assert scores.leader_wins(df, epochs=np.int64(1)).height == scores.leader_wins(df, epochs=(1,)).height == 1
     assert load_results(str(R.write_results(df, tmp_path / "r"))).height == df.height
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="process groups and /proc: Linux")
+def test_a_worker_started_before_loky_knew_it_dies_with_an_interrupted_run():
+    """A Ctrl-C between a worker's start and loky sending it its task (CI: a moment 1.16 s into a run of
+    2 jobs) left a worker loky had not registered: when the run exited it met the closed pipe and
+    printed "EOFError: Ran out of input" with its traceback on the terminal. The run kills it first."""
+    from hadara_sim import process
+
+    pid = process._spawn_in_own_group([sys.executable, "-c", "import time; time.sleep(60)"], [])
+    process.stop_local_workers()
+    _, status = os.waitpid(pid, 0)
+    assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
