@@ -100,6 +100,12 @@ def remembering_ctrl_c():
     sys.unraisablehook = unraisable
     try:
         yield
+    except Exception:
+        # A library that swallowed the Ctrl-C and then failed on it (numba's "no object yet for
+        # <Library '_planner'>" after a first compile it stopped): the failure is the interrupt.
+        if _PRESSED:
+            raise KeyboardInterrupt from None
+        raise
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
         sys.unraisablehook = previous_hook

@@ -1382,3 +1382,19 @@ def test_a_worker_started_before_loky_knew_it_dies_with_an_interrupted_run():
     process.stop_local_workers()
     _, status = os.waitpid(pid, 0)
     assert os.WIFSIGNALED(status) and os.WTERMSIG(status) == signal.SIGKILL
+
+
+def test_a_failure_that_follows_a_swallowed_ctrl_c_is_the_interrupt(monkeypatch):
+    """A Ctrl-C during the first compile with --jobs 1: numba swallowed it and then failed ("no object yet
+    for <Library '_planner'>"), and the run said "error: unexpected ... please report it" (exit 1)."""
+    from hadara_sim import signals
+
+    monkeypatch.setattr(signal, "getsignal", lambda sig: signal.default_int_handler)
+    monkeypatch.setattr(signal, "signal", lambda sig, handler: None)
+    with pytest.raises(KeyboardInterrupt):
+        with signals.remembering_ctrl_c():
+            signals._PRESSED.append(signal.SIGINT)  # as the handler notes a Ctrl-C a library then swallows
+            raise ValueError("no object yet for <Library '_planner'>")
+    with pytest.raises(ValueError, match="a failure of its own"):
+        with signals.remembering_ctrl_c():
+            raise ValueError("a failure of its own")
