@@ -155,6 +155,20 @@ class Forward:
         self.seat = np.asarray(seat, np.int64)
         self._source = source  # () -> the past of the decision's games; hidden from the policy
 
+    def cut(self, rows: np.ndarray) -> "Forward":
+        """The forward model of the decision in some of its games only (the rows `subset` keeps)."""
+        whole = self._source
+
+        def past() -> dict:
+            p = whole()
+            lengths = np.asarray(p["lengths"], np.int64)[rows]
+            return {"deals": p["deals"][rows], "lengths": lengths,
+                    "start": None if p.get("start") is None else p["start"][rows],
+                    "history": p["history"][rows, :lengths.max(initial=0)],
+                    "sides": None if p["sides"] is None else p["sides"][rows],
+                    "grants": [type(grant)(grant.epoch, grant.card, grant.seat[rows]) for grant in p["grants"]]}
+        return Forward(self.c, self.kind, self.seat[rows], past)
+
     def determinise(self, copies: int, seed=0) -> Determinisation:
         """`copies` deals per game consistent with what the acting player has seen."""
         past = self._source()

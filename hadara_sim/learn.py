@@ -8,7 +8,8 @@ model, as `search` does), each option's label being its mean margin (own total l
 features (one block per epoch and kind): the new weights are the features' coefficients over the
 value's, so that value + weights . features ranks options as the labels do. An iteration moves the
 weights `step` of the way from the current ones to the fitted ones (1: the fit itself; below 1 a damped
-step, as conservative policy iteration does, for when the fit overshoots). The new weights are kept
+step, as conservative policy iteration does, for when the fit overshoots; a weight the labels do not
+bear on keeps its value). The new weights are kept
 only if they beat the current ones head to head on fresh deals, seats rotated, at every player count
 trained together (the lower end of the pooled 95 % Wilson interval above one half); the iterations
 go on while they do. Training can go on from a weights file (`lineage` reads its iterations): the
@@ -17,6 +18,7 @@ file written then holds every iteration, each with the command that ran it.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 import tomllib
 import warnings
@@ -32,10 +34,11 @@ from .components import ComponentSet
 from .constants import EPOCHS
 from .deal import make_deals
 from .engine.game import play_batch
-from .forward import Forward
+from .forward import Forward, subset
 from .kernels import expert as kernel
 from .kernels.layout import KIND_CODE
 from .policies.expert import Expert, Weights
+from .policies.random import uniform
 from .policies.search import decision_keys, margins
 from .policies.value import VALUE_FILE, PositionValue, read_value
 from .policy import Kernel, Policy
@@ -97,7 +100,10 @@ class Iteration:
 
 class Teacher(Policy):
     """The expert on every seat, labelling a sample of its draws and picks by search (rollouts and
-    opponents: the expert itself) into `samples`; every other decision is the expert's, compiled."""
+    opponents: the expert itself) into `samples`; every other decision is the expert's, compiled.
+    Each game's decision is in the sample with probability `rate`, drawn from (seed, game, decision
+    number): the same in any batch, and spread over every epoch and kind (a draw per decision of the
+    whole batch, whose games reach their decisions together, could leave an epoch's picks out)."""
 
     name = "teacher"
 
@@ -106,7 +112,7 @@ class Teacher(Policy):
         super().__init__(seed)
         self.expert, self.copies, self.rate, self.samples = expert, copies, rate, samples
         self.depth, self.value = depth, value
-        self.asked = 0
+        self.sampling = int(np.random.SeedSequence([seed, 1]).generate_state(1)[0])  # apart from the copies' keys
 
     def kernel(self, components, players=None, advanced=True) -> Kernel:
         spec = self.expert.kernel(components, players, advanced)
@@ -114,9 +120,10 @@ class Teacher(Policy):
 
     def decide(self, d):
         choice = self.expert.decide(d)
-        self.asked += 1
-        if d.kind in kernel.KINDS and np.random.default_rng([self.seed, self.asked]).random() < self.rate:
-            self.label(d)
+        if d.kind in kernel.KINDS:
+            rows = np.flatnonzero(uniform(self.sampling, d.game_id, d.serial) < self.rate)
+            if len(rows):
+                self.label(dataclasses.replace(subset(d, rows), forward=d.forward.cut(rows)))
         return choice
 
     def label(self, d) -> None:
@@ -165,7 +172,8 @@ class LearnError(Exception):
 def fit(samples: Samples) -> tuple[np.ndarray, float]:
     """New weights (kernel order) and the labels' slope on foresight's value: an OLS fit (statsmodels)
     within decisions (labels, values and features less their decision's mean) of the labels on the
-    value and the features in their blocks."""
+    value and the features in their blocks. A weight no labelled decision bears on (its block not
+    labelled, or its feature alike across the options of every decision) is NaN: not learned."""
     if samples.decisions < 10:
         raise LearnError(f"only {samples.decisions} decisions labelled: give more games or a higher rate")
     decision = np.array(samples.decision)
@@ -177,12 +185,14 @@ def fit(samples: Samples) -> tuple[np.ndarray, float]:
     for b in range(kernel.BLOCKS):
         X[block == b, 1 + b * F:1 + (b + 1) * F] = phi[block == b]
     y = np.array(samples.label)
+    scale = np.maximum(1.0, np.abs(X).max(axis=0))
     X = _within(X, decision)
-    varies = np.flatnonzero(np.abs(X).max(axis=0) > 0)  # a feature never seen to differ gets no weight
+    # a feature never seen to differ within a decision is not learned (the group means leave ~1e-16)
+    varies = np.flatnonzero(np.abs(X).max(axis=0) > 1e-9 * scale)
     with warnings.catch_warnings():  # features tied within every decision: pinv's least-norm split is fine
         warnings.simplefilter("ignore", SingularMatrixWarning)
         result = OLS(_within(y, decision), X[:, varies]).fit()
-    coefficients = np.zeros(X.shape[1])
+    coefficients = np.full(X.shape[1], np.nan)
     coefficients[varies] = result.params
     slope = float(coefficients[0])
     if not slope > 0:
@@ -230,7 +240,7 @@ def train(components: ComponentSet, budget: Budget, start: Weights | None = None
         samples = label(components, Expert.with_weights(current), budget, number)
         fitted, slope = fit(samples)
         before = current.at(alone)
-        vector = before + budget.step * (fitted - before)
+        vector = np.where(np.isnan(fitted), before, before + budget.step * (fitted - before))
         say(f"iteration {number}: fitted on {samples.decisions} decisions ({len(samples)} options); slope on "
             f"foresight's value {slope:.3f}; step {budget.step:g}; new against current, {budget.duel_games} games "
             f"per player count")

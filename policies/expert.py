@@ -65,7 +65,10 @@ def read_weights(path: str | Path) -> Weights:
     where = f"expert weights {path}"
     data = read_learned(path, where, f"the training ({TRAIN})")
     features, kinds = data.get("features"), data.get("kinds")
-    if features != list(learned.FEATURES) or kinds != list(learned.KINDS):
+    # A file of an earlier layout (the features then, the first of today's) plays as it did: the features
+    # added since weigh nothing until a training from it (--start) learns them.
+    known = [list(learned.FEATURES[:n]) for n in (*learned.EARLIER_LAYOUTS, len(learned.FEATURES))]
+    if features not in known or kinds != list(learned.KINDS):
         raise ValueError(f"{where}: made for features {features} of kinds {kinds}, but this expert reads features "
                          f"{list(learned.FEATURES)} of kinds {list(learned.KINDS)}: learn them again with `{TRAIN}`")
     if not isinstance(data.get("components"), str):
@@ -80,30 +83,33 @@ def read_weights(path: str | Path) -> Weights:
         if not 2 <= players <= 5 or not isinstance(own, dict):
             raise ValueError(f"{where}: weights.{key} is neither a kind ({', '.join(learned.KINDS)}) nor a player "
                              f"count's own table (weights.p2 .. weights.p5)")
-        by_players[players] = _vector(own, f"{where}: weights.{key}")
-    return Weights(str(path), data["components"], _vector(table, f"{where}: weights"), by_players)
+        by_players[players] = _vector(own, len(features), f"{where}: weights.{key}")
+    return Weights(str(path), data["components"], _vector(table, len(features), f"{where}: weights"), by_players)
 
 
-def _vector(table: dict, where: str) -> np.ndarray:
-    """One table's weights (a row per epoch for each kind) in the kernel's order, checked."""
-    blocks = []
+def _vector(table: dict, features: int, where: str) -> np.ndarray:
+    """One table's weights (a row per epoch for each kind, of the file's first `features`) in the
+    kernel's order, checked; a feature the file has not, weighing nothing."""
+    blocks = np.zeros((3 * len(learned.KINDS), len(learned.FEATURES)))
     for epoch in range(3):
-        for kind in learned.KINDS:
+        for k, kind in enumerate(learned.KINDS):
             rows = table.get(kind)
             row = rows[epoch] if isinstance(rows, list) and len(rows) == 3 else None
-            shape = f"{where}.{kind} must be 3 rows (epochs I-III) of {len(learned.FEATURES)} numbers, one per feature"
-            blocks.append(learned_row(row, len(learned.FEATURES), shape, f"{where}.{kind} epoch {epoch + 1}", "weight"))
-    return np.array(blocks, np.float64).reshape(-1)
+            shape = f"{where}.{kind} must be 3 rows (epochs I-III) of {features} numbers, one per feature"
+            blocks[epoch * len(learned.KINDS) + k, :features] = learned_row(row, features, shape,
+                                                                             f"{where}.{kind} epoch {epoch + 1}", "weight")
+    return blocks.reshape(-1)
 
 
 class Expert(Foresight):
     name = "expert"
     description = ("foresight, its draws and picks valued with a learned correction: a linear evaluation of "
                    "each option's facts (the card's points, track steps, price, set, effect, feeding, the "
-                   "next requirement) per epoch, learned by expert iteration (scripts/train_expert.py: search "
-                   "with the expert as rollout and opponent model labels better options, a fit learns them, "
-                   "new weights replace the old only when they win head to head). Compiled, no search at "
-                   "play time; its weights hold for the component set they were learned on and its overrides.")
+                   "next requirement, what a rival would gain from a pick's card and the one it uncovers) "
+                   "per epoch, learned by expert iteration (scripts/train_expert.py: search with the expert "
+                   "as rollout and opponent model labels better options, a fit learns them, new weights "
+                   "replace the old only when they win head to head). Compiled, no search at play time; its "
+                   "weights hold for the component set they were learned on and its overrides.")
     params = {**Foresight.params, "weights": ""}
     declared = {**Foresight.declared,
                 "weights": Param(help="the weights file written by scripts/train_expert.py (\"\": the built-in "

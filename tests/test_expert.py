@@ -3,12 +3,14 @@ hadara_sim/kernels/expert.py), its weights file, and the expert iteration that l
 (hadara_sim/learn.py, scripts/train_expert.py)."""
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
 
 from hadara_sim import load_components, make_deals
 from hadara_sim.engine.game import play_batch
+from hadara_sim.constants import MILITARY, RED, YELLOW
 from hadara_sim.forward import Forward
 from hadara_sim.kernels import expert as kernel
 from hadara_sim import learn
@@ -195,9 +197,12 @@ def test_the_shipped_weights_play_what_if_changes_of_the_shipped_set(components)
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda t: t.replace('"prize"]', '"prize", "colony"]'), "made for features .* but this expert reads features"),
+    (lambda t: t.replace('"uncover"]', '"uncover", "colony"]'), "made for features .* but this expert reads features"),
+    (lambda t: t.replace('"buy", "coins"', '"coins", "buy"'), "made for features .* but this expert reads features"),
+    (lambda t: t.replace('features = [', 'features = "buy" #'), "made for features .* but this expert reads features"),
+    (lambda t: t.replace(', "uncover"]', ']'), "made for features .* but this expert reads features"),  # never shipped
     (lambda t: t.replace('kinds = ["draw", "pick"]', 'kinds = ["draw"]'), "of kinds"),
-    (lambda t: t.replace("draw = [\n    [", "draw = [\n    [1e9, "), "must be 3 rows .* of 11 numbers"),
+    (lambda t: t.replace("draw = [\n    [", "draw = [\n    [1e9, "), "must be 3 rows .* of 13 numbers"),
     (lambda t: t.replace("draw = [\n    [0,", "draw = [\n    [1e9,"), "within"),
     (lambda t: t.replace("draw = [\n    [0,", "draw = [\n    [nan,"), "finite"),
     (lambda t: t.replace('components = "', 'componentz = "'), "components .* is missing"),
@@ -222,6 +227,55 @@ def test_a_missing_weights_file_is_named():
 def _zero_file() -> str:
     c = load_components()
     return weights_toml(Weights("", c.digest, np.zeros(kernel.WEIGHTS)), [], "test")
+
+
+def test_a_weights_file_of_the_earlier_layout_plays_as_it_did(tmp_path, components):
+    """A file of the 11 features before `rival` and `uncover` (a user's training of then) reads with
+    those two weighing nothing: the expert plays it exactly as the expert of then played it."""
+    vector = np.linspace(-1, 1, kernel.WEIGHTS).reshape(kernel.BLOCKS, F)
+    text = weights_toml(Weights("", components.digest, vector.reshape(-1)), [], "test")
+    earlier = re.sub(r", (-?[0-9.e-]+), (-?[0-9.e-]+)\]", "]", text).replace(', "rival", "uncover"', "")
+    path = tmp_path / "earlier.toml"
+    path.write_text(earlier)
+    read = read_weights(path).vector.reshape(kernel.BLOCKS, F)
+    assert np.allclose(read[:, :-2], vector[:, :-2], atol=1e-5) and not read[:, -2:].any()
+
+
+def test_the_rival_features_of_a_pick_are_what_the_rival_would_gain(components):
+    """At a pick, `rival` is what the strongest rival would gain from the pile's top card and
+    `uncover` from the card beneath, the same whether the option buys or sells it: a rival whose
+    military one red step short of the first colony values the red card more (`rival` rises), the
+    picker's own features stay; a pile of one card uncovers nothing."""
+    piles = np.full((1, 5, 2), -1)
+    piles[0, RED, :] = [12, RED_2]  # I-R-07 on top of a one-point red card
+    piles[0, YELLOW, 0] = 0
+    sizes = np.zeros((1, 5))
+    sizes[0, RED], sizes[0, YELLOW] = 2, 1
+    legal = np.zeros(10, bool)
+    legal[[2 * RED, 2 * RED + 1, 2 * YELLOW, 2 * YELLOW + 1]] = True
+
+    def features(rival_military, piles=piles, sizes=sizes):
+        tracks = np.zeros((1, 2, 4))
+        tracks[0, :, 3] = 5
+        tracks[0, 1, MILITARY] = rival_military
+        d = decision(components, "pick", legal, phase=1, tracks=tracks, piles=piles, pile_size=sizes,
+                     coins=np.full((1, 2), 5))
+        return kernel.learned_options(with_weights(components).kernel(components, 2), d)[1][0]
+
+    far, near = features(0), features(2)
+    rival, uncover = kernel.FEATURES.index("rival"), kernel.FEATURES.index("uncover")
+    for phi in (far, near):
+        assert phi[2 * RED, rival] == phi[2 * RED + 1, rival] and phi[2 * RED, uncover] == phi[2 * RED + 1, uncover]
+        assert phi[2 * YELLOW, uncover] == 0 and (phi[legal] >= 0)[:, rival:].all()
+    assert near[2 * RED, rival] > far[2 * RED, rival] > 0
+    assert np.array_equal(near[2 * RED, :rival], far[2 * RED, :rival])
+    below = piles.copy()  # the card beneath alone on the pile: what it would give the rival on top
+    below[0, RED, :] = [12, -1]
+    alone = sizes.copy()
+    alone[0, RED] = 1
+    beneath = features(2, below, alone)
+    assert near[2 * RED, uncover] == beneath[2 * RED, rival] > 0 and beneath[2 * RED, uncover] == 0
+    assert near[2 * RED, uncover] != near[2 * RED, rival]
 
 
 def test_a_written_weights_file_reads_back(tmp_path, components):
@@ -258,7 +312,9 @@ def test_labels_of_shorter_copies_are_the_value_margins_at_the_epoch_end(compone
 
 
 def test_fit_recovers_a_correction_from_labels_that_follow_it(components):
-    """Labels made as 2 x (value + w . features) + noise give back w (the slope 2 divided out)."""
+    """Labels made as 2 x (value + w . features) + noise give back the slope 2 and a correction that
+    values every labelled option as w does, within its decision (where a tiny sample ties features,
+    as a sale's coins and buy, the weights split between them but the values stay)."""
     samples = label(components, with_weights(components), TINY, 1)
     rng = np.random.default_rng(0)
     w = np.zeros((kernel.BLOCKS, F))
@@ -269,10 +325,12 @@ def test_fit_recovers_a_correction_from_labels_that_follow_it(components):
     samples.label = list(2 * (np.array(samples.value) + correction) + rng.normal(0, 1e-6, len(samples)))
     vector, slope = fit(samples)
     assert slope == pytest.approx(2, rel=1e-4)
-    fitted = vector.reshape(kernel.BLOCKS, F)
-    seen = np.unique(block)
-    assert np.allclose(fitted[seen, kernel.FEATURES.index("coins")], 0.7, atol=1e-3)
-    assert np.allclose(fitted[seen, kernel.FEATURES.index("points")], -0.4, atol=1e-3)
+    fitted = np.nan_to_num(vector.reshape(kernel.BLOCKS, F))
+    decision = np.array(samples.decision)
+    within = learn._within
+    assert np.allclose(within(np.einsum("ij,ij->i", phi, fitted[block]), decision), within(correction, decision),
+                       atol=1e-3)
+    assert np.isnan(vector.reshape(kernel.BLOCKS, F)[0, kernel.FEATURES.index("uncover")])  # never varies in a draw
 
 
 def test_training_on_a_tiny_budget_runs_end_to_end_and_is_deterministic(components, tmp_path):
@@ -321,6 +379,53 @@ def test_a_damped_step_keeps_the_weights_between_the_current_and_the_fitted(comp
     once = 1 + 0.25 * (fitted - 1)
     assert np.allclose(tried[0][1], once) and np.allclose(tried[1][2], once)
     assert np.allclose(weights.vector, once + 0.25 * (fitted - once))
+
+
+def test_a_weight_the_labels_do_not_bear_on_keeps_its_value(components, monkeypatch):
+    """The fit leaves a weight unlearned (NaN) where no labelled decision tells: its block (epoch and
+    kind) not labelled, or its feature alike across each decision's options. A step moves the
+    learned weights and keeps the rest: an unlabelled block was pulled to zero before."""
+    samples = label(components, with_weights(components), dataclasses.replace(TINY, games=4, rate=1.0, copies=1), 1)
+    keep = np.isin(np.array(samples.block), [0])  # epoch I draws only
+    for name in ("decision", "label", "value", "block", "features"):
+        setattr(samples, name, [x for x, k in zip(getattr(samples, name), keep) if k])
+    samples.decision = list(np.unique(samples.decision, return_inverse=True)[1])
+    points = kernel.FEATURES.index("points")
+    for row, number in zip(samples.features, samples.decision):
+        row[points] = 0.1 + 0.7 * number  # alike within each decision, though no whole number
+    fitted, _ = fit(samples)
+    blocks = fitted.reshape(kernel.BLOCKS, F)
+    assert np.isnan(blocks[1:]).all() and np.isfinite(blocks[0, kernel.FEATURES.index("coins")])
+    assert np.isnan(blocks[0, kernel.FEATURES.index("uncover")])  # a draw uncovers nothing
+    assert np.isnan(blocks[0, points])  # the group means' rounding is not a difference
+
+    fitted, tried = _planted_training(monkeypatch, lambda new, old, budget, number: new.weights.vector.copy())
+    fitted[::2] = np.nan
+    start = Weights("start", components.digest, np.ones(kernel.WEIGHTS))
+    weights, _ = train(components, dataclasses.replace(TINY, iterations=1, step=0.5), start, say=lambda _: None)
+    assert np.array_equal(weights.vector[::2], np.ones(kernel.WEIGHTS)[::2])
+    assert np.allclose(weights.vector[1::2], 1 + 0.5 * (fitted[1::2] - 1))
+
+
+def test_the_labelled_sample_is_drawn_per_game_and_decision_the_same_in_any_batch(components):
+    """A game's decisions are labelled alike whether it plays beside others or alone (each drawn at
+    `rate` from its seed, game and decision number, and its copies keyed the same), and a few games
+    label every epoch's draws and picks (a draw per decision of the whole batch could leave an
+    epoch's picks out, and their weights unlearned)."""
+    expert = with_weights(components)
+    deals = make_deals(components, 2, 3, seed=11, advanced=True)
+
+    def rows(batches):
+        samples = learn.Samples()
+        teacher = learn.Teacher(expert, copies=2, rate=0.3, seed=4, samples=samples)
+        for batch in batches:
+            play_batch(batch, components, [teacher], np.zeros((len(batch), 2), np.int64), forward=Forward)
+        return sorted(zip(samples.label, samples.value, samples.block, map(tuple, samples.features))), samples
+
+    together, samples = rows([deals])
+    alone, _ = rows([deals[0], deals[1:]])
+    assert together == alone and len(together) > 20
+    assert set(samples.block) == set(range(kernel.BLOCKS))
 
 
 def test_training_alone_learns_a_player_counts_own_weights_and_leaves_the_shared_ones(components, monkeypatch,

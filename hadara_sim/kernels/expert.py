@@ -17,15 +17,19 @@ from hadara_sim.rules import card_price, complete_sets, sale_price
 
 from .basics import _better, _card_count, helper, inner, inner_only, _step, _top
 from .layout import DRAW, gather, KIND_CODE, PICK, PLANNER_PARAMS, SCRATCH
-from .lookahead import _pick_line, _pick_worths
+from .lookahead import _pick_line, _pick_worths, _rival_worth
 from .planner import _draw_values
 from .valuation import _context
 
 # One option's facts, as `_features` returns them: whether it buys a card, the coins it moves (minus
 # the price, or the sale), the card's points and track steps, whether its colour is one the player
 # has fewest of (a set), whether it carries a purple effect, whether it overfills the food track, and
-# whether it lifts military or culture to the next colony or statue requirement.
-FEATURES = ("buy", "coins", "points", "income", "military", "culture", "food", "set", "effect", "short", "prize")
+# whether it lifts military or culture to the next colony or statue requirement; at a pick, the most
+# a rival would gain from the card taken (bought or sold, it leaves the pile: `rival`) and from
+# the card it uncovers beneath (`uncover`).
+FEATURES = ("buy", "coins", "points", "income", "military", "culture", "food", "set", "effect", "short", "prize",
+            "rival", "uncover")
+EARLIER_LAYOUTS = (11,)  # feature counts of the layouts shipped before (the first of FEATURES), still read
 KINDS = ("draw", "pick")                       # the decisions the learned evaluation corrects
 BLOCKS = 3 * len(KINDS)                        # one block of weights per epoch and kind (`block`)
 WEIGHTS = BLOCKS * len(FEATURES)
@@ -60,7 +64,7 @@ def _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct,
         top, choice = -np.inf, 0
         for option in range(options):
             if legal[i, option]:
-                phi = _features(kind, v, gi, me, i, option, epoch, hand, ct, at)
+                phi = _features(kind, v, gi, me, i, option, epoch, hand, ct, at, table)
                 learned = 0.0
                 for k in range(len(FEATURES)):
                     learned += params[at_weights + k] * phi[k]
@@ -80,7 +84,7 @@ def option_table(kind, v, rows, g, seat, epoch, phase, legal, hand, ct, params, 
         draws = _row_start(kind, v, gi, me, i, epoch, phase, hand, ct, params, table, at)
         for option in range(options):
             if legal[i, option]:
-                phi = _features(kind, v, gi, me, i, option, epoch, hand, ct, at)
+                phi = _features(kind, v, gi, me, i, option, epoch, hand, ct, at, table)
                 for k in range(len(FEATURES)):
                     features[i, option, k] = phi[k]
                 values[i, option] = _option_value(kind, v, gi, me, option, ct, params, table, draws)
@@ -104,11 +108,19 @@ def _option_value(kind, v, gi, me, option, ct, params, table, draws):
 
 
 @helper
-def _features(kind, v, gi, me, i, option, epoch, hand, ct, at):
+def _features(kind, v, gi, me, i, option, epoch, hand, ct, at, table):
     """The option's `FEATURES`: a sale moves only coins; a buy takes the card kept (draw) or the
-    pile's top card (pick) at its price."""
+    pile's top card (pick) at its price; a pick, bought or sold, takes its card from the rivals and
+    uncovers the next (the rivals' gains from `_pick_worths`' table)."""
+    rival, uncover = 0.0, 0.0
+    if kind == PICK:
+        colour = option // 2
+        size = v.pile_size[gi, colour]
+        rival = _rival_worth(v, gi, me, v.piles[gi, colour, size - 1], ct, table)
+        uncover = _rival_worth(v, gi, me, v.piles[gi, colour, size - 2], ct, table) if size >= 2 else 0.0
     if option % 2 == A.SELL:
-        return 0.0, float(sale_price(v, ct, gi, me, epoch)), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0
+        return (0.0, float(sale_price(v, ct, gi, me, epoch)), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, rival,
+                uncover)
     card = hand[i, 1 - option // 2] if kind == DRAW else _top(v, gi, option // 2)
     colour = ct.card_colour[card]
     steps = (_step(v, gi, me, ct, card, colour, 0), _step(v, gi, me, ct, card, colour, 1),
@@ -119,7 +131,7 @@ def _features(kind, v, gi, me, i, option, epoch, hand, ct, at):
     military_need, culture_need = at.req[0] - at.tracks[MILITARY], at.req[1] - at.tracks[CULTURE]
     prize = 1.0 if (0 < military_need <= steps[MILITARY]) or (0 < culture_need <= steps[CULTURE]) else 0.0
     return (1.0, -float(card_price(v, ct, gi, me, card)), float(ct.card_points[card]), steps[0], steps[1], steps[2],
-            steps[3], fewest, effect, short, prize)
+            steps[3], fewest, effect, short, prize, rival, uncover)
 
 
 def learned_options(kernel, d):

@@ -8,7 +8,7 @@ import numpy as np
 
 from hadara_sim import actions as A
 from hadara_sim.constants import FOOD
-from hadara_sim.rules import price_for, sale_price
+from hadara_sim.rules import card_price, price_for, sale_price
 
 from .basics import _better, _card_count, helper, _step
 from .layout import CARDS, COIN_AT, COUNTS, FOOD_AT, MONEY, PICK_ROUNDS, RIVAL_WEIGHT, SALE, SIZES
@@ -112,6 +112,17 @@ def _buy_now(v, gi, s, card, ct, params, table):
     slack = state[FOOD_AT + s] - state[CARDS + s] - 1 + _step(v, gi, s, ct, card, colour, FOOD)
     coin = state[COIN_AT + s]
     return table[s // 2, s % 2, card] - coin * price - _feed_risk(v, gi, s, slack, 1, params, coin)
+
+
+@helper
+def _rival_worth(v, gi, me, card, ct, table):
+    """The most a rival of seat me would gain by buying `card` now, its worth less its price (0 if
+    none would), as `_pick_worths` filled `table`."""
+    best = 0.0
+    for s in range(v.tracks.shape[1]):
+        if s != me:
+            best = max(best, table[s // 2, s % 2, card] - table[2, 1][COIN_AT + s] * card_price(v, ct, gi, s, card))
+    return best
 
 
 @helper
