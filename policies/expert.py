@@ -65,6 +65,8 @@ def read_weights(path: str | Path) -> Weights:
     where = f"expert weights {path}"
     data = read_learned(path, where, f"the training ({TRAIN})")
     features, kinds = data.get("features"), data.get("kinds")
+    if features is None and kinds is None:
+        raise ValueError(f"{where}: no `features` or `kinds` in it: not a weights file; give one {TRAIN} wrote")
     # A file of an earlier layout (the features then, the first of today's) plays as it did: the features
     # added since weigh nothing until a training from it (--start) learns them.
     known = [list(learned.FEATURES[:n]) for n in (*learned.EARLIER_LAYOUTS, len(learned.FEATURES))]

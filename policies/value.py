@@ -71,6 +71,8 @@ def read_value(path: str | Path) -> PositionValue:
     its order, finite coefficients in range, under `[pN]` tables with one row per stop epoch."""
     where = f"position value {path}"
     data = read_learned(path, where, FIT)
+    if "features" not in data:
+        raise ValueError(f"{where}: no `features` in it: not a position value file; give one `{FIT}` wrote")
     if data.get("features") != list(FEATURES):
         raise ValueError(f"{where}: made for features {data.get('features')}, but search reads {list(FEATURES)}: "
                          f"fit it again with `{FIT}`")

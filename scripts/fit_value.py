@@ -20,6 +20,7 @@ from pathlib import Path
 import typer
 
 from hadara_sim import load_components
+from hadara_sim.cli.common import writable_file
 from hadara_sim.components import ComponentError
 from hadara_sim.params import parse_value
 from hadara_sim.registry import PolicyNotFound, make_policy
@@ -38,6 +39,7 @@ def main(out: Path = typer.Option(..., "--out", help="The value file to write.")
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
     if min(players) < 2 or max(players) > 5 or games < 20 or holdout < 20:
         raise typer.BadParameter("players 2-5, games and holdout at least 20")
+    writable_file(out)  # before the fit, not after it
     try:
         c = load_components(components) if components else load_components()
         policy = make_policy(field, seed=seed, **{k: parse_value(v) for k, _, v in (x.partition("=") for x in set_)})
@@ -50,6 +52,7 @@ def main(out: Path = typer.Option(..., "--out", help="The value file to write.")
         print(f"error: {err}", file=sys.stderr)
         raise typer.Exit(2) from None
     command = "python " + shlex.join(["scripts/fit_value.py", *sys.argv[1:]])
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(value_toml(value, quality, command), encoding="utf-8")
     if not quiet:
         print(f"wrote {out}", file=sys.stderr)

@@ -25,6 +25,7 @@ from pathlib import Path
 import typer
 
 from hadara_sim import load_components
+from hadara_sim.cli.common import writable_file
 from hadara_sim.components import ComponentError
 from hadara_sim.learn import Budget, LearnError, lineage, train, weights_toml
 from hadara_sim.policies.expert import read_weights
@@ -54,6 +55,7 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
             or not 0 < rate <= 1 or not 0 < step <= 1 or (alone and len(set(players)) != 1) or not 1 <= depth <= 3:
         raise typer.BadParameter("players 2-5 (one count with --alone), iterations, games and copies at least 1, "
                                  "duel games at least 2, rate and step in (0, 1], depth 1-3")
+    writable_file(out)  # before the training, not after it
     try:
         c = load_components(components) if components else load_components()
         begin = read_weights(start) if start else None
@@ -69,6 +71,7 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
         print(f"error: {err}", file=sys.stderr)
         raise typer.Exit(2) from None
     command = "python " + shlex.join(["scripts/train_expert.py", *sys.argv[1:]])
+    out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(weights_toml(weights, earlier + history, command), encoding="utf-8")
     if not quiet:
         print(f"wrote {out}", file=sys.stderr)

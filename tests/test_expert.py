@@ -207,6 +207,7 @@ def test_the_shipped_weights_play_what_if_changes_of_the_shipped_set(components)
     (lambda t: t.replace("draw = [\n    [0,", "draw = [\n    [nan,"), "finite"),
     (lambda t: t.replace('components = "', 'componentz = "'), "components .* is missing"),
     (lambda t: t + "[[[", "not a TOML file"),
+    (lambda t: "x = 1\n", "no `features` or `kinds` in it: not a weights file"),
     (lambda t: t + "\n[weights.p9]\n", r"weights.p9 is neither a kind \(draw, pick\) nor a player count's own"),
     (lambda t: t + "\n[weights.p2]\ndraw = [[1.0]]\n", r"weights.p2.draw must be 3 rows"),
 ])

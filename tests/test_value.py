@@ -79,6 +79,7 @@ def test_margins_are_own_total_less_the_best_other():
     (lambda t: t.replace("p2 = [", "p2 = [[1.0],", 1), "p2 must be 2 rows"),
     (lambda t: t.replace("    [", "    [1e9, ", 1), "p2 epoch 1 must be 19 numbers"),
     (lambda t: "features = [", "not a TOML file"),
+    (lambda t: "x = 1\n", "no `features` in it: not a position value file"),
 ])
 def test_a_value_file_that_does_not_fit_stops_with_a_clear_message(fitted, tmp_path, edit, message):
     value, quality = fitted
@@ -125,3 +126,24 @@ def test_the_fit_script_writes_a_file_search_reads_and_names_bad_input(tmp_path)
     bad = subprocess.run([sys.executable, str(script), "--out", str(out), "--set", "nosuch=1", "--field", "balanced"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "policy 'balanced' has no parameter nosuch" in bad.stderr
+    deep = tmp_path / "new" / "folder" / "v.toml"  # made at the end
+    run = subprocess.run([sys.executable, str(script), "--out", str(deep), "-p", "2", "--games", "20", "--holdout", "20",
+                          "--field", "balanced", "-q"], capture_output=True, text=True)
+    assert run.returncode == 0 and deep.exists(), run.stderr
+
+
+@pytest.mark.parametrize("script", ["fit_value.py", "train_expert.py"])
+def test_a_training_script_refuses_an_out_it_cannot_write_before_any_work(tmp_path, script):
+    """A folder, or a path under a file, stops at once with a line naming --out (the weights of a long
+    run were lost to a traceback at its end before)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "scripts" / script
+    (tmp_path / "file").write_text("x")
+    for out, says in ((tmp_path, "is a folder, not a file"), (tmp_path / "file" / "w.toml", "is a file, not a folder")):
+        run = subprocess.run([sys.executable, str(path), "--out", str(out), "-p", "2", "-q"], capture_output=True,
+                             text=True, timeout=120)
+        assert run.returncode == 2 and "--out" in run.stderr and says in run.stderr, run.stderr
+        assert "Traceback" not in run.stderr
