@@ -11,6 +11,7 @@ import numpy as np
 import polars as pl
 
 from ..constants import EPOCHS
+from ..problems import is_whole
 from ..results import EXTRA_POINTS, SHEET_COLUMNS
 from .dataset import ReportError, group_columns
 from .estimates import mean_ci
@@ -82,7 +83,7 @@ def leader_wins(df: pl.DataFrame, epochs: Sequence[int] = (1, 2), by: Sequence[s
     given = epochs
     epochs = [epochs] if isinstance(epochs, numbers.Integral) else list(epochs) \
         if isinstance(epochs, (list, tuple, range, np.ndarray)) else []
-    if not epochs or any(isinstance(e, bool) or not isinstance(e, numbers.Integral) or e not in EPOCHS for e in epochs):
+    if not epochs or any(not is_whole(e) or e not in EPOCHS for e in epochs):
         raise ReportError(f"epochs are the epochs after which the leader is taken, some of 1, 2 and 3, not {given!r:.40}")
     epochs = [int(e) for e in epochs]
     seats = df.group_by(["combo", "game"]).agg(pl.len().alias("seats"), pl.col("players").first())
