@@ -131,6 +131,33 @@ def startup_seconds(runs: int, games: int = STARTUP_GAMES, env: dict | None = No
     return Startup(list(walls), list(cpus))
 
 
+# The least a program on this stack can start in: numpy and numba imported, one function loaded from
+# numba's cache and called, the interpreter's exit. The start-up target cannot be met below it.
+FLOOR_PROGRAM = """
+import numba, numpy
+@numba.njit(cache=True)
+def total(values):
+    s = 0
+    for v in values:
+        s += v
+    return s
+total(numpy.arange(10))
+"""
+
+
+def floor_seconds(runs: int, env: dict | None = None) -> Startup:
+    """The whole-process time of `runs` fresh runs of FLOOR_PROGRAM (after one uncounted run, which
+    compiles its function into a cache of its own)."""
+    with tempfile.TemporaryDirectory() as folder:
+        program = Path(folder) / "floor.py"
+        program.write_text(FLOOR_PROGRAM)
+        env = {**(os.environ if env is None else env), "NUMBA_CACHE_DIR": str(Path(folder) / "cache")}
+        command = [sys.executable, str(program)]
+        timed_process(command, env)
+        walls, cpus, _ = zip(*(timed_process(command, env) for _ in range(runs)))
+    return Startup(list(walls), list(cpus))
+
+
 def bytecode_words(env: dict | None = None) -> str:
     """Whether Python writes bytecode caches in `env` (the timings differ when it may not)."""
     off = (os.environ if env is None else env).get("PYTHONDONTWRITEBYTECODE")

@@ -8,7 +8,9 @@ temporary folder, and the same without -q (as a user types it: the closing win-r
 too), each after one run that is not counted (it compiles the engine when numba's cache is cold).
 Printed, for each command and bytecode setting: the median and the spread of the wall time and of
 the CPU time (user + system, the process's own accounting: fairer on a shared machine, where the
-wall time grows with the load), and the load average at the start. (`hadara-sim bench --startup 5`
+wall time grows with the load), and the load average at the start; then the floor: the same figures
+for a one-function numba program (numpy and numba imported, one function loaded from numba's cache and
+called), the least any run on this stack starts in on the machine. (`hadara-sim bench --startup 5`
 prints the same figures for the environment it runs in.)
 
 `--phases`: where a run's CPU time goes instead, phase by phase (medians over --runs fresh
@@ -42,7 +44,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from hadara_sim.bench import STARTUP_TARGET_SECONDS as TARGET_SECONDS, Startup, simulate_command, timed_process
+from hadara_sim.bench import (STARTUP_TARGET_SECONDS as TARGET_SECONDS, Startup, floor_seconds, simulate_command,
+                              timed_process)
 
 HEAVY = ("pydantic", "scipy", "scipy.linalg", "polars", "pandas", "statsmodels", "joblib", "matplotlib")
 
@@ -177,6 +180,7 @@ def main():
                 timed_process(command, env)
                 walls, cpus, _ = zip(*(timed_process(command, env) for _ in range(args.runs)))
                 print(f"{'with the table' if table else '-q':>14}, {label:>25}: {Startup(list(walls), list(cpus)).text()}")
+        print(f"{'the floor':>14}, {'a one-function numba program':>25}: {floor_seconds(args.runs).text()}")
 
 if __name__ == "__main__":
     main()

@@ -50,6 +50,8 @@ def test_bench_startup_times_fresh_simulate_processes_to_their_exit():
         assert line.endswith("target 1.0 s") and "(median [min, max] of 1)" in line
         wall, cpu = (float(line.split(word)[1].split()[0]) for word in ("wall ", "CPU "))
         assert wall > 0 and cpu > 0
+    floor = [line for line in result.output.splitlines() if line.startswith("start-up floor")]
+    assert len(floor) == 1 and "one cached function called" in floor[0] and "(median [min, max] of 1)" in floor[0]
 
 
 def test_a_timed_process_that_fails_says_why(tmp_path):

@@ -41,7 +41,8 @@ def bench(
     startup: int = typer.Option(0, "--startup", min=0, max=100, metavar="RUNS",
                                 help="Also time the fixed cost of a small run: RUNS fresh processes of a 100-game "
                                      "`simulate -q` of scenarios/default.toml and RUNS of the same with its "
-                                     "closing table (no -q), each to its exit (target 1.0 s; e.g. --startup 5)."),
+                                     "closing table (no -q), each to its exit (target 1.0 s; e.g. --startup 5), "
+                                     "and RUNS of a one-function numba program: the floor of this machine."),
     fmt: str = FORMAT_OPTION,
 ):
     """Measure the speed and memory of the batch engine against the reference engine.
@@ -51,7 +52,7 @@ def bench(
     games per second on the same deals with the ratio between the two. Quick by default (seconds);
     `--full` runs the whole grid (minutes). Progress goes to stderr, the table to stdout. With
     `--startup`, first the fixed cost of a small run, timed in fresh processes (wall and CPU), quiet
-    and with its closing table.
+    and with its closing table, and the least any numba program starts in on this machine.
     """
     from ..bench import bench_one, first_call_seconds, reference_speed  # loads the engine: not at start-up
 
@@ -103,7 +104,7 @@ def bench(
 def startup_lines(runs: int, quiet: bool) -> list[str]:
     """The whole-process time of `runs` 100-game `simulate -q` processes, then of `runs` with the
     closing win-rate table (what a user who types no -q waits for), against the target."""
-    from ..bench import (STARTUP_GAMES, STARTUP_SCENARIO, STARTUP_TARGET_SECONDS, bytecode_words,
+    from ..bench import (STARTUP_GAMES, STARTUP_SCENARIO, STARTUP_TARGET_SECONDS, bytecode_words, floor_seconds,
                          startup_seconds)
 
     if not STARTUP_SCENARIO.exists():
@@ -117,4 +118,8 @@ def startup_lines(runs: int, quiet: bool) -> list[str]:
                 fail(str(err), code=1)
         lines.append(f"start-up: a {STARTUP_GAMES}-game simulate {'with its closing table' if table else '-q'}, "
                      f"whole process ({bytecode_words()}): {found.text()}; target {STARTUP_TARGET_SECONDS:.1f} s")
+    with nullcontext() if quiet else err_console.status(f"timing {runs + 1} fresh one-function numba programs"):
+        floor = floor_seconds(runs)
+    lines.append(f"start-up floor of this machine: numpy and numba imported, one cached function called, whole "
+                 f"process: {floor.text()}")
     return lines
