@@ -60,3 +60,16 @@ def test_a_timed_process_that_fails_says_why(tmp_path):
     command = simulate_command(tmp_path / "run")
     with pytest.raises(RuntimeError, match="missing.toml"):
         timed_process([*command[:command.index("simulate")], "simulate", str(tmp_path / "missing.toml")])
+
+
+def test_a_floor_run_that_fails_says_why(monkeypatch):
+    import hadara_sim.bench
+
+    monkeypatch.setattr(hadara_sim.bench, "startup_seconds", lambda *a, **k: hadara_sim.bench.Startup([1.0], [1.0]))
+
+    def broken(runs, env=None):
+        raise RuntimeError("floor.py failed (1): no numba here")
+
+    monkeypatch.setattr(hadara_sim.bench, "floor_seconds", broken)
+    result = runner.invoke(app, ["bench", "--startup", "1", "-q"])
+    assert result.exit_code == 1 and "no numba here" in result.output and "Traceback" not in result.output

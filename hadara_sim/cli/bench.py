@@ -103,7 +103,8 @@ def bench(
 
 def startup_lines(runs: int, quiet: bool) -> list[str]:
     """The whole-process time of `runs` 100-game `simulate -q` processes, then of `runs` with the
-    closing win-rate table (what a user who types no -q waits for), against the target."""
+    closing win-rate table (what a user who types no -q waits for), against the target, and of `runs`
+    one-function numba programs: the least any run starts in on this machine."""
     from ..bench import (STARTUP_GAMES, STARTUP_SCENARIO, STARTUP_TARGET_SECONDS, bytecode_words, floor_seconds,
                          startup_seconds)
 
@@ -119,7 +120,10 @@ def startup_lines(runs: int, quiet: bool) -> list[str]:
         lines.append(f"start-up: a {STARTUP_GAMES}-game simulate {'with its closing table' if table else '-q'}, "
                      f"whole process ({bytecode_words()}): {found.text()}; target {STARTUP_TARGET_SECONDS:.1f} s")
     with nullcontext() if quiet else err_console.status(f"timing {runs + 1} fresh one-function numba programs"):
-        floor = floor_seconds(runs)
+        try:
+            floor = floor_seconds(runs)
+        except RuntimeError as err:
+            fail(str(err), code=1)
     lines.append(f"start-up floor of this machine: numpy and numba imported, one cached function called, whole "
                  f"process: {floor.text()}")
     return lines
