@@ -1398,3 +1398,21 @@ def test_a_failure_that_follows_a_swallowed_ctrl_c_is_the_interrupt(monkeypatch)
     with pytest.raises(ValueError, match="a failure of its own"):
         with signals.remembering_ctrl_c():
             raise ValueError("a failure of its own")
+
+
+def test_a_policy_that_fails_in_bench_verify_or_ladder_is_named_not_reported_as_ours(tmp_path):
+    """Every command that plays a user's policy says which policy failed at which decision, exit 1,
+    not "unexpected ... please report it" (bench, verify and policies ladder said so)."""
+    (tmp_path / "bad.py").write_text("from hadara_sim.policy import Policy\n"
+                                     "class DecideRaise(Policy):\n"
+                                     "    name = 'decideraise'\n"
+                                     "    def draw(self, d):\n"
+                                     "        raise ZeroDivisionError('decide boom')\n")
+    for command in (["bench", "-q", "-b", "8", "-p", "2", "--reference-games", "1", "--policy", "bad.py:DecideRaise"],
+                    ["verify", "--games", "2", "--policy", "bad.py:DecideRaise"],
+                    ["policies", "ladder", "-n", "10", "-p", "2", "-q", "--policy", "greedy", "--policy",
+                     "bad.py:DecideRaise"]):
+        done = subprocess.run([*CLI, *command], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+        assert done.returncode == 1, (command, done.stderr)
+        assert "policy 'decideraise' raised ZeroDivisionError: decide boom at decision 'draw'" in done.stderr
+        assert "unexpected" not in done.stderr and "Traceback" not in done.stderr

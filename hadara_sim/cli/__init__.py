@@ -146,6 +146,12 @@ def main():
             sys.exit(130)
         if os.environ.get("HADARA_SIM_DEBUG"):
             raise
+        # A policy's own failure, named by it, is not ours to report (its module is loaded by then;
+        # not imported here, where numpy itself may be what failed).
+        policy = sys.modules.get("hadara_sim.policy")
+        if policy is not None and isinstance(err, policy.IllegalChoice):
+            print(f"error: {err}; fix the policy, then run again", file=sys.stderr)
+            sys.exit(1)
         print(f"error: unexpected {type(err).__name__}: {err} (set HADARA_SIM_DEBUG=1 for the traceback, "
               "and please report it)", file=sys.stderr)
         sys.exit(1)
