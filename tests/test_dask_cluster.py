@@ -53,6 +53,18 @@ def stop(proc, sig=signal.SIGKILL):
     proc.wait(timeout=30)
 
 
+def scheduler_address(file: Path, deadline: float) -> str:
+    """The address the scheduler writes to its file, read once the file is whole: it is created
+    before its contents are written (a fresh-clone CI read it empty)."""
+    while True:
+        try:
+            return json.loads(file.read_text())["address"]
+        except (OSError, ValueError, KeyError):
+            if time.time() > deadline:
+                raise
+            time.sleep(0.1)
+
+
 @pytest.fixture
 def cluster(tmp_path):
     """A scheduler and two single-threaded workers; yields (address, scheduler, workers)."""
@@ -61,10 +73,7 @@ def cluster(tmp_path):
                        "--no-dashboard", "--scheduler-file", str(file)], tmp_path / "scheduler.log")
     procs = [scheduler]
     try:
-        deadline = time.time() + 60
-        while not file.exists() and time.time() < deadline:
-            time.sleep(0.1)
-        address = json.loads(file.read_text())["address"]
+        address = scheduler_address(file, deadline=time.time() + 60)
         workers = [start([sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
                           "--nworkers", "1", "--no-dashboard", "--no-nanny"], tmp_path / f"worker{i}.log")
                    for i in range(2)]
