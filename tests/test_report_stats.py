@@ -27,10 +27,11 @@ from hadara_sim.report.wins import win_rates
 import report_data as R
 
 
-def t_interval(x):
+def t_interval(x, width=math.inf):
+    """The t interval of the mean of `x`, inside [-width, width] (a difference of shares)."""
     x = np.asarray(x, dtype=float)
     half = sps.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / math.sqrt(len(x))
-    return x.mean() - half, x.mean() + half
+    return max(-width, x.mean() - half), min(width, x.mean() + half)
 
 
 def wilson(count, n):
@@ -82,7 +83,43 @@ def test_paired_win_shares_that_never_differ_are_not_a_zero_width_interval_nor_f
         assert r["equiv_p"] == pytest.approx(0.98 ** deals)
         assert r["verdict"].startswith("fair") is fair, r["verdict"]
     scores = pl.DataFrame({"game": range(10), "a": 140.0, "b": 140.0})   # not win shares: no such bound
-    assert paired_diff(scores, "a", "b", margin=2.0)["equiv_p"][0] == 0.0
+    r = paired_diff(scores, "a", "b", margin=2.0).to_dicts()[0]
+    assert all(math.isnan(r[k]) for k in ("p", "low", "high", "equiv_p")), r
+
+
+def test_one_policy_on_every_seat_is_at_one_third_by_construction_not_weaker():
+    """A policy on all three seats wins a third of every deal: the deal means equal 1/3 up to their
+    last bits, whose variance (1e-33) made the effective sample size endless, the CI [33.3, 33.3]
+    and the verdict "weaker" by rounding. The CI is the seats' Wilson interval, the test finds nothing."""
+    shares = [(1.0, 0.0, 0.0), (0.5, 0.5, 0.0), (0.0, 0.0, 1.0), (1 / 3, 1 / 3, 1 / 3), (0.0, 1.0, 0.0)] * 10
+    rows = [dict(game=g, seat=s, players=3, win_share=w, policy_label="balanced")
+            for g, deal in enumerate(shares) for s, w in enumerate(deal)]
+    r = with_verdicts(win_rates(R.frame(rows), ["policy_label"])).to_dicts()[0]
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(50, 150))
+    assert r["p"] == pytest.approx(1.0) and r["verdict"] == "undecided"
+
+
+@pytest.mark.parametrize("deals, p, low, significant", [(3, 0.25, -0.416, False), (10, 2 * 2 ** -10, 0.383, True)])
+def test_paired_win_shares_all_won_by_one_side_are_a_sign_test_not_p_zero(deals, p, low, significant):
+    """Every deal won by the first side: the t test has no spread and said p = 0 at three deals
+    (marked). A difference in [-1, 1] of mean 0 is +1 in at most half its deals, so all of n deals with
+    chance 2^-n: the sign test's p, and the interval it inverts, [1 - 2q, 1] with q = 1 - 0.025^(1/n)."""
+    pairs = pl.DataFrame({"game": range(deals), "a": 1.0, "b": 0.0})
+    r = with_verdicts(paired_diff(pairs, "a", "b")).to_dicts()[0]
+    q = 1 - 0.025 ** (1 / deals)
+    assert r["p"] == pytest.approx(p) and r["low"] == pytest.approx(1 - 2 * q) and r["high"] == 1.0
+    assert r["low"] == pytest.approx(low, abs=1e-3) and r["significant"] is significant
+
+
+def test_a_difference_of_win_shares_has_its_interval_inside_plus_minus_100_pp():
+    """Three deals gave a t interval of [-158.4, +91.7] pp for a difference that cannot pass ±100 pp;
+    a difference of two effects (shares less 1/P, in [-1, 1]) cannot pass ±200 pp."""
+    pairs = pl.DataFrame({"game": range(3), "a": [0.0, 0.0, 1.0], "b": [1.0, 0.0, 1.0]})
+    r = paired_diff(pairs, "a", "b").to_dicts()[0]
+    assert t_interval([-1, 0, 0])[0] < -1 and (r["low"], r["high"]) == pytest.approx(t_interval([-1, 0, 0], 1))
+    effects = pairs.with_columns(pl.col("a") - 0.5, -pl.col("b"))
+    r = paired_diff(effects, "a", "b").to_dicts()[0]
+    assert (r["low"], r["high"]) == pytest.approx(t_interval([0.5, -0.5, 1.5], 2)) and r["high"] == 2
 
 
 
@@ -224,7 +261,7 @@ def test_grant_effects_pair_on_deal_and_seat():
     assert sell["win_b"] == pytest.approx(np.mean(R.CONTROL_WIN))
     d = np.array(R.SELL_WIN) - np.array(R.CONTROL_WIN)
     assert sell["win_diff"] == pytest.approx(0.375)
-    assert (sell["win_low"], sell["win_high"]) == pytest.approx(t_interval(d))
+    assert (sell["win_low"], sell["win_high"]) == pytest.approx(t_interval(d, 1))
     assert sell["win_p"] == pytest.approx(sps.ttest_rel(R.SELL_WIN, R.CONTROL_WIN).pvalue)
     ds = np.array(R.SELL_TOTAL) - np.array(R.CONTROL_TOTAL)
     assert sell["score_diff"] == pytest.approx(5.0)
@@ -253,7 +290,7 @@ def test_owner_effects_are_within_game_differences():
     # owner minus the other seat: game 0 (1 - 0), game 1 (0 - 1), game 3 (1 - 0)
     assert sell["n"] == 3 and sell["owned"] == pytest.approx(3 / 4)
     assert sell["win_diff"] == pytest.approx(1 / 3)
-    assert (sell["win_low"], sell["win_high"]) == pytest.approx(t_interval([1, -1, 1]))
+    assert (sell["win_low"], sell["win_high"]) == pytest.approx(t_interval([1, -1, 1], 1))
     assert sell["score_diff"] == pytest.approx(((130 - 120) + (110 - 125) + (150 - 100)) / 3)
     collector = row(out, effect="set_collector")
     assert collector["n"] == 1 and math.isnan(collector["win_low"])  # one game: no interval
@@ -373,7 +410,7 @@ def test_placebo_effects_pair_each_effect_with_the_plain_card_of_its_epoch():
     assert sell["control"] == "mean of 1 plain epoch 1 cards" and sell["epoch"] == 1 and sell["n"] == 4
     d = np.array(R.SELL_WIN) - np.array(placebo_win)
     assert sell["win_diff"] == pytest.approx(d.mean())
-    assert (sell["win_low"], sell["win_high"]) == pytest.approx(t_interval(d))
+    assert (sell["win_low"], sell["win_high"]) == pytest.approx(t_interval(d, 1))
     assert sell["score_diff"] == pytest.approx(np.mean(np.array(R.SELL_TOTAL) - placebo_total))
     assert placebo_effects(R.grant_sweep()[0]) == (None, [])  # no placebo in the sweep
 

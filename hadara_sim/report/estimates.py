@@ -42,15 +42,23 @@ def _ttest_1samp(x: np.ndarray):
 
 
 def _ttest_rel(a: np.ndarray, b: np.ndarray):
-    """Paired t-test of a - b: (p, low, high); p is NaN for fewer than 2 pairs or no variance
-    (p = 0 when every difference is the same non-zero number). Pairs of win shares that all differ by
-    the same amount get `inference.no_spread_interval`, not the t interval's zero width."""
+    """Paired t-test of a - b: (p, low, high), NaN for fewer than 2 pairs. A difference of shares lies
+    in [-w, w] (`inference.share_width`: 1 for win shares), and so does its interval (3 deals gave
+    [-158.4, +91.7] pp); pairs of shares that all differ by the same amount get
+    `inference.no_spread_interval` and its test, not the t test's zero width and p = 0 (3 deals all won
+    by one side were "<0.001"); other values without spread have neither."""
+    width = I.share_width(a, b)
+    if len(a) > 1 and I.no_spread(a - b):
+        if not math.isfinite(width):
+            return math.nan, math.nan, math.nan
+        c = float(np.mean(a - b))
+        return (I.no_spread_p(c, len(a), width), *I.no_spread_interval(c, len(a), width))
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         res = sps.ttest_rel(a, b)
         low, high = res.confidence_interval(I.LEVEL)
-    if len(a) > 1 and np.ptp(a - b) == 0 and I.unit_interval(a, b):
-        low, high = I.no_spread_interval(float(a[0] - b[0]), len(a))
+    if math.isfinite(width):
+        low, high = np.clip((low, high), -width, width)  # NaN (one pair) stays NaN
     return float(res.pvalue), float(low), float(high)
 
 

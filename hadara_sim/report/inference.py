@@ -42,10 +42,11 @@ def effective_n(x: np.ndarray, rows: int) -> float:
     """Kish's effective sample size of a rate from clustered rows: `rows` seats in len(x) deals
     whose deal means are `x`, divided by the design effect (the cluster-robust variance of the
     mean, from the deal means, over the binomial variance of `rows` independent seats); `rows`
-    when either variance is 0."""
+    when either variance is 0 (deal means equal up to rounding included: a policy on every seat has a
+    variance of 1e-33 from the last bits of 1/3, which made its 95% CI [33.3, 33.3])."""
     n = len(x)
     p = float(x.mean()) if n else math.nan
-    if n < 2 or rows <= n:
+    if n < 2 or rows <= n or no_spread(x):
         return float(rows)
     robust = float(x.var(ddof=1)) / n
     binomial = p * (1 - p) / rows
@@ -107,18 +108,39 @@ def adjust(p, method: str = CORRECTION) -> np.ndarray:
     return out
 
 
-def unit_interval(a: np.ndarray, b: np.ndarray) -> bool:
-    """Both sides of a paired contrast lie in [0, 1] (win shares): a pair differs by at most 1."""
-    return bool(len(a) and min(a.min(), b.min()) >= 0 and max(a.max(), b.max()) <= 1)
+def no_spread(d: np.ndarray) -> bool:
+    """Values all equal up to rounding (a spread of at most 1e-12 of their size): win shares averaged
+    over seats differ in their last bits where the shares themselves are equal."""
+    d = np.asarray(d, dtype=float)
+    return bool(len(d)) and float(np.ptp(d)) <= 1e-12 * max(1.0, float(np.abs(d).max()))
 
 
-def no_spread_interval(c: float, n: int) -> tuple[float, float]:
-    """The 95% interval of a paired difference of values in [0, 1] whose n pairs all differ by the same
-    `c`: the share of pairs that may differ unseen is below 1 - 0.025^(1/n) each way (the exact form of
-    the rule of three), and the mean moves by at most that share; so never of zero width: 10 equal
-    pairs give ±0.31, 10,000 give ±0.0004."""
+def share_width(a: np.ndarray, b: np.ndarray) -> float:
+    """How far one pair of a contrast of shares may differ at most: 1 when both sides lie in [0, 1] (win
+    shares), 2 when they lie in [-1, 1] (effects: a share minus another); NaN for other values."""
+    if not len(a):
+        return math.nan
+    low, high = min(a.min(), b.min()), max(a.max(), b.max())
+    return 1.0 if low >= 0 and high <= 1 else 2.0 if low >= -1 and high <= 1 else math.nan
+
+
+def no_spread_interval(c: float, n: int, width: float = 1.0) -> tuple[float, float]:
+    """The 95% interval of a paired difference of shares whose n pairs all differ by the same `c`: a
+    difference in [-width, width] (`share_width`) that puts a share s of its pairs elsewhere has its mean
+    at most s (width + c) below c and s (width - c) above it, and no pair of n shows such a share with
+    chance below 2.5 % each way when s >= 1 - 0.025^(1/n) (the exact form of the rule of three); so never
+    of zero width: 10 pairs equal at 0 give ±0.31, 10,000 give ±0.0004; 3 deals all won by one side
+    (c = 1) give [-0.42, 1], not a difference."""
     q = 1.0 - ((1.0 - LEVEL) / 2) ** (1.0 / n)
-    return max(-1.0, c - q), min(1.0, c + q)
+    return max(-width, c - q * (width + c)), min(width, c + q * (width - c))
+
+
+def no_spread_p(c: float, n: int, width: float = 1.0) -> float:
+    """The two-sided p-value of "no difference" for n pairs of shares that all differ by the same `c`, the
+    test `no_spread_interval` inverts: a difference in [-width, width] of mean 0 equals c in a share at
+    most width / (width + |c|) of its pairs, so all n do with chance at most that to the n (3 deals all
+    won by one side: 2 * 2^-3 = 0.25, the sign test's; 10: 0.002)."""
+    return min(1.0, 2.0 * (width / (width + abs(c))) ** n)
 
 
 def check_margin(margin) -> float:
@@ -134,26 +156,26 @@ def check_margin(margin) -> float:
 def equivalence_p(a: np.ndarray, b: np.ndarray, margin: float = MARGIN) -> float:
     """p-value of the paired TOST (statsmodels `ttost_paired`) that mean(a - b) lies within
     ±margin; small p = equivalent. NaN for fewer than 2 pairs. Pairs that all differ by the same
-    amount have no spread for the t test: for values in [0, 1] (win shares) the chance that no pair
-    of n differs when a share `margin` of them would is (1 - margin)^n, so ten equal pairs are not
-    called equivalent and ten thousand are; other values are equivalent when the constant is inside."""
+    amount have no spread for the t test: for values in [0, 1] (win shares) the chance that every pair
+    of n equals c when the mean lies at the margin is at most ((1 - margin) / (1 - |c|))^n (`share_width`:
+    2 for effects in [-1, 1]), so ten equal pairs are not called equivalent and ten thousand are; other
+    values, without a bound on how far an unseen pair may lie, NaN."""
     if isinstance(margin, bool) or not isinstance(margin, (int, float, np.integer, np.floating)) \
             or not 0 < margin < math.inf:  # margin=0 or -1 made every contrast "not equivalent", 5 every one
         raise ValueError(f"margin={margin!r}: an equivalence margin is a number above 0, in the contrast's unit "
                          "(0.02 for ±2 pp of a win share)")
     a, b = np.asarray(a, dtype=float), np.asarray(b, dtype=float)
-    if margin > 0.5 and unit_interval(a, b):
+    if margin > 0.5 and share_width(a, b) == 1:
         check_margin(margin)  # shares: margin=5 called every contrast equivalent
     if len(a) < 2:
         return math.nan
     d = a - b
-    if float(d.std()) == 0:  # no spread: the t test cannot say how far the mean may lie
+    if no_spread(d):  # the t test cannot say how far the mean may lie
         c = float(d.mean())
         if abs(c) >= margin:
             return 1.0
-        if unit_interval(a, b):  # a mean at the margin needs that share of deals to differ: none did
-            return (1.0 - (margin - abs(c))) ** len(d)
-        return 0.0
+        width = share_width(a, b)  # as in no_spread_p: a mean at ±margin is c in a share (w - margin) / (w - |c|)
+        return ((width - margin) / (width - abs(c))) ** len(d) if math.isfinite(width) else math.nan
     p, _, _ = _quiet(ttost_paired, a, b, -margin, margin)
     return float(p)
 
