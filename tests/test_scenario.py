@@ -1,5 +1,6 @@
 """Scenario files: parsing, sweeps, grids, permutations, grants, and validation messages."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -351,3 +352,31 @@ def test_a_policy_file_given_from_the_working_folder_is_recorded_by_its_full_pat
     monkeypatch.chdir(tmp_path)
     sc = load_scenario("scenarios/s.toml", settings=['policies=["bots/plunderer.py:Plunderer", "greedy"]'])
     assert sc.combinations[0].config.policies[0].policy == f"{(tmp_path / 'bots' / 'plunderer.py').resolve()}:Plunderer"
+
+
+def test_one_policy_parameter_is_set_from_the_command_line_in_either_spelling_of_its_key():
+    """`--set 'policies[0].params.coin=0.5'` was "unknown key 'policies[0]'" and `policies.0...` "set it
+    whole": a setting names a place as a sweep does, and a policy given by name becomes a table."""
+    text = 'players = 2\npolicies = ["balanced", "greedy"]\n'
+    for key in ("policies[0].params.coin", "policies.0.params.coin"):
+        sc = parse_scenario(text, settings=[f"{key}=0.5"])
+        first = sc.combinations[0].config.policies[0]
+        assert (first.policy, first.params, first.label) == ("balanced", {"coin": 0.5}, "balanced(coin=0.5)")
+    for setting, message in (("policies[2].params.coin=0.5", "policies has 2 entries, no [2]"),
+                             ("players.x=1", "players is a whole number 2, not a table of keys: set it whole"),
+                             ("policies[0].params.bogus=1", "has no parameter bogus")):
+        with pytest.raises(ScenarioError, match=re.escape(message)) as err:
+            parse_scenario(text, settings=[setting])
+        assert str(err.value).count(f"--set {setting}") == 1
+
+
+def test_two_spellings_of_one_place_are_refused_in_a_sweep_and_in_settings():
+    """Both spellings of one swept key were played, the later in every combination, with rows labelled
+    by both and two columns; two settings of one place ran into a folder named after both."""
+    text = 'players = 2\npolicies = ["greedy", "balanced"]\n[sweep]\n"policies[0].params.coin" = [0.3, 0.5]\n'
+    with pytest.raises(ScenarioError, match="'policies.0.params.coin' and 'policies\\[0\\].params.coin' sweep the "
+                                            "same place: keep one of them") as err:
+        parse_scenario(text + '"policies.0.params.coin" = [0.4]\n', file="s.toml")
+    assert "s.toml:5: sweep." in str(err.value)
+    with pytest.raises(ScenarioError, match="'players=3' sets the same place: keep one of them"):
+        parse_scenario("players = 2\n", settings=["players=3", "players=4"])

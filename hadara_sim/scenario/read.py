@@ -21,10 +21,11 @@ from ..components import ComponentError, ComponentSet
 from ..constants import MAX_COMBINATIONS, MAX_GAMES
 from ..problems import Problem, as_path, toml_error_line
 from ..tomlpos import key_lines
-from .checks import Check, ScenarioError, show_value, suggest, type_name
+from ..swept_key import SweptKey
+from .checks import Check, ScenarioError, show_path, show_value, suggest, type_name
 from .config import read_config
 from .model import COMPONENTS_KEYS, DEFAULT_CHUNK, DEFAULT_GAMES, TOP_KEYS, Config, Scenario
-from .sweep import check_decks, expand, read_sweep, swept_configs
+from .sweep import PathError, check_decks, expand, read_sweep, set_value, swept_configs
 
 MAX_NAME = 100
 PLAIN_NAME = re.compile(r"[^\W][\w.\- ]*", re.UNICODE)
@@ -108,32 +109,35 @@ def parse_scenario(text: str, file: str = "<scenario>", base_dir: str | Path | N
 
 
 def apply_settings(data: dict, settings: Sequence[str]) -> dict[tuple, str]:
-    """Set each KEY=VALUE of `settings` in the document `data`: KEY a dotted key path (players,
-    components.board.sell_price), VALUE a TOML value (3, "x", [1, 2], {a = 1}) or else
-    the text itself. Returns each key path with the setting that made it; ScenarioError for a
-    setting that is not KEY=VALUE or whose path runs through a value that is not a table."""
+    """Set each KEY=VALUE of `settings` in the document `data`: KEY a scenario key as a sweep names it
+    (players, components.board.sell_price, policies[0].params.coin or policies.0.params.coin), VALUE a
+    TOML value (3, "x", [1, 2], {a = 1}) or else the text itself. Returns each key path with the
+    setting that made it; ScenarioError for a setting that is not KEY=VALUE, whose path runs through a
+    value that is not a table or list, or that sets the place another setting or the sweep sets."""
     changed: dict[tuple, str] = {}
     for setting in settings:
         key, eq, value = setting.partition("=")
-        path = tuple(part.strip() for part in key.split("."))
         where = f"--set {setting}"
-        if not eq or not all(path):
+        parts = [part.strip() for part in key.split(".")]
+        if not eq or not all(parts):
             raise ScenarioError([Problem(where, None, "", "expected KEY=VALUE, e.g. --set players=3 or "
                                                            "--set components.board.sell_price=[3,4,5]")])
-        parsed = parsed_value(setting)
-        table = data
-        for depth, part in enumerate(path[:-1]):
-            table = table.setdefault(part, {})
-            if not isinstance(table, dict):
-                raise ScenarioError([Problem(where, None, ".".join(path[:depth + 1]),
-                                             f"is {type_name(table)} {show_value(table)} in the scenario, not a "
-                                             "table of keys: set it whole")])
-        table[path[-1]] = parsed
+        path = SweptKey(".".join(parts)).path
+        if not path or isinstance(path[0], int):
+            raise ScenarioError([Problem(where, None, "", f"'{key.strip()}' is not a scenario key")])
+        if path in changed:  # the later one won, in a folder named after both
+            raise ScenarioError([Problem(where, None, show_path(path), f"{changed[path]!r} sets the same place: "
+                                                                       "keep one of them")])
+        try:
+            set_value(data, path, parsed_value(setting))
+        except PathError as err:
+            raise ScenarioError([Problem(where, None, show_path(path), str(err))]) from None
         changed[path] = setting
     swept = data.get("sweep") if isinstance(data.get("sweep"), dict) else {}
+    swept_paths = {SweptKey(text).path: text for text in swept}
     for path, setting in changed.items():
-        key = ".".join(path)
-        if path[0] != "sweep" and key in swept:
+        if path[0] != "sweep" and path in swept_paths:
+            key = swept_paths[path]
             raise ScenarioError([Problem(f"--set {setting}", None, key, (
                 f"this scenario sweeps {key} over {show_value(swept[key])}, and the sweep sets it in every "
                 f"combination: change the sweep instead"
@@ -153,8 +157,9 @@ def parsed_value(setting: str):
 def _at_setting(problem: Problem, changed: dict[tuple, str]) -> Problem:
     """A problem with a value a setting gave, placed at that setting (`--set KEY=VALUE: key: ...`)."""
     for path, setting in changed.items():
-        key = ".".join(path)
-        if problem.field == key or problem.field.startswith((key + ".", key + "[")) or key.startswith(problem.field + "."):
+        key = show_path(path)
+        if problem.field == key or problem.field.startswith((key + ".", key + "[")) or key.startswith(
+                (problem.field + ".", problem.field + "[")):
             return Problem(f"--set {setting}", None, problem.field, problem.message)
     return problem
 

@@ -55,6 +55,10 @@ def read_sweep(data: dict, check: Check) -> dict[SweptKey, list]:
             check.report(("sweep", text), f"expected a non-empty list of values to sweep over, got "
                                           f"{type_name(values)} {show_value(values)}")
             continue
+        same = next((other for other in sweep if other.path == path), None)
+        if same is not None:  # both were played, the later one in every combination, under both labels
+            check.report(("sweep", text), f"'{text}' and '{same.text}' sweep the same place: keep one of them")
+            continue
         seen = []
         for i, v in enumerate(values):
             if v in seen:
@@ -111,9 +115,16 @@ def swept_configs(data: dict, sweep: dict[SweptKey, list], check: Check,
 def apply_value(raw: dict, path: tuple, value) -> dict:
     """A copy of `raw` with the value at `path` replaced."""
     data = copy.deepcopy(raw)
+    set_value(data, path, value)
+    return data
+
+
+def set_value(data: dict, path: tuple, value) -> None:
+    """Replace the value at `path` (a `SweptKey.path`) in the document `data`, making the tables on the
+    way (a policy given by name becomes a table to set its parameters); PathError where the path runs
+    through a value that is no table or list, or past a list's end."""
     node: Any = data
     for depth, key in enumerate(path):
-        last = depth == len(path) - 1
         if isinstance(node, list):
             if not isinstance(key, int):
                 raise PathError(f"{show_path(path[:depth])} is a list: use an index, not '{key}'")
@@ -123,10 +134,11 @@ def apply_value(raw: dict, path: tuple, value) -> dict:
             if isinstance(key, int):
                 raise PathError(f"{show_path(path[:depth]) or 'the scenario'} is a table, not a list")
         else:
-            raise PathError(f"{show_path(path[:depth])} is {type_name(node)}, not a table")
-        if last:
+            raise PathError(f"{show_path(path[:depth])} is {type_name(node)} {show_value(node)}, not a table of keys: "
+                            "set it whole")
+        if depth == len(path) - 1:
             node[key] = copy.deepcopy(value)
-            return data
+            return
         child = node[key] if isinstance(node, list) else node.get(key)
         if child is None:
             child = {}
@@ -141,7 +153,6 @@ def apply_value(raw: dict, path: tuple, value) -> dict:
             child = {"path": child}  # components = "dir" -> {path = "dir"} to override its values
             node[key] = child
         node = child
-    return data
 
 
 def expand(configs: list[tuple[dict, Config]]) -> list[Combination]:
