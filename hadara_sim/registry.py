@@ -1,4 +1,5 @@
-"""Finding policies: built-in names, installed entry points, `module:attr` and `file.py:attr`."""
+"""Finding policies: built-in names, installed entry points, `module:attr` and `file.py:attr`, each
+optionally with parameters on the command line (`search:budget=2:rollout=expert`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import re
 import sys
 from importlib.metadata import entry_points
 from pathlib import Path
+
+from .params import parse_value
 
 ENTRY_POINT_GROUP = "hadara_sim.policies"
 
@@ -51,6 +54,8 @@ def resolve_policy(spec: str):
         raise PolicyNotFound(f"unknown policy '{spec}'{f' (did you mean {close[0]}?)' if close else ''}. "
                              f"Available: {', '.join(sorted(known))}; or give module:attr or path/to/file.py:attr")
     where, _, attr = spec.rpartition(":")
+    if where in known:  # "greedy:coin" was "cannot load policy module 'greedy'"
+        raise PolicyNotFound(f"policy '{spec}': write each parameter of {where} as key=value ({where}:{attr}=VALUE)")
     module = _load_module(where)
     if not attr.isidentifier() or not hasattr(module, attr):
         raise PolicyNotFound(f"policy '{spec}': '{where}' has no attribute '{attr}'")
@@ -130,8 +135,28 @@ def policy_code(spec: str) -> str | None:
     return code_digest(Path(file)) if file else None
 
 
+def split_spec(spec: str) -> tuple[str, dict]:
+    """A command line's policy with its parameters, `name:key=value:...` -> (name, params): the trailing
+    parts holding "=" are parameters (a value a Python literal or else its text), so `module:attr` and
+    `file.py:attr` take them too (`expert:weights=my.toml`)."""
+    parts = spec.split(":")
+    named = len(parts)
+    while named > 1 and "=" in parts[named - 1]:
+        named -= 1
+    params = {}
+    for part in parts[named:]:
+        key, _, value = part.partition("=")
+        if not key.strip().isidentifier():
+            raise ValueError(f"policy '{spec}': '{part}' is no parameter: write each as key=value "
+                             "(search:budget=2:rollout=expert)")
+        params[key.strip()] = parse_value(value.strip())
+    return ":".join(parts[:named]), params
+
+
 def make_policy(spec: str, seed: int = 0, **params):
-    """A ready policy instance from a spec and parameters."""
+    """A ready policy instance from a spec (`split_spec`: with parameters of its own) and parameters."""
+    spec, inline = split_spec(spec)
+    params = {**inline, **params}
     target = resolve_policy(spec)
     if isinstance(target, type) or callable(target) and not hasattr(target, "decide"):
         builds = {"make_policy": make_policy} if getattr(target, "builds_policies", False) else {}

@@ -55,7 +55,7 @@ class Weights:
             raise ValueError(
                 f"expert weights {self.path} were learned on the component set {self.components}, but these games "
                 f"use {components.base_digest}: learn weights for it with `{TRAIN} --components PATH --out FILE` "
-                f"and play them with the expert's parameter weights=FILE")
+                f"and play them with --policy expert:weights=FILE (in a scenario: params = {{weights = \"FILE\"}})")
 
 
 def read_weights(path: str | Path) -> Weights:

@@ -22,24 +22,11 @@ import time
 import typer
 
 from hadara_sim import load_components
-from hadara_sim.params import parse_value
-from hadara_sim.registry import make_policy
+from hadara_sim.registry import make_policy, split_spec
 from hadara_sim.round_robin import design_rates, modelled, ratings, round_robin
 from hadara_sim.scenario.policies import policy_label
 
 POOL = ["balanced", "foresight", "expert", "search:rollout=balanced", "search:rollout=expert"]
-
-
-def parse(spec: str) -> tuple[str, dict]:
-    """`name:key=value:...` -> (name, params)."""
-    name, *assignments = spec.split(":")
-    params = {}
-    for item in assignments:
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise typer.BadParameter(f"{spec!r}: write each parameter as key=value (search:rollout=expert)")
-        params[key] = parse_value(value)
-    return name, params
 
 
 def tables(frame, players: list[int], exploits=frozenset()) -> str:
@@ -77,8 +64,8 @@ def main(policy: list[str] = typer.Option(POOL, "--policy", help="name or name:k
          jobs: int = typer.Option(1, "--jobs", "-j", help="Processes to split each design's games over."),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines.")):
     c = load_components()
-    specs = [parse(s) for s in policy]
     try:
+        specs = [split_spec(s) for s in policy]
         pool = {policy_label(name, params): make_policy(name, seed=seed + k, **params)
                 for k, (name, params) in enumerate(specs)}
     except (ValueError, LookupError) as err:  # an unknown policy or a bad parameter

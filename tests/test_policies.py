@@ -233,3 +233,23 @@ def test_a_plugin_loaded_from_a_file_plays_in_batches_split_over_processes():
     split = play_split(deals, c, [sculptor, make_policy("balanced")], table, jobs=2)
     alone = play_split(deals, c, [sculptor, make_policy("balanced")], table, jobs=1)
     assert np.array_equal(split["total"], alone["total"])
+
+
+def test_a_policy_takes_its_parameters_on_the_command_line():
+    """`play --policy search:budget=2` was "cannot load policy module 'search'" (the form was the round
+    robin script's alone) and the expert's hint "weights=FILE" could not be followed: every --policy
+    takes `name:key=value:...`, a user's `file.py:attr` too, checked by the policy."""
+    from hadara_sim.registry import split_spec
+
+    assert split_spec("search:budget=2:rollout=expert") == ("search", {"budget": 2, "rollout": "expert"})
+    assert split_spec("bots/mine.py:Mine:coin=(1, 2)") == ("bots/mine.py:Mine", {"coin": (1, 2)})
+    assert split_spec("mine:Mine") == ("mine:Mine", {})
+    assert make_policy("greedy:coin=0.5").settings["coin"] == 0.5
+    with pytest.raises(ValueError, match="'=3' is no parameter: write each as key=value"):
+        make_policy("greedy:=3")
+    with pytest.raises(PolicyNotFound, match=re.escape("write each parameter of greedy as key=value (greedy:coin=VALUE)")):
+        make_policy("greedy:coin")
+    result = runner.invoke(app, ["play", "-p", "2", "-q", "--policy", "greedy:coin=0.5,greedy:coin=x"])
+    assert result.exit_code == 2 and "policy 'greedy' parameter coin: expected a number" in result.output
+    result = runner.invoke(app, ["play", "-p", "2", "-q", "--policy", "greedy:coin=0.5,greedy:coin=0.7"])
+    assert result.exit_code == 0 and "Winner: seat" in result.output

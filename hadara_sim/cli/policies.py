@@ -77,8 +77,8 @@ def show(name: str = typer.Argument(..., help="A policy name, module:attr or fil
                   [[k, value_text(k, v), kind_of(v), about_param[k].help or "(not described)",
                     about_param[k].allowed()] for k, v in _params(cls).items()],
                   wrap=("meaning",),
-                  caption="change one in a scenario (policies = [{policy = \"NAME\", params = {...}}]) or "
-                          "from Python: make_policy(NAME, key=value)")
+                  caption="change one on the command line (--policy NAME:key=value), in a scenario (policies = "
+                          "[{policy = \"NAME\", params = {...}}]) or from Python: make_policy(NAME, key=value)")
     if fmt == "table":
         console.print(f"[bold]{escape(str(getattr(cls, 'name', name)))}[/]")
         if about:
