@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import csv
 import hashlib
+import json
 import os
 import tomllib
+from dataclasses import asdict, is_dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -75,9 +77,6 @@ def _load(directory: Path) -> ComponentSet:
     missing = [f for f in FILES if not (directory / f).is_file()]
     if missing:
         raise ComponentError([Problem(str(directory / f), None, "file", "is missing") for f in missing])
-    digest = hashlib.sha256()
-    for name in FILES:
-        digest.update(name.encode() + b"\0" + (directory / name).read_bytes())
     cards = _read_cards(directory / "cards.csv", problems)
     colonies = _read_colonies(directory / "colonies.csv", problems)
     setup = _read_setup(directory / "setup_cards.csv", problems)
@@ -85,7 +84,27 @@ def _load(directory: Path) -> ComponentSet:
     if problems:
         raise ComponentError(problems)
     return ComponentSet(path=str(directory), cards=cards, colonies=colonies, setup_cards=setup,
-                        digest=digest.hexdigest()[:16], **board)
+                        digest=content_digest(cards, colonies, setup, board), **board)
+
+
+def content_digest(cards, colonies, setup, board: dict) -> str:
+    """The 16 hex digits that name a component set: of the values read, not of the files' bytes, so the
+    same set saved with other line ends, a byte order mark, another delimiter, blank lines or comments
+    is the same set (expert weights learned on it still play it)."""
+    def plain(value):
+        if is_dataclass(value):
+            return plain(asdict(value))
+        if isinstance(value, dict):
+            return {str(k): plain(v) for k, v in value.items()}
+        if isinstance(value, (frozenset, set)):
+            return sorted(value)
+        if isinstance(value, (list, tuple)):
+            return [plain(v) for v in value]
+        return value
+
+    content = {"cards": cards, "colonies": colonies, "setup": {f"{i}{side}": card for (i, side), card in setup.items()},
+               "board": board}
+    return hashlib.sha256(json.dumps(plain(content), sort_keys=True).encode()).hexdigest()[:16]
 
 
 class _Rows:

@@ -75,7 +75,7 @@ def given_params(meta: dict | None) -> dict:
 
 
 def components_text(comp: dict) -> str:
-    """'shipped reconstruction (cb571cac43c0cd28; 310 of 420 values estimated)'."""
+    """'shipped reconstruction (4c7128380e2b20ca; 310 of 420 values estimated)'."""
     if not comp:
         return ""
     est = (f"; {comp['estimated']} of {comp['values']} values estimated" if "estimated" in comp

@@ -13,6 +13,7 @@ from hadara_sim.constants import (
     CARDS_PER_COLOUR, COLOURS, EFFECTS, EPOCHS, PURPLE, PURPLE_PER_EPOCH, TRACKS,
 )
 from hadara_sim.deal import Deals, make_deals
+from hadara_sim.registry import make_policy
 
 from helpers import colony_tile, copy_default, edit_csv, read_csv, write_csv
 
@@ -252,3 +253,20 @@ def test_edited_set_loads_with_new_values(tmp_path):
     assert c.cards[c.card_index["I-B-03"]].cost == 7
     assert c.digest != load_components().digest
     assert TRACKS == ("income", "military", "culture", "food")
+
+
+def test_the_same_values_saved_another_way_are_the_same_set(tmp_path):
+    """The digest was of the files' bytes: the shipped set saved with Windows line ends, a byte order
+    mark, tabs, a blank line or a comment got another, and the expert refused it ("learned on ...").
+    It is of the values read; a changed value or `exact` label still changes it."""
+    shipped = load_components()
+    d = copy_default(tmp_path)
+    cards = (d / "cards.csv").read_text()
+    (d / "cards.csv").write_bytes(b"\xef\xbb\xbf" + cards.replace(",", "\t").replace("\n", "\r\n\r\n").encode())
+    (d / "colonies.csv").write_bytes(((d / "colonies.csv").read_text() + "\n\n").replace("\n", "\r\n").encode())
+    (d / "board.toml").write_text("# my copy\n\n" + (d / "board.toml").read_text().replace(" = ", "="))
+    saved = load_components(d)
+    assert saved.digest == shipped.digest and saved.path != shipped.path
+    make_policy("expert").check_components(saved)  # learned on the shipped set: plays this one
+    edit_csv(d / "setup_cards.csv", "3", "exact", "coins")
+    assert load_components(d).digest != shipped.digest
