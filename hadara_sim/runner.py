@@ -205,10 +205,17 @@ def check_out(scenario: Scenario, out: str | Path, overwrite: bool = False) -> d
             raise RunError(f"{out} holds another run (scenario '{name}'; {reason}). Use --overwrite to "
                            "replace it, or --out for another directory (from Python: overwrite=True, or out=)")
         if old["games"] > scenario.games:
+            # A chunk deals all its games from one stream, so a chunk cut short deals other games: the first
+            # N games of a longer run are the deals of a run of N only where N fills whole chunks.
+            whole = scenario.games // scenario.chunk * scenario.chunk
+            same = ("the deals a run of them plays" if whole == scenario.games else
+                    f"fair deals, but not those a run of {scenario.games} plays"
+                    + (f" after game {whole - 1}" if whole else "")
+                    + f": the games of a chunk, up to {scenario.chunk:,}, are dealt together")
             raise RunError(f"{out} holds a run of {old['games']} games per combination; this run asks for "
                            f"{scenario.games}. To use fewer, load the results and keep `game < "
-                           f"{scenario.games}`; or use --overwrite to replace them, or another --out (from Python: "
-                           "overwrite=True, or out=)")
+                           f"{scenario.games}` ({same}); or use --overwrite to replace them, or another --out "
+                           "(from Python: overwrite=True, or out=)")
     return old
 
 

@@ -155,7 +155,21 @@ def test_more_games_extend_a_run(small_reference, tmp_path):
     assert (summary.already, summary.played) == (2, 4)
     assert same(load_results(out), reference)
     result = cli(path, "--jobs", "1", "--quiet", "--out", out, "--games", "40")
-    assert result.exit_code == 2 and "fewer" in result.output
+    assert result.exit_code == 2 and "keep `game < 40` (the deals a run of them plays)" in " ".join(result.output.split())
+
+
+def test_the_hint_for_fewer_games_says_which_of_them_a_run_of_fewer_would_deal(small_reference, tmp_path):
+    """The hint "keep `game < N`" implied the deals of a run of N; a chunk (20 games here) deals its games
+    together, so a run of 30 deals games 20..29 otherwise than the first 30 of a run of 120."""
+    path, reference = small_reference
+    result = cli(path, "--jobs", "1", "--quiet", "--out", tmp_path / "out", "--games", "40")
+    result = cli(path, "--jobs", "1", "--quiet", "--out", tmp_path / "out", "--games", "30")
+    assert result.exit_code == 2 and ("keep `game < 30` (fair deals, but not those a run of 30 plays after game 19: the "
+                                      "games of a chunk, up to 20, are dealt together)") in " ".join(result.output.split())
+    assert cli(path, "--jobs", "1", "--quiet", "--out", tmp_path / "thirty", "--games", "30").exit_code == 0
+    thirty, first = load_results(tmp_path / "thirty"), reference.filter(pl.col("game") < 30)
+    assert same(thirty.filter(pl.col("game") < 20), first.filter(pl.col("game") < 20))
+    assert not same(thirty.filter(pl.col("game") >= 20), first.filter(pl.col("game") >= 20))
 
 
 def test_dask_backend_equals_local(small_reference, tmp_path):
