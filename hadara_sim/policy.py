@@ -173,10 +173,18 @@ class Policy:
 
 def playable_on(policy, components) -> None:
     """`policy.check_components(components)`, where it has one (a user's policy need not subclass
-    Policy): a ValueError says why it cannot play games of that set."""
+    Policy): a ValueError says why it cannot play games of that set; any other failure of the check
+    is the policy's own fault, a PolicyError naming it."""
     check = getattr(policy, "check_components", None)
-    if callable(check):
+    if not callable(check):
+        return
+    try:
         check(components)
+    except (ValueError, PolicyError):  # PolicyError: a policy it plays with (search's rollout), named
+        raise
+    except (Exception, SystemExit) as err:
+        raise PolicyError(f"policy '{policy_name(policy)}' failed checking the component set: "
+                          f"{type(err).__name__}: {err}") from None
 
 
 class StopGame(Exception):

@@ -25,6 +25,8 @@ from hadara_sim.runner import run
 from hadara_sim.scenario.checks import ScenarioError
 from hadara_sim.scenario.read import load_scenario, parse_scenario
 
+from helpers import edit_csv
+
 TINY = """
 name = "tiny"
 players = 2
@@ -312,6 +314,13 @@ class Mutates(Policy):
 class Fine(Policy):
     name = "fine"
     weights = Weights()
+
+
+class ChecksBadly(Policy):
+    name = "checks_badly"
+
+    def check_components(self, components):
+        raise RuntimeError("no such set")
 '''
 
 
@@ -1416,3 +1425,23 @@ def test_a_policy_that_fails_in_bench_verify_or_ladder_is_named_not_reported_as_
         assert done.returncode == 1, (command, done.stderr)
         assert "policy 'decideraise' raised ZeroDivisionError: decide boom at decision 'draw'" in done.stderr
         assert "unexpected" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_every_command_checks_the_component_set_the_same_way(tmp_path, user_policies, component_copy):
+    """bench and verify played the expert on another component set into "unexpected ValueError ... please
+    report it"; a check_components that raised anything else was "unexpected" in play and bench and never
+    asked in verify and policies ladder. All four now ask before the first game, as a scenario does."""
+    edit_csv(component_copy / "cards.csv", "I-Y-01", "points", "3")
+    for command in (["play", "-q"], ["bench", "-q", "-b", "8", "-p", "2", "--reference-games", "1"],
+                    ["verify", "--games", "2", "-p", "2", "--basic", "-j", "1", "-q"],
+                    ["policies", "ladder", "-n", "10", "-p", "2", "-q", "--policy", "greedy"]):
+        clean_failure(invoke(*command, "--policy", "expert", "--components", component_copy), 2,
+                      "expert weights", "were learned on the component set")
+        done = subprocess.run([*CLI, *command, "--policy", f"{user_policies}:ChecksBadly"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 1, (command, done.stderr)
+        assert ("policy 'checks_badly' failed checking the component set: RuntimeError: no such set; fix the "
+                "policy, then run again") in done.stderr
+        assert "unexpected" not in done.stderr and "Traceback" not in done.stderr
+    clean_failure(invoke("simulate", tiny(tmp_path), "--dry-run", "--set", f'policies=["{user_policies}:ChecksBadly"]'),
+                  2, "policy 'checks_badly' failed checking the component set: RuntimeError: no such set")

@@ -136,6 +136,19 @@ def policies_or_exit(specs: list[str], players: int, seed: int):
     return policies
 
 
+def playable_or_exit(policies, components) -> None:
+    """Fail unless every policy can play games of `components` (the expert's weights were learned on one
+    set), before the first game; a check that fails in another way is the policy's fault (PolicyError),
+    named by `main` with exit 1."""
+    from ..policy import playable_on
+
+    for policy in {id(p): p for p in policies}.values():
+        try:
+            playable_on(policy, components)
+        except ValueError as err:
+            fail(str(err))
+
+
 def not_nan(value: float | None) -> float | None:
     """A number option's value; nan, which passes typer's range checks, is refused."""
     if value is not None and value != value:
