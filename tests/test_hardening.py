@@ -1445,3 +1445,11 @@ def test_every_command_checks_the_component_set_the_same_way(tmp_path, user_poli
         assert "unexpected" not in done.stderr and "Traceback" not in done.stderr
     clean_failure(invoke("simulate", tiny(tmp_path), "--dry-run", "--set", f'policies=["{user_policies}:ChecksBadly"]'),
                   2, "policy 'checks_badly' failed checking the component set: RuntimeError: no such set")
+
+
+@pytest.mark.parametrize("setting", ["players=2", " players = 3"])
+def test_players_given_by_option_and_by_setting_is_refused(tmp_path, setting):
+    """simulate --set players=2 --players 3 played 2 players into results/...-players=3-players=2."""
+    clean_failure(invoke("simulate", tiny(tmp_path), "--players", "3", "--set", setting, "--dry-run"), 2,
+                  f"--players 3 and --set {setting}", "both set the player count", "drop --players or that --set")
+    assert invoke("simulate", tiny(tmp_path), "--players", "3", "--set", "game=advanced", "--dry-run").exit_code == 0
