@@ -66,7 +66,7 @@ def bench(
     kinds = [advanced] if advanced is not None else ([False, True] if full else [False])
     ref_games = reference_games or (30 if full else 5)
     mixes = policy or ["greedy", PLANNER_MIX]
-    tables = {mix: policies_or_exit(mix.split(","), len(mix.split(",")), seed) for mix in mixes}
+    tables = {mix: policies_or_exit([mix], len(mix.split(",")), seed) for mix in mixes}
     playable_or_exit([p for pols in tables.values() for p in pols], c)
     with nullcontext() if quiet else err_console.status("compiling, or loading the compiled engine and bots"):
         first = first_call_seconds(c, tables[mixes[0]], seed)

@@ -101,8 +101,14 @@ def components_or_exit(path: Optional[Path]) -> "ComponentSet":  # noqa: F821
 
 
 def split_specs(specs: Sequence[str]) -> list[str]:
-    """--policy values, repeated or comma-separated: ["a,b", "c"] -> ["a", "b", "c"]."""
-    return [part.strip() for spec in specs for part in spec.split(",") if part.strip()]
+    """--policy values, repeated or comma-separated: ["a,b", "c"] -> ["a", "b", "c"]. An empty name
+    (--policy '', a doubled comma) is refused: it was read as none given, and the default played under it."""
+    parts = [(spec, part.strip()) for spec in specs for part in spec.split(",")]
+    empty = next((spec for spec, part in parts if not part), None)
+    if empty is not None:
+        fail(f"--policy '{empty}' has an empty policy name; give a name in every place (e.g. --policy "
+             "greedy,random), or leave --policy out for the default")
+    return [part for _, part in parts]
 
 
 def seat_count_problem(specs: list[str], players: int, ask: str) -> str:

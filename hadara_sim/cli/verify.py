@@ -46,8 +46,6 @@ def verify(
         fail(f"--players must be 2..5, got {counts}")
     kinds = [advanced] if advanced is not None else [False, True]
     specs = split_specs(policy)
-    if not specs:
-        fail("--policy names no policy: give one or more to mix (without --policy: random and greedy)")
     pols = policies_or_exit(specs, len(specs), seed)
     playable_or_exit(pols, c)
     n_chunks = -(-games // chunk)
