@@ -1459,3 +1459,22 @@ def test_players_given_by_option_and_by_setting_is_refused(tmp_path, setting):
     clean_failure(invoke("simulate", tiny(tmp_path), "--players", "3", "--set", setting, "--dry-run"), 2,
                   f"--players 3 and --set {setting}", "both set the player count", "drop --players or that --set")
     assert invoke("simulate", tiny(tmp_path), "--players", "3", "--set", "game=advanced", "--dry-run").exit_code == 0
+
+
+def test_show_game_of_missing_chunks_prints_no_raw_warning(tmp_path):
+    """show-game of a results folder without parts printed `sample.py:161: UserWarning: ... chunks are missing`
+    and its source line before its own message; of a game whose chunk is there, the warning of the others."""
+    import hadara_sim
+
+    out = tmp_path / "run"
+    hadara_sim.simulate({"name": "gap", "players": 2, "policies": ["greedy"], "games": 8, "seed": 1, "chunk": 4},
+                        out=out, jobs=1, quiet=True)
+    (out / "part-c0000-k00001.parquet").unlink()
+    shown = subprocess.run([*CLI, "show-game", str(out), "--game", "1", "-q"], capture_output=True, text=True,
+                           timeout=300)
+    assert shown.returncode == 0 and "Warning" not in shown.stderr, shown.stderr
+    (out / "part-c0000-k00000.parquet").unlink()
+    missing = subprocess.run([*CLI, "show-game", str(out), "-q"], capture_output=True, text=True, timeout=300)
+    assert missing.returncode == 2 and "Warning" not in missing.stderr, missing.stderr
+    assert missing.stderr.startswith("error: game 0 of combination 0 is not in the dataset") and \
+        "chunk file is missing" in missing.stderr
