@@ -836,6 +836,23 @@ def test_components_scalar_sell_and_boolean_tiles(component_copy):
         load_components(component_copy)
 
 
+def test_unknown_names_in_board_exact_lists_are_refused_with_line_and_field(component_copy):
+    """The CSV files' `exact` columns refused an unknown name (cost;bogus), board.toml's `exact` lists took any
+    (and a table marked ["bogus"] counted as printed in the provenance)."""
+    board = component_copy / "board.toml"
+    statue, sell = 'exact = ["requirement", "pionts"]', 'exact = ["coins", "bogus"]'
+    board.write_text(board.read_text().replace('exact = ["coins"]', sell, 1)
+                     .replace('exact = ["requirement", "points"]', statue, 1))
+    line = board.read_text().splitlines().index
+    with pytest.raises(ComponentError) as caught:
+        load_components(component_copy)
+    assert [str(p) for p in caught.value.problems] == [
+        f"board.toml:{line(statue) + 1}: statues[0].exact: 'pionts' is not a value field (allowed: requirement, "
+        "points, bonus)",
+        f"board.toml:{line(sell) + 1}: sell.exact: 'bogus' is not a value field (allowed: coins)"]
+    clean_failure(invoke("components", "validate", component_copy), 2, "board.toml", "sell.exact", "'bogus'")
+
+
 def test_components_duplicated_column_and_bom(component_copy, components):
     cards = (component_copy / "cards.csv").read_text().splitlines()
     (component_copy / "cards.csv").write_text("\ufeff" + "\n".join(cards) + "\n")  # as Excel writes
