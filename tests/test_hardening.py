@@ -1066,6 +1066,19 @@ def test_tuning_ranges_are_checked_before_any_game(param, message):
     assert "Trial" not in result.output
 
 
+def test_tuning_a_policy_with_nothing_to_tune_is_refused_before_any_game(monkeypatch):
+    """policies tune random played its training and held-out games, then failed with 'chosen: ' (nothing)."""
+    import hadara_sim.tune
+
+    def played(*args, **kwargs):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(hadara_sim.tune, "match", played)
+    result = invoke("policies", "tune", "random", "--trials", "2", "--games", "4", "--validation-games", "4", "-q")
+    clean_failure(result, 2, "policy 'random' has nothing to tune: no number parameter (its parameters: avoid, seek)",
+                  "tune a policy with number parameters")
+
+
 def test_balance_on_a_handful_of_games_and_zero_jobs_ends_with_a_message():
     tiny = CliRunner().invoke(app, ["balance", "suggest", "--games", "10", "--curve-games", "10", "-p", "2",
                                     "--side", "3B", "--jobs", "1"], env={"COLUMNS": "200"})
