@@ -1508,3 +1508,43 @@ def test_show_game_of_missing_chunks_prints_no_raw_warning(tmp_path):
     assert missing.returncode == 2 and "Warning" not in missing.stderr, missing.stderr
     assert missing.stderr.startswith("error: game 0 of combination 0 is not in the dataset") and \
         "chunk file is missing" in missing.stderr
+
+
+KEYBOARD = '''
+import signal
+
+from hadara_sim.policy import Policy
+
+
+class Raises(Policy):
+    name = "raises"
+
+    def decide(self, decision):
+        raise KeyboardInterrupt
+
+
+class PressesCtrlC(Policy):
+    name = "presses"
+
+    def decide(self, decision):
+        signal.raise_signal(signal.SIGINT)  # the user's Ctrl-C while the policy decides
+        return decision.legal.argmax(axis=1)
+'''
+
+
+def test_a_policy_raising_keyboard_interrupt_is_named_and_a_ctrl_c_still_interrupts(tmp_path):
+    """A policy's own `raise KeyboardInterrupt` was taken for the user's Ctrl-C: play exited 130 saying only
+    "interrupted" (bench too). It is named like any failing policy; a real SIGINT still interrupts, in the
+    reference engine (play) and in the batch engine (bench)."""
+    (tmp_path / "keys.py").write_text(KEYBOARD)
+    bench = ["bench", "-q", "-b", "8", "-p", "2", "--reference-games", "1"]
+    for command, code in ((["play", "-p", "2", "-q"], 2), (bench, 1)):
+        done = subprocess.run([*CLI, *command, "--policy", "keys.py:Raises"], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == code, (command, done.stderr)
+        assert "policy 'raises' raised KeyboardInterrupt at decision 'wheel'" in done.stderr
+        assert "interrupted" not in done.stderr and "Traceback" not in done.stderr
+        pressed = subprocess.run([*CLI, *command, "--policy", "keys.py:PressesCtrlC"], cwd=tmp_path,
+                                 capture_output=True, text=True, timeout=300)
+        assert pressed.returncode == 130, (command, pressed.stderr)
+        assert "policy" not in pressed.stderr and "Traceback" not in pressed.stderr
