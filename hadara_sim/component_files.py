@@ -15,13 +15,14 @@ from importlib import resources
 from pathlib import Path
 
 from .components import (
-    CARD_COLUMNS, CARD_VALUES, COLONY_COLUMNS, COLONY_VALUES, FILES, RANGES, SETUP_COLUMNS, SETUP_VALUES, SIDES,
-    Card, Colony, ComponentError, ComponentSet, SetupCard, Statue,
+    BOARD_VALUES, CARD_COLUMNS, CARD_VALUES, COLONY_COLUMNS, COLONY_VALUES, FILES, RANGES, SETUP_COLUMNS, SETUP_VALUES,
+    SIDES, STATUE_VALUES, Card, Colony, ComponentError, ComponentSet, SetupCard, Statue,
 )
 from .constants import (
     CARDS_PER_COLOUR, COLONY_LEVELS, COLOURS, EFFECTS, EPOCHS, PURPLE, PURPLE_PER_EPOCH, STATUES, TRACKS,
 )
 from .problems import Problem, as_path, toml_error_line
+from .tomlpos import key_lines, line_of
 
 
 def default_components_path() -> Path:
@@ -335,12 +336,20 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
             return (0,) * count
         return tuple(value)
 
-    def exact(section_data, section):
+    lines = key_lines(text)
+
+    def exact(section_data, path: tuple, allowed: tuple[str, ...]):
+        """The table's `exact` names, each one of its value fields `allowed` (as a CSV row's)."""
+        field_ = f"{path[0]}{''.join(f'[{k}]' for k in path[1:])}.exact"
         names = section_data.get("exact", []) if isinstance(section_data, dict) else []
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            report(f"{section}.exact", "expected a list of field names")
+            report(field_, "expected a list of field names", line_of(lines, (*path, "exact")))
             return frozenset()
-        return frozenset(names)
+        for i, bad in enumerate(names):
+            if bad not in allowed:
+                report(field_, f"'{bad}' is not a value field (allowed: {', '.join(allowed)})",
+                       line_of(lines, (*path, "exact", i)))
+        return frozenset(names) & frozenset(allowed)
 
     sell = numbers("sell", "coins", 3, *RANGES["sell"])
     silver = numbers("medals", "silver", 3, *RANGES["medal"])
@@ -356,16 +365,16 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
         raw = []
     for i, s in enumerate(raw):
         vals = {}
-        for key, high in (("requirement", 60), ("points", 60), ("bonus", 20)):
+        for key, high in zip(STATUE_VALUES, (60, 60, 20)):
             v = s.get(key) if isinstance(s, dict) else None
             if not whole(v) or not 0 <= v <= high:
                 report(f"statues[{i}].{key}", f"expected a whole number in 0..{high}, got {v!r}")
                 v = 0
             vals[key] = v
-        statues.append(Statue(**vals, exact=exact(s, f"statues[{i}]")))
+        statues.append(Statue(**vals, exact=exact(s, ("statues", i), STATUE_VALUES)))
     reqs = [s.requirement for s in statues]
     if reqs != sorted(set(reqs)):
         report("statues", f"requirements must rise from statue to statue, got {reqs}")
-    board_exact = {sec: exact(data.get(sec, {}), sec) for sec in ("sell", "medals", "bonus_tiles")}
+    board_exact = {sec: exact(data.get(sec, {}), (sec,), allowed) for sec, allowed in BOARD_VALUES.items()}
     return dict(statues=statues, sell=sell, silver_price=silver, gold_price=gold,
                 tiles_per_colour=tiles, board_exact=board_exact)

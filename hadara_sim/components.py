@@ -43,6 +43,8 @@ COLONY_COLUMNS = ("id", "level", "requirement", "plunder", "integrate", "front_p
 COLONY_VALUES = COLONY_COLUMNS[2:-1]
 SETUP_COLUMNS = ("initiative", "side", "coins", *TRACKS, "exact")
 SETUP_VALUES = ("coins", *TRACKS)
+BOARD_VALUES = {"sell": ("coins",), "medals": ("silver", "gold"), "bonus_tiles": ("per_colour",)}  # board.toml's tables
+STATUE_VALUES = ("requirement", "points", "bonus")  # each [[statues]] table's
 SIDES = ("A", "B")
 # Plausibility ranges: a value outside is almost certainly a typo.
 RANGES = {"cost": (0, 40), "points": (0, 20), "track": (0, 10), "coins": (0, 30),

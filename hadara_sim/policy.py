@@ -17,6 +17,7 @@ from numba import njit
 
 from .actions import KINDS
 from .params import check_params
+from .signals import raised_by_code
 
 # Fields of the game state a policy may read, all (games, ...) arrays. Shapes use P players,
 # C cards, E effects. Hidden information (deck order, unseen colony backs, other players' sold
@@ -173,10 +174,18 @@ class Policy:
 
 def playable_on(policy, components) -> None:
     """`policy.check_components(components)`, where it has one (a user's policy need not subclass
-    Policy): a ValueError says why it cannot play games of that set."""
+    Policy): a ValueError says why it cannot play games of that set; any other failure of the check
+    is the policy's own fault, a PolicyError naming it."""
     check = getattr(policy, "check_components", None)
-    if callable(check):
+    if not callable(check):
+        return
+    try:
         check(components)
+    except (ValueError, PolicyError):  # PolicyError: a policy it plays with (search's rollout), named
+        raise
+    except (Exception, SystemExit) as err:
+        raise PolicyError(f"policy '{policy_name(policy)}' failed checking the component set: "
+                          f"{type(err).__name__}: {err}") from None
 
 
 class StopGame(Exception):
@@ -194,7 +203,8 @@ def policy_name(policy) -> str:
 
 def choose(policy, decision: Decision) -> np.ndarray:
     """The policy's checked choices for `decision`. The legality mask is lent read-only, and any
-    failure inside the policy (an exception, sys.exit) becomes a PolicyError naming it."""
+    failure inside the policy (an exception, sys.exit, a KeyboardInterrupt it raised itself) becomes
+    a PolicyError naming it; the user's Ctrl-C stays an interrupt."""
     legal = decision.legal.view()
     legal.flags.writeable = False
     decision.legal = legal
@@ -202,8 +212,11 @@ def choose(policy, decision: Decision) -> np.ndarray:
         choices = policy.decide(decision)
     except (IllegalChoice, StopGame):
         raise
-    except (Exception, SystemExit) as err:
-        what = "called sys.exit" if isinstance(err, SystemExit) else f"raised {type(err).__name__}: {err}"
+    except (Exception, SystemExit, KeyboardInterrupt) as err:
+        if isinstance(err, KeyboardInterrupt) and not raised_by_code(err):
+            raise
+        what = ("called sys.exit" if isinstance(err, SystemExit)
+                else f"raised {type(err).__name__}" + (f": {err}" if str(err) else ""))
         if isinstance(err, ValueError) and "read-only" in str(err):
             what = "tried to change the legality mask it was given (it is read-only; copy it first)"
         raise PolicyError(f"policy '{policy_name(policy)}' {what} at decision '{decision.kind}' "

@@ -21,6 +21,11 @@ import threading
 from contextlib import contextmanager
 
 
+class CtrlC(KeyboardInterrupt):
+    """A Ctrl-C (a SIGINT), as the handlers here raise it: where they are in place, a plain
+    KeyboardInterrupt was raised by code itself (`raised_by_code`), not by the user."""
+
+
 class Interrupted(Exception):
     """A held Ctrl-C or SIGTERM, carried out of compiled code as an ordinary exception (`held_signals`
     raises the signal itself again once the compiled code has returned)."""
@@ -36,7 +41,7 @@ STOPPING = "\nstopping after the step being played (Ctrl-C again stops at once)\
 def _hold(signum, frame):
     _HELD.append(signum)
     if signum == signal.SIGINT and _HELD.count(signum) > 1:  # pressed again: the user insists
-        raise KeyboardInterrupt
+        raise CtrlC
     if signum == signal.SIGINT:  # a first compile holds a step for a minute: say the Ctrl-C was heard
         try:
             sys.stderr.write(STOPPING)
@@ -75,7 +80,7 @@ def check_held() -> None:
 def _ctrl_c(signum, frame):
     """Ctrl-C: a KeyboardInterrupt, remembered in case a library swallows it."""
     _PRESSED.append(signum)
-    raise KeyboardInterrupt
+    raise CtrlC
 
 
 @contextmanager
@@ -104,7 +109,7 @@ def remembering_ctrl_c():
         # A library that swallowed the Ctrl-C and then failed on it (numba's "no object yet for
         # <Library '_planner'>" after a first compile it stopped): the failure is the interrupt.
         if _PRESSED:
-            raise KeyboardInterrupt from None
+            raise CtrlC from None
         raise
     finally:
         signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -117,4 +122,11 @@ def raise_if_swallowed() -> None:
     stopping is safe: outside compiled code)."""
     if _PRESSED:
         _PRESSED.clear()
-        raise KeyboardInterrupt
+        raise CtrlC
+
+
+def raised_by_code(err: KeyboardInterrupt) -> bool:
+    """Whether `err` was raised by code (a policy's `raise KeyboardInterrupt`) rather than by a Ctrl-C or
+    a SIGTERM: a plain KeyboardInterrupt while a handler here, which raises CtrlC, has the Ctrl-C.
+    Under Python's own handler (a notebook, a script) a Ctrl-C is a plain one too: not known, so not."""
+    return type(err) is KeyboardInterrupt and signal.getsignal(signal.SIGINT) in (_ctrl_c, _hold)

@@ -164,6 +164,11 @@ def tune(components: ComponentSet, policy: str, opponents: list[str], players: l
     if SIDES in space and not advanced:  # tuned a side table the basic game never plays, and kept its noise
         raise ValueError(f"{SIDES} is the setup side table, which only the advanced game plays: tune it with "
                          "advanced games (--advanced), or leave it out")
+    if not space:  # else its training and held-out games were played, to choose nothing
+        how = (f"its {SIDES} table is tuned in the advanced game (--advanced)" if SIDES in defaults else
+               "tune a policy with number parameters (hadara-sim policies show NAME lists them)")
+        raise ValueError(f"policy '{policy}' has nothing to tune: no number parameter (its parameters: "
+                         f"{', '.join(defaults) or 'none'}); {how}")
     training, held_out = np.random.SeedSequence(seed).spawn(2)
     train = dict(zip(players, training.spawn(len(players))))
     fresh = dict(zip(players, held_out.spawn(len(players))))

@@ -25,6 +25,8 @@ from hadara_sim.runner import run
 from hadara_sim.scenario.checks import ScenarioError
 from hadara_sim.scenario.read import load_scenario, parse_scenario
 
+from helpers import edit_csv
+
 TINY = """
 name = "tiny"
 players = 2
@@ -312,6 +314,13 @@ class Mutates(Policy):
 class Fine(Policy):
     name = "fine"
     weights = Weights()
+
+
+class ChecksBadly(Policy):
+    name = "checks_badly"
+
+    def check_components(self, components):
+        raise RuntimeError("no such set")
 '''
 
 
@@ -715,7 +724,13 @@ def test_a_ctrl_c_that_a_library_swallows_still_stops_the_run(tmp_path, in_callb
     (["verify", "--chunk", "-5"], ["--chunk"]),
     (["verify", "--jobs", "0"], ["--jobs"]),
     (["verify", "--seed", "-1"], ["--seed"]),
-    (["verify", "--policy", "", "--games", "2"], ["--policy names no policy"]),
+    # an empty name played the default greedy policy under it (verify alone said so)
+    (["verify", "--policy", "", "--games", "2"], ["--policy '' has an empty policy name"]),
+    (["bench", "--policy", ""], ["--policy '' has an empty policy name", "leave --policy out"]),
+    (["bench", "--policy", ",,"], ["--policy ',,' has an empty policy name"]),
+    (["play", "--policy", ""], ["--policy '' has an empty policy name"]),
+    (["play", "--policy", "greedy,,random,greedy"], ["--policy 'greedy,,random,greedy' has an empty policy name"]),
+    (["policies", "ladder", "--policy", ""], ["--policy '' has an empty policy name"]),
     (["bench", "--reference-games", "0"], ["--reference-games"]),
     (["simulate", "scenarios/default.toml", "--backend", "dask", "--scheduler", "not-a-url"], ["--scheduler"]),
     (["simulate", "scenarios/default.toml", "--backend", "dask", "--scheduler", "udp://127.0.0.1:1"], ["--scheduler"]),
@@ -819,6 +834,23 @@ def test_components_scalar_sell_and_boolean_tiles(component_copy):
     (component_copy / "board.toml").write_text(re.sub(r"per_colour = \d+", "per_colour = true", board))
     with pytest.raises(ComponentError, match="bonus_tiles.per_colour: expected a whole number"):
         load_components(component_copy)
+
+
+def test_unknown_names_in_board_exact_lists_are_refused_with_line_and_field(component_copy):
+    """The CSV files' `exact` columns refused an unknown name (cost;bogus), board.toml's `exact` lists took any
+    (and a table marked ["bogus"] counted as printed in the provenance)."""
+    board = component_copy / "board.toml"
+    statue, sell = 'exact = ["requirement", "pionts"]', 'exact = ["coins", "bogus"]'
+    board.write_text(board.read_text().replace('exact = ["coins"]', sell, 1)
+                     .replace('exact = ["requirement", "points"]', statue, 1))
+    line = board.read_text().splitlines().index
+    with pytest.raises(ComponentError) as caught:
+        load_components(component_copy)
+    assert [str(p) for p in caught.value.problems] == [
+        f"board.toml:{line(statue) + 1}: statues[0].exact: 'pionts' is not a value field (allowed: requirement, "
+        "points, bonus)",
+        f"board.toml:{line(sell) + 1}: sell.exact: 'bogus' is not a value field (allowed: coins)"]
+    clean_failure(invoke("components", "validate", component_copy), 2, "board.toml", "sell.exact", "'bogus'")
 
 
 def test_components_duplicated_column_and_bom(component_copy, components):
@@ -1032,6 +1064,19 @@ def test_tuning_ranges_are_checked_before_any_game(param, message):
                                 env={"COLUMNS": "200"})
     assert result.exit_code == 2 and message in " ".join(result.output.split())
     assert "Trial" not in result.output
+
+
+def test_tuning_a_policy_with_nothing_to_tune_is_refused_before_any_game(monkeypatch):
+    """policies tune random played its training and held-out games, then failed with 'chosen: ' (nothing)."""
+    import hadara_sim.tune
+
+    def played(*args, **kwargs):
+        raise AssertionError("a game was played")
+
+    monkeypatch.setattr(hadara_sim.tune, "match", played)
+    result = invoke("policies", "tune", "random", "--trials", "2", "--games", "4", "--validation-games", "4", "-q")
+    clean_failure(result, 2, "policy 'random' has nothing to tune: no number parameter (its parameters: avoid, seek)",
+                  "tune a policy with number parameters")
 
 
 def test_balance_on_a_handful_of_games_and_zero_jobs_ends_with_a_message():
@@ -1416,3 +1461,90 @@ def test_a_policy_that_fails_in_bench_verify_or_ladder_is_named_not_reported_as_
         assert done.returncode == 1, (command, done.stderr)
         assert "policy 'decideraise' raised ZeroDivisionError: decide boom at decision 'draw'" in done.stderr
         assert "unexpected" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_every_command_checks_the_component_set_the_same_way(tmp_path, user_policies, component_copy):
+    """bench and verify played the expert on another component set into "unexpected ValueError ... please
+    report it"; a check_components that raised anything else was "unexpected" in play and bench and never
+    asked in verify and policies ladder. All four now ask before the first game, as a scenario does."""
+    edit_csv(component_copy / "cards.csv", "I-Y-01", "points", "3")
+    for command in (["play", "-q"], ["bench", "-q", "-b", "8", "-p", "2", "--reference-games", "1"],
+                    ["verify", "--games", "2", "-p", "2", "--basic", "-j", "1", "-q"],
+                    ["policies", "ladder", "-n", "10", "-p", "2", "-q", "--policy", "greedy"]):
+        clean_failure(invoke(*command, "--policy", "expert", "--components", component_copy), 2,
+                      "expert weights", "were learned on the component set")
+        done = subprocess.run([*CLI, *command, "--policy", f"{user_policies}:ChecksBadly"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 1, (command, done.stderr)
+        assert ("policy 'checks_badly' failed checking the component set: RuntimeError: no such set; fix the "
+                "policy, then run again") in done.stderr
+        assert "unexpected" not in done.stderr and "Traceback" not in done.stderr
+    clean_failure(invoke("simulate", tiny(tmp_path), "--dry-run", "--set", f'policies=["{user_policies}:ChecksBadly"]'),
+                  2, "policy 'checks_badly' failed checking the component set: RuntimeError: no such set")
+
+
+@pytest.mark.parametrize("setting", ["players=2", " players = 3"])
+def test_players_given_by_option_and_by_setting_is_refused(tmp_path, setting):
+    """simulate --set players=2 --players 3 played 2 players into results/...-players=3-players=2."""
+    clean_failure(invoke("simulate", tiny(tmp_path), "--players", "3", "--set", setting, "--dry-run"), 2,
+                  f"--players 3 and --set {setting}", "both set the player count", "drop --players or that --set")
+    assert invoke("simulate", tiny(tmp_path), "--players", "3", "--set", "game=advanced", "--dry-run").exit_code == 0
+
+
+def test_show_game_of_missing_chunks_prints_no_raw_warning(tmp_path):
+    """show-game of a results folder without parts printed `sample.py:161: UserWarning: ... chunks are missing`
+    and its source line before its own message; of a game whose chunk is there, the warning of the others."""
+    import hadara_sim
+
+    out = tmp_path / "run"
+    hadara_sim.simulate({"name": "gap", "players": 2, "policies": ["greedy"], "games": 8, "seed": 1, "chunk": 4},
+                        out=out, jobs=1, quiet=True)
+    (out / "part-c0000-k00001.parquet").unlink()
+    shown = subprocess.run([*CLI, "show-game", str(out), "--game", "1", "-q"], capture_output=True, text=True,
+                           timeout=300)
+    assert shown.returncode == 0 and "Warning" not in shown.stderr, shown.stderr
+    (out / "part-c0000-k00000.parquet").unlink()
+    missing = subprocess.run([*CLI, "show-game", str(out), "-q"], capture_output=True, text=True, timeout=300)
+    assert missing.returncode == 2 and "Warning" not in missing.stderr, missing.stderr
+    assert missing.stderr.startswith("error: game 0 of combination 0 is not in the dataset") and \
+        "chunk file is missing" in missing.stderr
+
+
+KEYBOARD = '''
+import signal
+
+from hadara_sim.policy import Policy
+
+
+class Raises(Policy):
+    name = "raises"
+
+    def decide(self, decision):
+        raise KeyboardInterrupt
+
+
+class PressesCtrlC(Policy):
+    name = "presses"
+
+    def decide(self, decision):
+        signal.raise_signal(signal.SIGINT)  # the user's Ctrl-C while the policy decides
+        return decision.legal.argmax(axis=1)
+'''
+
+
+def test_a_policy_raising_keyboard_interrupt_is_named_and_a_ctrl_c_still_interrupts(tmp_path):
+    """A policy's own `raise KeyboardInterrupt` was taken for the user's Ctrl-C: play exited 130 saying only
+    "interrupted" (bench too). It is named like any failing policy; a real SIGINT still interrupts, in the
+    reference engine (play) and in the batch engine (bench)."""
+    (tmp_path / "keys.py").write_text(KEYBOARD)
+    bench = ["bench", "-q", "-b", "8", "-p", "2", "--reference-games", "1"]
+    for command, code in ((["play", "-p", "2", "-q"], 2), (bench, 1)):
+        done = subprocess.run([*CLI, *command, "--policy", "keys.py:Raises"], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == code, (command, done.stderr)
+        assert "policy 'raises' raised KeyboardInterrupt at decision 'wheel'" in done.stderr
+        assert "interrupted" not in done.stderr and "Traceback" not in done.stderr
+        pressed = subprocess.run([*CLI, *command, "--policy", "keys.py:PressesCtrlC"], cwd=tmp_path,
+                                 capture_output=True, text=True, timeout=300)
+        assert pressed.returncode == 130, (command, pressed.stderr)
+        assert "policy" not in pressed.stderr and "Traceback" not in pressed.stderr

@@ -5,8 +5,8 @@ import signal
 
 import pytest
 
-from hadara_sim.signals import (STOPPING, Interrupted, check_held, held_signals, raise_if_swallowed,
-                                remembering_ctrl_c)
+from hadara_sim.signals import (STOPPING, CtrlC, Interrupted, check_held, held_signals, raise_if_swallowed,
+                                raised_by_code, remembering_ctrl_c)
 
 
 @pytest.fixture(autouse=True)
@@ -69,3 +69,15 @@ def test_other_unraisable_errors_still_reach_the_hook_in_place(monkeypatch):
         ctypes.CFUNCTYPE(None)(fail)()
         raise_if_swallowed()  # nothing pending: a ValueError is no Ctrl-C
     assert seen == [ValueError]
+
+
+def test_a_keyboard_interrupt_raised_by_code_is_told_from_a_ctrl_c():
+    """Where the handlers here have the Ctrl-C, it raises CtrlC, and a plain KeyboardInterrupt is code's own;
+    under Python's own handler a Ctrl-C is a plain one too, so it is taken for one."""
+    for block in (remembering_ctrl_c, held_signals):
+        with block():
+            assert raised_by_code(KeyboardInterrupt()) and not raised_by_code(CtrlC())
+    with remembering_ctrl_c():
+        with pytest.raises(CtrlC):
+            signal.raise_signal(signal.SIGINT)
+    assert not raised_by_code(KeyboardInterrupt())

@@ -161,11 +161,13 @@ def main():
 
 def _caused_by_ctrl_c(err: BaseException) -> bool:
     """Whether a Ctrl-C is behind `err`: a compiled extension interrupted while it is imported
-    reports the KeyboardInterrupt as the cause of an ImportError ("initialization failed")."""
+    reports the KeyboardInterrupt as the cause of an ImportError ("initialization failed"). A context
+    suppressed (`raise ... from None`) is not behind it: a policy's own KeyboardInterrupt, named by the
+    PolicyError raised in its place, was taken for a Ctrl-C."""
     seen = set()
     while err is not None and id(err) not in seen:
         if isinstance(err, KeyboardInterrupt):
             return True
         seen.add(id(err))
-        err = err.__cause__ or err.__context__
+        err = err.__cause__ or (None if err.__suppress_context__ else err.__context__)
     return False

@@ -12,7 +12,7 @@ from rich.progress import Progress
 from ..constants import MAX_SEED
 from ..report.table import Table
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit, err_console,
-                     fail, policies_or_exit)
+                     fail, playable_or_exit, policies_or_exit)
 
 PLANNER_MIX = "balanced,military,culture,economy"
 
@@ -66,7 +66,8 @@ def bench(
     kinds = [advanced] if advanced is not None else ([False, True] if full else [False])
     ref_games = reference_games or (30 if full else 5)
     mixes = policy or ["greedy", PLANNER_MIX]
-    tables = {mix: policies_or_exit(mix.split(","), len(mix.split(",")), seed) for mix in mixes}
+    tables = {mix: policies_or_exit([mix], len(mix.split(",")), seed) for mix in mixes}
+    playable_or_exit([p for pols in tables.values() for p in pols], c)
     with nullcontext() if quiet else err_console.status("compiling, or loading the compiled engine and bots"):
         first = first_call_seconds(c, tables[mixes[0]], seed)
     notes.append(f"first call (compile, or load from numba's cache): {first:.2f} s")

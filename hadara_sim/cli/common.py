@@ -101,8 +101,14 @@ def components_or_exit(path: Optional[Path]) -> "ComponentSet":  # noqa: F821
 
 
 def split_specs(specs: Sequence[str]) -> list[str]:
-    """--policy values, repeated or comma-separated: ["a,b", "c"] -> ["a", "b", "c"]."""
-    return [part.strip() for spec in specs for part in spec.split(",") if part.strip()]
+    """--policy values, repeated or comma-separated: ["a,b", "c"] -> ["a", "b", "c"]. An empty name
+    (--policy '', a doubled comma) is refused: it was read as none given, and the default played under it."""
+    parts = [(spec, part.strip()) for spec in specs for part in spec.split(",")]
+    empty = next((spec for spec, part in parts if not part), None)
+    if empty is not None:
+        fail(f"--policy '{empty}' has an empty policy name; give a name in every place (e.g. --policy "
+             "greedy,random), or leave --policy out for the default")
+    return [part for _, part in parts]
 
 
 def seat_count_problem(specs: list[str], players: int, ask: str) -> str:
@@ -134,6 +140,19 @@ def policies_or_exit(specs: list[str], players: int, seed: int):
                 fail(f"policy '{spec}' cannot be made: {type(err).__name__}: {err}")
         policies.append(made[spec])
     return policies
+
+
+def playable_or_exit(policies, components) -> None:
+    """Fail unless every policy can play games of `components` (the expert's weights were learned on one
+    set), before the first game; a check that fails in another way is the policy's fault (PolicyError),
+    named by `main` with exit 1."""
+    from ..policy import playable_on
+
+    for policy in {id(p): p for p in policies}.values():
+        try:
+            playable_on(policy, components)
+        except ValueError as err:
+            fail(str(err))
 
 
 def not_nan(value: float | None) -> float | None:

@@ -12,7 +12,8 @@ from rich.markup import escape
 from ..constants import COINS_PER_POINT, MAX_SEED
 from ..report.table import Table, styled
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
-                     err_console, fail, policies_or_exit, seat_count_problem, split_specs, writable_file)
+                     err_console, fail, playable_or_exit, policies_or_exit, seat_count_problem, split_specs,
+                     writable_file)
 
 # The deal, the reference engine, the trace and the policy interface are imported where a game is
 # told: they load numpy and numba, which `--help`, `--version` and every command would pay at start-up.
@@ -76,6 +77,7 @@ def play(
     quiet = quiet or fmt != "table"
     c = components_or_exit(components)
     seats = seats_or_exit(policy, players, seed, machine=fmt != "table")
+    playable_or_exit(seats, c)
     deal = make_deals(c, players, 1, seed=seed, advanced=advanced)
     kind = "advanced" if advanced else "basic"
     sheet, records = tell(deal, c, seats, [p.name for p in seats], quiet,
@@ -132,10 +134,7 @@ def tell(deal, c, seats, names: list[str], quiet: bool, heading: str) -> tuple[l
 
     from .human import LeftTheGame
 
-    try:
-        game = Game(deal, c, seats, recorder=account, narrator=narrate, forward=Forward)
-    except ValueError as err:  # a policy that cannot play this component set: the expert's weights, say
-        fail(str(err))
+    game = Game(deal, c, seats, recorder=account, narrator=narrate, forward=Forward)
     if not quiet:
         console.print(f"[bold]{escape(heading)}[/]", highlight=False)
     try:

@@ -14,7 +14,7 @@ from ..constants import MAX_GAMES, MAX_SEED
 from ..registry import PolicyNotFound, available_policies, resolve_policy
 from ..report.table import Table, styled
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
-                     err_console, fail, split_specs, writable_file)
+                     err_console, fail, playable_or_exit, policies_or_exit, split_specs, writable_file)
 
 app = typer.Typer(help="List, inspect and rank policies (built-ins, entry points, your own).",
                   no_args_is_help=True)
@@ -122,6 +122,7 @@ def ladder(
     names = split_specs(policy) or list(BUILTIN)
     players = list(dict.fromkeys(players))
     check_policies_and_players(names, players)
+    playable_or_exit(policies_or_exit(names, len(names), seed), c)
     pairs = len(names) * (len(names) - 1) // 2 * len(players)
     with Progress(console=console, disable=quiet, transient=True) as progress:
         task = progress.add_task("playing", total=pairs)

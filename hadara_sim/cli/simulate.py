@@ -77,6 +77,10 @@ def simulate(
     if backend not in BACKENDS:
         fail(f"--backend must be {' or '.join(BACKENDS)}, got '{backend}'")
     jobs = jobs_or_exit(jobs)
+    both = [s for s in settings if s.partition("=")[0].strip() == "players"] if players is not None else []
+    if both:  # which one wins is no more than the order they were applied in
+        fail(f"--players {players} and --set {both[0]} both set the player count; give it once: drop --players "
+             "or that --set")
     if scheduler is not None:
         if backend != "dask":
             fail("--scheduler is for --backend dask; add --backend dask")

@@ -10,7 +10,8 @@ from rich.markup import escape
 from rich.progress import Progress
 
 from ..constants import MAX_GAMES, MAX_SEED
-from .common import COMPONENTS_OPTION, components_or_exit, console, fail, policies_or_exit, split_specs
+from .common import (COMPONENTS_OPTION, components_or_exit, console, fail, playable_or_exit, policies_or_exit,
+                     split_specs)
 from .limits import jobs_or_exit
 
 
@@ -45,9 +46,8 @@ def verify(
         fail(f"--players must be 2..5, got {counts}")
     kinds = [advanced] if advanced is not None else [False, True]
     specs = split_specs(policy)
-    if not specs:
-        fail("--policy names no policy: give one or more to mix (without --policy: random and greedy)")
     pols = policies_or_exit(specs, len(specs), seed)
+    playable_or_exit(pols, c)
     n_chunks = -(-games // chunk)
     tasks = ((p, kind, min(chunk, games - k * chunk), k, pols)  # made as played: memory does not grow with --games
              for p in counts for kind in kinds for k in range(n_chunks))

@@ -93,7 +93,7 @@ def policy_problem(spec: str, params: dict, components):
     """None when the policy can be made with these parameters and play games of `components`; else a
     list of (key path in params, message), or (key of the entry at fault, message)."""
     from ..params import check_params
-    from ..policy import playable_on
+    from ..policy import PolicyError, playable_on
     from ..registry import PolicyNotFound, make_policy, resolve_policy
 
     try:
@@ -115,8 +115,8 @@ def policy_problem(spec: str, params: dict, components):
         playable_on(policy, components)
     except ValueError as err:  # the expert's weights learned on another set: stopped mid-run as an internal error
         return ("params" if params else "policy", str(err))
-    except (Exception, SystemExit) as err:
-        return ("policy", f"policy '{spec}' failed checking the component set: {type(err).__name__}: {err}")
+    except PolicyError as err:
+        return ("policy", str(err))
     return None
 
 
