@@ -131,7 +131,9 @@ def test_policies_cli_list_show_and_ladder():
     ladder = runner.invoke(app, ["policies", "ladder", "--games", "20", "-p", "2", "--policy", "greedy",
                                  "--policy", "random", "-q"])
     assert ladder.exit_code == 0, ladder.output
-    assert "greedy" in ladder.output and "±" in ladder.output
+    assert "greedy" in ladder.output and "±" not in ladder.output  # 100±4 ran past the Wilson interval [91, 100]
+    cells = re.findall(r"(\d+) \[(\d+), (\d+)\]", ladder.output)
+    assert len(cells) == 2 and all(int(low) <= int(rate) <= int(high) <= 100 for rate, low, high in cells)
 
 
 def test_a_ladder_of_one_policy_or_of_a_policy_named_twice_is_refused_with_words():

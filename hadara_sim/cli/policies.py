@@ -134,8 +134,8 @@ def ladder(
     for p in players:
         sub = frame.filter(frame["players"] == p)
         table = Table(f"{p} players: % of the wins that went to the row policy against the column policy, "
-                      f"± half its 95% CI ({games} games per pair)", ["", *names, "mean", "win pts"], [],
-                      caption="± half the 95% Wilson interval. green: above even, red: below, after Holm "
+                      f"with its 95% CI ({games} games per pair)", ["", *names, "mean", "win pts"], [],
+                      caption="[95% Wilson interval]. green: above even, red: below, after Holm "
                               "correction over the pairs of the player count (q < 0.05). mean: the row's mean win %. "
                               "win pts: the row's mean total in the games it won.")
         for a in names:
@@ -147,9 +147,9 @@ def ladder(
                 row = sub.filter((sub["policy"] == a) & (sub["opponent"] == b)).row(0, named=True)
                 rates.append(row["win_rate"])
                 significant = row["q"] < 0.05
-                half = (row["ci_high"] - row["ci_low"]) / 2
-                digits = 0 if half >= 0.01 else 1  # a half-width under 1 pp is never printed as ±0
-                text = f"{100 * row['win_rate']:.{digits}f}±{100 * half:.{digits}f}"
+                # The interval itself: a symmetric ± ran past its bounds at the edges (100±4 for [91, 100]).
+                digits = 0 if row["ci_high"] - row["ci_low"] >= 0.02 else 1  # never [50, 50]
+                text = f"{100 * row['win_rate']:.{digits}f} [{100 * row['ci_low']:.{digits}f}, {100 * row['ci_high']:.{digits}f}]"
                 cells.append(styled(text, "green" if row["win_rate"] > 0.5 else "red") if significant else text)
             won = sub.filter(sub["policy"] == a)["winning_scores"].explode().drop_nulls()
             table.rows.append([a, *cells, f"{100 * sum(rates) / len(rates):.0f}",
