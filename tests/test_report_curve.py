@@ -94,6 +94,10 @@ def test_rows_of_every_seat_have_no_curve_and_a_misspelt_column_has_a_suggestion
     df = planted(deals=10).rename({COLUMN: "sweep_components_cards_I_Y_03_cost"})
     with pytest.raises(ReportError, match="the rows with players = 4 are every seat of each game.*--where seat=0"):
         curve(df, "components.cards.I-Y-03.cost", where={"players": "4"})
+    # one policy on every seat: the hint offered the form just refused (--where policy_label=NAME)
+    with pytest.raises(ReportError, match=r"policy_label = \S+ are every seat .*affects, e\.g\. --where seat=0$"):
+        curve(df.with_columns(policy_label=pl.lit("balanced")), "components.cards.I-Y-03.cost",
+              where={"policy_label": "balanced"})
     with pytest.raises(ReportError, match=r"--where seta: no such column \(did you mean seat\?\)"):
         curve(df, "components.cards.I-Y-03.cost", where={"seta": "0"})
 

@@ -115,9 +115,10 @@ def affected(df: pl.DataFrame, key: SweptKey, where: dict[str, str] | None = Non
         raise ReportError(f"no rows with {' and '.join(words)}")
     seats = rows.group_by(["combo", "game"]).agg(n=pl.len(), players=pl.col("players").first())
     if (seats["n"] == seats["players"]).all():  # their mean win share is 1/P at every value: no curve to fit
+        others = [f"--where {c}" for c in ("seat=0", "policy_label=NAME") if c.partition("=")[0] not in (where or {})]
         raise ReportError(f"the rows with {' and '.join(words)} are every seat of each game, whose win shares "
-                          "add up to 1 whatever the value: choose the seats the value affects, e.g. --where "
-                          "seat=0 or --where policy_label=NAME")
+                          "add up to 1 whatever the value: choose the seats the value affects"
+                          + (f", e.g. {' or '.join(others)}" if others else " (a column that differs between the seats)"))
     return rows, " and ".join(words)
 
 
