@@ -815,3 +815,16 @@ def test_a_notebook_s_mistakes_in_the_report_functions_get_a_clear_message_befor
     for info in (None, {}, {"scenario": "mine"}):  # a notebook's info: nothing, or a few keys of its own
         assert sections.winrate(df, info, ["policy"]).tables
     assert "mine" in sections.overview(sections.full_info(df, {"scenario": "mine"})).rows[0]
+
+
+def test_a_table_by_combination_pools_over_no_swept_key():
+    """`report winrate --by combo` (or --by sweep) was titled "(pooled over grants)" though each of its
+    rows is one combination; by policy it does pool over the grants."""
+    from hadara_sim.report.dataset import pooled_over
+
+    combos = [{"index": k, "sweep": {"grants": grant}} for k, grant in enumerate(["none", "sell_bonus"])]
+    rows = [dict(game=g, seat=s, players=2, combo=k, win_share=float(s == g % 2), policy_label="p",
+                 sweep=json.dumps(combos[k]["sweep"])) for k in range(2) for g in range(4) for s in range(2)]
+    df = R.frame(rows, combos)
+    assert pooled_over(df, ["policy_label"]) == ["sweep_grants"]
+    assert pooled_over(df, ["combo"]) == pooled_over(df, ["sweep"]) == []
