@@ -119,6 +119,9 @@ def test_the_policies_sides_command_prints_the_table_with_its_evidence(monkeypat
     rows = {r["card"]: r for r in table["data"]}
     assert rows[3]["side"] == "B" and rows[3]["diff_low_pp"] > 0  # 3B measured better than 3A
     assert all(r["diff_low_pp"] <= r["diff_pp"] <= r["diff_high_pp"] for r in rows.values())
+    # why each side: found by play where its interval clears zero, else the tuned entry kept
+    assert rows[3]["because"] == "B above A" and all(
+        r["because"] == "undecided: tuned entry kept" for r in rows.values() if r["diff_low_pp"] < 0 < r["diff_high_pp"])
     refused = CliRunner().invoke(app, ["policies", "sides", "--policy", "greedy"])
     assert refused.exit_code == 2 and "no side_choice parameter" in refused.output
 

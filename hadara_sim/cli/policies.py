@@ -200,17 +200,22 @@ def sides(
         if not quiet:
             err_console.print(f"side trial at {p} players (a few seconds unless kept from before)", highlight=False)
         trial = derived_sides(bot, c, p)
-        rows = [[str(card), "valuation" if side < 0 else "AB"[side], f"{100 * effect:+.1f}",
+        # A side is found by play only where its interval clears zero; elsewhere the tuned entry stays.
+        why = ["B above A" if low > 0 else "A above B" if high < 0 else "undecided: tuned entry kept"
+               for low, high in zip(trial.low, trial.high)]
+        rows = [[str(card), "valuation" if side < 0 else "AB"[side], because, f"{trial.deals:,}", f"{100 * effect:+.1f}",
                  f"[{100 * low:+.1f}, {100 * high:+.1f}]"]
-                for card, side, effect, low, high in zip(range(1, 6), trial.sides, trial.effect, trial.low, trial.high)]
+                for card, side, because, effect, low, high in zip(range(1, 6), trial.sides, why, trial.effect,
+                                                                  trial.low, trial.high)]
         grids.append(Table(f"{policy}, {p} players: side per setup card, found by play on {c.digest}",
-                           ["card", "side", "B - A (pp)", "95% CI"], rows,
+                           ["card", "side", "because", "n (deals, at most)", "B - A (pp)", "95% CI"], rows,
                            caption=f"relative contrast: the holder's win share on side B minus on side A, paired "
                                    f"on up to {trial.deals} deals per card (t interval), every other seat on the "
                                    f"table; {trial.rounds} round(s) until the table repeated. An interval across "
                                    "zero keeps the tuned entry (valuation: the planner's own).",
                            data=pl.DataFrame({"players": [p] * 5, "card": list(range(1, 6)),
                                               "side": ["valuation" if x < 0 else "AB"[x] for x in trial.sides],
+                                              "because": why,
                                               "diff_pp": [100 * x for x in trial.effect],
                                               "diff_low_pp": [100 * x for x in trial.low],
                                               "diff_high_pp": [100 * x for x in trial.high],
