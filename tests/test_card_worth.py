@@ -121,4 +121,14 @@ def test_a_card_that_changed_no_game_has_no_crossing_and_no_error(components):
     """A tiny run: seeking and avoiding gave the same result in every deal at every cost."""
     pairs = planted(6, 6, deals=5).with_columns(pl.col("win_avoid").alias("win_seek"))
     fair = W.fair_costs(pairs, components).row(0, named=True)
-    assert np.isnan(fair["fair_cost"]) and W.gap_text(fair) == "no crossing (the same difference in every deal)"
+    assert np.isnan(fair["fair_cost"]) and W.gap_text(fair) == "no crossing (the difference does not move with the cost)"
+
+
+def test_a_difference_that_differs_by_deal_but_not_by_cost_has_no_crossing(components):
+    """Each deal's difference the same at every cost, the deals unlike: the fitted slope is rounding, and
+    was tested as a slope (a 3-game card-worth run: p = 0, "significant", a fair cost of 2.5e16 in the json)."""
+    pairs = planted(6, 6, deals=40)
+    level = (pairs["game"] % 3 == 0).cast(pl.Float64)  # deal by deal, whatever the cost
+    fair = W.fair_costs(pairs.with_columns(win_seek=level, win_avoid=0.0), components).row(0, named=True)
+    assert np.isnan(fair["fair_cost"]) and np.isnan(fair["slope_p"]) and abs(fair["slope"]) < 1e-12
+    assert W.gap_text(fair) == "no crossing (the difference does not move with the cost)"

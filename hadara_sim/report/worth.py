@@ -115,7 +115,7 @@ def fair_costs(pairs: pl.DataFrame, components) -> pl.DataFrame:
 def gap_text(r: dict) -> str:
     """A row's fair cost in words: 'fair at 4.3 [3.1, 5.6]', or why there is none."""
     if not math.isfinite(r["slope_p"]):
-        return "no crossing (the same difference in every deal)"
+        return "no crossing (the difference does not move with the cost)"
     if not math.isfinite(r["fair_cost"]):
         return f"no crossing (slope p = {r['slope_p']:.2g})"
     return (f"{r['fair_cost']:.1f} [{r['fair_low']:.1f}, {r['fair_high']:.1f}]"
