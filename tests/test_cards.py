@@ -253,3 +253,17 @@ def test_a_run_whose_component_set_is_gone_is_not_read_with_the_shipped_one(runs
     assert report("summary").exit_code == 0
     html = (tmp_path / "out" / "summary.html").read_text(encoding="utf-8")
     assert "The cards section is left out: the run&#x27;s component set at" in html
+
+
+def test_the_card_tables_machine_columns_carry_their_units():
+    """csv and json wrote the shares of games (offered, take_rate ...) and the policy-adjusted difference
+    as fractions beside _pct and _pp columns (adj_high 0.127 next to win_high_pp 12.7)."""
+    from hadara_sim.report import component_sections
+
+    strong, weak = COMPONENTS.card_index["I-B-01"], COMPONENTS.card_index["I-R-02"]
+    section = component_sections.cards(_planted(200, strong, weak), {"components_path": None})
+    data = section.tables[0].machine()
+    row = data.filter(pl.col("card_id") == "I-B-01").row(0, named=True)
+    assert row["offered_pct"] == row["take_rate_pct"] == 100.0
+    assert row["adj_low_pp"] < row["adj_diff_pp"] < row["adj_high_pp"] and 40 < row["win_diff_pp"] < 80
+    assert not {"offered", "take_rate", "adj_diff", "adj_low", "adj_high"} & set(data.columns)

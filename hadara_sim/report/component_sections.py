@@ -22,6 +22,10 @@ from .setup import (focus_seat_rates, focus_settings, setup_card_balance, setup_
 from .table import Table
 
 GRANT_UNITS = {"win_low": "pp", "win_high": "pp"}  # paired_diff's CI of win_diff
+# The card table's shares of games and its policy-adjusted difference: fractions beside _pct and _pp
+# columns in csv and json (adj_high 0.127 next to win_high_pp 12.7) until named with their units.
+CARD_UNITS = {**GRANT_UNITS, **dict.fromkeys(("adj_diff", "adj_low", "adj_high"), "pp"),
+              **dict.fromkeys(("offered", "bought", "sold", "fed_away", "take_rate", "phase_a"), "%")}
 
 
 def focus_words(settings: Sequence[str]) -> tuple[str, str]:
@@ -308,7 +312,7 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
                 "pooled over policies (the policy mix removed). What remains: buyers chose the card in the games "
                 "where they wanted it, so this is not its worth (seek - avoid is); q: Benjamini-Hochberg over the "
                 f"{ranked.height} cards, adjusted; * = q < 0.05 (not a verdict: the comparison is observational)",
-        marked=shown["adj_significant"].to_list(), data=table, units=GRANT_UNITS))
+        marked=shown["adj_significant"].to_list(), data=table, units=CARD_UNITS))
     section.figures.append(("card-values", charts.card_value_chart(table, info)))
     colonies = K.colony_table(df, components)
     section.tables.append(None if colonies.height == 0 else Table(
