@@ -319,16 +319,20 @@ def test_each_key_finding_has_its_size_ci_and_design_and_no_count_of_zero_undeci
     observed_verdicts = V.judge([0.05, 0.001], [1e-6, 0.8], [1.0, 1e-5], [2000, 2000])
     data = pl.DataFrame({"diff": [0.05, 0.001], "diff_low": [0.02, -0.004], "diff_high": [0.08, 0.006],
                          **V.columns(observed_verdicts), "design": ["observational"] * 2})
-    observed = Table("Setup cards", ["row"], [["2P 3B"], ["2P 1A"]], data=data)
+    observed = Table("Setup cards", ["epoch", "players", "n (deals)"], [["I", "2 players", "2,000"], ["II", "2 players",
+                                                                                                 "2,000"]],
+                     data=data.with_columns(n=pl.lit(2000)))
     grants = Table("Experiment: granted seat vs control", ["granted"], [["sell_bonus"]],
                    data=pl.DataFrame({"win_diff": [0.1], "win_low": [0.04], "win_high": [0.16],
                                       **V.columns(V.judge([0.1], [1e-4], [1.0], [500]), prefix="win_")}))
     found = key_findings([Section("setup-cards", "Setup cards", "", [observed]),
                           Section("purple", "Purple effects", "", [grants])])
-    assert found.columns == ["section", "row", "verdict", "size", "95% CI", "design", "table"]
-    assert [r[2:6] for r in found.rows] == [["▲ stronger", "+10.0 pp", "[+4.0, +16.0]", "experiment"],
-                                            ["▲ stronger", "+5.0 pp", "[+2.0, +8.0]", "observational"],
-                                            ["fair within ±2 pp", "+0.1 pp", "[-0.4, +0.6]", "observational"]]
+    assert found.columns == ["section", "row", "n (deals)", "verdict", "size", "95% CI", "design", "table"]
+    # a row is named by its cells before n, its group included ("epoch I" alone lacked its player count)
+    assert [r[1:7] for r in found.rows] == [
+        ["sell_bonus", "–", "▲ stronger", "+10.0 pp", "[+4.0, +16.0]", "experiment"],
+        ["I, 2 players", "2,000", "▲ stronger", "+5.0 pp", "[+2.0, +8.0]", "observational"],
+        ["II, 2 players", "2,000", "fair within ±2 pp", "+0.1 pp", "[-0.4, +0.6]", "observational"]]
     assert found.links == ["purple-1-t0", "setup-cards-0-t0", "setup-cards-0-t0"]
     assert "0 " not in found.caption and "undecided" not in found.caption
     assert "experiments first" in found.caption

@@ -13,7 +13,7 @@ from . import verdict as V
 from .dataset import ReportError
 from .fields import AGREEMENT
 from .sections import Section, overview, pp, pp_ci
-from .table import MARKED_CSS, Table, table_html
+from .table import MARKED_CSS, Table, plain, table_html
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2rem auto; max-width: 1200px;
@@ -91,11 +91,16 @@ def key_findings(sections: Sequence[Section]) -> Table | None:
             if findings is None:
                 continue
             design = _design(t)
-            for label, f in zip((r[0] for r in t.rows), findings):
+            # A row is named by every cell before its n (a seat's "epoch I" alone lacked "2 players").
+            first = next((k for k, c in enumerate(t.columns) if plain(c).split(" (")[0] == "n"), 1) or 1
+            deals = t.data["n"].to_list() if "n" in t.data.columns else [None] * len(t.rows)
+            for row, n, f in zip(t.rows, deals, findings):
                 if f is None:
                     undecided += 1
                     continue
-                found[design].append(([s.title, label, *f, design, t.title], f"{s.key}-{i}-t{j}"))
+                label = ", ".join(plain(c) for c in row[:first])
+                found[design].append(([s.title, label, f"{n:,}" if n is not None else V.NA, *f, design, t.title],
+                                      f"{s.key}-{i}-t{j}"))
     listed = found["experiment"] + found["observational"]
     if not listed and not undecided:
         return None
@@ -106,7 +111,7 @@ def key_findings(sections: Sequence[Section]) -> Table | None:
         caption = (f"{undecided:,} row{'s' * (undecided != 1)} of these tables {'are' if undecided != 1 else 'is'} "
                    f"undecided (more games needed) and not listed; " + caption)
     return Table("Key findings: every decided verdict of this report",
-                 ["section", "row", "verdict", "size", "95% CI", "design", "table"], [r for r, _ in listed],
+                 ["section", "row", "n (deals)", "verdict", "size", "95% CI", "design", "table"], [r for r, _ in listed],
                  caption=caption, links=[link for _, link in listed])
 
 
