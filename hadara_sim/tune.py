@@ -164,6 +164,7 @@ def tune(components: ComponentSet, policy: str, opponents: list[str], players: l
     if SIDES in space and not advanced:  # tuned a side table the basic game never plays, and kept its noise
         raise ValueError(f"{SIDES} is the setup side table, which only the advanced game plays: tune it with "
                          "advanced games (--advanced), or leave it out")
+    make_policy(policy, seed=seed, **start)  # one that cannot be made stops here, not as a failed trial
     if not space:  # else its training and held-out games were played, to choose nothing
         how = (f"its {SIDES} table is tuned in the advanced game (--advanced)" if SIDES in defaults else
                "tune a policy with number parameters (hadara-sim policies show NAME lists them)")
@@ -185,7 +186,6 @@ def tune(components: ComponentSet, policy: str, opponents: list[str], players: l
             progress()
         return float(np.mean(scores))
 
-    make_policy(policy, seed=seed, **start)  # one that cannot be made stops here, not as a failed trial
     field_of()
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed))
