@@ -452,3 +452,13 @@ def test_a_cold_cache_is_compiled_once_in_the_parent_and_said(tmp_path, monkeypa
     warm = CliRunner().invoke(app, ["simulate", str(scenario), "--jobs", "1", "--out", str(tmp_path / "warm")])
     assert warm.exit_code == 0 and "compiling the engine" not in warm.output
     assert load_results(tmp_path / "cold").equals(load_results(tmp_path / "warm"))
+
+
+def test_a_long_default_folder_name_keeps_a_digest_of_the_whole_so_two_runs_never_meet():
+    """The name was cut at 200 characters: two runs whose settings differed past the cut shared a folder."""
+    from hadara_sim.cli.simulate import NAME_LIMIT, changed_name
+
+    long = [f"components.cards.I-Y-0{k}.cost=3" for k in range(1, 8)]
+    one, other = changed_name("default", [*long, "seed=1"]), changed_name("default", [*long, "seed=2"])
+    assert one != other and len(one) == len(other) == NAME_LIMIT and one[:150] == other[:150]
+    assert changed_name("default", ["players=3"]) == "default-players=3"

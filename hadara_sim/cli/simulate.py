@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import shlex
@@ -226,10 +227,18 @@ def next_report(sc, out: Path) -> str:
     return command.format("seats") + " (one policy on every seat: what the seat and turn order are worth)"
 
 
+NAME_LIMIT = 200  # a folder name's length, well under the file systems' 255 bytes
+
+
 def changed_name(name: str, settings: list[str]) -> str:
     """The default results directory's name of a scenario changed by settings: its own name and
-    each setting ('default-players=3'), so that it never meets the unchanged run's directory."""
-    return "-".join([name, *(re.sub(r"[^\w.=,+-]+", "_", s).strip("_") for s in settings)])[:200]
+    each setting ('default-players=3'), so that it never meets the unchanged run's directory. A name
+    too long keeps its start and ends in a digest of the whole: cut alone, two runs met in one folder."""
+    whole = "-".join([name, *(re.sub(r"[^\w.=,+-]+", "_", s).strip("_") for s in settings)])
+    if len(whole) <= NAME_LIMIT:
+        return whole
+    digest = hashlib.sha256("\0".join([name, *settings]).encode()).hexdigest()[:12]
+    return f"{whole[:NAME_LIMIT - 13]}-{digest}"
 
 
 def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> None:
