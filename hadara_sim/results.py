@@ -36,6 +36,8 @@ SCHEMA_KEY = b"hadara_sim.schema_version"
 PART_KEY = b"hadara_sim.part"  # JSON: run (identity digest), seed, combo, chunk, first_game, games
 PART_NAME = re.compile(r"part-c(\d{4,})-k(\d{5,})\.parquet")
 TEMP_NAME = re.compile(r"\.(part-c\d{4,}-k\d{5,}\.parquet|metadata\.json)\.\d+\.tmp")
+TRACES_DIR = "traces"  # `simulate --trace-games`: a game's trace, verified, as traces/game-cCCCC-gGGGGGGG.jsonl
+TRACE_NAME = re.compile(r"game-c(\d{4,})-g(\d{7,})\.jsonl")
 
 SHEET_COLUMNS = ("colonies", "statues", "silver", "gold", "cards", "coins")
 EXTRA_POINTS = ("patron_points", "silver_full_points", "set_collector_points", "wildcard_points")
@@ -460,6 +462,16 @@ def chunks_per_combination(games: int, chunk: int) -> int:
 def our_parts(out: Path) -> list[Path]:
     """The part files in a results directory (by their exact name pattern), sorted."""
     return sorted(f for f in Path(out).glob(PART_GLOB) if PART_NAME.fullmatch(f.name))
+
+
+def trace_path(out: Path, combo: int, game: int) -> Path:
+    """Where `simulate --trace-games` writes the trace of one game of a run."""
+    return Path(out) / TRACES_DIR / f"game-c{combo:04d}-g{game:07d}.jsonl"
+
+
+def our_traces(out: Path) -> list[Path]:
+    """The game traces `simulate --trace-games` wrote in a results directory (by their exact name)."""
+    return sorted(f for f in (Path(out) / TRACES_DIR).glob("game-*.jsonl") if TRACE_NAME.fullmatch(f.name))
 
 
 def is_temp_file(name: str) -> bool:

@@ -28,8 +28,8 @@ from .process import (BACKENDS, ClusterLost, LockBusy, dask_parallel, directory_
 from .problems import as_path
 from .progress import PLAIN_EVERY, duration, every, progress_bar
 from .results import (
-    METADATA_FILE, SCHEMA_VERSION, ResultsError, check_part, chunks_per_combination,
-    is_temp_file, our_parts, part_name, read_metadata, write_metadata, write_table,
+    METADATA_FILE, SCHEMA_VERSION, TRACE_NAME, ResultsError, check_part, chunks_per_combination,
+    is_temp_file, our_parts, our_traces, part_name, read_metadata, write_metadata, write_table,
 )
 from .scenario.identity import identity_digest, run_identity
 from .scenario.model import Scenario
@@ -160,7 +160,7 @@ def describe_mismatch(old: dict, new: dict) -> str:
 
 def _clear(out: Path):
     """Remove what a run writes (only that: other files in the directory stay)."""
-    for f in our_parts(out):
+    for f in [*our_parts(out), *our_traces(out)]:
         f.unlink()
     (out / METADATA_FILE).unlink(missing_ok=True)
     _clean_temp(out)
@@ -242,6 +242,10 @@ def _prepare(scenario: Scenario, out: Path, chunks: ChunkPlan, overwrite: bool) 
                     if old_part.is_file():
                         _check_part(old_part, digest, combo, last, old_games - last * scenario.chunk)
                         old_part.unlink()
+                # that chunk's games are dealt anew (a chunk deals its games together): their traces are stale
+                for f in our_traces(out):
+                    if int(TRACE_NAME.fullmatch(f.name).group(2)) >= last * scenario.chunk:
+                        f.unlink()
     _clean_temp(out)
     done = set()
     for f in our_parts(out):

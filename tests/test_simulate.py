@@ -462,3 +462,21 @@ def test_a_long_default_folder_name_keeps_a_digest_of_the_whole_so_two_runs_neve
     one, other = changed_name("default", [*long, "seed=1"]), changed_name("default", [*long, "seed=2"])
     assert one != other and len(one) == len(other) == NAME_LIMIT and one[:150] == other[:150]
     assert changed_name("default", ["players=3"]) == "default-players=3"
+
+
+def test_traces_that_no_longer_describe_their_games_go_with_them(tmp_path):
+    """A rerun with more games deals the last chunk anew, and --overwrite replaces the run: both kept
+    traces/game-...jsonl of the old games, now other deals. Traces of games dealt alike stay."""
+    from hadara_sim.results import our_traces, trace_path
+
+    path = scenario_file(tmp_path, games=30, chunk=20)
+    out = tmp_path / "out"
+    assert cli(path, "--jobs", "1", "--quiet", "--out", out, "--trace-games", "4").exit_code == 0
+    before = {f.name for f in our_traces(out)}
+    assert trace_path(out, 0, 0).name in before and any("g00000" in n and int(n[-13:-6]) >= 20 for n in before)
+    assert cli(path, "--jobs", "1", "--quiet", "--out", out, "--games", "40").exit_code == 0
+    kept = {f.name for f in our_traces(out)}
+    assert kept == {n for n in before if int(n[-13:-6]) < 20} and kept
+    (out / "traces" / "notes.txt").write_text("mine")
+    assert cli(path, "--jobs", "1", "--quiet", "--out", out, "--games", "40", "--seed", "9", "--overwrite").exit_code == 0
+    assert our_traces(out) == [] and (out / "traces" / "notes.txt").read_text() == "mine"

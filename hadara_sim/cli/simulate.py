@@ -243,10 +243,11 @@ def changed_name(name: str, settings: list[str]) -> str:
 
 def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> None:
     """Traces of k games spread over the run, each verified, as OUT/traces/game-cC-gG.jsonl."""
+    from ..results import TRACES_DIR, trace_path
     from ..sample import SampleError, SampleMismatch, sample_ids, verified_game
     from ..trace import write_trace
 
-    folder = out / "traces"
+    folder = out / TRACES_DIR
     folder.mkdir(parents=True, exist_ok=True)
     for combo, game in sample_ids(sc.games, len(sc.combinations), k):
         try:
@@ -254,7 +255,7 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> Non
         except SampleError as err:
             fail(f"cannot trace game {game} of combination {combo}: {err}",
                  code=1 if isinstance(err, SampleMismatch) else 2)
-        write_trace(sample.records, folder / f"game-c{combo:04d}-g{game:07d}.jsonl")
+        write_trace(sample.records, trace_path(out, combo, game))
     if not quiet:
         talk.print(f"wrote {min(k, sc.total_games)} game traces to {folder} (each replayed by the reference "
                    "engine and matched with the dataset; tell one with hadara-sim show-game)", markup=False, highlight=False)
