@@ -25,7 +25,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from .component_files import as_component_set
-from .constants import COLOURS, EFFECT_IDS, EPOCHS, STATUES, TRACKS
+from .constants import COLOURS, EFFECT_IDS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, STATUES, TRACKS
 from .problems import as_path
 from .swept_key import SweptKey
 
@@ -312,6 +312,31 @@ def polars_frame(df) -> None:
         raise TypeError(f"the reports (and card_events) read a polars DataFrame, got a {type(df).__name__}: {hint}")
 
 
+def value_problem(df) -> tuple[int, str, str] | None:
+    """(row, column, what is wrong) for the first row of `df` whose player count, seat, win share or score
+    cannot be, or None: a damaged part read silently (win_share 5.0, seat 9 at 4 players, a null total
+    that stopped a chart with "cannot convert float NaN to integer")."""
+    if df.height == 0:
+        return None
+    players = df["players"].fill_null(0).to_numpy()
+    checks = (("players", (players < MIN_PLAYERS) | (players > MAX_PLAYERS), "a player count outside 2..5"),
+              ("seat", _outside(df["seat"], 0, players - 1), "a seat outside 0..players - 1"),
+              ("win_share", _outside(df["win_share"], 0.0, 1.0), "a win share outside 0..1"),
+              ("total", _outside(df["total"], 0, np.inf), "a score that is missing or below 0"))
+    for column, wrong, what in checks:
+        at = np.flatnonzero(wrong)
+        if len(at):
+            return int(at[0]), column, what
+    return None
+
+
+def _outside(column, low, high) -> np.ndarray:
+    """Rows of a column that are null, NaN or outside [low, high] (bounds per row or one for all)."""
+    values = column.cast(float).fill_null(np.nan).to_numpy()
+    with np.errstate(invalid="ignore"):
+        return ~((values >= low) & (values <= high))
+
+
 def card_set_problem(df, n_cards: int | None = None) -> tuple[int, str, str] | None:
     """(row, column, what is wrong) for the first row of `df` whose card bit sets break the schema's
     rules, or None: every set `width` bytes long (one bit per card; empty allowed), no bit past the last
@@ -579,13 +604,15 @@ def check_schema_version(meta: dict, where) -> None:
                            "(or with --overwrite)")
 
 
-def check_part(file: Path, run: str, combo: int, chunk: int, games: int | None) -> None:
+def check_part(file: Path, run: str, combo: int, chunk: int, games: int | None, players: int | None = None) -> None:
     """ResultsError unless `file` is a readable part of the current schema written by run `run`
-    for this combination and chunk (with `games` rows per seat, unless None)."""
+    for this combination and chunk (with `games` rows per seat, unless None; and with `players`, a row
+    for every seat of them)."""
     if file.is_symlink():
         raise ResultsError(f"{file} is a symbolic link, not a chunk written by this run")
     try:
-        schema = pq.read_schema(file)
+        footer = pq.read_metadata(file)
+        schema = footer.schema.to_arrow_schema()
     except (OSError, pa.ArrowException) as err:
         raise ResultsError(f"{file} cannot be read (damaged?): {err}") from None
     version = (schema.metadata or {}).get(SCHEMA_KEY)
@@ -614,6 +641,10 @@ def check_part(file: Path, run: str, combo: int, chunk: int, games: int | None) 
     if wrong:
         shown = ", ".join(f"{k} {json.dumps(part.get(k))} (expected {json.dumps(expected[k])})" for k in wrong)
         raise ResultsError(f"{file} belongs to another run or chunk ({shown}): it is not a chunk of this run")
+    if isinstance(games, int) and isinstance(players, int) and footer.num_rows != games * players:  # cut short
+        raise ResultsError(f"{file} holds {footer.num_rows:,} rows where its {games:,} games of {players} players "
+                           f"have {games * players:,}: damaged; delete it and run the same simulate command again "
+                           "to play its chunk afresh")
 
 
 def result_files(path, *, allow_partial: bool = True) -> tuple[dict, list[Path]]:
@@ -625,6 +656,7 @@ def result_files(path, *, allow_partial: bool = True) -> tuple[dict, list[Path]]
     meta = read_metadata(out)
     check_schema_version(meta, out)
     combos, per_combo = {c["index"] for c in meta["combinations"]}, meta["chunks_per_combination"]
+    players = {c["index"]: c.get("players") for c in meta["combinations"]}
     games, size = meta["games"], meta["chunk_size"]
     present = our_parts(out)
     for file in present:
@@ -632,7 +664,7 @@ def result_files(path, *, allow_partial: bool = True) -> tuple[dict, list[Path]]
         if combo not in combos or chunk >= per_combo:
             raise ResultsError(f"{file} is not a chunk of the run in {out / METADATA_FILE} (it has "
                                f"{len(combos)} combinations of {per_combo} chunks)")
-        check_part(file, meta["identity"], combo, chunk, min(size, games - chunk * size))
+        check_part(file, meta["identity"], combo, chunk, min(size, games - chunk * size), players.get(combo))
     planned = len(combos) * per_combo
     if len(present) < planned:
         message = (f"{out}: {planned - len(present)} of {planned} chunks are missing (an "
@@ -661,7 +693,7 @@ def _read_parts(files: list[Path], path):
         df = pl.read_parquet([str(f) for f in files])
     except Exception:  # polars raises its own exception types; find the file at fault
         raise (_damaged_part(files) or ResultsError(f"{path}: the chunk files cannot be read together")) from None
-    problem = card_set_problem(df)
+    problem = value_problem(df) or card_set_problem(df)
     if problem:
         row, column, what = problem
         ends = np.cumsum([pq.read_metadata(f).num_rows for f in files])

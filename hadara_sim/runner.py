@@ -253,7 +253,7 @@ def _prepare(scenario: Scenario, out: Path, chunks: ChunkPlan, overwrite: bool) 
         if chunk is None:
             raise RunError(f"{f} is not a chunk of this run (no such combination or chunk); move it "
                            "away, or use --overwrite to replace the directory")
-        _check_part(f, digest, chunk.combo, chunk.index, chunk.games)
+        _check_part(f, digest, chunk.combo, chunk.index, chunk.games, scenario.combinations[chunk.combo].players)
         done.add(f.name)
     sessions = old.get("sessions", []) if old else []
     meta = {
@@ -288,9 +288,9 @@ def _planned(chunks: ChunkPlan, name: str) -> Chunk | None:
     return chunks.chunk(*found)
 
 
-def _check_part(path: Path, digest: str, combo: int, index: int, games: int):
+def _check_part(path: Path, digest: str, combo: int, index: int, games: int, players: int | None = None):
     try:
-        check_part(path, digest, combo, index, games)
+        check_part(path, digest, combo, index, games, players)
     except ResultsError as err:
         raise RunError(f"{err}; move it away and run the same command again: its chunk alone is played again "
                        "(--overwrite would play every chunk again)") from None

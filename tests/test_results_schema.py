@@ -109,3 +109,36 @@ def test_values_are_consistent(advanced_run):
     assert df["policy_params"].str.starts_with("{").all()
     cards = df.select([f"cards_{c}" for c in ("yellow", "red", "blue", "green", "purple")]).to_numpy()
     assert (cards >= 0).all()
+
+
+@pytest.mark.parametrize("damage, message", [
+    (lambda t, pa, pc: t.slice(0, 50), "holds 50 rows where its 30 games of 3 players have 90: damaged"),
+    (lambda t, pa, pc: t.set_column(t.schema.get_field_index("win_share"), "win_share",
+                                    pc.if_else(pc.equal(t["game"], 4), pa.scalar(5.0), t["win_share"])),
+     "row 12, column win_share: a win share outside 0..1"),
+    (lambda t, pa, pc: t.set_column(t.schema.get_field_index("seat"), "seat",
+                                    pc.if_else(pc.equal(t["game"], 4), pa.scalar(9, t["seat"].type), t["seat"])),
+     "row 12, column seat: a seat outside 0..players - 1"),
+    (lambda t, pa, pc: t.set_column(t.schema.get_field_index("total"), "total",
+                                    pc.if_else(pc.equal(t["game"], 4), pa.scalar(None, t["total"].type), t["total"])),
+     "row 12, column total: a score that is missing or below 0"),
+])
+def test_a_damaged_part_is_named_with_what_is_wrong(advanced_run, tmp_path, damage, message):
+    """Read silently before: a part cut to some of its rows, a win share of 5, a seat 9 at 3 players, a
+    null total (which then stopped a chart: "cannot convert float NaN to integer")."""
+    import shutil
+
+    import pyarrow as pa
+    import pyarrow.compute as pc
+    import pyarrow.parquet as pq
+
+    from hadara_sim.results import ResultsError
+
+    out = tmp_path / "out"
+    shutil.copytree(advanced_run, out)
+    part = sorted(out.glob("part-*.parquet"))[0]
+    table = pq.read_table(part)
+    pq.write_table(damage(table, pa, pc).replace_schema_metadata(table.schema.metadata), part)
+    with pytest.raises(ResultsError, match=re.escape(message)) as err:
+        load_results(out)
+    assert part.name in str(err.value)
