@@ -261,12 +261,14 @@ def _prepare(scenario: Scenario, out: Path, chunks: ChunkPlan, overwrite: bool) 
         "package_version": __version__,
         "identity": digest,
         "identity_fields": identity,
-        "scenario": {"name": scenario.name, "path": scenario.path, "text": scenario.text,
+        # Paths as found from anywhere: show-game reads the scenario's text again relative to its folder
+        # (a policy file named relative to it), and from another working folder did not find it.
+        "scenario": {"name": scenario.name, "path": _absolute(scenario.path), "text": scenario.text,
                      "settings": list(scenario.settings), "parsed": scenario.to_dict()},
         "seed": scenario.seed,
         "games": scenario.games,
         "chunk_size": scenario.chunk,
-        "components": {"path": scenario.components_path, "digest": scenario.components.digest},
+        "components": {"path": _absolute(scenario.components_path), "digest": scenario.components.digest},
         "started": old.get("started") if old else _now(),
         "extended_from_games": extended_from,
         "finished": None,
@@ -286,6 +288,11 @@ def _planned(chunks: ChunkPlan, name: str) -> Chunk | None:
     if found is None or found[0] >= len(chunks.combos) or found[1] >= chunks.per_combo:
         return None
     return chunks.chunk(*found)
+
+
+def _absolute(path: str | None) -> str | None:
+    """A file's path from anywhere; None, and a scenario given as data ("<dict>"), as they are."""
+    return path if path is None or path.startswith("<") else str(Path(path).resolve())
 
 
 def _check_part(path: Path, digest: str, combo: int, index: int, games: int, players: int | None = None):

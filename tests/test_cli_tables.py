@@ -398,3 +398,17 @@ def test_a_table_in_a_notebook_shows_its_marked_rows():
     html = Table("t", ["a"], [["1"], ["2"]], marked=[True, False])._repr_html_()
     assert html.startswith(f"<style>{MARKED_CSS}</style>") and '<tr class="marked"><td>1</td>' in html
     assert MARKED_CSS in CSS
+
+
+def test_show_game_finds_a_policy_file_named_relative_to_the_scenario_from_any_folder(tmp_path, monkeypatch):
+    """The run's metadata kept the scenario's path as typed ("scen.toml"), so show-game read its text
+    again relative to the working folder and, from another folder, missed bots/mine.py."""
+    (tmp_path / "s" / "bots").mkdir(parents=True)
+    (tmp_path / "s" / "bots" / "mine.py").write_text("from hadara_sim.policies import BUILTIN\nMine = BUILTIN['greedy']\n")
+    (tmp_path / "s" / "scen.toml").write_text('players = 2\npolicies = ["bots/mine.py:Mine", "random"]\ngames = 6\n')
+    monkeypatch.chdir(tmp_path / "s")
+    assert run("simulate", "scen.toml", "-q", "-j", 1, "--out", "res").exit_code == 0
+    monkeypatch.chdir(tmp_path)
+    result = run("show-game", tmp_path / "s" / "res", "--game", 2, "--allow-code", "-q")
+    assert result.exit_code == 0, result.output
+    assert "the reference engine agrees with the batch engine" in " ".join(result.output.split())
