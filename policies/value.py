@@ -63,7 +63,8 @@ class PositionValue:
         if components.base_digest != self.components:
             raise ValueError(f"position value {self.path} was fitted on the component set {self.components}, but "
                              f"these games use {components.base_digest}: fit one for it with `{FIT} --components "
-                             f"PATH --out FILE` and give search value=FILE")
+                             f"PATH --out FILE` and play it with --policy search:value=FILE (in a scenario: params = "
+                             f"{{value = \"FILE\"}})")
 
 
 def read_value(path: str | Path) -> PositionValue:

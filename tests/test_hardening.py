@@ -1481,6 +1481,11 @@ def test_every_command_checks_the_component_set_the_same_way(tmp_path, user_poli
         assert "unexpected" not in done.stderr and "Traceback" not in done.stderr
     clean_failure(invoke("simulate", tiny(tmp_path), "--dry-run", "--set", f'policies=["{user_policies}:ChecksBadly"]'),
                   2, "policy 'checks_badly' failed checking the component set: RuntimeError: no such set")
+    # policies tune met search's value fitted on another set at its first decision, as a failing policy
+    clean_failure(invoke("policies", "tune", "search", "--trials", "1", "--games", "2", "--components", component_copy),
+                  2, "was fitted on the component set", "--policy search:value=FILE")
+    clean_failure(invoke("policies", "tune", "balanced", "-o", "expert", "--trials", "1", "--games", "2",
+                         "--components", component_copy), 2, "expert weights", "--policy expert:weights=FILE")
 
 
 @pytest.mark.parametrize("setting", ["players=2", " players = 3"])

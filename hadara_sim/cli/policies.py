@@ -191,6 +191,7 @@ def sides(
     except ValueError:
         fail(f"policy '{policy}' has no side_choice parameter: its sides are not found by play "
              "(try --policy balanced)")
+    playable_or_exit([bot], c)
     import polars as pl
 
     from hadara_sim.policies.sides import derived_sides
@@ -260,7 +261,9 @@ def tune(
     if out is not None:
         writable_file(out)
     c = components_or_exit(components)
-    check_policies_and_players([policy, *(o for o in opponent if o != "start")], players)
+    field = [policy, *(o for o in opponent if o != "start")]
+    check_policies_and_players(field, players)
+    playable_or_exit(policies_or_exit(field, len(field), seed), c)  # else it failed at its first decision
     try:
         space = dict(parse_range(p) for p in param) if param else default_space(policy, advanced)
     except ValueError as err:
