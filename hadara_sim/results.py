@@ -312,6 +312,9 @@ def polars_frame(df) -> None:
         raise TypeError(f"the reports (and card_events) read a polars DataFrame, got a {type(df).__name__}: {hint}")
 
 
+VALUE_COLUMNS = ("players", "seat", "win_share", "total")  # the columns value_problem reads
+
+
 def value_problem(df) -> tuple[int, str, str] | None:
     """(row, column, what is wrong) for the first row of `df` whose player count, seat, win share or score
     cannot be, or None: a damaged part read silently (win_share 5.0, seat 9 at 4 players, a null total
@@ -699,9 +702,29 @@ def _read_parts(files: list[Path], path):
         ends = np.cumsum([pq.read_metadata(f).num_rows for f in files])
         at = int(np.searchsorted(ends, row, side="right"))
         start = int(ends[at - 1]) if at else 0
-        raise ResultsError(f"{files[at]}, row {row - start}, column {column}: {what}; not a chunk as hadara-sim "
-                           "writes it (rerun its scenario into a new directory)")
+        raise _bad_value(files[at], row - start, column, what)
     return df
+
+
+def _check_values(files: list[Path]) -> None:
+    """ResultsError naming the first part whose values cannot be (`value_problem`), read part by part and
+    only its VALUE_COLUMNS: a scan reads nothing else up front, and its memory does not grow with the run
+    (a win share of 5.0 went into simulate's summary unseen)."""
+    import polars as pl
+
+    for f in files:
+        try:
+            values = pl.read_parquet(f, columns=list(VALUE_COLUMNS))
+        except Exception as err:  # polars raises its own exception types
+            raise ResultsError(f"{f} cannot be read (damaged?): {err}") from None
+        problem = value_problem(values)
+        if problem:
+            raise _bad_value(f, *problem)
+
+
+def _bad_value(file: Path, row: int, column: str, what: str) -> ResultsError:
+    return ResultsError(f"{file}, row {row}, column {column}: {what}; not a chunk as hadara-sim writes it "
+                        "(rerun its scenario into a new directory)")
 
 
 def _results_frame(files: list[Path]):
@@ -752,12 +775,14 @@ def load_results(path, *, sweep_columns: bool = True, allow_partial: bool = True
 
 def scan_results(path, *, sweep_columns: bool = True, allow_partial: bool = True):
     """A results directory as a polars LazyFrame (unsorted): select and aggregate before
-    `.collect()`, so memory does not grow with the number of games."""
+    `.collect()`, so memory does not grow with the number of games. Each part's player counts, seats,
+    win shares and totals are checked first, as `load_results` checks them (ResultsError)."""
     import polars as pl
 
     if not isinstance(sweep_columns, bool):
         raise TypeError(f"sweep_columns is True or False, not {sweep_columns!r:.40}")
     meta, files = result_files(path, allow_partial=allow_partial)
+    _check_values(files)
     if files:
         lf = pl.scan_parquet([str(f) for f in files])
     else:
