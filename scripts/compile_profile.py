@@ -14,6 +14,7 @@ from here.
 
 from __future__ import annotations
 
+import argparse
 import collections
 import os
 import sys
@@ -22,7 +23,17 @@ import time
 
 
 def main(argv: list[str]) -> int:
+    # numba reads its cache folder once, when it is first imported (warm imports it)
     os.environ["NUMBA_CACHE_DIR"] = tempfile.mkdtemp(prefix="hadara-compile-profile-")
+    from hadara_sim.warm import PARTS
+
+    summary, details = __doc__.split("\n\n", 1)
+    parser = argparse.ArgumentParser(description=summary, epilog=details,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("parts", nargs="*", choices=[*PARTS, "engine"], metavar="PART",
+                        help=f"what to compile: engine, or one of warm's parts ({', '.join(PARTS)}); "
+                             "none: the whole engine")
+    argv = parser.parse_args(argv).parts
     from numba.core import event
 
     class Nested(event.Listener):
