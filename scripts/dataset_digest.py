@@ -22,6 +22,8 @@ from pathlib import Path
 import polars as pl
 import typer
 
+from hadara_sim.cli.common import run_script
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -39,8 +41,8 @@ def digest(directory: Path) -> tuple[int, str]:
     return frame.height, sha.hexdigest()
 
 
-def main(games: int = typer.Option(20, "--games", "-n", help="Games (deals) per combination."),
-         seed: int = typer.Option(11, "--seed", "-s"),
+def main(games: int = typer.Option(20, "--games", "-n", min=1, help="Games (deals) per combination."),
+         seed: int = typer.Option(11, "--seed", "-s", min=0),
          only: list[str] = typer.Option([], "--only", help="Scenario names to play (default: every one)."),
          folder: Path = typer.Option(ROOT / "scenarios", "--scenarios", help="The folder of scenario files.")):
     scenarios = sorted(folder.glob("*.toml"))
@@ -60,4 +62,4 @@ def main(games: int = typer.Option(20, "--games", "-n", help="Games (deals) per 
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

@@ -19,18 +19,19 @@ import numpy as np
 import typer
 
 from hadara_sim import load_components
+from hadara_sim.cli.common import run_script
 from hadara_sim.params import parse_value
 from hadara_sim.registry import make_policy
 from hadara_sim.report.inference import rate_interval
 from hadara_sim.tune import match
 
 
-def main(a: str, b: str, players: list[int] = typer.Option([2], "--players", "-p"),
-         games: int = typer.Option(1000, "--games", "-n"), seed: int = typer.Option(0, "--seed", "-s"),
+def main(a: str, b: str, players: list[int] = typer.Option([2], "--players", "-p", min=2, max=5),
+         games: int = typer.Option(1000, "--games", "-n", min=1), seed: int = typer.Option(0, "--seed", "-s", min=0),
          basic: bool = typer.Option(False, "--basic", help="Basic game (default: advanced)."),
          set_: list[str] = typer.Option([], "--set", help="A parameter of A: name=value."),
          set_b: list[str] = typer.Option([], "--set-b", help="A parameter of B: name=value."),
-         jobs: int = typer.Option(1, "--jobs", "-j", help="Processes to split the games over.")):
+         jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Processes to split the games over.")):
     c = load_components()
 
     def params(items):
@@ -53,4 +54,4 @@ def main(a: str, b: str, players: list[int] = typer.Option([2], "--players", "-p
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

@@ -14,6 +14,7 @@ import typer
 from hadara_sim import balance
 from hadara_sim import balance_fit as F
 from hadara_sim.component_files import load_components
+from hadara_sim.cli.common import run_script
 
 
 def changes(path: Path, now: dict[str, dict[str, int]]) -> dict[tuple[str, str], int]:
@@ -39,4 +40,4 @@ def main(first: Path, second: Path):
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

@@ -22,10 +22,12 @@ from hadara_sim import balance
 from hadara_sim import balance_fit as F
 from hadara_sim.component_files import load_components
 from hadara_sim.results import load_results
+from hadara_sim.cli.common import run_script
 
 
-def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p"),
-         games: int = typer.Option(..., "--games", "-n"), confirm_games: str = typer.Option(..., "--confirm-games"),
+def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p", min=2, max=5),
+         games: int = typer.Option(..., "--games", "-n", min=1),
+         confirm_games: str = typer.Option(..., "--confirm-games"),
          points: int = F.POINTS, max_changed: int = F.MAX_CHANGED, seed: int = 1):
     for p in players:
         plan = F.FitPlan(players=[p], games=games, points=points, rounds=1, max_changed=max_changed, seed=seed,
@@ -56,4 +58,4 @@ def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p"
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

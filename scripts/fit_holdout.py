@@ -25,6 +25,7 @@ import typer
 
 from hadara_sim import balance
 from hadara_sim import balance_fit as F
+from hadara_sim.cli.common import run_script
 from hadara_sim.component_files import load_components
 from hadara_sim.results import load_results
 
@@ -39,8 +40,9 @@ def round_change(run: Path, now: dict[str, dict[str, int]]) -> F.Change:
             if any(v != now[s][f] for f, v in values.items())}
 
 
-def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p"),
-         games: int = typer.Option(..., "--games", "-n"), confirm_games: str = typer.Option(..., "--confirm-games"),
+def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p", min=2, max=5),
+         games: int = typer.Option(..., "--games", "-n", min=1),
+         confirm_games: str = typer.Option(..., "--confirm-games"),
          points: int = F.POINTS, max_changed: int = F.MAX_CHANGED, seed: int = 1):
     now = F.currents(load_components(None))
     for p in players:
@@ -79,4 +81,4 @@ def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p"
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

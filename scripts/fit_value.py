@@ -20,7 +20,7 @@ from pathlib import Path
 import typer
 
 from hadara_sim import load_components
-from hadara_sim.cli.common import writable_file
+from hadara_sim.cli.common import run_script, writable_file
 from hadara_sim.components import ComponentError
 from hadara_sim.params import parse_value
 from hadara_sim.registry import PolicyNotFound, make_policy
@@ -35,7 +35,7 @@ def main(out: Path = typer.Option(..., "--out", help="The value file to write.")
          field: str = typer.Option("expert", "--field", help="The policy whose self-play games are fitted."),
          set_: list[str] = typer.Option([], "--set", help="A parameter of the field policy: name=value (e.g. "
                                                           "weights=my-expert.toml for an expert of your own set)."),
-         seed: int = typer.Option(0, "--seed", "-s"),
+         seed: int = typer.Option(0, "--seed", "-s", min=0),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
     if min(players) < 2 or max(players) > 5 or games < 20 or holdout < 20:
         raise typer.BadParameter("players 2-5, games and holdout at least 20")
@@ -59,4 +59,4 @@ def main(out: Path = typer.Option(..., "--out", help="The value file to write.")
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

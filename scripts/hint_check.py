@@ -25,6 +25,7 @@ from scipy import stats
 from hadara_sim.report import inference as I
 from hadara_sim.report.dataset import load_dataset
 from hadara_sim.report.setup import setup_card_balance, setup_rows
+from hadara_sim.cli.common import run_script
 
 
 def old_hint(diff: float, sd: float, n: int, margin: float) -> float:
@@ -93,4 +94,4 @@ def main(results: str, rows: list[str] = typer.Argument(..., help="Rows as 2P2A 
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

@@ -25,6 +25,7 @@ from hadara_sim.deal import make_deals
 from hadara_sim.engine.game import play_batch
 from hadara_sim.forward import Forward
 from hadara_sim.registry import make_policy
+from hadara_sim.cli.common import run_script
 
 
 class Recorder:
@@ -52,12 +53,13 @@ class Recorder:
 
 
 def main(kind: str = typer.Argument(..., help=f"One of {', '.join(A.KINDS)}."),
-         players: int = typer.Option(4, "--players", "-p"), games: int = typer.Option(600, "--games", "-n"),
-         budget: int = typer.Option(16, "--budget", help="search's budget at each decision of KIND."),
+         players: int = typer.Option(4, "--players", "-p", min=2, max=5),
+         games: int = typer.Option(600, "--games", "-n", min=1),
+         budget: int = typer.Option(16, "--budget", min=1, help="search's budget at each decision of KIND."),
          bot: str = typer.Option("foresight", "--bot", help="The fast bot compared (and search's rollouts)."),
          field: str = typer.Option("balanced", "--field", help="The other seats."),
          top: int = typer.Option(25, "--top", help="Disagreements to print."),
-         seed: int = typer.Option(77, "--seed", "-s")):
+         seed: int = typer.Option(77, "--seed", "-s", min=0)):
     if kind not in A.KINDS:
         raise typer.BadParameter(f"'{kind}' is not a decision kind ({', '.join(A.KINDS)})")
     c = load_components()
@@ -74,4 +76,4 @@ def main(kind: str = typer.Argument(..., help=f"One of {', '.join(A.KINDS)}."),
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

@@ -23,6 +23,7 @@ from hadara_sim.engine.game import play_batch
 from hadara_sim.forward import Forward
 from hadara_sim.policies.common import price
 from hadara_sim.registry import make_policy
+from hadara_sim.cli.common import run_script
 
 
 class Recorder:
@@ -54,9 +55,10 @@ class Recorder:
         return chosen
 
 
-def main(players: int = typer.Option(2, "--players", "-p"), games: int = typer.Option(200, "--games", "-n"),
-         budget: int = typer.Option(8, "--budget", help="search's budget at the picks."),
-         seed: int = typer.Option(0, "--seed", "-s"), out: str = typer.Option("picks.parquet", "--out")):
+def main(players: int = typer.Option(2, "--players", "-p", min=2, max=5),
+         games: int = typer.Option(200, "--games", "-n", min=1),
+         budget: int = typer.Option(8, "--budget", min=1, help="search's budget at the picks."),
+         seed: int = typer.Option(0, "--seed", "-s", min=0), out: str = typer.Option("picks.parquet", "--out")):
     c = load_components()
     recorder = Recorder(budget, seed)
     deals = make_deals(c, players, games, seed=np.random.SeedSequence([seed, players]), advanced=True)
@@ -73,4 +75,4 @@ def main(players: int = typer.Option(2, "--players", "-p"), games: int = typer.O
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

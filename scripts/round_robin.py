@@ -25,6 +25,7 @@ from hadara_sim import load_components
 from hadara_sim.registry import make_policy, split_spec
 from hadara_sim.round_robin import design_rates, modelled, ratings, round_robin
 from hadara_sim.scenario.policies import policy_label
+from hadara_sim.cli.common import run_script
 
 POOL = ["balanced", "foresight", "expert", "search:rollout=balanced", "search:rollout=expert"]
 
@@ -56,12 +57,12 @@ def tables(frame, players: list[int], exploits=frozenset()) -> str:
 
 
 def main(policy: list[str] = typer.Option(POOL, "--policy", help="name or name:key=value:..., repeated."),
-         players: list[int] = typer.Option([2, 4], "--players", "-p"),
+         players: list[int] = typer.Option([2, 4], "--players", "-p", min=2, max=5),
          games: int = typer.Option(600, "--games", "-n", min=2, help="Games per design."),
          games_of: list[str] = typer.Option([], "--games-of",
                                             help="name=N: N games in the designs where a policy of that name sits."),
-         seed: int = typer.Option(0, "--seed", "-s"),
-         jobs: int = typer.Option(1, "--jobs", "-j", help="Processes to split each design's games over."),
+         seed: int = typer.Option(0, "--seed", "-s", min=0),
+         jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Processes to split each design's games over."),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines.")):
     c = load_components()
     try:
@@ -95,4 +96,4 @@ def main(policy: list[str] = typer.Option(POOL, "--policy", help="name or name:k
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

@@ -19,6 +19,7 @@ from hadara_sim.deal import make_deals
 from hadara_sim.engine.game import BatchGame
 from hadara_sim.registry import make_policy
 from hadara_sim.policies.sides import derived_sides
+from hadara_sim.cli.common import run_script
 
 CASES = {
     "shipped": {},
@@ -27,10 +28,10 @@ CASES = {
 }
 
 
-def main(players: list[int] = typer.Option([2, 4], "--players", "-p"),
-         games: int = typer.Option(2000, "--games", "-n"),
+def main(players: list[int] = typer.Option([2, 4], "--players", "-p", min=2, max=5),
+         games: int = typer.Option(2000, "--games", "-n", min=1),
          policy: list[str] = typer.Option(["balanced", "balanced-v1"], "--policy"),
-         seed: int = typer.Option(3, "--seed", "-s")):
+         seed: int = typer.Option(3, "--seed", "-s", min=0)):
     base = load_components()
     for case, overrides in CASES.items():
         c = base.with_overrides(overrides)
@@ -52,4 +53,4 @@ def main(players: list[int] = typer.Option([2, 4], "--players", "-p"),
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

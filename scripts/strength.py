@@ -19,6 +19,7 @@ import numpy as np
 import typer
 
 from hadara_sim import load_components
+from hadara_sim.cli.common import run_script
 from hadara_sim.deal import make_deals
 from hadara_sim.ladder import play_split
 from hadara_sim.params import parse_value
@@ -36,13 +37,13 @@ def one_seat(games: int, players: int, field: int) -> np.ndarray:
     return table
 
 
-def main(bots: list[str], players: list[int] = typer.Option([2, 4], "--players", "-p"),
-         games: int = typer.Option(1000, "--games", "-n", help="Games per bot and player count."),
+def main(bots: list[str], players: list[int] = typer.Option([2, 4], "--players", "-p", min=2, max=5),
+         games: int = typer.Option(1000, "--games", "-n", min=1, help="Games per bot and player count."),
          games_of: list[str] = typer.Option([], "--games-of", help="bot=N: another number of games for a bot."),
          field: str = typer.Option("balanced", "--field", help="The other seats: one policy, or a,b,c in turn."),
          set_: list[str] = typer.Option([], "--set", help="bot:name=value, a parameter of one bot (or field policy)."),
-         seed: int = typer.Option(0, "--seed", "-s"),
-         jobs: int = typer.Option(1, "--jobs", "-j", help="Processes to split the games over.")):
+         seed: int = typer.Option(0, "--seed", "-s", min=0),
+         jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Processes to split the games over.")):
     c = load_components()
     counts = dict(item.split("=") for item in games_of)
     params: dict[str, dict] = {}
@@ -74,4 +75,4 @@ def main(bots: list[str], players: list[int] = typer.Option([2, 4], "--players",
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

@@ -25,7 +25,7 @@ from pathlib import Path
 import typer
 
 from hadara_sim import load_components
-from hadara_sim.cli.common import writable_file
+from hadara_sim.cli.common import run_script, writable_file
 from hadara_sim.components import ComponentError
 from hadara_sim.learn import Budget, LearnError, lineage, train, weights_toml
 from hadara_sim.policies.expert import read_weights
@@ -49,7 +49,7 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
                                                       "position value, as search's depth)."),
          value: Path = typer.Option(None, "--value", help="The position value file for --depth below 3 (default: "
                                                           "the built-in policies/tuned/position-value.toml)."),
-         seed: int = typer.Option(0, "--seed", "-s"),
+         seed: int = typer.Option(0, "--seed", "-s", min=0),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
     if min(players) < 2 or max(players) > 5 or iterations < 1 or games < 1 or copies < 1 or duel_games < 2 \
             or not 0 < rate <= 1 or not 0 < step <= 1 or (alone and len(set(players)) != 1) or not 1 <= depth <= 3:
@@ -78,4 +78,4 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

@@ -21,6 +21,8 @@ from collections import Counter
 
 import typer
 
+from hadara_sim.cli.common import run_script
+
 MODULES = ("estimates", "inference", "sections", "fields", "setup", "verdict")
 WORDS = ("stronger", "weaker", "fair within", "undecided", "average side", "robust", "depends on the bots")
 PACKAGE = "hadara_sim.report."
@@ -85,4 +87,4 @@ def main(results: str, margin: float = typer.Option(3.0, help="Equivalence margi
 
 
 if __name__ == "__main__":
-    typer.run(main)
+    run_script(main)

@@ -29,11 +29,40 @@ COMPONENTS_OPTION = typer.Option(
 
 
 def fail(message: str, code: int = 2) -> NoReturn:
-    """Print an error that says how to fix it, and exit non-zero without a traceback. The message is
-    text, not markup: a key such as [components.setup] is printed as written. Lines are not wrapped
-    here (the terminal wraps them), so a long path stays whole and can be copied."""
-    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+    """Print an error that says how to fix it, and exit non-zero without a traceback."""
+    say_error(message)
     raise typer.Exit(code)
+
+
+def say_error(message: str) -> None:
+    """Print an error that says how to fix it. The message is text, not markup: a key such as
+    [components.setup] is printed as written. Lines are not wrapped here (the terminal wraps them), so
+    a long path stays whole and can be copied."""
+    err_console.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
+
+
+# The errors that say what to fix in what a script read: (module, class); an error of a module not
+# yet imported cannot have been raised, so none is imported here (learn's would compile kernels).
+TOLD_ERRORS = (("hadara_sim.problems", "InputError"), ("hadara_sim.results", "ResultsError"),
+               ("hadara_sim.report.dataset", "ReportError"), ("hadara_sim.runner", "RunError"),
+               ("hadara_sim.policy", "IllegalChoice"), ("hadara_sim.learn", "LearnError"))
+
+
+def run_script(main) -> None:
+    """Run a script's typer `main` (scripts/) as the commands run: a mistake in what it read (a results
+    folder, a component set, a scenario, a policy) told in one line, exit 2; a Ctrl-C exits 130. The
+    scripts stopped with a traceback where `hadara-sim report` says what to fix."""
+    try:
+        typer.run(main)
+    except KeyboardInterrupt:
+        print("\ninterrupted", file=sys.stderr)
+        sys.exit(130)
+    except Exception as err:
+        told = tuple(getattr(sys.modules[module], name) for module, name in TOLD_ERRORS if module in sys.modules)
+        if not isinstance(err, told):
+            raise
+        say_error(str(err))
+        sys.exit(2)
 
 
 def _creatable(path: Path, option: str) -> None:
