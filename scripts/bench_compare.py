@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 
@@ -68,6 +69,12 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=7)
     parser.add_argument("--json", help="also write the rows to this file")
     args = parser.parse_args(argv)
+    # checked here, not by hadara_sim's helpers: this script may run on a Python without the package
+    for option, python in (("--base", args.base), ("--new", args.new)):
+        if not os.access(python, os.X_OK):
+            parser.error(f"{option} {python}: no Python there (give the python of an install, e.g. .venv/bin/python)")
+    if args.games < 1 or args.repeats < 1 or args.seed < 0 or not all(2 <= p <= 5 for p in args.players):
+        parser.error("--games and --repeats at least 1, --seed at least 0, --players 2..5")
     rows = []
     head = (f"{'players':>7} {'game':>8} {'policies':>11} | {'base g/s (cpu)':>14} {'new g/s (cpu)':>13} "
             f"{'x (cpu)':>7} | {'base g/s (wall)':>15} {'new g/s (wall)':>14} {'x (wall)':>8} | "

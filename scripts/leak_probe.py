@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from hadara_sim import load_components, make_deals
+from hadara_sim.cli.common import whole_number
 from hadara_sim.constants import COLOURS, LOC_OWNED, LOC_PILE, LOC_REMOVED, LOC_SOLD
 from hadara_sim.engine.game import play_batch
 from hadara_sim.forward import Forward
@@ -96,9 +97,9 @@ def probe(games: int, players: int, seed: int, advanced: bool = True) -> Tally:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--games", type=int, default=40)
-    parser.add_argument("--players", type=int, default=3)
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--games", type=whole_number(1), default=40)
+    parser.add_argument("--players", type=whole_number(2, 5), default=3)
+    parser.add_argument("--seed", type=whole_number(0), default=1)
     args = parser.parse_args()
     t = probe(args.games, args.players, args.seed)
     print(f"{args.games} games at {args.players} players (seed {args.seed}): {t.hidden} cards sold face down "

@@ -50,10 +50,13 @@ def games_per_second(policy: str, players: int, seconds: float) -> float:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--seconds", type=float, default=3.0)
+    parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per cell, more than 0")
     parser.add_argument("--out", type=Path, default=ROOT / "hadara_sim" / "data" / "speeds.toml")
-    parser.add_argument("--policy", action="append", default=[], help="measure only this policy (repeatable)")
+    parser.add_argument("--policy", action="append", default=[], choices=sorted(built_in_policies()),
+                        help="measure only this policy (repeatable)")
     args = parser.parse_args()
+    if not args.seconds > 0:  # 0 measured one chunk of each and wrote its rates down as the machine's
+        parser.error(f"--seconds must be more than 0, got {args.seconds}")
     kept = {}
     if args.policy:
         kept = {name: ", ".join(f"{p} = {s:.4g}" for p, s in row.items())
@@ -66,7 +69,7 @@ def main():
              "# hadara_sim/estimate.py for the estimate printed before long runs and to weigh the time",
              "# left of a run whose policies differ in speed.", "", "[games_per_second]"]
     for name in sorted(built_in_policies()):
-        if args.policy and name not in args.policy:
+        if args.policy and name not in args.policy and name in kept:
             cells = kept[name]
         else:
             speeds = {p: games_per_second(name, p, args.seconds) for p in (2, 3, 4, 5)}

@@ -46,6 +46,7 @@ from pathlib import Path
 
 from hadara_sim.bench import (STARTUP_TARGET_SECONDS as TARGET_SECONDS, Startup, floor_seconds, simulate_command,
                               timed_process)
+from hadara_sim.cli.common import whole_number
 
 HEAVY = ("pydantic", "scipy", "scipy.linalg", "polars", "pandas", "statsmodels", "joblib", "matplotlib")
 
@@ -158,8 +159,8 @@ def phases(arguments: list[str], runs: int, env: dict) -> None:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=5)
-    parser.add_argument("--games", type=int, default=100)
+    parser.add_argument("--runs", type=whole_number(1), default=5)
+    parser.add_argument("--games", type=whole_number(1), default=100)
     parser.add_argument("--table", action="store_true", help="with --phases: the command with its closing table (no -q)")
     parser.add_argument("--phases", action="store_true", help="where the CPU time goes, phase by phase")
     args = parser.parse_args()

@@ -94,12 +94,17 @@ def test_every_script_explains_itself(script):
     ["fit_compare.py", "{tmp}", "{tmp}"],              # a folder where a fix file was expected
     ["duel.py", "expert", "foresight", "-p", "6"],     # a player count the game does not have
     ["round_robin.py", "--seed", "-1"],                # a seed numpy's SeedSequence refuses
+    ["leak_probe.py", "--players", "7"],
+    ["startup_time.py", "--runs", "0"],                # no run to time
+    ["measure_speeds.py", "--seconds", "0", "--out", "{tmp}/speeds.toml"],  # wrote one chunk's rates down
+    ["bench_compare.py", "--base", "{tmp}/python", "--new", "{tmp}/python"],  # no Python there
 ], ids=lambda a: " ".join(a))
 def test_scripts_tell_bad_input_in_one_line(args, tmp_path):
     """A script's wrong input is told as the commands tell it, exit 2 (verdict_trace.py on a folder
-    without metadata.json and duel.py -p 6 stopped with a traceback)."""
+    without metadata.json and duel.py -p 6 stopped with a traceback), and nothing is written."""
     script, *rest = args
     result = subprocess.run([sys.executable, str(SCRIPTS[0].parent / script), *(a.format(tmp=tmp_path) for a in rest)],
                             capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"}, timeout=120)
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and ("error" in result.stderr.lower()), result.stderr
+    assert list(tmp_path.iterdir()) == []

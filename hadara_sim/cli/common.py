@@ -65,6 +65,24 @@ def run_script(main) -> None:
         sys.exit(2)
 
 
+def whole_number(low: int, high: int | None = None):
+    """An argparse type: a whole number in low..high (the argparse scripts took --games 0 or --players 7
+    and stopped in a traceback, or measured nothing and wrote it down)."""
+    import argparse
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            raise argparse.ArgumentTypeError(f"{value} is not in {low}..{high}" if high is not None
+                                             else f"{value} is less than {low}")
+        return value
+
+    return parse
+
+
 def _creatable(path: Path, option: str) -> None:
     """Fail unless the nearest existing folder above `path` is a writable folder."""
     parent = path.absolute().parent
