@@ -52,7 +52,9 @@ class Search(Policy):
                             "policies/tuned/position-value.toml, fitted on the shipped component set); read "
                             "only with depth below 3"),
         "kinds": Param(choices=frozenset(KINDS), fewest=1,
-                       help="the decision kinds that are searched; any other kind is left to the rollout policy"),
+                       help="the decision kinds that are searched; any other kind is left to the rollout policy "
+                            "(medals only with depth 3: at depth 1 the position value prices coins above the "
+                            "medals they buy: searched medals won 16% of 2-player games against the expert)"),
         "max_options": Param(2, 64, help="most options tried at one decision, starting with the rollout policy's "
                                          "own choice"),
         **RESTRICTION,
