@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -480,3 +481,13 @@ def test_traces_that_no_longer_describe_their_games_go_with_them(tmp_path):
     (out / "traces" / "notes.txt").write_text("mine")
     assert cli(path, "--jobs", "1", "--quiet", "--out", out, "--games", "40", "--seed", "9", "--overwrite").exit_code == 0
     assert our_traces(out) == [] and (out / "traces" / "notes.txt").read_text() == "mine"
+
+
+def test_a_scenario_dict_of_numpy_values_tuples_and_paths_plays_as_its_plain_values(tmp_path):
+    plain = {"players": 3, "policies": ["random", "greedy"], "games": 4, "seed": 2, "chunk": 4}
+    odd = {"players": np.int64(3), "policies": np.array(["random", "greedy"]), "games": np.int32(4),
+           "seed": np.uint64(2), "chunk": 4, "components": Path(hadara_sim.load_components().path)}
+    assert same(hadara_sim.simulate(odd, jobs=1), hadara_sim.simulate(plain, jobs=1))
+    assert not hadara_sim.simulate({**plain, "sweep": {"players": (2, 3)}}, jobs=1).is_empty()
+    with pytest.raises(hadara_sim.ScenarioError, match="games: expected a whole number"):
+        hadara_sim.simulate({**plain, "games": {1, 2}})
