@@ -105,6 +105,13 @@ def test_random_policy_seed_changes_its_play(components):
     assert not np.array_equal(a["total"], b["total"])
 
 
+@pytest.mark.parametrize("seed", [-1, 2**64, 2**70, 1.5, "3"])
+def test_a_seed_the_policy_cannot_key_its_randomness_on_is_refused_when_it_is_made(seed):
+    with pytest.raises(ValueError, match=r"policy 'random': seed is a whole number 0..2\*\*64-1"):
+        make_policy("random", seed=seed)
+    assert make_policy("random", seed=np.uint64(2**64 - 1)).seed == 2**64 - 1
+
+
 def test_greedy_beats_random_in_at_least_95_percent_of_two_player_games(components):
     result = head_to_head(components, "greedy", "random", players=2, games=600, seed=1)
     assert result["win_rate"] >= 0.95
