@@ -310,6 +310,14 @@ def test_missing_file():
         load_scenario("no/such/file.toml")
 
 
+def test_toml_text_given_to_load_scenario_is_not_taken_for_a_missing_file():
+    """The text was shown as a file name: 'players = 2 ... : no such scenario file' and the shipped names."""
+    text = 'players = 2\npolicies = ["random"]\n'
+    with pytest.raises(ScenarioError, match=re.escape("this is TOML text: parse_scenario(text)")):
+        load_scenario(text)
+    assert parse_scenario(text).combinations[0].config.players == 2
+
+
 def test_policy_file_spec_relative_to_scenario(tmp_path):
     (tmp_path / "mine.py").write_text(
         "from hadara_sim.policies.random import Random\nclass Mine(Random):\n    name = 'mine'\n")
