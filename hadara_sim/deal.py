@@ -53,6 +53,11 @@ class Deals:
 
     @staticmethod
     def concat(parts: list["Deals"]) -> "Deals":
+        """One batch of the deals of `parts`, batches of one player count and game kind."""
+        kinds = {(p.players, p.advanced) for p in parts}
+        if len(kinds) != 1:  # numpy's "all the input array dimensions ... must match exactly", or an IndexError
+            shown = ", ".join(f"{n} players {'advanced' if a else 'basic'}" for n, a in sorted(kinds)) or "no batch"
+            raise ValueError(f"Deals.concat joins batches of one player count and game kind, got {shown}")
         first = parts[0]
         return Deals(first.players, first.advanced,
                      **{f.name: np.concatenate([getattr(p, f.name) for p in parts])

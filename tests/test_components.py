@@ -140,6 +140,10 @@ def test_deal_is_seeded_and_sliceable(components):
     assert back.to_json() == one.to_json()
     with pytest.raises(ValueError):
         make_deals(components, 6, 1)
+    assert len(Deals.concat([a, b[1:3]])) == 7
+    for parts, words in (([a, make_deals(components, 4, 2)], "got 3 players basic, 4 players basic"), ([], "got no batch")):
+        with pytest.raises(ValueError, match=f"Deals.concat joins batches of one player count and game kind, {words}"):
+            Deals.concat(parts)
 
 
 # --- validation of broken sets (library level; CLI in test_cli_basics) ------------------------
