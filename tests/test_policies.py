@@ -67,6 +67,15 @@ def test_unknown_names_list_what_exists():
     assert result.exit_code == 2 and "unknown policy 'grredy'" in result.output
 
 
+def test_a_policy_of_the_running_notebook_or_script_is_refused_before_its_workers_fail(monkeypatch):
+    """'__main__:Mine' played with one job, and with two every worker stopped: "'__main__' has no attribute 'Mine'"."""
+    from hadara_sim.policies.random import Random
+
+    monkeypatch.setattr(sys.modules["__main__"], "Mine", Random, raising=False)
+    with pytest.raises(PolicyNotFound, match="save it in a file and name it path/to/file.py:Mine"):
+        make_policy("__main__:Mine")
+
+
 def test_bad_parameters_list_the_known_ones():
     with pytest.raises(ValueError, match=r"no parameter speed; its parameters: .*coin"):
         make_policy("greedy", speed=3)
