@@ -388,3 +388,12 @@ def test_two_spellings_of_one_place_are_refused_in_a_sweep_and_in_settings():
     assert "s.toml:5: sweep." in str(err.value)
     with pytest.raises(ScenarioError, match="'players=3' sets the same place: keep one of them"):
         parse_scenario("players = 2\n", settings=["players=3", "players=4"])
+
+
+def test_a_policy_class_or_instance_in_a_scenario_dict_says_to_name_it_from_a_file():
+    from hadara_sim.policies.random import Random
+    from hadara_sim.scenario.read import scenario_from_dict
+
+    for given in (Random, Random()):
+        with pytest.raises(ScenarioError, match="a policy is named, not passed: save its class in a file and name it"):
+            scenario_from_dict({"players": 2, "policies": [given, "random"]})
