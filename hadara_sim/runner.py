@@ -25,7 +25,7 @@ from .chunks import Chunk, ChunkPlan, plan_chunks, timed_chunk
 from .estimate import chunk_costs, processes
 from .process import (BACKENDS, ClusterLost, LockBusy, dask_parallel, directory_lock, local_parallel,
                       quiet_dask)
-from .problems import as_path
+from .problems import as_path, is_whole
 from .progress import PLAIN_EVERY, duration, every, progress_bar
 from .results import (
     METADATA_FILE, SCHEMA_VERSION, TRACE_NAME, ResultsError, check_part, chunks_per_combination,
@@ -332,8 +332,9 @@ def run(scenario: Scenario, out: str | Path | None = None, *, jobs: int = -1, ba
         raise RunError("--scheduler is for --backend dask")
     if scheduler:
         check_scheduler(scheduler)
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0 or jobs < -(os.cpu_count() or 1):
+    if not is_whole(jobs) or jobs == 0 or jobs < -(os.cpu_count() or 1):  # numpy's too, as games and seed take
         raise RunError(f"jobs must be a number of processes (or -1 for all cores, -2 for all but one), not {jobs!r}")
+    jobs = int(jobs)
     chunks = plan_chunks(scenario)
     if out is None:
         return _run_chunks(scenario, iter(chunks), len(chunks), None, None, jobs, backend, scheduler, quiet,

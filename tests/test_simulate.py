@@ -491,3 +491,12 @@ def test_a_scenario_dict_of_numpy_values_tuples_and_paths_plays_as_its_plain_val
     assert not hadara_sim.simulate({**plain, "sweep": {"players": (2, 3)}}, jobs=1).is_empty()
     with pytest.raises(hadara_sim.ScenarioError, match="games: expected a whole number"):
         hadara_sim.simulate({**plain, "games": {1, 2}})
+
+
+def test_jobs_takes_a_numpy_whole_number_as_games_and_seed_do():
+    """jobs=np.int64(2) was 'jobs must be a number of processes ..., not np.int64(2)'."""
+    plain = {"players": 2, "policies": ["random"], "games": 4, "chunk": 2}
+    assert same(hadara_sim.simulate(plain, jobs=np.int64(1)), hadara_sim.simulate(plain, jobs=1))
+    for wrong in (1.0, True, "2", 0):
+        with pytest.raises(RunError, match="jobs must be a number of processes"):
+            hadara_sim.simulate(plain, jobs=wrong)
