@@ -46,8 +46,15 @@ class Deals:
 
     @classmethod
     def from_json(cls, data: dict) -> "Deals":
+        """A batch of the one deal `to_json` gave (a dict, as a trace's header holds it)."""
         dtypes = {"game_id": np.int64, "initiative": np.int8, "colour_order": np.int8,
                   "decks": np.int16, "colonies": np.int16}
+        missing = ["players", "advanced", *dtypes] if not isinstance(data, dict) else \
+            [k for k in ("players", "advanced", *dtypes) if k not in data]
+        if missing:  # JSON text stopped with "string indices must be integers", a partial dict with KeyError
+            what = f"lacks {', '.join(missing)}" if isinstance(data, dict) else f"is {type(data).__name__}"
+            raise ValueError(f"Deals.from_json reads the dict of Deals.to_json(g) (json.loads its text first); "
+                             f"this {what}")
         return cls(data["players"], data["advanced"],
                    **{k: np.array([data[k]], dtype=t) for k, t in dtypes.items()})
 

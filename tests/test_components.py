@@ -2,6 +2,8 @@
 file, line and field of every problem, and the deal draws from the right cards."""
 
 import csv
+import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -138,6 +140,10 @@ def test_deal_is_seeded_and_sliceable(components):
     assert len(one) == 1 and np.array_equal(one.decks[0], a.decks[2])
     back = Deals.from_json(one.to_json())
     assert back.to_json() == one.to_json()
+    for wrong, words in ((json.dumps(one.to_json()), "this is str"), ({"players": 3}, "this lacks advanced, game_id")):
+        with pytest.raises(ValueError, match=re.escape(f"Deals.from_json reads the dict of Deals.to_json(g) "
+                                                       f"(json.loads its text first); {words}")):
+            Deals.from_json(wrong)
     with pytest.raises(ValueError):
         make_deals(components, 6, 1)
     assert len(Deals.concat([a, b[1:3]])) == 7
