@@ -39,8 +39,12 @@ class Deals:
         return Deals(self.players, self.advanced,
                      **{f.name: getattr(self, f.name)[index] for f in fields(self)[2:]})
 
-    def to_json(self, g: int = 0) -> dict:
-        """Game g of the batch as plain JSON values."""
+    def to_json(self, g: int | None = None) -> dict:
+        """Game g of the batch as plain JSON values (g may be left out in a batch of one)."""
+        if g is None:
+            if len(self) != 1:  # deals.to_json() of a batch gave its first deal alone, silently
+                raise ValueError(f"to_json gives one deal: to_json(g) for deal g of this batch of {len(self)}")
+            g = 0
         return {"players": self.players, "advanced": self.advanced,
                 **{f.name: getattr(self, f.name)[g].tolist() for f in fields(self)[2:]}}
 

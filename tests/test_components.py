@@ -139,7 +139,9 @@ def test_deal_is_seeded_and_sliceable(components):
     one = a[2]
     assert len(one) == 1 and np.array_equal(one.decks[0], a.decks[2])
     back = Deals.from_json(one.to_json())
-    assert back.to_json() == one.to_json()
+    assert back.to_json() == one.to_json() == a.to_json(2)
+    with pytest.raises(ValueError, match=re.escape("to_json gives one deal: to_json(g) for deal g of this batch of 5")):
+        a.to_json()
     for wrong, words in ((json.dumps(one.to_json()), "this is str"), ({"players": 3}, "this lacks advanced, game_id")):
         with pytest.raises(ValueError, match=re.escape(f"Deals.from_json reads the dict of Deals.to_json(g) "
                                                        f"(json.loads its text first); {words}")):
