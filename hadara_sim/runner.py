@@ -332,6 +332,9 @@ def run(scenario: Scenario, out: str | Path | None = None, *, jobs: int = -1, ba
         raise RunError("--scheduler is for --backend dask")
     if scheduler:
         check_scheduler(scheduler)
+    for name, flag in (("overwrite", overwrite), ("quiet", quiet)):
+        if not isinstance(flag, bool):  # overwrite="no" is truthy: it replaced the run in `out`
+            raise TypeError(f"{name} is True or False, not {flag!r:.40}")
     if not is_whole(jobs) or jobs == 0 or jobs < -(os.cpu_count() or 1):  # numpy's too, as games and seed take
         raise RunError(f"jobs must be a number of processes (or -1 for all cores, -2 for all but one), not {jobs!r}")
     jobs = int(jobs)

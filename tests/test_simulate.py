@@ -500,3 +500,13 @@ def test_jobs_takes_a_numpy_whole_number_as_games_and_seed_do():
     for wrong in (1.0, True, "2", 0):
         with pytest.raises(RunError, match="jobs must be a number of processes"):
             hadara_sim.simulate(plain, jobs=wrong)
+
+
+def test_overwrite_or_quiet_that_is_not_a_bool_is_refused_and_the_run_in_out_stays(tmp_path):
+    """overwrite="no" is truthy: it replaced the run in `out` by another seed's."""
+    plain = {"players": 2, "policies": ["random"], "games": 4, "chunk": 2}
+    kept = hadara_sim.simulate(plain, out=tmp_path / "run", jobs=1)
+    for flags in ({"overwrite": "no"}, {"overwrite": 0}, {"quiet": "yes"}):
+        with pytest.raises(TypeError, match=f"{next(iter(flags))} is True or False, not"):
+            hadara_sim.simulate({**plain, "seed": 9}, out=tmp_path / "run", jobs=1, **flags)
+    assert same(load_results(tmp_path / "run"), kept)
