@@ -112,7 +112,16 @@ def make_deals(components: ComponentSet, players: int, games: int, seed=0,
         if not is_whole(index) or not 0 <= index < components.n_cards:
             raise ValueError(f"exclude names cards by index (0..{components.n_cards - 1}) or id, got {card!r}")
         excluded.add(int(index))
-    rng = np.random.default_rng(seed)
+    try:
+        return _dealt(components, players, games, np.random.default_rng(seed), advanced, first_game, excluded)
+    except MemoryError:  # numpy's "Unable to allocate 373. GiB for an array with shape (10000000000, 5)"
+        raise MemoryError(f"{games:,} deals at once need more memory than there is: deal fewer per call (a run "
+                          "deals its games chunk by chunk)") from None
+
+
+def _dealt(components: ComponentSet, players: int, games: int, rng: np.random.Generator, advanced: bool,
+           first_game: int, excluded: set[int]) -> Deals:
+    """The deals of `make_deals`, its arguments checked."""
     initiative = (rng.random((games, 5)).argsort(axis=1)[:, :players] + 1).astype(np.int8)
     colour_order = rng.random((games, len(COLOURS))).argsort(axis=1).astype(np.int8)
     decks = np.empty((games, len(EPOCHS), len(COLOURS), 2 * players), np.int16)

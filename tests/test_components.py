@@ -148,6 +148,8 @@ def test_deal_is_seeded_and_sliceable(components):
             Deals.from_json(wrong)
     with pytest.raises(ValueError):
         make_deals(components, 6, 1)
+    with pytest.raises(MemoryError, match="1,000,000,000,000 deals at once need more memory than there is: deal fewer"):
+        make_deals(components, 4, 10**12)
     assert len(Deals.concat([a, b[1:3]])) == 7
     for parts, words in (([a, make_deals(components, 4, 2)], "got 3 players basic, 4 players basic"), ([], "got no batch")):
         with pytest.raises(ValueError, match=f"Deals.concat joins batches of one player count and game kind, {words}"):
