@@ -264,7 +264,9 @@ def _prepare(scenario: Scenario, out: Path, chunks: ChunkPlan, overwrite: bool) 
         # Paths as found from anywhere: show-game reads the scenario's text again relative to its folder
         # (a policy file named relative to it), and from another working folder did not find it.
         "scenario": {"name": scenario.name, "path": _absolute(scenario.path), "text": scenario.text,
-                     "settings": list(scenario.settings), "parsed": scenario.to_dict()},
+                     "settings": list(scenario.settings), "parsed": scenario.to_dict(),
+                     # a scenario given as data named its files from the working folder, as it is read again
+                     **({"folder": str(Path.cwd())} if not scenario.path or scenario.path.startswith("<") else {})},
         "seed": scenario.seed,
         "games": scenario.games,
         "chunk_size": scenario.chunk,
