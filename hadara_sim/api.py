@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
+import numpy as np
 import pyarrow as pa
 
 from .runner import run
@@ -18,8 +20,10 @@ def as_scenario(scenario) -> Scenario:
     if isinstance(scenario, Scenario):
         return scenario
     if isinstance(scenario, dict):
-        # Kept as JSON text in the run's metadata, so that `show-game` can rebuild the run.
-        return scenario_from_dict(scenario, file="<dict>", text=json.dumps(scenario))
+        plain = _as_toml_values(scenario)
+        # Kept as JSON text in the run's metadata, so that `show-game` can rebuild the run; a value
+        # JSON cannot hold is refused by the checks, which name its key.
+        return scenario_from_dict(plain, file="<dict>", text=json.dumps(plain, default=repr))
     # A one-line string is a path unless it reads as TOML: a file that exists is a path whatever its
     # name holds (a folder may be called "a=b").
     if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario
@@ -28,6 +32,18 @@ def as_scenario(scenario) -> Scenario:
     if isinstance(scenario, str):
         return parse_scenario(scenario, file="<string>")
     raise TypeError(f"expected a Scenario, a path, TOML text or a dict, got {type(scenario).__name__}")
+
+
+def _as_toml_values(value):
+    """A notebook's values as TOML gives them: numpy numbers and arrays, tuples and paths in a scenario
+    dict stopped in json.dumps ('Object of type int64 is not JSON serializable')."""
+    if isinstance(value, dict):
+        return {key: _as_toml_values(v) for key, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [_as_toml_values(v) for v in value]
+    if isinstance(value, np.generic):
+        return value.item()
+    return os.fspath(value) if isinstance(value, os.PathLike) else value
 
 
 def simulate(scenario, games: int | None = None, seed: int | None = None, out: str | Path | None = None,

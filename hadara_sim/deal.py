@@ -39,20 +39,36 @@ class Deals:
         return Deals(self.players, self.advanced,
                      **{f.name: getattr(self, f.name)[index] for f in fields(self)[2:]})
 
-    def to_json(self, g: int = 0) -> dict:
-        """Game g of the batch as plain JSON values."""
+    def to_json(self, g: int | None = None) -> dict:
+        """Game g of the batch as plain JSON values (g may be left out in a batch of one)."""
+        if g is None:
+            if len(self) != 1:  # deals.to_json() of a batch gave its first deal alone, silently
+                raise ValueError(f"to_json gives one deal: to_json(g) for deal g of this batch of {len(self)}")
+            g = 0
         return {"players": self.players, "advanced": self.advanced,
                 **{f.name: getattr(self, f.name)[g].tolist() for f in fields(self)[2:]}}
 
     @classmethod
     def from_json(cls, data: dict) -> "Deals":
+        """A batch of the one deal `to_json` gave (a dict, as a trace's header holds it)."""
         dtypes = {"game_id": np.int64, "initiative": np.int8, "colour_order": np.int8,
                   "decks": np.int16, "colonies": np.int16}
+        missing = ["players", "advanced", *dtypes] if not isinstance(data, dict) else \
+            [k for k in ("players", "advanced", *dtypes) if k not in data]
+        if missing:  # JSON text stopped with "string indices must be integers", a partial dict with KeyError
+            what = f"lacks {', '.join(missing)}" if isinstance(data, dict) else f"is {type(data).__name__}"
+            raise ValueError(f"Deals.from_json reads the dict of Deals.to_json(g) (json.loads its text first); "
+                             f"this {what}")
         return cls(data["players"], data["advanced"],
                    **{k: np.array([data[k]], dtype=t) for k, t in dtypes.items()})
 
     @staticmethod
     def concat(parts: list["Deals"]) -> "Deals":
+        """One batch of the deals of `parts`, batches of one player count and game kind."""
+        kinds = {(p.players, p.advanced) for p in parts}
+        if len(kinds) != 1:  # numpy's "all the input array dimensions ... must match exactly", or an IndexError
+            shown = ", ".join(f"{n} players {'advanced' if a else 'basic'}" for n, a in sorted(kinds)) or "no batch"
+            raise ValueError(f"Deals.concat joins batches of one player count and game kind, got {shown}")
         first = parts[0]
         return Deals(first.players, first.advanced,
                      **{f.name: np.concatenate([getattr(p, f.name) for p in parts])
@@ -96,7 +112,16 @@ def make_deals(components: ComponentSet, players: int, games: int, seed=0,
         if not is_whole(index) or not 0 <= index < components.n_cards:
             raise ValueError(f"exclude names cards by index (0..{components.n_cards - 1}) or id, got {card!r}")
         excluded.add(int(index))
-    rng = np.random.default_rng(seed)
+    try:
+        return _dealt(components, players, games, np.random.default_rng(seed), advanced, first_game, excluded)
+    except MemoryError:  # numpy's "Unable to allocate 373. GiB for an array with shape (10000000000, 5)"
+        raise MemoryError(f"{games:,} deals at once need more memory than there is: deal fewer per call (a run "
+                          "deals its games chunk by chunk)") from None
+
+
+def _dealt(components: ComponentSet, players: int, games: int, rng: np.random.Generator, advanced: bool,
+           first_game: int, excluded: set[int]) -> Deals:
+    """The deals of `make_deals`, its arguments checked."""
     initiative = (rng.random((games, 5)).argsort(axis=1)[:, :players] + 1).astype(np.int8)
     colour_order = rng.random((games, len(COLOURS))).argsort(axis=1).astype(np.int8)
     decks = np.empty((games, len(EPOCHS), len(COLOURS), 2 * players), np.int16)

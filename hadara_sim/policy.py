@@ -17,6 +17,7 @@ from numba import njit
 
 from .actions import KINDS
 from .params import check_params
+from .problems import is_whole
 from .signals import raised_by_code
 
 # Fields of the game state a policy may read, all (games, ...) arrays. Shapes use P players,
@@ -135,6 +136,10 @@ class Policy:
     declared: dict = {}  # every parameter's values and meaning: name -> hadara_sim.params.Param
 
     def __init__(self, seed: int = 0, **params):
+        # Keyed randomness takes the seed as a uint64: -1 or 2**70 stopped at the first decision as the
+        # policy's own failure ("policy 'random' raised OverflowError").
+        if not is_whole(seed) or not 0 <= seed < 2**64:
+            raise ValueError(f"policy '{self.name}': seed is a whole number 0..2**64-1, got {seed!r:.40}")
         unknown = set(params) - set(self.params)
         if unknown:
             known = ", ".join(f"{k} (default {v!r})" for k, v in self.params.items()) or "none"

@@ -47,6 +47,9 @@ def as_path(value, what: str) -> Path:
     """`value` (a str or path) as a Path, else TypeError naming `what`: a notebook's 5, None or dict
     stopped inside pathlib ("expected str, bytes or os.PathLike object")."""
     if isinstance(value, (str, os.PathLike)):
+        # Path("") is the current folder: simulate(out="") scattered a run's files into the notebook's folder
+        if not os.fspath(value):
+            raise ValueError(f"{what} is an empty string, not a path ('.' names the current folder)")
         return Path(value)
     raise TypeError(f"{what} is a path (a str or pathlib.Path), not {type(value).__name__} {repr(value)[:60]}")
 

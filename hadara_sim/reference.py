@@ -56,6 +56,9 @@ class Game:
     """One game of Hadara between `len(policies)` seats."""
 
     def __init__(self, deal: Deals, components: ComponentSet, policies, recorder=None, narrator=None, forward=None):
+        if not isinstance(deal, Deals):  # a list of deals stopped with "'list' object has no attribute 'players'"
+            raise TypeError(f"deal is a batch of one deal from hadara_sim.make_deals (deals[i]), not "
+                            f"{type(deal).__name__} {deal!r:.40}")
         if len(deal) != 1:
             raise ValueError("the reference engine plays one deal at a time: pass deals[i]")
         components = as_component_set(components)

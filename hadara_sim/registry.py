@@ -56,6 +56,9 @@ def resolve_policy(spec: str):
     where, _, attr = spec.rpartition(":")
     if where in known:  # "greedy:coin" was "cannot load policy module 'greedy'"
         raise PolicyNotFound(f"policy '{spec}': write each parameter of {where} as key=value ({where}:{attr}=VALUE)")
+    if where == "__main__":  # found in this process only: every worker of a run stopped, "'__main__' has no attribute"
+        raise PolicyNotFound(f"policy '{spec}': a policy defined in the notebook or script being run cannot be loaded "
+                             f"by a run's worker processes; save it in a file and name it path/to/file.py:{attr}")
     module = _load_module(where)
     if not attr.isidentifier() or not hasattr(module, attr):
         raise PolicyNotFound(f"policy '{spec}': '{where}' has no attribute '{attr}'")

@@ -25,7 +25,7 @@ from .chunks import Chunk, ChunkPlan, plan_chunks, timed_chunk
 from .estimate import chunk_costs, processes
 from .process import (BACKENDS, ClusterLost, LockBusy, dask_parallel, directory_lock, local_parallel,
                       quiet_dask)
-from .problems import as_path
+from .problems import as_path, is_whole
 from .progress import PLAIN_EVERY, duration, every, progress_bar
 from .results import (
     METADATA_FILE, SCHEMA_VERSION, TRACE_NAME, ResultsError, check_part, chunks_per_combination,
@@ -264,7 +264,9 @@ def _prepare(scenario: Scenario, out: Path, chunks: ChunkPlan, overwrite: bool) 
         # Paths as found from anywhere: show-game reads the scenario's text again relative to its folder
         # (a policy file named relative to it), and from another working folder did not find it.
         "scenario": {"name": scenario.name, "path": _absolute(scenario.path), "text": scenario.text,
-                     "settings": list(scenario.settings), "parsed": scenario.to_dict()},
+                     "settings": list(scenario.settings), "parsed": scenario.to_dict(),
+                     # a scenario given as data named its files from the working folder, as it is read again
+                     **({"folder": str(Path.cwd())} if not scenario.path or scenario.path.startswith("<") else {})},
         "seed": scenario.seed,
         "games": scenario.games,
         "chunk_size": scenario.chunk,
@@ -332,8 +334,12 @@ def run(scenario: Scenario, out: str | Path | None = None, *, jobs: int = -1, ba
         raise RunError("--scheduler is for --backend dask")
     if scheduler:
         check_scheduler(scheduler)
-    if isinstance(jobs, bool) or not isinstance(jobs, int) or jobs == 0 or jobs < -(os.cpu_count() or 1):
+    for name, flag in (("overwrite", overwrite), ("quiet", quiet)):
+        if not isinstance(flag, bool):  # overwrite="no" is truthy: it replaced the run in `out`
+            raise TypeError(f"{name} is True or False, not {flag!r:.40}")
+    if not is_whole(jobs) or jobs == 0 or jobs < -(os.cpu_count() or 1):  # numpy's too, as games and seed take
         raise RunError(f"jobs must be a number of processes (or -1 for all cores, -2 for all but one), not {jobs!r}")
+    jobs = int(jobs)
     chunks = plan_chunks(scenario)
     if out is None:
         return _run_chunks(scenario, iter(chunks), len(chunks), None, None, jobs, backend, scheduler, quiet,

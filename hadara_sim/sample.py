@@ -72,7 +72,7 @@ def run_scenario(results: str | Path, meta: dict | None = None, allow_code: bool
                           "--allow-code if you trust that code")
     stored = meta.get("scenario") or {}
     path = stored.get("path")
-    base = Path(path).parent if path else Path(".")
+    base = Path(path).parent if path and not path.startswith("<") else Path(stored.get("folder") or ".")
     components = (meta.get("components") or {}).get("path")
     text = stored.get("text") or ""
     try:
@@ -80,7 +80,7 @@ def run_scenario(results: str | Path, meta: dict | None = None, allow_code: bool
             data = json.loads(text)
             if components is not None:
                 data["components"] = str(Path(components).resolve())
-            sc = scenario_from_dict(data, file=path)
+            sc = scenario_from_dict(data, file=path, base_dir=base)
         else:
             sc = parse_scenario(text, file=path or "<scenario>", base_dir=base,
                                 default_name=stored.get("name") or "scenario", components=components,

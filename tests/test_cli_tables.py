@@ -412,3 +412,20 @@ def test_show_game_finds_a_policy_file_named_relative_to_the_scenario_from_any_f
     result = run("show-game", tmp_path / "s" / "res", "--game", 2, "--allow-code", "-q")
     assert result.exit_code == 0, result.output
     assert "the reference engine agrees with the batch engine" in " ".join(result.output.split())
+
+
+def test_show_game_finds_a_policy_file_of_a_scenario_given_as_data_from_any_folder(tmp_path, monkeypatch):
+    """A dict or TOML text given to simulate() named bots/mine.py from the working folder; show-game from
+    another folder read it again there: "policy file 'bots/mine.py' does not exist"."""
+    import hadara_sim
+
+    (tmp_path / "s" / "bots").mkdir(parents=True)
+    (tmp_path / "s" / "bots" / "mine.py").write_text("from hadara_sim.policies import BUILTIN\nMine = BUILTIN['greedy']\n")
+    monkeypatch.chdir(tmp_path / "s")
+    hadara_sim.simulate({"players": 2, "policies": ["bots/mine.py:Mine", "random"], "games": 4}, out="dict", jobs=1)
+    hadara_sim.simulate('players = 2\npolicies = ["bots/mine.py:Mine", "random"]\ngames = 4\n', out="text", jobs=1)
+    monkeypatch.chdir(tmp_path)
+    for res in ("dict", "text"):
+        result = run("show-game", tmp_path / "s" / res, "--game", 1, "--allow-code", "-q")
+        assert result.exit_code == 0, result.output
+        assert "the reference engine agrees with the batch engine" in " ".join(result.output.split())

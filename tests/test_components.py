@@ -2,6 +2,8 @@
 file, line and field of every problem, and the deal draws from the right cards."""
 
 import csv
+import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -137,9 +139,21 @@ def test_deal_is_seeded_and_sliceable(components):
     one = a[2]
     assert len(one) == 1 and np.array_equal(one.decks[0], a.decks[2])
     back = Deals.from_json(one.to_json())
-    assert back.to_json() == one.to_json()
+    assert back.to_json() == one.to_json() == a.to_json(2)
+    with pytest.raises(ValueError, match=re.escape("to_json gives one deal: to_json(g) for deal g of this batch of 5")):
+        a.to_json()
+    for wrong, words in ((json.dumps(one.to_json()), "this is str"), ({"players": 3}, "this lacks advanced, game_id")):
+        with pytest.raises(ValueError, match=re.escape(f"Deals.from_json reads the dict of Deals.to_json(g) "
+                                                       f"(json.loads its text first); {words}")):
+            Deals.from_json(wrong)
     with pytest.raises(ValueError):
         make_deals(components, 6, 1)
+    with pytest.raises(MemoryError, match="1,000,000,000,000 deals at once need more memory than there is: deal fewer"):
+        make_deals(components, 4, 10**12)
+    assert len(Deals.concat([a, b[1:3]])) == 7
+    for parts, words in (([a, make_deals(components, 4, 2)], "got 3 players basic, 4 players basic"), ([], "got no batch")):
+        with pytest.raises(ValueError, match=f"Deals.concat joins batches of one player count and game kind, {words}"):
+            Deals.concat(parts)
 
 
 # --- validation of broken sets (library level; CLI in test_cli_basics) ------------------------

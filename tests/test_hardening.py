@@ -1348,6 +1348,19 @@ def test_brackets_in_labels_values_and_docstrings_are_printed_as_written(tmp_pat
     assert "Greedy with a list[int] of weights [/] nothing else." in result.output
 
 
+def test_an_empty_string_is_no_path_and_nothing_is_written_into_the_current_folder(tmp_path, monkeypatch):
+    """Path("") is the current folder: simulate(out="") wrote metadata.json and the parts into the notebook's
+    folder, and load_results("") read whatever run lay there."""
+    import hadara_sim as H
+
+    monkeypatch.chdir(tmp_path)
+    for call in (lambda: H.simulate("default", games=2, out="", jobs=1), lambda: load_results(""),
+                 lambda: load_components(""), lambda: H.simulate("", games=2)):
+        with pytest.raises(ValueError, match=re.escape("is an empty string, not a path ('.' names the current folder)")):
+            call()
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_a_notebook_s_wrong_kinds_of_argument_are_named_before_any_game_is_played(tmp_path):
     """From Python, each stopped inside pathlib or numpy ("expected str, bytes or os.PathLike object",
     "negative dimensions"), mid-game ("'str' object has no attribute 'decide'"), after the baseline or a

@@ -67,6 +67,15 @@ def test_unknown_names_list_what_exists():
     assert result.exit_code == 2 and "unknown policy 'grredy'" in result.output
 
 
+def test_a_policy_of_the_running_notebook_or_script_is_refused_before_its_workers_fail(monkeypatch):
+    """'__main__:Mine' played with one job, and with two every worker stopped: "'__main__' has no attribute 'Mine'"."""
+    from hadara_sim.policies.random import Random
+
+    monkeypatch.setattr(sys.modules["__main__"], "Mine", Random, raising=False)
+    with pytest.raises(PolicyNotFound, match="save it in a file and name it path/to/file.py:Mine"):
+        make_policy("__main__:Mine")
+
+
 def test_bad_parameters_list_the_known_ones():
     with pytest.raises(ValueError, match=r"no parameter speed; its parameters: .*coin"):
         make_policy("greedy", speed=3)
@@ -103,6 +112,13 @@ def test_random_policy_seed_changes_its_play(components):
     a = play_batch(deals, components, [make_policy("random", seed=1)] * 4)
     b = play_batch(deals, components, [make_policy("random", seed=2)] * 4)
     assert not np.array_equal(a["total"], b["total"])
+
+
+@pytest.mark.parametrize("seed", [-1, 2**64, 2**70, 1.5, "3"])
+def test_a_seed_the_policy_cannot_key_its_randomness_on_is_refused_when_it_is_made(seed):
+    with pytest.raises(ValueError, match=r"policy 'random': seed is a whole number 0..2\*\*64-1"):
+        make_policy("random", seed=seed)
+    assert make_policy("random", seed=np.uint64(2**64 - 1)).seed == 2**64 - 1
 
 
 def test_greedy_beats_random_in_at_least_95_percent_of_two_player_games(components):

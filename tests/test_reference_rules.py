@@ -441,3 +441,6 @@ def test_reference_plays_one_deal_at_a_time(components):
         Game(deals, components, [Random(), Random()])
     with pytest.raises(ValueError):
         Game(deals[0], components, [Random()])
+    for wrong in ([deals[0]], 0, None):
+        with pytest.raises(TypeError, match="deal is a batch of one deal from hadara_sim.make_deals"):
+            Game(wrong, components, [Random(), Random()])

@@ -222,3 +222,32 @@ def test_a_curve_s_arguments_of_the_wrong_kind_say_what_they_are():
         with pytest.raises(kind, match=words.replace("(", r"\(").replace(".", r"\.")):
             call()
     assert curve(df, KEY, where={"seat": 0}).where == "seat = 0"
+
+
+def test_a_crossing_not_placed_says_why_and_calls_only_a_p_of_5_percent_or_more_not_significant():
+    """'no crossing: the fitted slope is not significant (p = nan)' for a fit run off by a seat that (almost)
+    never won, and '(p = 0.01)' for a significant slope whose crossing had no interval."""
+    from hadara_sim.report.curve import Crossing, describe
+
+    nan = math.nan
+    assert "no slope to test" in describe(Crossing(nan, nan, nan, nan, False))
+    assert describe(Crossing(nan, nan, nan, 0.01, False)).startswith(
+        "no crossing: the slope (p = 0.01) gives the crossing no interval")
+    assert describe(Crossing(nan, nan, nan, 0.3, False)) == "no crossing: the fitted slope is not significant (p = 0.3)"
+    assert describe(Crossing(2.5, 2.0, 3.0, 0.001, False)) == "2.50 (95% CI 2.00 to 3.00)"
+
+
+def test_a_degenerate_fit_draws_a_nan_band_without_numpy_s_warning():
+    """A handful of deals where the seat won once: statsmodels' 'invalid value encountered in sqrt' reached the notebook."""
+    import warnings
+
+    import hadara_sim
+    from hadara_sim.report.curve import describe
+
+    key = "components.setup.5B.military"
+    df = hadara_sim.simulate({"players": 2, "game": "advanced", "policies": ["balanced"], "games": 30, "chunk": 30,
+                              "setup": {"sides": "random"}, "sweep": {key: [1, 3]}}, jobs=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        c = curve(df, key)
+    assert "no slope to test" in describe(c.win)

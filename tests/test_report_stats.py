@@ -230,6 +230,17 @@ def test_breakdown_splits_bonus_parts_and_sums_to_total():
     assert (tot["ci_low"], tot["ci_high"]) == pytest.approx(t_interval([130, 110, 140, 150]))
 
 
+def test_a_mean_without_spread_has_no_interval_rather_than_one_of_zero_width():
+    """A bonus no deal scored was 0.0 [0.0, 0.0]: values without a bound say nothing of deals unseen."""
+    from hadara_sim.report.estimates import mean_ci
+
+    df = pl.DataFrame({"game": range(8), "seat": 0, "bonus": 0, "points": [3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 4.0]})
+    none = mean_ci(df, "bonus").to_dicts()[0]
+    assert none["n"] == 8 and none["mean"] == 0 and math.isnan(none["ci_low"]) and math.isnan(none["ci_high"])
+    some = mean_ci(df, "points").to_dicts()[0]
+    assert (some["ci_low"], some["ci_high"]) == pytest.approx(t_interval([3] * 7 + [4]))
+
+
 # --- trajectory -------------------------------------------------------------------------------
 
 def test_running_scores_and_leader_wins():

@@ -310,6 +310,14 @@ def test_missing_file():
         load_scenario("no/such/file.toml")
 
 
+def test_toml_text_given_to_load_scenario_is_not_taken_for_a_missing_file():
+    """The text was shown as a file name: 'players = 2 ... : no such scenario file' and the shipped names."""
+    text = 'players = 2\npolicies = ["random"]\n'
+    with pytest.raises(ScenarioError, match=re.escape("this is TOML text: parse_scenario(text)")):
+        load_scenario(text)
+    assert parse_scenario(text).combinations[0].config.players == 2
+
+
 def test_policy_file_spec_relative_to_scenario(tmp_path):
     (tmp_path / "mine.py").write_text(
         "from hadara_sim.policies.random import Random\nclass Mine(Random):\n    name = 'mine'\n")
@@ -380,3 +388,12 @@ def test_two_spellings_of_one_place_are_refused_in_a_sweep_and_in_settings():
     assert "s.toml:5: sweep." in str(err.value)
     with pytest.raises(ScenarioError, match="'players=3' sets the same place: keep one of them"):
         parse_scenario("players = 2\n", settings=["players=3", "players=4"])
+
+
+def test_a_policy_class_or_instance_in_a_scenario_dict_says_to_name_it_from_a_file():
+    from hadara_sim.policies.random import Random
+    from hadara_sim.scenario.read import scenario_from_dict
+
+    for given in (Random, Random()):
+        with pytest.raises(ScenarioError, match="a policy is named, not passed: save its class in a file and name it"):
+            scenario_from_dict({"players": 2, "policies": [given, "random"]})

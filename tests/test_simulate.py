@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from pathlib import Path
 
 import numpy as np
 import polars as pl
@@ -480,3 +481,32 @@ def test_traces_that_no_longer_describe_their_games_go_with_them(tmp_path):
     (out / "traces" / "notes.txt").write_text("mine")
     assert cli(path, "--jobs", "1", "--quiet", "--out", out, "--games", "40", "--seed", "9", "--overwrite").exit_code == 0
     assert our_traces(out) == [] and (out / "traces" / "notes.txt").read_text() == "mine"
+
+
+def test_a_scenario_dict_of_numpy_values_tuples_and_paths_plays_as_its_plain_values(tmp_path):
+    plain = {"players": 3, "policies": ["random", "greedy"], "games": 4, "seed": 2, "chunk": 4}
+    odd = {"players": np.int64(3), "policies": np.array(["random", "greedy"]), "games": np.int32(4),
+           "seed": np.uint64(2), "chunk": 4, "components": Path(hadara_sim.load_components().path)}
+    assert same(hadara_sim.simulate(odd, jobs=1), hadara_sim.simulate(plain, jobs=1))
+    assert not hadara_sim.simulate({**plain, "sweep": {"players": (2, 3)}}, jobs=1).is_empty()
+    with pytest.raises(hadara_sim.ScenarioError, match="games: expected a whole number"):
+        hadara_sim.simulate({**plain, "games": {1, 2}})
+
+
+def test_jobs_takes_a_numpy_whole_number_as_games_and_seed_do():
+    """jobs=np.int64(2) was 'jobs must be a number of processes ..., not np.int64(2)'."""
+    plain = {"players": 2, "policies": ["random"], "games": 4, "chunk": 2}
+    assert same(hadara_sim.simulate(plain, jobs=np.int64(1)), hadara_sim.simulate(plain, jobs=1))
+    for wrong in (1.0, True, "2", 0):
+        with pytest.raises(RunError, match="jobs must be a number of processes"):
+            hadara_sim.simulate(plain, jobs=wrong)
+
+
+def test_overwrite_or_quiet_that_is_not_a_bool_is_refused_and_the_run_in_out_stays(tmp_path):
+    """overwrite="no" is truthy: it replaced the run in `out` by another seed's."""
+    plain = {"players": 2, "policies": ["random"], "games": 4, "chunk": 2}
+    kept = hadara_sim.simulate(plain, out=tmp_path / "run", jobs=1)
+    for flags in ({"overwrite": "no"}, {"overwrite": 0}, {"quiet": "yes"}):
+        with pytest.raises(TypeError, match=f"{next(iter(flags))} is True or False, not"):
+            hadara_sim.simulate({**plain, "seed": 9}, out=tmp_path / "run", jobs=1, **flags)
+    assert same(load_results(tmp_path / "run"), kept)

@@ -251,7 +251,8 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
     grid = np.linspace(values.min(), values.max(), 50)
     band = {"x": grid}
     for name, res in fits.items():
-        frame = res.get_prediction(add_constant(grid)).summary_frame(alpha=1 - LEVEL)
+        with np.errstate(invalid="ignore"):  # a degenerate fit's negative variance: a nan band, not numpy's warning
+            frame = res.get_prediction(add_constant(grid)).summary_frame(alpha=1 - LEVEL)
         band |= {name: frame["mean"].to_numpy(), f"{name}_low": frame["mean_ci_lower"].to_numpy(),
                  f"{name}_high": frame["mean_ci_upper"].to_numpy()}
     logit_fair = math.log(fair / (1 - fair))
@@ -275,6 +276,14 @@ def predict(c: Curve, value: float, alpha: float = 1 - LEVEL) -> tuple[float, fl
 def describe(c: Crossing, unit: str = "") -> str:
     if not isinstance(c, Crossing):
         raise TypeError(f"describe takes a crossing, such as a curve's .win or .score, not a {type(c).__name__}")
+    # Only a p of 0.05 or more is "not significant": a nan p (no slope to test) and a significant slope
+    # whose crossing has no interval read "the fitted slope is not significant (p = nan)" or "(p = 0.01)".
+    if math.isnan(c.slope_p):
+        return ("no crossing: the fitted line has no slope to test (flat, or run to infinity by a seat that always "
+                "or never won: play more games)")
+    if not c.found and c.slope_p < 1 - LEVEL:
+        return (f"no crossing: the slope (p = {c.slope_p:.2g}) gives the crossing no interval (a degenerate fit "
+                "of a handful of deals: play more games)")
     if not c.found:
         return f"no crossing: the fitted slope is not significant (p = {c.slope_p:.2g})"
     text = f"{c.value:.2f} (95% CI {c.low:.2f} to {c.high:.2f})"

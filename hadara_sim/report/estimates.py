@@ -33,7 +33,10 @@ CLUSTER = "game"
 
 
 def _ttest_1samp(x: np.ndarray):
-    """The 95% t interval of the mean of `x`: (low, high); NaN for fewer than 2 values."""
+    """The 95% t interval of the mean of `x`: (low, high); NaN for fewer than 2 values, and for values
+    without spread, which bound nothing unseen (a bonus no deal scored was 0.0 [0.0, 0.0]), as `_ttest_rel`."""
+    if I.no_spread(x):
+        return math.nan, math.nan
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         res = sps.ttest_1samp(x, 0.0)

@@ -41,8 +41,11 @@ def read_policies(data: dict, check: Check, base_dir: Path, cache: dict, compone
         if isinstance(item, str):
             item = {"policy": item}
         if not isinstance(item, dict):
+            # a notebook's own class or instance: the run's workers and its identity need a file to load
+            how = ("; a policy is named, not passed: save its class in a file and name it path/to/file.py:Class"
+                   if isinstance(item, type) or callable(getattr(item, "decide", None)) else "")
             check.report(path, f"expected a policy name or a table with `policy` and `params`, got "
-                               f"{type_name(item)} {show_value(item)}")
+                               f"{type_name(item)} {show_value(item)}{how}")
             continue
         check.unknown_keys(item, path, POLICY_KEYS)
         spec = check.string(item, path + ("policy",), None)

@@ -62,6 +62,10 @@ def load_scenario(path: str | Path, components: str | Path | None = None, settin
         raise TypeError("load_scenario reads a file or a shipped scenario's name; scenario_from_dict(data) reads a "
                         "dict (simulate takes either)")
     path = shipped_scenario(as_path(path, "the scenario")) or Path(path)
+    if not path.exists() and "\n" in str(path):  # was named as a file "players = 2\npolicies = [...]"
+        raise ScenarioError([Problem("<string>", None, "", "load_scenario reads a file or a shipped scenario's name, "
+                                     "and this is TOML text: parse_scenario(text) from hadara_sim.scenario.read "
+                                     "reads text (simulate takes either)")])
     if not path.exists():
         names = list(shipped_scenarios())
         raise ScenarioError([Problem(str(path), None, "", f"no such scenario file{suggest(path.stem, names)} "
