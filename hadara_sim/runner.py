@@ -173,9 +173,16 @@ def _clean_temp(out: Path):
             f.unlink(missing_ok=True)
 
 
+def _nothing_played(out: Path) -> bool:
+    """Whether `out` holds a run's metadata and nothing else it wrote (its lock, temporary files): no
+    chunk, trace or report to lose. After a policy failed at its first chunk, the fixed policy's run
+    was refused as "another run" until --overwrite."""
+    return all(f.name in (METADATA_FILE, LOCK_FILE) or is_temp_file(f.name) for f in out.iterdir())
+
+
 def check_out(scenario: Scenario, out: str | Path, overwrite: bool = False) -> dict | None:
     """RunError unless `out` can take this run: not a file, a name the system takes, and empty or
-    holding this run (any with `overwrite`). Nothing is written: `simulate --dry-run` checks what a run
+    holding this run (any with `overwrite`, or one of which nothing was played). Nothing is written: `simulate --dry-run` checks what a run
     would. Returns the metadata of this run already there (None: nothing, or replaced with overwrite)."""
     from . import __version__
 
@@ -200,6 +207,8 @@ def check_out(scenario: Scenario, out: str | Path, overwrite: bool = False) -> d
     if old is not None:
         identity = run_identity(scenario, __version__, SCHEMA_VERSION)
         if old.get("identity") != identity_digest(identity):
+            if _nothing_played(out):  # a run that failed at its first decision: nothing to keep
+                return None
             reason = describe_mismatch(old.get("identity_fields", {}), identity)
             name = old.get("scenario", {}).get("name", "?")
             raise RunError(f"{out} holds another run (scenario '{name}'; {reason}). Use --overwrite to "

@@ -416,6 +416,22 @@ def test_an_edited_policy_file_is_not_resumed(tmp_path, user_policies):
     clean_failure(result, 2, "holds another run", "the code of policy", "mine.py:Fine", "changed")
 
 
+def test_a_run_that_played_nothing_is_replaced_once_its_policy_is_fixed(tmp_path, user_policies):
+    """A policy failing in its first chunks leaves a run with nothing played: fixed, the same command
+    plays it (it was refused as "another run" until --overwrite, which the hint asked for)."""
+    scenario = tiny(tmp_path).read_text().replace('"greedy"', '"mine.py:RaisesMidGame"')
+    (tmp_path / "s.toml").write_text(scenario)
+    command = ("simulate", tmp_path / "s.toml", "-q", "--out", tmp_path / "out", "--jobs", "1")
+    failed = invoke(*command)
+    clean_failure(failed, 1, "0 of 2 chunks are complete", "fix the policy, then run again")
+    assert "--overwrite" not in failed.output
+    user_policies.write_text(USER_POLICIES.replace('raise ZeroDivisionError("division by zero in my heuristic")',
+                                                   "return self.default(decision)"))
+    result = invoke(*command)
+    assert result.exit_code == 0, result.output
+    assert json.loads((tmp_path / "out" / "metadata.json").read_text())["status"] == "complete"
+
+
 # --- interrupts -------------------------------------------------------------------------------
 
 def _children(pid: int) -> set[int]:

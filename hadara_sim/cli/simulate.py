@@ -123,9 +123,11 @@ def simulate(
                    f"{'s' * (len(sc.combinations) > 1)} = {sc.total_games:,} games in {len(chunks):,} "
                    f"chunk{'s' * (len(chunks) > 1)} of up to {sc.chunk:,}; seed {sc.seed} -> {escape(str(out))}", highlight=False, soft_wrap=True)
 
+    def chunks_done() -> int:
+        return len(our_parts(out)) if out.is_dir() else 0
+
     def complete() -> str:
-        done = len(our_parts(out)) if out.is_dir() else 0
-        return f"{done:,} of {len(chunks):,} chunks are complete in {out}"
+        return f"{chunks_done():,} of {len(chunks):,} chunks are complete in {out}"
 
     from ..estimate import LONG_SECONDS, estimate_run
 
@@ -154,8 +156,9 @@ def simulate(
     except RunFailed as err:
         fail(f"{err}\n{complete()}", code=1)
     except IllegalChoice as err:
-        fail(f"{err}\n{complete()}; fix the policy, then run again (with --overwrite once its "
-             "code changed: the chunks played by the old code cannot be mixed with the new)", code=1)
+        fail(f"{err}\n{complete()}; fix the policy, then run again" + (
+            " (with --overwrite once its code changed: the chunks played by the old code cannot be mixed with "
+            "the new)" if chunks_done() else ""), code=1)
     except KeyboardInterrupt as err:
         talk.print(f"\n[yellow]{'terminated' if isinstance(err, Terminated) else 'interrupted'}[/]: "
                    f"{escape(complete())}; to play the rest, run the same command again:\n  "
