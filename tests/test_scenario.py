@@ -252,6 +252,12 @@ def test_problem_names_line_and_key(tmp_path, text, line, key, words):
     assert words in p.message, str(p)
 
 
+def test_a_value_is_shown_as_written(tmp_path):
+    """A name not fit for a folder was shown as "d\\u00e9faut \\u2713": a value is quoted as written."""
+    p = one(tmp_path, 'policies = ["greedy"]\nname = "défaut ✓"')
+    assert p.field == "name" and p.message.startswith('"défaut ✓" cannot name'), str(p)
+
+
 def test_all_problems_reported_together(tmp_path):
     found = problems(tmp_path, """
         players = 6

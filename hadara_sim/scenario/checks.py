@@ -34,7 +34,7 @@ def show_path(path: tuple) -> str:
 def show_value(value) -> str:
     """A value as TOML writes it, for messages: "greedy" with its quotes, true, [1, 2], {k = v}."""
     if isinstance(value, str):
-        return json.dumps(value)
+        return json.dumps(value, ensure_ascii=False)  # "défaut", not "d\u00e9faut"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, dict):
