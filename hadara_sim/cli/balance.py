@@ -179,7 +179,7 @@ def suggest(
         writable_folder(out)
     plan = plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides, curve_games, side)
     base, per_side = _estimates(plan, estimate)
-    sides_text = (f"{len(side)} side{'s' * (len(side) > 1)} ({', '.join(side)})" if side
+    sides_text = (f"{len(side)} side{'s' * (len(side) > 1)} ({', '.join(plan.only)})" if side
                   else "each side that is not fair (up to 10)")
     total = base.seconds + per_side.seconds * (len(side) if side else 10)
     if expect(f"the baseline {base.text()}; then for {sides_text}, {per_side.text()} each", total, dry_run, quiet):

@@ -101,7 +101,7 @@ def fit(
         writable_folder(out)
     base = plan_or_exit(2, policy, games, margin, seed, jobs, components, overrides, 0, side)
     with failing():
-        plan = F.FitPlan(sides=list(dict.fromkeys(side)) if side else list(F.SIDES), fields=fields,
+        plan = F.FitPlan(sides=list(dict.fromkeys(base.only)) if base.only else list(F.SIDES), fields=fields,
                          players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
                          points=points, resweep=resweep, confirm_games=F.read_confirm_games(confirm_games),
                          rounds=rounds, margin=base.margin, aim=aim, reach=reach, max_changed=max_changed, table=table,
