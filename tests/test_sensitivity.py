@@ -152,5 +152,7 @@ def test_balance_sensitivity_fair_value_prints_every_draw_and_the_two_spreads():
                                                        "sampling_se", "total_sd", "fair_share_4"}
     bad = CliRunner().invoke(app, ["balance", "sensitivity", "--fair-value", "3B.gold"])
     assert bad.exit_code == 2 and "expected a side and one of its values" in bad.output
+    lower = CliRunner().invoke(app, ["balance", "sensitivity", "--fair-value", "3b.culture", "--dry-run"])
+    assert lower.exit_code == 0 and "dry run" in lower.output, lower.output  # 3b is 3B, as for --side
     alone = CliRunner().invoke(app, ["balance", "sensitivity", "--swept", "3,5", "--dry-run"])  # was ignored
     assert alone.exit_code == 2 and "give the value too, e.g. --fair-value 3B.culture --swept 3,5" in alone.output

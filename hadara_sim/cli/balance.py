@@ -330,7 +330,7 @@ def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed
     import numpy as np
     import polars as pl
 
-    from ..balance import estimate
+    from ..balance import estimate, side_name
     from ..component_files import load_components
     from ..components import RANGES, SETUP_VALUES
     from ..report.sections import num, num_ci
@@ -338,7 +338,11 @@ def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed
     from ..sensitivity import fair_values
 
     side, _, field_ = target.partition(".")
-    if len(side) != 2 or side[0] not in "12345" or side[1] not in "AB" or field_ not in SETUP_VALUES:
+    try:
+        side = side_name(side)  # 3b.culture is 3B's, as --side 3b is 3B
+    except ValueError:
+        side = ""
+    if not side or field_ not in SETUP_VALUES:
         fail(f"--fair-value {target}: expected a side and one of its values like 3B.culture "
              f"({', '.join(SETUP_VALUES)})")
     card = load_components(plan.components).with_overrides(plan.overrides).setup_cards[(int(side[0]), side[1])]
