@@ -246,6 +246,9 @@ def test_nested_unknown_key_and_line(tmp_path):
     ('policies = ["greedy"]\n[sweep]\nseed = [1, 2]', 3, "sweep.seed", "cannot be swept"),
     ('policies = ["greedy"]\n[sweep]\nplayers = 3', 3, "sweep.players", "non-empty list"),
     ('policies = ["greedy"]\n[sweep]\nplayerz = [3]', 3, "sweep.playerz", "did you mean 'players'"),
+    # a place only a swept key names had no line: the problem is at the key's
+    ('policies = ["greedy"]\n[sweep]\n"components.setup.3C.culture" = [0, 1]', 3, "components.setup.3C",
+     "unknown setup card"),
 ])
 def test_problem_names_line_and_key(tmp_path, text, line, key, words):
     p = one(tmp_path, text)
