@@ -74,7 +74,9 @@ def validate_components(path: str | Path) -> list[Problem]:
 def _load(directory: Path) -> ComponentSet:
     problems: list[Problem] = []
     if not directory.is_dir():
-        raise ComponentError([Problem(str(directory), None, "path", "is not a directory of component files")])
+        what = "is a file, not a folder" if directory.exists() else "does not exist"
+        raise ComponentError([Problem(str(directory), None, "path", f"{what}: give the folder that holds "
+                                                                     f"{', '.join(FILES)}")])
     missing = [f for f in FILES if not (directory / f).is_file()]
     if missing:
         raise ComponentError([Problem(str(directory / f), None, "file", "is missing") for f in missing])
