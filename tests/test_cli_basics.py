@@ -214,7 +214,7 @@ def test_validate_toml_syntax_error_has_line_prefix(tmp_path):
 def test_validate_missing_directory(tmp_path):
     """A path that is not a component directory exits 2 with a message."""
     result = run("components", "validate", tmp_path / "nowhere")
-    assert result.exit_code == 2 and "not a directory" in result.output
+    assert result.exit_code == 2 and "does not exist" in result.output
     no_traceback(result)
 
 
