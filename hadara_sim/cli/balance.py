@@ -272,6 +272,7 @@ def sensitivity(
     sure, given the estimates: its fair value in every draw."""
     from ..balance import estimate
     from ..report.sections import pct
+    from ..progress import duration
     from ..runner import RunError
     from ..sensitivity import replay, table
 
@@ -284,7 +285,7 @@ def sensitivity(
         return _fair_value(plan, fair_value, swept, draws, draw_seed, dry_run, quiet, fmt)
     base, _ = _estimates(plan, estimate)
     total = base.seconds * (draws + 1)
-    if expect(f"{draws + 1} runs of {base.text()} each, about {total:.0f} s in all", total, dry_run, quiet):
+    if expect(f"{draws + 1} runs of {base.text()} each, about {duration(total)} in all", total, dry_run, quiet):
         return
     start = time.perf_counter()
     try:
@@ -333,6 +334,7 @@ def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed
     from ..balance import estimate, side_name
     from ..component_files import load_components
     from ..components import RANGES, SETUP_VALUES
+    from ..progress import duration
     from ..report.sections import num, num_ci
     from ..runner import RunError
     from ..sensitivity import fair_values
@@ -357,7 +359,7 @@ def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed
         fail(f"--swept: two or more values within {low}..{high} are needed, got {values}")
     base, _ = _estimates(plan, estimate)
     total = base.seconds * len(values) * (draws + 1)
-    if expect(f"{draws + 1} curves of {len(values)} values, each {base.text()}, about {total:.0f} s in all", total,
+    if expect(f"{draws + 1} curves of {len(values)} values, each {base.text()}, about {duration(total)} in all", total,
               dry_run, quiet):
         return
     start = time.perf_counter()
