@@ -233,6 +233,9 @@ def test_components_show_filters_and_errors():
     assert len(rows) == 10 and all("II-G-" in line for line in rows)
     assert run("components", "show", "--colour", "pink").exit_code == 2
     assert run("components", "show", "--what", "nothing").exit_code == 2
+    # the setup cards were printed whole under --epoch 2, as if filtered
+    result = run("components", "show", "--what", "setup", "--epoch", 2)
+    assert result.exit_code == 2 and "--epoch filters the cards; --what setup has no epochs" in result.output
 
 
 # --- a seat for a person ----------------------------------------------------------------------
