@@ -1,5 +1,7 @@
 """`hadara-sim bench`: quick by default, greedy and the planner mix, the first call reported apart."""
 
+import json
+
 import pytest
 from typer.testing import CliRunner
 
@@ -30,6 +32,13 @@ def test_bench_prints_its_table_in_the_machine_formats():
     assert row["policies"] == "greedy" and row["batch"] == 16 and row["games_per_second"] > 0
     assert row["ratio"] == pytest.approx(row["games_per_second"] / row["reference_games_per_second"], rel=0.5)
     assert any(note.startswith("first call") for note in doc["notes"])
+
+
+def test_a_player_count_given_twice_is_benched_once():
+    result = runner.invoke(app, ["bench", "--batch", "8", "--reference-games", "1", "-p", "2", "-p", "2", "-q",
+                                 "--policy", "greedy", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.output)["tables"][0]["data"]) == 1  # was two rows alike
 
 
 def test_bench_refuses_a_bad_player_count():

@@ -261,3 +261,10 @@ def test_a_human_seat_can_leave_and_an_ended_input_is_one_line():
     assert ended.exit_code == 1 and "the input ended before the game did" in ended.output
     alone = runner.invoke(app, ["play", "-p", 2, "--policy", "human"], env={"COLUMNS": "200"})
     assert alone.exit_code == 2 and "--policy human,greedy" in alone.output
+
+
+def test_verify_plays_a_player_count_given_twice_once():
+    """`verify -n 2 -p 2 -p 2` played the same games twice and said '4 of 4 games agree (2, 2 players)'."""
+    result = run("verify", "-n", 2, "-p", 2, "-p", 2, "--basic", "--jobs", 1, "-q")
+    assert result.exit_code == 0, result.output
+    assert "2 of 2 games agree (2 players; basic)" in result.output

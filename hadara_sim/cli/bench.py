@@ -57,7 +57,7 @@ def bench(
     from ..bench import bench_one, first_call_seconds, reference_speed  # loads the engine: not at start-up
 
     fmt = check_format(fmt)
-    counts = players or ([2, 3, 4, 5] if full else [4])
+    counts = sorted(set(players)) or ([2, 3, 4, 5] if full else [4])  # -p 2 -p 2: one row, not two alike
     sizes = batch or ([256, 1024, 4096, 16384] if full else [2000])
     for p in counts:  # before --startup's minute of timing, not after it
         if not 2 <= p <= 5:
