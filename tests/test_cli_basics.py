@@ -89,6 +89,15 @@ def test_play_trace_replays(tmp_path, components, advanced):
     assert replay(records, components) == records[-1]["sheet"]
 
 
+def test_play_trace_into_a_new_folder(tmp_path):
+    """--trace new/game.jsonl passed the check before the game (a folder that can be made), then the
+    game was played and the trace lost: 'cannot write the trace to ...: No such file or directory'."""
+    path = tmp_path / "new" / "game.jsonl"
+    result = run("play", "-p", 2, "-q", "--trace", path)
+    assert result.exit_code == 0, result.output
+    assert read_trace(path)[0]["deal"]["players"] == 2
+
+
 def test_play_same_seed_same_game(tmp_path):
     """The same seed and policies give the same game."""
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
