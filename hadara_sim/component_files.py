@@ -74,7 +74,9 @@ def validate_components(path: str | Path) -> list[Problem]:
 def _load(directory: Path) -> ComponentSet:
     problems: list[Problem] = []
     if not directory.is_dir():
-        raise ComponentError([Problem(str(directory), None, "path", "is not a directory of component files")])
+        what = "is a file, not a folder" if directory.exists() else "does not exist"
+        raise ComponentError([Problem(str(directory), None, "path", f"{what}: give the folder that holds "
+                                                                     f"{', '.join(FILES)}")])
     missing = [f for f in FILES if not (directory / f).is_file()]
     if missing:
         raise ComponentError([Problem(str(directory / f), None, "file", "is missing") for f in missing])
@@ -338,9 +340,13 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
 
     lines = key_lines(text)
 
+    def dotted(path: tuple) -> str:
+        """A table's name in a problem: sell, statues[3]."""
+        return f"{path[0]}{''.join(f'[{k}]' for k in path[1:])}"
+
     def exact(section_data, path: tuple, allowed: tuple[str, ...]):
         """The table's `exact` names, each one of its value fields `allowed` (as a CSV row's)."""
-        field_ = f"{path[0]}{''.join(f'[{k}]' for k in path[1:])}.exact"
+        field_ = f"{dotted(path)}.exact"
         names = section_data.get("exact", []) if isinstance(section_data, dict) else []
         if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
             report(field_, "expected a list of field names", line_of(lines, (*path, "exact")))
@@ -351,6 +357,19 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
                        line_of(lines, (*path, "exact", i)))
         return frozenset(names) & frozenset(allowed)
 
+    def unknown(table_data, path: tuple, known) -> None:
+        """Report the keys of a table that are none of `known`: a misspelt key was skipped and the
+        value under it never read (per_color = 3 left 2 tiles per colour, and the set 'valid')."""
+        for key in table_data if isinstance(table_data, dict) else ():
+            if key not in known:
+                report(f"{dotted(path)}.{key}" if path else key, f"unknown key; the keys here are {', '.join(known)}",
+                       line_of(lines, (*path, key)))
+
+    unknown(data, (), (*BOARD_VALUES, "statues"))
+    for sec, allowed in BOARD_VALUES.items():
+        unknown(data.get(sec), (sec,), (*allowed, "exact"))
+    for i, s in enumerate(data.get("statues", []) if isinstance(data.get("statues"), list) else []):
+        unknown(s, ("statues", i), (*STATUE_VALUES, "exact"))
     sell = numbers("sell", "coins", 3, *RANGES["sell"])
     silver = numbers("medals", "silver", 3, *RANGES["medal"])
     gold = numbers("medals", "gold", 3, *RANGES["medal"])

@@ -190,8 +190,12 @@ def progress_bar(total: int, done: int, quiet: bool, console, name: str, paralle
 
 
 def duration(seconds: float) -> str:
-    """'2 min 10 s', '12 s'."""
+    """'12 s', '2 min 10 s', '3 h 20 min', '41 days 6 h' (a dry run of 10**12 games said '1010114 min 20 s')."""
     s = round(seconds)
+    if s >= 86400:
+        return f"{s // 86400:,} days {s % 86400 // 3600} h"
+    if s >= 3600:
+        return f"{s // 3600} h {s % 3600 // 60} min"
     return f"{s // 60} min {s % 60} s" if s >= 60 else f"{max(s, 1)} s"
 
 

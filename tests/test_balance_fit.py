@@ -159,6 +159,11 @@ def test_fit_help_and_bad_input():
     assert bad.exit_code == 2 and "expected values among coins, income, military, culture, food" in bad.output
     bad = runner.invoke(app, ["balance", "fit", "--side", "6C"])
     assert bad.exit_code == 2 and "expected a card and side like 3B" in bad.output
+    # "3b" is 3B, as in balance suggest and check: it stopped in "unexpected KeyError: '3b'"
+    lower = runner.invoke(app, ["balance", "fit", "-p", "2", "--side", "3b", "--dry-run"], env={"COLUMNS": "300"})
+    assert lower.exit_code == 0 and "dry run" in lower.output, lower.output
+    bad = runner.invoke(app, ["balance", "fit", "-p", "3", "--confirm-games", "2=100,3=100", "--dry-run"])
+    assert bad.exit_code == 2 and "the fit plays no 2-player games (it plays 3)" in bad.output  # was dropped
     bad = runner.invoke(app, ["balance", "fit", "-p", "7"], env={"COLUMNS": "200"})
     assert bad.exit_code == 2 and "7 is not in the range 2<=x<=5" in bad.output
     # three design points cannot tell five values of a side apart: said before anything is played

@@ -1,5 +1,7 @@
 """`hadara-sim bench`: quick by default, greedy and the planner mix, the first call reported apart."""
 
+import json
+
 import pytest
 from typer.testing import CliRunner
 
@@ -32,10 +34,28 @@ def test_bench_prints_its_table_in_the_machine_formats():
     assert any(note.startswith("first call") for note in doc["notes"])
 
 
+def test_a_player_count_given_twice_is_benched_once():
+    result = runner.invoke(app, ["bench", "--batch", "8", "--reference-games", "1", "-p", "2", "-p", "2", "-q",
+                                 "--policy", "greedy", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.output)["tables"][0]["data"]) == 1  # was two rows alike
+
+
 def test_bench_refuses_a_bad_player_count():
     result = runner.invoke(app, ["bench", "--players", "7", "-q"])
     assert result.exit_code == 2
-    assert "--players must be 2..5" in result.output
+    assert "--players 7: a game seats 2 to 5 players" in result.output
+
+
+def test_bench_refuses_bad_options_before_timing_the_start_up(monkeypatch):
+    """`--startup 5 -p 6` timed fresh processes for a minute, then said '--players must be 2..5 and
+    --batch positive' (which of the two?); now the bad value is named before any timing."""
+    import hadara_sim.bench
+
+    monkeypatch.setattr(hadara_sim.bench, "startup_seconds", lambda *a, **k: pytest.fail("timed before checking"))
+    result = runner.invoke(app, ["bench", "--startup", "1", "--batch", "0", "-q"])
+    assert result.exit_code == 2
+    assert "--batch 0: a batch is at least 1 game" in result.output
 
 
 def test_bench_startup_times_fresh_simulate_processes_to_their_exit():

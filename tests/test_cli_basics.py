@@ -89,6 +89,15 @@ def test_play_trace_replays(tmp_path, components, advanced):
     assert replay(records, components) == records[-1]["sheet"]
 
 
+def test_play_trace_into_a_new_folder(tmp_path):
+    """--trace new/game.jsonl passed the check before the game (a folder that can be made), then the
+    game was played and the trace lost: 'cannot write the trace to ...: No such file or directory'."""
+    path = tmp_path / "new" / "game.jsonl"
+    result = run("play", "-p", 2, "-q", "--trace", path)
+    assert result.exit_code == 0, result.output
+    assert read_trace(path)[0]["deal"]["players"] == 2
+
+
 def test_play_same_seed_same_game(tmp_path):
     """The same seed and policies give the same game."""
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
@@ -214,7 +223,7 @@ def test_validate_toml_syntax_error_has_line_prefix(tmp_path):
 def test_validate_missing_directory(tmp_path):
     """A path that is not a component directory exits 2 with a message."""
     result = run("components", "validate", tmp_path / "nowhere")
-    assert result.exit_code == 2 and "not a directory" in result.output
+    assert result.exit_code == 2 and "does not exist" in result.output
     no_traceback(result)
 
 
@@ -233,6 +242,9 @@ def test_components_show_filters_and_errors():
     assert len(rows) == 10 and all("II-G-" in line for line in rows)
     assert run("components", "show", "--colour", "pink").exit_code == 2
     assert run("components", "show", "--what", "nothing").exit_code == 2
+    # the setup cards were printed whole under --epoch 2, as if filtered
+    result = run("components", "show", "--what", "setup", "--epoch", 2)
+    assert result.exit_code == 2 and "--epoch filters the cards; --what setup has no epochs" in result.output
 
 
 # --- a seat for a person ----------------------------------------------------------------------
@@ -258,3 +270,10 @@ def test_a_human_seat_can_leave_and_an_ended_input_is_one_line():
     assert ended.exit_code == 1 and "the input ended before the game did" in ended.output
     alone = runner.invoke(app, ["play", "-p", 2, "--policy", "human"], env={"COLUMNS": "200"})
     assert alone.exit_code == 2 and "--policy human,greedy" in alone.output
+
+
+def test_verify_plays_a_player_count_given_twice_once():
+    """`verify -n 2 -p 2 -p 2` played the same games twice and said '4 of 4 games agree (2, 2 players)'."""
+    result = run("verify", "-n", 2, "-p", 2, "-p", 2, "--basic", "--jobs", 1, "-q")
+    assert result.exit_code == 0, result.output
+    assert "2 of 2 games agree (2 players; basic)" in result.output

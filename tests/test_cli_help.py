@@ -59,6 +59,14 @@ def test_paragraphs_are_not_broken_mid_sentence():
     assert "the same legal options at every decision" in result.output
 
 
+def test_summary_out_says_where_the_html_goes():
+    """`report summary --out` was 'Directory for the charts', as for the reports that save charts: the
+    summary saves none, and takes a folder (summary.html in it) or a file ending .html."""
+    (param,) = [p for path, command in commands() if path == ["report", "summary"]
+                for p in command.params if p.name == "out"]
+    assert "summary.html" in param.help and ".html" in param.help and "charts" not in param.help
+
+
 def test_version():
     for flag in ("--version", "-V"):
         result = runner.invoke(app, [flag])

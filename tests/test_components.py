@@ -259,6 +259,30 @@ def test_board_problems(tmp_path):
     assert len(found) == 1 and found[0].endswith("setup_cards.csv: file: is missing")
 
 
+def test_a_path_that_is_no_folder_says_what_it_is(tmp_path):
+    """A mistyped folder and a file given for the folder were both 'is not a directory of component
+    files': now which, and what to give."""
+    (missing,) = problems_of(tmp_path / "nope")
+    assert missing.endswith("nope: path: does not exist: give the folder that holds cards.csv, colonies.csv, "
+                            "setup_cards.csv, board.toml")
+    d = copy_default(tmp_path)
+    (a_file,) = problems_of(d / "cards.csv")
+    assert "cards.csv: path: is a file, not a folder: give the folder that holds" in a_file
+
+
+def test_board_unknown_keys_are_refused(tmp_path):
+    """A misspelt board.toml key was skipped: `per_color = 3` left 2 tiles per colour and the set
+    'valid'. Every key that is none of its table's is named with its line."""
+    d = copy_default(tmp_path)
+    text = (d / "board.toml").read_text()
+    text = text.replace("per_colour = 2", "per_colour = 2\nper_color = 3").replace("[sell]", "[sel]")
+    (d / "board.toml").write_text(text.replace("bonus = 5", "bonus = 5\nbouns = 1"))
+    found = problems_of(d)
+    assert "board.toml:2: sel: unknown key; the keys here are sell, medals, bonus_tiles, statues" in found
+    assert "board.toml:13: bonus_tiles.per_color: unknown key; the keys here are per_colour, exact" in found
+    assert any(p.startswith("board.toml:38: statues[3].bouns: unknown key") for p in found)
+
+
 def test_edited_set_loads_with_new_values(tmp_path):
     """A user's edited set loads and the engine sees its values."""
     d = copy_default(tmp_path)

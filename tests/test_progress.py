@@ -170,3 +170,9 @@ def test_the_expected_line_of_a_weighed_run_says_its_pace_is_this_machines(monke
     said = [line for line in out.getvalue().splitlines() if line.startswith("expected")]
     assert said == ["expected: about 3 min 20 s in all, 3 min 18 s left (this machine's pace measured on 1,000 "
                     "games past the processes' start; the chunks left weighed by their policies' speeds)"]
+
+
+def test_a_long_duration_is_told_in_hours_and_days():
+    """A dry run of 10**12 games said 'about 1010114 min 20 s'."""
+    assert [progress.duration(s) for s in (0.2, 59, 130, 3600 * 3 + 1200, 60606860)] == [
+        "1 s", "59 s", "2 min 10 s", "3 h 20 min", "701 days 11 h"]

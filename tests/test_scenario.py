@@ -232,6 +232,7 @@ def test_nested_unknown_key_and_line(tmp_path):
     ('policies = ["greedy"]\ngames = 0', 2, "games", "must be 1..1000000000000, got 0"),
     ('policies = ["greedy"]\nchunk = -5', 2, "chunk", "at least 1"),
     ('policies = ["greedy"]\nseed = 1.5', 2, "seed", "whole number"),
+    ('policies = ["greedy"]\nseed = 99999999999999999999', 2, "seed", "must be 0..9223372036854775807"),
     ('policies = ["greedy", "gredy"]', 1, "policies[1].policy", "Available: "),
     ('[[seats]]\npolicy = "greedy"\n[seats.params]\ncoinz = 1', 3, "seats[0].params", "coinz"),
     ('policies = ["greedy"]\ngame = "expert"', 2, "game", '"basic", "advanced"'),
@@ -245,11 +246,20 @@ def test_nested_unknown_key_and_line(tmp_path):
     ('policies = ["greedy"]\n[sweep]\nseed = [1, 2]', 3, "sweep.seed", "cannot be swept"),
     ('policies = ["greedy"]\n[sweep]\nplayers = 3', 3, "sweep.players", "non-empty list"),
     ('policies = ["greedy"]\n[sweep]\nplayerz = [3]', 3, "sweep.playerz", "did you mean 'players'"),
+    # a place only a swept key names had no line: the problem is at the key's
+    ('policies = ["greedy"]\n[sweep]\n"components.setup.3C.culture" = [0, 1]', 3, "components.setup.3C",
+     "unknown setup card"),
 ])
 def test_problem_names_line_and_key(tmp_path, text, line, key, words):
     p = one(tmp_path, text)
     assert (p.line, p.field) == (line, key), str(p)
     assert words in p.message, str(p)
+
+
+def test_a_value_is_shown_as_written(tmp_path):
+    """A name not fit for a folder was shown as "d\\u00e9faut \\u2713": a value is quoted as written."""
+    p = one(tmp_path, 'policies = ["greedy"]\nname = "défaut ✓"')
+    assert p.field == "name" and p.message.startswith('"défaut ✓" cannot name'), str(p)
 
 
 def test_all_problems_reported_together(tmp_path):

@@ -4,6 +4,7 @@ the number of draws, and the table counts the verdicts of the draws."""
 
 import json
 import math
+import re
 
 import numpy as np
 import pytest
@@ -152,5 +153,8 @@ def test_balance_sensitivity_fair_value_prints_every_draw_and_the_two_spreads():
                                                        "sampling_se", "total_sd", "fair_share_4"}
     bad = CliRunner().invoke(app, ["balance", "sensitivity", "--fair-value", "3B.gold"])
     assert bad.exit_code == 2 and "expected a side and one of its values" in bad.output
+    lower = CliRunner().invoke(app, ["balance", "sensitivity", "--fair-value", "3b.culture", "--dry-run"])
+    assert lower.exit_code == 0 and "dry run" in lower.output, lower.output  # 3b is 3B, as for --side
+    assert not re.search(r"\d{3,} s in all", lower.output), lower.output  # was 'about 347 s in all'
     alone = CliRunner().invoke(app, ["balance", "sensitivity", "--swept", "3,5", "--dry-run"])  # was ignored
     assert alone.exit_code == 2 and "give the value too, e.g. --fair-value 3B.culture --swept 3,5" in alone.output

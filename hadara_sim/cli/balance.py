@@ -179,7 +179,7 @@ def suggest(
         writable_folder(out)
     plan = plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides, curve_games, side)
     base, per_side = _estimates(plan, estimate)
-    sides_text = (f"{len(side)} side{'s' * (len(side) > 1)} ({', '.join(side)})" if side
+    sides_text = (f"{len(side)} side{'s' * (len(side) > 1)} ({', '.join(plan.only)})" if side
                   else "each side that is not fair (up to 10)")
     total = base.seconds + per_side.seconds * (len(side) if side else 10)
     if expect(f"the baseline {base.text()}; then for {sides_text}, {per_side.text()} each", total, dry_run, quiet):
@@ -272,6 +272,7 @@ def sensitivity(
     sure, given the estimates: its fair value in every draw."""
     from ..balance import estimate
     from ..report.sections import pct
+    from ..progress import duration
     from ..runner import RunError
     from ..sensitivity import replay, table
 
@@ -284,7 +285,7 @@ def sensitivity(
         return _fair_value(plan, fair_value, swept, draws, draw_seed, dry_run, quiet, fmt)
     base, _ = _estimates(plan, estimate)
     total = base.seconds * (draws + 1)
-    if expect(f"{draws + 1} runs of {base.text()} each, about {total:.0f} s in all", total, dry_run, quiet):
+    if expect(f"{draws + 1} runs of {base.text()} each, about {duration(total)} in all", total, dry_run, quiet):
         return
     start = time.perf_counter()
     try:
@@ -330,15 +331,20 @@ def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed
     import numpy as np
     import polars as pl
 
-    from ..balance import estimate
+    from ..balance import estimate, side_name
     from ..component_files import load_components
     from ..components import RANGES, SETUP_VALUES
+    from ..progress import duration
     from ..report.sections import num, num_ci
     from ..runner import RunError
     from ..sensitivity import fair_values
 
     side, _, field_ = target.partition(".")
-    if len(side) != 2 or side[0] not in "12345" or side[1] not in "AB" or field_ not in SETUP_VALUES:
+    try:
+        side = side_name(side)  # 3b.culture is 3B's, as --side 3b is 3B
+    except ValueError:
+        side = ""
+    if not side or field_ not in SETUP_VALUES:
         fail(f"--fair-value {target}: expected a side and one of its values like 3B.culture "
              f"({', '.join(SETUP_VALUES)})")
     card = load_components(plan.components).with_overrides(plan.overrides).setup_cards[(int(side[0]), side[1])]
@@ -353,7 +359,7 @@ def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed
         fail(f"--swept: two or more values within {low}..{high} are needed, got {values}")
     base, _ = _estimates(plan, estimate)
     total = base.seconds * len(values) * (draws + 1)
-    if expect(f"{draws + 1} curves of {len(values)} values, each {base.text()}, about {total:.0f} s in all", total,
+    if expect(f"{draws + 1} curves of {len(values)} values, each {base.text()}, about {duration(total)} in all", total,
               dry_run, quiet):
         return
     start = time.perf_counter()

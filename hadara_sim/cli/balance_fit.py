@@ -101,9 +101,10 @@ def fit(
         writable_folder(out)
     base = plan_or_exit(2, policy, games, margin, seed, jobs, components, overrides, 0, side)
     with failing():
-        plan = F.FitPlan(sides=list(dict.fromkeys(side)) if side else list(F.SIDES), fields=fields,
-                         players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
-                         points=points, resweep=resweep, confirm_games=F.read_confirm_games(confirm_games),
+        counts = sorted(set(players)) if players else [2, 3, 4]
+        plan = F.FitPlan(sides=list(dict.fromkeys(base.only)) if base.only else list(F.SIDES), fields=fields,
+                         players=counts, policy=policy, games=games,
+                         points=points, resweep=resweep, confirm_games=_confirm_games(confirm_games, counts),
                          rounds=rounds, margin=base.margin, aim=aim, reach=reach, max_changed=max_changed, table=table,
                          seed=seed, components=base.components, overrides=base.overrides, jobs=base.jobs,
                          out=str(out) if out else None)
@@ -118,6 +119,19 @@ def fit(
     _run(F.fit, plan, quiet, fmt, _tables, out, F.command_line(plan), overrides,
          lambda result: F.chart(result, {"scenario": f"balance fit, {policy} on every seat",
                                          "games": sum(map(plan.confirming, plan.players))}))
+
+
+def _confirm_games(text: str, counts: list[int]) -> int | dict[int, int]:
+    """--confirm-games read, refusing games of a player count the fit does not play (-p 3 with
+    2=100,3=100 dropped the 2=100 without a word); a plan made in Python may carry them."""
+    from .. import balance_fit as F
+
+    confirm = F.read_confirm_games(text)
+    unplayed = [] if isinstance(confirm, int) else [p for p in confirm if p not in counts]
+    if unplayed:
+        fail(f"--confirm-games {text}: the fit plays no {', '.join(map(str, unplayed))}-player games (it plays "
+             f"{', '.join(map(str, counts))}); leave those counts out, or add {' '.join(f'-p {p}' for p in unplayed)}")
+    return confirm
 
 
 def _run(fit, plan, quiet: bool, fmt: str, tables, out: Path | None, command: str, overrides: Path | None, chart):
@@ -220,9 +234,9 @@ def _fit_cards(card, players, policy, games, points, confirm_games, rounds, marg
         writable_folder(out)
     base = plan_or_exit(2, policy, games, margin, seed, jobs, components, overrides, 0, None)
     with failing():
-        plan = F.CardPlan(cards=card,
-                          players=sorted(set(players)) if players else [2, 3, 4], policy=policy, games=games,
-                          points=points, confirm_games=F.read_confirm_games(confirm_games), rounds=rounds,
+        counts = sorted(set(players)) if players else [2, 3, 4]
+        plan = F.CardPlan(cards=card, players=counts, policy=policy, games=games,
+                          points=points, confirm_games=_confirm_games(confirm_games, counts), rounds=rounds,
                           margin=base.margin, aim=aim, reach=reach, seed=seed, components=base.components,
                           overrides=base.overrides, jobs=base.jobs, out=str(out) if out else None)
         sweep, confirm = F.card_estimate(plan)

@@ -57,12 +57,16 @@ def bench(
     from ..bench import bench_one, first_call_seconds, reference_speed  # loads the engine: not at start-up
 
     fmt = check_format(fmt)
+    counts = sorted(set(players)) or ([2, 3, 4, 5] if full else [4])  # -p 2 -p 2: one row, not two alike
+    sizes = batch or ([256, 1024, 4096, 16384] if full else [2000])
+    for p in counts:  # before --startup's minute of timing, not after it
+        if not 2 <= p <= 5:
+            fail(f"--players {p}: a game seats 2 to 5 players")
+    for b in sizes:
+        if b < 1:
+            fail(f"--batch {b}: a batch is at least 1 game")
     notes = startup_lines(startup, quiet) if startup else []
     c = components_or_exit(components)
-    counts = players or ([2, 3, 4, 5] if full else [4])
-    sizes = batch or ([256, 1024, 4096, 16384] if full else [2000])
-    if any(not 2 <= p <= 5 for p in counts) or any(b < 1 for b in sizes):
-        fail("--players must be 2..5 and --batch positive")
     kinds = [advanced] if advanced is not None else ([False, True] if full else [False])
     ref_games = reference_games or (30 if full else 5)
     mixes = policy or ["greedy", PLANNER_MIX]

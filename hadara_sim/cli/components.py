@@ -46,6 +46,10 @@ def show(
     c = components_or_exit(components)
     if colour is not None and colour not in COLOURS:
         fail(f"unknown colour '{colour}'; choose one of {', '.join(COLOURS)}")
+    filters = [name for name, given in (("--epoch", epoch), ("--colour", colour)) if given is not None]
+    if filters and what in ("colonies", "setup", "board"):  # the table was printed whole, as if filtered
+        fail(f"{' and '.join(filters)} filter{'s' * (len(filters) == 1)} the cards; --what {what} has no epochs "
+             f"or colours: leave {' and '.join(filters)} out, or show --what cards")
 
     def cell(value, name, exact):
         return styled(value, "bold" if name in exact else "dim")

@@ -158,6 +158,7 @@ def finish(sheet: list[dict], records: list[dict], names: list[str], fmt: str, t
         from ..trace import write_trace
 
         try:
+            trace.parent.mkdir(parents=True, exist_ok=True)  # checked makeable before the game; made now
             write_trace(records, trace)
         except OSError as err:
             fail(f"cannot write the trace to {trace}: {err.strerror}")

@@ -21,6 +21,8 @@ RESULTS = typer.Argument(..., help="A results directory written by `hadara-sim s
                          show_default=False)
 OUT = typer.Option(None, "--out", "-o", help="Directory for the charts (default: RESULTS/report).",
                    show_default=False)
+SUMMARY_OUT = typer.Option(None, "--out", "-o", help="Where to write the HTML: a folder (summary.html in it) or a "
+                                                     "file ending .html (default: RESULTS/report).", show_default=False)
 FORMAT = typer.Option("png", "--chart-format", help="Chart format: png or svg.")
 TABLES = FORMAT_OPTION
 # Columns a narrow terminal may leave out (the CI says what p says; 1/P and chance are constant).
@@ -73,7 +75,7 @@ def _check_format(fmt: str) -> str:
 
 def _out_dir(results: Path, out: Optional[Path], files: tuple[str, ...] = ()) -> Path:
     """--out, or RESULTS/report once RESULTS is a results directory (not a file in one); a file of a
-    suffix in `files` too (the summary's report.html)."""
+    suffix in `files` too (the summary's .html)."""
     from ..results import ResultsError, read_metadata
 
     if out is None:
@@ -228,7 +230,7 @@ def trajectory(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Optio
 
 
 @app.command()
-def summary(results: Path = RESULTS, out: Optional[Path] = OUT, fmt: str = FORMAT, margin: float = MARGIN):
+def summary(results: Path = RESULTS, out: Optional[Path] = SUMMARY_OUT, fmt: str = FORMAT, margin: float = MARGIN):
     """Every report that applies to the dataset in one self-contained HTML file (charts embedded)."""
     import matplotlib
 

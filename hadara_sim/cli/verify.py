@@ -41,7 +41,7 @@ def verify(
 
     jobs = jobs_or_exit(jobs)
     c = components_or_exit(components)
-    counts = players or [2, 3, 4, 5]
+    counts = sorted(set(players)) or [2, 3, 4, 5]  # -p 2 -p 2 played the same games twice, counted twice
     if any(not 2 <= p <= 5 for p in counts):
         fail(f"--players must be 2..5, got {counts}")
     kinds = [advanced] if advanced is not None else [False, True]

@@ -34,7 +34,7 @@ def show_path(path: tuple) -> str:
 def show_value(value) -> str:
     """A value as TOML writes it, for messages: "greedy" with its quotes, true, [1, 2], {k = v}."""
     if isinstance(value, str):
-        return json.dumps(value)
+        return json.dumps(value, ensure_ascii=False)  # "défaut", not "d\u00e9faut"
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, dict):
@@ -97,7 +97,10 @@ class Check:
             groups.setdefault((path, message), []).append((cause, context))
         for (path, message), hits in groups.items():
             if len(hits) >= combinations:
-                self.add(Problem(self.file, line_of(self.lines, path), show_path(path), message))
+                causes = [cause for cause, _ in hits if cause is not None]
+                # a place only a swept key names (components.setup.3C) has no line of its own: the key's
+                line_path = causes[0][0][:2] if causes and path not in self.lines else path
+                self.add(Problem(self.file, line_of(self.lines, line_path), show_path(path), message))
                 continue
             for cause in dict.fromkeys(h[0] for h in hits):
                 contexts = [h[1] for h in hits if h[0] == cause]

@@ -18,7 +18,7 @@ from typing import Sequence
 
 from ..component_files import load_components
 from ..components import ComponentError, ComponentSet
-from ..constants import MAX_COMBINATIONS, MAX_GAMES
+from ..constants import MAX_COMBINATIONS, MAX_GAMES, MAX_SEED
 from ..problems import Problem, as_path, toml_error_line
 from ..tomlpos import key_lines
 from ..swept_key import SweptKey
@@ -186,7 +186,7 @@ def scenario_from_dict(data: dict, file: str = "<scenario>", base_dir: str | Pat
         name = None
     description = check.string(data, ("description",), "")
     games = check.integer(data, ("games",), DEFAULT_GAMES, low=1, high=MAX_GAMES)
-    seed = check.integer(data, ("seed",), 0, low=0)
+    seed = check.integer(data, ("seed",), 0, low=0, high=MAX_SEED)  # as --seed: a bigger one compiled the engine anew
     chunk = check.integer(data, ("chunk",), DEFAULT_CHUNK, low=1)
     raw_components = data.get("components")
     if isinstance(raw_components, dict):
