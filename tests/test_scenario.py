@@ -206,6 +206,15 @@ def test_key_lines_of_nested_and_multiline():
 
 # --- validation -------------------------------------------------------------------------------
 
+def test_a_folder_given_for_the_scenario_says_what_to_give(tmp_path):
+    """`simulate scenarios` said only 'scenarios: is not a file'."""
+    (tmp_path / "mine.toml").write_text('policies = ["greedy"]\n')
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(tmp_path)
+    assert str(err.value.problems[0]).endswith(f"is a folder, not a scenario file: give one of its .toml files, "
+                                               f"e.g. {tmp_path / 'mine.toml'}")
+
+
 def test_unknown_key_suggests(tmp_path):
     p = one(tmp_path, """
         policies = ["greedy"]

@@ -66,6 +66,11 @@ def load_scenario(path: str | Path, components: str | Path | None = None, settin
         names = list(shipped_scenarios())
         raise ScenarioError([Problem(str(path), None, "", f"no such scenario file{suggest(path.stem, names)} "
                                      f"(the shipped scenarios, by name from any folder: {', '.join(names)})")])
+    if path.is_dir():  # `simulate scenarios` or `simulate results/default`: said only "is not a file"
+        inside = sorted(p.name for p in path.glob("*.toml"))
+        fix = (f"give one of its .toml files, e.g. {path / inside[0]}" if inside else
+               "give a scenario file (.toml), or a shipped scenario by its name, e.g. default")
+        raise ScenarioError([Problem(str(path), None, "", f"is a folder, not a scenario file: {fix}")])
     if not path.is_file():
         raise ScenarioError([Problem(str(path), None, "", "is not a file")])
     try:
