@@ -242,6 +242,7 @@ def test_nested_unknown_key_and_line(tmp_path):
     ('policies = ["greedy"]\nchunk = -5', 2, "chunk", "at least 1"),
     ('policies = ["greedy"]\nseed = 1.5', 2, "seed", "whole number"),
     ('policies = ["greedy"]\nseed = 99999999999999999999', 2, "seed", "must be 0..9223372036854775807"),
+    ('policies = ["greedy"]\ncomponents = 5', 2, "components", "folder (a string) or a [components] table"),
     ('policies = ["greedy", "gredy"]', 1, "policies[1].policy", "Available: "),
     ('[[seats]]\npolicy = "greedy"\n[seats.params]\ncoinz = 1', 3, "seats[0].params", "coinz"),
     ('policies = ["greedy"]\ngame = "expert"', 2, "game", '"basic", "advanced"'),

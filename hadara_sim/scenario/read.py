@@ -193,6 +193,10 @@ def scenario_from_dict(data: dict, file: str = "<scenario>", base_dir: str | Pat
     if isinstance(raw_components, dict):
         check.unknown_keys(raw_components, ("components",), COMPONENTS_KEYS)
         components_path = check.string(raw_components, ("components", "path"), None)
+    elif raw_components is not None and not isinstance(raw_components, str):  # "expected a string" hid the table
+        check.report(("components",), f"expected a component set's folder (a string) or a [components] table of "
+                                      f"path and overrides, got {type_name(raw_components)} {show_value(raw_components)}")
+        components_path = None
     else:
         components_path = check.string(data, ("components",), None)
     components = None
