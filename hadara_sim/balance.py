@@ -168,7 +168,8 @@ class Plan:
         self.margin = I.check_margin(self.margin)
         if not isinstance(self.only, (str, list, tuple)):
             raise ValueError(f"only: a list of card sides like ['3B'], not {self.only!r:.40}")
-        self.only = [side_name(name) for name in ([self.only] if isinstance(self.only, str) else self.only)]
+        self.only = list(dict.fromkeys(side_name(name) for name in ([self.only] if isinstance(self.only, str)
+                                                                       else self.only)))  # 3B and 3b: once
 
 
 def side_name(name) -> str:

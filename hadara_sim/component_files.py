@@ -155,6 +155,11 @@ class _Rows:
                 self.report(reader.line_num, "row", "has more fields than the header")
             if not any(clean.values()):
                 continue
+            first = next(iter(clean.values()), "")
+            if first.startswith("#"):  # a note line was a problem for each of its empty fields
+                self.report(reader.line_num, "row", f"'{first[:40]}' reads as a note, but a CSV file has no "
+                                                    "comment lines: delete the line")
+                continue
             self.rows.append((reader.line_num, clean))
         self.whole = True
 

@@ -59,6 +59,8 @@ def test_tiny_suggestion_end_to_end(tmp_path):
     assert quiet.exit_code == 0 and quiet.stderr == "" and quiet.stdout.startswith("table,"), quiet.output
     bad = CliRunner().invoke(app, ["balance", "suggest", "--side", "6C"])
     assert bad.exit_code == 2 and "expected a card and side" in bad.output
+    twice = CliRunner().invoke(app, ["balance", "suggest", "--side", "3B", "--side", "3b", "--dry-run"])
+    assert twice.exit_code == 0 and "for 1 side (3B)" in twice.output, twice.output  # was '2 sides (3B, 3B)'
 
 
 def test_check_plays_the_overrides_and_refuses_bad_ones_with_file_line_and_key(tmp_path):

@@ -270,6 +270,16 @@ def test_a_path_that_is_no_folder_says_what_it_is(tmp_path):
     assert "cards.csv: path: is a file, not a folder: give the folder that holds" in a_file
 
 
+def test_a_note_line_in_a_csv_is_one_problem(tmp_path):
+    """A '# ...' line in cards.csv was told as nine problems, one per empty field ("epoch: expected a
+    whole number, got ''", ...); it is one, saying what to do."""
+    d = copy_default(tmp_path)
+    text = (d / "cards.csv").read_text()
+    (d / "cards.csv").write_text(text.replace("\nI-Y-02", "\n# checked against my copy\nI-Y-02", 1))
+    assert problems_of(d) == ["cards.csv:3: row: '# checked against my copy' reads as a note, but a CSV file has "
+                              "no comment lines: delete the line"]
+
+
 def test_board_unknown_keys_are_refused(tmp_path):
     """A misspelt board.toml key was skipped: `per_color = 3` left 2 tiles per colour and the set
     'valid'. Every key that is none of its table's is named with its line."""

@@ -206,6 +206,15 @@ def test_key_lines_of_nested_and_multiline():
 
 # --- validation -------------------------------------------------------------------------------
 
+def test_a_folder_given_for_the_scenario_says_what_to_give(tmp_path):
+    """`simulate scenarios` said only 'scenarios: is not a file'."""
+    (tmp_path / "mine.toml").write_text('policies = ["greedy"]\n')
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(tmp_path)
+    assert str(err.value.problems[0]).endswith(f"is a folder, not a scenario file: give one of its .toml files, "
+                                               f"e.g. {tmp_path / 'mine.toml'}")
+
+
 def test_unknown_key_suggests(tmp_path):
     p = one(tmp_path, """
         policies = ["greedy"]
@@ -233,6 +242,7 @@ def test_nested_unknown_key_and_line(tmp_path):
     ('policies = ["greedy"]\nchunk = -5', 2, "chunk", "at least 1"),
     ('policies = ["greedy"]\nseed = 1.5', 2, "seed", "whole number"),
     ('policies = ["greedy"]\nseed = 99999999999999999999', 2, "seed", "must be 0..9223372036854775807"),
+    ('policies = ["greedy"]\ncomponents = 5', 2, "components", "folder (a string) or a [components] table"),
     ('policies = ["greedy", "gredy"]', 1, "policies[1].policy", "Available: "),
     ('[[seats]]\npolicy = "greedy"\n[seats.params]\ncoinz = 1', 3, "seats[0].params", "coinz"),
     ('policies = ["greedy"]\ngame = "expert"', 2, "game", '"basic", "advanced"'),

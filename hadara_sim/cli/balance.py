@@ -179,9 +179,9 @@ def suggest(
         writable_folder(out)
     plan = plan_or_exit(players, policy, games, margin, seed, jobs, components, overrides, curve_games, side)
     base, per_side = _estimates(plan, estimate)
-    sides_text = (f"{len(side)} side{'s' * (len(side) > 1)} ({', '.join(plan.only)})" if side
+    sides_text = (f"{len(plan.only)} side{'s' * (len(plan.only) > 1)} ({', '.join(plan.only)})" if plan.only
                   else "each side that is not fair (up to 10)")
-    total = base.seconds + per_side.seconds * (len(side) if side else 10)
+    total = base.seconds + per_side.seconds * (len(plan.only) if plan.only else 10)
     if expect(f"the baseline {base.text()}; then for {sides_text}, {per_side.text()} each", total, dry_run, quiet):
         return
     start = time.perf_counter()
@@ -241,7 +241,7 @@ def suggest(
         # fix.toml wrote its own changes alone, and its command left out --side, --overrides and --components.
         command = " ".join(["hadara-sim balance suggest", f"--players {players}", f"--policy {shlex.quote(policy)}",
                             f"--games {games}", f"--curve-games {curve_games}", f"--margin {margin:g}", f"--seed {seed}",
-                            *(f"--side {shlex.quote(name)}" for name in side or []),
+                            *(f"--side {name}" for name in plan.only),
                             *([f"--components {shlex.quote(str(components))}"] if components else []),
                             *([f"--overrides {shlex.quote(str(overrides))}"] if overrides else [])])
         (out / "fix.toml").write_text(fix_text(overlaid(plan.overrides, fix_overrides(suggestions)), command))

@@ -70,6 +70,11 @@ def load_scenario(path: str | Path, components: str | Path | None = None, settin
         names = list(shipped_scenarios())
         raise ScenarioError([Problem(str(path), None, "", f"no such scenario file{suggest(path.stem, names)} "
                                      f"(the shipped scenarios, by name from any folder: {', '.join(names)})")])
+    if path.is_dir():  # `simulate scenarios` or `simulate results/default`: said only "is not a file"
+        inside = sorted(p.name for p in path.glob("*.toml"))
+        fix = (f"give one of its .toml files, e.g. {path / inside[0]}" if inside else
+               "give a scenario file (.toml), or a shipped scenario by its name, e.g. default")
+        raise ScenarioError([Problem(str(path), None, "", f"is a folder, not a scenario file: {fix}")])
     if not path.is_file():
         raise ScenarioError([Problem(str(path), None, "", "is not a file")])
     try:
@@ -192,6 +197,10 @@ def scenario_from_dict(data: dict, file: str = "<scenario>", base_dir: str | Pat
     if isinstance(raw_components, dict):
         check.unknown_keys(raw_components, ("components",), COMPONENTS_KEYS)
         components_path = check.string(raw_components, ("components", "path"), None)
+    elif raw_components is not None and not isinstance(raw_components, str):  # "expected a string" hid the table
+        check.report(("components",), f"expected a component set's folder (a string) or a [components] table of "
+                                      f"path and overrides, got {type_name(raw_components)} {show_value(raw_components)}")
+        components_path = None
     else:
         components_path = check.string(data, ("components",), None)
     components = None
