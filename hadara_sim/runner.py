@@ -182,8 +182,9 @@ def _nothing_played(out: Path) -> bool:
 
 def check_out(scenario: Scenario, out: str | Path, overwrite: bool = False) -> dict | None:
     """RunError unless `out` can take this run: not a file, a name the system takes, and empty or
-    holding this run (any with `overwrite`, or one of which nothing was played). Nothing is written: `simulate --dry-run` checks what a run
-    would. Returns the metadata of this run already there (None: nothing, or replaced with overwrite)."""
+    holding this run (any with `overwrite`, or one of which nothing was played). Nothing is written:
+    `simulate --dry-run` checks what a run would. Returns the metadata of this run already there (None:
+    nothing, or a run to replace)."""
     from . import __version__
 
     out = as_path(out, "out (the results directory)")
