@@ -1,8 +1,8 @@
 """Expert iteration for `expert` (Anthony et al. 2017): search labels better card decisions, a fit
 learns them, and new weights replace the old only when they beat them head to head.
 
-One iteration: the current expert plays itself (`label`); at a sample of its draws and picks every
-legal option is played on in determinised copies with the current expert on every seat (the forward
+One iteration: the current expert plays itself (`label`); at a sample of its draws, picks and
+statues (or of the kinds the budget names) every legal option is played on in determinised copies with the current expert on every seat (the forward
 model, as `search` does), each option's label being its mean margin (own total less the best other).
 `fit` regresses the labels, within each decision, on foresight's value of the option and the option's
 features (one block per epoch and kind): the new weights are the features' coefficients over the
@@ -61,6 +61,7 @@ class Budget:
     alone: bool = False       # learn the weights of the one player count of `players` for it alone
     depth: int = 3            # epochs the copies are played through, the current one counted (search's depth)
     value: str = ""           # the position value file the shorter copies stop at ("": the built-in one)
+    kinds: tuple = kernel.KINDS  # the decision kinds labelled (the other kinds' weights stay as they are)
 
 
 @dataclass
@@ -96,11 +97,13 @@ class Iteration:
     command: str               # the training command that ran it ("": the run being written)
     seconds: float
     alone: int = 0             # the player count whose own weights it learned (0: the shared ones)
+    kinds: tuple = kernel.KINDS  # the decision kinds it labelled
 
 
 class Teacher(Policy):
-    """The expert on every seat, labelling a sample of its draws and picks by search (rollouts and
-    opponents: the expert itself) into `samples`; every other decision is the expert's, compiled.
+    """The expert on every seat, labelling a sample of its decisions of `kinds` (some of the learned
+    `kernel.KINDS`) by search (rollouts and opponents: the expert itself) into `samples`; every other
+    decision is the expert's, compiled.
     Each game's decision is in the sample with probability `rate`, drawn from (seed, game, decision
     number): the same in any batch, and spread over every epoch and kind (a draw per decision of the
     whole batch, whose games reach their decisions together, could leave an epoch's picks out)."""
@@ -108,29 +111,31 @@ class Teacher(Policy):
     name = "teacher"
 
     def __init__(self, expert: Expert, copies: int, rate: float, seed: int, samples: Samples, depth: int = 3,
-                 value: PositionValue | None = None):
+                 value: PositionValue | None = None, kinds: tuple = kernel.KINDS):
         super().__init__(seed)
         self.expert, self.copies, self.rate, self.samples = expert, copies, rate, samples
+        self.kinds = tuple(kinds)
         self.depth, self.value = depth, value
         self.sampling = int(np.random.SeedSequence([seed, 1]).generate_state(1)[0])  # apart from the copies' keys
 
     def kernel(self, components, players=None, advanced=True) -> Kernel:
         spec = self.expert.kernel(components, players, advanced)
-        return spec._replace(kinds=spec.kinds - set(kernel.KINDS))
+        return spec._replace(kinds=spec.kinds - set(self.kinds))
 
     def decide(self, d):
         choice = self.expert.decide(d)
-        if d.kind in kernel.KINDS:
+        if d.kind in self.kinds:
             rows = np.flatnonzero(uniform(self.sampling, d.game_id, d.serial) < self.rate)
             if len(rows):
                 self.label(dataclasses.replace(subset(d, rows), forward=d.forward.cut(rows)))
         return choice
 
     def label(self, d) -> None:
-        """Every legal option of the decision played on by search; its rows into `samples`."""
+        """Every legal option of the decision that foresight weighs played on by search; its rows into
+        `samples`."""
         spec = self.expert.kernel(d.view.components, d.view.players)
         values, features = kernel.learned_options(spec, d)
-        legal = np.asarray(d.legal)
+        legal = np.asarray(d.legal) & np.isfinite(values)
         count = legal.sum(axis=1)
         order = np.argsort(~legal, axis=1, kind="stable")[:, :int(count.max())]
         options = np.where(np.take_along_axis(legal, order, axis=1), order, order[:, :1])  # pad: the first again
@@ -160,9 +165,12 @@ def label(components: ComponentSet, expert: Expert, budget: Budget, iteration: i
         seed = np.random.SeedSequence([budget.seed, iteration, players, 0])
         deals = make_deals(components, players, budget.games, seed=seed, advanced=True)
         teacher = Teacher(expert, budget.copies, budget.rate, int(seed.generate_state(1)[0]), samples,
-                          budget.depth, value)
+                          budget.depth, value, budget.kinds)
         play_batch(deals, components, [teacher], np.zeros((budget.games, players), np.int64), forward=Forward)
     return samples
+
+
+EARLIER_KINDS = ("draw", "pick")  # what the iterations of files from before statues were learned labelled
 
 
 class LearnError(Exception):
@@ -236,7 +244,8 @@ def train(components: ComponentSet, budget: Budget, start: Weights | None = None
     for number in range(first, first + budget.iterations):
         began = time.perf_counter()
         say(f"iteration {number}: labelling {budget.games} self-play games per player count "
-            f"({', '.join(map(str, budget.players))}P), {budget.rate:.0%} of card decisions, {budget.copies} copies")
+            f"({', '.join(map(str, budget.players))}P), {budget.rate:.0%} of {', '.join(budget.kinds)} decisions, "
+            f"{budget.copies} copies")
         samples = label(components, Expert.with_weights(current), budget, number)
         fitted, slope = fit(samples)
         before = current.at(alone)
@@ -249,7 +258,7 @@ def train(components: ComponentSet, budget: Budget, start: Weights | None = None
         games, share, (low, high) = pooled
         accepted = low > 0.5
         history.append(Iteration(number, samples.decisions, len(samples), slope, per, pooled, accepted,
-                                 budget.step, "", time.perf_counter() - began, alone or 0))
+                                 budget.step, "", time.perf_counter() - began, alone or 0, tuple(budget.kinds)))
         say(f"iteration {number}: new weights win {100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}] of "
             f"{games} games: {'kept' if accepted else 'not better; the current weights stay'} "
             f"({history[-1].seconds:.0f} s)")
@@ -271,7 +280,7 @@ def lineage(path) -> list[Iteration]:
             history.append(Iteration(it["number"], it["decisions"], it["options"], it["value_coefficient"], shares,
                                      (it["games"], it["win_share"], tuple(it["ci95"])), it["accepted"],
                                      it.get("step", 1.0), it.get("command", data["command"]), it["seconds"],
-                                     it.get("alone", 0)))
+                                     it.get("alone", 0), tuple(it.get("kinds", EARLIER_KINDS))))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError,
             AttributeError) as err:
         raise ValueError(f"expert weights {path}: its iterations cannot be read ({err!r}); start from a file "
@@ -302,6 +311,7 @@ def weights_toml(weights: Weights, history: list, command: str) -> str:
                   f"step = {it.step:g}", f'command = "{it.command or command}"', f"seconds = {it.seconds:.0f}"]
         if it.alone:
             lines += [f"alone = {it.alone}  # learned the weights of this player count alone"]
+        lines += ["kinds = [" + ", ".join(f'"{k}"' for k in it.kinds) + "]  # the decision kinds it labelled"]
         for players, (n, s, (lo, hi)) in it.shares.items():
             lines += [f"p{players} = {{ games = {n}, win_share = {s:.4f}, ci95 = [{lo:.4f}, {hi:.4f}] }}"]
     return "\n".join(lines) + "\n"

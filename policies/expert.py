@@ -1,4 +1,4 @@
-"""`expert`: foresight with a learned correction of its card decisions (draws and picks).
+"""`expert`: foresight with a learned correction of its card and statue decisions (draws, picks, statues).
 
 The correction is a linear evaluation of each option's plain facts (`hadara_sim.kernels.expert`),
 evaluated inside the compiled kernels, its weights learned by expert iteration
@@ -67,10 +67,11 @@ def read_weights(path: str | Path) -> Weights:
     features, kinds = data.get("features"), data.get("kinds")
     if features is None and kinds is None:
         raise ValueError(f"{where}: no `features` or `kinds` in it: not a weights file; give one {TRAIN} wrote")
-    # A file of an earlier layout (the features then, the first of today's) plays as it did: the features
-    # added since weigh nothing until a training from it (--start) learns them.
+    # A file of an earlier layout (the features or kinds then, the first of today's) plays as it did: the
+    # features and kinds added since weigh nothing until a training from it (--start) learns them.
     known = [list(learned.FEATURES[:n]) for n in (*learned.EARLIER_LAYOUTS, len(learned.FEATURES))]
-    if features not in known or kinds != list(learned.KINDS):
+    known_kinds = [list(learned.KINDS[:n]) for n in (*learned.EARLIER_KINDS, len(learned.KINDS))]
+    if features not in known or kinds not in known_kinds:
         raise ValueError(f"{where}: made for features {features} of kinds {kinds}, but this expert reads features "
                          f"{list(learned.FEATURES)} of kinds {list(learned.KINDS)}: learn them again with `{TRAIN}`")
     if not isinstance(data.get("components"), str):
@@ -85,16 +86,17 @@ def read_weights(path: str | Path) -> Weights:
         if not 2 <= players <= 5 or not isinstance(own, dict):
             raise ValueError(f"{where}: weights.{key} is neither a kind ({', '.join(learned.KINDS)}) nor a player "
                              f"count's own table (weights.p2 .. weights.p5)")
-        by_players[players] = _vector(own, len(features), f"{where}: weights.{key}")
-    return Weights(str(path), data["components"], _vector(table, len(features), f"{where}: weights"), by_players)
+        by_players[players] = _vector(own, len(features), kinds, f"{where}: weights.{key}")
+    return Weights(str(path), data["components"], _vector(table, len(features), kinds, f"{where}: weights"),
+                   by_players)
 
 
-def _vector(table: dict, features: int, where: str) -> np.ndarray:
-    """One table's weights (a row per epoch for each kind, of the file's first `features`) in the
-    kernel's order, checked; a feature the file has not, weighing nothing."""
+def _vector(table: dict, features: int, kinds: list, where: str) -> np.ndarray:
+    """One table's weights (a row per epoch for each of the file's `kinds`, of its first `features`) in
+    the kernel's order, checked; a feature or kind the file has not, weighing nothing."""
     blocks = np.zeros((3 * len(learned.KINDS), len(learned.FEATURES)))
     for epoch in range(3):
-        for k, kind in enumerate(learned.KINDS):
+        for k, kind in enumerate(kinds):
             rows = table.get(kind)
             row = rows[epoch] if isinstance(rows, list) and len(rows) == 3 else None
             shape = f"{where}.{kind} must be 3 rows (epochs I-III) of {features} numbers, one per feature"
@@ -105,10 +107,10 @@ def _vector(table: dict, features: int, where: str) -> np.ndarray:
 
 class Expert(Foresight):
     name = "expert"
-    description = ("foresight, its draws and picks valued with a learned correction: a linear evaluation of "
-                   "each option's facts (the card's points, track steps, price, set, effect, feeding, the "
-                   "next requirement, what a rival would gain from a pick's card and the one it uncovers) "
-                   "per epoch, learned by expert iteration (scripts/train_expert.py: search with the expert "
+    description = ("foresight, its draws, picks and statues valued with a learned correction: a linear "
+                   "evaluation of each option's facts (the card's or statue's points, track steps, price, set, "
+                   "effect, feeding, the next requirement, what a rival would gain from a pick's card and the "
+                   "one it uncovers, a statue's face) per epoch, learned by expert iteration (scripts/train_expert.py: search with the expert "
                    "as rollout and opponent model labels better options, a fit learns them, new weights "
                    "replace the old only when they win head to head). Compiled, no search at play time; its "
                    "weights hold for the component set they were learned on and its overrides.")

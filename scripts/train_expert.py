@@ -5,6 +5,7 @@
     python scripts/train_expert.py --start my-expert.toml --out my-expert.toml --step 0.5   # go on from a file
     python scripts/train_expert.py --start my-expert.toml --out my-expert.toml -p 2 --alone   # 2 players' own
     python scripts/train_expert.py --out my-expert.toml --depth 1   # copies stopped at the position value
+    python scripts/train_expert.py --start my-expert.toml --out my-expert.toml --kinds statue   # statues only
 
 Starts from foresight (no correction) unless `--start FILE`, whose iterations the file written keeps
 (numbered on from them, each with its command); each iteration labels a sample of the card decisions
@@ -27,6 +28,7 @@ import typer
 from hadara_sim import load_components
 from hadara_sim.cli.common import run_script, writable_file
 from hadara_sim.components import ComponentError
+from hadara_sim.kernels.expert import KINDS
 from hadara_sim.learn import Budget, LearnError, lineage, train, weights_toml
 from hadara_sim.policies.expert import read_weights
 
@@ -49,12 +51,17 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
                                                       "position value, as search's depth)."),
          value: Path = typer.Option(None, "--value", help="The position value file for --depth below 3 (default: "
                                                           "the built-in policies/tuned/position-value.toml)."),
+         kinds: list[str] = typer.Option(list(KINDS), "--kinds", help=f"Decision kinds labelled and learned "
+                                         f"({', '.join(KINDS)}; the others' weights stay as they are)."),
          seed: int = typer.Option(0, "--seed", "-s", min=0),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
     if min(players) < 2 or max(players) > 5 or iterations < 1 or games < 1 or copies < 1 or duel_games < 2 \
             or not 0 < rate <= 1 or not 0 < step <= 1 or (alone and len(set(players)) != 1) or not 1 <= depth <= 3:
         raise typer.BadParameter("players 2-5 (one count with --alone), iterations, games and copies at least 1, "
                                  "duel games at least 2, rate and step in (0, 1], depth 1-3")
+    if not set(kinds) <= set(KINDS):
+        raise typer.BadParameter(f"--kinds {', '.join(sorted(set(kinds) - set(KINDS)))}: the expert learns "
+                                 f"{', '.join(KINDS)}")
     writable_file(out)  # before the training, not after it
     try:
         c = load_components(components) if components else load_components()
@@ -63,7 +70,7 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
         if begin:
             begin.check(c)
         budget = Budget(tuple(players), iterations, games, rate, copies, duel_games, seed, step, alone, depth,
-                        str(value or ""))
+                        str(value or ""), tuple(k for k in KINDS if k in kinds))
         weights, history = train(c, budget, begin, say=(lambda _: None) if quiet else
                                  (lambda line: print(line, file=sys.stderr, flush=True)),
                                  first=1 + max((it.number for it in earlier), default=0))

@@ -1,4 +1,4 @@
-"""`expert`: foresight plus a learned correction of its draws and picks (policies/expert.py,
+"""`expert`: foresight plus a learned correction of its draws, picks and statues (policies/expert.py,
 hadara_sim/kernels/expert.py), its weights file, and the expert iteration that learns them
 (hadara_sim/learn.py, scripts/train_expert.py)."""
 
@@ -10,9 +10,11 @@ import pytest
 
 from hadara_sim import load_components, make_deals
 from hadara_sim.engine.game import play_batch
-from hadara_sim.constants import MILITARY, RED, YELLOW
+from hadara_sim import actions as A
+from hadara_sim.constants import CULTURE, EFFECT_IDS, FOOD, MILITARY, RED, REQUIREMENT_PRICE, YELLOW
 from hadara_sim.forward import Forward
 from hadara_sim.kernels import expert as kernel
+from hadara_sim.kernels.layout import KIND_CODE, PATRON
 from hadara_sim import learn
 from hadara_sim.learn import Budget, fit, label, lineage, train, weights_toml
 from hadara_sim.policies.expert import WEIGHTS_FILE, Expert, Weights, read_weights
@@ -120,7 +122,7 @@ def test_the_expert_decides_alike_in_the_compiled_engine_and_through_python(comp
     checked = Checked(leaning)
     deals = make_deals(components, 3, 30, seed=8, advanced=True)
     play_batch(deals, components, [checked], np.zeros((30, 3), np.int64))
-    assert {"draw", "pick"} <= checked.checked
+    assert {"draw", "pick", "statue"} <= checked.checked
     deals = make_deals(components, 4, 6, seed=4, advanced=True)
     sheet = play_batch(deals, components, [leaning] * 4)
     for i in (0, 5):
@@ -197,18 +199,21 @@ def test_the_shipped_weights_play_what_if_changes_of_the_shipped_set(components)
 
 
 @pytest.mark.parametrize("edit, message", [
-    (lambda t: t.replace('"uncover"]', '"uncover", "colony"]'), "made for features .* but this expert reads features"),
+    (lambda t: t.replace('"points_side"]', '"points_side", "colony"]'), "made for features .* but this expert reads "
+                                                                         "features"),
     (lambda t: t.replace('"buy", "coins"', '"coins", "buy"'), "made for features .* but this expert reads features"),
     (lambda t: t.replace('features = [', 'features = "buy" #'), "made for features .* but this expert reads features"),
-    (lambda t: t.replace(', "uncover"]', ']'), "made for features .* but this expert reads features"),  # never shipped
-    (lambda t: t.replace('kinds = ["draw", "pick"]', 'kinds = ["draw"]'), "of kinds"),
-    (lambda t: t.replace("draw = [\n    [", "draw = [\n    [1e9, "), "must be 3 rows .* of 13 numbers"),
+    (lambda t: t.replace(', "uncover", "points_side"]', ', "points_side"]'),
+     "made for features .* but this expert reads features"),  # never shipped
+    (lambda t: t.replace('kinds = ["draw", "pick", "statue"]', 'kinds = ["draw"]'), "of kinds"),
+    (lambda t: t.replace('kinds = ["draw", "pick", "statue"]', 'kinds = ["draw", "statue"]'), "of kinds"),
+    (lambda t: t.replace("draw = [\n    [", "draw = [\n    [1e9, "), "must be 3 rows .* of 14 numbers"),
     (lambda t: t.replace("draw = [\n    [0,", "draw = [\n    [1e9,"), "within"),
     (lambda t: t.replace("draw = [\n    [0,", "draw = [\n    [nan,"), "finite"),
     (lambda t: t.replace('components = "', 'componentz = "'), "components .* is missing"),
     (lambda t: t + "[[[", "not a TOML file"),
     (lambda t: "x = 1\n", "no `features` or `kinds` in it: not a weights file"),
-    (lambda t: t + "\n[weights.p9]\n", r"weights.p9 is neither a kind \(draw, pick\) nor a player count's own"),
+    (lambda t: t + "\n[weights.p9]\n", r"weights.p9 is neither a kind \(draw, pick, statue\) nor a player count's own"),
     (lambda t: t + "\n[weights.p2]\ndraw = [[1.0]]\n", r"weights.p2.draw must be 3 rows"),
 ])
 def test_a_weights_file_that_does_not_fit_the_expert_stops_with_a_message(tmp_path, edit, message):
@@ -230,16 +235,70 @@ def _zero_file() -> str:
     return weights_toml(Weights("", c.digest, np.zeros(kernel.WEIGHTS)), [], "test")
 
 
-def test_a_weights_file_of_the_earlier_layout_plays_as_it_did(tmp_path, components):
-    """A file of the 11 features before `rival` and `uncover` (a user's training of then) reads with
-    those two weighing nothing: the expert plays it exactly as the expert of then played it."""
-    vector = np.linspace(-1, 1, kernel.WEIGHTS).reshape(kernel.BLOCKS, F)
+@pytest.mark.parametrize("features", [11, 13])
+def test_a_weights_file_of_an_earlier_layout_plays_as_it_did(tmp_path, components, features):
+    """A file of the layouts shipped before (11 features, before `rival` and `uncover`; 13, before
+    `points_side`; both of draws and picks only, before statues were learned) reads with what it has
+    not weighing nothing: the expert plays it exactly as the expert of then played it."""
+    vector = np.linspace(-1, 1, kernel.WEIGHTS).reshape(3, len(kernel.KINDS), F)
+    vector[:, kernel.KINDS.index("statue")] = 0
+    vector[:, :, features:] = 0
     text = weights_toml(Weights("", components.digest, vector.reshape(-1)), [], "test")
-    earlier = re.sub(r", (-?[0-9.e-]+), (-?[0-9.e-]+)\]", "]", text).replace(', "rival", "uncover"', "")
+    dropped = F - features
+    earlier = re.sub(r"(, -?[0-9.e-]+){%d}\]" % dropped, "]", text)
+    earlier = re.sub(r"\nstatue = \[\n(    \[.*\],\n){3}\]", "", earlier)
+    earlier = earlier.replace(", " + ", ".join(f'"{f}"' for f in kernel.FEATURES[features:]), "")
+    earlier = earlier.replace('kinds = ["draw", "pick", "statue"]', 'kinds = ["draw", "pick"]')
+    assert "statue" not in earlier and f'"{kernel.FEATURES[features - 1]}"]' in earlier
     path = tmp_path / "earlier.toml"
     path.write_text(earlier)
-    read = read_weights(path).vector.reshape(kernel.BLOCKS, F)
-    assert np.allclose(read[:, :-2], vector[:, :-2], atol=1e-5) and not read[:, -2:].any()
+    assert np.allclose(read_weights(path).vector, vector.reshape(-1), atol=1e-5)
+
+
+def test_the_statue_of_the_endgame_shows_its_points_and_the_features_say_what_it_carves(components):
+    """Culture 10, one statue carved: the second statue (12 culture, 8 points, bonus 3) lacks 2 culture;
+    its coloured side on military gives 3 military steps, its points side 8 + 3 points; with
+    statue_patron the bonus is 5. Carving none has no features. At epoch III's last statue foresight
+    shows the points side (endgame rule): it does not weigh a coloured side (-inf), and the training
+    labels only the options it weighs."""
+    tracks = np.array([[[5, 3, 10, 6], [0, 0, 0, 0]]])
+    state = dict(epoch=2, tracks=tracks, coins=np.array([[10, 0]]), colour_count=np.array([[[2, 1, 1, 1, 1]] * 2]))
+    expert = with_weights(components)
+    coloured, flat = A.statue_option(1, MILITARY, A.COLOURED), A.statue_option(1, FOOD, A.POINTS_SIDE)
+
+    def features(**more):
+        values, phi = kernel.learned_options(expert.kernel(components, 2), decision(components, "statue", [1] * 33,
+                                                                                     **{**state, **more}))
+        return values, [dict(zip(kernel.FEATURES, phi[0, option])) for option in (A.NONE, coloured, flat)]
+
+    values, (none, military, points) = features()
+    assert not any(none.values()) and values[0, A.NONE] == 0
+    assert military["buy"] == 1 and military["coins"] == -2 * REQUIREMENT_PRICE and military["points"] == 8
+    assert military["military"] == 3 and military["points_side"] == 0 and military["culture"] == 0
+    assert points["points"] == 11 and points["food"] == 0 and points["points_side"] == 1
+    effects = np.zeros((1, 2, len(EFFECT_IDS)), bool)
+    effects[0, 0, PATRON] = True
+    _, (_, military, points) = features(effects=effects)
+    assert military["military"] == 5 and points["points"] == 13
+    values, _ = features(epoch=3, phase=1)
+    assert np.isneginf(values[0, coloured]) and np.isfinite(values[0, flat])
+
+
+def test_the_learned_correction_decides_a_statue(components):
+    """Where foresight carves the statue's coloured side on one track, a learned weight on another
+    track's steps moves it there, a weight on the points side turns it over, and a price on carving
+    at all leaves it uncarved; with no correction the expert carves as foresight does."""
+    tracks = np.array([[[5, 3, 12, 6], [0, 0, 0, 0]]])
+    d = decision(components, "statue", [1] * 33, epoch=2, tracks=tracks, coins=np.array([[10, 0]]),
+                 colour_count=np.array([[[2, 1, 1, 1, 1]] * 2]))
+    chosen = make_policy("foresight").statue(d)[0]
+    statue, track, side = A.decode_statue(chosen)
+    assert with_weights(components).statue(d)[0] == chosen and side == A.COLOURED
+    other = CULTURE if track != CULTURE else MILITARY
+    assert with_weights(components, **{kernel.FEATURES[other + 3]: 5.0}).statue(d)[0] == A.statue_option(
+        statue, other, A.COLOURED)
+    assert A.decode_statue(with_weights(components, points_side=20.0).statue(d)[0])[2] == A.POINTS_SIDE
+    assert with_weights(components, buy=-100.0).statue(d)[0] == A.NONE
 
 
 def test_the_rival_features_of_a_pick_are_what_the_rival_would_gain(components):
@@ -352,6 +411,20 @@ def test_training_on_a_tiny_budget_runs_end_to_end_and_is_deterministic(componen
         assert not weights.vector.any()  # nothing beat foresight: its play is kept
 
 
+def test_training_statues_alone_labels_only_statues_and_keeps_the_card_weights(components):
+    """kinds=("statue",): the teacher asks only its statue decisions in Python (the card decisions stay
+    compiled), labels only statue blocks, and the fit learns nothing of the draws and picks (NaN: their
+    weights keep their values)."""
+    budget = dataclasses.replace(TINY, games=6, rate=1.0, copies=1, kinds=("statue",))
+    samples = label(components, with_weights(components), budget, 1)
+    statue = {kernel.block(KIND_CODE["statue"], epoch) for epoch in (1, 2, 3)}
+    assert samples.decisions >= 10 and set(samples.block) <= statue
+    blocks = fit(samples)[0].reshape(3, len(kernel.KINDS), F)
+    assert np.isnan(blocks[:, :2]).all() and np.isfinite(blocks[1:, 2, kernel.FEATURES.index("points_side")]).all()
+    teacher = learn.Teacher(with_weights(components), 1, 1.0, 0, learn.Samples(), kinds=("statue",))
+    assert "statue" not in teacher.kernel(components, 2).kinds and "draw" in teacher.kernel(components, 2).kinds
+
+
 def _planted_training(monkeypatch, note):
     """Training with planted labels, a planted fit (returned) and a duel the new weights win; `note(new,
     old, budget, number)` says what to record of each duel, in the list returned."""
@@ -411,8 +484,8 @@ def test_a_weight_the_labels_do_not_bear_on_keeps_its_value(components, monkeypa
 def test_the_labelled_sample_is_drawn_per_game_and_decision_the_same_in_any_batch(components):
     """A game's decisions are labelled alike whether it plays beside others or alone (each drawn at
     `rate` from its seed, game and decision number, and its copies keyed the same), and a few games
-    label every epoch's draws and picks (a draw per decision of the whole batch could leave an
-    epoch's picks out, and their weights unlearned)."""
+    label every epoch's draws and picks, and statues (few in epoch I: a statue wants 6 culture) (a draw
+    per decision of the whole batch could leave an epoch's picks out, and their weights unlearned)."""
     expert = with_weights(components)
     deals = make_deals(components, 2, 3, seed=11, advanced=True)
 
@@ -426,7 +499,8 @@ def test_the_labelled_sample_is_drawn_per_game_and_decision_the_same_in_any_batc
     together, samples = rows([deals])
     alone, _ = rows([deals[0], deals[1:]])
     assert together == alone and len(together) > 20
-    assert set(samples.block) == set(range(kernel.BLOCKS))
+    blocks = {kind: {kernel.block(KIND_CODE[kind], epoch) for epoch in (1, 2, 3)} for kind in kernel.KINDS}
+    assert blocks["draw"] | blocks["pick"] <= set(samples.block) and blocks["statue"] & set(samples.block)
 
 
 def test_training_alone_learns_a_player_counts_own_weights_and_leaves_the_shared_ones(components, monkeypatch,

@@ -1,10 +1,11 @@
-"""`expert`: foresight's valuation of the card decisions plus a learned correction.
+"""`expert`: foresight's valuation of the card and statue decisions plus a learned correction.
 
-At a draw or a pick, each option's value is foresight's (the planner's for a draw, the phase played
-forward for a pick) plus a linear evaluation `w . phi` of the option's plain facts (`FEATURES`: the
-card it takes, the coins it moves). The weights come from expert iteration (hadara_sim/learn.py), one
-block of `FEATURES` per epoch and card decision (`block`), and sit in the policy's flat `params`
-after the planner's (`WEIGHTS_AT`). Every other decision is foresight's own.
+At a draw, a pick or a statue, each option's value is foresight's (the planner's for a draw or a
+statue, the phase played forward for a pick) plus a linear evaluation `w . phi` of the option's plain
+facts (`FEATURES`: the card it takes or the statue it carves, the coins it moves, the track steps it
+gives). The weights come from expert iteration (hadara_sim/learn.py), one block of `FEATURES` per
+epoch and decision kind (`block`), and sit in the policy's flat `params` after the planner's
+(`WEIGHTS_AT`). Every other decision is foresight's own.
 """
 
 from __future__ import annotations
@@ -12,25 +13,28 @@ from __future__ import annotations
 import numpy as np
 
 from hadara_sim import actions as A
-from hadara_sim.constants import CULTURE, FOOD, MILITARY
-from hadara_sim.rules import card_price, complete_sets, sale_price
+from hadara_sim.constants import CULTURE, FOOD, MILITARY, PATRON_BONUS, REQUIREMENT_PRICE
+from hadara_sim.rules import card_price, complete_sets, lacking, sale_price
 
 from .basics import _better, _card_count, helper, inner, inner_only, _step, _top
-from .layout import DRAW, gather, KIND_CODE, PICK, PLANNER_PARAMS, SCRATCH
+from .layout import CUT, DRAW, gather, KIND_CODE, PATRON, PICK, PLANNER_PARAMS, SCRATCH, STATUE
 from .lookahead import _pick_line, _pick_worths, _rival_worth
-from .planner import _draw_values
+from .planner import _draw_values, statue_value
 from .valuation import _context
 
-# One option's facts, as `_features` returns them: whether it buys a card, the coins it moves (minus
-# the price, or the sale), the card's points and track steps, whether its colour is one the player
-# has fewest of (a set), whether it carries a purple effect, whether it overfills the food track, and
-# whether it lifts military or culture to the next colony or statue requirement; at a pick, the most
-# a rival would gain from the card taken (bought or sold, it leaves the pile: `rival`) and from
-# the card it uncovers beneath (`uncover`).
+# One option's facts, as `_features` returns them: whether it buys a card (a statue: carves one), the
+# coins it moves (minus the price, or the sale; a statue: minus the coins for missing culture), the
+# points it scores (a card's; a statue's, with its bonus on the points side) and the track steps it
+# gives (a statue's coloured side: its bonus), whether its colour is one the player has fewest of (a
+# set), whether it carries a purple effect, whether it leaves the food track short of the cards to
+# feed, and whether it lifts military or culture to the next colony or statue requirement; at a pick,
+# the most a rival would gain from the card taken (bought or sold, it leaves the pile: `rival`) and
+# from the card it uncovers beneath (`uncover`); at a statue, whether it shows its points side.
 FEATURES = ("buy", "coins", "points", "income", "military", "culture", "food", "set", "effect", "short", "prize",
-            "rival", "uncover")
-EARLIER_LAYOUTS = (11,)  # feature counts of the layouts shipped before (the first of FEATURES), still read
-KINDS = ("draw", "pick")                       # the decisions the learned evaluation corrects
+            "rival", "uncover", "points_side")
+EARLIER_LAYOUTS = (11, 13)  # feature counts of the layouts shipped before (the first of FEATURES), still read
+KINDS = ("draw", "pick", "statue")             # the decisions the learned evaluation corrects
+EARLIER_KINDS = (2,)                           # kind counts of the layouts shipped before (the first of KINDS)
 BLOCKS = 3 * len(KINDS)                        # one block of weights per epoch and kind (`block`)
 WEIGHTS = BLOCKS * len(FEATURES)
 WEIGHTS_AT = PLANNER_PARAMS                    # the weights' first slot in the expert's params
@@ -39,24 +43,30 @@ OPTIONS = 10                                   # options of a pick (a draw has 4
 
 @inner
 def block(kind, epoch):
-    """The weights' block of a decision kind (draw or pick) in an epoch: epoch-major."""
-    return 2 * (epoch - 1) + (0 if kind == DRAW else 1)
+    """The weights' block of a decision kind (draw, pick or statue) in an epoch: epoch-major."""
+    return 3 * (epoch - 1) + (0 if kind == DRAW else 1 if kind == PICK else 2)
 
 
 @helper
 def learns(kind, table):
-    """Whether the learned correction values this decision: a draw, or a pick with a scratch table to
-    play the phase forward in (foresight decides every other one alone)."""
-    return kind == DRAW or (kind == PICK and table.shape[2] >= SCRATCH)
+    """Whether the learned correction values this decision: a draw, a statue, or a pick with a scratch
+    table to play the phase forward in (foresight decides every other one alone)."""
+    return kind == DRAW or kind == STATUE or (kind == PICK and table.shape[2] >= SCRATCH)
+
+
+@helper
+def _options(kind, ct):
+    """The options a decision of the kind has: a draw's 4, a pick's 10, none and each statue's 8 faces."""
+    return 4 if kind == DRAW else OPTIONS if kind == PICK else 1 + 8 * len(ct.statue_requirement)
 
 
 @inner_only
 def _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct, params, table, out):
-    """foresight's valuation of a card decision (one `learns` holds for) with the learned correction
+    """foresight's valuation of a card or statue decision (one `learns` holds for) with the learned correction
     added. It does not call foresight's kernel for the other kinds (`decide` does): so the two compile
     apart, each on a core of its own (hadara_sim/warm.py)."""
     at_weights = WEIGHTS_AT + block(kind, epoch) * len(FEATURES)
-    options = 4 if kind == DRAW else OPTIONS
+    options = _options(kind, ct)
     for i in rows:
         gi, me = g[i], seat[i]
         at = _context(v, gi, me, epoch, phase, params, ct)
@@ -68,7 +78,7 @@ def _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct,
                 learned = 0.0
                 for k in range(len(FEATURES)):
                     learned += params[at_weights + k] * phi[k]
-                value = _option_value(kind, v, gi, me, option, ct, params, table, draws) + learned
+                value = _option_value(kind, v, gi, me, option, epoch, phase, ct, params, table, at, draws) + learned
                 top, choice = _better(legal, i, option, value, top, choice)
         out[i] = choice
 
@@ -77,7 +87,7 @@ def _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct,
 def option_table(kind, v, rows, g, seat, epoch, phase, legal, hand, ct, params, table, values, features):
     """For training: each legal option's value before the learned correction into values[i, option]
     and its `FEATURES` into features[i, option] (illegal options left alone)."""
-    options = 4 if kind == DRAW else OPTIONS
+    options = _options(kind, ct)
     for i in rows:
         gi, me = g[i], seat[i]
         at = _context(v, gi, me, epoch, phase, params, ct)
@@ -87,23 +97,28 @@ def option_table(kind, v, rows, g, seat, epoch, phase, legal, hand, ct, params, 
                 phi = _features(kind, v, gi, me, i, option, epoch, hand, ct, at, table)
                 for k in range(len(FEATURES)):
                     features[i, option, k] = phi[k]
-                values[i, option] = _option_value(kind, v, gi, me, option, ct, params, table, draws)
+                values[i, option] = _option_value(kind, v, gi, me, option, epoch, phase, ct, params, table, at, draws)
 
 
 @helper
 def _row_start(kind, v, gi, me, i, epoch, phase, hand, ct, params, table, at):
-    """What a row's options share: a draw's four values, or the pile worths a pick line reads."""
+    """What a row's options share: a draw's four values, or the pile worths a pick line reads (a
+    statue's options share nothing)."""
     if kind == DRAW:
         return _draw_values(v, gi, me, i, epoch, phase, hand, ct, params, at)
-    _pick_worths(v, gi, epoch, phase, ct, params, table)
+    if kind == PICK:
+        _pick_worths(v, gi, epoch, phase, ct, params, table)
     return 0.0, 0.0, 0.0, 0.0
 
 
 @helper
-def _option_value(kind, v, gi, me, option, ct, params, table, draws):
-    """foresight's value of a draw or pick option (`draws`: the row's draw values)."""
+def _option_value(kind, v, gi, me, option, epoch, phase, ct, params, table, at, draws):
+    """foresight's value of a draw, pick or statue option (`draws`: the row's draw values); -inf for an
+    option foresight does not weigh (a coloured side where its endgame rule shows the points side)."""
     if kind == DRAW:
         return draws[option]
+    if kind == STATUE:
+        return statue_value(v, gi, me, option, epoch, phase, ct, params, at)
     return _pick_line(v, gi, me, option // 2, option % 2 == A.SELL, ct, params, table)
 
 
@@ -111,7 +126,9 @@ def _option_value(kind, v, gi, me, option, ct, params, table, draws):
 def _features(kind, v, gi, me, i, option, epoch, hand, ct, at, table):
     """The option's `FEATURES`: a sale moves only coins; a buy takes the card kept (draw) or the
     pile's top card (pick) at its price; a pick, bought or sold, takes its card from the rivals and
-    uncovers the next (the rivals' gains from `_pick_worths`' table)."""
+    uncovers the next (the rivals' gains from `_pick_worths`' table); a statue (`_statue_features`)."""
+    if kind == STATUE:
+        return _statue_features(v, gi, me, option, ct, at)
     rival, uncover = 0.0, 0.0
     if kind == PICK:
         colour = option // 2
@@ -120,7 +137,7 @@ def _features(kind, v, gi, me, i, option, epoch, hand, ct, at, table):
         uncover = _rival_worth(v, gi, me, v.piles[gi, colour, size - 2], ct, table) if size >= 2 else 0.0
     if option % 2 == A.SELL:
         return (0.0, float(sale_price(v, ct, gi, me, epoch)), 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, rival,
-                uncover)
+                uncover, 0.0)
     card = hand[i, 1 - option // 2] if kind == DRAW else _top(v, gi, option // 2)
     colour = ct.card_colour[card]
     steps = (_step(v, gi, me, ct, card, colour, 0), _step(v, gi, me, ct, card, colour, 1),
@@ -131,12 +148,33 @@ def _features(kind, v, gi, me, i, option, epoch, hand, ct, at, table):
     military_need, culture_need = at.req[0] - at.tracks[MILITARY], at.req[1] - at.tracks[CULTURE]
     prize = 1.0 if (0 < military_need <= steps[MILITARY]) or (0 < culture_need <= steps[CULTURE]) else 0.0
     return (1.0, -float(card_price(v, ct, gi, me, card)), float(ct.card_points[card]), steps[0], steps[1], steps[2],
-            steps[3], fewest, effect, short, prize, rival, uncover)
+            steps[3], fewest, effect, short, prize, rival, uncover, 0.0)
+
+
+@helper
+def _statue_features(v, gi, me, option, ct, at):
+    """A statue option's `FEATURES`: none has none; a statue carved pays REQUIREMENT_PRICE coins per
+    missing culture point and scores its points, its bonus (+2 with statue_patron) as steps on the
+    tile's track (coloured side) or as points (points side)."""
+    if option == A.NONE:
+        return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
+    s, t, side = (option - 1) // 8, ((option - 1) % 8) // 2, (option - 1) % 2
+    missing = lacking(ct.statue_requirement[s], np.int64(v.effects[gi, me, CUT]), at.tracks[CULTURE])
+    bonus = float(ct.statue_bonus[s] + PATRON_BONUS * np.int64(v.effects[gi, me, PATRON]))
+    coloured = side == A.COLOURED
+    steps = (bonus if coloured and t == 0 else 0.0, bonus if coloured and t == 1 else 0.0,
+             bonus if coloured and t == 2 else 0.0, bonus if coloured and t == 3 else 0.0)
+    short = 1.0 if at.tracks[FOOD] - _card_count(v, gi, me) + steps[FOOD] < 0 else 0.0
+    military_need, culture_need = at.req[0] - at.tracks[MILITARY], at.req[1] - at.tracks[CULTURE]
+    prize = 1.0 if (0 < military_need <= steps[MILITARY]) or (0 < culture_need <= steps[CULTURE]) else 0.0
+    return (1.0, -float(REQUIREMENT_PRICE * missing), float(ct.statue_points[s]) + (0.0 if coloured else bonus),
+            steps[0], steps[1], steps[2], steps[3], 0.0, 0.0, short, prize, 0.0, 0.0, 0.0 if coloured else 1.0)
 
 
 def learned_options(kernel, d):
     """For training, `option_table` for the Python decision `d` (a draw or pick) of the expert
-    `kernel`: (values, features), (games, options) and (games, options, FEATURES), zeros where illegal."""
+    `kernel`: (values, features), (games, options) and (games, options, FEATURES), zeros where illegal
+    (a legal option foresight does not weigh: value -inf)."""
     view, kind = d.view, KIND_CODE[d.kind]
     n = len(d)
     # Writable C arrays whatever the decision holds (an engine's view may be read-only): one compiled

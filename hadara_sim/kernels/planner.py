@@ -156,32 +156,34 @@ def _planner_colony(v, gi, me, i, legal, colony_front, ct, params, at):
 
 @helper
 def _planner_statue(v, gi, me, i, epoch, phase, legal, ct, params, at):
-    """The statue's points less the coins for missing culture, plus its bonus on the tile's track
-    (coloured side, +2 with statue_patron) or as points (points side: better late, and spending the
-    least useful tile). With `endgame`, epoch III's last statue (after phase B) goes on its points
-    side, spending the tile of the lowest track (the others may still carry a silver medal)."""
+    """The statue option of the highest `statue_value` (none unless one is worth more than nothing)."""
+    top, choice = _better(legal, i, A.NONE, 0.0, -np.inf, 0)
+    for option in range(1, 1 + 8 * len(ct.statue_requirement)):
+        top, choice = _better(legal, i, option, statue_value(v, gi, me, option, epoch, phase, ct, params, at), top,
+                              choice)
+    return choice
+
+
+@helper
+def statue_value(v, gi, me, option, epoch, phase, ct, params, at):
+    """A statue option's value: the statue's points less the coins for missing culture, plus its bonus
+    on the tile's track (coloured side, +2 with statue_patron) or as points (points side: better late,
+    and spending the least useful tile); none, 0. With `endgame`, epoch III's last statue (after phase B)
+    goes on its points side (a coloured side is not valued: -inf), spending the tile of the lowest track
+    (the others may still carry a silver medal)."""
+    if option == A.NONE:
+        return 0.0
+    s, t, side = (option - 1) // 8, ((option - 1) % 8) // 2, (option - 1) % 2
     coin, tracks, tv = at.coin, at.tracks, at.tv
     points = params[POINTS]
-    late = epoch >= params[POINTS_SIDE_FROM]
-    last = params[ENDGAME] and epoch == 3 and phase == 1
-    bonus_extra = PATRON_BONUS * np.int64(v.effects[gi, me, PATRON])
-    cut = np.int64(v.effects[gi, me, CUT])
-    top, choice = _better(legal, i, A.NONE, 0.0, -np.inf, 0)
-    for s in range(len(ct.statue_requirement)):
-        missing = lacking(ct.statue_requirement[s], cut, tracks[CULTURE])
-        base = points * ct.statue_points[s] - coin * REQUIREMENT_PRICE * missing
-        bonus = ct.statue_bonus[s] + bonus_extra
-        for t in range(4):
-            if last:
-                value = base + points * bonus - 0.01 * tracks[t]
-                top, choice = _better(legal, i, A.statue_option(s, t, A.POINTS_SIDE), value, top, choice)
-                continue
-            value = base + tv[t] * bonus
-            top, choice = _better(legal, i, A.statue_option(s, t, A.COLOURED), value, top, choice)
-            side = base + points * bonus - 0.05 * tv[t]
-            value = side + (1.0 if late else -1.0)
-            top, choice = _better(legal, i, A.statue_option(s, t, A.POINTS_SIDE), value, top, choice)
-    return choice
+    missing = lacking(ct.statue_requirement[s], np.int64(v.effects[gi, me, CUT]), tracks[CULTURE])
+    base = points * ct.statue_points[s] - coin * REQUIREMENT_PRICE * missing
+    bonus = ct.statue_bonus[s] + PATRON_BONUS * np.int64(v.effects[gi, me, PATRON])
+    if params[ENDGAME] and epoch == 3 and phase == 1:
+        return base + points * bonus - 0.01 * tracks[t] if side == A.POINTS_SIDE else -np.inf
+    if side == A.COLOURED:
+        return base + tv[t] * bonus
+    return (base + points * bonus - 0.05 * tv[t]) + (1.0 if epoch >= params[POINTS_SIDE_FROM] else -1.0)
 
 
 @helper
