@@ -2,8 +2,9 @@
 learns them, and new weights replace the old only when they beat them head to head.
 
 One iteration: the current expert plays itself (`label`); at a sample of its draws, picks and
-statues (or of the kinds the budget names) every legal option is played on in determinised copies with the current expert on every seat (the forward
-model, as `search` does), each option's label being its mean margin (own total less the best other).
+statues (or of the kinds the budget names) every legal option is played on in determinised copies
+with the current expert on every seat (the forward model, as `search` does), each option's label
+being its mean margin (own total less the best other).
 `fit` regresses the labels, within each decision, on foresight's value of the option and the option's
 features (one block per epoch and kind): the new weights are the features' coefficients over the
 value's, so that value + weights . features ranks options as the labels do. An iteration moves the

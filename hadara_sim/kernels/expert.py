@@ -13,13 +13,13 @@ from __future__ import annotations
 import numpy as np
 
 from hadara_sim import actions as A
-from hadara_sim.constants import CULTURE, FOOD, MILITARY, PATRON_BONUS, REQUIREMENT_PRICE
-from hadara_sim.rules import card_price, complete_sets, lacking, sale_price
+from hadara_sim.constants import CULTURE, FOOD, MILITARY, REQUIREMENT_PRICE
+from hadara_sim.rules import card_price, complete_sets, sale_price
 
 from .basics import _better, _card_count, helper, inner, inner_only, _step, _top
-from .layout import CUT, DRAW, gather, KIND_CODE, PATRON, PICK, PLANNER_PARAMS, SCRATCH, STATUE
+from .layout import DRAW, gather, KIND_CODE, PICK, PLANNER_PARAMS, SCRATCH, STATUE
 from .lookahead import _pick_line, _pick_worths, _rival_worth
-from .planner import _draw_values, statue_value
+from .planner import _draw_values, statue_facts, statue_value
 from .valuation import _context
 
 # One option's facts, as `_features` returns them: whether it buys a card (a statue: carves one), the
@@ -145,10 +145,8 @@ def _features(kind, v, gi, me, i, option, epoch, hand, ct, at, table):
     fewest = 1.0 if v.colour_count[gi, me, colour] == complete_sets(v, gi, me, False) else 0.0
     effect = 1.0 if ct.card_effect[card] >= 0 else 0.0
     short = 1.0 if at.tracks[FOOD] - _card_count(v, gi, me) - 1 + steps[FOOD] < 0 else 0.0
-    military_need, culture_need = at.req[0] - at.tracks[MILITARY], at.req[1] - at.tracks[CULTURE]
-    prize = 1.0 if (0 < military_need <= steps[MILITARY]) or (0 < culture_need <= steps[CULTURE]) else 0.0
     return (1.0, -float(card_price(v, ct, gi, me, card)), float(ct.card_points[card]), steps[0], steps[1], steps[2],
-            steps[3], fewest, effect, short, prize, rival, uncover, 0.0)
+            steps[3], fewest, effect, short, _prize(at, steps), rival, uncover, 0.0)
 
 
 @helper
@@ -158,21 +156,25 @@ def _statue_features(v, gi, me, option, ct, at):
     tile's track (coloured side) or as points (points side)."""
     if option == A.NONE:
         return (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0)
-    s, t, side = (option - 1) // 8, ((option - 1) % 8) // 2, (option - 1) % 2
-    missing = lacking(ct.statue_requirement[s], np.int64(v.effects[gi, me, CUT]), at.tracks[CULTURE])
-    bonus = float(ct.statue_bonus[s] + PATRON_BONUS * np.int64(v.effects[gi, me, PATRON]))
+    s, t, side, missing, bonus = statue_facts(v, gi, me, option, ct, at)
     coloured = side == A.COLOURED
-    steps = (bonus if coloured and t == 0 else 0.0, bonus if coloured and t == 1 else 0.0,
-             bonus if coloured and t == 2 else 0.0, bonus if coloured and t == 3 else 0.0)
+    step = float(bonus) if coloured else 0.0
+    steps = (step if t == 0 else 0.0, step if t == 1 else 0.0, step if t == 2 else 0.0, step if t == 3 else 0.0)
     short = 1.0 if at.tracks[FOOD] - _card_count(v, gi, me) + steps[FOOD] < 0 else 0.0
+    return (1.0, -float(REQUIREMENT_PRICE * missing), float(ct.statue_points[s] + (0 if coloured else bonus)),
+            steps[0], steps[1], steps[2], steps[3], 0.0, 0.0, short, _prize(at, steps), 0.0, 0.0,
+            0.0 if coloured else 1.0)
+
+
+@helper
+def _prize(at, steps):
+    """1.0 if the track steps lift military or culture to the next colony or statue requirement."""
     military_need, culture_need = at.req[0] - at.tracks[MILITARY], at.req[1] - at.tracks[CULTURE]
-    prize = 1.0 if (0 < military_need <= steps[MILITARY]) or (0 < culture_need <= steps[CULTURE]) else 0.0
-    return (1.0, -float(REQUIREMENT_PRICE * missing), float(ct.statue_points[s]) + (0.0 if coloured else bonus),
-            steps[0], steps[1], steps[2], steps[3], 0.0, 0.0, short, prize, 0.0, 0.0, 0.0 if coloured else 1.0)
+    return 1.0 if (0 < military_need <= steps[MILITARY]) or (0 < culture_need <= steps[CULTURE]) else 0.0
 
 
 def learned_options(kernel, d):
-    """For training, `option_table` for the Python decision `d` (a draw or pick) of the expert
+    """For training, `option_table` for the Python decision `d` (a draw, pick or statue) of the expert
     `kernel`: (values, features), (games, options) and (games, options, FEATURES), zeros where illegal
     (a legal option foresight does not weigh: value -inf)."""
     view, kind = d.view, KIND_CODE[d.kind]

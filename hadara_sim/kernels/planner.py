@@ -173,17 +173,24 @@ def statue_value(v, gi, me, option, epoch, phase, ct, params, at):
     (the others may still carry a silver medal)."""
     if option == A.NONE:
         return 0.0
-    s, t, side = (option - 1) // 8, ((option - 1) % 8) // 2, (option - 1) % 2
+    s, t, side, missing, bonus = statue_facts(v, gi, me, option, ct, at)
     coin, tracks, tv = at.coin, at.tracks, at.tv
     points = params[POINTS]
-    missing = lacking(ct.statue_requirement[s], np.int64(v.effects[gi, me, CUT]), tracks[CULTURE])
     base = points * ct.statue_points[s] - coin * REQUIREMENT_PRICE * missing
-    bonus = ct.statue_bonus[s] + PATRON_BONUS * np.int64(v.effects[gi, me, PATRON])
     if params[ENDGAME] and epoch == 3 and phase == 1:
         return base + points * bonus - 0.01 * tracks[t] if side == A.POINTS_SIDE else -np.inf
     if side == A.COLOURED:
         return base + tv[t] * bonus
     return (base + points * bonus - 0.05 * tv[t]) + (1.0 if epoch >= params[POINTS_SIDE_FROM] else -1.0)
+
+
+@helper
+def statue_facts(v, gi, me, option, ct, at):
+    """A statue option's (statue, tile track, side) as `A.decode_statue` reads them, the culture points
+    it lacks (`lacking`, requirement_cut counted) and its bonus (+2 with statue_patron)."""
+    s, t, side = (option - 1) // 8, ((option - 1) % 8) // 2, (option - 1) % 2
+    missing = lacking(ct.statue_requirement[s], np.int64(v.effects[gi, me, CUT]), at.tracks[CULTURE])
+    return s, t, side, missing, ct.statue_bonus[s] + PATRON_BONUS * np.int64(v.effects[gi, me, PATRON])
 
 
 @helper
