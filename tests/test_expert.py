@@ -423,6 +423,10 @@ def test_training_statues_alone_labels_only_statues_and_keeps_the_card_weights(c
     assert np.isnan(blocks[:, :2]).all() and np.isfinite(blocks[1:, 2, kernel.FEATURES.index("points_side")]).all()
     teacher = learn.Teacher(with_weights(components), 1, 1.0, 0, learn.Samples(), kinds=("statue",))
     assert "statue" not in teacher.kernel(components, 2).kinds and "draw" in teacher.kernel(components, 2).kinds
+    # the shipped file records what each iteration labelled: statues from iteration 12, before them
+    # (files written before kinds were recorded) draws and picks
+    kinds = {it.number: it.kinds for it in lineage(WEIGHTS_FILE)}
+    assert kinds[1] == ("draw", "pick") and kinds[12] == kinds[14] == ("statue",)
 
 
 def _planted_training(monkeypatch, note):
