@@ -135,6 +135,20 @@ def test_report_curve_on_a_tiny_run(tmp_path):
     assert bad.exit_code == 2 and "not swept" in bad.output and "Traceback" not in bad.output
     twice = CliRunner().invoke(app, ["report", "curve", str(tmp_path / "res"), "-w", "seat=0", "-w", "seat=1"])
     assert twice.exit_code == 2 and "--where seat is given twice" in twice.output
+    from test_hardening import clean_failure
+
+    for given in ("99", "-1.5", "inf"):  # 99 was told as "reference 99.0", inf as an unexpected ValueError
+        clean_failure(CliRunner().invoke(app, ["report", "curve", str(tmp_path / "res"), "--reference", given]), 2,
+                      f"--reference {given} is not a swept value of components.setup.1A.coins: give one of 0, 15, 30")
+
+
+def test_a_reference_not_swept_names_the_option_as_written_and_the_values_it_can_take():
+    df = planted(deals=10)
+    for given, shown in ((99, "99"), (99.0, "99"), (2.5, "2.5"), (math.inf, "inf")):
+        with pytest.raises(ReportError, match=rf"^--reference {shown} is not a swept value of {KEY}: give one of "
+                                              r"1, 2, 3, 4, 5, or leave --reference out"):
+            curve(df, KEY, reference=given)
+    assert curve(df, KEY, reference=3.0).reference == 3.0
 
 
 def test_reports_group_by_a_dotted_swept_key():

@@ -186,6 +186,12 @@ def crossing(result, target: float, values: np.ndarray) -> Crossing:
                     bool(x < values.min() or x > values.max()))
 
 
+def as_written(value) -> str:
+    """A number as a user writes it: 99, not 99.0 (typer reads --reference 99 as a float)."""
+    value = float(value)
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else repr(value)
+
+
 def number(value, name: str) -> float:
     """`value` when it is a finite real number, else a TypeError or ValueError naming `name` (a text
     "3" stopped inside statsmodels with "data type must provide an itemsize")."""
@@ -224,9 +230,14 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
     values = np.sort(deals[x].unique().to_numpy())
     if len(values) < 2:
         raise ReportError(f"'{key}' takes one value only in these rows: a curve needs two or more")
-    reference = values[0] if reference is None else number(reference, "reference")
-    if reference not in values:
-        raise ReportError(f"reference {reference} is not a swept value ({', '.join(map(str, values))})")
+    if reference is None:
+        reference = values[0]
+    elif isinstance(reference, numbers.Real) and not isinstance(reference, bool) and reference not in values:
+        # an out-of-range --reference (99, -1.5, inf) named as given, with the values it can take
+        raise ReportError(f"--reference {as_written(reference)} is not a swept value of {key}: give one of "
+                          f"{', '.join(map(as_written, values))}, or leave --reference out for the smallest")
+    else:
+        reference = number(reference, "reference")
     base = deals.filter(pl.col(x) == reference).select("game", win_ref="win", margin_ref="margin")
     win = {r[x]: r for r in V.with_verdicts(S.mean_ci(rows, "win_share", [x], fair=1 / pl.col("players"), rate=True,
                                                       margin=margin), margin=margin, hints=True).to_dicts()}
