@@ -363,6 +363,17 @@ def test_simulate_trace_games_writes_verified_traces(tmp_path):
     assert [r["total"] for r in replay(read_trace(files[1]))] == totals
 
 
+def test_simulate_trace_games_beyond_the_run_says_it_traced_every_game(tmp_path):
+    """`simulate -n 5 --trace-games 10` wrote 5 traces and said "wrote 5 game traces", not that 10 were asked."""
+    result = run("simulate", "scenarios/default.toml", "-n", 3, "-o", tmp_path / "r", "--trace-games", 10, "-j", 1)
+    assert result.exit_code == 0, result.output
+    assert len(list((tmp_path / "r" / "traces").glob("*.jsonl"))) == 3
+    assert "wrote all 3 game traces (--trace-games 10 asked for more than the run's 3 games)" in " ".join(
+        result.output.split())
+    quiet = run("simulate", "scenarios/default.toml", "-n", 3, "-o", tmp_path / "q", "--trace-games", 10, "-j", 1, "-q")
+    assert quiet.exit_code == 0 and "trace" not in quiet.output
+
+
 def test_sample_ids_spread_over_the_run():
     from hadara_sim.sample import sample_ids
 

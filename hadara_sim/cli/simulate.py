@@ -260,7 +260,10 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> Non
                  code=1 if isinstance(err, SampleMismatch) else 2)
         write_trace(sample.records, trace_path(out, combo, game))
     if not quiet:
-        talk.print(f"wrote {min(k, sc.total_games)} game traces to {folder} (each replayed by the reference "
+        # --trace-games beyond the run's games traces every game: said, not capped silently
+        what = (f"all {sc.total_games} game traces (--trace-games {k} asked for more than the run's "
+                f"{sc.total_games} games)" if k > sc.total_games else f"{k} game traces")
+        talk.print(f"wrote {what} to {folder} (each replayed by the reference "
                    "engine and matched with the dataset; tell one with hadara-sim show-game)", markup=False, highlight=False)
 
 
