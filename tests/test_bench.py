@@ -41,6 +41,14 @@ def test_a_player_count_given_twice_is_benched_once():
     assert len(json.loads(result.output)["tables"][0]["data"]) == 1  # was two rows alike
 
 
+def test_a_batch_size_or_policy_given_twice_is_benched_once():
+    result = runner.invoke(app, ["bench", "-b", "8", "-b", "4", "-b", "8", "--reference-games", "1", "-p", "2", "-q",
+                                 "--policy", "greedy", "--policy", "greedy", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.output)["tables"][0]["data"]
+    assert [(r["policies"], r["batch"]) for r in rows] == [("greedy", 4), ("greedy", 8)]  # was 8, 4, 8 twice over
+
+
 def test_bench_refuses_a_bad_player_count():
     result = runner.invoke(app, ["bench", "--players", "7", "-q"])
     assert result.exit_code == 2

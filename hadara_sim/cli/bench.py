@@ -58,7 +58,7 @@ def bench(
 
     fmt = check_format(fmt)
     counts = sorted(set(players)) or ([2, 3, 4, 5] if full else [4])  # -p 2 -p 2: one row, not two alike
-    sizes = batch or ([256, 1024, 4096, 16384] if full else [2000])
+    sizes = sorted(set(batch)) or ([256, 1024, 4096, 16384] if full else [2000])  # -b 8 -b 8: as -p 2 -p 2
     for p in counts:  # before --startup's minute of timing, not after it
         if not 2 <= p <= 5:
             fail(f"--players {p}: a game seats 2 to 5 players")
@@ -69,7 +69,7 @@ def bench(
     c = components_or_exit(components)
     kinds = [advanced] if advanced is not None else ([False, True] if full else [False])
     ref_games = reference_games or (30 if full else 5)
-    mixes = policy or ["greedy", PLANNER_MIX]
+    mixes = list(dict.fromkeys(policy)) or ["greedy", PLANNER_MIX]  # a mix given twice: benched once, in order
     tables = {mix: policies_or_exit([mix], len(mix.split(",")), seed) for mix in mixes}
     playable_or_exit([p for pols in tables.values() for p in pols], c)
     with nullcontext() if quiet else err_console.status("compiling, or loading the compiled engine and bots"):
