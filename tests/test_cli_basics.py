@@ -247,6 +247,19 @@ def test_components_show_filters_and_errors():
     assert result.exit_code == 2 and "--epoch filters the cards; --what setup has no epochs" in result.output
 
 
+def test_components_show_reads_a_colour_and_a_table_whatever_their_case():
+    """--colour Purple was an unknown colour and --what Cards an unknown table, where --format JSON is read."""
+    lower = run("components", "show", "--epoch", 1, "--colour", "purple", "--format", "json")
+    assert lower.exit_code == 0, lower.output
+    for colour, what in (("Purple", "cards"), ("PURPLE", "Cards")):
+        result = run("components", "show", "--epoch", 1, "--colour", colour, "--what", what, "--format", "json")
+        assert result.exit_code == 0, result.output
+        assert result.output == lower.output
+    assert run("components", "show", "--what", "Board").exit_code == 0
+    pink = run("components", "show", "--colour", "Pink")
+    assert pink.exit_code == 2 and "--colour: unknown colour 'Pink'; choose one of yellow" in pink.output
+
+
 # --- a seat for a person ----------------------------------------------------------------------
 
 def test_a_human_seat_driven_through_a_pipe_plays_a_whole_legal_game(tmp_path, components):

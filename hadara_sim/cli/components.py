@@ -44,8 +44,11 @@ def show(
 
     fmt = check_format(fmt)
     c = components_or_exit(components)
-    if colour is not None and colour not in COLOURS:
-        fail(f"unknown colour '{colour}'; choose one of {', '.join(COLOURS)}")
+    # --colour Purple and --what Cards as --format JSON: the choices are read whatever their case
+    what = what.lower()
+    if colour is not None and colour.lower() not in COLOURS:
+        fail(f"--colour: unknown colour '{colour}'; choose one of {', '.join(COLOURS)}")
+    colour = colour.lower() if colour is not None else None
     filters = [name for name, given in (("--epoch", epoch), ("--colour", colour)) if given is not None]
     if filters and what in ("colonies", "setup", "board"):  # the table was printed whole, as if filtered
         fail(f"{' and '.join(filters)} filter{'s' * (len(filters) == 1)} the cards; --what {what} has no epochs "
