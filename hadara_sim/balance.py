@@ -309,6 +309,14 @@ def read_overrides(path: str | Path, components: str | Path | None = None) -> di
     from .tomlpos import key_lines, line_of
 
     path = as_path(path, "the overrides file")
+    if path.is_dir():  # `--overrides out/` for out/fix.toml said "[Errno 21] Is a directory"
+        fix = path / "fix.toml"
+        raise ComponentError([Problem(str(path), None, "", "is a folder, not an overrides file: give a TOML file of "
+                                      "[components.*] overrides" + (f", e.g. {fix}" if fix.is_file() else
+                                                                     " (such as the fix.toml `balance suggest --out` writes)"))])
+    if not path.exists():
+        raise ComponentError([Problem(str(path), None, "", "no such file: give the path of a TOML file of "
+                                      "[components.*] overrides")])
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Notepad writes, is not TOML
         data = tomllib.loads(text)

@@ -91,6 +91,24 @@ def test_check_plays_the_overrides_and_refuses_bad_ones_with_file_line_and_key(t
     assert "with 5B military 3" in result.output and "{" not in result.output and "TOST p" in result.output
 
 
+def test_overrides_that_are_a_folder_or_no_file_are_told_in_one_line_naming_the_option(tmp_path):
+    """`balance check --overrides /tmp` said "cannot be read: [Errno 21] Is a directory"."""
+    from hadara_sim.balance import read_overrides
+    from test_hardening import clean_failure
+
+    for args, words in [
+        ([tmp_path], f"--overrides {tmp_path}: is a folder, not an overrides file: give a TOML file of [components.*] "
+                     "overrides (such as the fix.toml `balance suggest --out` writes)"),
+        ([tmp_path / "nowhere.toml"], f"--overrides {tmp_path / 'nowhere.toml'}: no such file: give the path of a TOML"),
+    ]:
+        result = CliRunner().invoke(app, ["balance", "check", "--overrides", *map(str, args)], env={"COLUMNS": "300"})
+        clean_failure(result, 2, words)
+        assert "Errno" not in result.output and len(result.output.strip().splitlines()) == 1
+    (tmp_path / "fix.toml").write_text('[components.setup."5B"]\nmilitary = 3\n')
+    with pytest.raises(ComponentError, match=f"is a folder, not an overrides file: .*, e.g. {tmp_path / 'fix.toml'}"):
+        read_overrides(tmp_path)
+
+
 def test_an_undecided_side_says_how_many_more_deals_and_the_verdicts_name_their_scope():
     few = sides_fairness(sides_data(deals=300, strong=0.5, seed=1), margin=0.05)
     v = few[0].judged

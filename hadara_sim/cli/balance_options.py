@@ -51,6 +51,8 @@ def plan_or_exit(players, policy, games, margin, seed, jobs, components, overrid
     try:
         table = read_overrides(overrides, components) if overrides else {}
     except ComponentError as err:
+        if len(err.problems) == 1 and not err.problems[0].field and not err.problems[0].line:
+            fail(f"--overrides {err.problems[0]}")  # the file as a whole (a folder, unreadable): one line
         fail("the overrides are not valid:\n" + "\n".join(f"  {p}" for p in err.problems))
     return Plan(players, policy, games, curve_games, margin / 100, seed, str(components) if components else None,
                 jobs, list(side or []), table)
