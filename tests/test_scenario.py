@@ -215,6 +215,26 @@ def test_a_folder_given_for_the_scenario_says_what_to_give(tmp_path):
                                                f"e.g. {tmp_path / 'mine.toml'}")
 
 
+def test_a_table_header_for_a_single_value_is_told_once_with_the_fix(tmp_path):
+    """`[players]` for `players = 4` took in the keys below it: a long message and a misleading "no
+    policies" beside it."""
+    p = one(tmp_path, """
+        name = "x"
+        [players]
+        policies = ["greedy"]
+        games = 10
+        """)
+    assert (p.line, p.field) == (2, "players")
+    assert p.message == ("must be a whole number 2..5; a [players] table was given, which took in the keys below "
+                         "it (policies, games): write players = 4 above the first [table]")
+    p = one(tmp_path, 'policies = ["greedy"]\n[game]\n')
+    assert (p.line, p.message) == (2, 'must be one of "basic", "advanced"; a [game] table was given: write game = "basic"')
+    # an inline table takes nothing in: the policies are missing, and said so
+    found = [str(p) for p in problems(tmp_path, "players = {a = 1}\n")]
+    assert found[0].endswith("players: must be a whole number 2..5; a table {a = 1} was given: write players = 4")
+    assert "no policies" in found[1]
+
+
 def test_unknown_key_suggests(tmp_path):
     p = one(tmp_path, """
         policies = ["greedy"]

@@ -67,6 +67,9 @@ class Check:
         self.context = ""
         self.swept: list[tuple[tuple, tuple, str]] = []
         self.found: list[tuple] | None = None
+        # Keys a table took in where a single value was expected: `[players]` for `players = 4` holds
+        # every key below it, which are then not missing (no "no policies" beside the cause)
+        self.taken_in: set[str] = set()
 
     def report(self, path: tuple, message: str):
         """A problem at `path`; while combinations are checked, held back for merging."""
@@ -120,12 +123,31 @@ class Check:
                 self.report(path + (key,), f"unknown key '{key}'{suggest(key, known)} "
                                            f"(known keys: {', '.join(known)})")
 
+    def table_for_value(self, path: tuple, value, expect: str, example) -> bool:
+        """True, with one problem, when `value` is a table where `expect` (a single value) belongs: a
+        `[players]` header written for `players = 4`, which also took in the keys below it."""
+        if not isinstance(value, dict) or not all(isinstance(part, str) for part in path):
+            return False
+        name, own = show_path(path), self.lines.get(path, 0)
+        if any(self.lines.get(path + (key,), 0) > own for key in value):  # a [name] header: the keys below are its
+            self.taken_in.update(value)
+            given = f"a [{name}] table was given, which took in the keys below it ({', '.join(value)})"
+        else:
+            given = f"a table {show_value(value)} was given" if value else f"a [{name}] table was given"
+        where = " above the first [table]" if self.taken_in.intersection(value) else ""
+        self.report(path, f"must be {expect}; {given}: write {path[-1]} = {show_value(example)}{where}")
+        return True
+
     def integer(self, table: dict, path: tuple, default, low=None, high=None):
         """The whole number at `path` (its last key in `table`), `default` when absent, None when wrong."""
         key = path[-1]
         if key not in table:
             return default
         value = table[key]
+        if self.table_for_value(path, value, "a whole number" + (f" {low}..{high}" if high is not None else
+                                                                 f" of at least {low}" if low is not None else ""),
+                                default if default is not None else low if low is not None else 1):
+            return None
         if isinstance(value, bool) or not isinstance(value, int):
             self.report(path, f"expected a whole number, got {type_name(value)} {show_value(value)}")
             return None
@@ -143,6 +165,9 @@ class Check:
         if key not in table:
             return default
         value = table[key]
+        if self.table_for_value(path, value, f"one of {', '.join(map(show_value, choices))}" if choices else "a string",
+                                default if default is not None else choices[0] if choices else "..."):
+            return None
         if not isinstance(value, str):
             expect = f"one of {', '.join(map(show_value, choices))}" if choices else "a string"
             self.report(path, f"expected {expect}, got {type_name(value)} {show_value(value)}")

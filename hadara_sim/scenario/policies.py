@@ -26,8 +26,9 @@ def read_policies(data: dict, check: Check, base_dir: Path, cache: dict, compone
         return [], "policies"
     key = "seats" if "seats" in data else "policies"
     if key not in data:
-        check.report((), "no policies: add `policies = [\"greedy\", ...]` or one `[[seats]]` table "
-                         "per seat with `policy = \"...\"`")
+        if not {"policies", "seats"} & check.taken_in:  # not missing: taken in by a [players] table, told there
+            check.report((), "no policies: add `policies = [\"greedy\", ...]` or one `[[seats]]` table "
+                             "per seat with `policy = \"...\"`")
         return [], key
     raw = data[key]
     if isinstance(raw, (str, dict)):
