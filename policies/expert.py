@@ -10,6 +10,7 @@ values); games of another set stop with a message.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,7 +25,22 @@ from .styles import Foresight
 from .tuned import TUNED_DIR, learned_row, read_learned
 
 WEIGHTS_FILE = TUNED_DIR / "expert-weights.toml"
-TRAIN = "python scripts/train_expert.py"
+# next to the package in a checkout only; not resolved: hadara_sim/policies is a link to ../policies there
+TRAIN_SCRIPT = Path(__file__).parents[2] / "scripts" / "train_expert.py"
+
+
+def train(args: str = "") -> str:
+    """The command that learns weights, in backticks: the script as found from here in a checkout; an
+    installed package has no scripts/ folder, so there the command is said to run in a checkout."""
+    if TRAIN_SCRIPT.is_file():
+        try:
+            relative = os.path.relpath(TRAIN_SCRIPT)  # scripts/train_expert.py at the checkout's top
+        except ValueError:  # another drive (Windows)
+            relative = ".."
+        script = TRAIN_SCRIPT if relative.startswith("..") else relative
+        return f"`python {script}{' ' + args if args else ''}`"
+    return (f"`python scripts/train_expert.py{' ' + args if args else ''}` in a checkout of hadara-sim (the "
+            "installed package has no scripts/ folder)")
 
 
 @dataclass(frozen=True)
@@ -54,7 +70,7 @@ class Weights:
         if components.base_digest != self.components:
             raise ValueError(
                 f"expert weights {self.path} were learned on the component set {self.components}, but these games "
-                f"use {components.base_digest}: learn weights for it with `{TRAIN} --components PATH --out FILE` "
+                f"use {components.base_digest}: learn weights for it with {train('--components PATH --out FILE')} "
                 f"and play them with --policy expert:weights=FILE (in a scenario: params = {{weights = \"FILE\"}})")
 
 
@@ -63,17 +79,17 @@ def read_weights(path: str | Path) -> Weights:
     features and kinds the kernel reads, in its order, three epochs each, finite and in range; the
     shared ones in `[weights]`, a player count's own in `[weights.pN]`."""
     where = f"expert weights {path}"
-    data = read_learned(path, where, f"the training ({TRAIN})")
+    data = read_learned(path, where, f"the training ({train()})")
     features, kinds = data.get("features"), data.get("kinds")
     if features is None and kinds is None:
-        raise ValueError(f"{where}: no `features` or `kinds` in it: not a weights file; give one {TRAIN} wrote")
+        raise ValueError(f"{where}: no `features` or `kinds` in it: not a weights file; give one the training wrote ({train()})")
     # A file of an earlier layout (the features or kinds then, the first of today's) plays as it did: the
     # features and kinds added since weigh nothing until a training from it (--start) learns them.
     known = [list(learned.FEATURES[:n]) for n in (*learned.EARLIER_LAYOUTS, len(learned.FEATURES))]
     known_kinds = [list(learned.KINDS[:n]) for n in (*learned.EARLIER_KINDS, len(learned.KINDS))]
     if features not in known or kinds not in known_kinds:
         raise ValueError(f"{where}: made for features {features} of kinds {kinds}, but this expert reads features "
-                         f"{list(learned.FEATURES)} of kinds {list(learned.KINDS)}: learn them again with `{TRAIN}`")
+                         f"{list(learned.FEATURES)} of kinds {list(learned.KINDS)}: learn them again with {train()}")
     if not isinstance(data.get("components"), str):
         raise ValueError(f"{where}: field components (the digest of the component set) is missing")
     table = data.get("weights")

@@ -158,6 +158,31 @@ def test_weights_of_another_component_set_stop_with_a_message(components):
         Expert.with_weights(changed).kernel(components.with_overrides({"setup": {"3B": {"culture": 1}}}), 2)
 
 
+def test_the_mismatch_hint_names_the_training_script_where_it_is_and_a_checkout_where_it_is_not(
+        components, monkeypatch, tmp_path):
+    """The hint named `python scripts/train_expert.py`, which an installed package (no scripts/) has not."""
+    from pathlib import Path
+
+    from hadara_sim.policies import expert as module
+
+    expert = Expert.with_weights(Weights("w.toml", "0123456789abcdef", np.zeros(kernel.WEIGHTS)))
+    monkeypatch.chdir(tmp_path)  # the script named by a path that runs from here
+    with pytest.raises(ValueError, match=r"learn weights for it with `python (\S+) --components PATH --out FILE` and "
+                                         r"play them") as told:
+        expert.kernel(components, 2)
+    script = re.search(r"`python (\S+) ", str(told.value)).group(1)
+    assert Path(script).is_file() and Path(script).name == "train_expert.py"
+    monkeypatch.setattr(module, "TRAIN_SCRIPT", tmp_path / "site-packages" / "scripts" / "train_expert.py")
+    with pytest.raises(ValueError, match=r"learn weights for it with `python scripts/train_expert.py --components "
+                                         r"PATH --out FILE` in a checkout of hadara-sim \(the installed package has "
+                                         r"no scripts/ folder\) and play them"):
+        expert.kernel(components, 2)
+    with pytest.raises(ValueError, match=r"no `features` or `kinds` in it: not a weights file; give one the training "
+                                         r"wrote \(`python scripts/train_expert.py` in a checkout"):
+        (tmp_path / "x.toml").write_text("x = 1\n")
+        read_weights(tmp_path / "x.toml")
+
+
 def test_a_game_of_another_component_set_is_refused_before_it_starts(components, tmp_path):
     """`play --policy expert` of a basic game on another set played on without a word (its kernel was
     asked without the set, and only the advanced game's side decision checked it); `simulate` said
