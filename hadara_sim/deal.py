@@ -32,7 +32,15 @@ class Deals:
         return len(self.game_id)
 
     def __getitem__(self, index) -> "Deals":
-        if isinstance(index, (int, np.integer)):
+        if isinstance(index, (list, np.ndarray)):
+            picks = np.asarray(index)
+            if picks.ndim != 1 or (picks.size and picks.dtype.kind not in "iub"):
+                raise TypeError(f"deals[...] takes a list or array of whole numbers (or booleans, one per deal), "
+                                f"not {picks.ndim}-d of {picks.dtype}")
+        elif not (is_whole(index) or isinstance(index, slice)):  # "a", 1.0, None, True: numpy's IndexError, or deal 1
+            raise TypeError(f"deals are indexed by a whole number, a slice or a list of numbers (deals[3], "
+                            f"deals[10:20], deals[[0, 2]]), not {type(index).__name__} {index!r:.40}")
+        if is_whole(index):
             if not -len(self) <= index < len(self):  # a slice past the end is an empty batch, not an error
                 raise IndexError(f"deal {index} of a batch of {len(self)}")
             index = slice(index, index + 1) if index != -1 else slice(-1, None)

@@ -1425,6 +1425,27 @@ def test_a_notebook_s_wrong_kinds_of_argument_are_named_before_any_game_is_playe
     assert len(H.make_deals(components, 2, 2, exclude=["I-Y-01"])) == 2 and len(deals[-1]) == 1
 
 
+def test_deals_indexed_by_a_wrong_kind_say_what_indexes_them():
+    """deals["a"] and deals[1.0] gave numpy's "only integers, slices (`:`), ellipsis ..." IndexError,
+    deals[True] deal 1 and deals[None] the whole batch."""
+    import hadara_sim as H
+
+    deals = H.make_deals(load_components(), 2, 4, seed=1)
+    for index, shown in (("a", "str 'a'"), (1.0, "float 1.0"), (True, "bool True"), (None, "NoneType None"),
+                         ((0, 1), "tuple (0, 1)")):
+        with pytest.raises(TypeError, match=re.escape("deals are indexed by a whole number, a slice or a list of "
+                                                      f"numbers (deals[3], deals[10:20], deals[[0, 2]]), not {shown}")):
+            deals[index]
+    with pytest.raises(TypeError, match=r"a list or array of whole numbers .*, not 1-d of float64"):
+        deals[[1.5]]
+    with pytest.raises(IndexError, match="deal 4 of a batch of 4"):
+        deals[4]
+    # the right kinds still cut out their deals
+    assert [len(deals[i]) for i in (np.int64(2), -1, slice(1, 3), [0, 2], np.array([True, False, True, True]), [])] \
+        == [1, 1, 2, 2, 3, 0]
+    assert deals[[0, 2]].game_id.tolist() == deals.game_id[[0, 2]].tolist()
+
+
 def test_the_new_checks_take_every_kind_of_a_right_value(tmp_path):
     """The checks of wrong kinds let the other right kinds through: numpy integers and floats, a
     SeedSequence, tuples, a path as text, an epoch as a numpy integer."""
