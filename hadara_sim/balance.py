@@ -33,7 +33,7 @@ from .component_files import load_components
 from .estimate import START_SECONDS, Estimate, estimate_run
 from .report import inference as I
 from .report.dataset import ReportError, check_columns
-from .report.curve import Curve, curve, predict
+from .report.curve import Curve, curve, predict, slope_text
 from .report.surface import surface
 from .report.estimates import mean_ci
 from .report.verdict import Verdict, games_for, judge, of_fit
@@ -227,7 +227,7 @@ def candidate(field_: str, current: int, values: list[int], c: Curve, margin: fl
     known_field(field_)
     cand = Candidate(field_, current, values, c)
     if not c.win.found:
-        cand.note = f"the win share does not move with {field_} (slope p = {c.win.slope_p:.2g})"
+        cand.note = f"the win share does not move with {field_} ({slope_text(c.win)})"
         return cand
     low, high = RANGES["coins" if field_ == "coins" else "track"]
     centre = int(round(c.win.value))

@@ -251,6 +251,20 @@ def test_a_crossing_not_placed_says_why_and_calls_only_a_p_of_5_percent_or_more_
     assert describe(Crossing(2.5, 2.0, 3.0, 0.001, False)) == "2.50 (95% CI 2.00 to 3.00)"
 
 
+def test_the_fit_column_says_there_is_no_slope_to_test_rather_than_p_nan():
+    """A seat that never won: the fit column read "logit GLM, slope p = nan"."""
+    from hadara_sim.balance import candidate
+    from hadara_sim.report.curve import section
+    from hadara_sim.report.dataset import dataset_info
+
+    df = planted(deals=50).with_columns(win_share=pl.when(pl.col("seat") == 0).then(0.0).otherwise(pl.col("win_share")))
+    s, c = section(df, dataset_info(df), KEY)
+    fits = {row[0]: row[2] for row in s.tables[1].rows}
+    assert fits["win share = 1/P"] == "logit GLM, no slope to test"
+    assert fits["score margin = 0"].startswith("linear, slope p = ")
+    assert "nan" not in candidate("culture", 3, [1, 2, 3, 4, 5], c, 0.02, 100).note
+
+
 def test_a_degenerate_fit_draws_a_nan_band_without_numpy_s_warning():
     """A handful of deals where the seat won once: statsmodels' 'invalid value encountered in sqrt' reached the notebook."""
     import warnings

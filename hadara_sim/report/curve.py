@@ -284,13 +284,21 @@ def predict(c: Curve, value: float, alpha: float = 1 - LEVEL) -> tuple[float, fl
 
 # --- presentation -----------------------------------------------------------------------------
 
+NO_SLOPE = "no slope to test"  # a fit whose slope p is nan, said so rather than "p = nan"
+
+
+def slope_text(c: Crossing) -> str:
+    """The fit's test of its slope: 'slope p = 0.03', or that there is none to test (not 'p = nan')."""
+    return NO_SLOPE if math.isnan(c.slope_p) else f"slope p = {c.slope_p:.2g}"
+
+
 def describe(c: Crossing, unit: str = "") -> str:
     if not isinstance(c, Crossing):
         raise TypeError(f"describe takes a crossing, such as a curve's .win or .score, not a {type(c).__name__}")
     # Only a p of 0.05 or more is "not significant": a nan p (no slope to test) and a significant slope
     # whose crossing has no interval read "the fitted slope is not significant (p = nan)" or "(p = 0.01)".
     if math.isnan(c.slope_p):
-        return ("no crossing: the fitted line has no slope to test (flat, or run to infinity by a seat that always "
+        return (f"no crossing: the fitted line has {NO_SLOPE} (flat, or run to infinity by a seat that always "
                 "or never won: play more games)")
     if not c.found and c.slope_p < 1 - LEVEL:
         return (f"no crossing: the slope (p = {c.slope_p:.2g}) gives the crossing no interval (a degenerate fit "
@@ -328,8 +336,8 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
     fits = (("win share = 1/P", c.win), ("score margin = 0", c.score))
     crossings = Table("Value at which the seat is fair (fit over all values, cluster-robust by deal)",
                       ["measure", "fair at", "fit"],
-                      [["win share = 1/P", describe(c.win), f"logit GLM, slope p = {c.win.slope_p:.2g}"],
-                       ["score margin = 0", describe(c.score), f"linear, slope p = {c.score.slope_p:.2g}"]],
+                      [["win share = 1/P", describe(c.win), f"logit GLM, {slope_text(c.win)}"],
+                       ["score margin = 0", describe(c.score), f"linear, {slope_text(c.score)}"]],
                       caption=f"the fair value: {scope}",
                       data=pl.DataFrame({"measure": [n for n, _ in fits],
                                          "fair_at": [x.value for _, x in fits], "fair_at_low": [x.low for _, x in fits],
