@@ -311,9 +311,9 @@ def read_overrides(path: str | Path, components: str | Path | None = None) -> di
     path = as_path(path, "the overrides file")
     if path.is_dir():  # `--overrides out/` for out/fix.toml said "[Errno 21] Is a directory"
         fix = path / "fix.toml"
+        example = f", e.g. {fix}" if fix.is_file() else " (such as the fix.toml `balance suggest --out` writes)"
         raise ComponentError([Problem(str(path), None, "", "is a folder, not an overrides file: give a TOML file of "
-                                      "[components.*] overrides" + (f", e.g. {fix}" if fix.is_file() else
-                                                                     " (such as the fix.toml `balance suggest --out` writes)"))])
+                                      f"[components.*] overrides{example}")])
     if not path.exists():
         raise ComponentError([Problem(str(path), None, "", "no such file: give the path of a TOML file of "
                                       "[components.*] overrides")])

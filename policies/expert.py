@@ -82,7 +82,8 @@ def read_weights(path: str | Path) -> Weights:
     data = read_learned(path, where, f"the training ({train()})")
     features, kinds = data.get("features"), data.get("kinds")
     if features is None and kinds is None:
-        raise ValueError(f"{where}: no `features` or `kinds` in it: not a weights file; give one the training wrote ({train()})")
+        raise ValueError(f"{where}: no `features` or `kinds` in it: not a weights file; give one the training "
+                         f"wrote ({train()})")
     # A file of an earlier layout (the features or kinds then, the first of today's) plays as it did: the
     # features and kinds added since weigh nothing until a training from it (--start) learns them.
     known = [list(learned.FEATURES[:n]) for n in (*learned.EARLIER_LAYOUTS, len(learned.FEATURES))]
