@@ -127,9 +127,9 @@ class Expert(Foresight):
     description = ("foresight, its draws, picks and statues valued with a learned correction: a linear "
                    "evaluation of each option's facts (the card's or statue's points, track steps, price, set, "
                    "effect, feeding, the next requirement, what a rival would gain from a pick's card and the "
-                   "one it uncovers, a statue's face) per epoch, learned by expert iteration (scripts/train_expert.py: search with the expert "
-                   "as rollout and opponent model labels better options, a fit learns them, new weights "
-                   "replace the old only when they win head to head). Compiled, no search at play time; its "
+                   "one it uncovers, a statue's face) per epoch, learned by expert iteration "
+                   "(scripts/train_expert.py: search with the expert as rollout and opponent model labels better "
+                   "options, a fit learns them, new weights replace the old only when they win head to head). Compiled, no search at play time; its "
                    "weights hold for the component set they were learned on and its overrides.")
     params = {**Foresight.params, "weights": ""}
     declared = {**Foresight.declared,

@@ -454,6 +454,21 @@ def test_training_statues_alone_labels_only_statues_and_keeps_the_card_weights(c
     assert kinds[1] == ("draw", "pick") and kinds[12] == kinds[14] == ("statue",)
 
 
+def test_train_expert_refuses_a_kind_the_expert_does_not_learn(tmp_path):
+    """--kinds colony (a kind foresight decides alone) stops at once naming the kinds learned, as a
+    usage error, and writes nothing."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parent.parent / "scripts" / "train_expert.py"
+    out = tmp_path / "w.toml"
+    run = subprocess.run([sys.executable, str(script), "--out", str(out), "--kinds", "statue", "--kinds", "colony",
+                          "-q"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2 and "--kinds colony" in run.stderr and "draw, pick, statue" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and not out.exists()
+
+
 def _planted_training(monkeypatch, note):
     """Training with planted labels, a planted fit (returned) and a duel the new weights win; `note(new,
     old, budget, number)` says what to record of each duel, in the list returned."""
