@@ -7,15 +7,14 @@
     python scripts/train_expert.py --out my-expert.toml --depth 1   # copies stopped at the position value
     python scripts/train_expert.py --start my-expert.toml --out my-expert.toml --kinds statue   # statues only
 
-Starts from foresight (no correction) unless `--start FILE`, whose iterations the file written keeps
-(numbered on from them, each with its command); each iteration labels a sample of the decisions of
-`--kinds` (draws, picks and statues unless named) in self-play games by search (every legal option
-played on in determinised copies by the current expert), fits new weights, moves `--step` of the way from the current weights to them, and keeps
-them only if they beat the current ones head to head on fresh deals, seats rotated. With `--alone`
-and one player count, the weights learned are that count's own (the expert plays them there; the
-shared weights and other counts' stay as they were). Same arguments, same weights. Progress goes to
-standard error (`--quiet` silences it).
-"""
+Starts from foresight (no correction) unless `--start FILE`, whose iterations the file written keeps (numbered
+on from them, each with its command); each iteration labels a sample of the decisions of `--kinds` (draws,
+picks and statues unless named) in self-play games by search (every legal option played on in determinised
+copies by the current expert), fits new weights, moves `--step` of the way from the current weights to them,
+and keeps them only if they beat the current ones head to head on fresh deals, seats rotated. With `--alone`
+and one player count, the weights learned are that count's own (the expert plays them there; the shared
+weights and other counts' stay as they were). Same arguments, same weights. Progress goes to standard error
+(`--quiet` silences it). """
 
 from __future__ import annotations
 
