@@ -14,7 +14,8 @@ copies by the current expert), fits new weights, moves `--step` of the way from 
 and keeps them only if they beat the current ones head to head on fresh deals, seats rotated. With `--alone`
 and one player count, the weights learned are that count's own (the expert plays them there; the shared
 weights and other counts' stay as they were). Same arguments, same weights. Progress goes to standard error
-(`--quiet` silences it). """
+(`--quiet` silences it).
+"""
 
 from __future__ import annotations
 
