@@ -32,7 +32,7 @@ from .results import (
     is_temp_file, our_parts, our_traces, part_name, read_metadata, write_metadata, write_table,
 )
 from .scenario.identity import identity_digest, run_identity
-from .scenario.model import Scenario
+from .scenario.model import Scenario, given_as_data
 from .signals import raise_if_swallowed
 
 LOCK_FILE = ".lock"      # held with filelock while a run writes to the directory
@@ -276,7 +276,7 @@ def _prepare(scenario: Scenario, out: Path, chunks: ChunkPlan, overwrite: bool) 
         "scenario": {"name": scenario.name, "path": _absolute(scenario.path), "text": scenario.text,
                      "settings": list(scenario.settings), "parsed": scenario.to_dict(),
                      # a scenario given as data named its files from the working folder, as it is read again
-                     **({"folder": str(Path.cwd())} if not scenario.path or scenario.path.startswith("<") else {})},
+                     **({"folder": str(Path.cwd())} if given_as_data(scenario.path) else {})},
         "seed": scenario.seed,
         "games": scenario.games,
         "chunk_size": scenario.chunk,
@@ -304,7 +304,7 @@ def _planned(chunks: ChunkPlan, name: str) -> Chunk | None:
 
 def _absolute(path: str | None) -> str | None:
     """A file's path from anywhere; None, and a scenario given as data ("<dict>"), as they are."""
-    return path if path is None or path.startswith("<") else str(Path(path).resolve())
+    return path if given_as_data(path) else str(Path(path).resolve())
 
 
 def _check_part(path: Path, digest: str, combo: int, index: int, games: int, players: int | None = None):

@@ -20,7 +20,7 @@ from .results import read_metadata
 from .chunks import chunk_setup, plan_chunks, policy_seed, seat_table
 from .scenario.checks import ScenarioError
 from .scenario.identity import identity_digest, run_identity
-from .scenario.model import Scenario
+from .scenario.model import Scenario, given_as_data
 from .scenario.read import parse_scenario, scenario_from_dict
 
 
@@ -72,7 +72,7 @@ def run_scenario(results: str | Path, meta: dict | None = None, allow_code: bool
                           "--allow-code if you trust that code")
     stored = meta.get("scenario") or {}
     path = stored.get("path")
-    base = Path(path).parent if path and not path.startswith("<") else Path(stored.get("folder") or ".")
+    base = Path(stored.get("folder") or ".") if given_as_data(path) else Path(path).parent
     components = (meta.get("components") or {}).get("path")
     text = stored.get("text") or ""
     try:

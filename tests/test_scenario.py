@@ -356,6 +356,11 @@ def test_toml_text_given_to_load_scenario_is_not_taken_for_a_missing_file():
     with pytest.raises(ScenarioError, match=re.escape("this is TOML text: parse_scenario(text)")):
         load_scenario(text)
     assert parse_scenario(text).combinations[0].config.players == 2
+    # one line of TOML too (a file so named would have been read); a missing file's name with '=' is not
+    with pytest.raises(ScenarioError, match=re.escape("this is TOML text")):
+        load_scenario("players = 2")
+    with pytest.raises(ScenarioError, match="no such scenario file"):
+        load_scenario("runs/a=b.toml")
 
 
 def test_policy_file_spec_relative_to_scenario(tmp_path):

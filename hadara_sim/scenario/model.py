@@ -158,13 +158,19 @@ class Combination:
                 "config": self.config.to_dict()}
 
 
+def given_as_data(path: str | None) -> bool:
+    """Whether a scenario's path names no file: none, or a placeholder ("<scenario>", "<dict>") for a
+    scenario given as text or a dict, whose files are named from the working folder."""
+    return not path or path.startswith("<")
+
+
 @dataclass(frozen=True)
 class Scenario:
     """A checked scenario: the run's settings and every combination it plays."""
 
     name: str
     description: str
-    path: str | None          # the file it was read from
+    path: str | None          # the file it was read from (`given_as_data`: none)
     text: str                 # the TOML text ("" when built from a dict)
     games: int
     seed: int

@@ -62,7 +62,7 @@ def load_scenario(path: str | Path, components: str | Path | None = None, settin
         raise TypeError("load_scenario reads a file or a shipped scenario's name; scenario_from_dict(data) reads a "
                         "dict (simulate takes either)")
     path = shipped_scenario(as_path(path, "the scenario")) or Path(path)
-    if not path.exists() and "\n" in str(path):  # was named as a file "players = 2\npolicies = [...]"
+    if not path.exists() and _toml_text(str(path)):  # was named as a file "players = 2\npolicies = [...]"
         raise ScenarioError([Problem("<string>", None, "", "load_scenario reads a file or a shipped scenario's name, "
                                      "and this is TOML text: parse_scenario(text) from hadara_sim.scenario.read "
                                      "reads text (simulate takes either)")])
@@ -83,6 +83,17 @@ def load_scenario(path: str | Path, components: str | Path | None = None, settin
         raise ScenarioError([Problem(str(path), None, "", f"cannot be read: {err}")]) from None
     return parse_scenario(text, file=str(path), base_dir=path.parent, default_name=path.stem,
                           components=components, settings=settings)
+
+
+def _toml_text(name: str) -> bool:
+    """Whether a name given as a file is TOML text: several lines, or one that reads as TOML keys
+    ("players = 2"; a file of that name would have been found)."""
+    if "\n" in name:
+        return True
+    try:
+        return "=" in name and bool(tomllib.loads(name))
+    except tomllib.TOMLDecodeError:
+        return False
 
 
 def parse_scenario(text: str, file: str = "<scenario>", base_dir: str | Path | None = None,
