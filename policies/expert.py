@@ -25,8 +25,10 @@ from .styles import Foresight
 from .tuned import TUNED_DIR, learned_row, read_learned
 
 WEIGHTS_FILE = TUNED_DIR / "expert-weights.toml"
-# next to the package in a checkout only; not resolved: hadara_sim/policies is a link to ../policies there
-TRAIN_SCRIPT = Path(__file__).parents[2] / "scripts" / "train_expert.py"
+# In a checkout only, at its top: above policies/ (imported as `policies`) or above hadara_sim/ (as
+# `hadara_sim.policies`, a link to ../policies there, not resolved); an installed package has none.
+TRAIN_SCRIPT = next((found for found in (top / "scripts" / "train_expert.py" for top in Path(__file__).parents[1:3])
+                     if found.is_file()), Path(__file__).parents[2] / "scripts" / "train_expert.py")
 
 
 def train(args: str = "") -> str:

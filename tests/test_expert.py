@@ -172,6 +172,8 @@ def test_the_mismatch_hint_names_the_training_script_where_it_is_and_a_checkout_
         expert.kernel(components, 2)
     script = re.search(r"`python (\S+) ", str(told.value)).group(1)
     assert Path(script).is_file() and Path(script).name == "train_expert.py"
+    import policies.expert  # the same module file, imported by its own name: the script found the same
+    assert policies.expert.TRAIN_SCRIPT == module.TRAIN_SCRIPT
     monkeypatch.setattr(module, "TRAIN_SCRIPT", tmp_path / "site-packages" / "scripts" / "train_expert.py")
     with pytest.raises(ValueError, match=r"learn weights for it with `python scripts/train_expert.py --components "
                                          r"PATH --out FILE` in a checkout of hadara-sim \(the installed package has "
