@@ -171,9 +171,6 @@ def label(components: ComponentSet, expert: Expert, budget: Budget, iteration: i
     return samples
 
 
-EARLIER_KINDS = ("draw", "pick")  # what the iterations of files from before statues were learned labelled
-
-
 class LearnError(Exception):
     """The labels cannot be fitted (too few, or not following foresight's values at all)."""
 
@@ -274,6 +271,7 @@ def lineage(path) -> list[Iteration]:
     file from before iterations named theirs: the file's command)."""
     try:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        before_statues = kernel.KINDS[:kernel.EARLIER_KINDS[0]]  # what iterations naming no kinds labelled
         history = []
         for it in data.get("iterations", []):
             shares = {int(key[1:]): (r["games"], r["win_share"], tuple(r["ci95"]))
@@ -281,7 +279,7 @@ def lineage(path) -> list[Iteration]:
             history.append(Iteration(it["number"], it["decisions"], it["options"], it["value_coefficient"], shares,
                                      (it["games"], it["win_share"], tuple(it["ci95"])), it["accepted"],
                                      it.get("step", 1.0), it.get("command", data["command"]), it["seconds"],
-                                     it.get("alone", 0), tuple(it.get("kinds", EARLIER_KINDS))))
+                                     it.get("alone", 0), tuple(it.get("kinds", before_statues))))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError,
             AttributeError) as err:
         raise ValueError(f"expert weights {path}: its iterations cannot be read ({err!r}); start from a file "

@@ -44,7 +44,7 @@ OPTIONS = 10                                   # options of a pick (a draw has 4
 @inner
 def block(kind, epoch):
     """The weights' block of a decision kind (draw, pick or statue) in an epoch: epoch-major."""
-    return 3 * (epoch - 1) + (0 if kind == DRAW else 1 if kind == PICK else 2)
+    return len(KINDS) * (epoch - 1) + (0 if kind == DRAW else 1 if kind == PICK else 2)
 
 
 @helper
