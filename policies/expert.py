@@ -141,7 +141,8 @@ class Expert(Foresight):
     def __init__(self, seed: int = 0, **params):
         super().__init__(seed, **params)
         self.weights = read_weights(self.settings["weights"] or WEIGHTS_FILE)
-        self.foresight = Foresight(seed, **{k: v for k, v in self.settings.items() if k != "weights"})
+        # Foresight's own settings only: a subclass's parameters (docs/examples/mixed_expert.py) are not its.
+        self.foresight = Foresight(seed, **{k: v for k, v in self.settings.items() if k in Foresight.params})
 
     def kernel_settings(self, components, players, advanced) -> dict:
         """foresight's, its side table derived by play included (the correction leaves the sides alone)."""

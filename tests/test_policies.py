@@ -271,3 +271,21 @@ def test_a_policy_takes_its_parameters_on_the_command_line():
     assert result.exit_code == 2 and "policy 'greedy' parameter coin: expected a number" in result.output
     result = runner.invoke(app, ["play", "-p", "2", "-q", "--policy", "greedy:coin=0.5,greedy:coin=0.7"])
     assert result.exit_code == 0 and "Winner: seat" in result.output
+
+
+def test_the_mixed_expert_example_plays_the_expert_at_tau_zero_and_draws_its_picks_otherwise(components):
+    """docs/examples/mixed_expert.py: with no noise its picks (in Python) are the compiled expert's,
+    game for game; with noise the same seed plays the same games, and the picks change."""
+    from hadara_sim.tune import play_head_to_head
+
+    seed = np.random.SeedSequence([31, 2])
+
+    def sheet(a, **params):
+        return play_head_to_head(components, make_policy(a, seed=1, **params), make_policy("foresight", seed=2), 2, 40,
+                                 seed, True)[1]["total"]
+
+    expert = sheet("expert")
+    assert (sheet("docs/examples/mixed_expert.py:MixedExpert", tau=0.0) == expert).all()
+    mixed = sheet("docs/examples/mixed_expert.py:MixedExpert", tau=2.0)
+    assert (mixed == sheet("docs/examples/mixed_expert.py:MixedExpert", tau=2.0)).all()
+    assert (mixed != expert).any()
