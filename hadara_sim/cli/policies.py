@@ -78,7 +78,8 @@ def show(name: str = typer.Argument(..., help="A policy name, module:attr or fil
                     about_param[k].allowed()] for k, v in _params(cls).items()],
                   wrap=("meaning",),
                   caption="change one on the command line (--policy NAME:key=value), in a scenario (policies = "
-                          "[{policy = \"NAME\", params = {...}}]) or from Python: make_policy(NAME, key=value)")
+                          "[{policy = \"NAME\", params = {...}}]) or from Python: hadara_sim.registry.make_policy(NAME, "
+                          "key=value)")
     if fmt == "table":
         console.print(f"[bold]{escape(str(getattr(cls, 'name', name)))}[/]")
         if about:
