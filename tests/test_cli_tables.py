@@ -273,10 +273,14 @@ def test_a_run_in_a_machine_format_writes_the_table_alone_to_standard_output(tmp
     result = run(*args, "--format", fmt)
     assert result.exit_code == 0, result.output
     assert "played 16 games" in result.stderr and "games in" not in result.stdout
-    if fmt == "json":
-        assert json.loads(result.stdout)["tables"][0]["rows"]
+    if fmt == "json":  # numbers and provenance, as --format promises (it gave the cells: "34.0%", no provenance)
+        doc = json.loads(result.stdout)
+        first = doc["tables"][0]["data"][0]
+        assert isinstance(first["mean_pct"], float) and isinstance(first["total_points"], float)
+        assert doc["provenance"]["scenario"] == "seats" and doc["provenance"]["components"]["digest"]
     elif fmt == "csv":
         assert result.stdout.startswith("table,") and len(pd.read_csv(io.StringIO(result.stdout)))
+        assert_machine_numbers(result.stdout)
     else:
         assert result.stdout.startswith("**") and "| --- |" in result.stdout
     result = run(*args, "--overwrite")

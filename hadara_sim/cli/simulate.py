@@ -67,7 +67,8 @@ def simulate(
     # and every other command would pay for.
     from ..policy import IllegalChoice
     from ..process import Terminated, sigterm_as_interrupt
-    from ..results import ResultsError, our_parts, scan_results
+    from .. import provenance
+    from ..results import ResultsError, our_parts, read_metadata, scan_results
     from ..chunks import plan_chunks
     from ..runner import RunError, RunFailed, check_out, check_scheduler, run
     from ..scenario.checks import DesignWarning, ScenarioError
@@ -176,7 +177,8 @@ def simulate(
         talk.print(f"{f'all {summary.chunks} chunks were' if summary.chunks > 1 else 'the chunk was'} already in "
                    f"{out}: nothing to play", markup=False, highlight=False)
     try:
-        emit([win_table(scan_results(out, sweep_columns=False), sc.name)], fmt)
+        emit([win_table(scan_results(out, sweep_columns=False), sc.name)], fmt,
+             footer_data=provenance.of_run(read_metadata(out)))  # json's provenance, as --format says
     except ResultsError as err:
         fail(str(err))
     if fmt == "table":
@@ -291,11 +293,16 @@ def win_table(results, title: str, limit: int = 40) -> Table:
     stats = mean_ci(df, "win_share", keys, rate=True).join(means, on=keys, how="left", maintain_order="left")
     if several:  # the control (a grant of none) first, so that a cut table never hides it
         stats = stats.sort(pl.col("sweep").str.contains('"none"').not_(), maintain_order=True)
+    shown = stats.head(limit)
+    # csv and json: the numbers, each unit in its column's name, as the reports write theirs (the cells
+    # went out as text, "34.0%" and "[22.4, 47.8]")
     table = Table(f"{title}: win rate per {'seat' if one_policy else 'policy'}"
                   f"{' and combination' if several else ''} (fair share = 1 / players)",
                   [*(["combination"] if several else []), "seat" if one_policy else "policy", "seats played",
-                   "win rate", "95% CI", "fair share", "mean total"], [])
-    for row in stats.head(limit).iter_rows(named=True):
+                   "win rate", "95% CI", "fair share", "mean total"], [],
+                  data=shown.select(*keys, "n", "rows", "mean", "ci_low", "ci_high", "fair", "total"),
+                  units={"total": "points"})
+    for row in shown.iter_rows(named=True):
         cells = [combination_words(row["sweep"])] if several else []
         cells += [str(row[who]), f"{row['rows']:,}", f"{100 * row['mean']:.1f}%",
                   f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]", f"{100 * row['fair']:.1f}%",
