@@ -287,6 +287,16 @@ def test_a_run_in_a_machine_format_writes_the_table_alone_to_standard_output(tmp
     assert "played 16 games" in result.stdout and "┃" in result.stdout
 
 
+def test_the_ladder_in_a_machine_format_writes_numbers():
+    """The head-to-head matrix went out as its cells, "10 [2, 40]": no reader takes that for a number."""
+    args = ["policies", "ladder", "--games", "10", "-p", "2", "--policy", "greedy,random", "-q"]
+    doc = json.loads(run(*args, "--format", "json").stdout)
+    pairs = doc["tables"][0]["data"]
+    assert {(r["policy"], r["opponent"]) for r in pairs} == {("greedy", "random"), ("random", "greedy")}
+    assert all(isinstance(r[k], (int, float)) for r in pairs for k in ("win_pct", "ci_low_pct", "ci_high_pct", "q"))
+    assert_machine_numbers(run(*args, "--format", "csv").stdout)
+
+
 def test_bad_format_is_refused():
     result = run("components", "effects", "--format", "xml")
     assert result.exit_code == 2 and "--format must be table, csv, markdown or json" in result.output
