@@ -388,6 +388,24 @@ def test_simulate_trace_games_beyond_the_run_says_it_traced_every_game(tmp_path)
     assert quiet.exit_code == 0 and "trace" not in quiet.output
 
 
+def test_the_show_game_a_traced_run_names_runs(tmp_path):
+    """It said "tell one with hadara-sim show-game", which needs the run, and the game to tell; and a run
+    of policies given as code needs --allow-code."""
+    import shlex
+
+    (tmp_path / "mine.py").write_text("from hadara_sim.policies import Greedy\n\n\nclass Mine(Greedy):\n"
+                                      "    name = 'mine'\n")
+    for policies, code in (('["greedy"]', False), (f'["{tmp_path / "mine.py"}:Mine", "greedy"]', True)):
+        out = tmp_path / ("code" if code else "plain")
+        result = run("simulate", "scenarios/seats.toml", "-n", 3, "-o", out, "--set", f"policies={policies}",
+                     "--set", "sweep.players=[2, 3]", "--trace-games", 2, "-j", 1)
+        told = " ".join(result.output.split())
+        command = shlex.split(re.search(r"tell one with (hadara-sim show-game [^)]*)\)", told).group(1))
+        assert command[2:] == [str(out), "--game", "2", "--combo", "1", *(["--allow-code"] if code else [])]
+        shown = run(*command[1:], "-q")
+        assert shown.exit_code == 0 and "played again and checked" in " ".join(shown.output.split()), shown.output
+
+
 def test_sample_ids_spread_over_the_run():
     from hadara_sim.sample import sample_ids
 

@@ -248,13 +248,14 @@ def changed_name(name: str, settings: list[str]) -> str:
 
 def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> None:
     """Traces of k games spread over the run, each verified, as OUT/traces/game-cC-gG.jsonl."""
-    from ..results import TRACES_DIR, trace_path
-    from ..sample import SampleError, SampleMismatch, sample_ids, verified_game
+    from ..results import TRACES_DIR, read_metadata, trace_path
+    from ..sample import SampleError, SampleMismatch, outside_code, sample_ids, verified_game
     from ..trace import write_trace
 
     folder = out / TRACES_DIR
     folder.mkdir(parents=True, exist_ok=True)
-    for combo, game in sample_ids(sc.games, len(sc.combinations), k):
+    ids = sample_ids(sc.games, len(sc.combinations), k)
+    for combo, game in ids:
         try:
             sample, _ = verified_game(out, game, combo, scenario=sc)
         except SampleError as err:
@@ -265,8 +266,14 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> Non
         # --trace-games beyond the run's games traces every game: said, not capped silently
         what = (f"all {sc.total_games} game traces (--trace-games {k} asked for more than the run's "
                 f"{sc.total_games} games)" if k > sc.total_games else f"{k} game traces")
+        # show-game needs the run and the game (the bare command name did not run), and a run of policies
+        # given as code --allow-code: this run just played that code
+        combo, game = ids[-1]
+        show = shlex.join(["hadara-sim", "show-game", str(out), "--game", str(game),
+                           *(["--combo", str(combo)] if combo else []),
+                           *(["--allow-code"] if outside_code(read_metadata(out)) else [])])
         talk.print(f"wrote {what} to {folder} (each replayed by the reference "
-                   "engine and matched with the dataset; tell one with hadara-sim show-game)", markup=False, highlight=False)
+                   f"engine and matched with the dataset; tell one with {show})", markup=False, highlight=False)
 
 
 def win_table(results, title: str, limit: int = 40) -> Table:
