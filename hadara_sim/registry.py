@@ -47,7 +47,7 @@ def resolve_policy(spec: str):
         return target.load() if hasattr(target, "load") else target
     if spec == "human":  # the seat of hadara-sim play (cli/human.py), not a policy a batch can run
         raise PolicyNotFound("policy 'human' is you at the keyboard: it takes a seat only in `hadara-sim play "
-                             f"--policy human,greedy`; here choose a policy that plays by itself: "
+                             f"-p 2 --policy human,greedy`; here choose a policy that plays by itself: "
                              f"{', '.join(sorted(known))}")
     if ":" not in spec:
         close = difflib.get_close_matches(spec, list(known), n=1)

@@ -131,7 +131,7 @@ def replay(records: list[dict], components: ComponentSet | None = None) -> list[
     components = components or load_components()
     if header.get("components") not in (None, components.digest):
         raise ReplayMismatch(f"the trace was played with component set {header['components']}, "
-                             f"not {components.digest}: pass the same --components")
+                             f"not {components.digest}: pass that set, replay(records, load_components(PATH))")
     deal = Deals.from_json(header["deal"])
     checker = _Checker(records)
     return Game(deal, components, [checker] * deal.players, recorder=checker).play()

@@ -22,27 +22,15 @@ from hadara_sim.params import Param
 from hadara_sim.policy import Kernel
 
 from .styles import Foresight
-from .tuned import TUNED_DIR, learned_row, read_learned
+from .tuned import TUNED_DIR, checkout_script, learned_row, read_learned, script_command
 
 WEIGHTS_FILE = TUNED_DIR / "expert-weights.toml"
-# In a checkout only, at its top: above policies/ (imported as `policies`) or above hadara_sim/ (as
-# `hadara_sim.policies`, a link to ../policies there, not resolved); an installed package has none.
-TRAIN_SCRIPT = next((found for found in (top / "scripts" / "train_expert.py" for top in Path(__file__).parents[1:3])
-                     if found.is_file()), Path(__file__).parents[2] / "scripts" / "train_expert.py")
+TRAIN_SCRIPT = checkout_script("train_expert.py", __file__)
 
 
 def train(args: str = "") -> str:
-    """The command that learns weights, in backticks: the script as found from here in a checkout; an
-    installed package has no scripts/ folder, so there the command is said to run in a checkout."""
-    if TRAIN_SCRIPT.is_file():
-        try:
-            relative = os.path.relpath(TRAIN_SCRIPT)  # scripts/train_expert.py at the checkout's top
-        except ValueError:  # another drive (Windows)
-            relative = ".."
-        script = TRAIN_SCRIPT if relative.startswith("..") else relative
-        return f"`python {script}{' ' + args if args else ''}`"
-    return (f"`python scripts/train_expert.py{' ' + args if args else ''}` in a checkout of hadara-sim (the "
-            "installed package has no scripts/ folder)")
+    """The command that learns weights, in backticks (`tuned.script_command`)."""
+    return script_command(TRAIN_SCRIPT, args)
 
 
 @dataclass(frozen=True)
@@ -92,7 +80,8 @@ def read_weights(path: str | Path) -> Weights:
     known_kinds = [list(learned.KINDS[:n]) for n in (*learned.EARLIER_KINDS, len(learned.KINDS))]
     if features not in known or kinds not in known_kinds:
         raise ValueError(f"{where}: made for features {features} of kinds {kinds}, but this expert reads features "
-                         f"{list(learned.FEATURES)} of kinds {list(learned.KINDS)}: learn them again with {train()}")
+                         f"{list(learned.FEATURES)} of kinds {list(learned.KINDS)}: learn them again with "
+                         f"{train('--out FILE')}")
     if not isinstance(data.get("components"), str):
         raise ValueError(f"{where}: field components (the digest of the component set) is missing")
     table = data.get("weights")

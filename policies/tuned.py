@@ -7,10 +7,35 @@ held-out validation it passed, so a user with a different component set can reru
 from __future__ import annotations
 
 import math
+import os
 import tomllib
 from pathlib import Path
 
 TUNED_DIR = Path(__file__).parent / "tuned"
+
+
+def checkout_script(name: str, module: str) -> Path:
+    """scripts/`name` at the top of the checkout that holds the policy `module` (its __file__): above
+    policies/ (imported as `policies`) or above hadara_sim/ (as `hadara_sim.policies`, a link to
+    ../policies there, not resolved); an installed package has none, and then where it would be."""
+    tops = Path(module).parents[1:3]
+    return next((found for found in (top / "scripts" / name for top in tops) if found.is_file()),
+                tops[-1] / "scripts" / name)
+
+
+def script_command(script: Path, args: str = "") -> str:
+    """The command that runs `script` (scripts/ of a checkout) with `args`, in backticks: the script as
+    found in a checkout; an installed package has no scripts/ folder, so there the command is said to
+    run in a checkout."""
+    if script.is_file():
+        try:
+            relative = os.path.relpath(script)  # scripts/NAME at the checkout's top
+        except ValueError:  # another drive (Windows)
+            relative = ".."
+        shown = script if relative.startswith("..") else relative
+        return f"`python {shown}{' ' + args if args else ''}`"
+    return (f"`python scripts/{script.name}{' ' + args if args else ''}` in a checkout of hadara-sim (the "
+            "installed package has no scripts/ folder)")
 
 
 def tuned_params(name: str) -> dict:

@@ -21,14 +21,19 @@ from hadara_sim.constants import COLOURS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, TRAC
 from hadara_sim.engine.scoring import score
 from hadara_sim.engine.state import BatchState
 
-from .tuned import TUNED_DIR, learned_row, read_learned
+from .tuned import TUNED_DIR, checkout_script, learned_row, read_learned, script_command
 
 VALUE_FILE = TUNED_DIR / "position-value.toml"
-FIT = "python scripts/fit_value.py"
+FIT_SCRIPT = checkout_script("fit_value.py", __file__)
 PAD_FEATURES = ("colonies", "statues", "silver", "gold", "cards", "coins")  # score pad lines (points)
 FEATURES = (*(f"{line}_points" for line in PAD_FEATURES), *TRACKS, "coins_held",
             *(f"{colour}_cards" for colour in COLOURS), "effects", "unused_tiles")
 STOPS = EPOCHS[:-1]          # the epochs a copy may stop after
+
+
+def fit(args: str = "") -> str:
+    """The command that fits a position value, in backticks (`tuned.script_command`)."""
+    return script_command(FIT_SCRIPT, args)
 
 
 def position_features(s: BatchState) -> np.ndarray:
@@ -54,7 +59,7 @@ class PositionValue:
         key = (s.players, epoch)
         if key not in self.coefficients:
             raise ValueError(f"position value {self.path} has no fit for {s.players} players after epoch {epoch}: "
-                             f"fit it with `{FIT} -p {s.players}`")
+                             f"fit it with {fit(f'-p {s.players} --out FILE')}")
         c = self.coefficients[key]
         return c[0] + position_features(s) @ c[1:]
 
@@ -62,8 +67,10 @@ class PositionValue:
         """Stop unless the games are of the component set the value was fitted on (or what-if changes of it)."""
         if components.base_digest != self.components:
             raise ValueError(f"position value {self.path} was fitted on the component set {self.components}, but "
-                             f"these games use {components.base_digest}: fit one for it with `{FIT} --components "
-                             f"PATH --out FILE` and play it with --policy search:value=FILE (in a scenario: params = "
+                             f"these games use {components.base_digest}: fit one for it with "
+                             f"{fit('--components PATH --set weights=WEIGHTS --out FILE')} (WEIGHTS: expert "
+                             "weights learned on that set, as train_expert.py beside it writes them: the fit plays "
+                             "the expert) and play it with --policy search:value=FILE (in a scenario: params = "
                              f"{{value = \"FILE\"}})")
 
 
@@ -71,12 +78,13 @@ def read_value(path: str | Path) -> PositionValue:
     """The value in a file written by `scripts/fit_value.py`, checked: the features this module reads, in
     its order, finite coefficients in range, under `[pN]` tables with one row per stop epoch."""
     where = f"position value {path}"
-    data = read_learned(path, where, FIT)
+    data = read_learned(path, where, f"the fit ({fit()})")
     if "features" not in data:
-        raise ValueError(f"{where}: no `features` in it: not a position value file; give one `{FIT}` wrote")
+        raise ValueError(f"{where}: no `features` in it: not a position value file; give one the fit "
+                         f"({fit()}) wrote")
     if data.get("features") != list(FEATURES):
         raise ValueError(f"{where}: made for features {data.get('features')}, but search reads {list(FEATURES)}: "
-                         f"fit it again with `{FIT}`")
+                         f"fit it again with {fit('--out FILE')}")
     for key in ("components", "field"):
         if not isinstance(data.get(key), str):
             raise ValueError(f"{where}: field {key} is missing")

@@ -261,3 +261,22 @@ class InPython(Policy):
 
     def decide(self, decision):
         return self.inner.decide(decision)
+
+
+def hinted_script_parses(message: str) -> Path:
+    """The `python scripts/NAME ARGS` a message names: the script exists, and ARGS parse as its
+    command line (every option it requires given, none it lacks); its path."""
+    import importlib.util
+    import re
+
+    import typer
+    import typer.main
+
+    script, args = re.search(r"`python (\S+\.py)((?: [^`]*)?)`", message).groups()
+    spec = importlib.util.spec_from_file_location(f"hinted_{Path(script).stem}", script)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    app = typer.Typer()
+    app.command()(module.main)
+    typer.main.get_command(app).make_context(Path(script).name, args.split())
+    return Path(script)

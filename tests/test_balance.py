@@ -63,6 +63,21 @@ def test_tiny_suggestion_end_to_end(tmp_path):
     assert twice.exit_code == 0 and "for 1 side (3B)" in twice.output, twice.output  # was '2 sides (3B, 3B)'
 
 
+def test_the_check_a_suggestion_names_plays_the_fix_it_wrote(tmp_path):
+    """An undecided suggestion said "confirm with `balance check`": the set without the change, at 4
+    players whatever the suggestion's count. It names the check of the fix.toml written, run here."""
+    import shlex
+
+    from hadara_sim.cli.balance import check_command
+
+    (tmp_path / "fix.toml").write_text('# hadara-sim balance suggest --players 2\n[components.setup."5B"]\nmilitary = 3\n')
+    command = check_command(2, "balanced", 5.0, 1, None, tmp_path)
+    assert command.startswith("hadara-sim balance check --players 2 --policy balanced --margin 5 --seed 2 ")
+    result = CliRunner().invoke(app, [*shlex.split(command)[1:], "-n", "20", "--jobs", "1", "-q"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0 and "at 2 players" in result.output and "with 5B military 3" in result.output, result.output
+    assert check_command(4, "balanced", 2.0, 1, None, None).endswith("--overrides FILE")
+
+
 def test_check_plays_the_overrides_and_refuses_bad_ones_with_file_line_and_key(tmp_path):
     from hadara_sim.balance import read_overrides
 

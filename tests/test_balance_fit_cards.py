@@ -4,6 +4,7 @@ often than avoiding): the fit finds the planted costs, names a card no cost in r
 and gives the same set for the same seed; the command's refusals of bad input."""
 
 import json
+import shlex
 
 import numpy as np
 import polars as pl
@@ -173,6 +174,12 @@ def test_the_command_plays_a_card_fit_and_writes_its_set_chart_and_runs(tmp_path
     again = CliRunner().invoke(app, args)
     assert again.exit_code == 0 and again.output.split("games; took")[0] == first.output.split("games; took")[0]
     assert written and {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*.parquet")} == written
+    # the command fix.toml names resumes too: it lacked --out, and played every run again into none
+    named = shlex.split(fix.splitlines()[0].removeprefix("# "))
+    assert named[-2:] == ["--out", str(out)]
+    rerun = CliRunner().invoke(app, [*named[1:], "--jobs", "1"])
+    assert rerun.exit_code == 0 and rerun.output.split("games; took")[0] == first.output.split("games; took")[0]
+    assert {p: p.stat().st_mtime_ns for p in (out / "runs").rglob("*.parquet")} == written
 
 
 def test_on_a_null_where_every_card_is_worth_its_price_the_fit_changes_nothing():

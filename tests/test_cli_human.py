@@ -131,6 +131,20 @@ def test_play_names_the_seats_as_given_and_the_winner_with_their_policy():
     assert re.search(r"Winner: seat \d \((human|greedy)\)", played.output), played.output[-500:]
 
 
+def test_the_human_seat_example_in_plays_help_runs_as_written():
+    """The --policy help's example was `--policy human,greedy,greedy`: three policies for play's default
+    of 4 players, refused."""
+    import typer.main
+    from typer.testing import CliRunner
+
+    from hadara_sim.cli import app
+
+    option = next(p for p in typer.main.get_command(app).commands["play"].params if p.name == "policy")
+    example = re.search(r"\((-p \d --policy human[^:]*):", option.help).group(1).split()
+    played = CliRunner().invoke(app, ["play", *example, "-q"], input="1\n" * 400, env={"COLUMNS": "200"})
+    assert played.exit_code == 0 and "Winner: seat" in played.output, played.output[-500:]
+
+
 def test_the_bonus_tile_and_feeding_decisions_as_a_person_sees_them(components):
     """Buying the bonus-tile card asks which tile, naming the card and the +2; feeding names how many
     cards are beyond the food track."""

@@ -273,14 +273,28 @@ def test_a_run_in_a_machine_format_writes_the_table_alone_to_standard_output(tmp
     result = run(*args, "--format", fmt)
     assert result.exit_code == 0, result.output
     assert "played 16 games" in result.stderr and "games in" not in result.stdout
-    if fmt == "json":
-        assert json.loads(result.stdout)["tables"][0]["rows"]
+    if fmt == "json":  # numbers and provenance, as --format promises (it gave the cells: "34.0%", no provenance)
+        doc = json.loads(result.stdout)
+        first = doc["tables"][0]["data"][0]
+        assert isinstance(first["mean_pct"], float) and isinstance(first["total_points"], float)
+        assert doc["provenance"]["scenario"] == "seats" and doc["provenance"]["components"]["digest"]
     elif fmt == "csv":
         assert result.stdout.startswith("table,") and len(pd.read_csv(io.StringIO(result.stdout)))
+        assert_machine_numbers(result.stdout)
     else:
         assert result.stdout.startswith("**") and "| --- |" in result.stdout
     result = run(*args, "--overwrite")
     assert "played 16 games" in result.stdout and "┃" in result.stdout
+
+
+def test_the_ladder_in_a_machine_format_writes_numbers():
+    """The head-to-head matrix went out as its cells, "10 [2, 40]": no reader takes that for a number."""
+    args = ["policies", "ladder", "--games", "10", "-p", "2", "--policy", "greedy,random", "-q"]
+    doc = json.loads(run(*args, "--format", "json").stdout)
+    pairs = doc["tables"][0]["data"]
+    assert {(r["policy"], r["opponent"]) for r in pairs} == {("greedy", "random"), ("random", "greedy")}
+    assert all(isinstance(r[k], (int, float)) for r in pairs for k in ("win_pct", "ci_low_pct", "ci_high_pct", "q"))
+    assert_machine_numbers(run(*args, "--format", "csv").stdout)
 
 
 def test_bad_format_is_refused():
@@ -372,6 +386,24 @@ def test_simulate_trace_games_beyond_the_run_says_it_traced_every_game(tmp_path)
         result.output.split())
     quiet = run("simulate", "scenarios/default.toml", "-n", 3, "-o", tmp_path / "q", "--trace-games", 10, "-j", 1, "-q")
     assert quiet.exit_code == 0 and "trace" not in quiet.output
+
+
+def test_the_show_game_a_traced_run_names_runs(tmp_path):
+    """It said "tell one with hadara-sim show-game", which needs the run, and the game to tell; and a run
+    of policies given as code needs --allow-code."""
+    import shlex
+
+    (tmp_path / "mine.py").write_text("from hadara_sim.policies import Greedy\n\n\nclass Mine(Greedy):\n"
+                                      "    name = 'mine'\n")
+    for policies, code in (('["greedy"]', False), (f'["{tmp_path / "mine.py"}:Mine", "greedy"]', True)):
+        out = tmp_path / ("code" if code else "plain")
+        result = run("simulate", "scenarios/seats.toml", "-n", 3, "-o", out, "--set", f"policies={policies}",
+                     "--set", "sweep.players=[2, 3]", "--trace-games", 2, "-j", 1)
+        told = " ".join(result.output.split())
+        command = shlex.split(re.search(r"tell one with (hadara-sim show-game [^)]*)\)", told).group(1))
+        assert command[2:] == [str(out), "--game", "2", "--combo", "1", *(["--allow-code"] if code else [])]
+        shown = run(*command[1:], "-q")
+        assert shown.exit_code == 0 and "played again and checked" in " ".join(shown.output.split()), shown.output
 
 
 def test_sample_ids_spread_over_the_run():

@@ -115,6 +115,19 @@ def test_documented_command_runs(doc, line, clone, monkeypatch):
     assert "Traceback" not in result.output
 
 
+def test_the_validation_example_is_what_simulate_says(tmp_path, monkeypatch):
+    """docs/scenarios.md shows simulate's answer to a scenario with three mistakes; it had fallen behind
+    (no "did you mean", four policies fewer). A file with those mistakes on those lines gets that answer."""
+    shown = re.search(r"```\n(error: the scenario is not valid.*?)```", (ROOT / "docs" / "scenarios.md").read_text(
+        encoding="utf-8"), re.S).group(1)
+    (tmp_path / "scenarios").mkdir()
+    (tmp_path / "scenarios" / "mine.toml").write_text('name = "mine"\ngames = 100\nplayers = 6\n\npolicies = ["greedy", '
+                                                      '"gredy"]\n\n[setup]\ncards = "random"\nsidez = "random"\n')
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, ["simulate", "scenarios/mine.toml"], env={"COLUMNS": "1000"})
+    assert result.exit_code == 2 and result.output.splitlines() == shown.splitlines(), result.output
+
+
 def test_docs_links_resolve():
     """Relative links in README and docs point to files that exist in a clone."""
     for doc in DOCS:

@@ -185,6 +185,19 @@ def test_the_mismatch_hint_names_the_training_script_where_it_is_and_a_checkout_
         read_weights(tmp_path / "x.toml")
 
 
+def test_the_hint_for_weights_of_another_layout_names_a_training_that_runs(tmp_path, monkeypatch):
+    """It said `learn them again with python scripts/train_expert.py`, without the --out the script requires."""
+    from pathlib import Path
+
+    from helpers import hinted_script_parses
+
+    (tmp_path / "old.toml").write_text('features = ["gone"]\nkinds = ["draw"]\ncomponents = "0123456789abcdef"\n')
+    monkeypatch.chdir(Path(__file__).resolve().parents[1])
+    with pytest.raises(ValueError, match=r"learn them again with `python scripts/train_expert.py --out FILE`") as told:
+        read_weights(tmp_path / "old.toml")
+    assert hinted_script_parses(str(told.value)) == Path("scripts/train_expert.py")
+
+
 def test_a_game_of_another_component_set_is_refused_before_it_starts(components, tmp_path):
     """`play --policy expert` of a basic game on another set played on without a word (its kernel was
     asked without the set, and only the advanced game's side decision checked it); `simulate` said

@@ -344,10 +344,14 @@ def test_user_policies_that_cannot_be_made(tmp_path, user_policies, attr, words)
 
 
 def test_the_human_seat_outside_play_says_where_it_plays():
-    """It was 'unknown policy 'human'', a name that play's own help offers."""
+    """It was 'unknown policy 'human'', a name that play's own help offers. The play it names runs as
+    written: it said `play --policy human,greedy`, two policies for play's default of 4 players."""
     with pytest.raises(ScenarioError, match=r"s.toml:2: policies\[0\].policy: policy 'human' is you at the keyboard: "
-                                            r"it takes a seat only in `hadara-sim play --policy human,greedy`"):
+                                            r"it takes a seat only in `hadara-sim play -p 2 --policy human,greedy`") as told:
         parse_scenario('players = 2\npolicies = ["human", "random"]\n', file="s.toml")
+    command = re.search(r"`hadara-sim (play [^`]*)`", str(told.value)).group(1).split()
+    played = CliRunner().invoke(app, command, input="1\n" * 400, env={"COLUMNS": "120"})
+    assert played.exit_code == 0 and "Winner: seat" in played.output, played.output[-500:]
 
 
 def test_module_attr_that_is_not_a_policy():

@@ -1,5 +1,6 @@
 """Policies: loading by name, module:attr, file path and entry point; every built-in plays legally."""
 
+import json
 import re
 import sys
 import textwrap
@@ -137,6 +138,18 @@ def test_policy_docs_describe_every_view_field():
     text = open("docs/policies.md").read()
     missing = [f for f in VIEW_FIELDS if f"`{f}`" not in text]
     assert not missing
+
+
+def test_policies_show_names_where_each_way_to_change_a_parameter_is():
+    """The caption said `make_policy(NAME, key=value)`, a name `import hadara_sim` has not."""
+    caption = runner.invoke(app, ["policies", "show", "military", "--format", "json"])
+    caption = " ".join(json.loads(caption.output)["tables"][0]["caption"].split())
+    call = re.search(r"from Python: (\S+)\(NAME, key=value\)", caption).group(1)
+    names: dict = {}
+    exec(f"import {call.rpartition('.')[0]}\npolicy = {call}('military', colony_prize=2.0)", names)  # noqa: S102
+    assert names["policy"].settings["colony_prize"] == 2.0
+    played = runner.invoke(app, ["play", "-p", "2", "-q", "--policy", "military:colony_prize=2"])
+    assert played.exit_code == 0, played.output
 
 
 def test_policies_cli_list_show_and_ladder():

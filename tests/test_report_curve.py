@@ -57,9 +57,13 @@ def test_no_relation_gives_no_crossing():
 
 
 def test_rows_must_be_named_for_card_values():
+    """The hint said the results do not record card or colony ownership, which `bought` and
+    `colony_tile1..5` do; the --where it suggests chooses the rows."""
     df = planted(deals=10).rename({COLUMN: "sweep_components_cards_I_Y_03_cost"})
-    with pytest.raises(ReportError, match="--where"):
+    with pytest.raises(ReportError, match=r"It may touch any seat .* choose the rows with --where COLUMN=VALUE \(e.g. "
+                                          r"--where policy_label=greedy or --where seat=0\)") as told:
         curve(df, "components.cards.I-Y-03.cost")
+    assert "record" not in str(told.value)
     c = curve(df, "components.cards.I-Y-03.cost", where={"seat": "0"})
     assert c.where == "seat = 0"
 

@@ -146,3 +146,22 @@ def test_a_damaged_part_is_named_with_what_is_wrong(advanced_run, tmp_path, dama
     with pytest.raises(ResultsError, match=re.escape(message)) as err:
         read(out)
     assert part.name in str(err.value)
+
+
+def test_the_metadata_table_names_every_key_a_run_writes(advanced_run, tmp_path):
+    """docs/results.md's metadata.json table: each key a run writes, and those of `scenario` and of a
+    session by name (it left out `settings`, and named a session's keys in words)."""
+    section = DOC.read_text().split("\n## metadata.json\n", 1)[1].split("\n## ", 1)[0]
+    rows = {}
+    for line in section.splitlines():
+        cells = [c.strip() for c in line.strip("|").split("|")] if line.startswith("| `") else []
+        for key in re.findall(r"`([^`]+)`", cells[0]) if cells else []:
+            rows[key] = re.findall(r"`([^`]+)`", cells[1])
+    sc = parse_scenario('players = 2\npolicies = ["greedy"]\ngames = 4\n', settings=["players=3"])
+    hadara_sim.simulate(sc, out=tmp_path / "out", jobs=1, quiet=True)
+    for out in (advanced_run, tmp_path / "out"):
+        meta = json.loads((out / "metadata.json").read_text())
+        assert set(rows) == set(meta)
+        assert set(meta["scenario"]) <= set(rows["scenario"])
+        assert all(set(session) <= set(rows["sessions"]) for session in meta["sessions"])
+    assert meta["scenario"]["settings"] == ["players=3"]

@@ -58,7 +58,7 @@ def test_the_value_file_round_trips(components, fitted, tmp_path):
     game = BatchGame(deals, components, [make_policy("balanced")] * 2, last_epoch=2)
     game.play()
     assert np.allclose(back.totals(game.s, 2), value.totals(game.s, 2), atol=1e-2)
-    with pytest.raises(ValueError, match=r"no fit for 2 players after epoch 2.*fit_value.py -p 2"):
+    with pytest.raises(ValueError, match=r"no fit for 2 players after epoch 2.*fit_value.py -p 2 --out FILE"):
         type(back)(back.path, back.components, back.field, {(3, 2): row}).totals(game.s, 2)
 
 
@@ -147,3 +147,33 @@ def test_a_training_script_refuses_an_out_it_cannot_write_before_any_work(tmp_pa
                              text=True, timeout=120)
         assert run.returncode == 2 and "--out" in run.stderr and says in run.stderr, run.stderr
         assert "Traceback" not in run.stderr
+
+
+def test_the_value_hints_name_the_fit_as_it_runs_here_or_in_a_checkout(components, fitted, tmp_path, monkeypatch):
+    """The hints said `python scripts/fit_value.py -p 2` and `fit it again with python scripts/fit_value.py`,
+    without the --out the script requires; one for another component set fitted with the shipped
+    expert's weights, refused on that set; and each named scripts/, which an installed package has not."""
+    from pathlib import Path
+
+    from hadara_sim.policies import value as module
+
+    from helpers import hinted_script_parses
+
+    root = Path(__file__).resolve().parents[1]
+    value, quality = fitted
+    other = type(value)(value.path, "0123456789abcdef", value.field, value.coefficients)
+    stale = tmp_path / "stale.toml"
+    stale.write_text(value_toml(value, quality, "c").replace('"coins_held"', '"coins"'), encoding="utf-8")
+    monkeypatch.chdir(root)
+    told = []
+    for call in (lambda: other.check(components), lambda: read_value(stale)):
+        with pytest.raises(ValueError) as err:
+            call()
+        told.append(str(err.value))
+    assert "--set weights=WEIGHTS --out FILE" in told[0] and "fit it again with `python scripts/fit_value.py --out FILE`" in told[1]
+    for message in told:
+        assert hinted_script_parses(message) == Path("scripts/fit_value.py")
+    monkeypatch.setattr(module, "FIT_SCRIPT", tmp_path / "site-packages" / "scripts" / "fit_value.py")
+    with pytest.raises(ValueError, match=r"fit it again with `python scripts/fit_value.py --out FILE` in a checkout of "
+                                         r"hadara-sim \(the installed package has no scripts/ folder\)"):
+        read_value(stale)

@@ -148,6 +148,16 @@ def _check_cards(names: list[str], base, dry_run: bool, quiet: bool, fmt: str):
     took(start, quiet)
 
 
+def check_command(players: int, policy: str, margin: float, seed: int, components: Path | None,
+                  out: Path | None) -> str:
+    """The `balance check` that confirms what `suggest` wrote to OUT/fix.toml (FILE without --out) on
+    new deals: `balance check` alone played the set without the change."""
+    fix = shlex.quote(str(out / "fix.toml")) if out is not None else "FILE"
+    return " ".join(["hadara-sim balance check", f"--players {players}", f"--policy {shlex.quote(policy)}",
+                     f"--margin {margin:g}", f"--seed {seed + 1}",
+                     *([f"--components {shlex.quote(str(components))}"] if components else []), f"--overrides {fix}"])
+
+
 @app.command()
 def suggest(
     players: int = PLAYERS, policy: str = POLICY, games: int = GAMES,
@@ -221,7 +231,8 @@ def suggest(
                        + (f"; the pair {' and '.join(s.pair.fields)}: {s.pair.note}" if s.pair is not None else ""))
         elif best.undecided:
             verdict = (f"{s.side.name}: {best.field} {best.current} → {best.value} is short of deals, not of a value "
-                       f"({fit(best)}); confirm with `balance check`")
+                       f"({fit(best)}); confirm with `{check_command(players, policy, margin, seed, components, out)}`"
+                       + ("" if out is not None else " (FILE: this change as an overrides file, as --out writes it)"))
         else:
             verdict = (f"{s.side.name}: {best.field} {best.current} → {best.value} (fair at "
                        f"{best.curve.win.value:.2f}, 95% CI {best.curve.win.low:.2f} to {best.curve.win.high:.2f}; "

@@ -4,6 +4,7 @@ player count at once, or with --card one set of card costs that makes every name
 
 from __future__ import annotations
 
+import shlex
 import time
 from pathlib import Path
 from typing import Optional
@@ -146,7 +147,9 @@ def _run(fit, plan, quiet: bool, fmt: str, tables, out: Path | None, command: st
         from ..balance import fix_text
         from ..report.charts import save
 
-        command += f" --overrides {overrides}" if overrides else ""
+        # --out too: the runs a rerun resumes from are there (without it the command played them all again)
+        command += f" --overrides {shlex.quote(str(overrides))}" if overrides else ""
+        command += f" --out {shlex.quote(str(out))}"
         (out / "fix.toml").write_text(fix_text(result.overrides, command))
         if result.rounds:
             save(chart(result), out / "fit.png")

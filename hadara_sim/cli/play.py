@@ -59,7 +59,7 @@ def play(
     policy: list[str] = typer.Option([], "--policy", help="Policy of each seat in seat order, repeated or "
                                      "comma-separated (--policy a,b,c), or one for all seats (default greedy). "
                                      "A name, module:attr or file.py:attr, with parameters as NAME:key=value; human is you at the keyboard "
-                                     "(--policy human,greedy,greedy: the options numbered, h for help)."),
+                                     "(-p 3 --policy human,greedy,greedy: the options numbered, h for help)."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write the game's trace (JSON Lines) here."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="Print only the final score sheet."),
     components: Optional[Path] = COMPONENTS_OPTION,

@@ -78,7 +78,8 @@ def show(name: str = typer.Argument(..., help="A policy name, module:attr or fil
                     about_param[k].allowed()] for k, v in _params(cls).items()],
                   wrap=("meaning",),
                   caption="change one on the command line (--policy NAME:key=value), in a scenario (policies = "
-                          "[{policy = \"NAME\", params = {...}}]) or from Python: make_policy(NAME, key=value)")
+                          "[{policy = \"NAME\", params = {...}}]) or from Python: hadara_sim.registry.make_policy(NAME, "
+                          "key=value)")
     if fmt == "table":
         console.print(f"[bold]{escape(str(getattr(cls, 'name', name)))}[/]")
         if about:
@@ -113,6 +114,8 @@ def ladder(
 
     # imported here: the ladder's statistics (statsmodels, scipy, matplotlib) take seconds to load,
     # which every other command would pay at start-up
+    import polars as pl
+
     from ..ladder import ladder as run_ladder
     from ..ladder import ladder_ratings
     from ..report.ratings import PRIOR_TEXT
@@ -137,7 +140,10 @@ def ladder(
                       f"with its 95% CI ({games} games per pair)", ["", *names, "mean", "win pts"], [],
                       caption="[95% Wilson interval]. green: above even, red: below, after Holm "
                               "correction over the pairs of the player count (q < 0.05). mean: the row's mean win %. "
-                              "win pts: the row's mean total in the games it won.")
+                              "win pts: the row's mean total in the games it won.",
+                      # csv and json: a row per pair with its numbers (the matrix's cells were text, "10 [2, 40]")
+                      data=sub.select("policy", "opponent", "games", pl.col("win_rate").alias("win"),
+                                      "ci_low", "ci_high", "q"))
         for a in names:
             cells, rates = [], []
             for b in names:

@@ -67,7 +67,8 @@ def simulate(
     # and every other command would pay for.
     from ..policy import IllegalChoice
     from ..process import Terminated, sigterm_as_interrupt
-    from ..results import ResultsError, our_parts, scan_results
+    from .. import provenance
+    from ..results import ResultsError, our_parts, read_metadata, scan_results
     from ..chunks import plan_chunks
     from ..runner import RunError, RunFailed, check_out, check_scheduler, run
     from ..scenario.checks import DesignWarning, ScenarioError
@@ -176,7 +177,8 @@ def simulate(
         talk.print(f"{f'all {summary.chunks} chunks were' if summary.chunks > 1 else 'the chunk was'} already in "
                    f"{out}: nothing to play", markup=False, highlight=False)
     try:
-        emit([win_table(scan_results(out, sweep_columns=False), sc.name)], fmt)
+        emit([win_table(scan_results(out, sweep_columns=False), sc.name)], fmt,
+             footer_data=provenance.of_run(read_metadata(out)))  # json's provenance, as --format says
     except ResultsError as err:
         fail(str(err))
     if fmt == "table":
@@ -246,13 +248,14 @@ def changed_name(name: str, settings: list[str]) -> str:
 
 def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> None:
     """Traces of k games spread over the run, each verified, as OUT/traces/game-cC-gG.jsonl."""
-    from ..results import TRACES_DIR, trace_path
-    from ..sample import SampleError, SampleMismatch, sample_ids, verified_game
+    from ..results import TRACES_DIR, read_metadata, trace_path
+    from ..sample import SampleError, SampleMismatch, outside_code, sample_ids, verified_game
     from ..trace import write_trace
 
     folder = out / TRACES_DIR
     folder.mkdir(parents=True, exist_ok=True)
-    for combo, game in sample_ids(sc.games, len(sc.combinations), k):
+    ids = sample_ids(sc.games, len(sc.combinations), k)
+    for combo, game in ids:
         try:
             sample, _ = verified_game(out, game, combo, scenario=sc)
         except SampleError as err:
@@ -263,8 +266,14 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> Non
         # --trace-games beyond the run's games traces every game: said, not capped silently
         what = (f"all {sc.total_games} game traces (--trace-games {k} asked for more than the run's "
                 f"{sc.total_games} games)" if k > sc.total_games else f"{k} game traces")
+        # show-game needs the run and the game (the bare command name did not run), and a run of policies
+        # given as code --allow-code: this run just played that code
+        combo, game = ids[-1]
+        show = shlex.join(["hadara-sim", "show-game", str(out), "--game", str(game),
+                           *(["--combo", str(combo)] if combo else []),
+                           *(["--allow-code"] if outside_code(read_metadata(out)) else [])])
         talk.print(f"wrote {what} to {folder} (each replayed by the reference "
-                   "engine and matched with the dataset; tell one with hadara-sim show-game)", markup=False, highlight=False)
+                   f"engine and matched with the dataset; tell one with {show})", markup=False, highlight=False)
 
 
 def win_table(results, title: str, limit: int = 40) -> Table:
@@ -291,11 +300,16 @@ def win_table(results, title: str, limit: int = 40) -> Table:
     stats = mean_ci(df, "win_share", keys, rate=True).join(means, on=keys, how="left", maintain_order="left")
     if several:  # the control (a grant of none) first, so that a cut table never hides it
         stats = stats.sort(pl.col("sweep").str.contains('"none"').not_(), maintain_order=True)
+    shown = stats.head(limit)
+    # csv and json: the numbers, each unit in its column's name, as the reports write theirs (the cells
+    # went out as text, "34.0%" and "[22.4, 47.8]")
     table = Table(f"{title}: win rate per {'seat' if one_policy else 'policy'}"
                   f"{' and combination' if several else ''} (fair share = 1 / players)",
                   [*(["combination"] if several else []), "seat" if one_policy else "policy", "seats played",
-                   "win rate", "95% CI", "fair share", "mean total"], [])
-    for row in stats.head(limit).iter_rows(named=True):
+                   "win rate", "95% CI", "fair share", "mean total"], [],
+                  data=shown.select(*keys, "n", "rows", "mean", "ci_low", "ci_high", "fair", "total"),
+                  units={"total": "points"})
+    for row in shown.iter_rows(named=True):
         cells = [combination_words(row["sweep"])] if several else []
         cells += [str(row[who]), f"{row['rows']:,}", f"{100 * row['mean']:.1f}%",
                   f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]", f"{100 * row['fair']:.1f}%",

@@ -107,9 +107,9 @@ def affected(df: pl.DataFrame, key: SweptKey, where: dict[str, str] | None = Non
             conditions.append(pl.col(column) == value)
             words.append(f"{column} = {text}")
     else:
-        raise ReportError(f"which seats does {key.text} affect? The results do not record card or colony "
-                          "ownership: choose the rows with --where COLUMN=VALUE (e.g. --where "
-                          "policy_label=greedy or --where seat=0)")
+        raise ReportError(f"which seats does {key.text} affect? It may touch any seat (the buyers of a card, "
+                          "the takers of a colony differ from deal to deal): choose the rows with --where "
+                          "COLUMN=VALUE (e.g. --where policy_label=greedy or --where seat=0)")
     rows = df.filter(pl.all_horizontal(conditions))
     if rows.is_empty():
         raise ReportError(f"no rows with {' and '.join(words)}")
