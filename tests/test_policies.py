@@ -4,6 +4,7 @@ import json
 import re
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -12,6 +13,7 @@ from typer.testing import CliRunner
 from hadara_sim import load_components, make_deals
 from hadara_sim.cli import app
 from hadara_sim.engine.game import play_batch
+from hadara_sim.forward import Forward
 from hadara_sim.ladder import head_to_head, head_to_head_seats, play_split
 from hadara_sim.policy import VIEW_FIELDS
 from hadara_sim.reference import Game
@@ -302,3 +304,17 @@ def test_the_mixed_expert_example_plays_the_expert_at_tau_zero_and_draws_its_pic
     mixed = sheet("docs/examples/mixed_expert.py:MixedExpert", tau=2.0)
     assert (mixed == sheet("docs/examples/mixed_expert.py:MixedExpert", tau=2.0)).all()
     assert (mixed != expert).any()
+
+
+def test_the_lookahead_example_of_the_docs_plays_an_advanced_game(components, tmp_path):
+    """docs/policies.md's Lookahead (a balanced subclass looking ahead at its draws) plays as written,
+    its side trial, which has no forward model, included: it stopped there on `None.play`."""
+    page = (Path(__file__).parents[1] / "docs" / "policies.md").read_text()
+    start = page.index("```python\nimport numpy as np\n\nfrom hadara_sim.policies.styles import Balanced")
+    source = page[start + len("```python\n"):page.index("```\n", start + 10)]
+    (tmp_path / "lookahead.py").write_text(source)
+    lookahead = make_policy(f"{tmp_path / 'lookahead.py'}:Lookahead")
+    deals = make_deals(components, 2, 3, seed=np.random.SeedSequence(5), advanced=True)
+    sheet = play_batch(deals, components, [lookahead, make_policy("balanced")], np.array([[0, 1]] * 3),
+                       forward=Forward)
+    assert sheet["total"].shape == (3, 2) and (sheet["total"] > 0).all()
