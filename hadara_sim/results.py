@@ -418,7 +418,11 @@ def card_sets(df, components) -> dict[str, np.ndarray]:
 def card_events(df, components):
     """The card bit sets of a results frame as one long polars frame: a row per (game, seat, card,
     event), event one of bought / sold / fed_away / offered, with the card's id, epoch and colour,
-    and for purchases the epoch (the card's own) and phase ("A" / "B") of buying."""
+    and for purchases the epoch (the card's own) and phase ("A" / "B") of buying.
+
+    Give the component set the run played (its metadata.json `components`: the path and digest): a
+    polars frame carries no metadata, so a frame of another set is refused only when its card columns
+    do not fit this set's card count; one of another set with as many cards is read as this set's."""
     import polars as pl
 
     polars_frame(df)
