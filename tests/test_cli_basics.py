@@ -285,6 +285,16 @@ def test_a_human_seat_can_leave_and_an_ended_input_is_one_line():
     assert alone.exit_code == 2 and "--policy human,greedy" in alone.output
 
 
+@pytest.mark.parametrize("args", [["verify", "-p", "2", "-p", "7"], ["policies", "ladder", "-p", "7"],
+                                  ["policies", "sides", "-p", "7"], ["policies", "tune", "greedy", "-p", "7"]])
+def test_a_player_count_out_of_range_is_refused_by_its_option(args):
+    """verify said '--players must be 2..5, got [2, 7]' and the policies commands '--players must be 2..5'
+    (which one?), each from its body after loading the component set; now typer's range names the value."""
+    result = run(*args)
+    assert result.exit_code == 2
+    assert "Invalid value for '--players' / '-p': 7 is not in the range 2<=x<=5" in result.output
+
+
 def test_verify_plays_a_player_count_given_twice_once():
     """`verify -n 2 -p 2 -p 2` played the same games twice and said '4 of 4 games agree (2, 2 players)'."""
     result = run("verify", "-n", 2, "-p", 2, "-p", 2, "--basic", "--jobs", 1, "-q")
