@@ -115,6 +115,13 @@ def test_play_per_seat_policies():
     no_traceback(bad)
 
 
+def test_a_policy_parameter_holding_a_list_keeps_its_commas():
+    """--policy greedy:colours=[0,0,0,0,1.5],random was cut at every comma: 'got 6 for 2 players'."""
+    result = run("play", "-p", 2, "-q", "--policy", "greedy:colours=[0,0,0,0,1.5],random")
+    assert result.exit_code == 0, result.output
+    assert "seat 0 (greedy)" in result.output and "seat 1 (random)" in result.output
+
+
 def test_play_unknown_policy():
     """An unknown policy exits 2 and lists the available ones, without a traceback."""
     result = run("play", "-p", 2, "-q", "--policy", "no-such-policy")

@@ -12,7 +12,7 @@ from rich.progress import Progress
 from ..constants import MAX_SEED
 from ..report.table import Table
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit, err_console,
-                     fail, playable_or_exit, policies_or_exit)
+                     fail, playable_or_exit, policies_or_exit, split_specs)
 
 PLANNER_MIX = "balanced,military,culture,economy"
 
@@ -65,7 +65,7 @@ def bench(
     kinds = [advanced] if advanced is not None else ([False, True] if full else [False])
     ref_games = reference_games or (30 if full else 5)
     mixes = list(dict.fromkeys(policy)) or ["greedy", PLANNER_MIX]  # a mix given twice: benched once, in order
-    tables = {mix: policies_or_exit([mix], len(mix.split(",")), seed) for mix in mixes}
+    tables = {mix: policies_or_exit([mix], len(split_specs([mix])), seed) for mix in mixes}
     playable_or_exit([p for pols in tables.values() for p in pols], c)
     with nullcontext() if quiet else err_console.status("compiling, or loading the compiled engine and bots"):
         first = first_call_seconds(c, tables[mixes[0]], seed)

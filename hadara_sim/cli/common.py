@@ -147,10 +147,22 @@ def components_or_exit(path: Optional[Path]) -> "ComponentSet":  # noqa: F821
              f"Check it with: hadara-sim components validate {path}")
 
 
+def _policy_parts(spec: str) -> list[str]:
+    """One --policy value split at its commas outside brackets: a parameter's list or tuple
+    (balanced:sides=[1,0,1,-1,-1]) stays whole; it was cut into 'balanced:sides=[1' and four policies."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(spec):
+        depth += (char in "([{") - (char in ")]}" and depth > 0)
+        if char == "," and depth == 0:
+            parts.append(spec[start:i])
+            start = i + 1
+    return [*parts, spec[start:]]
+
+
 def split_specs(specs: Sequence[str]) -> list[str]:
     """--policy values, repeated or comma-separated: ["a,b", "c"] -> ["a", "b", "c"]. An empty name
     (--policy '', a doubled comma) is refused: it was read as none given, and the default played under it."""
-    parts = [(spec, part.strip()) for spec in specs for part in spec.split(",")]
+    parts = [(spec, part.strip()) for spec in specs for part in _policy_parts(spec)]
     empty = next((spec for spec, part in parts if not part), None)
     if empty is not None:
         fail(f"--policy '{empty}' has an empty policy name; give a name in every place (e.g. --policy "
