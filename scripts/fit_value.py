@@ -22,6 +22,7 @@ import typer
 from hadara_sim import load_components
 from hadara_sim.cli.common import run_script, writable_file
 from hadara_sim.components import ComponentError
+from hadara_sim.constants import MAX_SEED
 from hadara_sim.params import parse_value
 from hadara_sim.registry import PolicyNotFound, make_policy
 from hadara_sim.value_fit import fit_value, value_toml
@@ -35,7 +36,7 @@ def main(out: Path = typer.Option(..., "--out", help="The value file to write.")
          field: str = typer.Option("expert", "--field", help="The policy whose self-play games are fitted."),
          set_: list[str] = typer.Option([], "--set", help="A parameter of the field policy: name=value (e.g. "
                                                           "weights=my-expert.toml for an expert of your own set)."),
-         seed: int = typer.Option(0, "--seed", "-s", min=0),
+         seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
     if min(players) < 2 or max(players) > 5 or games < 20 or holdout < 20:
         raise typer.BadParameter("players 2-5, games and holdout at least 20")

@@ -21,6 +21,7 @@ import typer
 
 from hadara_sim import actions as A
 from hadara_sim import load_components
+from hadara_sim.constants import MAX_SEED
 from hadara_sim.deal import make_deals
 from hadara_sim.engine.game import play_batch
 from hadara_sim.forward import Forward
@@ -59,7 +60,7 @@ def main(kind: str = typer.Argument(..., help=f"One of {', '.join(A.KINDS)}."),
          bot: str = typer.Option("foresight", "--bot", help="The fast bot compared (and search's rollouts)."),
          field: str = typer.Option("balanced", "--field", help="The other seats."),
          top: int = typer.Option(25, "--top", help="Disagreements to print."),
-         seed: int = typer.Option(77, "--seed", "-s", min=0)):
+         seed: int = typer.Option(77, "--seed", "-s", min=0, max=MAX_SEED)):
     if kind not in A.KINDS:
         raise typer.BadParameter(f"'{kind}' is not a decision kind ({', '.join(A.KINDS)})")
     c = load_components()

@@ -18,6 +18,7 @@ import polars as pl
 import typer
 
 from hadara_sim import load_components
+from hadara_sim.constants import MAX_SEED
 from hadara_sim.deal import make_deals
 from hadara_sim.engine.game import play_batch
 from hadara_sim.forward import Forward
@@ -58,7 +59,8 @@ class Recorder:
 def main(players: int = typer.Option(2, "--players", "-p", min=2, max=5),
          games: int = typer.Option(200, "--games", "-n", min=1),
          budget: int = typer.Option(8, "--budget", min=1, help="search's budget at the picks."),
-         seed: int = typer.Option(0, "--seed", "-s", min=0), out: str = typer.Option("picks.parquet", "--out")):
+         seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED),
+         out: str = typer.Option("picks.parquet", "--out")):
     c = load_components()
     recorder = Recorder(budget, seed)
     deals = make_deals(c, players, games, seed=np.random.SeedSequence([seed, players]), advanced=True)

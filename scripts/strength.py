@@ -20,6 +20,7 @@ import typer
 
 from hadara_sim import load_components
 from hadara_sim.cli.common import run_script
+from hadara_sim.constants import MAX_SEED
 from hadara_sim.deal import make_deals
 from hadara_sim.ladder import play_split
 from hadara_sim.params import parse_value
@@ -42,7 +43,7 @@ def main(bots: list[str], players: list[int] = typer.Option([2, 4], "--players",
          games_of: list[str] = typer.Option([], "--games-of", help="bot=N: another number of games for a bot."),
          field: str = typer.Option("balanced", "--field", help="The other seats: one policy, or a,b,c in turn."),
          set_: list[str] = typer.Option([], "--set", help="bot:name=value, a parameter of one bot (or field policy)."),
-         seed: int = typer.Option(0, "--seed", "-s", min=0),
+         seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED),
          jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Processes to split the games over.")):
     c = load_components()
     counts = dict(item.split("=") for item in games_of)

@@ -116,3 +116,16 @@ def test_scripts_tell_bad_input_in_one_line(args, tmp_path):
     assert result.returncode == 2, result.stderr
     assert "Traceback" not in result.stderr and ("error" in result.stderr.lower()), result.stderr
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args", [["kind_decisions.py", "medal"], ["pick_decisions.py"], ["side_probe.py"],
+                                  ["duel.py", "greedy", "random"], ["strength.py", "greedy"]], ids=lambda a: a[0])
+def test_a_seed_past_the_commands_cap_is_refused_by_its_option(args):
+    """kind_decisions.py, pick_decisions.py and side_probe.py --seed 10**23 stopped in a traceback where a
+    policy refused the seed; duel.py and strength.py said so without naming --seed."""
+    script, *rest = args
+    result = subprocess.run([sys.executable, str(SCRIPTS[0].parent / script), *rest, "--seed", str(10**23)],
+                            capture_output=True, text=True, env={**os.environ, "COLUMNS": "200"}, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert "Invalid value for '--seed' / '-s'" in result.stderr and "0<=x<=9223372036854775807" in result.stderr
+    assert "Traceback" not in result.stderr
