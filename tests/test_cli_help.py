@@ -129,3 +129,18 @@ def test_a_seed_past_the_commands_cap_is_refused_by_its_option(args):
     assert result.returncode == 2, result.stderr
     assert "Invalid value for '--seed' / '-s'" in result.stderr and "0<=x<=9223372036854775807" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--games-of", "foo"], "Invalid value for --games-of: 'foo': write bot=N"),
+    (["--games-of", "greedy=0"], "Invalid value for --games-of: 'greedy=0': write bot=N"),
+    (["--set", "balnced:coin=0.5"], "Invalid value for --set: 'balnced:coin=0.5': write bot:name=value, the bot one "
+                                    "of greedy, balanced"),
+], ids=["games-of foo", "games-of greedy=0", "set of a policy not at the table"])
+def test_strength_refuses_a_games_of_or_set_it_cannot_use(args, words):
+    """strength.py --games-of foo stopped in a traceback, greedy=0 printed 'nan%', and a --set of a
+    policy not at the table (a typo) was passed over: the run played without it."""
+    result = subprocess.run([sys.executable, str(SCRIPTS[0].parent / "strength.py"), "greedy", "-n", "4", "-p", "2",
+                             *args], capture_output=True, text=True, env={**os.environ, "COLUMNS": "300"}, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert words in " ".join(result.stderr.replace("│", " ").split()) and "Traceback" not in result.stderr
