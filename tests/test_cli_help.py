@@ -144,3 +144,18 @@ def test_strength_refuses_a_games_of_or_set_it_cannot_use(args, words):
                              *args], capture_output=True, text=True, env={**os.environ, "COLUMNS": "300"}, timeout=120)
     assert result.returncode == 2, result.stderr
     assert words in " ".join(result.stderr.replace("│", " ").split()) and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--policy", "greedy", "--policy", "greedy"], "Invalid value for --policy: a round robin needs two different "
+                                                   "policies at least, got 1 (greedy)"),
+    (["--policy", "greedy", "--policy", "random", "--games-of", "grdy=4"], "--games-of 'grdy=4': no policy named "
+                                                                          "'grdy' plays; the names are greedy, random"),
+], ids=["one policy", "games-of a policy not playing"])
+def test_round_robin_refuses_a_field_it_cannot_play(args, words):
+    """round_robin.py with one policy stopped in a traceback (max() of no designs); --games-of of a
+    misspelt name was passed over, the footer printing it as set."""
+    result = subprocess.run([sys.executable, str(SCRIPTS[0].parent / "round_robin.py"), "-n", "4", "-p", "2", "-q",
+                             *args], capture_output=True, text=True, env={**os.environ, "COLUMNS": "300"}, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert words in " ".join(result.stderr.replace("│", " ").split()) and "Traceback" not in result.stderr
