@@ -159,3 +159,16 @@ def test_round_robin_refuses_a_field_it_cannot_play(args, words):
                              *args], capture_output=True, text=True, env={**os.environ, "COLUMNS": "300"}, timeout=120)
     assert result.returncode == 2, result.stderr
     assert words in " ".join(result.stderr.replace("│", " ").split()) and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--games", "5"], "Invalid value for '--games': 5 is not in the range x>=20"),
+    (["-p", "9"], "Invalid value for '--players' / '-p': 9 is not in the range 2<=x<=5"),
+    (["--holdout", "0"], "Invalid value for '--holdout': 0 is not in the range x>=20"),
+], ids=["games", "players", "holdout"])
+def test_fit_value_names_the_option_out_of_range(args, words, tmp_path):
+    """fit_value.py said 'players 2-5, games and holdout at least 20' whichever of the three was wrong."""
+    result = subprocess.run([sys.executable, str(SCRIPTS[0].parent / "fit_value.py"), "--out", str(tmp_path / "v.toml"),
+                             *args], capture_output=True, text=True, env={**os.environ, "COLUMNS": "300"}, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert words in result.stderr and list(tmp_path.iterdir()) == []
