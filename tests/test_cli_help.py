@@ -172,3 +172,20 @@ def test_fit_value_names_the_option_out_of_range(args, words, tmp_path):
                              *args], capture_output=True, text=True, env={**os.environ, "COLUMNS": "300"}, timeout=120)
     assert result.returncode == 2, result.stderr
     assert words in result.stderr and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args, words", [
+    (["verdict_trace.py", "{tmp}", "--margin", "nan"], "Invalid value for '--margin' / '-m': nan is not a number"),
+    (["verdict_trace.py", "{tmp}", "-m", "-3"], "-3: the margin is a positive number of percentage points"),
+    (["hint_check.py", "{tmp}", "2P2A", "--margin", "0"], "0: the margin is a positive number of percentage points"),
+    (["hint_check.py", "{tmp}", "2P2A", "--reps", "0"], "Invalid value for '--reps': 0 is not in the range x>=1"),
+    (["hint_check.py", "{tmp}", "2P2A", "--seed", "-1"], "Invalid value for '--seed': -1 is not in the range"),
+], ids=["verdict_trace nan", "verdict_trace negative", "hint_check zero", "hint_check reps", "hint_check seed"])
+def test_the_verdict_scripts_check_their_options_as_the_reports_do(args, words, tmp_path):
+    """verdict_trace.py and hint_check.py --margin nan, 0 or -3 stopped in a traceback (the library's
+    ValueError in fractions), hint_check.py --seed -1 in numpy's; --margin is now the reports' option."""
+    script, *rest = args
+    result = subprocess.run([sys.executable, str(SCRIPTS[0].parent / script), *(a.format(tmp=tmp_path) for a in rest)],
+                            capture_output=True, text=True, env={**os.environ, "COLUMNS": "300"}, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert words in " ".join(result.stderr.replace("│", " ").split()) and "Traceback" not in result.stderr

@@ -221,7 +221,7 @@ def not_nan(value: float | None) -> float | None:
     return value
 
 
-def _margin_in_pp(value: float) -> float:
+def margin_in_pp(value: float) -> float:
     """--margin in percentage points; a value below 0.1 is the old fraction spelling, refused."""
     if not_nan(value) <= 0:
         raise typer.BadParameter(f"{value:g}: the margin is a positive number of percentage points, e.g. "
@@ -233,7 +233,7 @@ def _margin_in_pp(value: float) -> float:
 
 
 MARGIN_OPTION = typer.Option(
-    2.0, "--margin", "-m", max=50.0, callback=_margin_in_pp,
+    2.0, "--margin", "-m", max=50.0, callback=margin_in_pp,
     help="Equivalence margin in percentage points (2 = ±2 pp): a difference shown to lie within ±MARGIN "
          "(TOST) is called 'fair within ±MARGIN pp'.")
 
