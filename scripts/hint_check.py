@@ -78,6 +78,10 @@ def main(results: str, rows: list[str] = typer.Argument(..., help="Rows as 2P2A 
     names = [f"{r['players']}P{r['setup_card']}{r['setup_side']}" for r in table.to_dicts()]
     dists, fair = distributions(df, table), table["fair"].to_numpy()
     n = table["n"].to_numpy().astype(float)
+    unknown = [name for name in rows if name not in names]
+    if unknown:  # names.index stopped in a traceback
+        raise typer.BadParameter(f"{', '.join(unknown)}: no such row of the setup-card table; its rows are "
+                                 f"{', '.join(names) or 'none'}", param_hint="ROWS")
     rng = np.random.default_rng(seed)
     print(f"{results}: {table.height} rows, --games {games:,}, margin ±{100 * margin:g} pp, {reps} tables per hint")
     print("row    | n     | win share | vs 1/P  | verdict  | hint before (share fair) | hint after (share fair)")

@@ -189,3 +189,17 @@ def test_the_verdict_scripts_check_their_options_as_the_reports_do(args, words, 
                             capture_output=True, text=True, env={**os.environ, "COLUMNS": "300"}, timeout=120)
     assert result.returncode == 2, result.stderr
     assert words in " ".join(result.stderr.replace("│", " ").split()) and "Traceback" not in result.stderr
+
+
+def test_hint_check_names_the_rows_it_has(tmp_path):
+    """hint_check.py RESULTS 9P9Z stopped in a traceback ('9P9Z' is not in list) after loading the table."""
+    import report_data as R
+
+    R.write_results(R.four_games(), tmp_path / "results")
+    result = subprocess.run([sys.executable, str(SCRIPTS[0].parent / "hint_check.py"), str(tmp_path / "results"),
+                             "2P1A", "9P9Z"], capture_output=True, text=True, env={**os.environ, "COLUMNS": "300"},
+                            timeout=120)
+    assert result.returncode == 2, result.stderr
+    said = " ".join(result.stderr.replace("│", " ").split())
+    assert "Invalid value for ROWS: 9P9Z: no such row of the setup-card table; its rows are 2P1A, 2P2A" in said
+    assert "Traceback" not in result.stderr
