@@ -34,6 +34,11 @@ def main(players: list[int] = typer.Option([2, 4], "--players", "-p", min=2, max
          policy: list[str] = typer.Option(["balanced", "balanced-v1"], "--policy"),
          seed: int = typer.Option(3, "--seed", "-s", min=0, max=MAX_SEED)):
     base = load_components()
+    try:
+        for name in policy:  # each made once before any case plays: an unknown one stopped in a traceback
+            make_policy(name, seed=seed)
+    except (ValueError, LookupError) as err:
+        raise typer.BadParameter(str(err), param_hint="--policy") from None
     for case, overrides in CASES.items():
         c = base.with_overrides(overrides)
         for name in policy:

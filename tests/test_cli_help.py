@@ -203,3 +203,19 @@ def test_hint_check_names_the_rows_it_has(tmp_path):
     said = " ".join(result.stderr.replace("│", " ").split())
     assert "Invalid value for ROWS: 9P9Z: no such row of the setup-card table; its rows are 2P1A, 2P2A" in said
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (["side_probe.py", "--policy", "nosuch"], "Invalid value for --policy: unknown policy 'nosuch'"),
+    (["kind_decisions.py", "medal", "--bot", "nosuch"], "Invalid value for --bot: policy 'search' parameter rollout: "
+                                                        "unknown policy 'nosuch'"),
+    (["kind_decisions.py", "medal", "--field", "nosuch"], "Invalid value for --field: unknown policy 'nosuch'"),
+], ids=["side_probe --policy", "kind_decisions --bot", "kind_decisions --field"])
+def test_the_probe_scripts_name_an_unknown_policy_by_its_option(args, words):
+    """side_probe.py --policy nosuch and kind_decisions.py --bot/--field nosuch stopped in a traceback
+    (PolicyNotFound, or search's ValueError for its rollout)."""
+    script, *rest = args
+    result = subprocess.run([sys.executable, str(SCRIPTS[0].parent / script), *rest, "-n", "2", "-p", "2"],
+                            capture_output=True, text=True, env={**os.environ, "COLUMNS": "300"}, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert words in " ".join(result.stderr.replace("│", " ").split()) and "Traceback" not in result.stderr
