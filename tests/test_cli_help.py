@@ -219,3 +219,12 @@ def test_the_probe_scripts_name_an_unknown_policy_by_its_option(args, words):
                             capture_output=True, text=True, env={**os.environ, "COLUMNS": "300"}, timeout=120)
     assert result.returncode == 2, result.stderr
     assert words in " ".join(result.stderr.replace("│", " ").split()) and "Traceback" not in result.stderr
+
+
+def test_pick_decisions_checks_its_out_before_the_games(tmp_path):
+    """pick_decisions.py --out FOLDER played its games, then stopped in a traceback (IsADirectoryError)."""
+    result = subprocess.run([sys.executable, str(SCRIPTS[0].parent / "pick_decisions.py"), "--out", str(tmp_path),
+                             "-n", "2", "--budget", "1"], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert f"--out {tmp_path} is a folder, not a file; give a file path" in result.stderr
+    assert "Traceback" not in result.stderr and list(tmp_path.iterdir()) == []
