@@ -228,3 +228,17 @@ def test_pick_decisions_checks_its_out_before_the_games(tmp_path):
     assert result.returncode == 2, result.stderr
     assert f"--out {tmp_path} is a folder, not a file; give a file path" in result.stderr
     assert "Traceback" not in result.stderr and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--scenarios", "{tmp}"], "Invalid value for --scenarios: {tmp} holds no scenario files (*.toml)"),
+    (["--only", "nosuch"], "Invalid value for --only: nosuch: no such scenario in"),
+], ids=["empty folder", "unknown name"])
+def test_dataset_digest_refuses_to_digest_nothing(args, words, tmp_path):
+    """dataset_digest.py with a folder of no scenarios or an --only naming none printed nothing and
+    exited 0: the before/after diff it is run for then passes."""
+    result = subprocess.run([sys.executable, str(SCRIPTS[0].parent / "dataset_digest.py"),
+                             *(a.format(tmp=tmp_path) for a in args)],
+                            capture_output=True, text=True, env={**os.environ, "COLUMNS": "500"}, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert words.format(tmp=tmp_path) in " ".join(result.stderr.replace("│", " ").split()), result.stderr
