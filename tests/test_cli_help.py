@@ -242,3 +242,17 @@ def test_dataset_digest_refuses_to_digest_nothing(args, words, tmp_path):
                             capture_output=True, text=True, env={**os.environ, "COLUMNS": "500"}, timeout=120)
     assert result.returncode == 2, result.stderr
     assert words.format(tmp=tmp_path) in " ".join(result.stderr.replace("│", " ").split()), result.stderr
+
+
+@pytest.mark.parametrize("script", ["fit_diagnostics.py", "fit_holdout.py"])
+@pytest.mark.parametrize("args, words", [
+    (["--confirm-games", "xx"], "Invalid value: --confirm-games xx: 'xx' is not a number of games"),
+    (["--confirm-games", "100", "--points", "0"], "Invalid value: points=0: a whole number of at least 1"),
+], ids=["confirm-games", "points"])
+def test_the_fit_scripts_tell_a_plan_they_cannot_make(script, args, words, tmp_path):
+    """fit_diagnostics.py and fit_holdout.py --confirm-games xx or --points 0 stopped in a traceback of
+    the plan's ValueError."""
+    result = subprocess.run([sys.executable, str(SCRIPTS[0].parent / script), str(tmp_path), "-p", "2", "-n", "10",
+                             *args], capture_output=True, text=True, env={**os.environ, "COLUMNS": "300"}, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert words in " ".join(result.stderr.replace("│", " ").split()) and "Traceback" not in result.stderr
