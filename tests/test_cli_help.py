@@ -256,3 +256,18 @@ def test_the_fit_scripts_tell_a_plan_they_cannot_make(script, args, words, tmp_p
                              *args], capture_output=True, text=True, env={**os.environ, "COLUMNS": "300"}, timeout=120)
     assert result.returncode == 2, result.stderr
     assert words in " ".join(result.stderr.replace("│", " ").split()) and "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("args, words", [
+    (["--policy", "greedy", "--out", "{tmp}/none.toml"],
+     "--policy keeps the other policies' rows of --out {tmp}/none.toml, which is not a speeds file"),
+    (["--out", "{tmp}"], "--out {tmp} is a folder; give the path of the speeds file"),
+], ids=["--policy without a file", "--out a folder"])
+def test_measure_speeds_checks_its_out_before_measuring(args, words, tmp_path):
+    """--policy with an --out that is no speeds file stopped in a traceback, and --out a folder after
+    minutes of measuring every policy (IsADirectoryError on writing)."""
+    result = subprocess.run([sys.executable, str(SCRIPTS[0].parent / "measure_speeds.py"), "--seconds", "0.01",
+                             *(a.format(tmp=tmp_path) for a in args)], capture_output=True, text=True, timeout=120)
+    assert result.returncode == 2, result.stderr
+    assert words.format(tmp=tmp_path) in result.stderr and "Traceback" not in result.stderr
+    assert list(tmp_path.iterdir()) == []
