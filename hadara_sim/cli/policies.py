@@ -263,9 +263,13 @@ def tune(
     check_policies(field)
     playable_or_exit(policies_or_exit(field, len(field), seed), c)  # else it failed at its first decision
     try:
-        space = dict(parse_range(p) for p in param) if param else default_space(policy, advanced)
+        ranges = [parse_range(p) for p in param]
+        space = dict(ranges) if param else default_space(policy, advanced)
     except ValueError as err:
         fail(str(err))
+    twice = sorted({name for name, _ in ranges if [n for n, _ in ranges].count(name) > 1})
+    if twice:  # the last one was tuned, the others dropped without a word
+        fail(f"--param {', '.join(twice)} is given more than once; give each parameter one range or set of choices")
     argv = ["hadara-sim", "policies", "tune", policy, *[x for o in opponent for x in ("--opponent", o)],
             *[x for p in players for x in ("--players", str(p))], *(["--advanced"] if advanced else []),
             "--trials", str(trials), "--games", str(games), "--validation-games", str(validation_games),
