@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import Progress
 
 from ..constants import MAX_GAMES, MAX_SEED
-from ..registry import PolicyNotFound, available_policies, resolve_policy
+from ..registry import PolicyNotFound, available_policies, resolve_policy, split_spec
 from ..report.table import Table, styled
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
                      err_console, fail, playable_or_exit, policies_or_exit, split_specs, writable_file)
@@ -24,7 +24,7 @@ def check_policies(names: list[str]):
     """Exit with a one-line message if a policy cannot be found."""
     for name in names:
         try:
-            resolve_policy(name)
+            resolve_policy(split_spec(name)[0])  # greedy:coin=1 was "write each parameter ... (greedy:coin=1=VALUE)"
         except PolicyNotFound as err:
             fail(str(err))
 
