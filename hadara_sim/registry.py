@@ -54,6 +54,10 @@ def resolve_policy(spec: str):
         raise PolicyNotFound(f"unknown policy '{spec}'{f' (did you mean {close[0]}?)' if close else ''}. "
                              f"Available: {', '.join(sorted(known))}; or give module:attr or path/to/file.py:attr")
     where, _, attr = spec.rpartition(":")
+    if where in known and "=" in attr:  # was "write each parameter ... (greedy:coin=1=VALUE)"
+        raise PolicyNotFound(f"policy '{spec}': here a policy is named without parameters ({where}); give them apart "
+                             f"(in a scenario: params = {{ {attr.replace('=', ' = ')} }}), or after its name where a "
+                             f"command plays it (--policy {spec})")
     if where in known:  # "greedy:coin" was "cannot load policy module 'greedy'"
         raise PolicyNotFound(f"policy '{spec}': write each parameter of {where} as key=value ({where}:{attr}=VALUE)")
     if where == "__main__":  # found in this process only: every worker of a run stopped, "'__main__' has no attribute"

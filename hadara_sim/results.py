@@ -402,8 +402,17 @@ def card_set_problem(df, n_cards: int | None = None) -> tuple[int, str, str] | N
 def card_sets(df, components) -> dict[str, np.ndarray]:
     """The card bit sets of a results frame (`bought`, `bought_in_b`, `sold`, `fed_away`, `offered`) as
     (rows, cards) bool matrices, one column per card of `components`, after checking them against it."""
+    import polars as pl
+
     polars_frame(df)
     components = as_component_set(components)
+    # A column missing or of another kind stopped inside polars ('"offered" not found', 'expected Binary')
+    wrong = [f"{c} is {'missing' if c not in df.columns else df[c].dtype}" for c in CARD_SETS
+             if c not in df.columns or df[c].dtype != pl.Binary]
+    if wrong:
+        raise ResultsError(f"the card columns of a results frame ({', '.join(CARD_SETS)}) are bit sets (Binary), "
+                           f"but here {', '.join(wrong)}: give the frame load_results or simulate returns, with "
+                           "those columns as they are")
     problem = card_set_problem(df, components.n_cards)
     if problem:
         row, column, what = problem
@@ -418,7 +427,11 @@ def card_sets(df, components) -> dict[str, np.ndarray]:
 def card_events(df, components):
     """The card bit sets of a results frame as one long polars frame: a row per (game, seat, card,
     event), event one of bought / sold / fed_away / offered, with the card's id, epoch and colour,
-    and for purchases the epoch (the card's own) and phase ("A" / "B") of buying."""
+    and for purchases the epoch (the card's own) and phase ("A" / "B") of buying.
+
+    Give the component set the run played (its metadata.json `components`: the path and digest): a
+    polars frame carries no metadata, so a frame of another set is refused only when its card columns
+    do not fit this set's card count; one of another set with as many cards is read as this set's."""
     import polars as pl
 
     polars_frame(df)

@@ -77,6 +77,9 @@ def check_space(policy: str, space: dict[str, Range], defaults: dict) -> None:
     takes (its type and declaration, `hadara_sim.params`)."""
     cls = resolve_policy(policy)
     for name, r in space.items():
+        if isinstance(defaults[name], (tuple, list)) and not r.choices:  # its trial stopped in float(tuple)
+            raise ValueError(f"--param {name}={r.low:g}:{r.high:g}: {name} is a tuple of {len(defaults[name])} "
+                             f"entries, tuned by choices for each entry: write {name}=a,b,c (e.g. {name}=0,1,2)")
         for value in (r.choices or (r.low, r.high)):
             shaped = tuple(value for _ in defaults[name]) if isinstance(defaults[name], (tuple, list)) else value
             if isinstance(defaults[name], int) and not isinstance(defaults[name], bool) and float(value).is_integer():

@@ -41,15 +41,27 @@ def digest(directory: Path) -> tuple[int, str]:
     return frame.height, sha.hexdigest()
 
 
+def chosen(folder: Path, only: list[str]) -> list[Path]:
+    """The scenario files to play: every one in `folder`, or those --only names. None to play is
+    refused: it printed nothing and exited 0, and two empty digests diff as equal."""
+    scenarios = sorted(folder.glob("*.toml"))
+    if not scenarios:
+        raise typer.BadParameter(f"{folder} holds no scenario files (*.toml); give the folder of scenario files",
+                                 param_hint="--scenarios")
+    names = [s.stem for s in scenarios]
+    unknown = [name for name in only if name not in names]
+    if unknown:
+        raise typer.BadParameter(f"{', '.join(unknown)}: no such scenario in {folder}; its scenarios are "
+                                 f"{', '.join(names)}", param_hint="--only")
+    return [s for s in scenarios if not only or s.stem in only]
+
+
 def main(games: int = typer.Option(20, "--games", "-n", min=1, help="Games (deals) per combination."),
          seed: int = typer.Option(11, "--seed", "-s", min=0),
          only: list[str] = typer.Option([], "--only", help="Scenario names to play (default: every one)."),
          folder: Path = typer.Option(ROOT / "scenarios", "--scenarios", help="The folder of scenario files.")):
-    scenarios = sorted(folder.glob("*.toml"))
     with tempfile.TemporaryDirectory() as tmp:
-        for scenario in scenarios:
-            if only and scenario.stem not in only:
-                continue
+        for scenario in chosen(folder, only):
             out = Path(tmp) / scenario.stem
             run = subprocess.run([str(Path(sys.executable).parent / "hadara-sim"), "simulate", str(scenario), "--games",
                                   str(games), "--seed", str(seed), "--jobs", "1", "--quiet", "--out", str(out)],

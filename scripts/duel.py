@@ -20,6 +20,7 @@ import typer
 
 from hadara_sim import load_components
 from hadara_sim.cli.common import run_script
+from hadara_sim.constants import MAX_SEED
 from hadara_sim.params import parse_value
 from hadara_sim.registry import make_policy
 from hadara_sim.report.inference import rate_interval
@@ -27,7 +28,8 @@ from hadara_sim.tune import match
 
 
 def main(a: str, b: str, players: list[int] = typer.Option([2], "--players", "-p", min=2, max=5),
-         games: int = typer.Option(1000, "--games", "-n", min=1), seed: int = typer.Option(0, "--seed", "-s", min=0),
+         games: int = typer.Option(1000, "--games", "-n", min=1),
+         seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED),
          basic: bool = typer.Option(False, "--basic", help="Basic game (default: advanced)."),
          set_: list[str] = typer.Option([], "--set", help="A parameter of A: name=value."),
          set_b: list[str] = typer.Option([], "--set-b", help="A parameter of B: name=value."),

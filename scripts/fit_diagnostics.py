@@ -30,8 +30,11 @@ def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p"
          confirm_games: str = typer.Option(..., "--confirm-games"),
          points: int = F.POINTS, max_changed: int = F.MAX_CHANGED, seed: int = 1):
     for p in players:
-        plan = F.FitPlan(players=[p], games=games, points=points, rounds=1, max_changed=max_changed, seed=seed,
-                         confirm_games=F.read_confirm_games(confirm_games))
+        try:
+            plan = F.FitPlan(players=[p], games=games, points=points, rounds=1, max_changed=max_changed, seed=seed,
+                             confirm_games=F.read_confirm_games(confirm_games))
+        except ValueError as err:  # --points 0 or --confirm-games xx, in the plan's words: it was a traceback
+            raise typer.BadParameter(str(err)) from None
         now = F.currents(load_components(None))
         runs = [F.Run(p, c, seed, f"design {k}", load_results(results / "runs" / f"p{p}-design-{k}").select(
                 "game", "seat", "players", "setup_card", "setup_side", "win_share"))

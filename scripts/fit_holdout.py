@@ -46,8 +46,11 @@ def main(results: Path, players: list[int] = typer.Option(..., "--players", "-p"
          points: int = F.POINTS, max_changed: int = F.MAX_CHANGED, seed: int = 1):
     now = F.currents(load_components(None))
     for p in players:
-        plan = F.FitPlan(players=[p], games=games, points=points, max_changed=max_changed, seed=seed,
-                         confirm_games=F.read_confirm_games(confirm_games))
+        try:
+            plan = F.FitPlan(players=[p], games=games, points=points, max_changed=max_changed, seed=seed,
+                             confirm_games=F.read_confirm_games(confirm_games))
+        except ValueError as err:  # --points 0 or --confirm-games xx, in the plan's words: it was a traceback
+            raise typer.BadParameter(str(err)) from None
         design = [F.Run(p, c, seed, f"design {k}", load_results(results / "runs" / f"p{p}-design-{k}").select(COLUMNS))
                   for k, c in enumerate([{}] + F.design(plan, now))]
         rounds = sorted((results / "runs").glob(f"p{p}-round-*"), key=lambda d: int(d.name.split("-")[2]))

@@ -22,6 +22,7 @@ import typer
 from hadara_sim import load_components
 from hadara_sim.cli.common import run_script, writable_file
 from hadara_sim.components import ComponentError
+from hadara_sim.constants import MAX_SEED
 from hadara_sim.params import parse_value
 from hadara_sim.registry import PolicyNotFound, make_policy
 from hadara_sim.value_fit import fit_value, value_toml
@@ -29,16 +30,15 @@ from hadara_sim.value_fit import fit_value, value_toml
 
 def main(out: Path = typer.Option(..., "--out", help="The value file to write."),
          components: Path = typer.Option(None, "--components", help="A component set (default: the shipped one)."),
-         players: list[int] = typer.Option([2, 3, 4, 5], "--players", "-p", help="Player counts fitted."),
-         games: int = typer.Option(8000, "--games", help="Self-play games fitted per player count."),
-         holdout: int = typer.Option(2000, "--holdout", help="Fresh games per player count the fit is checked on."),
+         players: list[int] = typer.Option([2, 3, 4, 5], "--players", "-p", min=2, max=5, help="Player counts fitted."),
+         games: int = typer.Option(8000, "--games", min=20, help="Self-play games fitted per player count."),
+         holdout: int = typer.Option(2000, "--holdout", min=20,
+                                     help="Fresh games per player count the fit is checked on."),
          field: str = typer.Option("expert", "--field", help="The policy whose self-play games are fitted."),
          set_: list[str] = typer.Option([], "--set", help="A parameter of the field policy: name=value (e.g. "
                                                           "weights=my-expert.toml for an expert of your own set)."),
-         seed: int = typer.Option(0, "--seed", "-s", min=0),
+         seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
-    if min(players) < 2 or max(players) > 5 or games < 20 or holdout < 20:
-        raise typer.BadParameter("players 2-5, games and holdout at least 20")
     writable_file(out)  # before the fit, not after it
     try:
         c = load_components(components) if components else load_components()

@@ -25,7 +25,8 @@ from scipy import stats
 from hadara_sim.report import inference as I
 from hadara_sim.report.dataset import load_dataset
 from hadara_sim.report.setup import setup_card_balance, setup_rows
-from hadara_sim.cli.common import run_script
+from hadara_sim.cli.common import margin_in_pp, run_script
+from hadara_sim.constants import MAX_SEED
 
 
 def old_hint(diff: float, sd: float, n: int, margin: float) -> float:
@@ -66,8 +67,10 @@ def distributions(df: pl.DataFrame, table: pl.DataFrame) -> list[tuple[np.ndarra
 
 
 def main(results: str, rows: list[str] = typer.Argument(..., help="Rows as 2P2A (players, card, side)."),
-         reps: int = typer.Option(400, help="Simulated tables per hint."),
-         margin: float = typer.Option(2.0, help="Equivalence margin in pp."), seed: int = 36):
+         reps: int = typer.Option(400, min=1, help="Simulated tables per hint."),
+         margin: float = typer.Option(2.0, "--margin", "-m", max=50.0, callback=margin_in_pp,
+                                      help="Equivalence margin in pp."),
+         seed: int = typer.Option(36, min=0, max=MAX_SEED)):
     df, info = load_dataset(results)
     margin /= 100
     table = setup_card_balance(df, margin)
@@ -75,6 +78,10 @@ def main(results: str, rows: list[str] = typer.Argument(..., help="Rows as 2P2A 
     names = [f"{r['players']}P{r['setup_card']}{r['setup_side']}" for r in table.to_dicts()]
     dists, fair = distributions(df, table), table["fair"].to_numpy()
     n = table["n"].to_numpy().astype(float)
+    unknown = [name for name in rows if name not in names]
+    if unknown:  # names.index stopped in a traceback
+        raise typer.BadParameter(f"{', '.join(unknown)}: no such row of the setup-card table; its rows are "
+                                 f"{', '.join(names) or 'none'}", param_hint="ROWS")
     rng = np.random.default_rng(seed)
     print(f"{results}: {table.height} rows, --games {games:,}, margin ±{100 * margin:g} pp, {reps} tables per hint")
     print("row    | n     | win share | vs 1/P  | verdict  | hint before (share fair) | hint after (share fair)")

@@ -21,6 +21,7 @@ import typer
 
 from hadara_sim import actions as A
 from hadara_sim import load_components
+from hadara_sim.constants import MAX_SEED
 from hadara_sim.deal import make_deals
 from hadara_sim.engine.game import play_batch
 from hadara_sim.forward import Forward
@@ -52,6 +53,14 @@ class Recorder:
         return chosen
 
 
+def made(option: str, make, *args):
+    """`make(*args)`, or the policy's refusal as a bad `option` (an unknown one stopped in a traceback)."""
+    try:
+        return make(*args)
+    except (ValueError, LookupError) as err:
+        raise typer.BadParameter(str(err), param_hint=option) from None
+
+
 def main(kind: str = typer.Argument(..., help=f"One of {', '.join(A.KINDS)}."),
          players: int = typer.Option(4, "--players", "-p", min=2, max=5),
          games: int = typer.Option(600, "--games", "-n", min=1),
@@ -59,14 +68,14 @@ def main(kind: str = typer.Argument(..., help=f"One of {', '.join(A.KINDS)}."),
          bot: str = typer.Option("foresight", "--bot", help="The fast bot compared (and search's rollouts)."),
          field: str = typer.Option("balanced", "--field", help="The other seats."),
          top: int = typer.Option(25, "--top", help="Disagreements to print."),
-         seed: int = typer.Option(77, "--seed", "-s", min=0)):
+         seed: int = typer.Option(77, "--seed", "-s", min=0, max=MAX_SEED)):
     if kind not in A.KINDS:
         raise typer.BadParameter(f"'{kind}' is not a decision kind ({', '.join(A.KINDS)})")
     c = load_components()
-    recorder = Recorder(kind, bot, budget, seed)
+    recorder, others = made("--bot", Recorder, kind, bot, budget, seed), made("--field", make_policy, field)
     deals = make_deals(c, players, games, seed=np.random.SeedSequence([seed, players]), advanced=True)
     table = np.where(np.arange(players)[None, :] == (np.arange(games) % players)[:, None], 0, 1)
-    sheet = play_batch(deals, c, [recorder, make_policy(field)], table, forward=Forward)
+    sheet = play_batch(deals, c, [recorder, others], table, forward=Forward)
     share = np.where(table == 0, sheet["win_share"], 0.0).sum(axis=1).mean()
     print(f"{kind}, {players}P, one seat of search over {bot} against {field}: win share {100 * share:.1f}% in "
           f"{games} games; {recorder.decisions} decisions, agree on {100 * recorder.agreed / max(recorder.decisions, 1):.1f}%")

@@ -48,6 +48,18 @@ def games_per_second(policy: str, players: int, seconds: float) -> float:
         games = int(games * min(20.0, max(2.0, 1.2 * seconds / max(took, 1e-3))))
 
 
+def kept_rows(path: Path) -> dict[str, str]:
+    """The rows of the speeds file at `path` by policy, as written: --policy keeps the others. A file
+    missing or not a speeds file is a ValueError saying so (it was a traceback before any measurement)."""
+    try:
+        table = tomllib.loads(path.read_text(encoding="utf-8"))["games_per_second"]
+        return {name: ", ".join(f"{p} = {s:.4g}" for p, s in row.items()) for name, row in table.items()}
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, KeyError, AttributeError, TypeError) as err:
+        raise ValueError(f"--policy keeps the other policies' rows of --out {path}, which is not a speeds file "
+                         f"({type(err).__name__}: {err}); measure every policy (no --policy) to write it whole") \
+            from None
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=float, default=3.0, help="CPU seconds per cell, more than 0")
@@ -57,10 +69,14 @@ def main():
     args = parser.parse_args()
     if not args.seconds > 0:  # 0 measured one chunk of each and wrote its rates down as the machine's
         parser.error(f"--seconds must be more than 0, got {args.seconds}")
+    if args.out.is_dir():  # found on writing, after every measurement
+        parser.error(f"--out {args.out} is a folder; give the path of the speeds file, e.g. {args.out / 'speeds.toml'}")
     kept = {}
     if args.policy:
-        kept = {name: ", ".join(f"{p} = {s:.4g}" for p, s in row.items())
-                for name, row in tomllib.loads(args.out.read_text())["games_per_second"].items()}
+        try:
+            kept = kept_rows(args.out)
+        except ValueError as err:
+            parser.error(str(err))
     run(scenario_from_dict({"name": "warm", "players": 2, "policies": ["random"], "games": 2, "chunk": 2}), None,
         jobs=1)  # the compile is not part of any cell
     lines = ["# Games per CPU second of each built-in policy on every seat (basic game, one process, compiled",

@@ -13,17 +13,20 @@ what the seat would pay for it, the legal options, search's choice and balanced'
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import polars as pl
 import typer
 
 from hadara_sim import load_components
+from hadara_sim.constants import MAX_SEED
 from hadara_sim.deal import make_deals
 from hadara_sim.engine.game import play_batch
 from hadara_sim.forward import Forward
 from hadara_sim.policies.common import price
 from hadara_sim.registry import make_policy
-from hadara_sim.cli.common import run_script
+from hadara_sim.cli.common import run_script, writable_file
 
 
 class Recorder:
@@ -58,7 +61,9 @@ class Recorder:
 def main(players: int = typer.Option(2, "--players", "-p", min=2, max=5),
          games: int = typer.Option(200, "--games", "-n", min=1),
          budget: int = typer.Option(8, "--budget", min=1, help="search's budget at the picks."),
-         seed: int = typer.Option(0, "--seed", "-s", min=0), out: str = typer.Option("picks.parquet", "--out")):
+         seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED),
+         out: Path = typer.Option(Path("picks.parquet"), "--out")):
+    writable_file(out)  # before the games: a folder stopped in a traceback after them
     c = load_components()
     recorder = Recorder(budget, seed)
     deals = make_deals(c, players, games, seed=np.random.SeedSequence([seed, players]), advanced=True)

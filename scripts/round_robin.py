@@ -22,6 +22,7 @@ import time
 import typer
 
 from hadara_sim import load_components
+from hadara_sim.constants import MAX_SEED
 from hadara_sim.registry import make_policy, split_spec
 from hadara_sim.round_robin import design_rates, modelled, ratings, round_robin
 from hadara_sim.scenario.policies import policy_label
@@ -61,7 +62,7 @@ def main(policy: list[str] = typer.Option(POOL, "--policy", help="name or name:k
          games: int = typer.Option(600, "--games", "-n", min=2, help="Games per design."),
          games_of: list[str] = typer.Option([], "--games-of",
                                             help="name=N: N games in the designs where a policy of that name sits."),
-         seed: int = typer.Option(0, "--seed", "-s", min=0),
+         seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED),
          jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Processes to split each design's games over."),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines.")):
     c = load_components()
@@ -71,12 +72,18 @@ def main(policy: list[str] = typer.Option(POOL, "--policy", help="name or name:k
                 for k, (name, params) in enumerate(specs)}
     except (ValueError, LookupError) as err:  # an unknown policy or a bad parameter
         raise typer.BadParameter(str(err)) from None
+    if len(pool) < 2:  # else it stopped in max() of no designs
+        raise typer.BadParameter(f"a round robin needs two different policies at least, got {len(pool)} "
+                                 f"({', '.join(pool)}): add another", param_hint="--policy")
     named = {policy_label(name, params): name for name, params in specs}
     slow = {}
     for item in games_of:
         name, sep, value = item.partition("=")
         if not sep or not value.isdigit() or int(value) < 2:
             raise typer.BadParameter(f"--games-of {item!r}: write name=N with N >= 2")
+        if name not in named.values():  # a misspelt name played every design at --games, and was printed as set
+            raise typer.BadParameter(f"--games-of {item!r}: no policy named {name!r} plays; the names are "
+                                     f"{', '.join(dict.fromkeys(named.values()))}")
         slow[name] = int(value)
 
     def count(a: str, b: str, p: int) -> int:

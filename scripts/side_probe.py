@@ -15,6 +15,7 @@ import numpy as np
 import typer
 
 from hadara_sim import load_components
+from hadara_sim.constants import MAX_SEED
 from hadara_sim.deal import make_deals
 from hadara_sim.engine.game import BatchGame
 from hadara_sim.registry import make_policy
@@ -31,8 +32,13 @@ CASES = {
 def main(players: list[int] = typer.Option([2, 4], "--players", "-p", min=2, max=5),
          games: int = typer.Option(2000, "--games", "-n", min=1),
          policy: list[str] = typer.Option(["balanced", "balanced-v1"], "--policy"),
-         seed: int = typer.Option(3, "--seed", "-s", min=0)):
+         seed: int = typer.Option(3, "--seed", "-s", min=0, max=MAX_SEED)):
     base = load_components()
+    try:
+        for name in policy:  # each made once before any case plays: an unknown one stopped in a traceback
+            make_policy(name, seed=seed)
+    except (ValueError, LookupError) as err:
+        raise typer.BadParameter(str(err), param_hint="--policy") from None
     for case, overrides in CASES.items():
         c = base.with_overrides(overrides)
         for name in policy:

@@ -20,6 +20,7 @@ import typer
 
 from hadara_sim import load_components
 from hadara_sim.cli.common import run_script
+from hadara_sim.constants import MAX_SEED
 from hadara_sim.deal import make_deals
 from hadara_sim.ladder import play_split
 from hadara_sim.params import parse_value
@@ -37,24 +38,47 @@ def one_seat(games: int, players: int, field: int) -> np.ndarray:
     return table
 
 
+def games_per_bot(games_of: list[str], bots: list[str], games: int) -> dict[str, int]:
+    """Each bot's games: `games`, or N where --games-of says bot=N (a malformed one stopped in a
+    traceback, N = 0 printed 'nan%', a bot not asked for was passed over)."""
+    counts = dict.fromkeys(bots, games)
+    for item in games_of:
+        bot, _, number = item.partition("=")
+        if bot not in counts or not number.isdigit() or int(number) < 1:
+            raise typer.BadParameter(f"'{item}': write bot=N, a bot asked for ({', '.join(bots)}) and a whole number "
+                                     f"of games of at least 1, e.g. {bots[0]}=200", param_hint="--games-of")
+        counts[bot] = int(number)
+    return counts
+
+
+def params_per_policy(set_: list[str], names: list[str]) -> dict[str, dict]:
+    """The --set parameters by policy: bot:name=value, the bot one of `names` (another, or one without
+    name=value, was passed over and the run played without it)."""
+    params: dict[str, dict] = {}
+    for item in set_:
+        bot, _, assignment = item.partition(":")
+        name, equals, value = assignment.partition("=")
+        if bot not in names or not name or not equals:
+            raise typer.BadParameter(f"'{item}': write bot:name=value, the bot one of {', '.join(dict.fromkeys(names))}"
+                                     f", e.g. {names[0]}:coin=0.5", param_hint="--set")
+        params.setdefault(bot, {})[name] = parse_value(value)
+    return params
+
+
 def main(bots: list[str], players: list[int] = typer.Option([2, 4], "--players", "-p", min=2, max=5),
          games: int = typer.Option(1000, "--games", "-n", min=1, help="Games per bot and player count."),
          games_of: list[str] = typer.Option([], "--games-of", help="bot=N: another number of games for a bot."),
          field: str = typer.Option("balanced", "--field", help="The other seats: one policy, or a,b,c in turn."),
          set_: list[str] = typer.Option([], "--set", help="bot:name=value, a parameter of one bot (or field policy)."),
-         seed: int = typer.Option(0, "--seed", "-s", min=0),
+         seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED),
          jobs: int = typer.Option(1, "--jobs", "-j", min=1, help="Processes to split the games over.")):
     c = load_components()
-    counts = dict(item.split("=") for item in games_of)
-    params: dict[str, dict] = {}
-    for item in set_:
-        bot, _, assignment = item.partition(":")
-        name, _, value = assignment.partition("=")
-        params.setdefault(bot, {})[name] = parse_value(value)
     field_names = field.split(",")
+    counts = games_per_bot(games_of, bots, games)
+    params = params_per_policy(set_, [*bots, *field_names])
     for bot in bots:
         for p in players:
-            n = int(counts.get(bot, games))
+            n = counts[bot]
             try:
                 policies = [make_policy(bot, seed=seed, **params.get(bot, {}))]
                 policies += [make_policy(name, seed=seed + 1 + k, **params.get(name, {}))

@@ -35,30 +35,36 @@ from hadara_sim.policies.expert import read_weights
 
 def main(out: Path = typer.Option(..., "--out", help="The weights file to write."),
          components: Path = typer.Option(None, "--components", help="A component set (default: the shipped one)."),
-         players: list[int] = typer.Option([2, 4], "--players", "-p", help="Player counts learned together."),
-         iterations: int = typer.Option(3, "--iterations", help="Iterations at most (fewer if one is not better)."),
-         games: int = typer.Option(60, "--games", help="Self-play games per player count labelled per iteration."),
+         players: list[int] = typer.Option([2, 4], "--players", "-p", min=2, max=5,
+                                           help="Player counts learned together."),
+         iterations: int = typer.Option(3, "--iterations", min=1,
+                                        help="Iterations at most (fewer if one is not better)."),
+         games: int = typer.Option(60, "--games", min=1,
+                                   help="Self-play games per player count labelled per iteration."),
          rate: float = typer.Option(0.25, "--rate", help="Share of the card-decision steps labelled."),
-         copies: int = typer.Option(8, "--copies", help="Determinised copies per option."),
-         duel_games: int = typer.Option(2000, "--duel-games", help="Head-to-head games per player count."),
+         copies: int = typer.Option(8, "--copies", min=1, help="Determinised copies per option."),
+         duel_games: int = typer.Option(2000, "--duel-games", min=2, help="Head-to-head games per player count."),
          start: Path = typer.Option(None, "--start", help="Weights to start from (default: foresight's, none)."),
          step: float = typer.Option(1.0, "--step", help="Share of the way from the current weights to the fitted ones "
                                                         "an iteration moves (below 1: damped)."),
          alone: bool = typer.Option(False, "--alone", help="Learn weights of the one player count given for it "
                                                           "alone (the other counts keep theirs)."),
-         depth: int = typer.Option(3, "--depth", help="Epochs the labelling copies are played through, the current "
-                                                      "one counted (3: to the end; 1, 2: stopped at the learned "
-                                                      "position value, as search's depth)."),
+         depth: int = typer.Option(3, "--depth", min=1, max=3,
+                                   help="Epochs the labelling copies are played through, the current one "
+                                        "counted (3: to the end; 1, 2: stopped at the learned position value, "
+                                        "as search's depth)."),
          value: Path = typer.Option(None, "--value", help="The position value file for --depth below 3 (default: "
                                                           "the built-in policies/tuned/position-value.toml)."),
          kinds: list[str] = typer.Option(list(KINDS), "--kinds", help=f"Decision kinds labelled and learned "
                                          f"({', '.join(KINDS)}; the others' weights stay as they are)."),
          seed: int = typer.Option(0, "--seed", "-s", min=0),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
-    if min(players) < 2 or max(players) > 5 or iterations < 1 or games < 1 or copies < 1 or duel_games < 2 \
-            or not 0 < rate <= 1 or not 0 < step <= 1 or (alone and len(set(players)) != 1) or not 1 <= depth <= 3:
-        raise typer.BadParameter("players 2-5 (one count with --alone), iterations, games and copies at least 1, "
-                                 "duel games at least 2, rate and step in (0, 1], depth 1-3")
+    for option, share in (("--rate", rate), ("--step", step)):
+        if not 0 < share <= 1:  # nan too
+            raise typer.BadParameter(f"{share:g} is not a share above 0 and at most 1", param_hint=option)
+    if alone and len(set(players)) != 1:
+        raise typer.BadParameter(f"it learns the weights of one player count alone: give one -p, not "
+                                 f"{len(set(players))}", param_hint="--alone")
     if not set(kinds) <= set(KINDS):
         raise typer.BadParameter(f"--kinds {', '.join(sorted(set(kinds) - set(KINDS)))}: the expert learns "
                                  f"{', '.join(KINDS)}")

@@ -21,7 +21,7 @@ from collections import Counter
 
 import typer
 
-from hadara_sim.cli.common import run_script
+from hadara_sim.cli.common import margin_in_pp, run_script
 
 MODULES = ("estimates", "inference", "sections", "fields", "setup", "verdict")
 WORDS = ("stronger", "weaker", "fair within", "undecided", "average side", "robust", "depends on the bots")
@@ -68,7 +68,8 @@ def trace(fn, *args):
     return edges, makers
 
 
-def main(results: str, margin: float = typer.Option(3.0, help="Equivalence margin in pp."),
+def main(results: str, margin: float = typer.Option(3.0, "--margin", "-m", max=50.0, callback=margin_in_pp,
+                                                     help="Equivalence margin in pp."),
          show: bool = typer.Option(False, help="List every edge.")):
     from hadara_sim.report import component_sections
     from hadara_sim.report.dataset import load_dataset

@@ -1049,8 +1049,10 @@ api_calls = st.tuples(st.integers(0, 10**6),
 def check_api(root: Path, case) -> tuple[str, str]:
     """One library call with one or two arguments of the wrong kind: it returns, or raises one of the
     library's errors, or a TypeError/ValueError/IndexError of its own making (a `raise` in hadara_sim);
-    an error from inside polars, numpy, pathlib or statsmodels, or an AttributeError, misbehaves. (`root`
-    goes unused: the right arguments are made once per process, `_world`.)"""
+    an error from inside polars, numpy, pathlib or statsmodels, or an AttributeError, misbehaves. The
+    call runs in `root`: a wrong path is relative ('seat=0' as write_summary's folder wrote
+    seat=0/summary.html into the checkout); the right arguments are made once per process, `_world`."""
+    import contextlib
     import traceback
     import warnings
 
@@ -1068,7 +1070,7 @@ def check_api(root: Path, case) -> tuple[str, str]:
         shown.append(f"{arguments[i][0] or f'argument {i}'} = {wrong}")
     what = f"{name}({', '.join(shown)})"
     try:
-        with warnings.catch_warnings():
+        with warnings.catch_warnings(), contextlib.chdir(root):
             warnings.simplefilter("ignore")
             function(*[v for k, v in arguments if k is None], **{k: v for k, v in arguments if k is not None})
     except Exception as err:  # noqa: BLE001 (which kind, raised where, is the finding)

@@ -49,10 +49,11 @@ def test_a_batch_size_or_policy_given_twice_is_benched_once():
     assert [(r["policies"], r["batch"]) for r in rows] == [("greedy", 4), ("greedy", 8)]  # was 8, 4, 8 twice over
 
 
-def test_bench_refuses_a_bad_player_count():
+def test_bench_refuses_a_bad_player_count_as_the_other_commands_do():
+    """bench checked --players in its body with its own words; now typer's range, as play and simulate."""
     result = runner.invoke(app, ["bench", "--players", "7", "-q"])
     assert result.exit_code == 2
-    assert "--players 7: a game seats 2 to 5 players" in result.output
+    assert "Invalid value for '--players' / '-p': 7 is not in the range 2<=x<=5" in result.output
 
 
 def test_bench_refuses_bad_options_before_timing_the_start_up(monkeypatch):
@@ -63,7 +64,7 @@ def test_bench_refuses_bad_options_before_timing_the_start_up(monkeypatch):
     monkeypatch.setattr(hadara_sim.bench, "startup_seconds", lambda *a, **k: pytest.fail("timed before checking"))
     result = runner.invoke(app, ["bench", "--startup", "1", "--batch", "0", "-q"])
     assert result.exit_code == 2
-    assert "--batch 0: a batch is at least 1 game" in result.output
+    assert "Invalid value for '--batch' / '-b': 0 is not in the range x>=1" in result.output
 
 
 def test_bench_startup_times_fresh_simulate_processes_to_their_exit():

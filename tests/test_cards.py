@@ -15,7 +15,7 @@ from typer.testing import CliRunner
 from hadara_sim import card_events, load_components, load_results, simulate
 from hadara_sim.cli import app
 from hadara_sim.constants import LOC_OWNED, LOC_REMOVED, LOC_SOLD
-from hadara_sim.results import card_sets, decode_cards, encode_cards
+from hadara_sim.results import ResultsError, card_sets, decode_cards, encode_cards
 from hadara_sim.report import cards as K
 from hadara_sim.report.grants import card_grant_pairs, grant_table
 from hadara_sim.sample import sample_game
@@ -104,6 +104,19 @@ def test_card_events_decodes_the_lists(runs):
     bought = events.filter(event="bought")
     assert set(bought["when_phase"]) == {"A", "B"} and (bought["card_epoch"] == bought["when_epoch"]).all()
     assert events.filter(event="sold")["when_phase"].is_null().all()
+
+
+@pytest.mark.parametrize("change, said, call", [
+    (lambda df: df.drop("offered"), "but here offered is missing", card_events),
+    (lambda df: df.with_columns(bought=pl.lit(3)), "but here bought is Int32", card_events),
+    (lambda df: df.with_columns(bought=pl.lit(3)), "but here bought is Int32", K.card_table),
+], ids=["card_events, a column dropped", "card_events, a column of numbers", "card_table, a column of numbers"])
+def test_card_events_names_a_card_column_it_cannot_read(runs, change, said, call):
+    """A frame without `offered` stopped inside polars ('"offered" not found'), one with `bought` of
+    numbers in a SchemaError ('expected `Binary`'), in card_events as in report.cards.card_table."""
+    df = change(runs["two"])
+    with pytest.raises(ResultsError, match=f"are bit sets \\(Binary\\), {said}: give the frame load_results"):
+        call(df, COMPONENTS)
 
 
 # --- the statistics on hand-made data ---------------------------------------------------------

@@ -115,6 +115,13 @@ def test_play_per_seat_policies():
     no_traceback(bad)
 
 
+def test_a_policy_parameter_holding_a_list_keeps_its_commas():
+    """--policy greedy:colours=[0,0,0,0,1.5],random was cut at every comma: 'got 6 for 2 players'."""
+    result = run("play", "-p", 2, "-q", "--policy", "greedy:colours=[0,0,0,0,1.5],random")
+    assert result.exit_code == 0, result.output
+    assert "seat 0 (greedy)" in result.output and "seat 1 (random)" in result.output
+
+
 def test_play_unknown_policy():
     """An unknown policy exits 2 and lists the available ones, without a traceback."""
     result = run("play", "-p", 2, "-q", "--policy", "no-such-policy")
@@ -283,6 +290,16 @@ def test_a_human_seat_can_leave_and_an_ended_input_is_one_line():
     assert ended.exit_code == 1 and "the input ended before the game did" in ended.output
     alone = runner.invoke(app, ["play", "-p", 2, "--policy", "human"], env={"COLUMNS": "200"})
     assert alone.exit_code == 2 and "--policy human,greedy" in alone.output
+
+
+@pytest.mark.parametrize("args", [["verify", "-p", "2", "-p", "7"], ["policies", "ladder", "-p", "7"],
+                                  ["policies", "sides", "-p", "7"], ["policies", "tune", "greedy", "-p", "7"]])
+def test_a_player_count_out_of_range_is_refused_by_its_option(args):
+    """verify said '--players must be 2..5, got [2, 7]' and the policies commands '--players must be 2..5'
+    (which one?), each from its body after loading the component set; now typer's range names the value."""
+    result = run(*args)
+    assert result.exit_code == 2
+    assert "Invalid value for '--players' / '-p': 7 is not in the range 2<=x<=5" in result.output
 
 
 def test_verify_plays_a_player_count_given_twice_once():

@@ -484,6 +484,26 @@ def test_train_expert_refuses_a_kind_the_expert_does_not_learn(tmp_path):
     assert "Traceback" not in run.stderr and not out.exists()
 
 
+@pytest.mark.parametrize("args, words", [
+    (["--rate", "nan"], "Invalid value for --rate: nan is not a share above 0 and at most 1"),
+    (["--depth", "4"], "Invalid value for '--depth': 4 is not in the range 1<=x<=3"),
+    (["--alone"], "Invalid value for --alone: it learns the weights of one player count alone: give one -p, not 2"),
+], ids=["rate", "depth", "alone"])
+def test_train_expert_names_the_option_out_of_range(tmp_path, args, words):
+    """It said 'players 2-5 (one count with --alone), iterations, games and copies at least 1, duel games
+    at least 2, rate and step in (0, 1], depth 1-3' whichever one was wrong."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parent.parent / "scripts" / "train_expert.py"
+    run = subprocess.run([sys.executable, str(script), "--out", str(tmp_path / "w.toml"), *args, "-q"],
+                         capture_output=True, text=True, timeout=120, env={**os.environ, "COLUMNS": "300"})
+    assert run.returncode == 2 and words in run.stderr, run.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
 def _planted_training(monkeypatch, note):
     """Training with planted labels, a planted fit (returned) and a duel the new weights win; `note(new,
     old, budget, number)` says what to record of each duel, in the list returned."""

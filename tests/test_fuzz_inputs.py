@@ -125,3 +125,14 @@ def test_a_library_call_with_arguments_of_the_wrong_kind_is_refused_by_the_libra
     with tempfile.TemporaryDirectory() as tmp:
         verdict, output = check_api(Path(tmp), case)
     assert verdict.startswith("ok"), f"{verdict}\n{output}"
+
+
+def test_a_library_call_writes_a_relative_path_in_its_own_folder_not_the_checkout():
+    """write_summary given 'seat=0' as its folder wrote seat=0/summary.html where the campaign ran."""
+    from input_strategies import _calls
+
+    case = (next(i for i, (name, _) in enumerate(_calls()) if name == "write_summary"), [(2, "'seat=0'")])
+    with tempfile.TemporaryDirectory() as tmp:
+        check_api(Path(tmp), case)
+        assert (Path(tmp) / "seat=0" / "summary.html").exists()
+    assert not (Path.cwd() / "seat=0").exists()

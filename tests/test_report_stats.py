@@ -395,6 +395,16 @@ def test_missing_columns_are_named():
         win_rates(R.four_games().head(0), ["policy_label"])
 
 
+def test_the_ratings_section_names_a_missing_rank_not_the_policies():
+    """A frame of four policies without `rank` was told 'ratings need a dataset with two or more policies'."""
+    from hadara_sim.report.sections import ratings
+
+    df = R.four_games()
+    assert df["policy_label"].n_unique() > 1
+    with pytest.raises(ReportError, match="lacks 1 column that `report ratings` needs: rank"):
+        ratings(df.drop("rank"), dataset_info(df))
+
+
 def test_placebo_effects_pair_each_effect_with_the_plain_card_of_its_epoch():
     """The effect alone: sell_bonus (epoch I) minus the placebo I-P-07 on the same deal and seat."""
     combos = [{"index": 0, "sweep": {"grants": "none"}}, {"index": 1, "sweep": {"grants": "sell_bonus"}},

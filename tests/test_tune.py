@@ -43,6 +43,23 @@ def test_a_bad_parameter_range_is_a_one_line_error():
     assert "name=low:high" in result.output
 
 
+def test_a_range_for_a_tuple_parameter_says_to_give_choices():
+    """--param colours=1:2 (greedy's colours is a tuple) ended in 'unexpected TypeError: float() argument
+    must be a string or a real number, not 'tuple'', exit 1."""
+    result = CliRunner().invoke(app, ["policies", "tune", "greedy", "--param", "colours=1:2", "--trials", "1"])
+    assert result.exit_code == 2, result.output
+    assert ("--param colours=1:2: colours is a tuple of 5 entries, tuned by choices for each entry: write "
+            "colours=a,b,c") in " ".join(result.output.split())
+
+
+def test_a_parameter_given_twice_is_refused():
+    """--param coin=1:2 --param coin=1:3 tuned coin in 1..3 and dropped 1..2 without a word."""
+    result = CliRunner().invoke(app, ["policies", "tune", "greedy", "--param", "coin=1:2", "--param", "coin=1:3",
+                                      "--trials", "1"])
+    assert result.exit_code == 2, result.output
+    assert "--param coin is given more than once; give each parameter one range or set of choices" in result.output
+
+
 def test_the_same_command_chooses_the_same_parameters():
     c = load_components()
     runs = [tune(c, f"{HERE / 'tune_policies.py'}:Skilled", ["start", "greedy"], [2, 3], trials=3, games=12,

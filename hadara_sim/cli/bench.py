@@ -12,7 +12,7 @@ from rich.progress import Progress
 from ..constants import MAX_SEED
 from ..report.table import Table
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit, err_console,
-                     fail, playable_or_exit, policies_or_exit)
+                     fail, playable_or_exit, policies_or_exit, split_specs)
 
 PLANNER_MIX = "balanced,military,culture,economy"
 
@@ -22,10 +22,11 @@ def register(app: typer.Typer):
 
 
 def bench(
-    players: list[int] = typer.Option([], "--players", "-p", help="Player counts (default 4; 2-5 with --full)."),
+    players: list[int] = typer.Option([], "--players", "-p", min=2, max=5,
+                                      help="Player counts, each 2-5 (default 4; 2-5 with --full)."),
     advanced: Optional[bool] = typer.Option(None, "--advanced/--basic",
                                             help="Only one game kind (default basic; both with --full)."),
-    batch: list[int] = typer.Option([], "--batch", "-b",
+    batch: list[int] = typer.Option([], "--batch", "-b", min=1,
                                     help="Batch sizes (default 2000; 256, 1024, 4096, 16384 with --full)."),
     policy: list[str] = typer.Option(
         [], "--policy",
@@ -59,18 +60,12 @@ def bench(
     fmt = check_format(fmt)
     counts = sorted(set(players)) or ([2, 3, 4, 5] if full else [4])  # -p 2 -p 2: one row, not two alike
     sizes = sorted(set(batch)) or ([256, 1024, 4096, 16384] if full else [2000])  # -b 8 -b 8: as -p 2 -p 2
-    for p in counts:  # before --startup's minute of timing, not after it
-        if not 2 <= p <= 5:
-            fail(f"--players {p}: a game seats 2 to 5 players")
-    for b in sizes:
-        if b < 1:
-            fail(f"--batch {b}: a batch is at least 1 game")
     notes = startup_lines(startup, quiet) if startup else []
     c = components_or_exit(components)
     kinds = [advanced] if advanced is not None else ([False, True] if full else [False])
     ref_games = reference_games or (30 if full else 5)
     mixes = list(dict.fromkeys(policy)) or ["greedy", PLANNER_MIX]  # a mix given twice: benched once, in order
-    tables = {mix: policies_or_exit([mix], len(mix.split(",")), seed) for mix in mixes}
+    tables = {mix: policies_or_exit([mix], len(split_specs([mix])), seed) for mix in mixes}
     playable_or_exit([p for pols in tables.values() for p in pols], c)
     with nullcontext() if quiet else err_console.status("compiling, or loading the compiled engine and bots"):
         first = first_call_seconds(c, tables[mixes[0]], seed)

@@ -147,10 +147,22 @@ def components_or_exit(path: Optional[Path]) -> "ComponentSet":  # noqa: F821
              f"Check it with: hadara-sim components validate {path}")
 
 
+def _policy_parts(spec: str) -> list[str]:
+    """One --policy value split at its commas outside brackets: a parameter's list or tuple
+    (balanced:sides=[1,0,1,-1,-1]) stays whole; it was cut into 'balanced:sides=[1' and four policies."""
+    parts, depth, start = [], 0, 0
+    for i, char in enumerate(spec):
+        depth += (char in "([{") - (char in ")]}" and depth > 0)
+        if char == "," and depth == 0:
+            parts.append(spec[start:i])
+            start = i + 1
+    return [*parts, spec[start:]]
+
+
 def split_specs(specs: Sequence[str]) -> list[str]:
     """--policy values, repeated or comma-separated: ["a,b", "c"] -> ["a", "b", "c"]. An empty name
     (--policy '', a doubled comma) is refused: it was read as none given, and the default played under it."""
-    parts = [(spec, part.strip()) for spec in specs for part in spec.split(",")]
+    parts = [(spec, part.strip()) for spec in specs for part in _policy_parts(spec)]
     empty = next((spec for spec, part in parts if not part), None)
     if empty is not None:
         fail(f"--policy '{empty}' has an empty policy name; give a name in every place (e.g. --policy "
@@ -209,7 +221,7 @@ def not_nan(value: float | None) -> float | None:
     return value
 
 
-def _margin_in_pp(value: float) -> float:
+def margin_in_pp(value: float) -> float:
     """--margin in percentage points; a value below 0.1 is the old fraction spelling, refused."""
     if not_nan(value) <= 0:
         raise typer.BadParameter(f"{value:g}: the margin is a positive number of percentage points, e.g. "
@@ -221,7 +233,7 @@ def _margin_in_pp(value: float) -> float:
 
 
 MARGIN_OPTION = typer.Option(
-    2.0, "--margin", "-m", max=50.0, callback=_margin_in_pp,
+    2.0, "--margin", "-m", max=50.0, callback=margin_in_pp,
     help="Equivalence margin in percentage points (2 = ±2 pp): a difference shown to lie within ±MARGIN "
          "(TOST) is called 'fair within ±MARGIN pp'.")
 

@@ -11,7 +11,7 @@ from rich.markup import escape
 from rich.progress import Progress
 
 from ..constants import MAX_GAMES, MAX_SEED
-from ..registry import PolicyNotFound, available_policies, resolve_policy
+from ..registry import PolicyNotFound, available_policies, resolve_policy, split_spec
 from ..report.table import Table, styled
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
                      err_console, fail, playable_or_exit, policies_or_exit, split_specs, writable_file)
@@ -20,15 +20,13 @@ app = typer.Typer(help="List, inspect and rank policies (built-ins, entry points
                   no_args_is_help=True)
 
 
-def check_policies_and_players(names: list[str], players: list[int]):
-    """Exit with a one-line message if a policy cannot be found or a player count is out of range."""
+def check_policies(names: list[str]):
+    """Exit with a one-line message if a policy cannot be found."""
     for name in names:
         try:
-            resolve_policy(name)
+            resolve_policy(split_spec(name)[0])  # greedy:coin=1 was "write each parameter ... (greedy:coin=1=VALUE)"
         except PolicyNotFound as err:
             fail(str(err))
-    if any(not 2 <= p <= 5 for p in players):
-        fail("--players must be 2..5")
 
 
 def _params(target) -> dict:
@@ -97,7 +95,7 @@ def show(name: str = typer.Argument(..., help="A policy name, module:attr or fil
 @app.command()
 def ladder(
     games: int = typer.Option(1000, "--games", "-n", min=10, max=MAX_GAMES, help="Games per pair and player count."),
-    players: list[int] = typer.Option([2, 3, 4], "--players", "-p", help="Player counts."),
+    players: list[int] = typer.Option([2, 3, 4], "--players", "-p", min=2, max=5, help="Player counts."),
     policy: list[str] = typer.Option([], "--policy", help="Policies to rank (default: every built-in)."),
     seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED, help="Seed of the deals (and of random policies)."),
     advanced: bool = typer.Option(False, "--advanced", help="Advanced game."),
@@ -124,7 +122,7 @@ def ladder(
     c = components_or_exit(components)
     names = split_specs(policy) or list(BUILTIN)
     players = list(dict.fromkeys(players))
-    check_policies_and_players(names, players)
+    check_policies(names)
     playable_or_exit(policies_or_exit(names, len(names), seed), c)
     pairs = len(names) * (len(names) - 1) // 2 * len(players)
     with Progress(console=console, disable=quiet, transient=True) as progress:
@@ -173,7 +171,7 @@ def ladder(
 @app.command()
 def sides(
     policy: str = typer.Option("balanced", "--policy", help="A policy with side_choice (balanced and its kin)."),
-    players: list[int] = typer.Option([2, 3, 4, 5], "--players", "-p", help="Player counts."),
+    players: list[int] = typer.Option([2, 3, 4, 5], "--players", "-p", min=2, max=5, help="Player counts."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress line."),
     components: Optional[Path] = COMPONENTS_OPTION,
     fmt: str = FORMAT_OPTION,
@@ -189,7 +187,7 @@ def sides(
 
     fmt = check_format(fmt)
     c = components_or_exit(components)
-    check_policies_and_players([policy], players)
+    check_policies([policy])
     try:
         bot = make_policy(policy, side_choice="derived")
     except PolicyNotFound as err:
@@ -236,7 +234,7 @@ def tune(
     opponent: list[str] = typer.Option(["start"], "--opponent", "-o",
                                        help="The field to beat, repeatable; 'start' is the policy itself "
                                             "with its starting parameters."),
-    players: list[int] = typer.Option([2], "--players", "-p", help="Player counts, repeatable."),
+    players: list[int] = typer.Option([2], "--players", "-p", min=2, max=5, help="Player counts, repeatable."),
     advanced: bool = typer.Option(False, "--advanced", help="Advanced game (setup sides)."),
     trials: int = typer.Option(30, "--trials", min=1, help="Candidates to try (optuna TPE)."),
     games: int = typer.Option(500, "--games", "-n", min=2, max=MAX_GAMES,
@@ -268,12 +266,16 @@ def tune(
         writable_file(out)
     c = components_or_exit(components)
     field = [policy, *(o for o in opponent if o != "start")]
-    check_policies_and_players(field, players)
+    check_policies(field)
     playable_or_exit(policies_or_exit(field, len(field), seed), c)  # else it failed at its first decision
     try:
-        space = dict(parse_range(p) for p in param) if param else default_space(policy, advanced)
+        ranges = [parse_range(p) for p in param]
+        space = dict(ranges) if param else default_space(policy, advanced)
     except ValueError as err:
         fail(str(err))
+    twice = sorted({name for name, _ in ranges if [n for n, _ in ranges].count(name) > 1})
+    if twice:  # the last one was tuned, the others dropped without a word
+        fail(f"--param {', '.join(twice)} is given more than once; give each parameter one range or set of choices")
     argv = ["hadara-sim", "policies", "tune", policy, *[x for o in opponent for x in ("--opponent", o)],
             *[x for p in players for x in ("--players", str(p))], *(["--advanced"] if advanced else []),
             "--trials", str(trials), "--games", str(games), "--validation-games", str(validation_games),

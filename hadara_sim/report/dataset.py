@@ -32,6 +32,7 @@ BY_ALIASES: dict[str, tuple[str, ...]] = {
 # What each report needs from the dataset.
 REQUIRED: dict[str, tuple[str, ...]] = {
     "winrate": ("game", "players", "win_share"),
+    "ratings": ("combo", "game", "players", "seat", "policy_label", "rank"),
     "breakdown": ("game", "players", "total", *SHEET_COLUMNS, *EXTRA_POINTS),
     "setup-cards": ("game", "players", "setup_card", "setup_side", "win_share", "total"),
     "purple": ("game", "seat", "players", "advanced", "combo", "win_share", "total", "granted",

@@ -21,8 +21,8 @@ from .. import provenance
 from . import charts
 from . import inference as I
 from . import verdict as V
-from .dataset import (INFO_KEYS, SETUP_SWEEPS, ReportError, combination_by, fmt_value, full_info, in_group, polars_frame,
-                      pooled_over, resolve_by)
+from .dataset import (INFO_KEYS, SETUP_SWEEPS, ReportError, check_columns, combination_by, fmt_value, full_info,
+                      in_group, pooled_over, resolve_by)
 from .fields import AGREEMENT, value_label
 from .scores import PART_LABELS, STACK_ORDER, leader_wins, running_scores, score_breakdown
 from .table import Table
@@ -316,8 +316,8 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
     from . import ratings as R
 
     info = full_info(df, info)
-    polars_frame(df)
-    if "rank" not in df.columns or df["policy_label"].n_unique() < 2:
+    check_columns(df, "ratings")  # a frame without rank was told it had fewer than two policies
+    if df["policy_label"].n_unique() < 2:
         raise ReportError("ratings need a dataset with two or more policies (e.g. scenarios/tournament.toml)")
     pairs = R.pairwise(df)
     if pairs.height == 0:
