@@ -10,7 +10,6 @@ values); games of another set stop with a message.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 

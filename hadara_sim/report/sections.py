@@ -21,7 +21,7 @@ from .. import provenance
 from . import charts
 from . import inference as I
 from . import verdict as V
-from .dataset import (INFO_KEYS, SETUP_SWEEPS, ReportError, check_columns, combination_by, fmt_value, full_info,
+from .dataset import (INFO_KEYS, SETUP_SWEEPS, ReportError, check_columns, combination_by, full_info,
                       in_group, pooled_over, resolve_by)
 from .fields import AGREEMENT, value_label
 from .scores import PART_LABELS, STACK_ORDER, leader_wins, running_scores, score_breakdown
