@@ -68,11 +68,16 @@ def test_set_examples_work_as_printed_and_a_table_the_setting_made_up_is_its_fau
 
 def test_players_or_a_value_the_scenario_sweeps_is_refused_with_the_sweep_to_change(tmp_path):
     """--players 3 on the setup grid (which sweeps players 2-5) was silently overridden by the sweep
-    and still wrote results/setup-cards-players=3; its hint works as printed."""
+    and still wrote results/setup-cards-players=3; its hint works as printed. The refusal names the
+    option given: --players 3 was told as --set players=3."""
     out = runner.invoke(app, ["simulate", "scenarios/setup-cards.toml", "--players", "3", "--dry-run"],
                         env={"COLUMNS": "300"})
     text = " ".join(out.output.split())
-    assert out.exit_code == 2 and "--set players=3: players: this scenario sweeps players over [2, 3, 4, 5]" in text
+    assert out.exit_code == 2 and "--players 3: players: this scenario sweeps players over [2, 3, 4, 5]" in text
+    assert "--set players" not in text
+    setting = runner.invoke(app, ["simulate", "scenarios/setup-cards.toml", "--set", "players=3", "--dry-run"],
+                            env={"COLUMNS": "300"})
+    assert setting.exit_code == 2 and "--set players=3: players: this scenario sweeps" in " ".join(setting.output.split())
     hint = re.search(r"\(--set '(.+?)'\)", text).group(1)
     fixed = runner.invoke(app, ["simulate", "scenarios/setup-cards.toml", "--set", hint, "--dry-run"],
                           env={"COLUMNS": "300"})

@@ -7,6 +7,7 @@ import json
 import re
 import shlex
 import warnings
+from dataclasses import replace
 from pathlib import Path
 from typing import Optional
 
@@ -102,8 +103,10 @@ def simulate(
         talk.print("\n[yellow]interrupted[/] before anything was written", highlight=False)
         raise typer.Exit(130)
     except ScenarioError as err:
+        # --players went in as the setting players=N: a problem with it names the option the user typed
+        typed = {f"--set players={players}": f"--players {players}"} if players is not None else {}
         fail(f"the scenario is not valid ({len(err.problems)} problem{'s' * (len(err.problems) > 1)}):\n"
-             + "\n".join(f"  {p}" for p in err.problems))
+             + "\n".join(f"  {replace(p, file=typed.get(p.file, p.file))}" for p in err.problems))
     shipped = shipped_scenario(scenario)
     if shipped is not None and not quiet:
         err_console.print(f"note: no file {scenario} here: the shipped scenario {shipped}", markup=False,
