@@ -297,6 +297,28 @@ def test_the_ladder_in_a_machine_format_writes_numbers():
     assert_machine_numbers(run(*args, "--format", "csv").stdout)
 
 
+@pytest.mark.parametrize("what, numbers", [
+    ("cards", ("epoch", "cost_coins", "points", "income", "military", "culture", "food")),
+    ("colonies", ("level", "requirement_military", "plunder_coins", "integrate_coins", "front_points",
+                  "back_income", "back_points")),
+    ("setup", ("initiative", "coins", "income", "military", "culture", "food")),
+    ("board", ("epoch", "coins", "tiles", "requirement_culture", "points", "bonus"))])
+def test_components_show_in_a_machine_format_writes_numbers(what, numbers):
+    """components show --format json/csv wrote its cells as text ("3"), where --format's help promises
+    numbers with the unit in the column name."""
+    result = run("components", "show", "--what", what, "--format", "json")
+    assert result.exit_code == 0, result.output
+    table = json.loads(result.stdout)["tables"][0]
+    assert "rows" not in table and all(table["schema"][name] == "integer" for name in numbers)
+    assert any(isinstance(r[name], int) for r in table["data"] for name in numbers)
+    csv_text = run("components", "show", "--what", what, "--format", "csv").stdout
+    assert_machine_numbers(csv_text)
+    assert all(pd.api.types.is_numeric_dtype(pd.read_csv(io.StringIO(csv_text))[name]) for name in numbers)
+    if what == "board":  # a value a row, in the column of its unit
+        rows = {r["item"]: r for r in table["data"] if r["epoch"] in (None, 2)}
+        assert rows["sell"]["coins"] == 3 and rows["statue 2"]["requirement_culture"] == 12
+
+
 def test_bad_format_is_refused():
     result = run("components", "effects", "--format", "xml")
     assert result.exit_code == 2 and "--format must be table, csv, markdown or json" in result.output

@@ -57,15 +57,27 @@ def show(
     def cell(value, name, exact):
         return styled(value, "bold" if name in exact else "dim")
 
+    import polars as pl  # here: the command line imports this module at start-up
+
+    # csv and json: the numbers behind the cells, each unit in its column's name (a track's value is in
+    # steps of that track), as the reports write theirs; the cells went out as text ("3")
+    def with_data(table: Table, columns: dict, rows: list) -> None:
+        table.data, table.units = pl.DataFrame(rows, schema=columns, orient="row"), None
+
+    tracks = dict.fromkeys(TRACKS, pl.Int64)
+
     if what == "cards":
         which = ", ".join(filter(None, [f"epoch {epoch}" if epoch else "", colour or ""]))
         table = Table(f"Epoch cards{f' ({which})' if which else ''}",
                       ["id", "epoch", "colour", "adv", "cost", "points", *TRACKS, "effect"], [],
                       caption="adv: * = advanced game only; bold = exact (printed), dim = estimated; "
                               "effects are explained by: hadara-sim components effects")
+        numbers = []
         for card in c.cards:
             if (epoch and card.epoch != epoch) or (colour and COLOURS[card.colour] != colour):
                 continue
+            numbers.append([card.id, card.epoch, COLOURS[card.colour], card.starred, card.cost, card.points,
+                            *card.values, card.effect])
             table.rows.append([card.id, str(card.epoch), COLOURS[card.colour], "*" if card.starred else "",
                                cell(card.cost, "cost", card.exact), cell(card.points, "points", card.exact),
                                *(cell(v, t, card.exact) for v, t in zip(card.values, TRACKS)),
@@ -76,6 +88,8 @@ def show(
                 and (name not in ("adv", "effect") or any(row[j] for row in table.rows))]
         table.columns = [table.columns[j] for j in keep]
         table.rows = [[row[j] for j in keep] for row in table.rows]
+        with_data(table, {"id": pl.String, "epoch": pl.Int64, "colour": pl.String, "advanced_only": pl.Boolean,
+                          "cost_coins": pl.Int64, "points": pl.Int64, **tracks, "effect": pl.String}, numbers)
     elif what == "colonies":
         table = Table("Colonies", ["id", "level", "req", "plunder", "integrate", "front", *TRACKS, "back"], [],
                       caption="req: military needed; plunder: coins; integrate: coins to pay; front / back: "
@@ -85,11 +99,18 @@ def show(
                      *(f"back_{t}" for t in TRACKS), "back_points")
             values = (k.requirement, k.plunder, k.integrate, k.front_points, *k.back_values, k.back_points)
             table.rows.append([k.id, str(k.level + 1), *(cell(v, n, k.exact) for v, n in zip(values, names))])
+        with_data(table, {"id": pl.String, "level": pl.Int64, "requirement_military": pl.Int64,
+                          "plunder_coins": pl.Int64, "integrate_coins": pl.Int64, "front_points": pl.Int64,
+                          **{f"back_{t}": pl.Int64 for t in TRACKS}, "back_points": pl.Int64},
+                  [[k.id, k.level + 1, k.requirement, k.plunder, k.integrate, k.front_points, *k.back_values,
+                    k.back_points] for k in c.colonies])
     elif what == "setup":
         table = Table("Setup cards", ["initiative", "side", "coins", *TRACKS], [])
         for (initiative, side), s in sorted(c.setup_cards.items()):
             table.rows.append([str(initiative), side, cell(s.coins, "coins", s.exact),
                                *(cell(v, t, s.exact) for v, t in zip(s.values, TRACKS))])
+        with_data(table, {"initiative": pl.Int64, "side": pl.String, "coins": pl.Int64, **tracks},
+                  [[initiative, side, s.coins, *s.values] for (initiative, side), s in sorted(c.setup_cards.items())])
     elif what == "board":
         table = Table("Board", ["item", "epoch I / II / III or values"], [], wrap=("item",))
         table.rows += [["sell", " / ".join(map(str, c.sell))],
@@ -99,6 +120,15 @@ def show(
         for i, s in enumerate(c.statues):
             table.rows.append([f"statue {i + 1}", f"culture {cell(s.requirement, 'requirement', s.exact)}: "
                                f"{cell(s.points, 'points', s.exact)} points, bonus {cell(s.bonus, 'bonus', s.exact)}"])
+        # one row a value, in the column of its unit (a statue's bonus: track steps or points, as its tile)
+        prices = [[item, e + 1, v, None, None, None, None] for item, values in
+                  (("sell", c.sell), ("silver medal", c.silver_price), ("gold medal", c.gold_price))
+                  for e, v in enumerate(values)]
+        with_data(table, {"item": pl.String, "epoch": pl.Int64, "coins": pl.Int64, "tiles": pl.Int64,
+                          "requirement_culture": pl.Int64, "points": pl.Int64, "bonus": pl.Int64},
+                  [*prices, ["bonus tiles per colour", None, None, c.tiles_per_colour, None, None, None],
+                   *([f"statue {i + 1}", None, None, None, s.requirement, s.points, s.bonus]
+                     for i, s in enumerate(c.statues))])
     else:
         fail(f"unknown table '{what}'; choose cards, colonies, setup or board")
     emit([table], fmt, footer=components_text(component_set(c)))
