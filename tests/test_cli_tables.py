@@ -294,6 +294,11 @@ def test_the_ladder_in_a_machine_format_writes_numbers():
     pairs = doc["tables"][0]["data"]
     assert {(r["policy"], r["opponent"]) for r in pairs} == {("greedy", "random"), ("random", "greedy")}
     assert all(isinstance(r[k], (int, float)) for r in pairs for k in ("win_pct", "ci_low_pct", "ci_high_pct", "q"))
+    # the ratings' log-odds went out as bare rating, se, low and high, where report ratings names the unit
+    ratings = doc["tables"][1]["data"]
+    assert {"rating_logodds", "se_logodds", "low_logodds", "high_logodds"} <= set(ratings[0])
+    assert not {"rating", "se", "low", "high"} & set(ratings[0])
+    assert all(r["low_logodds"] < r["rating_logodds"] < r["high_logodds"] for r in ratings)
     assert_machine_numbers(run(*args, "--format", "csv").stdout)
 
 

@@ -116,7 +116,7 @@ def ladder(
 
     from ..ladder import ladder as run_ladder
     from ..ladder import ladder_ratings
-    from ..report.ratings import PRIOR_TEXT
+    from ..report.ratings import PRIOR_TEXT, RATING_UNITS
 
     fmt = check_format(fmt)
     c = components_or_exit(components)
@@ -164,7 +164,8 @@ def ladder(
                            "clustered on the deal)", ["policy", "rating", "95% CI"],
                            [[r["policy"], f"{r['rating']:+.2f}", f"[{r['low']:+.2f}, {r['high']:+.2f}]"]
                             for r in ratings.iter_rows(named=True)],
-                           caption=PRIOR_TEXT if ratings["prior"].any() else "", data=ratings, units=None))
+                           caption=PRIOR_TEXT if ratings["prior"].any() else "", data=ratings,
+                           units=RATING_UNITS))
     emit(grids, fmt)
 
 

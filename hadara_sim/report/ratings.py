@@ -53,6 +53,10 @@ def pairwise(df: pl.DataFrame) -> pl.DataFrame:
         "game", "players")
 
 
+# A rating, its standard error and its CI bounds are log-odds: in csv and json rating_logodds, se_logodds,
+# low_logodds and high_logodds (Table.units), in every table of ratings alike
+RATING_UNITS = dict.fromkeys(("rating", "se", "low", "high"), "log-odds")
+
 PRIOR_TEXT = ("a policy never or always won, so the unpenalised fit has no finite rating: a weak prior added "
               "one tied comparison to every pair of policies that met (bounded ratings; CIs then reflect the "
               "prior as well as the data)")

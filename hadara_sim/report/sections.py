@@ -335,7 +335,7 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
                        "with different policies (binomial GLM, statsmodels; CIs clustered on the deal); position: "
                        "1 = best, ±half its 95% CI; ties: share of its seats that tied for first"
                        + (f"; {R.PRIOR_TEXT}" if bt["prior"].any() else ""), data=fin,
-               units={"rating": "log-odds", "low": "log-odds", "high": "log-odds"})
+               units=R.RATING_UNITS)
     h2h = R.head_to_head(pairs)
     order = fin["policy"].to_list()
     cells = {(r["policy"], r["opponent"]): r for r in h2h.to_dicts()}
