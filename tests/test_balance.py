@@ -2,6 +2,7 @@
 tiny end-to-end suggestion."""
 
 import math
+import shlex
 
 import numpy as np
 import pytest
@@ -52,8 +53,15 @@ def test_tiny_suggestion_end_to_end(tmp_path):
     assert result.exit_code == 0, result.output
     fix = (tmp_path / "fix.toml").read_text()
     assert "1A" in result.output and '[components.setup."3B"]\nfood = 2\n' in fix
-    assert fix.startswith("# hadara-sim balance suggest --players 2 ") and f"--side 1A --overrides {first}\n" in fix
     assert "took" in result.stderr and "\x1b" not in result.stderr  # piped: lines, no spinner
+    # the command ends with --out, as balance fit's: without it, it wrote no fix.toml
+    assert fix.startswith("# hadara-sim balance suggest --players 2 ")
+    assert f"--side 1A --overrides {first} --out {tmp_path}\n" in fix
+    named = shlex.split(fix.splitlines()[0].removeprefix("# "))
+    assert named[-2:] == ["--out", str(tmp_path)]
+    (tmp_path / "fix.toml").unlink()
+    again = CliRunner().invoke(app, [*named[1:], "--jobs", "1", "-q"])
+    assert again.exit_code == 0 and (tmp_path / "fix.toml").read_text() == fix, again.output
     quiet = CliRunner().invoke(app, ["balance", "suggest", "-p", "2", "-n", "60", "--curve-games", "30",
                                      "--side", "1A", "--jobs", "1", "-q", "--format", "csv"])
     assert quiet.exit_code == 0 and quiet.stderr == "" and quiet.stdout.startswith("table,"), quiet.output

@@ -250,11 +250,13 @@ def suggest(
         out.mkdir(parents=True, exist_ok=True)
         # The whole set played, the overrides it started from included: a second suggest on top of the first
         # fix.toml wrote its own changes alone, and its command left out --side, --overrides and --components.
+        # --out too, as balance fit's: without it the command wrote neither this file nor the curves.
         command = " ".join(["hadara-sim balance suggest", f"--players {players}", f"--policy {shlex.quote(policy)}",
                             f"--games {games}", f"--curve-games {curve_games}", f"--margin {margin:g}", f"--seed {seed}",
                             *(f"--side {name}" for name in plan.only),
                             *([f"--components {shlex.quote(str(components))}"] if components else []),
-                            *([f"--overrides {shlex.quote(str(overrides))}"] if overrides else [])])
+                            *([f"--overrides {shlex.quote(str(overrides))}"] if overrides else []),
+                            f"--out {shlex.quote(str(out))}"])
         (out / "fix.toml").write_text(fix_text(overlaid(plan.overrides, fix_overrides(suggestions)), command))
         err_console.print(f"suggested overrides: {out / 'fix.toml'}", markup=False, highlight=False)
     took(start, quiet)
