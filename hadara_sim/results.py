@@ -406,9 +406,11 @@ def card_sets(df, components) -> dict[str, np.ndarray]:
 
     polars_frame(df)
     components = as_component_set(components)
-    # A column missing or of another kind stopped inside polars ('"offered" not found', 'expected Binary')
-    wrong = [f"{c} is {'missing' if c not in df.columns else df[c].dtype}" for c in CARD_SETS
-             if c not in df.columns or df[c].dtype != pl.Binary]
+    # A column missing or of another kind stopped inside polars ('"offered" not found', 'expected Binary'); one
+    # all null was read as empty sets, and an empty bought was told as bought_in_b's cards outside it
+    wrong = [f"{c} is {'missing' if c not in df.columns else df[c].dtype if df[c].dtype != pl.Binary else 'all null'}"
+             for c in CARD_SETS if c not in df.columns or df[c].dtype != pl.Binary
+             or 0 < df.height == df[c].null_count()]
     if wrong:
         raise ResultsError(f"the card columns of a results frame ({', '.join(CARD_SETS)}) are bit sets (Binary), "
                            f"but here {', '.join(wrong)}: give the frame load_results or simulate returns, with "

@@ -110,10 +110,14 @@ def test_card_events_decodes_the_lists(runs):
     (lambda df: df.drop("offered"), "but here offered is missing", card_events),
     (lambda df: df.with_columns(bought=pl.lit(3)), "but here bought is Int32", card_events),
     (lambda df: df.with_columns(bought=pl.lit(3)), "but here bought is Int32", K.card_table),
-], ids=["card_events, a column dropped", "card_events, a column of numbers", "card_table, a column of numbers"])
+    (lambda df: df.with_columns(bought=pl.lit(None, pl.Binary)), "but here bought is all null", card_sets),
+    (lambda df: df.with_columns(sold=pl.lit(None, pl.Binary)), "but here sold is all null", K.card_table),
+], ids=["card_events, a column dropped", "card_events, a column of numbers", "card_table, a column of numbers",
+        "card_sets, bought all null", "card_table, sold all null"])
 def test_card_events_names_a_card_column_it_cannot_read(runs, change, said, call):
     """A frame without `offered` stopped inside polars ('"offered" not found'), one with `bought` of
-    numbers in a SchemaError ('expected `Binary`'), in card_events as in report.cards.card_table."""
+    numbers in a SchemaError ('expected `Binary`'), in card_events as in report.cards.card_table. A
+    `bought` all null was named as bought_in_b ('a card bought in phase B that is not in bought')."""
     df = change(runs["two"])
     with pytest.raises(ResultsError, match=f"are bit sets \\(Binary\\), {said}: give the frame load_results"):
         call(df, COMPONENTS)
