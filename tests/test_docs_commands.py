@@ -137,6 +137,14 @@ def test_docs_links_resolve():
 
 
 
+def test_readme_names_every_shipped_scenario():
+    """README's list of the scenarios shipped in scenarios/ left out card-grants.toml and 3b-culture-coins.toml."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    listed = text[text.index("Scenarios shipped in `scenarios/`:"):].split("\n## ")[0]
+    missing = [p.name for p in sorted((ROOT / "scenarios").glob("*.toml")) if f"`{p.name}`" not in listed]
+    assert not missing, f"README's list of shipped scenarios leaves out {missing}"
+
+
 def test_the_python_reading_example_measures_the_seat_each_card_was_granted_to(tmp_path, monkeypatch):
     """docs/results.md's example as written, on tiny runs of default and of purple-effects: its gain in
     total is the granted seat's over the same seat in the control, as `grant_effects` measures it. (It
