@@ -38,7 +38,9 @@ class MixedExpert(Expert):
         values = self.values(d)
         legal = np.asarray(d.legal) & np.isfinite(values)
         legal[~legal.any(axis=1)] = np.asarray(d.legal)[~legal.any(axis=1)]
-        noise = np.stack([uniform(int(_mix(np.uint64(self.seed)) ^ np.uint64(option + 1)), d.game_id, d.serial)
+        with np.errstate(over="ignore"):  # the hash wraps around by design
+            key = _mix(np.uint64(self.seed))
+        noise = np.stack([uniform(int(key ^ np.uint64(option + 1)), d.game_id, d.serial)
                           for option in range(legal.shape[1])], axis=1)
         gumbel = -np.log(-np.log(np.clip(noise, 1e-300, 1.0 - 1e-16)))
         return np.where(legal, values + float(self.settings["tau"]) * gumbel, -np.inf).argmax(axis=1)
