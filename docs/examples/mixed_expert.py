@@ -36,8 +36,8 @@ class MixedExpert(Expert):
 
     def pick(self, d: Decision) -> np.ndarray:
         values = self.values(d)
-        legal = np.asarray(d.legal) & np.isfinite(values)
-        legal[~legal.any(axis=1)] = np.asarray(d.legal)[~legal.any(axis=1)]
+        values = np.where(np.isfinite(values), values, -1e9)  # an option foresight does not weigh comes last
+        legal = np.asarray(d.legal)
         with np.errstate(over="ignore"):  # the hash wraps around by design
             key = _mix(np.uint64(self.seed))
         noise = np.stack([uniform(int(key ^ np.uint64(option + 1)), d.game_id, d.serial)
