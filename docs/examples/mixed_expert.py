@@ -50,7 +50,7 @@ class MixedExpert(Expert):
         learned correction added feature by feature (the same order, so tau = 0 ties break alike)."""
         spec = super().kernel(d.view.components, d.view.players)
         base, features = learned.learned_options(spec, d)
-        weights = np.asarray(spec.params[learned.WEIGHTS_AT:]).reshape(learned.BLOCKS, len(learned.FEATURES))
+        weights = self.weights.at(d.view.players).reshape(learned.BLOCKS, len(learned.FEATURES))
         block = np.array([learned.block(KIND_CODE[d.kind], int(e)) for e in np.asarray(d.view.epoch)])
         correction = np.zeros(base.shape)
         for k in range(len(learned.FEATURES)):
