@@ -324,6 +324,32 @@ def test_components_show_in_a_machine_format_writes_numbers(what, numbers):
         assert rows["sell"]["coins"] == 3 and rows["statue 2"]["requirement_culture"] == 12
 
 
+def test_components_show_in_a_machine_format_names_the_printed_values_of_each_row():
+    """Bold (exact) and dim (estimated) do not reach a file: csv and json carry a column `exact` naming
+    the row's printed values among its own columns, `;`-separated as in the component files."""
+    c = load_components()
+    card_columns = {"cost": "cost_coins", "points": "points", "income": "income", "military": "military",
+                    "culture": "culture", "food": "food", "effect": "effect"}
+
+    def rows(what):
+        table = json.loads(run("components", "show", "--what", what, "--format", "json").stdout)["tables"][0]
+        return table["data"]
+
+    cards = {r["id"]: r["exact"] for r in rows("cards")}
+    assert cards == {card.id: ";".join(v for k, v in card_columns.items() if k in card.exact) for card in c.cards}
+    colonies = {r["id"]: r["exact"].split(";") for r in rows("colonies")}
+    exact_colony = next(k for k in c.colonies if "requirement" in k.exact)
+    assert "requirement_military" in colonies[exact_colony.id]
+    board = {(r["item"], r["epoch"]): r["exact"] for r in rows("board")}
+    assert board["sell", 1] == ("coins" if "coins" in c.board_exact["sell"] else "")
+    assert board["statue 1", None] == ";".join(n for k, n in (("requirement", "requirement_culture"),
+                                                              ("points", "points"), ("bonus", "bonus"))
+                                               if k in c.statues[0].exact)
+    assert board["statue 1", None]  # the shipped set prints statue 1's culture and points
+    setup = pd.read_csv(io.StringIO(run("components", "show", "--what", "setup", "--format", "csv").stdout))
+    assert "exact" in setup.columns and len(setup) == len(c.setup_cards)
+
+
 def test_bad_format_is_refused():
     result = run("components", "effects", "--format", "xml")
     assert result.exit_code == 2 and "--format must be table, csv, markdown or json" in result.output

@@ -39,7 +39,8 @@ def show(
     components: Optional[Path] = COMPONENTS_OPTION,
     fmt: str = FORMAT_OPTION,
 ):
-    """Print a component set as readable tables: exact values in bold, estimates dim."""
+    """Print a component set as readable tables: exact values in bold, estimates dim (csv and json: a
+    column `exact` names the printed values of each row)."""
     from ..provenance import component_set, components_text
 
     fmt = check_format(fmt)
@@ -60,9 +61,16 @@ def show(
     import polars as pl  # here: the command line imports this module at start-up
 
     # csv and json: the numbers behind the cells, each unit in its column's name (a track's value is in
-    # steps of that track), as the reports write theirs; the cells went out as text ("3")
+    # steps of that track), as the reports write theirs; the cells went out as text ("3"). Bold and dim
+    # do not reach a file, so a last column `exact` names the row's printed values: its own columns,
+    # `;`-separated as in the component files (empty: every value estimated).
     def with_data(table: Table, columns: dict, rows: list) -> None:
-        table.data, table.units = pl.DataFrame(rows, schema=columns, orient="row"), None
+        table.data = pl.DataFrame(rows, schema={**columns, "exact": pl.String}, orient="row")
+        table.units = None
+
+    def printed(exact, names: dict) -> str:
+        """The columns (`names`: a component file's field -> its column here) of the printed values."""
+        return ";".join(column for name, column in names.items() if name in exact)
 
     tracks = dict.fromkeys(TRACKS, pl.Int64)
 
@@ -73,11 +81,12 @@ def show(
                       caption="adv: * = advanced game only; bold = exact (printed), dim = estimated; "
                               "effects are explained by: hadara-sim components effects")
         numbers = []
+        card_columns = {"cost": "cost_coins", "points": "points", **{t: t for t in TRACKS}, "effect": "effect"}
         for card in c.cards:
             if (epoch and card.epoch != epoch) or (colour and COLOURS[card.colour] != colour):
                 continue
             numbers.append([card.id, card.epoch, COLOURS[card.colour], card.starred, card.cost, card.points,
-                            *card.values, card.effect])
+                            *card.values, card.effect, printed(card.exact, card_columns)])
             table.rows.append([card.id, str(card.epoch), COLOURS[card.colour], "*" if card.starred else "",
                                cell(card.cost, "cost", card.exact), cell(card.points, "points", card.exact),
                                *(cell(v, t, card.exact) for v, t in zip(card.values, TRACKS)),
@@ -99,36 +108,44 @@ def show(
                      *(f"back_{t}" for t in TRACKS), "back_points")
             values = (k.requirement, k.plunder, k.integrate, k.front_points, *k.back_values, k.back_points)
             table.rows.append([k.id, str(k.level + 1), *(cell(v, n, k.exact) for v, n in zip(values, names))])
-        with_data(table, {"id": pl.String, "level": pl.Int64, "requirement_military": pl.Int64,
-                          "plunder_coins": pl.Int64, "integrate_coins": pl.Int64, "front_points": pl.Int64,
-                          **{f"back_{t}": pl.Int64 for t in TRACKS}, "back_points": pl.Int64},
+        colony_columns = {"requirement": "requirement_military", "plunder": "plunder_coins",
+                          "integrate": "integrate_coins", "front_points": "front_points",
+                          **{f"back_{t}": f"back_{t}" for t in TRACKS}, "back_points": "back_points"}
+        with_data(table, {"id": pl.String, "level": pl.Int64, **dict.fromkeys(colony_columns.values(), pl.Int64)},
                   [[k.id, k.level + 1, k.requirement, k.plunder, k.integrate, k.front_points, *k.back_values,
-                    k.back_points] for k in c.colonies])
+                    k.back_points, printed(k.exact, colony_columns)] for k in c.colonies])
     elif what == "setup":
         table = Table("Setup cards", ["initiative", "side", "coins", *TRACKS], [])
         for (initiative, side), s in sorted(c.setup_cards.items()):
             table.rows.append([str(initiative), side, cell(s.coins, "coins", s.exact),
                                *(cell(v, t, s.exact) for v, t in zip(s.values, TRACKS))])
+        setup_columns = {"coins": "coins", **{t: t for t in TRACKS}}
         with_data(table, {"initiative": pl.Int64, "side": pl.String, "coins": pl.Int64, **tracks},
-                  [[initiative, side, s.coins, *s.values] for (initiative, side), s in sorted(c.setup_cards.items())])
+                  [[initiative, side, s.coins, *s.values, printed(s.exact, setup_columns)]
+                   for (initiative, side), s in sorted(c.setup_cards.items())])
     elif what == "board":
         table = Table("Board", ["item", "epoch I / II / III or values"], [], wrap=("item",))
-        table.rows += [["sell", " / ".join(map(str, c.sell))],
-                       ["silver medal", " / ".join(map(str, c.silver_price))],
-                       ["gold medal", " / ".join(map(str, c.gold_price))],
-                       ["bonus tiles per colour", str(c.tiles_per_colour)]]
+        # each board value: its item, the board.toml section and key its exact mark is read from
+        board = (("sell", c.sell, "sell", "coins"), ("silver medal", c.silver_price, "medals", "silver"),
+                 ("gold medal", c.gold_price, "medals", "gold"))
+        exact = c.board_exact
+        tiles_exact = exact.get("bonus_tiles", ())
+        table.rows += [[item, " / ".join(str(cell(v, key, exact.get(section, ()))) for v in values)]
+                       for item, values, section, key in board]
+        table.rows.append(["bonus tiles per colour", cell(c.tiles_per_colour, "per_colour", tiles_exact)])
         for i, s in enumerate(c.statues):
             table.rows.append([f"statue {i + 1}", f"culture {cell(s.requirement, 'requirement', s.exact)}: "
                                f"{cell(s.points, 'points', s.exact)} points, bonus {cell(s.bonus, 'bonus', s.exact)}"])
         # one row a value, in the column of its unit (a statue's bonus: track steps or points, as its tile)
-        prices = [[item, e + 1, v, None, None, None, None] for item, values in
-                  (("sell", c.sell), ("silver medal", c.silver_price), ("gold medal", c.gold_price))
-                  for e, v in enumerate(values)]
+        prices = [[item, e + 1, v, None, None, None, None, printed(exact.get(section, ()), {key: "coins"})]
+                  for item, values, section, key in board for e, v in enumerate(values)]
+        statue_columns = {"requirement": "requirement_culture", "points": "points", "bonus": "bonus"}
         with_data(table, {"item": pl.String, "epoch": pl.Int64, "coins": pl.Int64, "tiles": pl.Int64,
                           "requirement_culture": pl.Int64, "points": pl.Int64, "bonus": pl.Int64},
-                  [*prices, ["bonus tiles per colour", None, None, c.tiles_per_colour, None, None, None],
-                   *([f"statue {i + 1}", None, None, None, s.requirement, s.points, s.bonus]
-                     for i, s in enumerate(c.statues))])
+                  [*prices, ["bonus tiles per colour", None, None, c.tiles_per_colour, None, None, None,
+                             printed(tiles_exact, {"per_colour": "tiles"})],
+                   *([f"statue {i + 1}", None, None, None, s.requirement, s.points, s.bonus,
+                      printed(s.exact, statue_columns)] for i, s in enumerate(c.statues))])
     else:
         fail(f"unknown table '{what}'; choose cards, colonies, setup or board")
     emit([table], fmt, footer=components_text(component_set(c)))
