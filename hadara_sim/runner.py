@@ -49,12 +49,19 @@ class RunFailed(RuntimeError):
 
 # --- backends ---------------------------------------------------------------------------------
 
+def _checkout() -> str:
+    """The checkout hadara-sim is installed from (it is on no package index), for a pip command; a
+    placeholder where this copy is not one (installed from a wheel)."""
+    top = Path(__file__).resolve().parents[1]
+    return str(top) if (top / "pyproject.toml").is_file() else "/path/to/hadara-sim"
+
+
 def _dask_client(scheduler: str | None, jobs: int):
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise RunError("the dask backend needs dask.distributed, which is not installed; install it with "
-                       "`pip install 'hadara-sim[dask]'` (on this machine and on every worker)") from None
+                       f"`pip install -e '{_checkout()}[dask]'` (on this machine and on every worker)") from None
     if scheduler:
         try:
             return Client(scheduler, timeout="15s", set_as_default=False), None
