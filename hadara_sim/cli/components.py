@@ -116,13 +116,14 @@ def show(
                     k.back_points, printed(k.exact, colony_columns)] for k in c.colonies])
     elif what == "setup":
         table = Table("Setup cards", ["initiative", "side", "coins", *TRACKS], [])
-        for (initiative, side), s in sorted(c.setup_cards.items()):
+        setups = sorted(c.setup_cards.items())
+        for (initiative, side), s in setups:
             table.rows.append([str(initiative), side, cell(s.coins, "coins", s.exact),
                                *(cell(v, t, s.exact) for v, t in zip(s.values, TRACKS))])
         setup_columns = {"coins": "coins", **{t: t for t in TRACKS}}
         with_data(table, {"initiative": pl.Int64, "side": pl.String, "coins": pl.Int64, **tracks},
                   [[initiative, side, s.coins, *s.values, printed(s.exact, setup_columns)]
-                   for (initiative, side), s in sorted(c.setup_cards.items())])
+                   for (initiative, side), s in setups])
     elif what == "board":
         table = Table("Board", ["item", "epoch I / II / III or values"], [], wrap=("item",))
         # each board value: its item, the board.toml section and key its exact mark is read from
