@@ -279,6 +279,14 @@ def test_a_grid_under_three_fields_reads_them_as_a_ladder_in_the_order_swept():
     titles = [t.title for t in section.tables if t is not None]
     ladders = [t for t in titles if t.startswith("Does each effect settle")]
     assert len(ladders) == 2 and all("random < greedy < balanced" in t for t in ladders)
+    # the side B - A ladder drawn: a line per card over the fields in the order swept, each labelled
+    # with its last step's word from the ladder table
+    figures = dict(section.figures)
+    ax = figures["setup-sides-ladder"].axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["random", "greedy", "balanced"]
+    table = next(t for t in section.tables if t.title.startswith("Does each effect settle as the fields grow stronger? Side B"))
+    words = dict(zip(table.data["setup_card"].to_list(), table.data["robust"].to_list()))
+    assert [t.get_text() for t in ax.get_legend().get_texts()] == [f"card {c}: {w}" for c, w in sorted(words.items())]
 
 
 def test_a_grant_sweep_under_three_fields_reads_them_as_a_ladder_in_the_order_swept():

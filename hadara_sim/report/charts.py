@@ -22,6 +22,7 @@ from matplotlib.text import Text
 from .. import provenance
 from ..problems import as_path
 from .dataset import ReportError, in_group, polars_frame
+from .fields import value_label
 from .scores import BONUS_PARTS, PART_LABELS, STACK_ORDER
 
 CI_NOTE = "error bars: 95% CI (t-test over deals)"
@@ -338,6 +339,46 @@ def setup_chart(bal: pl.DataFrame, info: dict, focus: str | None = None) -> Figu
     title = "Setup cards: win share against the fair share 1/P, and mean score per card and side"
     return _finish(fig, title,
                    footer(info, what + "; n = deals per card and side"))
+
+
+def ladder_chart(effects: pl.DataFrame, steps: pl.DataFrame, cell: Sequence[str], info: dict,
+                 what: str = "side B minus side A") -> Figure:
+    """An effect under each field of a ladder, weakest first (x), with 95% CIs: a panel per group of
+    `cell` but its last column, a line per value of that last one (a setup card), each ending in
+    whether its last step settled (`fields.field_robustness(..., steps=True)`). `effects` holds each
+    cell's effect under each field (`diff`, `low`, `high`, shares, and the field's label in `field`)."""
+    _drawable(effects, (*cell, "field", "diff", "low", "high"), "an effect per cell and field (setup_side_contrasts)")
+    _drawable(steps, (*cell, "robust"), "a ladder's steps (field_robustness with steps=True)")
+    names = [c[len("effect "):] for c in steps.columns if c.startswith("effect ")]
+    panel, line = list(cell[:-1]), cell[-1]
+    groups = effects.select(panel).unique(maintain_order=True).sort(panel).to_dicts() if panel else [{}]
+    words = {tuple(r[c] for c in cell): r["robust"] for r in steps.to_dicts()}
+    fig = _figure(max(7.0, 4.2 * len(groups) + 1.2), 5.2)
+    axes = fig.subplots(1, len(groups), squeeze=False, sharey=True)[0]
+    x = np.arange(len(names))
+    for ax, group in zip(axes, groups):
+        sub = effects.filter(*[pl.col(c) == v for c, v in group.items()]) if group else effects
+        values = sorted(sub[line].unique().to_list())
+        for k, value in enumerate(values):
+            rows = {r["field"]: r for r in sub.filter(pl.col(line) == value).to_dicts()}
+            shown = [i for i, n in enumerate(names) if n in rows]
+            m, err = _err([rows[names[i]]["diff"] for i in shown], [rows[names[i]]["low"] for i in shown],
+                          [rows[names[i]]["high"] for i in shown], 100)
+            colour = LINE_COLOURS[k % len(LINE_COLOURS)]
+            offset = (k - (len(values) - 1) / 2) * 0.06  # the CIs side by side, not on top of each other
+            ax.errorbar(x[shown] + offset, m, yerr=err, fmt="o-", color=colour, ecolor=colour, capsize=3, lw=1.3,
+                        markersize=4.5, label=f"{value_label(line, value)}: {words.get((*group.values(), value), 'n/a')}")
+        ax.axhline(0, color="black", lw=0.9)
+        ax.set_xticks(x, [_wrapped(n, 14) for n in names], fontsize=9)
+        ax.set_xlim(-0.4, len(names) - 0.6)
+        ax.grid(axis="y", alpha=0.3)
+        ax.set_title(", ".join(value_label(c, v) for c, v in group.items()), fontsize=10)
+        ax.set_xlabel("opponent field, weakest first")
+        ax.legend(fontsize=8, frameon=False, title="by the strongest field", title_fontsize=8, loc="best")
+    axes[0].set_ylabel(f"{what} (percentage points)")
+    return _finish(fig, f"Does {what} settle as the fields grow stronger? ({' < '.join(names)})",
+                   footer(info, "paired on the deal and seat; settled = the last step equivalent to zero within the "
+                                "margin (TOST, Holm over the steps); n = deals per point"))
 
 
 # --- purple effects ---------------------------------------------------------------------------

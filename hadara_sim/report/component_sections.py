@@ -13,7 +13,7 @@ from . import charts
 from . import inference as I
 from . import verdict as V
 from .dataset import SETUP_SWEEPS, ReportError, full_info, run_components
-from .fields import field_columns, field_count, field_robustness
+from .fields import field_columns, field_count, field_label_expr, field_robustness
 from .grants import card_grant_pairs, grant_pairs, grant_table, owner_effects, placebo_pairs, placebo_spread
 from .sections import (NA, Section, by_text, column_name, group_label, ladder_table, num, num_ci, paired_table, pct,
                        pct_ci, pooled_title, pp, pp_ci, pval, robustness_table, value_label)
@@ -98,17 +98,21 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
             pairs, a, b, ["players", *rest, "setup_card", "setup_side"], fields, margin, steps=True),
             lambda r: label(r, rest)))
     sides = setup_side_contrasts(df, margin)
+    figures = [("setup-cards", charts.setup_chart(bal, info, chosen[0]))]
     if sides is not None:
         lab = group_label(["players", *[c for c in sides.columns if c.startswith("sweep_")], "setup_card"])
         tables.append(paired_table("Setup cards: side B minus side A of each card (relative; paired on the deal "
                                     "and seat)", "card", "side B", "side A", sides, lab, margin, ("side_b", "side_a"),
                                     games=info.get("deals")))
         cell = ["players", *[c for c in sides.columns if c.startswith("sweep_") and c not in fields], "setup_card"]
+        side_pairs = setup_side_pairs(df)
         tables.append(robustness_table("Side B minus side A", "card", field_robustness(
-            setup_side_pairs(df), "B", "A", cell, fields, margin), group_label(cell)))
-        if ladder:
-            tables.append(ladder_table("Side B minus side A", "card", field_robustness(
-                setup_side_pairs(df), "B", "A", cell, fields, margin, steps=True), group_label(cell)))
+            side_pairs, "B", "A", cell, fields, margin), group_label(cell)))
+        steps = field_robustness(side_pairs, "B", "A", cell, fields, margin, steps=True) if ladder else None
+        if steps is not None:
+            tables.append(ladder_table("Side B minus side A", "card", steps, group_label(cell)))
+            figures.append(("setup-sides-ladder", charts.ladder_chart(
+                sides.with_columns(field_label_expr(fields).alias("field")), steps, cell, info)))
     cards = setup_card_contrasts(df, margin)
     if cards is not None:
         extra = [c for c in cards.columns if c.startswith("sweep_")]
@@ -126,8 +130,7 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
                               pp(r["diff"]), pval(r["q"]), V.render(r, margin=margin)] for r in focus.to_dicts()],
                             caption="Wilson CI, score test against 1/P; " + V.caption(focus.height, margin),
                             marked=focus["significant"].to_list(), data=focus))
-    return Section("setup-cards", "Setup cards", intro, [t for t in tables if t is not None],
-                   [("setup-cards", charts.setup_chart(bal, info, chosen[0]))])
+    return Section("setup-cards", "Setup cards", intro, [t for t in tables if t is not None], figures)
 
 
 # --- purple effects ---------------------------------------------------------------------------

@@ -62,7 +62,7 @@ def value_label(col: str, value) -> str:
     return fmt_value(value)
 
 
-def _field_label_expr(fields: Sequence[str]) -> pl.Expr:
+def field_label_expr(fields: Sequence[str]) -> pl.Expr:
     """One label per opponent field from its swept columns (`field_label` for a whole policy list)."""
     whole = tuple(f"sweep_{k}" for k in FIELD_KEYS)  # a whole list of policies; else one key inside it
     return pl.concat_str([pl.col(f).map_elements(field_label if f in whole else
@@ -131,7 +131,7 @@ def field_robustness(pairs: pl.DataFrame, a: str, b: str, cell: Sequence[str], f
     decided or its difference lies outside the margin)."""
     if not fields or pairs.select(fields).n_unique() < 2:
         return None
-    labelled = pairs.with_columns(_field_label_expr(fields).alias("_field"))
+    labelled = pairs.with_columns(field_label_expr(fields).alias("_field"))
     names = (labelled.group_by("_field").agg(pl.col("combo").min()).sort(["combo", "_field"])["_field"].to_list()
              if "combo" in pairs.columns else sorted(labelled["_field"].unique().to_list()))
     per_deal = (labelled.group_by([*cell, "_field", CLUSTER])
