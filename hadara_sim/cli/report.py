@@ -114,13 +114,17 @@ def _run(results: Path, out: Optional[Path], fmt: str, build, tables: str = "tab
     fmt = _check_format(fmt)
     tables = check_format(tables)
     out = _out_dir(results, out)
-    df, info = _load(results)
-    try:
-        section = build(df, info)
-    except ReportError as err:
-        fail(str(err))
-    except ResultsError as err:
-        fail(f"{results}: {err}")
+    # A large run takes minutes to read and test (a 4-player ladder of 96,000 deals: about 3): a status
+    # line says what is under way. It shows only in a terminal and is gone before the tables print.
+    with console.status(f"reading {escape(str(results))}") as status:
+        df, info = _load(results)
+        status.update(f"computing the report over {df.height:,} rows")
+        try:
+            section = build(df, info)
+        except ReportError as err:
+            fail(str(err))
+        except ResultsError as err:
+            fail(f"{results}: {err}")
     try:
         _emit(section, info, out, fmt, tables)
     except ReportError as err:

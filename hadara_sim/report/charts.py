@@ -353,7 +353,7 @@ def ladder_chart(effects: pl.DataFrame, steps: pl.DataFrame, cell: Sequence[str]
     panel, line = list(cell[:-1]), cell[-1]
     groups = effects.select(panel).unique(maintain_order=True).sort(panel).to_dicts() if panel else [{}]
     words = {tuple(r[c] for c in cell): r["robust"] for r in steps.to_dicts()}
-    fig = _figure(max(7.0, 4.2 * len(groups) + 1.2), 5.2)
+    fig = _figure(max(8.0, 5.6 * len(groups) + 0.6), 5.2)
     axes = fig.subplots(1, len(groups), squeeze=False, sharey=True)[0]
     x = np.arange(len(names))
     for ax, group in zip(axes, groups):
@@ -374,7 +374,8 @@ def ladder_chart(effects: pl.DataFrame, steps: pl.DataFrame, cell: Sequence[str]
         ax.grid(axis="y", alpha=0.3)
         ax.set_title(", ".join(value_label(c, v) for c, v in group.items()), fontsize=10)
         ax.set_xlabel("opponent field, weakest first")
-        ax.legend(fontsize=8, frameon=False, title="by the strongest field", title_fontsize=8, loc="best")
+        ax.legend(fontsize=8, frameon=False, title="by the strongest field", title_fontsize=8, loc="upper left",
+                  bbox_to_anchor=(1.0, 1.0))  # beside the panel: the lines cross where a legend inside would sit
     axes[0].set_ylabel(f"{what} (percentage points)")
     return _finish(fig, f"Does {what} settle as the fields grow stronger? ({' < '.join(names)})",
                    footer(info, "paired on the deal and seat; settled = the last step equivalent to zero within the "
