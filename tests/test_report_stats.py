@@ -210,6 +210,24 @@ def test_rows_of_one_deal_are_averaged_before_the_test():
     assert (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(4, 8))
 
 
+def test_finishing_positions_without_spread_and_tie_rates_carry_honest_intervals():
+    """A policy that came second in every deal was "2.00 ±0.00" (a hand-made normal half-width of zero
+    spread) and the tie rate had no interval; now the position's interval is the t interval of the deal
+    means (none without spread) and the tie rate, a rate, has its Wilson interval of positive width."""
+    from hadara_sim.report import ratings
+
+    rows = [dict(game=g, seat=s, players=2, policy_label=name, rank=1 + s, win_share=float(s == 0))
+            for g in range(5) for s, name in enumerate(["strong", "weak"])]
+    fin = ratings.finishing(R.frame(rows))
+    weak = row(fin, policy="weak")
+    assert (weak["n"], weak["rank"]) == (5, 2.0) and math.isnan(weak["rank_half"])
+    assert weak["tie_rate"] == 0 and weak["tie_low"] == pytest.approx(0, abs=1e-12)
+    assert weak["tie_high"] == pytest.approx(wilson(0, 5)[1])
+    rows[0]["rank"] = 2  # one deal of another position: the t interval of the deal means
+    strong = row(ratings.finishing(R.frame(rows)), policy="strong")
+    assert 2 * strong["rank_half"] == pytest.approx(np.diff(t_interval([2, 1, 1, 1, 1]))[0])
+
+
 # --- breakdown --------------------------------------------------------------------------------
 
 def test_breakdown_splits_bonus_parts_and_sums_to_total():

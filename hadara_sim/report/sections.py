@@ -327,13 +327,15 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
     fin = fin.sort("rating", descending=True, nulls_last=True)
     pooled = pooled_title(df, ["policy_label"])
     t1 = Table(f"Policies: Bradley-Terry rating, win share, finishing position and ties{pooled}",
-               ["policy", "n (deals)", "rating", "95% CI", "win share", "95% CI", "mean position", "ties"],
+               ["policy", "n (deals)", "rating", "95% CI", "win share", "95% CI", "mean position", "ties", "95% CI"],
                [[r["policy"], f"{r['n']:,}", num(r["rating"], 2, True), num_ci(r["low"], r["high"], 2, True),
                  pct(r["win"]), pct_ci(r["win_low"], r["win_high"]),
-                 f"{num(r['rank'], 2)} ±{num(r['rank_half'], 2)}", pct(r["tie_rate"])] for r in fin.to_dicts()],
+                 f"{num(r['rank'], 2)} ±{num(r['rank_half'], 2)}", pct(r["tie_rate"]),
+                 pct_ci(r["tie_low"], r["tie_high"])] for r in fin.to_dicts()],
                caption="rating: Bradley-Terry log-odds of beating the average policy, from every pair of seats "
                        "with different policies (binomial GLM, statsmodels; CIs clustered on the deal); position: "
-                       "1 = best, ±half its 95% CI; ties: share of its seats that tied for first"
+                       "1 = best, ±half its 95% t CI over deals (– where every deal gave the same position); ties: share of "
+                       "its seats that tied for first, 95% Wilson CI on the deal-clustered effective sample size"
                        + (f"; {R.PRIOR_TEXT}" if bt["prior"].any() else ""), data=fin,
                units=R.RATING_UNITS)
     h2h = R.head_to_head(pairs)

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 # the names whose unit differs in it (`Table.units`); columns named nowhere keep name and value.
 UNIT_OF = {
     **dict.fromkeys(("win", "win_low", "win_high", "fair", "a", "b", "win_a", "win_b", "mean", "ci_low", "ci_high",
-                     "share", "owned", "tie_rate", "chance", "side_a", "side_b"), "%"),
+                     "share", "owned", "tie_rate", "tie_low", "tie_high", "chance", "side_a", "side_b"), "%"),
     **dict.fromkeys(("diff", "diff_low", "diff_high", "rel_diff", "rel_low", "rel_high", "low", "high", "win_diff",
                      "vs_fair", "win_diff_low", "win_diff_high", "effect", "difference", "size_low", "size_high"), "pp"),
     **dict.fromkeys(("score", "score_low", "score_high", "score_a", "score_b", "score_diff", "margin", "margin_low",
