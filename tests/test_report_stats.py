@@ -773,6 +773,15 @@ def test_a_notebook_s_other_frames_and_folders_are_told_what_to_pass(tmp_path):
         curve.curve(df, "players.x")
 
 
+def test_the_summary_s_how_to_read_states_the_margin_its_verdicts_used(tmp_path):
+    """`report summary --margin 1` judged its tables within ±1 pp while its "How to read" said
+    "'fair within ±2 pp' is an equivalence test"; it states the run's margin."""
+    from hadara_sim.report.summary import write_summary
+
+    page = write_summary(R.four_games(), {}, tmp_path, margin=0.01).read_text()
+    assert "'fair within &plusmn;1 pp' is an equivalence test" in page and "&plusmn;2 pp" not in page
+
+
 def test_card_worth_of_a_run_without_restricted_play_says_which_run_has_it():
     """restricted_pairs gives None for a run without restricted play, and the notebook passes it on:
     seek_avoid and fair_costs stopped with "'NoneType' object has no attribute 'group_by'"."""

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Sequence
 
 from . import charts
+from . import inference as I
 from . import verdict as V
 from .dataset import ReportError
 from .fields import AGREEMENT
@@ -33,18 +34,24 @@ img { max-width: 100%; border: 1px solid #eee; margin: 0.6rem 0; }
 .findings td { text-align: left; white-space: normal; }
 """ + MARKED_CSS
 
-HOW_TO_READ = (
-    "Every rate and difference comes with its sample size n and a 95% confidence interval. n counts deals "
-    "(<code>game</code>): seats of one game (and one deal played under several combinations) are not "
-    "independent, so rates get Wilson intervals on the deal-clustered effective sample size (statsmodels) and "
-    "paired differences Student t intervals over deals (scipy). Every table that marks rows corrects for its "
-    "number of rows (Benjamini-Hochberg, or Holm for head-to-head tables) and says so in its caption: "
-    "&#9650; / &#9660; mark a difference after that correction; 'fair within &plusmn;2 pp' is an equivalence "
-    "test (TOST), Holm-corrected over the table, so that even one wrong 'fair' in a table has at most a 5% "
-    "chance; 'undecided' means more games are needed; a difference that is not significant is never shown "
-    "as fair. Verdicts are against the fair share 1/P unless a table names its contrast relative (the average "
-    "side, side A, a control). Experimental comparisons (setup grid, grant sweep) pair on the deal and are "
-    "causal for these policies; observational ones are labelled so and are not.")
+
+# The margin is the run's (`report summary --margin 1`): a fixed "±2 pp" here contradicted the tables'
+# "fair within ±1 pp".
+def how_to_read(margin: float = I.MARGIN) -> str:
+    return (
+        "Every rate and difference comes with its sample size n and a 95% confidence interval. n counts deals "
+        "(<code>game</code>): seats of one game (and one deal played under several combinations) are not "
+        "independent, so rates get Wilson intervals on the deal-clustered effective sample size (statsmodels) and "
+        "paired differences Student t intervals over deals (scipy). Every table that marks rows corrects for its "
+        "number of rows (Benjamini-Hochberg, or Holm for head-to-head tables) and says so in its caption: "
+        "&#9650; / &#9660; mark a difference after that correction; "
+        f"'fair within &plusmn;{100 * margin:g} pp' is an equivalence "
+        "test (TOST), Holm-corrected over the table, so that even one wrong 'fair' in a table has at most a 5% "
+        "chance; 'undecided' means more games are needed; a difference that is not significant is never shown "
+        "as fair. Verdicts are against the fair share 1/P unless a table names its contrast relative (the average "
+        "side, side A, a control). Experimental comparisons (setup grid, grant sweep) pair on the deal and are "
+        "causal for these policies; observational ones are labelled so and are not.")
+
 
 # A table's own verdict (the prefix of its `verdict.Verdict` records) and the columns of the size it
 # judges, in the order looked for: (prefix, size, low, high).
@@ -121,15 +128,16 @@ def image_html(fig, fmt: str, alt: str) -> str:
     return f'<img alt="{escape(alt)}" src="data:{mime};base64,{data}">'
 
 
-def render(sections: Sequence[Section], info: dict, notes: Sequence[str] = (), fmt: str = "png") -> str:
-    """The whole report as one HTML string."""
+def render(sections: Sequence[Section], info: dict, notes: Sequence[str] = (), fmt: str = "png",
+           margin: float = I.MARGIN) -> str:
+    """The whole report as one HTML string; `margin` is the equivalence margin its verdicts used."""
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
              f"<title>hadara-sim report: {escape(info['scenario'])}</title><style>{CSS}</style></head><body>",
              f"<h1>hadara-sim report: {escape(info['scenario'])}</h1>",
              f'<p class="sub">{escape(info["description"])} · {info["games"]:,} games · written {now}</p>',
              f'<div class="facts">{table_html(overview(info))}</div>',
-             f'<div class="note"><b>How to read this report.</b> {HOW_TO_READ}</div>']
+             f'<div class="note"><b>How to read this report.</b> {how_to_read(margin)}</div>']
     findings = key_findings(sections)
     if findings is not None:
         parts.append(f'<div class="findings">{table_html(findings)}</div>')
@@ -151,9 +159,9 @@ def render(sections: Sequence[Section], info: dict, notes: Sequence[str] = (), f
 
 
 def write(path: str | Path, sections: Sequence[Section], info: dict, notes: Sequence[str] = (),
-          fmt: str = "png") -> Path:
+          fmt: str = "png", margin: float = I.MARGIN) -> Path:
     path = Path(path)
-    page = render(sections, info, notes, fmt)
+    page = render(sections, info, notes, fmt, margin)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(page, encoding="utf-8")

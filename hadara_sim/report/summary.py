@@ -66,7 +66,7 @@ def write_summary(df: pl.DataFrame, info: dict, out, fmt: str = "png", margin: f
         out = out / "summary.html"
     secs, notes = summary_sections(df, info, margin, progress)
     try:
-        return html.write(out, secs, info, notes, fmt)
+        return html.write(out, secs, info, notes, fmt, margin)
     finally:
         for s in secs:
             for _, fig in s.figures:
