@@ -158,6 +158,27 @@ def test_rows_of_one_deal_widen_the_interval_by_the_design_effect():
     assert (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(49.5, 99))
 
 
+def test_the_seats_of_one_deal_are_one_observation_not_a_verdict():
+    """A tournament's single deal: "random" lost all 14 of its games, which were taken as 14 independent
+    seats (score test p < 0.001, "weaker"); one deal cannot measure its clustering, so it counts once."""
+    rows = [dict(game=0, seat=s, combo=c, players=2, win_share=float(s == 1),
+                 policy_label="random" if s == 0 else f"p{c}") for c in range(14) for s in (0, 1)]
+    r = row(with_verdicts(win_rates(R.frame(rows), ["policy_label"])), policy_label="random")
+    assert (r["n"], r["rows"]) == (1, 14) and (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(0, 1))
+    assert r["p"] > 0.05 and r["verdict"] == "undecided"
+
+
+def test_a_few_deal_means_that_agree_never_count_for_more_than_the_seats_played():
+    """42 seats in 3 deals whose means happened to lie close (0.64, 0.57, 0.57) had a design effect of
+    0.1 and counted as 425 observations: a 95% CI of ±5 pp and "stronger" from three deals."""
+    shares = {0: [1] * 9 + [0] * 5, 1: [1] * 8 + [0] * 6, 2: [1] * 8 + [0] * 6}
+    rows = [dict(game=g, seat=0, combo=c, players=2, win_share=float(w), policy_label="p")
+            for g, ws in shares.items() for c, w in enumerate(ws)]
+    r = win_rates(R.frame(rows), ["policy_label"]).to_dicts()[0]
+    assert (r["n"], r["rows"]) == (3, 42)
+    assert (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(25, 42))
+
+
 def test_win_rate_by_seat_and_aliases():
     df = R.four_games()
     out = win_rates(df, resolve_by(df, ["seat"]))
