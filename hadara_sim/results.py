@@ -572,6 +572,15 @@ def metadata_problem(meta) -> str | None:
                             ("sessions", list, "a list")):
         if key in meta and not isinstance(meta[key], kind):
             return f"key '{key}' must be {name}, got {json.dumps(meta[key])[:40]}"
+    # The reports' titles and footers read these too (the component set is loaded again from its path):
+    # a text in their place stopped them with AttributeError or TypeError
+    parsed = meta.get("scenario", {}).get("parsed")
+    if parsed is not None and not isinstance(parsed, dict):
+        return f"key 'scenario.parsed' must be a table, got {json.dumps(parsed)[:40]}"
+    components = meta.get("components")
+    if components is not None and not (isinstance(components, dict)
+                                       and isinstance(components.get("path"), (str, type(None)))):
+        return f"key 'components' must be a table with a path (text or null), got {json.dumps(components)[:40]}"
     combos = meta.get("combinations")
     if not isinstance(combos, list) or not combos:
         return "key 'combinations' must be a non-empty list"
@@ -582,6 +591,14 @@ def metadata_problem(meta) -> str | None:
         seen.add(combo["index"])
         if not isinstance(combo.get("sweep", {}), dict):
             return f"combinations[{i}].sweep must be a table"
+        config = combo.get("config", {})
+        if not isinstance(config, dict) or not (isinstance(config.get("policies", []), list)
+                                                and all(isinstance(p, dict) for p in config.get("policies", []))):
+            return f"combinations[{i}].config must be a table whose policies are a list of tables"
+        arrangement = combo.get("arrangement")
+        if arrangement is not None and not (isinstance(arrangement, list) and all(
+                _is_count(k, 0) and k < len(config.get("policies", [])) for k in arrangement)):
+            return f"combinations[{i}].arrangement must be a list of policy numbers, got {json.dumps(arrangement)[:40]}"
     if "chunks_per_combination" not in meta:
         return "key 'chunks_per_combination' is missing (written by an older hadara-sim?)"
     if meta["chunks_per_combination"] != chunks_per_combination(meta["games"], meta["chunk_size"]):

@@ -137,6 +137,12 @@ def test_a_part_damaged_mid_file_is_named_when_a_scan_is_collected(two_runs):
     lambda m: m.update(combinations="all"),
     lambda m: m.pop("identity"),
     lambda m: m.update(chunks=[{"file": "../../etc/passwd"}], chunks_per_combination=5),
+    # read by the reports' titles and footers: each stopped them with AttributeError or TypeError
+    lambda m: m.update(components="shipped"),
+    lambda m: m.update(components={"path": 5, "digest": None}),
+    lambda m: m["scenario"].update(parsed="x"),
+    lambda m: m["combinations"][0].update(config="x"),
+    lambda m: m["combinations"][0].update(arrangement=[0, 7]),
 ])
 def test_damaged_metadata_is_refused_by_key(two_runs, tmp_path, change):
     a, _ = two_runs
