@@ -221,6 +221,10 @@ def test_bad_options_fail_cleanly(four):
     result = run("report", "winrate", four, "--by", "colour")
     no_traceback(result)
     assert result.exit_code == 2 and "cannot group by 'colour'" in result.output
+    for empty in ("", " , "):  # an unset shell variable: once one pooled row, as if asked for
+        result = run("report", "winrate", four, "--by", empty)
+        no_traceback(result)
+        assert result.exit_code == 2 and "it names no column" in result.output
     result = run("report", "winrate", four, "--chart-format", "gif")
     assert result.exit_code == 2 and "png or svg" in result.output
     result = run("report", "purple", R.write_results(R.four_games(), four.parent / "plain"))

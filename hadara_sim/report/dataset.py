@@ -119,7 +119,11 @@ def resolve_by(df: pl.DataFrame, by: Sequence[str] | str | None, default: Sequen
                         f"{type(by).__name__} {by!r:.40}")
     items: list[str] = []
     for item in ([by] if isinstance(by, str) else list(by or default)):
-        items += [p.strip() for p in str(item).split(",") if p.strip()]
+        names = [p.strip() for p in str(item).split(",") if p.strip()]
+        if not names:  # `--by ""` (an unset shell variable) pooled every seat into one row, unasked
+            raise ReportError(f"cannot group by '{item}': it names no column; {_group_choices(df)}, or leave "
+                              "--by out for the default grouping")
+        items += names
     columns: list[str] = []
     for item in items:
         if item in BY_ALIASES and all(c in df.columns for c in BY_ALIASES[item]):
