@@ -619,6 +619,12 @@ def read_metadata(out: Path) -> dict:
                            + (f": give the results directory that holds it, {out.parent}" if inside else ""))
     path = out / METADATA_FILE
     if not path.is_file():
+        # a folder of runs (results/) was told only to write a run, not which of its folders to give
+        runs = sorted(d for d in out.iterdir() if (d / METADATA_FILE).is_file()) if os.access(out, os.R_OK) else []
+        if runs:
+            shown = ", ".join(str(d) for d in runs[:5]) + (f" and {len(runs) - 5} more" if len(runs) > 5 else "")
+            raise ResultsError(f"{out} is not a results directory: it has no {METADATA_FILE}, but holds "
+                               f"{len(runs)} run{'s' * (len(runs) > 1)} ({shown}): give one of them")
         raise ResultsError(f"{out} is not a results directory: it has no {METADATA_FILE} "
                            "(write one with `hadara-sim simulate SCENARIO --out DIR`)")
     try:

@@ -217,6 +217,19 @@ def test_not_a_results_directory(tmp_path):
     assert result.exit_code == 2 and "hadara-sim simulate" in result.output
 
 
+def test_a_folder_of_runs_names_the_runs_in_it(four, tmp_path):
+    """results/ itself, not one run in it: the runs are named, not how to write one."""
+    import shutil
+
+    for name in ("a", "b"):
+        shutil.copytree(four, tmp_path / "results" / name)
+    result = run("report", "winrate", tmp_path / "results")
+    no_traceback(result)
+    out = "".join(result.output.split())
+    assert result.exit_code == 2 and "holds2runs" in out and str(tmp_path / "results" / "b") in out
+    assert "simulate" not in out
+
+
 def test_bad_options_fail_cleanly(four):
     result = run("report", "winrate", four, "--by", "colour")
     no_traceback(result)

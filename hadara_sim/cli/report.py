@@ -57,7 +57,7 @@ def _load(results: Path):
 def _unreadable(err) -> NoReturn:
     """A clean failure for results that cannot be read, saying how to make them."""
     message = str(err)
-    if "hadara-sim simulate" not in message and "that holds it" not in message:
+    if not any(told in message for told in ("hadara-sim simulate", "that holds it", "give one of them")):
         message += ("\nTo (re)create it, run the scenario with this version of hadara-sim: "
                     "hadara-sim simulate SCENARIO --out DIR [--overwrite]")
     fail(message)
