@@ -365,14 +365,18 @@ def run(scenario: Scenario, out: str | Path | None = None, *, jobs: int = -1, ba
     try:
         if out.exists() and not out.is_dir():
             raise RunError(f"--out {out} is a file, not a directory")
+        if out.is_symlink() and not out.exists():  # mkdir said only "File exists"
+            raise RunError(f"--out {out} is a symbolic link to {os.readlink(out)}, which does not exist; make that "
+                           "folder, or give another --out")
         out.mkdir(parents=True, exist_ok=True)
         with directory_lock(out / LOCK_FILE):
             return _run_into(scenario, out, chunks, jobs, backend, scheduler, overwrite, quiet, console,
                              after_chunk)
     except LockBusy as err:
         raise RunError(str(err)) from None
-    except OSError as err:
-        raise RunError(f"cannot write to --out {out}: {err.strerror or err}") from None
+    except OSError as err:  # the file at fault too: a folder where the lock file goes said only "Is a directory"
+        where = f" ({err.filename})" if err.filename and Path(err.filename) != out else ""
+        raise RunError(f"cannot write to --out {out}{where}: {err.strerror or err}") from None
 
 
 def _run_into(scenario, out, chunks, jobs, backend, scheduler, overwrite, quiet, console, after_chunk):

@@ -228,6 +228,18 @@ def test_lock_refuses_a_concurrent_run(small_reference, tmp_path):
     assert run(load_scenario(path), out, jobs=1).played == 6
 
 
+def test_an_out_that_cannot_be_written_names_why(small_reference, tmp_path):
+    """A symbolic link to nowhere, and a folder where the lock file goes: "File exists" and "Is a
+    directory" named neither the link nor the file."""
+    path, _ = small_reference
+    (tmp_path / "link").symlink_to(tmp_path / "gone")
+    with pytest.raises(RunError, match="is a symbolic link to .*gone, which does not exist"):
+        run(load_scenario(path), tmp_path / "link", jobs=1)
+    (tmp_path / "out" / ".lock").mkdir(parents=True)
+    with pytest.raises(RunError, match=r"cannot write to --out .*out \(.*\.lock\): Is a directory"):
+        run(load_scenario(path), tmp_path / "out", jobs=1)
+
+
 GRANTS = """
 players = 4
 policies = ["greedy", "random"]
