@@ -574,9 +574,14 @@ def metadata_problem(meta) -> str | None:
             return f"key '{key}' must be {name}, got {json.dumps(meta[key])[:40]}"
     # The reports' titles and footers read these too (the component set is loaded again from its path):
     # a text in their place stopped them with AttributeError or TypeError
-    parsed = meta.get("scenario", {}).get("parsed")
+    scenario = meta.get("scenario", {})
+    parsed = scenario.get("parsed")
     if parsed is not None and not isinstance(parsed, dict):
         return f"key 'scenario.parsed' must be a table, got {json.dumps(parsed)[:40]}"
+    for key, value in (("name", scenario.get("name")), ("description", scenario.get("description")),
+                       ("parsed.description", (parsed or {}).get("description"))):
+        if value is not None and not isinstance(value, str):  # the summary's title escapes it as text
+            return f"key 'scenario.{key}' must be text, got {json.dumps(value)[:40]}"
     components = meta.get("components")
     if components is not None and not (isinstance(components, dict)
                                        and isinstance(components.get("path"), (str, type(None)))):

@@ -141,6 +141,8 @@ def test_a_part_damaged_mid_file_is_named_when_a_scan_is_collected(two_runs):
     lambda m: m.update(components="shipped"),
     lambda m: m.update(components={"path": 5, "digest": None}),
     lambda m: m["scenario"].update(parsed="x"),
+    lambda m: m["scenario"].update(name=5),
+    lambda m: m["scenario"].update(description=["a"]),
     lambda m: m["combinations"][0].update(config="x"),
     lambda m: m["combinations"][0].update(arrangement=[0, 7]),
 ])
