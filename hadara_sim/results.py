@@ -495,7 +495,11 @@ def part_name(combo: int, chunk: int) -> str:
 def parse_part_name(name: str) -> tuple[int, int] | None:
     """(combo, chunk) of a part file name, or None for any other name."""
     found = PART_NAME.fullmatch(name)
-    return (int(found.group(1)), int(found.group(2))) if found else None
+    if not found:
+        return None
+    combo, chunk = int(found.group(1)), int(found.group(2))
+    # part-c00000-k00000 (a zero more) is the chunk of part-c0000-k00000 too: its rows were read twice
+    return (combo, chunk) if name == part_name(combo, chunk) else None
 
 
 def chunks_per_combination(games: int, chunk: int) -> int:
@@ -706,7 +710,12 @@ def result_files(path, *, allow_partial: bool = True) -> tuple[dict, list[Path]]
     games, size = meta["games"], meta["chunk_size"]
     present = our_parts(out)
     for file in present:
-        combo, chunk = parse_part_name(file.name)
+        found = parse_part_name(file.name)
+        if found is None:
+            raise ResultsError(f"{file} is not named as a run names its chunks (that chunk is named "
+                               f"{part_name(*map(int, PART_NAME.fullmatch(file.name).groups()))}): not a chunk "
+                               "of this run; move it away")
+        combo, chunk = found
         if combo not in combos or chunk >= per_combo:
             raise ResultsError(f"{file} is not a chunk of the run in {out / METADATA_FILE} (it has "
                                f"{len(combos)} combinations of {per_combo} chunks)")

@@ -165,3 +165,19 @@ def test_the_metadata_table_names_every_key_a_run_writes(advanced_run, tmp_path)
         assert set(meta["scenario"]) <= set(rows["scenario"])
         assert all(set(session) <= set(rows["sessions"]) for session in meta["sessions"])
     assert meta["scenario"]["settings"] == ["players=3"]
+
+
+@pytest.mark.parametrize("read", [load_results, lambda out: scan_results(out).collect()], ids=["load", "scan"])
+def test_a_copy_of_a_part_under_a_longer_name_is_refused(advanced_run, tmp_path, read):
+    """part-c00000-k00000 (a zero more) is also combination 0, chunk 0: its rows were read a second time,
+    by a scan silently, and load_results blamed a card two seats took."""
+    import shutil
+
+    from hadara_sim.results import ResultsError
+
+    out = tmp_path / "out"
+    shutil.copytree(advanced_run, out)
+    shutil.copy(out / "part-c0000-k00000.parquet", out / "part-c00000-k00000.parquet")
+    with pytest.raises(ResultsError, match=r"part-c00000-k00000.parquet is not named as a run names its chunks "
+                                           r"\(that chunk is named part-c0000-k00000.parquet\)"):
+        read(out)
