@@ -617,6 +617,14 @@ def metadata_problem(meta) -> str | None:
     return None
 
 
+def _runs_in(folder: Path) -> list[Path]:
+    """The results directories directly in `folder` (none where it or one of them cannot be read)."""
+    try:
+        return sorted(d for d in folder.iterdir() if (d / METADATA_FILE).is_file())
+    except OSError:  # is_file lets a folder's PermissionError through
+        return []
+
+
 def read_metadata(out: Path) -> dict:
     """The metadata of a results directory, or ResultsError saying what is wrong."""
     out = as_path(out, "the results directory")
@@ -629,7 +637,7 @@ def read_metadata(out: Path) -> dict:
     path = out / METADATA_FILE
     if not path.is_file():
         # a folder of runs (results/) was told only to write a run, not which of its folders to give
-        runs = sorted(d for d in out.iterdir() if (d / METADATA_FILE).is_file()) if os.access(out, os.R_OK) else []
+        runs = _runs_in(out)
         if runs:
             shown = ", ".join(str(d) for d in runs[:5]) + (f" and {len(runs) - 5} more" if len(runs) > 5 else "")
             raise ResultsError(f"{out} is not a results directory: it has no {METADATA_FILE}, but holds "

@@ -230,6 +230,25 @@ def test_a_folder_of_runs_names_the_runs_in_it(four, tmp_path):
     assert "simulate" not in out
 
 
+def test_a_folder_that_cannot_be_searched_for_runs_says_it_holds_no_run(tmp_path, monkeypatch):
+    """A folder with a subfolder it may not look into (pathlib's is_file lets that PermissionError
+    through; the tests run as root, so it is raised by hand): told it is no results directory."""
+    import pathlib
+
+    (tmp_path / "locked").mkdir()
+    real = pathlib.Path.is_file
+
+    def is_file(self):
+        if self.parent.name == "locked":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real(self)
+
+    monkeypatch.setattr(pathlib.Path, "is_file", is_file)
+    result = run("report", "winrate", tmp_path)
+    no_traceback(result)
+    assert result.exit_code == 2 and "is not a results directory" in result.output
+
+
 def test_bad_options_fail_cleanly(four):
     result = run("report", "winrate", four, "--by", "colour")
     no_traceback(result)
