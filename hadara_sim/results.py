@@ -672,7 +672,7 @@ def check_part(file: Path, run: str, combo: int, chunk: int, games: int | None, 
         footer = pq.read_metadata(file)
         schema = footer.schema.to_arrow_schema()
     except (OSError, pa.ArrowException) as err:
-        raise ResultsError(f"{file} cannot be read (damaged?): {err}") from None
+        raise _unreadable(file, err) from None
     version = (schema.metadata or {}).get(SCHEMA_KEY)
     if version != str(SCHEMA_VERSION).encode():
         shown = version.decode(errors="replace") if version else "unknown"
@@ -738,13 +738,21 @@ def result_files(path, *, allow_partial: bool = True) -> tuple[dict, list[Path]]
     return meta, present
 
 
+def _unreadable(file: Path, err: Exception) -> ResultsError:
+    """The error of a part file that cannot be read: one this user may not read is not damaged."""
+    if isinstance(err, PermissionError) or not os.access(file, os.R_OK):
+        return ResultsError(f"{file} cannot be read: permission denied (its owner or mode, `ls -l`, keeps you "
+                            "from reading it)")
+    return ResultsError(f"{file} cannot be read (damaged?): {err}")
+
+
 def _damaged_part(files: list[Path]) -> ResultsError | None:
     """The error naming the first part file that cannot be read (after polars failed), if any."""
     for f in files:
         try:
             pq.read_table(f)
         except Exception as err:
-            return ResultsError(f"{f} cannot be read (damaged?): {err}")
+            return _unreadable(f, err)
     return None
 
 
@@ -776,7 +784,7 @@ def _check_values(files: list[Path]) -> None:
         try:
             values = pl.read_parquet(f, columns=list(VALUE_COLUMNS))
         except Exception as err:  # polars raises its own exception types
-            raise ResultsError(f"{f} cannot be read (damaged?): {err}") from None
+            raise _unreadable(f, err) from None
         problem = value_problem(values)
         if problem:
             raise _bad_value(f, *problem)

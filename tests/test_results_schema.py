@@ -113,6 +113,27 @@ def test_values_are_consistent(advanced_run):
     assert (cards >= 0).all()
 
 
+@pytest.mark.parametrize("read", [load_results, lambda out: scan_results(out).collect()], ids=["load", "scan"])
+def test_a_part_this_user_may_not_read_is_said_so_not_called_damaged(advanced_run, tmp_path, monkeypatch, read):
+    """A chunk without read permission was "cannot be read (damaged?)". The tests run as root, whom a
+    mode does not stop, so the permission is taken away by hand (os.access)."""
+    import os
+    import shutil
+
+    from hadara_sim import results
+    from hadara_sim.results import ResultsError
+
+    out = tmp_path / "out"
+    shutil.copytree(advanced_run, out)
+    part = sorted(out.glob("part-*.parquet"))[0]
+    part.write_bytes(b"not parquet")  # reading fails, as it would without permission
+    readable = os.access  # results.os is os: the patch is seen everywhere, so it keeps the real one
+    monkeypatch.setattr(results.os, "access", lambda path, mode: Path(path) != part and readable(path, mode))
+    with pytest.raises(ResultsError, match="permission denied") as err:
+        read(out)
+    assert part.name in str(err.value) and "damaged" not in str(err.value)
+
+
 @pytest.mark.parametrize("damage, message", [
     (lambda t, pa, pc: t.slice(0, 50), "holds 50 rows where its 30 games of 3 players have 90: damaged"),
     (lambda t, pa, pc: t.set_column(t.schema.get_field_index("win_share"), "win_share",
