@@ -35,9 +35,9 @@ img { max-width: 100%; border: 1px solid #eee; margin: 0.6rem 0; }
 """ + MARKED_CSS
 
 
-# The margin is the run's (`report summary --margin 1`): a fixed "±2 pp" here contradicted the tables'
-# "fair within ±1 pp".
 def how_to_read(margin: float = I.MARGIN) -> str:
+    """The summary's "How to read" note, stating the margin its verdicts used (`report summary --margin`):
+    a fixed ±2 pp contradicted tables judged "fair within ±1 pp"."""
     return (
         "Every rate and difference comes with its sample size n and a 95% confidence interval. n counts deals "
         "(<code>game</code>): seats of one game (and one deal played under several combinations) are not "

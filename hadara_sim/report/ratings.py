@@ -154,8 +154,8 @@ def finishing(df: pl.DataFrame) -> pl.DataFrame:
     """Per policy: win share (Wilson, deal-clustered), mean finishing position (rank, 1 = best)
     with its t interval over deals (`rank_half`, half its width: NaN where every deal gave the same
     position, as `estimates.mean_ci` gives a mean without spread) and tie rate (the share of its seats
-    that tied for first) with its Wilson interval, all from `estimates.mean_ci`. A hand-made normal
-    half-width gave a policy that always came second "2.00 ±0.00", and the tie rate had no interval."""
+    that tied for first) with its Wilson interval, all from `estimates.mean_ci` (a policy that always
+    came second is not "2.00 ±0.00")."""
     from .estimates import mean_ci
 
     needs(df, ("policy_label", CLUSTER, "win_share", "rank"), "a results frame (load_results)")
