@@ -299,7 +299,7 @@ display(dict(section.figures)["setup-sides-ladder"])'''),
 A line that is flat over the last two fields has settled: the side's edge is a property of the card
 among good players, not of one bot. At 2 players every card's B - A settles between `foresight` and
 `expert` at 48,000 deals; at 4 players (`setup-cards-ladder-4p`) cards 1 and 3 settle, 2 and 5 still move
-by under 2 pp and card 4's halves under the expert (docs/policies.md, "The top step at 48,000 deals"). A few hundred deals per cell, as here, decide
+by under 2 pp and card 4's halves under the expert (docs/policies.md, "Setup verdicts along the strength ladder"). A few hundred deals per cell, as here, decide
 little: the real study is `hadara-sim simulate scenarios/setup-cards-ladder.toml --games 12000` and
 `hadara-sim report setup-cards results/setup-cards-ladder`.
 """),

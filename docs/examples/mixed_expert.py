@@ -7,7 +7,7 @@ decision number, option), so a game plays the same in any batch. `tau = 0` plays
 games exactly.
 
 It measures how much of search's edge over the expert is its exact model of the expert's near-ties
-(docs/policies.md, "That edge is the exact model"):
+(docs/expert-log.md, "That edge is the exact model"):
 
     python scripts/duel.py docs/examples/mixed_expert.py:MixedExpert expert --set tau=1 -p 2 -n 3000 --seed 71
     python scripts/duel.py search docs/examples/mixed_expert.py:MixedExpert --set rollout=expert --set-b tau=1 -p 2 -n 300 --seed 72
