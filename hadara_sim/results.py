@@ -531,6 +531,24 @@ def temp_name(final: Path) -> Path:
     return final.with_name(f".{final.name}.{os.getpid()}.tmp")
 
 
+def _durable_replace(tmp: Path, path: Path):
+    """Move a written file into place so that a power loss leaves the old file or the whole new one:
+    its bytes reach the disk before the rename, the rename before we go on."""
+    with open(tmp, "rb") as written:
+        os.fsync(written.fileno())
+    os.replace(tmp, path)
+    try:
+        folder = os.open(path.parent, os.O_RDONLY)
+    except OSError:
+        return  # a folder that cannot be opened to sync (some platforms): the rename itself stands
+    try:
+        os.fsync(folder)
+    except OSError:
+        pass  # not every file system syncs a directory; the file's own bytes are already on disk
+    finally:
+        os.close(folder)
+
+
 def write_table(table: pa.Table, path: Path, part: dict | None = None):
     """Write a Parquet file atomically: a temporary name, then one rename. `part` (the run and
     chunk the rows belong to) goes into the file's key-value metadata."""
@@ -540,7 +558,7 @@ def write_table(table: pa.Table, path: Path, part: dict | None = None):
     tmp = temp_name(path)
     try:
         pq.write_table(table, tmp, compression="zstd", use_dictionary=DICTIONARY_COLUMNS)
-        os.replace(tmp, path)
+        _durable_replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()
@@ -551,7 +569,7 @@ def write_metadata(out: Path, metadata: dict):
     tmp = temp_name(path)
     try:
         tmp.write_text(json.dumps(metadata, indent=1) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
+        _durable_replace(tmp, path)
     finally:
         if tmp.exists():
             tmp.unlink()

@@ -2,13 +2,16 @@
 every chunk table is built with it."""
 
 import json
+import os
 import re
 from pathlib import Path
 
 import polars as pl
+import pyarrow as pa
 import pytest
 
 import hadara_sim
+from hadara_sim import results
 from hadara_sim.constants import EFFECT_IDS
 from hadara_sim.results import (
     COLUMNS, PART_KEY, SCHEMA, SCHEMA_KEY, SCHEMA_VERSION, load_results, scan_results, schema_markdown,
@@ -202,3 +205,22 @@ def test_a_copy_of_a_part_under_a_longer_name_is_refused(advanced_run, tmp_path,
     with pytest.raises(ResultsError, match=r"part-c00000-k00000.parquet is not named as a run names its chunks "
                                            r"\(that chunk is named part-c0000-k00000.parquet\)"):
         read(out)
+
+
+def test_a_file_is_on_disk_before_it_takes_its_name(tmp_path, monkeypatch):
+    """metadata.json and a chunk were renamed into place unsynced: after a power loss the new name
+    could hold an empty file, and the run would stop as damaged instead of resuming."""
+    events = []
+    sync, replace = os.fsync, os.replace
+    monkeypatch.setattr(results.os, "fsync", lambda fd: events.append(("fsync", os.readlink(f"/proc/self/fd/{fd}")))
+                        or sync(fd))
+    monkeypatch.setattr(results.os, "replace", lambda a, b: events.append(("replace", str(a), str(b)))
+                        or replace(a, b))
+    results.write_metadata(tmp_path, {"seed": 1})
+    results.write_table(pa.table({"x": [1, 2]}), tmp_path / "part.parquet")
+    for final in ("metadata.json", "part.parquet"):
+        moved = next(i for i, e in enumerate(events) if e[0] == "replace" and e[2].endswith(final))
+        tmp = events[moved][1]
+        assert ("fsync", tmp) in events[:moved]  # the bytes first
+        assert ("fsync", str(tmp_path)) in events[moved + 1:]  # then the folder's entry
+    assert json.loads((tmp_path / "metadata.json").read_text()) == {"seed": 1}
