@@ -287,12 +287,12 @@ def lineage(path) -> list[Iteration]:
     return history
 
 
-def weights_toml(weights: Weights, history: list, command: str) -> str:
+def weights_toml(weights: Weights, history: list, command: str, script: str = "scripts/train_expert.py") -> str:
     """The weights file: the command that made it, the component set, the layout, the weights (the
     shared ones, then each player count's own) and every iteration's head to head with the command that
     ran it (`command` where it names none)."""
-    lines = ["# Written by scripts/train_expert.py. `command` made these weights (from the --start file it names,",
-             "# if any); each iteration names the command that ran it: rerun those in order to learn them again.",
+    lines = [f"# Written by {script}. `command` made these weights (from the file it names, if any); each",
+             "# iteration names the command that ran it: rerun those in order to learn them again.",
              f'command = "{command}"',
              f'components = "{weights.components}"',
              "features = [" + ", ".join(f'"{f}"' for f in kernel.FEATURES) + "]",

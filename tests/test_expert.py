@@ -623,3 +623,39 @@ def test_going_on_from_a_weights_file_keeps_its_iterations_and_their_commands(tm
     (tmp_path / "bad.toml").write_text("[[iterations]]\nnumber = 1\n")
     with pytest.raises(ValueError, match="bad.toml: its iterations cannot be read"):
         lineage(tmp_path / "bad.toml")
+
+
+def _ablate(tmp_path, *kinds):
+    """Run scripts/ablate_expert.py on the shipped weights, taking out `kinds`; the file it wrote."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    out = tmp_path / f"no-{'-'.join(kinds)}.toml"
+    script = Path(__file__).parent.parent / "scripts" / "ablate_expert.py"
+    run = subprocess.run([sys.executable, str(script), *[a for k in kinds for a in ("--zero", k)], "--out", str(out)],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    return out
+
+
+def test_an_ablated_kind_weighs_nothing_and_the_others_keep_their_weights(tmp_path, components):
+    shipped, cut = read_weights(WEIGHTS_FILE), read_weights(_ablate(tmp_path, "draw"))
+    draw = kernel.KINDS.index("draw")
+    for before, after in [(shipped.vector, cut.vector), *((shipped.by_players[p], cut.by_players[p])
+                                                           for p in shipped.by_players)]:
+        before, after = (v.reshape(3, len(kernel.KINDS), F) for v in (before, after))
+        assert not after[:, draw].any() and before[:, draw].any()
+        assert np.array_equal(np.delete(after, draw, axis=1), np.delete(before, draw, axis=1))
+    assert cut.by_players.keys() == shipped.by_players.keys() and cut.components == shipped.components
+    assert len(lineage(cut.path)) == len(lineage(WEIGHTS_FILE))
+
+
+def test_the_expert_with_every_learned_kind_taken_out_plays_as_foresight(tmp_path, components):
+    none = Expert.with_weights(read_weights(_ablate(tmp_path, *kernel.KINDS)))
+    for players in (2, 4):
+        deals = make_deals(components, players, 40, seed=players + 10, advanced=True)
+        seats = (np.arange(players)[None, :] + np.arange(40)[:, None]) % 2
+        a = play_batch(deals, components, [none, make_policy("balanced")], seats, forward=Forward)
+        b = play_batch(deals, components, [make_policy("foresight"), make_policy("balanced")], seats, forward=Forward)
+        assert all(np.array_equal(a[k], b[k]) for k in a)
