@@ -284,3 +284,47 @@ def test_the_card_tables_machine_columns_carry_their_units():
     assert row["offered_pct"] == row["take_rate_pct"] == 100.0
     assert row["adj_low_pp"] < row["adj_diff_pp"] < row["adj_high_pp"] and 40 < row["win_diff_pp"] < 80
     assert not {"offered", "take_rate", "adj_diff", "adj_low", "adj_high"} & set(data.columns)
+
+
+def _shares(table: pl.DataFrame) -> list[str]:
+    """The shares of a card, colony or statue table that carry an interval."""
+    return [c[:-4] for c in table.columns if c.endswith("_low") and f"{c[:-4]}_high" in table.columns
+            and c[:-4] in table.columns]
+
+
+def test_every_share_of_the_card_colony_and_statue_tables_has_its_interval_around_it(runs):
+    for name in ("two", "three"):
+        for table in (K.card_table(runs[name], COMPONENTS), K.colony_table(runs[name], COMPONENTS),
+                      K.statue_table(runs[name], COMPONENTS)):
+            shares = _shares(table)
+            assert shares
+            for share in shares:
+                known = table.filter(pl.col(share).is_not_null() & pl.col(share).is_not_nan())
+                assert known.height and (known[f"{share}_low"] <= known[share]).all(), share
+                assert (known[share] <= known[f"{share}_high"]).all(), share
+                assert (known[f"{share}_high"] > known[f"{share}_low"]).all(), share  # never of zero width
+    card = {"card": "offered bought sold fed_away take_rate phase_a".split(), "colony": ["taken", "integrated"],
+            "statue": ["taken", "points_side"]}
+    assert set(_shares(K.card_table(runs["two"], COMPONENTS))) == set(card["card"])
+    assert set(_shares(K.colony_table(runs["two"], COMPONENTS))) == set(card["colony"])
+    assert set(_shares(K.statue_table(runs["two"], COMPONENTS))) == set(card["statue"])
+
+
+def test_a_deal_played_in_two_combinations_counts_once_in_a_share():
+    """The games of one deal in several combinations of a sweep are not independent: two copies of
+    each game make the share's interval no narrower."""
+    strong, weak = COMPONENTS.card_index["I-B-01"], COMPONENTS.card_index["I-R-02"]
+    third = COMPONENTS.card_index["I-G-01"]
+    one = _planted(300, strong, weak)
+    rng = np.random.default_rng(3)
+    sold = rng.random(300) < 0.3  # a share strictly between 0 and 1: a third card sold in some games
+    one = one.with_columns(pl.lit(encode_cards(sorted([strong, weak, third]), COMPONENTS.n_cards)).alias("offered"),
+                           pl.when(pl.Series(np.repeat(sold, 2)) & (pl.col("seat") == 0))
+                           .then(pl.lit(encode_cards([third], COMPONENTS.n_cards))).otherwise(pl.col("sold"))
+                           .alias("sold"))
+    two = pl.concat([one, one.with_columns(pl.lit(1, one.schema["combo"]).alias("combo"))])
+    rows = [K.card_table(df, COMPONENTS).filter(pl.col("card_id") == "I-G-01").row(0, named=True)
+            for df in (one, two)]
+    assert rows[0]["sold"] == rows[1]["sold"] == pytest.approx(sold.mean())
+    width = [r["sold_high"] - r["sold_low"] for r in rows]
+    assert width[1] == pytest.approx(width[0], rel=0.02)  # not narrower by a factor of 1.4

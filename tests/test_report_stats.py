@@ -897,3 +897,23 @@ def test_a_table_by_combination_pools_over_no_swept_key():
     df = R.frame(rows, combos)
     assert pooled_over(df, ["policy_label"]) == ["sweep_grants"]
     assert pooled_over(df, ["combo"]) == pooled_over(df, ["sweep"]) == []
+
+
+def test_a_pooled_rate_over_deals_of_unequal_size_has_its_interval_around_it():
+    """The share of a statue's carvings made points side up pools deals with one to four carvings: the
+    mean of the per-deal shares (rate_interval's centre) left the pooled share outside its own interval
+    (33.6 % against [27.3, 30.4])."""
+    from hadara_sim.report import inference
+
+    hits, trials = np.array([0, 0, 0, 3, 4, 4] * 20), np.array([1, 1, 1, 4, 4, 4] * 20)
+    low, high = inference.ratio_interval(hits, trials)
+    pooled = hits.sum() / trials.sum()
+    assert low < pooled < high and abs(np.mean(hits / trials) - pooled) > 0.1
+    # Deals of equal size: the same interval as the per-deal rates give.
+    same = np.array([1, 0, 2, 2, 1, 0, 1, 2] * 10)
+    assert inference.ratio_interval(same, np.full(80, 2)) == pytest.approx(inference.rate_interval(same / 2, 160))
+    # One deal is one observation, and 0 of n is an interval of positive width.
+    assert inference.ratio_interval([3], [4]) == pytest.approx(inference.rate_interval(np.array([0.75]), 1))
+    low, high = inference.ratio_interval(np.zeros(50), np.full(50, 3))
+    assert low == pytest.approx(0, abs=1e-12) and 0 < high < 0.05
+    assert all(np.isnan(inference.ratio_interval([], [])))

@@ -56,8 +56,13 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     compares buyers and passers pooled over policies. What remains is the situation: buyers chose the
     card in the games where they wanted it.
 
+    Every share has its 95 % Wilson interval clustered on the deal (`<share>_low`, `<share>_high`:
+    `inference.rate_interval` of the per-deal shares, so the games of one deal in several combinations
+    count once).
+
     Columns: card, card_id, epoch, colour, effect, cost, points, track_sum, games, offered, bought,
-    sold, fed_away, take_rate, phase_a, bought_epoch, buying (games with a buyer), compared (of them,
+    sold, fed_away, take_rate, phase_a (each share with _low and _high), bought_epoch, buying (games
+    with a buyer), compared (of them,
     games with a passer too), n (deals paired), rows, win_a (buyers), win_b (passed), win_diff,
     win_low, win_high, win_p, win_q, win_significant, adj_diff, adj_low, adj_high, adj_p, adj_q,
     adj_significant, score_a, score_b, score_diff, score_low, score_high; strongest (adjusted) first."""
@@ -68,13 +73,22 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     n_cards = components.n_cards
     game_index = base.select(pl.struct(GAME).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
     games = int(game_index.max()) + 1
-    counts = pl.DataFrame({"card": np.arange(n_cards, dtype=np.int16),
-                           **{e: _games_with(sets[e], game_index, games) for e in EVENTS}})
-    purchases = sets["bought"].sum(axis=0)
-    bought = purchases > 0
+    seen = {e: _games_with(sets[e], game_index, games) for e in EVENTS}
+    counts = pl.DataFrame({"card": np.arange(n_cards, dtype=np.int16), **{e: s.sum(axis=0) for e, s in seen.items()}})
+    deal = np.zeros(games, np.int64)
+    deal[game_index] = base["game"].to_numpy()
+    in_a = _games_with(sets["bought"] & ~sets["bought_in_b"], game_index, games, count=True)
+    purchases = _games_with(sets["bought"], game_index, games, count=True)
+    every_game = np.ones_like(seen["offered"])
+    shares = {e: (seen[e], every_game) for e in EVENTS} | {"take_rate": (seen["bought"], seen["offered"]),
+                                                            "phase_a": (in_a, purchases)}
+    intervals = pl.DataFrame({"card": np.arange(n_cards, dtype=np.int16),
+                              **{f"{name}_{end}": bound for name, (hits, trials) in shares.items()
+                                 for end, bound in zip(("low", "high"), rate_intervals(hits, trials, deal))}})
+    bought = purchases.sum(axis=0) > 0
     # Every purchase is made in the card's own epoch, so the mean epoch of purchase is the card's.
     timing = pl.DataFrame({"card": np.flatnonzero(bought).astype(np.int16),
-                           "phase_a": (sets["bought"] & ~sets["bought_in_b"]).sum(axis=0)[bought] / purchases[bought],
+                           "phase_a": in_a.sum(axis=0)[bought] / purchases.sum(axis=0)[bought],
                            "bought_epoch": [float(c.epoch) for c, b in zip(components.cards, bought) if b]})
     per_game, selection = _buyers_and_passers(base, sets, game_index, games)
     win, adj, score = paired_diffs(per_game, [("win_buyer", "win_passed", "win_", margin),
@@ -84,6 +98,7 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     win = win.join(adj.select("card", *[f"adj_{k}" for k in ("diff", "low", "high", "p", "q", "significant")]),
                    on="card", how="left").join(selection, on="card", how="left")
     table = (_printed(components).join(counts, on="card", how="inner").join(timing, on="card", how="left")
+             .join(intervals, on="card", how="left")
              .join(win, on="card", how="left").join(score, on="card", how="left")
              .with_columns(pl.lit(games).alias("games"),
                            (pl.col("bought").fill_null(0) / pl.col("offered")).alias("take_rate"),
@@ -91,13 +106,33 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     return table.filter(pl.col("offered") > 0).sort("adj_diff", descending=True, nulls_last=True)
 
 
-def _games_with(cards: np.ndarray, game_index: np.ndarray, games: int) -> np.ndarray:
-    """Per card: the number of games in which some seat's row of `cards` (rows, cards) holds it
-    (`game_index`: each row's game, 0 to games - 1)."""
+def _games_with(cards: np.ndarray, game_index: np.ndarray, games: int, count: bool = False) -> np.ndarray:
+    """Per game and card (games, cards): whether some seat's row of `cards` (rows, cards) holds it, or
+    with `count` in how many rows (`game_index`: each row's game, 0 to games - 1)."""
     row, card = np.nonzero(cards)
-    seen = np.zeros((games, cards.shape[1]), bool)
-    seen[game_index[row], card] = True
-    return seen.sum(axis=0).astype(np.uint32)
+    if not count:
+        seen = np.zeros((games, cards.shape[1]), bool)
+        seen[game_index[row], card] = True
+        return seen
+    held = np.zeros((games, cards.shape[1]), np.int32)
+    np.add.at(held, (game_index[row], card), 1)
+    return held
+
+
+def rate_intervals(hits: np.ndarray, trials: np.ndarray, deal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of `hits` and `trials` (units, columns; counts per unit, e.g. a game), the 95 % Wilson
+    interval of the pooled rate sum(hits) / sum(trials), clustered on `deal` (each unit's deal;
+    `inference.ratio_interval`). NaN where a column has no trial."""
+    low, high = np.full(hits.shape[1], np.nan), np.full(hits.shape[1], np.nan)
+    if not len(deal):
+        return low, high
+    order = np.argsort(deal, kind="stable")
+    first = np.flatnonzero(np.r_[True, deal[order][1:] != deal[order][:-1]])
+    hits_by_deal = np.add.reduceat(hits[order].astype(np.int64), first, axis=0)
+    trials_by_deal = np.add.reduceat(trials[order].astype(np.int64), first, axis=0)
+    for j in np.flatnonzero(trials_by_deal.sum(axis=0) > 0):
+        low[j], high[j] = I.ratio_interval(hits_by_deal[:, j], trials_by_deal[:, j])
+    return low, high
 
 
 def _buyers_and_passers(base: pl.DataFrame, sets: dict, game_index: np.ndarray, games: int):
@@ -163,6 +198,7 @@ def _takers_vs_others(per_seat: pl.DataFrame, key: str) -> pl.DataFrame:
     """Per value of `key`: takers (rows with `took`) against the other seats of their game, paired on
     deals; plus the share of games in which some seat took it."""
     games = per_seat.select(GAME).unique().height
+    taken_ci = shares_by(per_seat.filter(pl.col("took")), per_seat, key, "taken")
     per_game = (per_seat.group_by(*GAME, key)
                 .agg(pl.col("win_share").filter(pl.col("took")).mean().alias("win_taker"),
                      pl.col("win_share").filter(~pl.col("took")).mean().alias("win_other"),
@@ -174,7 +210,40 @@ def _takers_vs_others(per_seat: pl.DataFrame, key: str) -> pl.DataFrame:
     win, score = paired_diffs(per_game, [("win_taker", "win_other", "win_", I.MARGIN),
                                          ("total_taker", "total_other", "score_", I.MARGIN)], [key])
     win, score = _corrected(win, "win_"), score.drop("n", "rows")
-    return taken.join(win, on=key, how="left").join(score, on=key, how="left")
+    return (taken.join(taken_ci.drop("taken"), on=key, how="left").join(win, on=key, how="left")
+            .join(score, on=key, how="left"))
+
+
+def shares_by(hits: pl.DataFrame, trials: pl.DataFrame | None, key: str, name: str) -> pl.DataFrame:
+    """Per value of `key`: `name`, the share of trials that are hits, with its 95 % Wilson interval
+    clustered on the deal (`{name}_low`, `{name}_high`; `rate_intervals`). `hits` and `trials` are
+    frames of the games' rows (GAME and `key`): with `trials` a frame, a trial is a game of it and a hit
+    a game with a row of `hits` (the share of games in which some seat took it); with `trials` None,
+    every row of `hits` is a trial and its boolean `hit` column says whether it is a hit."""
+    universe = hits if trials is None else trials
+    games = universe.select(GAME).unique().sort(GAME).with_row_index("g")
+    keys = np.sort(universe[key].unique().to_numpy())
+    if trials is None:
+        hit = _game_counts(hits.select(*GAME, key, pl.col("hit").cast(pl.Int64)), games, key, keys, "hit")
+        tried = _game_counts(hits.select(*GAME, key, pl.lit(1, pl.Int64).alias("hit")), games, key, keys, "hit")
+    else:
+        hit = _game_counts(hits.select(*GAME, key).unique().with_columns(pl.lit(1, pl.Int64).alias("hit")),
+                           games, key, keys, "hit")
+        tried = np.ones_like(hit)
+    low, high = rate_intervals(hit, tried, games["game"].to_numpy())
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = hit.sum(axis=0) / tried.sum(axis=0)
+    return pl.DataFrame({key: keys, name: share, f"{name}_low": low, f"{name}_high": high}).with_columns(
+        pl.col(key).cast(universe.schema[key]))
+
+
+def _game_counts(rows: pl.DataFrame, games: pl.DataFrame, key: str, keys: np.ndarray, value: str) -> np.ndarray:
+    """(games, keys): the sum of `value` over the rows of each game (`games`: GAME and its row `g`) and
+    value of `key` (`keys`, sorted)."""
+    counts = rows.join(games, on=GAME).group_by("g", key).agg(pl.col(value).sum())
+    out = np.zeros((games.height, len(keys)), np.int64)
+    out[counts["g"].to_numpy(), np.searchsorted(keys, counts[key].to_numpy())] = counts[value].to_numpy()
+    return out
 
 
 def colony_table(df: pl.DataFrame, components) -> pl.DataFrame:
@@ -195,7 +264,7 @@ def colony_table(df: pl.DataFrame, components) -> pl.DataFrame:
                 .join(taken.select(*SEAT, "tile").with_columns(pl.lit(True).alias("took")),
                       on=[*SEAT, "tile"], how="left").with_columns(pl.col("took").fill_null(False)))
     out = _takers_vs_others(per_seat, "tile")
-    integrated = taken.group_by("tile").agg(pl.col("integrated").mean())
+    integrated = shares_by(taken.rename({"integrated": "hit"}), None, "tile", "integrated")
     tiles = pl.DataFrame({"tile": [c.index for c in components.colonies], "colony_id": [c.id for c in components.colonies],
                           "level": [c.level + 1 for c in components.colonies],
                           "plunder": [c.plunder for c in components.colonies],
@@ -219,7 +288,7 @@ def statue_table(df: pl.DataFrame, components) -> pl.DataFrame:
                                       (pl.col(f"statue{k}") % 2 == 1).alias("points_side"))
                           for k in range(1, STATUES + 1)])
     out = _takers_vs_others(per_seat, "statue")
-    sides = per_seat.filter(pl.col("took")).group_by("statue").agg(pl.col("points_side").mean())
+    sides = shares_by(per_seat.filter(pl.col("took")).rename({"points_side": "hit"}), None, "statue", "points_side")
     printed = pl.DataFrame({"statue": list(range(1, STATUES + 1)),
                             "requirement": [s.requirement for s in components.statues],
                             "points": [s.points for s in components.statues],

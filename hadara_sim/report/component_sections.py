@@ -25,7 +25,11 @@ GRANT_UNITS = {"win_low": "pp", "win_high": "pp"}  # paired_diff's CI of win_dif
 # The card table's shares of games and its policy-adjusted difference: fractions beside _pct and _pp
 # columns in csv and json (adj_high 0.127 next to win_high_pp 12.7) until named with their units.
 CARD_UNITS = {**GRANT_UNITS, **dict.fromkeys(("adj_diff", "adj_low", "adj_high"), "pp"),
-              **dict.fromkeys(("offered", "bought", "sold", "fed_away", "take_rate", "phase_a"), "%")}
+              **{f"{share}{end}": "%" for share in ("offered", "bought", "sold", "fed_away", "take_rate", "phase_a")
+                 for end in ("", "_low", "_high")}}
+# The colony and statue tables' shares (of games, of takers, of carvings) and their CIs, the same way.
+TAKEN_UNITS = {**GRANT_UNITS, **{f"{share}{end}": "%" for share in ("taken", "integrated", "points_side")
+                                 for end in ("", "_low", "_high")}}
 
 
 def focus_words(settings: Sequence[str]) -> tuple[str, str]:
@@ -272,10 +276,21 @@ def purple(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
 def _card_rows(tab: pl.DataFrame) -> list[list[str]]:
     """The cells of the card table."""
     return [[r["card_id"], r["colour"], str(r["cost"]), str(r["points"]), str(r["track_sum"]), pct(r["offered"]),
-             pct(r["bought"]), pct(r["sold"]), pct(r["take_rate"]), num(r["bought_epoch"], 2), pct(r["phase_a"]),
+             pct(r["bought"]), pct(r["sold"]), _share_ci(r, "take_rate"), num(r["bought_epoch"], 2), pct(r["phase_a"]),
              f"{r['compared'] or 0:,} of {r['buying'] or 0:,}", f"{r['n']:,}" if r["n"] is not None else NA,
              pp(r["win_diff"]), pp(r["adj_diff"]), pp_ci(r["adj_low"], r["adj_high"]), pval(r["adj_q"])]
             for r in tab.to_dicts()]
+
+
+def _share_ci(row: dict, share: str) -> str:
+    """A share with its 95% CI in one cell: '92.6% [91.0, 94.0]'."""
+    return f"{pct(row[share])} {pct_ci(row[f'{share}_low'], row[f'{share}_high'])}"
+
+
+def _widest(tab: pl.DataFrame, shares: Sequence[str]) -> str:
+    """The widest half-width of the 95% CIs of `shares` over the rows of `tab`, in percentage points."""
+    half = max((tab[f"{s}_high"] - tab[f"{s}_low"]).max() or 0.0 for s in shares) / 2
+    return f"±{100 * half:.1f} pp"
 
 
 CARD_COLUMNS = ["card", "colour", "cost", "points", "tracks", "offered", "bought", "sold", "bought when offered",
@@ -307,8 +322,12 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
         f"Observational: the {min(top, ranked.height)} cards whose buyers did best and the {min(top, ranked.height)} "
         f"that did worst (of {table.height} cards offered; all of them in --format csv/json)", CARD_COLUMNS,
         _card_rows(shown),
-        caption="offered / bought / sold: share of the games in which some seat could have bought / bought / sold "
-                "the card; buyers - passers: win share of the buyer minus the mean of the seats of the same game "
+        caption=f"offered / bought / sold: share of the {table['games'][0]:,} games in which some seat could have "
+                "bought / bought / sold the card; bought when offered: of the games in which it was offered, the share in "
+                "which some seat bought it, with its 95% CI; in phase A: share of its purchases. Each share has a 95% Wilson CI "
+                "clustered on the deal (columns _low_pct and _high_pct of --format csv/json): those of offered, bought, "
+                f"sold and in phase A are within {_widest(shown, ('offered', 'bought', 'sold', 'phase_a'))} here. "
+                "Buyers - passers: win share of the buyer minus the mean of the seats of the same game "
                 "that could have bought it and did not, paired t-test over deals. Selection: only games with a "
                 "buyer and a passer count (games compared, of the games in which it was bought). Adjusted for "
                 "policy: each seat's win share less its policy's mean at its player count, then buyers - passers "
@@ -323,25 +342,28 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
         ["colony", "level", "plunder", "integrate", "points front / back", "taken", "integrated", "n (deals)",
          "takers - others", "95% CI", "q"],
         [[r["colony_id"], str(r["level"]), str(r["plunder"]), str(r["integrate"]),
-          f"{r['front_points']} / {r['back_points']}", pct(r["taken"]), pct(r["integrated"]), f"{r['n'] or 0:,}",
+          f"{r['front_points']} / {r['back_points']}", _share_ci(r, "taken"), _share_ci(r, "integrated"),
+          f"{r['n'] or 0:,}",
           pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"])] for r in colonies.to_dicts()],
-        caption="taken: share of the games in which some seat took the tile; the comparison counts only those games "
+        caption="taken: share of the games in which some seat took the tile, 95% Wilson CI clustered on the deal "
+                "(as integrated's); the comparison counts only those games "
                 "(where a tile was not taken the results do not say whether it was dealt); integrated: share of its takers who integrated it; "
                 "paired t-test over deals; q: Benjamini-Hochberg over the tiles",
-        marked=colonies["win_significant"].to_list(), data=colonies, units=GRANT_UNITS))
+        marked=colonies["win_significant"].to_list(), data=colonies, units=TAKEN_UNITS))
     section.tables = [table for table in section.tables if table is not None]
     statues = K.statue_table(df, components)
     section.tables.append(Table(
         "Observational: statues, carvers against the other seats of the game",
         ["statue", "requirement", "points", "bonus", "carved", "points side up", "n (deals)", "carvers - others",
          "95% CI", "q"],
-        [[str(r["statue"]), str(r["requirement"]), str(r["points"]), str(r["bonus"]), pct(r["taken"]),
-          pct(r["points_side"]), f"{r['n'] or 0:,}", pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]),
+        [[str(r["statue"]), str(r["requirement"]), str(r["points"]), str(r["bonus"]), _share_ci(r, "taken"),
+          _share_ci(r, "points_side"), f"{r['n'] or 0:,}", pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]),
           pval(r["win_q"])] for r in statues.to_dicts()],
-        caption="carved: share of the games in which some seat carved it; a comparison needs a game in which one "
+        caption="carved: share of the games in which some seat carved it; points side up: share of its carvings; "
+                "95% Wilson CIs clustered on the deal; a comparison needs a game in which one "
                 "seat carved it and another did not (– where none did); paired t-test over deals; "
                 "q: Benjamini-Hochberg over the statues",
-        marked=statues["win_significant"].fill_null(False).to_list(), data=statues, units=GRANT_UNITS))
+        marked=statues["win_significant"].fill_null(False).to_list(), data=statues, units=TAKEN_UNITS))
     _worth(section, df, components, info, top, margin)
     pairs, refused = card_grant_pairs(df, components)
     section.notes += [f"Not compared: {r}." for r in refused]

@@ -73,6 +73,29 @@ def rate_interval(x: np.ndarray, rows: int | None = None) -> tuple[float, float]
     return float(low), float(high)
 
 
+def ratio_interval(hits: np.ndarray, trials: np.ndarray) -> tuple[float, float]:
+    """95% Wilson interval of the pooled rate sum(hits) / sum(trials) from per-deal counts whose deals
+    hold unequal numbers of trials (the share of a statue's carvings made points side up): the trials
+    scaled to the effective sample size of the ratio estimator clustered on the deal, as `effective_n`
+    does for deals of equal size (one deal is one observation; never more than the trials)."""
+    hits, trials = np.asarray(hits, float), np.asarray(trials, float)
+    hits, trials = hits[trials > 0], trials[trials > 0]
+    deals, total = len(trials), float(trials.sum())
+    if deals == 0:
+        return math.nan, math.nan
+    p = float(hits.sum()) / total
+    nobs = total
+    if deals < 2:
+        nobs = float(deals)
+    else:
+        robust = deals / (deals - 1) * float(((hits - p * trials) ** 2).sum()) / total ** 2
+        binomial = p * (1 - p) / total
+        if robust > 0 and binomial > 0:
+            nobs = min(total, total * binomial / robust)
+    low, high = _quiet(proportion_confint, p * nobs, nobs, alpha=ALPHA, method="wilson")
+    return max(0.0, min(float(low), p)), min(1.0, max(float(high), p))  # 0 of n: 1e-17 from the rounding
+
+
 def rate_p(x: np.ndarray, fair: float, rows: int | None = None) -> float:
     """Two-sided p-value of the score test of a rate against `fair` (statsmodels
     `proportions_ztest` with the null's variance, so that 0 of 200 has a finite p)."""
