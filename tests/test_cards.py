@@ -171,10 +171,14 @@ def test_buyers_and_passers_are_those_of_a_polars_group_by():
                          "bought": encode_cards([c for c in range(8) if buyer[c] == seat], COMPONENTS.n_cards)})
     df = R.frame(rows)
     game_index = df["game"].to_numpy()
-    per_game, selection = K._buyers_and_passers(df, card_sets(df, COMPONENTS), game_index, 300)
-    events = card_events(df, COMPONENTS)
     seats = df.select("game", "seat", "win_share", "total", (pl.col("win_share") - pl.col("win_share").mean()
                                                              .over("policy_label", "players")).alias("win_adj"))
+    per_game, buying, compared = K._buyers_and_passers(
+        card_sets(df, COMPONENTS), game_index, 300,
+        seats.select("win_share", "win_adj", pl.col("total").cast(pl.Float64)).to_numpy(), np.arange(300))
+    selection = pl.DataFrame({"card": np.arange(COMPONENTS.n_cards, dtype=np.int16), "buying": buying.astype(np.uint32),
+                              "compared": compared.astype(np.uint32)})
+    events = card_events(df, COMPONENTS)
     took = (events.filter(event="offered").select("game", "seat", "card")
             .join(events.filter(event="bought").select("game", "seat", "card", buyer=pl.lit(True)),
                   on=["game", "seat", "card"], how="left", maintain_order="left")
@@ -328,3 +332,16 @@ def test_a_deal_played_in_two_combinations_counts_once_in_a_share():
     assert rows[0]["sold"] == rows[1]["sold"] == pytest.approx(sold.mean())
     width = [r["sold_high"] - r["sold_low"] for r in rows]
     assert width[1] == pytest.approx(width[0], rel=0.02)  # not narrower by a factor of 1.4
+
+
+@pytest.mark.parametrize("name", ["two", "three"])
+def test_the_card_table_read_in_parts_of_whole_deals_is_the_table_read_at_once(runs, monkeypatch, name):
+    """The card sets are decoded a part at a time (3.8 million seats at once took 18 GB); parts of a few
+    rows, each of whole deals (the sweep of "three" plays every deal in three combinations), give the
+    same table."""
+    whole = K.card_table(runs[name], COMPONENTS)
+    monkeypatch.setattr(K, "PART_ROWS", 7)
+    parts = K._parts(np.repeat(np.arange(12), 3), np.arange(0, 12, 2), 7)  # 3 seats, deals of 2 games
+    assert len(parts) > 1 and all(len(p) % 6 == 0 for p in parts)  # whole deals only
+    assert np.array_equal(np.concatenate(parts), np.arange(36))
+    assert_frame_equal(K.card_table(runs[name], COMPONENTS), whole, check_exact=False, rel_tol=1e-12)

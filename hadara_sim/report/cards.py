@@ -57,7 +57,7 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     card in the games where they wanted it.
 
     Every share has its 95 % Wilson interval clustered on the deal (`<share>_low`, `<share>_high`:
-    `inference.rate_interval` of the per-deal shares, so the games of one deal in several combinations
+    `inference.ratio_interval` of the per-deal counts, so the games of one deal in several combinations
     count once).
 
     Columns: card, card_id, epoch, colour, effect, cost, points, track_sum, games, offered, bought,
@@ -69,28 +69,36 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     components = run_components(components)
     margin = I.check_margin(margin)
     base = _ungranted(df)
-    sets = card_sets(base, components)
     n_cards = components.n_cards
-    game_index = base.select(pl.struct(GAME).rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
+    # Games numbered deal-major (a deal's games in every combination side by side), so that a share's
+    # counts sum over each deal without reordering, and a part of whole deals is a run of games.
+    game_index = base.select(pl.struct("game", "combo").rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
     games = int(game_index.max()) + 1
-    seen = {e: _games_with(sets[e], game_index, games) for e in EVENTS}
-    counts = pl.DataFrame({"card": np.arange(n_cards, dtype=np.int16), **{e: s.sum(axis=0) for e, s in seen.items()}})
     deal = np.zeros(games, np.int64)
     deal[game_index] = base["game"].to_numpy()
-    in_a = _games_with(sets["bought"] & ~sets["bought_in_b"], game_index, games, count=True)
-    purchases = _games_with(sets["bought"], game_index, games, count=True)
-    every_game = np.ones_like(seen["offered"])
-    shares = {e: (seen[e], every_game) for e in EVENTS} | {"take_rate": (seen["bought"], seen["offered"]),
-                                                            "phase_a": (in_a, purchases)}
+    first = np.flatnonzero(np.r_[True, deal[1:] != deal[:-1]])  # each deal's first game
+    seats = base.select("win_share", (pl.col("win_share") - pl.col("win_share").mean().over("policy_label", "players"))
+                        .alias("win_adj"), pl.col("total").cast(pl.Float64)).to_numpy()
+    parts = [_card_part(base, components, rows, game_index, seats, first, deal)
+             for rows in _parts(game_index, first, PART_ROWS)]
+    seen = {e: np.concatenate([part["seen"][e] for part in parts]) for e in EVENTS}
+    in_a, purchases = (np.concatenate([part[k] for part in parts]) for k in ("in_a", "purchases"))
+    counts = pl.DataFrame({"card": np.arange(n_cards, dtype=np.int16),
+                           **{e: sum(part["games"][e] for part in parts) for e in EVENTS}})
+    games_of_deal = np.diff(np.r_[first, games])[:, None]
+    shares = {e: (seen[e], games_of_deal) for e in EVENTS} | {"take_rate": (seen["bought"], seen["offered"]),
+                                                              "phase_a": (in_a, purchases)}
     intervals = pl.DataFrame({"card": np.arange(n_cards, dtype=np.int16),
                               **{f"{name}_{end}": bound for name, (hits, trials) in shares.items()
-                                 for end, bound in zip(("low", "high"), rate_intervals(hits, trials, deal))}})
+                                 for end, bound in zip(("low", "high"), rate_intervals(hits, trials))}})
     bought = purchases.sum(axis=0) > 0
     # Every purchase is made in the card's own epoch, so the mean epoch of purchase is the card's.
     timing = pl.DataFrame({"card": np.flatnonzero(bought).astype(np.int16),
                            "phase_a": in_a.sum(axis=0)[bought] / purchases.sum(axis=0)[bought],
                            "bought_epoch": [float(c.epoch) for c, b in zip(components.cards, bought) if b]})
-    per_game, selection = _buyers_and_passers(base, sets, game_index, games)
+    per_game = pl.concat([part["per_game"] for part in parts])
+    selection = pl.DataFrame({"card": np.arange(n_cards, dtype=np.int16),
+                              **{k: sum(part[k] for part in parts).astype(np.uint32) for k in ("buying", "compared")}})
     win, adj, score = paired_diffs(per_game, [("win_buyer", "win_passed", "win_", margin),
                                               ("adj_buyer", "adj_passed", "adj_", margin),
                                               ("total_buyer", "total_passed", "score_", I.MARGIN)], ["card"])
@@ -106,46 +114,83 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     return table.filter(pl.col("offered") > 0).sort("adj_diff", descending=True, nulls_last=True)
 
 
-def _games_with(cards: np.ndarray, game_index: np.ndarray, games: int, count: bool = False) -> np.ndarray:
-    """Per game and card (games, cards): whether some seat's row of `cards` (rows, cards) holds it, or
-    with `count` in how many rows (`game_index`: each row's game, 0 to games - 1)."""
+PART_ROWS = 250_000  # seats decoded at a time: the card sets of 3.8 million seats at once took 18 GB
+
+
+def _parts(game_index: np.ndarray, first: np.ndarray, size: int) -> list[np.ndarray]:
+    """The rows in parts of whole deals (about `size` rows each, a deal never split), each part's rows
+    in the order of their games (`first`: each deal's first game, games numbered deal-major)."""
+    order = np.argsort(game_index, kind="stable")
+    deal_starts = np.searchsorted(game_index[order], first)  # each deal's first row in that order
+    at = np.unique(np.searchsorted(deal_starts, np.arange(0, len(order), size)))
+    return np.split(order, deal_starts[at[(at > 0) & (at < len(deal_starts))]])
+
+
+def _card_part(base: pl.DataFrame, components, rows: np.ndarray, game_index: np.ndarray, seats: np.ndarray,
+               first: np.ndarray, deal: np.ndarray) -> dict:
+    """The card counts of one part of whole deals (`rows` of `base`): per card the games in which each
+    event happened (`games`), per deal and card the games of each event (`seen`), the purchases and
+    those made in phase A (`purchases`, `in_a`), and the buyers against the passers (`per_game`,
+    `buying`, `compared`: `_buyers_and_passers`)."""
+    sets = card_sets(base[rows], components)
+    g0 = int(game_index[rows[0]])
+    local = game_index[rows] - g0
+    games = int(local.max()) + 1
+    d0, d1 = np.searchsorted(first, [g0, g0 + games])
+    starts = first[d0:d1] - g0
+    deal_of_row = np.searchsorted(starts, local, side="right") - 1
+    events = {e: _games_with(sets[e], local, games) for e in EVENTS}
+    per_game, buying, compared = _buyers_and_passers(sets, local, games, seats[rows], deal[g0:g0 + games])
+    return {"games": {e: s.sum(axis=0) for e, s in events.items()},
+            "seen": {e: _by_deal(s, starts) for e, s in events.items()},
+            "in_a": _deal_counts(sets["bought"] & ~sets["bought_in_b"], deal_of_row, len(starts)),
+            "purchases": _deal_counts(sets["bought"], deal_of_row, len(starts)),
+            "per_game": per_game, "buying": buying, "compared": compared}
+
+
+def _games_with(cards: np.ndarray, game_index: np.ndarray, games: int) -> np.ndarray:
+    """Per game and card (games, cards): whether some seat's row of `cards` (rows, cards) holds it
+    (`game_index`: each row's game, 0 to games - 1)."""
     row, card = np.nonzero(cards)
-    if not count:
-        seen = np.zeros((games, cards.shape[1]), bool)
-        seen[game_index[row], card] = True
-        return seen
-    held = np.zeros((games, cards.shape[1]), np.int32)
-    np.add.at(held, (game_index[row], card), 1)
-    return held
+    seen = np.zeros((games, cards.shape[1]), bool)
+    seen[game_index[row], card] = True
+    return seen
 
 
-def rate_intervals(hits: np.ndarray, trials: np.ndarray, deal: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per column of `hits` and `trials` (units, columns; counts per unit, e.g. a game), the 95 % Wilson
-    interval of the pooled rate sum(hits) / sum(trials), clustered on `deal` (each unit's deal;
-    `inference.ratio_interval`). NaN where a column has no trial."""
+def _by_deal(seen: np.ndarray, first: np.ndarray) -> np.ndarray:
+    """(deals, cards): the games of each deal in which `seen` (games, cards; a deal's games together,
+    `first` the first of each) holds the card."""
+    return seen.astype(np.int32) if len(first) == len(seen) else np.add.reduceat(seen, first, axis=0, dtype=np.int32)
+
+
+def _deal_counts(cards: np.ndarray, deal_of_row: np.ndarray, deals: int) -> np.ndarray:
+    """(deals, cards): how many rows of each deal hold each card (`cards`: rows, cards)."""
+    row, card = np.nonzero(cards)
+    n = cards.shape[1]
+    return np.bincount(deal_of_row[row] * n + card, minlength=deals * n).reshape(deals, n)
+
+
+def rate_intervals(hits: np.ndarray, trials: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of `hits` (deals, columns) and `trials` (the same, or (deals, 1) for one number of
+    trials per deal), the 95 % Wilson interval of the pooled rate sum(hits) / sum(trials), clustered on
+    the deal (`inference.ratio_interval`). NaN where a column has no trial."""
+    trials = np.broadcast_to(trials, hits.shape)
     low, high = np.full(hits.shape[1], np.nan), np.full(hits.shape[1], np.nan)
-    if not len(deal):
-        return low, high
-    order = np.argsort(deal, kind="stable")
-    first = np.flatnonzero(np.r_[True, deal[order][1:] != deal[order][:-1]])
-    hits_by_deal = np.add.reduceat(hits[order].astype(np.int64), first, axis=0)
-    trials_by_deal = np.add.reduceat(trials[order].astype(np.int64), first, axis=0)
-    for j in np.flatnonzero(trials_by_deal.sum(axis=0) > 0):
-        low[j], high[j] = I.ratio_interval(hits_by_deal[:, j], trials_by_deal[:, j])
+    for j in np.flatnonzero(trials.sum(axis=0) > 0):
+        low[j], high[j] = I.ratio_interval(hits[:, j], trials[:, j])
     return low, high
 
 
-def _buyers_and_passers(base: pl.DataFrame, sets: dict, game_index: np.ndarray, games: int):
+def _buyers_and_passers(sets: dict, game_index: np.ndarray, games: int, seats: np.ndarray, deal: np.ndarray):
     """Per game and card offered to two seats or more: the mean win share, policy-adjusted win share
     and total of its buyers and of the seats that could have bought it and passed (`per_game`: game,
     card, win_buyer, win_passed, adj_buyer, adj_passed, total_buyer, total_passed; games with both
     only); and per card the games with a buyer (`buying`) and, of them, with a passer (`compared`).
+    `seats`: each row's win share, adjusted win share and total; `deal`: each game's deal.
 
     One cell per (game, card), averaged in numpy (`_cell_means`): a polars group_by over the 1.85
     million cells of 20,000 4-player games took 2 s."""
     n_cards = sets["offered"].shape[1]
-    seats = base.select("win_share", (pl.col("win_share") - pl.col("win_share").mean().over("policy_label", "players"))
-                        .alias("win_adj"), pl.col("total").cast(pl.Float64)).to_numpy()
     row, card = np.nonzero(sets["offered"])
     cell = game_index[row] * n_cards + card
     buyer = sets["bought"][row, card]
@@ -157,15 +202,10 @@ def _buyers_and_passers(base: pl.DataFrame, sets: dict, game_index: np.ndarray, 
     row, cell, buyer = row[order], cell[order], buyer[order]
     kept, buyers = _cell_means(cell[buyer], seats[row[buyer]])
     _, passers = _cell_means(cell[~buyer], seats[row[~buyer]])  # the same cells: each has both
-    deal = np.zeros(games, np.int64)
-    deal[game_index] = base["game"].to_numpy()
     per_game = pl.DataFrame({"game": deal[kept // n_cards], "card": (kept % n_cards).astype(np.int16),
                              **{f"{name}_{who}": means[:, k] for k, name in enumerate(("win", "adj", "total"))
                                 for who, means in (("buyer", buyers), ("passed", passers))}})
-    selection = pl.DataFrame({"card": np.arange(n_cards, dtype=np.int16),
-                              "buying": buying.reshape(games, n_cards).sum(axis=0).astype(np.uint32),
-                              "compared": compared.reshape(games, n_cards).sum(axis=0).astype(np.uint32)})
-    return per_game, selection
+    return (per_game, buying.reshape(games, n_cards).sum(axis=0), compared.reshape(games, n_cards).sum(axis=0))
 
 
 def _cell_means(cell: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -197,52 +237,48 @@ def _printed(components) -> pl.DataFrame:
 def _takers_vs_others(per_seat: pl.DataFrame, key: str) -> pl.DataFrame:
     """Per value of `key`: takers (rows with `took`) against the other seats of their game, paired on
     deals; plus the share of games in which some seat took it."""
-    games = per_seat.select(GAME).unique().height
-    taken_ci = shares_by(per_seat.filter(pl.col("took")), per_seat, key, "taken")
+    taken = shares_by(per_seat.filter(pl.col("took")), per_seat.select(GAME).unique(), key, "taken")
     per_game = (per_seat.group_by(*GAME, key)
                 .agg(pl.col("win_share").filter(pl.col("took")).mean().alias("win_taker"),
                      pl.col("win_share").filter(~pl.col("took")).mean().alias("win_other"),
                      pl.col("total").filter(pl.col("took")).mean().alias("total_taker"),
                      pl.col("total").filter(~pl.col("took")).mean().alias("total_other"))
                 .drop_nulls(["win_taker", "win_other"]))
-    taken = (per_seat.filter(pl.col("took")).group_by(key).agg(pl.struct(GAME).n_unique().alias("taken"))
-             .with_columns(pl.col("taken") / games))
     win, score = paired_diffs(per_game, [("win_taker", "win_other", "win_", I.MARGIN),
                                          ("total_taker", "total_other", "score_", I.MARGIN)], [key])
     win, score = _corrected(win, "win_"), score.drop("n", "rows")
-    return (taken.join(taken_ci.drop("taken"), on=key, how="left").join(win, on=key, how="left")
-            .join(score, on=key, how="left"))
+    return taken.join(win, on=key, how="left").join(score, on=key, how="left")
 
 
-def shares_by(hits: pl.DataFrame, trials: pl.DataFrame | None, key: str, name: str) -> pl.DataFrame:
-    """Per value of `key`: `name`, the share of trials that are hits, with its 95 % Wilson interval
-    clustered on the deal (`{name}_low`, `{name}_high`; `rate_intervals`). `hits` and `trials` are
-    frames of the games' rows (GAME and `key`): with `trials` a frame, a trial is a game of it and a hit
-    a game with a row of `hits` (the share of games in which some seat took it); with `trials` None,
+def shares_by(hits: pl.DataFrame, games: pl.DataFrame | None, key: str, name: str) -> pl.DataFrame:
+    """Per value of `key` in `hits`: `name`, the share of trials that are hits, with its 95 % Wilson
+    interval clustered on the deal (`{name}_low`, `{name}_high`; `rate_intervals`). `hits` holds rows
+    of the games (GAME and `key`). With `games` (GAME, one row per game), a trial is a game and a hit a
+    game with a row of `hits` (the share of games in which some seat took it); with `games` None,
     every row of `hits` is a trial and its boolean `hit` column says whether it is a hit."""
-    universe = hits if trials is None else trials
-    games = universe.select(GAME).unique().sort(GAME).with_row_index("g")
-    keys = np.sort(universe[key].unique().to_numpy())
-    if trials is None:
-        hit = _game_counts(hits.select(*GAME, key, pl.col("hit").cast(pl.Int64)), games, key, keys, "hit")
-        tried = _game_counts(hits.select(*GAME, key, pl.lit(1, pl.Int64).alias("hit")), games, key, keys, "hit")
+    deals = np.sort((hits if games is None else games)["game"].unique().to_numpy())
+    keys = np.sort(hits[key].unique().to_numpy())
+    if games is None:
+        counted = hits.group_by("game", key).agg(pl.col("hit").cast(pl.Int64).sum().alias("hits"),
+                                                 pl.len().alias("trials"))
+        hit, tried = (_deal_matrix(counted, deals, key, keys, c) for c in ("hits", "trials"))
     else:
-        hit = _game_counts(hits.select(*GAME, key).unique().with_columns(pl.lit(1, pl.Int64).alias("hit")),
-                           games, key, keys, "hit")
-        tried = np.ones_like(hit)
-    low, high = rate_intervals(hit, tried, games["game"].to_numpy())
+        counted = hits.select(*GAME, key).unique().group_by("game", key).agg(pl.len().alias("hits"))
+        hit = _deal_matrix(counted, deals, key, keys, "hits")
+        tried = games.group_by("game").agg(pl.len()).sort("game")["len"].to_numpy()[:, None]
+    low, high = rate_intervals(hit, tried)
     with np.errstate(invalid="ignore", divide="ignore"):
-        share = hit.sum(axis=0) / tried.sum(axis=0)
+        share = hit.sum(axis=0) / np.broadcast_to(tried, hit.shape).sum(axis=0)
     return pl.DataFrame({key: keys, name: share, f"{name}_low": low, f"{name}_high": high}).with_columns(
-        pl.col(key).cast(universe.schema[key]))
+        pl.col(key).cast(hits.schema[key]))
 
 
-def _game_counts(rows: pl.DataFrame, games: pl.DataFrame, key: str, keys: np.ndarray, value: str) -> np.ndarray:
-    """(games, keys): the sum of `value` over the rows of each game (`games`: GAME and its row `g`) and
-    value of `key` (`keys`, sorted)."""
-    counts = rows.join(games, on=GAME).group_by("g", key).agg(pl.col(value).sum())
-    out = np.zeros((games.height, len(keys)), np.int64)
-    out[counts["g"].to_numpy(), np.searchsorted(keys, counts[key].to_numpy())] = counts[value].to_numpy()
+def _deal_matrix(counted: pl.DataFrame, deals: np.ndarray, key: str, keys: np.ndarray, value: str) -> np.ndarray:
+    """(deals, keys): `value` of each row of `counted` (one per deal `game` and `key`) at its place;
+    0 elsewhere (`deals`, `keys` sorted)."""
+    out = np.zeros((len(deals), len(keys)), np.int64)
+    out[np.searchsorted(deals, counted["game"].to_numpy()), np.searchsorted(keys, counted[key].to_numpy())] = (
+        counted[value].to_numpy())
     return out
 
 
