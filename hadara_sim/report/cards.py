@@ -62,8 +62,7 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
 
     Columns: card, card_id, epoch, colour, effect, cost, points, track_sum, games, offered, bought,
     sold, fed_away, take_rate, phase_a (each share with _low and _high), bought_epoch, buying (games
-    with a buyer), compared (of them,
-    games with a passer too), n (deals paired), rows, win_a (buyers), win_b (passed), win_diff,
+    with a buyer), compared (of them, games with a passer too), n (deals paired), rows, win_a (buyers), win_b (passed), win_diff,
     win_low, win_high, win_p, win_q, win_significant, adj_diff, adj_low, adj_high, adj_p, adj_q,
     adj_significant, score_a, score_b, score_diff, score_low, score_high; strongest (adjusted) first."""
     components = run_components(components)

@@ -322,12 +322,12 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
         f"Observational: the {min(top, ranked.height)} cards whose buyers did best and the {min(top, ranked.height)} "
         f"that did worst (of {table.height} cards offered; all of them in --format csv/json)", CARD_COLUMNS,
         _card_rows(shown),
-        caption=f"offered / bought / sold: share of the {table['games'][0]:,} games in which some seat could have "
-                "bought / bought / sold the card; bought when offered: of the games in which it was offered, the share in "
-                "which some seat bought it, with its 95% CI; in phase A: share of its purchases. Each share has a 95% Wilson CI "
-                "clustered on the deal (columns _low_pct and _high_pct of --format csv/json): those of offered, bought, "
-                f"sold and in phase A are within {_widest(shown, ('offered', 'bought', 'sold', 'phase_a'))} here. "
-                "Buyers - passers: win share of the buyer minus the mean of the seats of the same game "
+        caption=f"offered / bought / sold: share of the {table['games'][0]:,} games in which some seat could "
+                "have bought / bought / sold the card; bought when offered: of the games in which it was offered, "
+                "the share in which some seat bought it, with its 95% CI; in phase A: share of its purchases. Each "
+                "share has a 95% Wilson CI clustered on the deal (columns _low_pct and _high_pct of --format "
+                "csv/json): those of offered, bought, sold and in phase A are within "
+                f"{_widest(shown, ('offered', 'bought', 'sold', 'phase_a'))} here. Buyers - passers: win share of the buyer minus the mean of the seats of the same game "
                 "that could have bought it and did not, paired t-test over deals. Selection: only games with a "
                 "buyer and a passer count (games compared, of the games in which it was bought). Adjusted for "
                 "policy: each seat's win share less its policy's mean at its player count, then buyers - passers "
