@@ -69,8 +69,15 @@ def rate_interval(x: np.ndarray, rows: int | None = None) -> tuple[float, float]
     if len(x) == 0:
         return math.nan, math.nan
     nobs = effective_n(x, rows if rows is not None else len(x))
-    low, high = _quiet(proportion_confint, float(x.mean()) * nobs, nobs, alpha=ALPHA, method="wilson")
-    return float(low), float(high)
+    p = float(x.mean())
+    low, high = _quiet(proportion_confint, p * nobs, nobs, alpha=ALPHA, method="wilson")
+    return _holding(low, high, p)
+
+
+def _holding(low: float, high: float, p: float) -> tuple[float, float]:
+    """A Wilson interval that holds its rate within [0, 1]: statsmodels' rounding put 0 of 200 at
+    [1.7e-18, 0.019], a low end above the share it is of."""
+    return max(0.0, min(float(low), p)), min(1.0, max(float(high), p))
 
 
 def ratio_interval(hits: np.ndarray, trials: np.ndarray) -> tuple[float, float]:
@@ -93,7 +100,7 @@ def ratio_interval(hits: np.ndarray, trials: np.ndarray) -> tuple[float, float]:
         if robust > 0 and binomial > 0:
             nobs = min(total, total * binomial / robust)
     low, high = _quiet(proportion_confint, p * nobs, nobs, alpha=ALPHA, method="wilson")
-    return max(0.0, min(float(low), p)), min(1.0, max(float(high), p))  # 0 of n: 1e-17 from the rounding
+    return _holding(low, high, p)
 
 
 def rate_p(x: np.ndarray, fair: float, rows: int | None = None) -> float:
