@@ -152,6 +152,9 @@ def test_card_table_recovers_planted_buyer_advantages():
     # The weak card's buyer is independent of the winner here: no difference.
     assert row["I-R-02"]["win_low"] < 0 < row["I-R-02"]["win_high"]
     assert row["I-B-01"]["offered"] == row["I-B-01"]["bought"] == 1.0 and row["I-B-01"]["take_rate"] == 1.0
+    # The n behind each share: 400 games of 400 deals, the card offered in all and bought once in each.
+    assert (row["I-B-01"]["games"], row["I-B-01"]["deals"], row["I-B-01"]["offered_games"],
+            row["I-B-01"]["purchases"]) == (400, 400, 400, 400)
     assert table["card_id"].to_list()[0] == "I-B-01"  # strongest first
 
 

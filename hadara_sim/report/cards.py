@@ -60,8 +60,9 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     `inference.ratio_interval` of the per-deal counts, so the games of one deal in several combinations
     count once).
 
-    Columns: card, card_id, epoch, colour, effect, cost, points, track_sum, games, offered, bought,
-    sold, fed_away, take_rate, phase_a (each share with _low and _high), bought_epoch, buying (games
+    Columns: card, card_id, epoch, colour, effect, cost, points, track_sum, games, deals (the n of the
+    shares of games), offered_games (of take_rate), purchases (of phase_a), offered, bought, sold,
+    fed_away, take_rate, phase_a (each share with _low and _high), bought_epoch, buying (games
     with a buyer), compared (of them, games with a passer too), n (deals paired), rows, win_a (buyers), win_b (passed), win_diff,
     win_low, win_high, win_p, win_q, win_significant, adj_diff, adj_low, adj_high, adj_p, adj_q,
     adj_significant, score_a, score_b, score_diff, score_low, score_high; strongest (adjusted) first."""
@@ -83,7 +84,8 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     seen = {e: np.concatenate([part["seen"][e] for part in parts]) for e in EVENTS}
     in_a, purchases = (np.concatenate([part[k] for part in parts]) for k in ("in_a", "purchases"))
     counts = pl.DataFrame({"card": np.arange(n_cards, dtype=np.int16),
-                           **{e: sum(part["games"][e] for part in parts) for e in EVENTS}})
+                           **{e: sum(part["games"][e] for part in parts) for e in EVENTS},
+                           "purchases": purchases.sum(axis=0)})
     games_of_deal = np.diff(np.r_[first, games])[:, None]
     shares = {e: (seen[e], games_of_deal) for e in EVENTS} | {"take_rate": (seen["bought"], seen["offered"]),
                                                               "phase_a": (in_a, purchases)}
@@ -107,7 +109,8 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     table = (_printed(components).join(counts, on="card", how="inner").join(timing, on="card", how="left")
              .join(intervals, on="card", how="left")
              .join(win, on="card", how="left").join(score, on="card", how="left")
-             .with_columns(pl.lit(games).alias("games"),
+             .with_columns(pl.lit(games).alias("games"), pl.lit(len(first)).alias("deals"),
+                           pl.col("offered").alias("offered_games"),
                            (pl.col("bought").fill_null(0) / pl.col("offered")).alias("take_rate"),
                            *[(pl.col(e).fill_null(0) / games).alias(e) for e in EVENTS]))
     return table.filter(pl.col("offered") > 0).sort("adj_diff", descending=True, nulls_last=True)
