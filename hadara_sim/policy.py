@@ -207,14 +207,11 @@ def policy_name(policy) -> str:
 
 
 def choose(policy, decision: Decision) -> np.ndarray:
-    """The policy's checked choices for `decision`. The legality mask is lent read-only, and any
-    failure inside the policy (an exception, sys.exit, a KeyboardInterrupt it raised itself) becomes
-    a PolicyError naming it; the user's Ctrl-C stays an interrupt."""
-    legal = decision.legal.view()
-    legal.flags.writeable = False
-    decision.legal = legal
+    """The policy's checked choices for `decision`. The policy is lent copies (the legality mask
+    read-only), and any failure inside the policy (an exception, sys.exit, a KeyboardInterrupt it raised
+    itself) becomes a PolicyError naming it; the user's Ctrl-C stays an interrupt."""
     try:
-        choices = policy.decide(decision)
+        choices = policy.decide(_lent(decision))
     except (IllegalChoice, StopGame):
         raise
     except (Exception, SystemExit, KeyboardInterrupt) as err:
@@ -227,6 +224,17 @@ def choose(policy, decision: Decision) -> np.ndarray:
         raise PolicyError(f"policy '{policy_name(policy)}' {what} at decision '{decision.kind}' "
                           f"(games {int(decision.game_id.min())}..{int(decision.game_id.max())})") from None
     return check_choices(policy, decision, choices)
+
+
+def _lent(decision: Decision) -> Decision:
+    """What a policy is handed: its own Decision holding copies of the engine's arrays. A read-only view
+    of the mask could be made writeable again (its base is the engine's), and a policy that wrote into it
+    or rebound `decision.legal` had its illegal choices checked against its own mask: accepted, then
+    played (heap corruption in the compiled engine)."""
+    legal = decision.legal.copy()
+    legal.flags.writeable = False
+    return Decision(decision.kind, legal, decision.view, np.array(decision.game_id), np.array(decision.serial),
+                    decision.forward)
 
 
 def check_choices(policy, decision: Decision, choices) -> np.ndarray:

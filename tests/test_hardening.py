@@ -276,6 +276,8 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 
+import numpy as np
+
 from hadara_sim.policy import Policy
 
 NOT_CALLABLE = 42
@@ -317,6 +319,25 @@ class Mutates(Policy):
     def draw(self, decision):
         decision.legal[:] = True
         return decision.legal.argmax(axis=1)
+
+
+class Cheats(Policy):
+    name = "cheats"
+
+    def decide(self, decision):
+        illegal = (~decision.legal).argmax(axis=1)  # an illegal option where there is one
+        decision.legal = np.ones_like(decision.legal)
+        return illegal
+
+
+class Unlocks(Policy):
+    name = "unlocks"
+
+    def decide(self, decision):
+        illegal = (~decision.legal).argmax(axis=1)
+        decision.legal.flags.writeable = True
+        decision.legal[:] = True
+        return illegal
 
 
 class Fine(Policy):
@@ -403,6 +424,8 @@ def test_a_policy_file_with_postponed_annotations_and_a_dataclass_loads(tmp_path
     ("RaisesMidGame", ["policy 'raises_mid_game' raised ZeroDivisionError", "decision 'draw'"]),
     ("Exits", ["policy 'exits' called sys.exit", "decision 'draw'"]),
     ("Mutates", ["policy 'mutates' tried to change the legality mask"]),
+    ("Cheats", ["policy 'cheats' chose option", "which is not legal"]),
+    ("Unlocks", ["policy 'unlocks' chose option", "which is not legal"]),
 ])
 @pytest.mark.parametrize("jobs", ["1", "2"])
 def test_a_policy_failing_mid_game_is_named(tmp_path, user_policies, attr, words, jobs):
