@@ -214,8 +214,8 @@ def choose(policy, decision: Decision) -> np.ndarray:
         choices = policy.decide(_lent(decision))
     except (IllegalChoice, StopGame):
         raise
-    except (Exception, SystemExit, KeyboardInterrupt) as err:
-        if isinstance(err, KeyboardInterrupt) and not raised_by_code(err):
+    except BaseException as err:  # GeneratorExit or a bare BaseException too: each reached the user as a traceback
+        if _interrupt(err):
             raise
         what = ("called sys.exit" if isinstance(err, SystemExit)
                 else f"raised {type(err).__name__}" + (f": {err}" if str(err) else ""))
@@ -224,6 +224,11 @@ def choose(policy, decision: Decision) -> np.ndarray:
         raise PolicyError(f"policy '{policy_name(policy)}' {what} at decision '{decision.kind}' "
                           f"(games {int(decision.game_id.min())}..{int(decision.game_id.max())})") from None
     return check_choices(policy, decision, choices)
+
+
+def _interrupt(err: BaseException) -> bool:
+    """Whether `err` is the user's Ctrl-C (or SIGTERM), not a policy's own failure."""
+    return isinstance(err, KeyboardInterrupt) and not raised_by_code(err)
 
 
 def _lent(decision: Decision) -> Decision:
@@ -244,7 +249,9 @@ def check_choices(policy, decision: Decision, choices) -> np.ndarray:
     original = choices
     try:
         choices = np.asarray(choices)
-    except Exception as err:  # whatever a policy returned
+    except BaseException as err:  # whatever a policy returned, whatever its __array__ raises
+        if _interrupt(err):
+            raise
         raise IllegalChoice(f"policy '{name}' returned {type(choices).__name__} for decision "
                             f"'{decision.kind}', not an array of options: {err}") from None
     if choices.shape != (n,) or not np.issubdtype(choices.dtype, np.integer):

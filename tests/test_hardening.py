@@ -321,6 +321,25 @@ class Mutates(Policy):
         return decision.legal.argmax(axis=1)
 
 
+class StopsGenerator(Policy):
+    name = "stops_generator"
+
+    def draw(self, decision):
+        raise GeneratorExit
+
+
+class Interrupting:
+    def __array__(self, dtype=None, copy=None):
+        raise KeyboardInterrupt
+
+
+class ReturnsInterrupting(Policy):
+    name = "returns_interrupting"
+
+    def draw(self, decision):
+        return Interrupting()
+
+
 class Cheats(Policy):
     name = "cheats"
 
@@ -424,6 +443,8 @@ def test_a_policy_file_with_postponed_annotations_and_a_dataclass_loads(tmp_path
     ("RaisesMidGame", ["policy 'raises_mid_game' raised ZeroDivisionError", "decision 'draw'"]),
     ("Exits", ["policy 'exits' called sys.exit", "decision 'draw'"]),
     ("Mutates", ["policy 'mutates' tried to change the legality mask"]),
+    ("StopsGenerator", ["policy 'stops_generator' raised GeneratorExit", "decision 'draw'"]),
+    ("ReturnsInterrupting", ["policy 'returns_interrupting' returned Interrupting for decision 'draw'"]),
     ("Cheats", ["policy 'cheats' chose option", "which is not legal"]),
     ("Unlocks", ["policy 'unlocks' chose option", "which is not legal"]),
 ])
