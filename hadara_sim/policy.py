@@ -254,8 +254,11 @@ def check_choices(policy, decision: Decision, choices) -> np.ndarray:
             raise
         raise IllegalChoice(f"policy '{name}' returned {type(choices).__name__} for decision "
                             f"'{decision.kind}', not an array of options: {err}") from None
-    if choices.shape != (n,) or not np.issubdtype(choices.dtype, np.integer):
-        shown = (f"{choices.dtype}{list(choices.shape)}" if choices.dtype != object or choices.ndim
+    # dtype kinds, not np.integer: numpy counts timedelta64 among the integers; and asarray drops a mask
+    masked = np.ma.is_masked(original)
+    if choices.shape != (n,) or choices.dtype.kind not in "iu" or masked:
+        shown = ("a masked array with masked entries" if masked
+                 else f"{choices.dtype}{list(choices.shape)}" if choices.dtype != object or choices.ndim
                  else "None (a missing return?)" if original is None else f"a {type(original).__name__}")
         raise IllegalChoice(f"policy '{name}' returned {shown} for decision '{decision.kind}'; expected {n} "
                             "whole numbers, one per game")

@@ -261,6 +261,8 @@ def test_the_sculptor_example_carves_the_largest_statue_it_can_alike_in_both_eng
     ((i for i in (0, 0)), "returned a generator for decision 'draw'"),  # was "object[]"
     (np.full(2, 2**64 - 2, np.uint64), "chose option 18446744073709551614 at decision 'draw'"),  # was "option -2"
     (np.zeros(2), "returned float64[2] for decision 'draw'; expected 2 whole numbers, one per game"),
+    (np.zeros(2, "m8[s]"), "returned timedelta64[s][2] for decision 'draw'"),  # was played as options 0, 0
+    (np.ma.masked_array([0, 1], mask=[True, False]), "returned a masked array with masked entries"),  # was played
 ])
 def test_a_policy_s_wrong_answer_is_shown_as_it_returned_it(returned, shown):
     from types import SimpleNamespace
