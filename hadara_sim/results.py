@@ -643,9 +643,23 @@ def _runs_in(folder: Path) -> list[Path]:
         return []
 
 
+def results_path(value, what: str, error: type[Exception] = ResultsError) -> Path:
+    """`value` as a results directory's Path, or `error` when its name is no UTF-8 text: pyarrow and polars
+    take paths as UTF-8, and a name of other bytes (`--out $'run\\xff'`) stopped inside pyarrow
+    ("unexpected UnicodeEncodeError") once the games were played."""
+    out = as_path(value, what)
+    try:
+        os.fspath(out).encode("utf-8")
+    except UnicodeEncodeError:
+        shown = os.fsencode(out).decode("utf-8", errors="replace")
+        raise error(f"{what} '{shown}': its name holds bytes that are not UTF-8 text, which the Parquet files "
+                    "cannot be written or read under; rename it, or choose another path") from None
+    return out
+
+
 def read_metadata(out: Path) -> dict:
     """The metadata of a results directory, or ResultsError saying what is wrong."""
-    out = as_path(out, "the results directory")
+    out = results_path(out, "the results directory")
     if not out.exists():
         raise ResultsError(f"no results at {out}: the directory does not exist")
     if not out.is_dir():
@@ -726,7 +740,7 @@ def check_part(file: Path, run: str, combo: int, chunk: int, games: int | None, 
 def result_files(path, *, allow_partial: bool = True) -> tuple[dict, list[Path]]:
     """The metadata and the checked chunk files of a results directory: every part file must be a
     chunk of the run that metadata.json describes."""
-    out = as_path(path, "the results directory")
+    out = results_path(path, "the results directory")
     if not isinstance(allow_partial, bool):  # a frame or a text here was read as true
         raise TypeError(f"allow_partial is True or False, not {allow_partial!r:.40}")
     meta = read_metadata(out)

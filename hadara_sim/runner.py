@@ -25,11 +25,11 @@ from .chunks import Chunk, ChunkPlan, plan_chunks, timed_chunk
 from .estimate import chunk_costs, processes
 from .process import (BACKENDS, ClusterLost, LockBusy, dask_parallel, directory_lock, local_parallel,
                       quiet_dask)
-from .problems import as_path, is_whole
+from .problems import is_whole
 from .progress import PLAIN_EVERY, duration, every, progress_bar
 from .results import (
     METADATA_FILE, SCHEMA_VERSION, TRACE_NAME, ResultsError, check_part, chunks_per_combination,
-    is_temp_file, our_parts, our_traces, part_name, read_metadata, write_metadata, write_table,
+    is_temp_file, our_parts, our_traces, part_name, read_metadata, results_path, write_metadata, write_table,
 )
 from .scenario.identity import identity_digest, run_identity
 from .scenario.model import Scenario, given_as_data
@@ -194,7 +194,7 @@ def check_out(scenario: Scenario, out: str | Path, overwrite: bool = False) -> d
     nothing, or a run to replace)."""
     from . import __version__
 
-    out = as_path(out, "out (the results directory)")
+    out = results_path(out, "out (the results directory)", RunError)
     try:
         if out.exists() and not out.is_dir():
             raise RunError(f"--out {out} is a file, not a directory")
@@ -361,7 +361,7 @@ def run(scenario: Scenario, out: str | Path | None = None, *, jobs: int = -1, ba
     if out is None:
         return _run_chunks(scenario, iter(chunks), len(chunks), None, None, jobs, backend, scheduler, quiet,
                            console, after_chunk, [])
-    out = as_path(out, "out (the results directory)")
+    out = results_path(out, "out (the results directory)", RunError)
     try:
         if out.exists() and not out.is_dir():
             raise RunError(f"--out {out} is a file, not a directory")

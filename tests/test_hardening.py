@@ -1659,3 +1659,15 @@ def test_a_policy_raising_keyboard_interrupt_is_named_and_a_ctrl_c_still_interru
                                  capture_output=True, text=True, timeout=300)
         assert pressed.returncode == 130, (command, pressed.stderr)
         assert "policy" not in pressed.stderr and "Traceback" not in pressed.stderr
+
+
+def test_a_results_directory_whose_name_is_not_utf8_is_refused_before_playing(tmp_path):
+    """--out $'run\\xff' played every game, then stopped inside pyarrow writing the first chunk: "unexpected
+    UnicodeEncodeError". It is refused by name before any game, by simulate, a dry run and report."""
+    out = tmp_path / os.fsdecode(b"run\xff")
+    words = ["its name holds bytes that are not UTF-8 text"]
+    for dry in ([], ["--dry-run"]):
+        clean_failure(invoke("simulate", tiny(tmp_path), "-q", "--jobs", "1", "--out", out, *dry), 2, *words)
+        assert not out.exists()
+    out.mkdir()
+    clean_failure(invoke("report", "winrate", out, "--out", tmp_path / "charts"), 2, *words)
