@@ -307,3 +307,17 @@ def test_verify_plays_a_player_count_given_twice_once():
     result = run("verify", "-n", 2, "-p", 2, "-p", 2, "--basic", "--jobs", 1, "-q")
     assert result.exit_code == 0, result.output
     assert "2 of 2 games agree (2 players; basic)" in result.output
+
+
+def test_a_full_disk_or_a_closed_stdout_is_said_plainly_not_reported_as_our_defect():
+    """`> /dev/full` was "unexpected OSError ... please report it", `>&-` "unexpected AttributeError:
+    'NoneType' object has no attribute 'isatty'"."""
+    import subprocess
+    import sys
+
+    command = [sys.executable, "-c", "from hadara_sim.cli import main; main()", "policies", "list"]
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(command, stdout=full, stderr=subprocess.PIPE, text=True, timeout=120)
+    assert done.returncode == 1 and done.stderr.startswith("error: cannot write: No space left on device"), done.stderr
+    closed = subprocess.run(["sh", "-c", '"$@" >&-', "sh", *command], capture_output=True, text=True, timeout=120)
+    assert closed.returncode == 0 and closed.stderr == "", closed.stderr

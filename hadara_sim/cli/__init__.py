@@ -126,6 +126,7 @@ GC_EVERY = 100_000
 def main():
     """The `hadara-sim` command: a Ctrl-C exits 130, an unexpected error one line and 1."""
     import atexit
+    import errno
     import gc
     import os
 
@@ -134,6 +135,8 @@ def main():
     atexit.register(gc.freeze)  # at the process's exit (a test calling main() keeps its own collector)
     from ..signals import remembering_ctrl_c
 
+    if sys.stdout is None:  # started with stdout closed (`>&-`): what it prints is dropped, as print() drops it
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (open for the life of the process)
     try:
         with remembering_ctrl_c():
             app()
@@ -146,6 +149,10 @@ def main():
             sys.exit(130)
         if os.environ.get("HADARA_SIM_DEBUG"):
             raise
+        if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):  # the disk's state, not a defect
+            print(f"error: cannot write: {err.strerror} (output, results or charts are incomplete); free some "
+                  "space, then run again", file=sys.stderr)
+            sys.exit(1)
         # A policy's own failure, named by it, is not ours to report (its module is loaded by then;
         # not imported here, where numpy itself may be what failed).
         policy = sys.modules.get("hadara_sim.policy")
