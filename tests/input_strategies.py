@@ -1081,3 +1081,57 @@ def check_api(root: Path, case) -> tuple[str, str]:
         return f"{type(err).__name__} from {Path(last.filename).name}", \
             what + "\n" + "".join(traceback.format_exception(err))[-2500:]
     return "ok (returned)", ""
+
+
+# --- a user's policy that answers wrongly -----------------------------------------------------------
+
+# What decide() does instead of answering well: a return of the wrong kind, a raise of any kind, a write
+# into or a rebinding of what it was lent. `c` is the first legal option per game, `d` the decision. Not a
+# raised KeyboardInterrupt: under CliRunner, without main()'s handler, it is a Ctrl-C (tests/test_hardening.py
+# runs it through the real command).
+POLICY_ANSWERS = [
+    "return c.astype(float)", "return np.full(len(d), np.nan)", "return c - 100", "return c + 2**62",
+    "return np.full(len(d), 2**64 - 1, np.uint64)", "return c.tolist()", "return None", "return np.array(0)",
+    "return c.astype(bool)", "return np.ma.masked_array(c, mask=np.ones(len(c), bool))", "return c[:, None]",
+    "return np.array(c, object)", "return '0'", "return (x for x in c)", "return c.astype('m8[s]')",
+    "return c.astype(complex)", "raise ValueError('v')", "raise SystemExit(0)",
+    "raise GeneratorExit", "raise BaseException('b')", "raise MemoryError", "return self.decide(d)",
+    "d.legal = np.ones_like(d.legal); return (~legal).argmax(axis=1)",
+    "d.legal.flags.writeable = True; d.legal[:] = True; return (~legal).argmax(axis=1)",
+    "d.view.coins[:] = 99; return c", "d.game_id[:] = 0; d.serial[:] = 0; return c", "d.kind = 'x'; return c",
+    "return c",
+]
+policy_answers = st.tuples(st.sampled_from(POLICY_ANSWERS), st.integers(0, 40), st.integers(0, 3))
+
+POLICY_FILE = """import numpy as np
+from hadara_sim.policy import Policy
+
+
+class Odd(Policy):
+    name = "odd"
+    asked = 0
+
+    def decide(self, d):
+        legal = d.legal.copy()
+        c = legal.argmax(axis=1)
+        self.asked += 1
+        if self.asked <= {after}:
+            return c
+        {answer}
+"""
+
+
+def check_policy_answer(root: Path, case) -> tuple[str, str]:
+    """`play` with a user's policy that answers well `after` times, then as `answer`: the game ends (exit 0)
+    or stops naming the policy (exit 2), never "unexpected" nor a traceback nor a crash."""
+    answer, after, seed = case
+    (root / "odd.py").write_text(POLICY_FILE.format(after=after, answer=answer.replace("; ", "\n        ")))
+    result = invoke_in(root, ["play", "-p", "2", "--policy", "odd.py:Odd,greedy", "--seed", str(seed), "-q"])
+    output = result.output
+    if raised(result, output):
+        return raised(result, output)
+    if "Traceback" in output or "unexpected" in output or result.exit_code not in (0, 2):
+        return f"exit {result.exit_code}", f"{answer} after {after}\n{output[-2000:]}"
+    if result.exit_code == 2 and "policy 'odd'" not in output:
+        return "stopped without naming the policy", f"{answer} after {after}\n{output[-2000:]}"
+    return f"ok (exit {result.exit_code})", ""
