@@ -36,9 +36,8 @@ from hypothesis import strategies as st  # noqa: E402
 from input_strategies import (  # noqa: E402
     api_calls, cache_files, card_edits, check_api, check_cache_file, check_card_columns, check_cli,
     check_component_set, check_curve, check_dry_run, check_human, check_policy_answer, check_results, check_simulate,
-    cli_invocations,
-    component_edits, curve_requests, dry_runs, garbage_lines, human_answers, results_edits, scenario_dicts, toml_text,
-    policy_answers, typed_scenario_dicts,
+    cli_invocations, component_edits, curve_requests, dry_runs, garbage_lines, human_answers, policy_answers,
+    results_edits, scenario_dicts, toml_text, typed_scenario_dicts,
 )
 
 
@@ -110,7 +109,8 @@ def main():
     args = parser.parse_args()
     start = time.perf_counter()
     verdicts, first = campaign([args.scenarios, args.typed, args.components, args.results, args.cli, args.human,
-                                args.cache, args.cards, args.curves, args.dry_runs, args.api, args.policy_answers], args.seed)
+                                args.cache, args.cards, args.curves, args.dry_runs, args.api, args.policy_answers],
+                               args.seed)
     total = sum(verdicts.values())
     bad = sum(n for v, n in verdicts.items() if not v.startswith("ok"))
     print(f"{total} inputs tried in {time.perf_counter() - start:.0f} s (seed {args.seed}); {bad} misbehaved")
