@@ -84,7 +84,7 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     seen = {e: np.concatenate([part["seen"][e] for part in parts]) for e in EVENTS}
     in_a, purchases = (np.concatenate([part[k] for part in parts]) for k in ("in_a", "purchases"))
     counts = pl.DataFrame({"card": np.arange(n_cards, dtype=np.int16),
-                           **{e: sum(part["games"][e] for part in parts) for e in EVENTS},
+                           **{e: seen[e].sum(axis=0) for e in EVENTS},
                            "purchases": purchases.sum(axis=0)})
     games_of_deal = np.diff(np.r_[first, games])[:, None]
     shares = {e: (seen[e], games_of_deal) for e in EVENTS} | {"take_rate": (seen["bought"], seen["offered"]),
@@ -130,10 +130,9 @@ def _parts(game_index: np.ndarray, first: np.ndarray, size: int) -> list[np.ndar
 
 def _card_part(base: pl.DataFrame, components, rows: np.ndarray, game_index: np.ndarray, seats: np.ndarray,
                first: np.ndarray, deal: np.ndarray) -> dict:
-    """The card counts of one part of whole deals (`rows` of `base`): per card the games in which each
-    event happened (`games`), per deal and card the games of each event (`seen`), the purchases and
-    those made in phase A (`purchases`, `in_a`), and the buyers against the passers (`per_game`,
-    `buying`, `compared`: `_buyers_and_passers`)."""
+    """The card counts of one part of whole deals (`rows` of `base`): per deal and card the games in
+    which each event happened (`seen`), the purchases and those made in phase A (`purchases`, `in_a`),
+    and the buyers against the passers (`per_game`, `buying`, `compared`: `_buyers_and_passers`)."""
     sets = card_sets(base[rows], components)
     g0 = int(game_index[rows[0]])
     local = game_index[rows] - g0
@@ -143,8 +142,7 @@ def _card_part(base: pl.DataFrame, components, rows: np.ndarray, game_index: np.
     deal_of_row = np.searchsorted(starts, local, side="right") - 1
     events = {e: _games_with(sets[e], local, games) for e in EVENTS}
     per_game, buying, compared = _buyers_and_passers(sets, local, games, seats[rows], deal[g0:g0 + games])
-    return {"games": {e: s.sum(axis=0) for e, s in events.items()},
-            "seen": {e: _by_deal(s, starts) for e, s in events.items()},
+    return {"seen": {e: _by_deal(s, starts) for e, s in events.items()},
             "in_a": _deal_counts(sets["bought"] & ~sets["bought_in_b"], deal_of_row, len(starts)),
             "purchases": _deal_counts(sets["bought"], deal_of_row, len(starts)),
             "per_game": per_game, "buying": buying, "compared": compared}
