@@ -249,6 +249,15 @@ def test_the_resume_hint_names_the_program_as_it_was_started(tmp_path, monkeypat
     assert program() == "hadara-sim"
 
 
+def test_the_resume_hint_resumes_a_run_started_with_overwrite(monkeypatch):
+    """An interrupted `simulate --overwrite` printed itself with --overwrite, which cleared the chunks
+    it had completed and played them all again: the printed command resumes instead."""
+    from hadara_sim.cli.limits import resume_command
+
+    monkeypatch.setattr(sys, "argv", ["hadara-sim", "simulate", "default", "--overwrite", "--out", "r"])
+    assert resume_command() == "hadara-sim simulate default --out r"
+
+
 def _make_dry_run(target: str, path: str | None = None) -> list[str]:
     """The commands `make TARGET` would run (the environment taken as installed), as printed."""
     import os

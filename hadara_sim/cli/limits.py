@@ -41,4 +41,6 @@ def program() -> str:
 
 def resume_command() -> str:
     """The command line of this process, to run again after an interruption."""
-    return " ".join(shlex.quote(a) for a in [program(), *sys.argv[1:]])
+    # --overwrite again would clear the chunks this process completed and play them all anew: once it has
+    # started, the directory holds this run, which the command without it resumes.
+    return " ".join(shlex.quote(a) for a in [program(), *(a for a in sys.argv[1:] if a != "--overwrite")])
