@@ -383,3 +383,23 @@ def test_a_change_plays_on_top_of_the_overrides_the_fit_started_from(monkeypatch
     simulate_play(plan(overrides=start), now)(2, {"3B": {"food": 1}}, 1, 10, "x")
     assert played[0]["components"]["setup"]["3B"] == {"food": 3, "coins": 5}
     assert played[0]["components"]["board"] == {"sell_price": [1, 2, 3, 4, 5]}
+
+
+def test_the_command_in_fix_toml_runs_as_printed_with_a_folder_or_policy_of_several_words(tmp_path):
+    """`--components my set` was written unquoted into fix.toml and the caption: the shell split it in two
+    and the fit refused the stray word. The command reads back to the same options through the shell."""
+    import shlex
+    import shutil
+    from importlib.resources import files
+
+    from hadara_sim.balance_fit import CardPlan, card_command_line
+
+    folder = tmp_path / "my set"
+    shutil.copytree(str(files("hadara_sim") / "data" / "default"), folder)
+    words = shlex.split(command_line(FitPlan(policy="balanced; echo", components=str(folder))))
+    assert words[words.index("--components") + 1] == str(folder)
+    assert words[words.index("--policy") + 1] == "balanced; echo"
+    words = shlex.split(card_command_line(CardPlan(cards=["II-B-02"], policy="balanced; echo",
+                                                   components=str(folder))))
+    assert words[words.index("--components") + 1] == str(folder)
+    assert words[words.index("--policy") + 1] == "balanced; echo"

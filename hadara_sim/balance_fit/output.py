@@ -3,6 +3,7 @@ package docstring)."""
 
 from __future__ import annotations
 
+import shlex
 
 import numpy as np
 import polars as pl
@@ -14,7 +15,7 @@ from .plan import SIDES, FitPlan
 
 def command_line(plan: FitPlan) -> str:
     """The command that makes this fit."""
-    parts = ["hadara-sim balance fit", *[f"-p {p}" for p in plan.players], f"--policy {plan.policy}"]
+    parts = ["hadara-sim balance fit", *[f"-p {p}" for p in plan.players], f"--policy {shlex.quote(plan.policy)}"]
     if sorted(plan.sides) != sorted(SIDES):
         parts += [f"--side {s}" for s in plan.sides]
     if list(plan.fields) != list(SETUP_VALUES):
@@ -25,7 +26,7 @@ def command_line(plan: FitPlan) -> str:
               f"--reach {plan.reach}", f"--max-changed {plan.max_changed}",
               *([] if plan.table else ["--no-table-terms"]), f"--seed {plan.seed}"]
     if plan.components:
-        parts.append(f"--components {plan.components}")
+        parts.append(f"--components {shlex.quote(plan.components)}")
     return " ".join(parts)
 
 
@@ -39,12 +40,12 @@ def change_table(result: Fit) -> pl.DataFrame:
 
 def card_command_line(plan: CardPlan) -> str:
     """The command that makes this card-cost fit."""
-    parts = ["hadara-sim balance fit", *[f"-p {p}" for p in plan.players], f"--policy {plan.policy}",
+    parts = ["hadara-sim balance fit", *[f"-p {p}" for p in plan.players], f"--policy {shlex.quote(plan.policy)}",
              *[f"--card {k}" for k in plan.cards], f"--games {plan.games}", f"--points {plan.points}",
              f"--confirm-games {plan.confirm_option()}", f"--rounds {plan.rounds}", f"--margin {100 * plan.margin:g}",
              f"--aim {plan.aim:g}", f"--reach {plan.reach}", f"--seed {plan.seed}"]
     if plan.components:
-        parts.append(f"--components {plan.components}")
+        parts.append(f"--components {shlex.quote(plan.components)}")
     return " ".join(parts)
 
 
