@@ -227,6 +227,22 @@ def test_validate_toml_syntax_error_has_line_prefix(tmp_path):
     assert result.exit_code == 2 and "board.toml:1: toml:" in result.output
 
 
+def test_the_hint_to_validate_a_broken_set_runs_as_printed(tmp_path):
+    """A broken set given to another command printed `Check it with: hadara-sim components validate my set`,
+    which the shell split into two arguments: the printed command now runs and lists the problems."""
+    import shlex
+
+    d = copy_default(tmp_path, "my set")
+    break_cost(d)
+    result = run("simulate", "default", "--games", "20", "--components", d, "--out", tmp_path / "r")
+    assert result.exit_code == 2, result.output
+    printed = next(line for line in result.output.splitlines() if line.startswith("Check it with: "))
+    program, *args = shlex.split(printed.removeprefix("Check it with: "))
+    assert program == "hadara-sim" and args[:2] == ["components", "validate"]
+    again = run(*args)
+    assert again.exit_code == 2 and "cards.csv:" in again.output and "unexpected extra" not in again.output
+
+
 def test_validate_missing_directory(tmp_path):
     """A path that is not a component directory exits 2 with a message."""
     result = run("components", "validate", tmp_path / "nowhere")

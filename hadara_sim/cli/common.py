@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 import shutil
 import sys
 from pathlib import Path
@@ -137,6 +138,7 @@ def writable_file(path: Path, option: str = "--out") -> Path:
 def components_or_exit(path: Optional[Path]) -> "ComponentSet":  # noqa: F821
     from ..components import ComponentError  # numpy and the set: not at start-up
     from ..component_files import load_components
+    from .limits import program  # limits imports this module
 
     try:
         return load_components(path)
@@ -144,7 +146,7 @@ def components_or_exit(path: Optional[Path]) -> "ComponentSet":  # noqa: F821
         lines = "\n".join(f"  {p}" for p in err.problems)
         fail(f"the component set at {path} is not valid ({len(err.problems)} problem"
              f"{'s' * (len(err.problems) != 1)}):\n{lines}\n"
-             f"Check it with: hadara-sim components validate {path}")
+             f"Check it with: {program()} components validate {shlex.quote(str(path))}")
 
 
 def _policy_parts(spec: str) -> list[str]:
