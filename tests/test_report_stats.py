@@ -919,3 +919,12 @@ def test_a_pooled_rate_over_deals_of_unequal_size_has_its_interval_around_it():
     # Every interval holds its rate: statsmodels' Wilson bound for 0 of 200 was 1.7e-18, above the rate.
     assert inference.rate_interval(np.zeros(200))[0] == 0 and inference.rate_interval(np.ones(200))[1] == 1
     assert all(np.isnan(inference.ratio_interval([], [])))
+
+
+def test_a_score_contrast_has_no_share_margin_or_deals_for_one_pp():
+    """The score contrasts wrote score_needed in the millions (the deals for a CI of ±0.01 points: ±1 pp
+    of a share taken as points) and score_equiv_p (a TOST within ±0.02 points): both are unknown for
+    points, the win share's stay."""
+    table = grant_effects(R.grant_sweep()[0])
+    assert table["score_needed"].is_nan().all() and table["score_equiv_p"].is_nan().all()
+    assert table["score_sd"].is_finite().all() and table["win_needed"].drop_nans().len() > 0

@@ -102,7 +102,7 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
                               **{k: sum(part[k] for part in parts).astype(np.uint32) for k in ("buying", "compared")}})
     win, adj, score = paired_diffs(per_game, [("win_buyer", "win_passed", "win_", margin),
                                               ("adj_buyer", "adj_passed", "adj_", margin),
-                                              ("total_buyer", "total_passed", "score_", I.MARGIN)], ["card"])
+                                              ("total_buyer", "total_passed", "score_", None)], ["card"])
     win, adj, score = _corrected(win, "win_"), _corrected(adj, "adj_"), score.drop("n", "rows")
     win = win.join(adj.select("card", *[f"adj_{k}" for k in ("diff", "low", "high", "p", "q", "significant")]),
                    on="card", how="left").join(selection, on="card", how="left")
@@ -245,7 +245,7 @@ def _takers_vs_others(per_seat: pl.DataFrame, key: str) -> pl.DataFrame:
                      pl.col("total").filter(~pl.col("took")).mean().alias("total_other"))
                 .drop_nulls(["win_taker", "win_other"]))
     win, score = paired_diffs(per_game, [("win_taker", "win_other", "win_", I.MARGIN),
-                                         ("total_taker", "total_other", "score_", I.MARGIN)], [key])
+                                         ("total_taker", "total_other", "score_", None)], [key])
     win, score = _corrected(win, "win_"), score.drop("n", "rows")
     return taken.join(win, on=key, how="left").join(score, on=key, how="left")
 

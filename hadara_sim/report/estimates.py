@@ -163,11 +163,12 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
 
 
 def paired_diff(pairs: pl.DataFrame, a: str, b: str, by: Sequence[str] = (), cluster: str = CLUSTER,
-                prefix: str = "", margin: float = I.MARGIN) -> pl.DataFrame:
+                prefix: str = "", margin: float | None = I.MARGIN) -> pl.DataFrame:
     """Paired difference a - b per group: pairs of one deal are averaged first, then
     `scipy.stats.ttest_rel(a, b)` over deals gives the p-value and `confidence_interval(0.95)`;
     the paired TOST (statsmodels) whether |a - b| < margin; `sd` of the per-deal differences and
-    `needed`, the deals a 95% CI of ±1 pp needs.
+    `needed`, the deals a 95% CI of ±1 pp needs. `margin=None` for values that are not shares (scores):
+    equiv_p and needed are NaN, since a margin and ±1 pp of a share mean nothing in points.
 
     Returns `by`, n (deals), rows (pairs), {prefix}a, {prefix}b, {prefix}diff, {prefix}low,
     {prefix}high, {prefix}p, {prefix}equiv_p, {prefix}sd, {prefix}needed.
@@ -175,7 +176,7 @@ def paired_diff(pairs: pl.DataFrame, a: str, b: str, by: Sequence[str] = (), clu
     return paired_diffs(pairs, [(a, b, prefix, margin)], by, cluster)[0]
 
 
-def paired_diffs(pairs: pl.DataFrame, contrasts: Sequence[tuple[str, str, str, float]], by: Sequence[str] = (),
+def paired_diffs(pairs: pl.DataFrame, contrasts: Sequence[tuple[str, str, str, float | None]], by: Sequence[str] = (),
                  cluster: str = CLUSTER) -> list[pl.DataFrame]:
     """`paired_diff` of each contrast (a, b, prefix, margin) of one table, in order: the per-deal
     means of every column are taken once (the slow part on a large table)."""
@@ -204,8 +205,10 @@ def paired_diffs(pairs: pl.DataFrame, contrasts: Sequence[tuple[str, str, str, f
         for va, vb in zip(values[a], values[b]):
             p, low, high = _ttest_rel(va, vb)
             sd = float((va - vb).std(ddof=1)) if len(va) > 1 else math.nan
+            share = margin is not None
             for name, v in zip(names, (va.mean(), vb.mean(), (va - vb).mean(), low, high, p,
-                                       I.equivalence_p(va, vb, margin), sd, I.games_needed(sd))):
+                                       I.equivalence_p(va, vb, margin) if share else math.nan, sd,
+                                       I.games_needed(sd) if share else math.nan)):
                 out[name].append(float(v))
         result = pl.DataFrame(out, schema={**schema, **{n: pl.Float64 for n in names}})
         tables.append(result.drop("_all") if not by else result.sort(keys, nulls_last=True))

@@ -44,7 +44,7 @@ def _paired_grants(pairs: pl.DataFrame, by: list[str], margin: float = I.MARGIN)
     largest win-share gain first."""
     win = with_verdicts(paired_diff(pairs, "win_share", "win_control", by, prefix="win_", margin=margin),
                         p="win_p", equiv_p="win_equiv_p", diff="win_diff", margin=margin, prefix="win_")
-    score = paired_diff(pairs, "total", "total_control", by, prefix="score_").drop("n", "rows")
+    score = paired_diff(pairs, "total", "total_control", by, prefix="score_", margin=None).drop("n", "rows")
     extra = pairs.group_by(by).agg(pl.col("epoch").min(), pl.col("control").first())
     return (win.join(score, on=by, how="left", maintain_order="left")
             .join(extra, on=by, how="left", maintain_order="left")
@@ -251,7 +251,7 @@ def owner_effects(df: pl.DataFrame) -> pl.DataFrame | None:
         if g.height == 0:
             continue
         win = paired_diff(g, "win_own", "win_other", by, prefix="win_")
-        score = paired_diff(g, "total_own", "total_other", by, prefix="score_").drop("n", "rows")
+        score = paired_diff(g, "total_own", "total_other", by, prefix="score_", margin=None).drop("n", "rows")
         part = win.join(score, on=by, how="left") if by else pl.concat([win, score], how="horizontal")
         owned = (g.group_by("players").len().with_columns(
             (pl.col("len") / pl.col("players").replace_strict(games_at, return_dtype=pl.Float64)).alias("owned")))

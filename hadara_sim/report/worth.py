@@ -69,7 +69,7 @@ def seek_avoid(pairs: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.
     by = ["card_id", "players", "cost_change"]
     win = with_verdicts(paired_diff(pairs, "win_seek", "win_avoid", by, prefix="win_", margin=margin),
                         p="win_p", equiv_p="win_equiv_p", diff="win_diff", margin=margin, prefix="win_")
-    score = paired_diff(pairs, "total_seek", "total_avoid", by, prefix="score_").drop("n", "rows")
+    score = paired_diff(pairs, "total_seek", "total_avoid", by, prefix="score_", margin=None).drop("n", "rows")
     return (win.join(score, on=by, how="left").join(_printed(components), on="card_id", how="left")
             .with_columns((pl.col("printed_cost") + pl.col("cost_change")).alias("cost"))
             .sort("win_diff", descending=True))
