@@ -161,6 +161,15 @@ def test_every_format_of_one_table(capsys):
     assert doc["tables"][0]["rows"][1][0] == "affinity_military" and doc["provenance"] == {"seed": 1}
 
 
+def test_the_spread_of_a_share_is_written_in_the_unit_of_the_share():
+    """"sd" of the per-deal win shares was written as a fraction beside mean_pct (0.47 for 47 pp), under a
+    name without its unit; a score's spread is in points."""
+    data = pl.DataFrame({"mean": [0.34], "sd": [0.47], "win_sd": [0.6], "score_sd": [20.5]})
+    out = Table("t", ["x"], [["1"]], data=data).machine()
+    assert out.columns == ["mean_pct", "sd_pp", "win_sd_pp", "score_sd_points"]
+    assert out.row(0) == pytest.approx((34.0, 47.0, 60.0, 20.5))
+
+
 BRACKETS = Table("Win rate by label [v2]", ["policy [a]", "n"],
                  [["[/old]", "1"], ["balanced [v2]", styled("2", "bold")], ["<b>x|y", "3"]], caption="[/] in a caption")
 

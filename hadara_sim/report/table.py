@@ -25,9 +25,12 @@ UNIT_OF = {
     **dict.fromkeys(("win", "win_low", "win_high", "fair", "a", "b", "win_a", "win_b", "mean", "ci_low", "ci_high",
                      "share", "owned", "tie_rate", "tie_low", "tie_high", "chance", "side_a", "side_b"), "%"),
     **dict.fromkeys(("diff", "diff_low", "diff_high", "rel_diff", "rel_low", "rel_high", "low", "high", "win_diff",
-                     "vs_fair", "win_diff_low", "win_diff_high", "effect", "difference", "size_low", "size_high"), "pp"),
+                     "vs_fair", "win_diff_low", "win_diff_high", "effect", "difference", "size_low", "size_high",
+                     # the per-deal spread of a share or of a difference of shares: beside mean_pct a bare "sd" of 0.47
+                     # read as 0.47 pp, and the captions' (1.96 sd / 1 pp)^2 came out wrong by 10^4
+                     "sd", "win_sd"), "pp"),
     **dict.fromkeys(("score", "score_low", "score_high", "score_a", "score_b", "score_diff", "margin", "margin_low",
-                     "margin_high", "margin_diff", "margin_diff_low", "margin_diff_high"), "points"),
+                     "margin_high", "margin_diff", "margin_diff_low", "margin_diff_high", "score_sd"), "points"),
 }
 # A marked row (significant, or not shown fair) in HTML: the summary's page and a notebook's output alike.
 MARKED_CSS = "tr.marked td { background: #fff4d6; font-weight: 600; }"
