@@ -4,6 +4,7 @@ lists agreeing with the reference engine's replay, a card grant equal to the eff
 statistics recovering what was planted."""
 
 import json
+import re
 import shutil
 
 import numpy as np
@@ -348,3 +349,39 @@ def test_the_card_table_read_in_parts_of_whole_deals_is_the_table_read_at_once(r
     assert len(parts) > 1 and all(len(p) % 6 == 0 for p in parts)  # whole deals only
     assert np.array_equal(np.concatenate(parts), np.arange(36))
     assert_frame_equal(K.card_table(runs[name], COMPONENTS), whole, check_exact=False, rel_tol=1e-12)
+
+
+def test_the_share_of_games_owned_of_report_purple_has_its_interval_around_it(runs):
+    """`report purple`'s games owned was the last share printed without its n and CI: the interval of
+    `estimates.shares_by` (as the card tables' shares), never of zero width, and the n of the share."""
+    from hadara_sim.report import component_sections
+    from hadara_sim.report.grants import owner_effects
+
+    for name in ("two", "three"):
+        out = owner_effects(runs[name])
+        assert out.height
+        assert (out["owned_low"] < out["owned"]).all() and (out["owned"] < out["owned_high"]).all()
+        deals = runs[name].filter(pl.col("granted").is_null())["game"].n_unique()
+        assert (out["deals"] == deals).all() and (out["games"] == deals).all()  # "three": its control combination
+        assert ((out["owned"] * out["games"]).round(6) >= out["n"]).all()  # the pairs: games with an owner and another
+    section = component_sections.purple(runs["two"], {"components_path": None})
+    table = next(t for t in section.tables if t.title.startswith("Observational"))
+    cell = table.rows[0][table.columns.index("games owned")]
+    assert re.fullmatch(r"\d+\.\d% \[\d+\.\d, \d+\.\d\]", cell), cell  # "20.8% [9.1, 40.9]"
+    assert "24 games (24 deals)" in table.caption
+    data = table.machine()
+    assert {"owned_pct", "owned_low_pct", "owned_high_pct", "games", "deals", "n"} <= set(data.columns)
+    assert (data["owned_low_pct"] < data["owned_pct"]).all() and (data["owned_pct"] < data["owned_high_pct"]).all()
+
+
+def test_a_deal_played_in_two_combinations_counts_once_in_the_games_owned(runs):
+    """Two copies of each game (the same deal in two combinations) leave the share owned and its
+    interval as they were: the deals are the n, not the games."""
+    from hadara_sim.report.grants import owner_effects
+
+    one = runs["two"]
+    two = pl.concat([one, one.with_columns(pl.lit(1, one.schema["combo"]).alias("combo"))])
+    a, b = (owner_effects(df).sort("effect") for df in (one, two))
+    assert (b["games"] == 2 * a["games"]).all() and (b["deals"] == a["deals"]).all()
+    assert np.allclose(a["owned"], b["owned"])
+    assert np.allclose(b["owned_high"] - b["owned_low"], a["owned_high"] - a["owned_low"], rtol=0.02)

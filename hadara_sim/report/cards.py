@@ -21,7 +21,7 @@ from ..constants import COLONY_LEVELS, COLOURS, STATUES
 from ..results import card_sets
 from . import inference as I
 from .dataset import ReportError, check_columns, run_components
-from .estimates import paired_diffs
+from .estimates import paired_diffs, rate_intervals, shares_by
 
 GAME = ["combo", "game"]
 EVENTS = ("offered", "bought", "sold", "fed_away")
@@ -170,17 +170,6 @@ def _deal_counts(cards: np.ndarray, deal_of_row: np.ndarray, deals: int) -> np.n
     return np.bincount(deal_of_row[row] * n + card, minlength=deals * n).reshape(deals, n)
 
 
-def rate_intervals(hits: np.ndarray, trials: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per column of `hits` (deals, columns) and `trials` (the same, or (deals, 1) for one number of
-    trials per deal), the 95 % Wilson interval of the pooled rate sum(hits) / sum(trials), clustered on
-    the deal (`inference.ratio_interval`). NaN where a column has no trial."""
-    trials = np.broadcast_to(trials, hits.shape)
-    low, high = np.full(hits.shape[1], np.nan), np.full(hits.shape[1], np.nan)
-    for j in np.flatnonzero(trials.sum(axis=0) > 0):
-        low[j], high[j] = I.ratio_interval(hits[:, j], trials[:, j])
-    return low, high
-
-
 def _buyers_and_passers(sets: dict, game_index: np.ndarray, games: int, seats: np.ndarray, deal: np.ndarray):
     """Per game and card offered to two seats or more: the mean win share, policy-adjusted win share
     and total of its buyers and of the seats that could have bought it and passed (`per_game`: game,
@@ -248,38 +237,6 @@ def _takers_vs_others(per_seat: pl.DataFrame, key: str) -> pl.DataFrame:
                                          ("total_taker", "total_other", "score_", None)], [key])
     win, score = _corrected(win, "win_"), score.drop("n", "rows")
     return taken.join(win, on=key, how="left").join(score, on=key, how="left")
-
-
-def shares_by(hits: pl.DataFrame, games: pl.DataFrame | None, key: str, name: str) -> pl.DataFrame:
-    """Per value of `key` in `hits`: `name`, the share of trials that are hits, with its 95 % Wilson
-    interval clustered on the deal (`{name}_low`, `{name}_high`; `rate_intervals`). `hits` holds rows
-    of the games (GAME and `key`). With `games` (GAME, one row per game), a trial is a game and a hit a
-    game with a row of `hits` (the share of games in which some seat took it); with `games` None,
-    every row of `hits` is a trial and its boolean `hit` column says whether it is a hit."""
-    deals = np.sort((hits if games is None else games)["game"].unique().to_numpy())
-    keys = np.sort(hits[key].unique().to_numpy())
-    if games is None:
-        counted = hits.group_by("game", key).agg(pl.col("hit").cast(pl.Int64).sum().alias("hits"),
-                                                 pl.len().alias("trials"))
-        hit, tried = (_deal_matrix(counted, deals, key, keys, c) for c in ("hits", "trials"))
-    else:
-        counted = hits.select(*GAME, key).unique().group_by("game", key).agg(pl.len().alias("hits"))
-        hit = _deal_matrix(counted, deals, key, keys, "hits")
-        tried = games.group_by("game").agg(pl.len()).sort("game")["len"].to_numpy()[:, None]
-    low, high = rate_intervals(hit, tried)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = hit.sum(axis=0) / np.broadcast_to(tried, hit.shape).sum(axis=0)
-    return pl.DataFrame({key: keys, name: share, f"{name}_low": low, f"{name}_high": high}).with_columns(
-        pl.col(key).cast(hits.schema[key]))
-
-
-def _deal_matrix(counted: pl.DataFrame, deals: np.ndarray, key: str, keys: np.ndarray, value: str) -> np.ndarray:
-    """(deals, keys): `value` of each row of `counted` (one per deal `game` and `key`) at its place;
-    0 elsewhere (`deals`, `keys` sorted)."""
-    out = np.zeros((len(deals), len(keys)), np.int64)
-    out[np.searchsorted(deals, counted["game"].to_numpy()), np.searchsorted(keys, counted[key].to_numpy())] = (
-        counted[value].to_numpy())
-    return out
 
 
 def colony_table(df: pl.DataFrame, components) -> pl.DataFrame:

@@ -27,6 +27,8 @@ GRANT_UNITS = {"win_low": "pp", "win_high": "pp"}  # paired_diff's CI of win_dif
 CARD_UNITS = {**GRANT_UNITS, **dict.fromkeys(("adj_diff", "adj_low", "adj_high"), "pp"),
               **{f"{share}{end}": "%" for share in ("offered", "bought", "sold", "fed_away", "take_rate", "phase_a")
                  for end in ("", "_low", "_high")}}
+# The owners table's share of games owned: its CI beside owned_pct.
+OWNER_UNITS = {**GRANT_UNITS, "owned_low": "%", "owned_high": "%"}
 # The colony and statue tables' shares (of games, of takers, of carvings) and their CIs, the same way.
 TAKEN_UNITS = {**GRANT_UNITS, **{f"{share}{end}": "%" for share in ("taken", "integrated", "points_side")
                                  for end in ("", "_low", "_high")}}
@@ -254,7 +256,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
     else:
         by = ["effect", *(["players"] if "players" in owners.columns else [])]
         label = group_label(by)
-        rows = [[label(r), f"{r['n']:,}", pct(r["owned"]), pct(r["win_a"]), pct(r["win_b"]), pp(r["win_diff"]),
+        rows = [[label(r), f"{r['n']:,}", _share_ci(r, "owned"), pct(r["win_a"]), pct(r["win_b"]), pp(r["win_diff"]),
                  pp_ci(r["win_low"], r["win_high"]), num(r["score_diff"], 2, True),
                  num_ci(r["score_low"], r["score_high"], 2, True)] for r in owners.to_dicts()]
         section.tables.append(Table(
@@ -262,13 +264,24 @@ def purple(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
             [by_text(by), "n (deals)", "games owned", "owner win share", "others", "difference", "95% CI",
              "score difference (points)", "95% CI"], rows,
             caption="OBSERVATIONAL: owners chose and kept the card; only games without grants; games owned: "
-                    "share of the games at that player count; paired t-test over deals of owner vs mean of the "
-                    "other seats; no row is marked", data=owners, units=GRANT_UNITS))
+                    f"share of the {_games_of(owners)} in which some seat owns it, with its 95% Wilson CI "
+                    "clustered on the deal (columns owned_low_pct and owned_high_pct of --format csv/json); "
+                    "paired t-test over deals of owner vs mean of the other seats; no row is marked",
+            data=owners, units=OWNER_UNITS))
         split = "players" if "players" in owners.columns else None
         section.figures.append(("purple-owners", charts.forest_chart(
             owners, group_label(["effect"]), info, observational=True, split=split,
             split_label=lambda v: value_label("players", v))))
     return section
+
+
+def _games_of(owners: pl.DataFrame) -> str:
+    """The n of the owners' shares of games, in words: '2,000 games (500 deals)', or per player count
+    '2,000 games (500 deals) at 2 players, 1,200 games (300 deals) at 3 players'."""
+    counts = owners.select(*(["players"] if "players" in owners.columns else []), "games", "deals").unique()
+    text = [f"{r['games']:,} games ({r['deals']:,} deals)" + (f" at {r['players']} players" if "players" in r else "")
+            for r in counts.sort(counts.columns).to_dicts()]
+    return ", ".join(text)
 
 
 # --- cards, colony tiles and statues ---------------------------------------------------------

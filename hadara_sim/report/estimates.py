@@ -2,6 +2,7 @@
 interval (and, against a fair value, its difference, tests and the deals a narrower interval needs),
 and paired differences. Every report's numbers come from these; `inference` holds the intervals, tests
 and corrections they apply to per-deal values, and `verdict` turns them into a table's verdicts.
+A share of games or of takers (`shares_by`) has its Wilson interval clustered on the deal.
 
 Every interval and test comes from scipy (`ttest_1samp`, `ttest_rel` and their
 `confidence_interval`) or statsmodels (`inference`); nothing here computes a standard error by hand.
@@ -219,3 +220,50 @@ def significance(p: pl.Series | Sequence[float], method: str = I.CORRECTION) -> 
     """Adjusted p-values of a table (Benjamini-Hochberg by default, statsmodels `multipletests`)
     of its finite p-values; NaN stays NaN."""
     return pl.Series("q", I.adjust(p, method))
+
+
+# --- shares clustered on the deal -------------------------------------------------------------
+
+def rate_intervals(hits: np.ndarray, trials: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per column of `hits` (deals, columns) and `trials` (the same, or (deals, 1) for one number of
+    trials per deal), the 95 % Wilson interval of the pooled rate sum(hits) / sum(trials), clustered on
+    the deal (`inference.ratio_interval`). NaN where a column has no trial."""
+    trials = np.broadcast_to(trials, hits.shape)
+    low, high = np.full(hits.shape[1], np.nan), np.full(hits.shape[1], np.nan)
+    for j in np.flatnonzero(trials.sum(axis=0) > 0):
+        low[j], high[j] = I.ratio_interval(hits[:, j], trials[:, j])
+    return low, high
+
+
+def shares_by(hits: pl.DataFrame, games: pl.DataFrame | None, key: str, name: str) -> pl.DataFrame:
+    """Per value of `key` in `hits`: `name`, the share of trials that are hits, with its 95 % Wilson
+    interval clustered on the deal (`{name}_low`, `{name}_high`; `rate_intervals`: the games of one deal
+    in several combinations count once). `hits` holds rows of the games (`combo`, `game` and `key`).
+    With `games` (`combo`, `game`: one row per game), a trial is a game and a hit a game with a row of
+    `hits` (the share of games in which some seat took it); with `games` None, every row of `hits` is
+    a trial and its boolean `hit` column says whether it is a hit. The shares of `report cards` and
+    the games owned of `report purple`."""
+    deals = np.sort((hits if games is None else games)["game"].unique().to_numpy())
+    keys = np.sort(hits[key].unique().to_numpy())
+    if games is None:
+        counted = hits.group_by("game", key).agg(pl.col("hit").cast(pl.Int64).sum().alias("hits"),
+                                                 pl.len().alias("trials"))
+        hit, tried = (_deal_matrix(counted, deals, key, keys, c) for c in ("hits", "trials"))
+    else:
+        counted = hits.select("combo", "game", key).unique().group_by("game", key).agg(pl.len().alias("hits"))
+        hit = _deal_matrix(counted, deals, key, keys, "hits")
+        tried = games.group_by("game").agg(pl.len()).sort("game")["len"].to_numpy()[:, None]
+    low, high = rate_intervals(hit, tried)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = hit.sum(axis=0) / np.broadcast_to(tried, hit.shape).sum(axis=0)
+    return pl.DataFrame({key: keys, name: share, f"{name}_low": low, f"{name}_high": high}).with_columns(
+        pl.col(key).cast(hits.schema[key]))
+
+
+def _deal_matrix(counted: pl.DataFrame, deals: np.ndarray, key: str, keys: np.ndarray, value: str) -> np.ndarray:
+    """(deals, keys): `value` of each row of `counted` (one per deal `game` and `key`) at its place;
+    0 elsewhere (`deals`, `keys` sorted)."""
+    out = np.zeros((len(deals), len(keys)), np.int64)
+    out[np.searchsorted(deals, counted["game"].to_numpy()), np.searchsorted(keys, counted[key].to_numpy())] = (
+        counted[value].to_numpy())
+    return out

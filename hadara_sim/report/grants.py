@@ -11,7 +11,7 @@ import polars as pl
 from ..constants import COLOURS, EFFECT_IDS, PURPLE
 from . import inference as I
 from .dataset import ReportError, check_columns, grant_sweep_column, run_components
-from .estimates import paired_diff
+from .estimates import paired_diff, shares_by
 from .verdict import with_verdicts
 
 
@@ -225,13 +225,15 @@ def owner_effects(df: pl.DataFrame) -> pl.DataFrame | None:
     non-owners of that game; games of one deal are averaged, then `ttest_rel` over deals. This
     compares players who chose (and kept) the card with those who did not: it is not the effect of
     the card. Columns: effect, [players], n (deals), rows (games), owned (share of games in which
-    some seat owns it), win_a (owner), win_b (others), win_diff/low/high/p, score_a/b/diff/low/high/p."""
+    some seat owns it, of the `games` of `deals` without grants at that player count) with its 95 %
+    Wilson interval clustered on the deal (owned_low, owned_high: `estimates.shares_by`, the games of
+    one deal in several combinations count once), games, deals, win_a (owner), win_b (others),
+    win_diff/low/high/p, score_a/b/diff/low/high/p."""
     check_columns(df, "purple")
     base = df.filter(~pl.col("granted").is_not_null().any().over(["combo", "game"]))
     if base.height == 0:
         return None
     by_players = base["players"].n_unique() > 1
-    games_at = dict(base.group_by("players").agg(pl.struct("combo", "game").n_unique().alias("g")).iter_rows())
     by = ["players"] if by_players else []
     aggs = [pl.col("players").first(), pl.len().alias("_seats")]
     for effect in EFFECT_IDS:
@@ -253,15 +255,24 @@ def owner_effects(df: pl.DataFrame) -> pl.DataFrame | None:
         win = paired_diff(g, "win_own", "win_other", by, prefix="win_")
         score = paired_diff(g, "total_own", "total_other", by, prefix="score_", margin=None).drop("n", "rows")
         part = win.join(score, on=by, how="left") if by else pl.concat([win, score], how="horizontal")
-        owned = (g.group_by("players").len().with_columns(
-            (pl.col("len") / pl.col("players").replace_strict(games_at, return_dtype=pl.Float64)).alias("owned")))
-        if by:
-            part = part.join(owned.select("players", "owned"), on="players", how="left")
-        else:
-            part = part.with_columns(pl.lit(owned["owned"][0]).alias("owned"))
         frames.append(part.with_columns(pl.lit(effect).alias("effect")))
     if not frames:
         return None
-    out = pl.concat(frames, how="diagonal_relaxed")
+    out = pl.concat(frames, how="diagonal_relaxed").join(_owned(per_game, by), on=["effect", *by], how="left")
     first = ["effect", *(["players"] if by_players else [])]
     return out.select(*first, *[c for c in out.columns if c not in first]).sort("win_diff", descending=True)
+
+
+def _owned(per_game: pl.DataFrame, by: list[str]) -> pl.DataFrame:
+    """Per effect [and player count]: owned, the share of the games of `per_game` (combo, game,
+    players and `<effect>|owners` of every effect) in which some seat owns it, with its interval
+    (owned_low, owned_high), and its n: games, deals."""
+    hits = pl.concat([per_game.filter(pl.col(f"{effect}|owners") > 0)
+                      .select("combo", "game", "players", pl.lit(effect).alias("effect")) for effect in EFFECT_IDS])
+    frames = []
+    for (players,), games in per_game.select("combo", "game", "players").group_by("players"):
+        shares = shares_by(hits.filter(pl.col("players") == players), games, "effect", "owned")
+        frames.append(shares.with_columns(pl.lit(games.height, pl.Int64).alias("games"),
+                                          pl.lit(games["game"].n_unique(), pl.Int64).alias("deals"),
+                                          pl.lit(players, per_game.schema["players"]).alias("players")))
+    return pl.concat(frames).select("effect", *by, "owned", "owned_low", "owned_high", "games", "deals")
