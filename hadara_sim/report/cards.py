@@ -70,13 +70,8 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     margin = I.check_margin(margin)
     base = _ungranted(df)
     n_cards = components.n_cards
-    # Games numbered deal-major (a deal's games in every combination side by side), so that a share's
-    # counts sum over each deal without reordering, and a part of whole deals is a run of games.
-    game_index = base.select(pl.struct("game", "combo").rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
-    games = int(game_index.max()) + 1
-    deal = np.zeros(games, np.int64)
-    deal[game_index] = base["game"].to_numpy()
-    first = np.flatnonzero(np.r_[True, deal[1:] != deal[:-1]])  # each deal's first game
+    game_index, first, deal = _deal_major(base)
+    games = len(deal)
     seats = base.select("win_share", (pl.col("win_share") - pl.col("win_share").mean().over("policy_label", "players"))
                         .alias("win_adj"), pl.col("total").cast(pl.Float64)).to_numpy()
     parts = [_card_part(base, components, rows, game_index, seats, first, deal)
@@ -116,7 +111,18 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     return table.filter(pl.col("offered") > 0).sort("adj_diff", descending=True, nulls_last=True)
 
 
-PART_ROWS = 250_000  # seats decoded at a time: the card sets of 3.8 million seats at once took 18 GB
+PART_ROWS = 250_000  # seats read at a time: the card sets of 3.8 million seats at once took 18 GB, the colony
+# table's join of every seat with the tiles dealt in its game 11.8 GB
+
+
+def _deal_major(base: pl.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The games numbered deal-major (a deal's games in every combination side by side), so that a
+    share's counts sum over each deal without reordering, and a part of whole deals is a run of games:
+    each row's game (`game_index`), each deal's first game (`first`) and each game's deal (`deal`)."""
+    game_index = base.select(pl.struct("game", "combo").rank("dense").cast(pl.Int64) - 1).to_series().to_numpy()
+    deal = np.zeros(int(game_index.max()) + 1, np.int64)
+    deal[game_index] = base["game"].to_numpy()
+    return game_index, np.flatnonzero(np.r_[True, deal[1:] != deal[:-1]]), deal
 
 
 def _parts(game_index: np.ndarray, first: np.ndarray, size: int) -> list[np.ndarray]:
@@ -223,18 +229,24 @@ def _printed(components) -> pl.DataFrame:
         "track_sum": [sum(c.values) for c in cards]}, schema_overrides={"effect": pl.String})
 
 
-def _takers_vs_others(per_seat: pl.DataFrame, key: str) -> pl.DataFrame:
+def _takers_vs_others(parts, key: str) -> pl.DataFrame:
     """Per value of `key`: takers (rows with `took`) against the other seats of their game, paired on
-    deals; plus the share of games in which some seat took it."""
-    taken = shares_by(per_seat.filter(pl.col("took")), per_seat.select(GAME).unique(), key, "taken")
-    per_game = (per_seat.group_by(*GAME, key)
-                .agg(pl.col("win_share").filter(pl.col("took")).mean().alias("win_taker"),
-                     pl.col("win_share").filter(~pl.col("took")).mean().alias("win_other"),
-                     pl.col("total").filter(pl.col("took")).mean().alias("total_taker"),
-                     pl.col("total").filter(~pl.col("took")).mean().alias("total_other"))
-                .drop_nulls(["win_taker", "win_other"]))
-    win, score = paired_diffs(per_game, [("win_taker", "win_other", "win_", I.MARGIN),
-                                         ("total_taker", "total_other", "score_", None)], [key])
+    deals; plus the share of games in which some seat took it. `parts`: the seats (a row per seat and
+    value of `key`, with GAME, `key`, `took`, `win_share`, `total`) in parts of whole deals, each
+    reduced to its games and their means before the next is read."""
+    hits, games, per_game = [], [], []
+    for per_seat in parts:
+        hits.append(per_seat.filter(pl.col("took")).select(*GAME, key).unique())
+        games.append(per_seat.select(GAME).unique())
+        per_game.append(per_seat.group_by(*GAME, key)
+                        .agg(pl.col("win_share").filter(pl.col("took")).mean().alias("win_taker"),
+                             pl.col("win_share").filter(~pl.col("took")).mean().alias("win_other"),
+                             pl.col("total").filter(pl.col("took")).mean().alias("total_taker"),
+                             pl.col("total").filter(~pl.col("took")).mean().alias("total_other"))
+                        .drop_nulls(["win_taker", "win_other"]))
+    taken = shares_by(pl.concat(hits), pl.concat(games), key, "taken")
+    win, score = paired_diffs(pl.concat(per_game), [("win_taker", "win_other", "win_", I.MARGIN),
+                                                    ("total_taker", "total_other", "score_", None)], [key])
     win, score = _corrected(win, "win_"), score.drop("n", "rows")
     return taken.join(win, on=key, how="left").join(score, on=key, how="left")
 
@@ -242,22 +254,18 @@ def _takers_vs_others(per_seat: pl.DataFrame, key: str) -> pl.DataFrame:
 def colony_table(df: pl.DataFrame, components) -> pl.DataFrame:
     """Per colony tile: its level and printed values, the share of games in which it was taken,
     the share of takers who integrated it, and takers against the other seats of the same game among
-    games where it was dealt (observational). Colonies: column `colony_id`, strongest first."""
+    games where it was dealt (observational). Colonies: column `colony_id`, strongest first.
+
+    Every seat is joined with the tiles dealt in its game, a part of whole deals at a time (`PART_ROWS`
+    seats): the join of 3.8 million seats at once took 11.8 GB."""
     components = run_components(components)
     base = _ungranted(df)
     seats = base.select(*SEAT, "win_share", "total", *[f"colony_tile{k}" for k in range(1, COLONY_LEVELS + 1)],
                         *[f"colony_level{k}" for k in range(1, COLONY_LEVELS + 1)])
-    taken = pl.concat([seats.select(*SEAT, pl.col(f"colony_tile{k}").alias("tile"),
-                                    (pl.col(f"colony_level{k}") == 2).alias("integrated"))
-                       for k in range(1, COLONY_LEVELS + 1)]).filter(pl.col("tile") >= 0)
-    # A tile counts as dealt in a game when some seat took it: untaken tiles stay in their stack,
-    # whose contents the results do not record.
-    dealt = taken.select(*GAME, "tile").unique()
-    per_seat = (seats.select(*SEAT, "win_share", "total").join(dealt, on=GAME, how="inner")
-                .join(taken.select(*SEAT, "tile").with_columns(pl.lit(True).alias("took")),
-                      on=[*SEAT, "tile"], how="left").with_columns(pl.col("took").fill_null(False)))
-    out = _takers_vs_others(per_seat, "tile")
-    integrated = shares_by(taken.rename({"integrated": "hit"}), None, "tile", "integrated")
+    game_index, first, _ = _deal_major(base)
+    out = _takers_vs_others((_colony_seats(seats[rows]) for rows in _parts(game_index, first, PART_ROWS)), "tile")
+    integrated = shares_by(_taken(seats).select("game", "tile", pl.col("integrated").alias("hit")), None, "tile",
+                           "integrated")
     tiles = pl.DataFrame({"tile": [c.index for c in components.colonies], "colony_id": [c.id for c in components.colonies],
                           "level": [c.level + 1 for c in components.colonies],
                           "plunder": [c.plunder for c in components.colonies],
@@ -270,6 +278,24 @@ def colony_table(df: pl.DataFrame, components) -> pl.DataFrame:
             .sort("win_diff", descending=True, nulls_last=True))
 
 
+def _taken(seats: pl.DataFrame) -> pl.DataFrame:
+    """The colony tiles the seats took: a row per seat and tile (SEAT, tile, integrated)."""
+    return pl.concat([seats.select(*SEAT, pl.col(f"colony_tile{k}").alias("tile"),
+                                   (pl.col(f"colony_level{k}") == 2).alias("integrated"))
+                      for k in range(1, COLONY_LEVELS + 1)]).filter(pl.col("tile") >= 0)
+
+
+def _colony_seats(seats: pl.DataFrame) -> pl.DataFrame:
+    """Every seat of `seats` (whole deals) with every tile dealt in its game and whether it took it
+    (SEAT, win_share, total, tile, took). A tile counts as dealt in a game when some seat took it:
+    untaken tiles stay in their stack, whose contents the results do not record."""
+    taken = _taken(seats)
+    dealt = taken.select(*GAME, "tile").unique()
+    return (seats.select(*SEAT, "win_share", "total").join(dealt, on=GAME, how="inner")
+            .join(taken.select(*SEAT, "tile").with_columns(pl.lit(True).alias("took")),
+                  on=[*SEAT, "tile"], how="left").with_columns(pl.col("took").fill_null(False)))
+
+
 def statue_table(df: pl.DataFrame, components) -> pl.DataFrame:
     """Per statue (by requirement): printed requirement and points, the share of games in which it
     was carved, the share carved points side up, and carvers against the other seats of the same
@@ -280,7 +306,7 @@ def statue_table(df: pl.DataFrame, components) -> pl.DataFrame:
                                       (pl.col(f"statue{k}") >= 0).alias("took"),
                                       (pl.col(f"statue{k}") % 2 == 1).alias("points_side"))
                           for k in range(1, STATUES + 1)])
-    out = _takers_vs_others(per_seat, "statue")
+    out = _takers_vs_others([per_seat], "statue")
     sides = shares_by(per_seat.filter(pl.col("took")).rename({"points_side": "hit"}), None, "statue", "points_side")
     printed = pl.DataFrame({"statue": list(range(1, STATUES + 1)),
                             "requirement": [s.requirement for s in components.statues],
