@@ -402,3 +402,31 @@ def test_the_colony_table_read_in_parts_of_whole_deals_is_the_table_read_at_once
     assert all(not a & b for i, a in enumerate(deals) for b in deals[i + 1:])  # a deal in one part only
     assert sum(part.height for part in read) == K._ungranted(runs[name]).height
     assert_frame_equal(parts, whole, check_exact=False, rel_tol=1e-12)
+
+
+def test_report_cost_times_each_table_on_a_run_in_a_fresh_process(runs):
+    """scripts/report_cost.py: each table's seats, times and peak memory, the peak never below the
+    results' own, for the measurements behind `report cards`' memory (docs/reports.md)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    script = Path(__file__).parents[1] / "scripts" / "report_cost.py"
+    done = subprocess.run([sys.executable, str(script), str(runs["paths"]["three"]), "-t", "cards", "-t", "owners"],
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    head, *lines = done.stdout.splitlines()
+    assert head.split()[:2] == ["table", "seats"] and [line.split()[0] for line in lines] == ["cards", "owners"]
+    for line in lines:
+        seats, load_s, table_s, loaded, peak, added = (float(v.replace(",", "")) for v in line.split()[1:])
+        assert seats == runs["three"].height and table_s > 0 and 0 < loaded <= peak and added == pytest.approx(
+            peak - loaded, abs=0.011)
+
+
+def test_the_card_tables_counts_are_whole_numbers_of_any_run_size(runs):
+    """The per-deal counts are kept in the smallest type a deal's rows fit (one byte for these runs);
+    the table's counts are still 64-bit integers, summed without wrapping."""
+    table = K.card_table(runs["three"], COMPONENTS)
+    assert table.schema["purchases"] == table.schema["offered_games"] == pl.Int64
+    games = K._ungranted(runs["three"]).select(pl.struct("combo", "game").n_unique()).item()
+    assert (table["offered_games"] == (table["offered"] * games).round()).all() and table["offered_games"].max() <= games

@@ -108,6 +108,8 @@ def test_every_script_explains_itself(script):
     ["bench_compare.py", "--base", "{tmp}/python", "--new", "{tmp}/python"],  # no Python there
     ["ablate_expert.py", "--zero", "colony", "--out", "{tmp}/w.toml"],  # a kind foresight decides alone
     ["ablate_expert.py", "--zero", "draw", "--weights", "{tmp}", "--out", "{tmp}/w.toml"],  # a folder as weights
+    ["report_cost.py", "{tmp}"],                       # a folder that is not a results directory
+    ["report_cost.py", "{tmp}", "--table", "medals"],  # a table it does not build
 ], ids=lambda a: " ".join(a))
 def test_scripts_tell_bad_input_in_one_line(args, tmp_path):
     """A script's wrong input is told as the commands tell it, exit 2 (verdict_trace.py on a folder

@@ -74,13 +74,24 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     games = len(deal)
     seats = base.select("win_share", (pl.col("win_share") - pl.col("win_share").mean().over("policy_label", "players"))
                         .alias("win_adj"), pl.col("total").cast(pl.Float64)).to_numpy()
-    parts = [_card_part(base, components, rows, game_index, seats, first, deal)
-             for rows in _parts(game_index, first, PART_ROWS)]
-    seen = {e: np.concatenate([part["seen"][e] for part in parts]) for e in EVENTS}
-    in_a, purchases = (np.concatenate([part[k] for part in parts]) for k in ("in_a", "purchases"))
+    # Per deal and card, the counts each share is made of, filled a part at a time: in the smallest type
+    # that holds a deal's rows (one byte at most 255), since at 200,000 deals six int64 tables and their
+    # copies joined from the parts took 3 GB.
+    deal_rows = np.bincount(np.searchsorted(first, game_index, side="right") - 1)
+    counts_of = {k: np.zeros((len(first), n_cards), np.min_scalar_type(int(deal_rows.max())))
+                 for k in (*EVENTS, "in_a", "purchases")}
+    per_game, buying, compared = [], 0, 0
+    for rows in _parts(game_index, first, PART_ROWS):
+        part = _card_part(base, components, rows, game_index, seats, first, deal)
+        for k, array in counts_of.items():
+            array[part["deals"]] = part[k]
+        per_game.append(part["per_game"])
+        buying, compared = buying + part["buying"], compared + part["compared"]
+    seen = {e: counts_of[e] for e in EVENTS}
+    in_a, purchases = counts_of["in_a"], counts_of["purchases"]
     counts = pl.DataFrame({"card": np.arange(n_cards, dtype=np.int16),
-                           **{e: seen[e].sum(axis=0) for e in EVENTS},
-                           "purchases": purchases.sum(axis=0)})
+                           **{e: seen[e].sum(axis=0, dtype=np.int64) for e in EVENTS},
+                           "purchases": purchases.sum(axis=0, dtype=np.int64)})
     games_of_deal = np.diff(np.r_[first, games])[:, None]
     shares = {e: (seen[e], games_of_deal) for e in EVENTS} | {"take_rate": (seen["bought"], seen["offered"]),
                                                               "phase_a": (in_a, purchases)}
@@ -92,9 +103,9 @@ def card_table(df: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.Dat
     timing = pl.DataFrame({"card": np.flatnonzero(bought).astype(np.int16),
                            "phase_a": in_a.sum(axis=0)[bought] / purchases.sum(axis=0)[bought],
                            "bought_epoch": [float(c.epoch) for c, b in zip(components.cards, bought) if b]})
-    per_game = pl.concat([part["per_game"] for part in parts])
+    per_game = pl.concat(per_game)
     selection = pl.DataFrame({"card": np.arange(n_cards, dtype=np.int16),
-                              **{k: sum(part[k] for part in parts).astype(np.uint32) for k in ("buying", "compared")}})
+                              "buying": buying.astype(np.uint32), "compared": compared.astype(np.uint32)})
     win, adj, score = paired_diffs(per_game, [("win_buyer", "win_passed", "win_", margin),
                                               ("adj_buyer", "adj_passed", "adj_", margin),
                                               ("total_buyer", "total_passed", "score_", None)], ["card"])
@@ -136,9 +147,10 @@ def _parts(game_index: np.ndarray, first: np.ndarray, size: int) -> list[np.ndar
 
 def _card_part(base: pl.DataFrame, components, rows: np.ndarray, game_index: np.ndarray, seats: np.ndarray,
                first: np.ndarray, deal: np.ndarray) -> dict:
-    """The card counts of one part of whole deals (`rows` of `base`): per deal and card the games in
-    which each event happened (`seen`), the purchases and those made in phase A (`purchases`, `in_a`),
-    and the buyers against the passers (`per_game`, `buying`, `compared`: `_buyers_and_passers`)."""
+    """The card counts of one part of whole deals (`rows` of `base`; its deals the slice `deals`): per
+    deal and card the games in which each event happened (one entry per event of EVENTS), the purchases
+    and those made in phase A (`purchases`, `in_a`), and the buyers against the passers (`per_game`,
+    `buying`, `compared`: `_buyers_and_passers`)."""
     sets = card_sets(base[rows], components)
     g0 = int(game_index[rows[0]])
     local = game_index[rows] - g0
@@ -148,7 +160,7 @@ def _card_part(base: pl.DataFrame, components, rows: np.ndarray, game_index: np.
     deal_of_row = np.searchsorted(starts, local, side="right") - 1
     events = {e: _games_with(sets[e], local, games) for e in EVENTS}
     per_game, buying, compared = _buyers_and_passers(sets, local, games, seats[rows], deal[g0:g0 + games])
-    return {"seen": {e: _by_deal(s, starts) for e, s in events.items()},
+    return {"deals": slice(d0, d1), **{e: _by_deal(s, starts) for e, s in events.items()},
             "in_a": _deal_counts(sets["bought"] & ~sets["bought_in_b"], deal_of_row, len(starts)),
             "purchases": _deal_counts(sets["bought"], deal_of_row, len(starts)),
             "per_game": per_game, "buying": buying, "compared": compared}
