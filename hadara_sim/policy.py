@@ -18,7 +18,7 @@ from numba import njit
 from .actions import KINDS
 from .params import check_params
 from .problems import is_whole
-from .signals import raised_by_code
+from .signals import users_interrupt
 
 # Fields of the game state a policy may read, all (games, ...) arrays. Shapes use P players,
 # C cards, E effects. Hidden information (deck order, unseen colony backs, other players' sold
@@ -215,7 +215,7 @@ def choose(policy, decision: Decision) -> np.ndarray:
     except (IllegalChoice, StopGame):
         raise
     except BaseException as err:  # GeneratorExit or a bare BaseException too: each reached the user as a traceback
-        if _interrupt(err):
+        if users_interrupt(err):
             raise
         what = ("called sys.exit" if isinstance(err, SystemExit)
                 else f"raised {type(err).__name__}" + (f": {err}" if str(err) else ""))
@@ -224,11 +224,6 @@ def choose(policy, decision: Decision) -> np.ndarray:
         raise PolicyError(f"policy '{policy_name(policy)}' {what} at decision '{decision.kind}' "
                           f"(games {int(decision.game_id.min())}..{int(decision.game_id.max())})") from None
     return check_choices(policy, decision, choices)
-
-
-def _interrupt(err: BaseException) -> bool:
-    """Whether `err` is the user's Ctrl-C (or SIGTERM), not a policy's own failure."""
-    return isinstance(err, KeyboardInterrupt) and not raised_by_code(err)
 
 
 def _lent(decision: Decision) -> Decision:
@@ -250,7 +245,7 @@ def check_choices(policy, decision: Decision, choices) -> np.ndarray:
     try:
         choices = np.asarray(choices)
     except BaseException as err:  # whatever a policy returned, whatever its __array__ raises
-        if _interrupt(err):
+        if users_interrupt(err):
             raise
         raise IllegalChoice(f"policy '{name}' returned {type(choices).__name__} for decision "
                             f"'{decision.kind}', not an array of options: {err}") from None

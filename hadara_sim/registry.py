@@ -13,6 +13,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from .params import parse_value
+from .signals import users_interrupt
 
 ENTRY_POINT_GROUP = "hadara_sim.policies"
 
@@ -104,8 +105,15 @@ def _load_module(where: str):
         if err.name == "policies" or (err.name or "").startswith("policies."):
             raise PolicyNotFound(f"cannot load policy module '{where}': {moved_policies(err)}") from None
         raise PolicyNotFound(f"cannot load policy module '{where}': {type(err).__name__}: {err}") from None
-    except (Exception, SystemExit) as err:  # a user's module can fail in any way on import
-        raise PolicyNotFound(f"cannot load policy module '{where}': {type(err).__name__}: {err}") from None
+    except BaseException as err:  # a user's module can fail in any way on import: GeneratorExit, its own Ctrl-C
+        if users_interrupt(err):
+            raise
+        raise PolicyNotFound(f"cannot load policy module '{where}': {raised(err)}") from None
+
+
+def raised(err: BaseException) -> str:
+    """What a user's code raised, as `Type: message`; a bare `raise KeyboardInterrupt` ended in ': '."""
+    return type(err).__name__ + (f": {err}" if str(err) else "")
 
 
 def moved_policies(err: ModuleNotFoundError) -> str:
@@ -171,13 +179,13 @@ def make_policy(spec: str, seed: int = 0, **params):
             policy = target(seed=seed, **builds, **params)
         except ValueError:  # a parameter refused, with its own words
             raise
-        except Exception as err:  # a user's policy (not a built-in) may fail in any way
-            if spec in built_in_policies():
+        except BaseException as err:  # a user's policy may fail in any way: sys.exit, GeneratorExit, its own Ctrl-C
+            if spec in built_in_policies() or users_interrupt(err):
                 raise
             call = f"{spec.rpartition(':')[2]}(seed={seed}{''.join(f', {k}=...' for k in params)})"
             how = (" (a policy class or factory is called with seed= and the policy's parameters as keywords, and "
                    "makes an object with a decide(decision) method)" if isinstance(err, TypeError) else "")
-            raise PolicyNotFound(f"policy '{spec}' cannot be made: {call} raised {type(err).__name__}: {err}{how}") \
+            raise PolicyNotFound(f"policy '{spec}' cannot be made: {call} raised {raised(err)}{how}") \
                 from None
     elif params:
         raise ValueError(f"policy '{spec}' is an instance and takes no parameters")

@@ -130,3 +130,8 @@ def raised_by_code(err: KeyboardInterrupt) -> bool:
     a SIGTERM: a plain KeyboardInterrupt while a handler here, which raises CtrlC, has the Ctrl-C.
     Under Python's own handler (a notebook, a script) a Ctrl-C is a plain one too: not known, so not."""
     return type(err) is KeyboardInterrupt and signal.getsignal(signal.SIGINT) in (_ctrl_c, _hold)
+
+
+def users_interrupt(err: BaseException) -> bool:
+    """Whether `err` is the user's Ctrl-C (or SIGTERM), not a policy's own failure."""
+    return isinstance(err, KeyboardInterrupt) and not raised_by_code(err)

@@ -299,6 +299,22 @@ def not_a_policy(seed=0):
     return "a string"
 
 
+def exits(seed=0):
+    sys.exit("no weights")
+
+
+def generator_exit(seed=0):
+    raise GeneratorExit
+
+
+def bare_base_exception(seed=0):
+    raise BaseException("odd")
+
+
+def interrupts(seed=0):
+    raise KeyboardInterrupt
+
+
 class RaisesMidGame(Policy):
     name = "raises_mid_game"
 
@@ -383,6 +399,11 @@ def user_policies(tmp_path):
     ("nothing_here", ["has no attribute 'nothing_here'"]),
     ("Broken", ["cannot be made", "RuntimeError: no weights file"]),
     ("not_a_policy", ["made a str", "not a policy"]),
+    # make_policy caught only Exception: GeneratorExit and BaseException ended in a traceback, and sys.exit's
+    # message lost the call that made it
+    ("exits", ["cannot be made: exits(seed=", "raised SystemExit: no weights"]),
+    ("generator_exit", ["cannot be made: generator_exit(seed=", "raised GeneratorExit"]),
+    ("bare_base_exception", ["cannot be made: bare_base_exception(seed=", "raised BaseException: odd"]),
 ])
 def test_user_policies_that_cannot_be_made(tmp_path, user_policies, attr, words):
     scenario = tiny(tmp_path).read_text().replace('"greedy"', f'"mine.py:{attr}"')
@@ -400,6 +421,20 @@ def test_the_human_seat_outside_play_says_where_it_plays():
     command = re.search(r"`hadara-sim (play [^`]*)`", str(told.value)).group(1).split()
     played = CliRunner().invoke(app, command, input="1\n" * 400, env={"COLUMNS": "120"})
     assert played.exit_code == 0 and "Winner: seat" in played.output, played.output[-500:]
+
+
+def test_a_policy_or_module_raising_keyboard_interrupt_as_it_is_made_is_named(tmp_path, user_policies):
+    """A constructor's or a module's own `raise KeyboardInterrupt` was taken for the user's Ctrl-C: exit 130 with
+    no word of the policy (a module's GeneratorExit was a traceback). Each is named like any failing policy."""
+    (tmp_path / "stops.py").write_text("raise KeyboardInterrupt\n")
+    (tmp_path / "closes.py").write_text("raise GeneratorExit\n")
+    for spec, words in ((f"{user_policies}:interrupts", "interrupts(seed=0) raised KeyboardInterrupt"),
+                        ("stops.py:P", "cannot load policy module 'stops.py': KeyboardInterrupt"),
+                        ("closes.py:P", "cannot load policy module 'closes.py': GeneratorExit")):
+        done = subprocess.run([*CLI, "play", "-p", "2", "-q", "--policy", spec], cwd=tmp_path, capture_output=True,
+                              text=True, timeout=300)
+        assert done.returncode == 2, (spec, done.stderr)
+        assert words in done.stderr and "Traceback" not in done.stderr, done.stderr
 
 
 def test_module_attr_that_is_not_a_policy():
