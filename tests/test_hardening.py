@@ -299,6 +299,14 @@ def not_a_policy(seed=0):
     return "a string"
 
 
+class Nameless:  # a policy needs only decide(decision)
+    def __init__(self, seed=0):
+        pass
+
+    def decide(self, decision):
+        return decision.legal.argmax(axis=1)
+
+
 def exits(seed=0):
     sys.exit("no weights")
 
@@ -435,6 +443,13 @@ def test_a_policy_or_module_raising_keyboard_interrupt_as_it_is_made_is_named(tm
                               text=True, timeout=300)
         assert done.returncode == 2, (spec, done.stderr)
         assert words in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_a_policy_without_a_name_plays_under_its_class_name(user_policies):
+    """make_policy accepts any object with decide(); play then stopped on `p.name`: "unexpected AttributeError"."""
+    played = invoke("play", "-p", "2", "-q", "--policy", f"{user_policies}:Nameless,greedy")
+    assert played.exit_code == 0, played.output
+    assert "Nameless" in played.output
 
 
 def test_module_attr_that_is_not_a_policy():

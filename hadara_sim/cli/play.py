@@ -70,6 +70,7 @@ def play(
     With --format csv, markdown or json only the score pad is printed (a human seat's prompts go to
     standard error then)."""
     from ..deal import make_deals
+    from ..policy import policy_name
 
     fmt = check_format(fmt)
     if trace is not None:
@@ -80,13 +81,14 @@ def play(
     playable_or_exit(seats, c)
     deal = make_deals(c, players, 1, seed=seed, advanced=advanced)
     kind = "advanced" if advanced else "basic"
-    sheet, records = tell(deal, c, seats, [p.name for p in seats], quiet,
+    names = [policy_name(p) for p in seats]  # a policy needs only decide(); `name` is optional
+    sheet, records = tell(deal, c, seats, names, quiet,
                           f"Hadara, {players} players, {kind} game, seed {seed}")
     from .. import __version__, provenance
 
     prov = {"seed": seed, "players": players, "game": kind, "components": provenance.component_set(c),
             "package_version": __version__}
-    finish(sheet, records, [p.name for p in seats], fmt, trace, footer=provenance.text(prov), footer_data=prov)
+    finish(sheet, records, names, fmt, trace, footer=provenance.text(prov), footer_data=prov)
 
 
 def seats_or_exit(specs: list[str], players: int, seed: int, machine: bool = False) -> list:

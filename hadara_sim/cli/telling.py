@@ -11,10 +11,10 @@ from .common import print_table
 class Account(Recorder):
     """Records the trace and prints the tracks of every seat after each phase."""
 
-    def __init__(self, deal, components, policies, quiet: bool, names=None):
+    def __init__(self, deal, components, policies, quiet: bool, names: list[str]):
         super().__init__(deal, components, policies)
         self.quiet = quiet
-        self.names = names or [p.name for p in policies]
+        self.names = names
 
     def state(self, step, state):
         super().state(step, state)
