@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import math
 import shutil
+from datetime import date, time, timezone
 from pathlib import Path
 
 from hypothesis import strategies as st
@@ -28,9 +29,13 @@ GREEDY_PARAMS = ["income", "military", "culture", "food", "coin", "points", "col
 NAMES = ["ok", "../../escaped", "/abs/olute", "", ".", "..", "a" * 300, "a/b", ".hidden", "con", "x\ny",
          "naïve run", " lead", "trail ", "a\\b", "~", "$HOME", *MARKUP]
 
+# TOML's own kinds of value beyond JSON's: a date, a time, a date and time (with or without its zone)
+toml_times = st.one_of(st.dates(), st.times(), st.datetimes(),
+                       st.datetimes(timezones=st.just(timezone.utc)))
 junk = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.integers(-3, 8),
-              st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12), st.sampled_from(NAMES)),
+              st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12), st.sampled_from(NAMES),
+              toml_times),
     lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
     max_leaves=8)
 number = st.one_of(st.floats(-5, 5), st.integers(-3, 12), st.floats(allow_nan=True, allow_infinity=True),
@@ -47,6 +52,14 @@ grant = st.one_of(st.sampled_from(CARD_IDS + EFFECTS + ["none"]),
                                         optional={"epoch": st.one_of(st.integers(0, 4), junk),
                                                   "seat": st.one_of(st.integers(-1, 5), st.just("rotate"), junk)}),
                   junk)
+# [components.*] overrides of one value, a whole card or a table where a value belongs
+override_value = st.one_of(toml_times, junk)
+component_overrides = st.fixed_dictionaries({}, optional={
+    "setup": st.one_of(st.fixed_dictionaries({"3B": st.fixed_dictionaries({"culture": override_value})}), junk),
+    "board": st.one_of(st.fixed_dictionaries({"sell_price": st.one_of(st.lists(override_value, max_size=4),
+                                                                       override_value)}), junk),
+    "cards": st.one_of(st.dictionaries(st.sampled_from(CARD_IDS), st.one_of(
+        st.fixed_dictionaries({"cost": override_value}), junk), max_size=2), junk)})
 SWEEP_KEYS = ["players", "game", "policies", "policies[0].params.coin", "policies[1]", "policies.0.params.colours",
               "seats[0].policy", "assignment", "setup.cards", "setup.sides", "board.colour_order", "grants",
               "grants[0].epoch", "seed", "nowhere", "policies[9].params.x", "[", ""]
@@ -74,7 +87,7 @@ VALUES = {
                                        st.one_of(st.lists(junk, min_size=0, max_size=3),
                                                  st.lists(st.sampled_from([2, 3, "greedy", "random", "advanced"]),
                                                           max_size=3), junk), max_size=2), junk),
-    "components": st.sampled_from(["../nowhere", "", "/proc/self"]),
+    "components": st.one_of(st.sampled_from(["../nowhere", "", "/proc/self"]), component_overrides),
     "unknown_key": junk,
 }
 
@@ -102,6 +115,8 @@ def toml_value(value) -> str:
         if math.isinf(value):
             return "inf" if value > 0 else "-inf"
         return repr(value)
+    if isinstance(value, (date, time)):
+        return value.isoformat()
     if isinstance(value, str):
         return json.dumps(value, ensure_ascii=False)  # TOML takes JSON's escapes but for surrogate pairs
     if isinstance(value, (list, tuple)):

@@ -15,7 +15,7 @@ from input_strategies import (
     api_calls, cache_files, card_edits, check_api, check_cache_file, check_card_columns, check_cli,
     check_component_set, check_curve, check_dry_run, check_human, check_policy_answer, check_results, check_simulate,
     cli_invocations,
-    command_table, component_edits, curve_requests, dry_runs, garbage_lines, human_answers, results_edits,
+    command_table, component_edits, component_overrides, curve_requests, dry_runs, garbage_lines, human_answers, results_edits,
     policy_answers, scenario_dicts, toml_text, typed_scenario_dicts, OPTION_VALUES, ARGUMENT_VALUES,
 )
 
@@ -40,6 +40,16 @@ def test_scenarios_of_the_right_types_run_or_are_refused_before_playing(data):
     with tempfile.TemporaryDirectory() as tmp:
         verdict, output = check_simulate(Path(tmp), toml_text(data))
     assert verdict.startswith("ok"), f"{verdict}\n{toml_text(data)}\n{output}"
+
+
+@ci(10)
+@given(overrides=component_overrides)
+def test_any_component_override_in_a_scenario_exits_0_or_2(overrides):
+    """A TOML date among the overrides stopped in their cache key: "unexpected TypeError"."""
+    text = toml_text({"players": 2, "policies": ["greedy"], "games": 2, "chunk": 2, "components": overrides})
+    with tempfile.TemporaryDirectory() as tmp:
+        verdict, output = check_simulate(Path(tmp), text)
+    assert verdict.startswith("ok"), f"{verdict}\n{text}\n{output}"
 
 
 @ci(25)

@@ -97,6 +97,11 @@ def test_bad_override_is_refused(components, overrides, key, words):
     ('[sweep]\n"components.setup.3B.culture" = [4, 12]\n', 5, "components.setup.3B.culture",
      "with components.setup.3B.culture = 12: 12 is out of range"),
     ('[sweep]\ncomponents = ["a", "b"]\n', 5, "sweep.components", "cannot be swept"),
+    # a TOML date or time is no JSON: the overrides' cache key stopped with "unexpected TypeError"
+    ('[components.setup."3B"]\nculture = 1979-05-27\n', 5, "components.setup.3B.culture",
+     "expected a whole number, got datetime.date(1979, 5, 27)"),
+    ('[components.board]\nsell_price = [3, 07:32:00, 5]\n', 5, "components.board.sell_price[1]",
+     "expected a whole number, got datetime.time(7, 32)"),
 ])
 def test_scenario_override_problems_name_file_line_and_key(tmp_path, text, line, key, words):
     path = write(tmp_path, 'players = 2\npolicies = ["greedy"]\ngame = "advanced"\n' + text)

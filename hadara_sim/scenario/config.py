@@ -69,7 +69,7 @@ def _overrides(data: dict, check: Check, components: ComponentSet, cache: dict):
     overrides = {k: v for k, v in raw.items() if k in OVERRIDABLE}
     if not overrides:
         return components, {}
-    key = json.dumps(overrides, sort_keys=True)
+    key = json.dumps(overrides, sort_keys=True, default=repr)  # a TOML date is no JSON; override_problems names it
     if key not in cache:
         problems = override_problems(components, overrides)
         cache[key] = problems or components.with_overrides(overrides)
