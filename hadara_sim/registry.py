@@ -168,9 +168,22 @@ def split_spec(spec: str) -> tuple[str, dict]:
     return ":".join(parts[:named]), params
 
 
+def reserved_param(params: dict) -> tuple[str, str] | None:
+    """(name, message) for a parameter make_policy passes itself (`seed`, `make_policy`), else None: given
+    as a parameter, the call stopped with Python's "got multiple values for keyword argument 'seed'"."""
+    name = next((k for k in ("seed", "make_policy") if k in params), None)
+    if name is None:
+        return None
+    return name, (f"'{name}' is not a parameter: every policy is given the run's seed (--seed, or the scenario's "
+                  "`seed`), each seat its own" if name == "seed" else f"'{name}' is not a parameter")
+
+
 def make_policy(spec: str, seed: int = 0, **params):
     """A ready policy instance from a spec (`split_spec`: with parameters of its own) and parameters."""
     spec, inline = split_spec(spec)
+    reserved = reserved_param(inline)
+    if reserved:
+        raise ValueError(f"policy '{spec}': {reserved[1]}")
     params = {**inline, **params}
     target = resolve_policy(spec)
     if isinstance(target, type) or callable(target) and not hasattr(target, "decide"):

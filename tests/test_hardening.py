@@ -452,6 +452,17 @@ def test_a_policy_without_a_name_plays_under_its_class_name(user_policies):
     assert "Nameless" in played.output
 
 
+def test_a_seed_given_as_a_policy_parameter_is_refused_by_name(tmp_path):
+    """make_policy passes seed= itself: `random:seed=5` or params = {seed = 5} stopped on Python's "got multiple
+    values for keyword argument 'seed'", which says neither where nor what to do."""
+    words = ["'seed' is not a parameter", "given the run's seed"]
+    clean_failure(invoke("play", "-p", "2", "-q", "--policy", "random:seed=5"), 2, "policy 'random'", *words)
+    scenario = tiny(tmp_path).read_text().replace('"greedy"', '{ policy = "random", params = { seed = 5 } }')
+    (tmp_path / "s.toml").write_text(scenario)
+    clean_failure(invoke("simulate", tmp_path / "s.toml", "-q", "--out", tmp_path / "out"), 2,
+                  "s.toml:4", "params.seed", *words)
+
+
 def test_module_attr_that_is_not_a_policy():
     clean_failure(invoke("play", "--policy", "math:pi", "-q"), 2, "'pi' is float, not a policy")
     clean_failure(invoke("play", "--policy", "no_such_module_here:x", "-q"), 2, "cannot load policy module")

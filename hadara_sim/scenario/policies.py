@@ -98,12 +98,15 @@ def policy_problem(spec: str, params: dict, components):
     list of (key path in params, message), or (key of the entry at fault, message)."""
     from ..params import check_params
     from ..policy import PolicyError, playable_on
-    from ..registry import PolicyNotFound, make_policy, resolve_policy
+    from ..registry import PolicyNotFound, make_policy, reserved_param, resolve_policy
 
     try:
         declared = getattr(resolve_policy(spec), "params", None)
     except PolicyNotFound as err:
         return ("policy", str(err))
+    reserved = reserved_param(params)
+    if reserved:
+        return [((reserved[0],), reserved[1])]
     problems = check_params(declared if isinstance(declared, dict) else {}, params)
     if problems:
         return problems
