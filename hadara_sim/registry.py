@@ -79,6 +79,9 @@ def _load_module(where: str):
     try:
         if where.endswith(".py"):
             path = Path(where)
+            if path.is_dir():  # was "does not exist", which sent the user looking for a missing file
+                raise PolicyNotFound(f"policy file '{where}' is a directory: name the .py file in it that holds "
+                                     "the policy (path/to/file.py:attr)")
             if not path.is_file():
                 raise PolicyNotFound(f"policy file '{where}' does not exist")
             name = f"_hadara_user_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"

@@ -463,6 +463,11 @@ def test_a_seed_given_as_a_policy_parameter_is_refused_by_name(tmp_path):
                   "s.toml:4", "params.seed", *words)
 
 
+def test_a_policy_file_that_is_a_directory_is_named_so(tmp_path):
+    (tmp_path / "mine.py").mkdir()
+    clean_failure(invoke("play", "-q", "--policy", f"{tmp_path / 'mine.py'}:P"), 2, "mine.py' is a directory")
+
+
 def test_module_attr_that_is_not_a_policy():
     clean_failure(invoke("play", "--policy", "math:pi", "-q"), 2, "'pi' is float, not a policy")
     clean_failure(invoke("play", "--policy", "no_such_module_here:x", "-q"), 2, "cannot load policy module")
