@@ -3,6 +3,7 @@ optionally with parameters on the command line (`search:budget=2:rollout=expert`
 
 from __future__ import annotations
 
+import contextlib
 import difflib
 import hashlib
 import importlib
@@ -77,31 +78,8 @@ def resolve_policy(spec: str):
 def _load_module(where: str):
     """The module of a `module:attr` or `file.py:attr` spec; PolicyNotFound when it cannot load."""
     try:
-        if where.endswith(".py"):
-            path = Path(where)
-            if path.is_dir():  # was "does not exist", which sent the user looking for a missing file
-                raise PolicyNotFound(f"policy file '{where}' is a directory: name the .py file in it that holds "
-                                     "the policy (path/to/file.py:attr)")
-            if not path.is_file():
-                raise PolicyNotFound(f"policy file '{where}' does not exist")
-            name = f"_hadara_user_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
-            if name in sys.modules and getattr(sys.modules[name], "__hadara_digest__", None) == code_digest(path):
-                return sys.modules[name]
-            module_spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(module_spec)
-            module.__hadara_digest__ = code_digest(path)
-            sys.modules[name] = module  # dataclasses and pickling look the module up by name
-            try:
-                module_spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[name]
-                raise
-            # joblib's worker processes cannot import it by that name: cloudpickle (joblib's pickler) sends
-            # its classes by value instead, so a plugin plays in split batches (`ladder.play_split`) too.
-            import cloudpickle
-            cloudpickle.register_pickle_by_value(module)
-            return module
-        return importlib.import_module(where)
+        with contextlib.redirect_stdout(sys.stderr):  # stdout carries --format json/csv: a module's prints go apart
+            return _import(where)
     except PolicyNotFound:
         raise
     except ModuleNotFoundError as err:
@@ -112,6 +90,35 @@ def _load_module(where: str):
         if users_interrupt(err):
             raise
         raise PolicyNotFound(f"cannot load policy module '{where}': {raised(err)}") from None
+
+
+def _import(where: str):
+    """The module of `where`, a file.py path or a module name, imported."""
+    if where.endswith(".py"):
+        path = Path(where)
+        if path.is_dir():  # was "does not exist", which sent the user looking for a missing file
+            raise PolicyNotFound(f"policy file '{where}' is a directory: name the .py file in it that holds "
+                                 "the policy (path/to/file.py:attr)")
+        if not path.is_file():
+            raise PolicyNotFound(f"policy file '{where}' does not exist")
+        name = f"_hadara_user_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"
+        if name in sys.modules and getattr(sys.modules[name], "__hadara_digest__", None) == code_digest(path):
+            return sys.modules[name]
+        module_spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(module_spec)
+        module.__hadara_digest__ = code_digest(path)
+        sys.modules[name] = module  # dataclasses and pickling look the module up by name
+        try:
+            module_spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[name]
+            raise
+        # joblib's worker processes cannot import it by that name: cloudpickle (joblib's pickler) sends
+        # its classes by value instead, so a plugin plays in split batches (`ladder.play_split`) too.
+        import cloudpickle
+        cloudpickle.register_pickle_by_value(module)
+        return module
+    return importlib.import_module(where)
 
 
 def raised(err: BaseException) -> str:

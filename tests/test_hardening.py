@@ -468,6 +468,15 @@ def test_a_policy_file_that_is_a_directory_is_named_so(tmp_path):
     clean_failure(invoke("play", "-q", "--policy", f"{tmp_path / 'mine.py'}:P"), 2, "mine.py' is a directory")
 
 
+def test_a_policy_module_that_prints_on_import_leaves_a_json_table_whole(tmp_path):
+    """A module's print() on import went to stdout, ahead of the --format json score pad: not JSON any more."""
+    (tmp_path / "loud.py").write_text("print('loading my policy')\nfrom hadara_sim.policies.greedy import Greedy\n")
+    done = subprocess.run([*CLI, "play", "-p", "2", "--format", "json", "--policy", "loud.py:Greedy"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["tables"] and "loading my policy" in done.stderr
+
+
 def test_module_attr_that_is_not_a_policy():
     clean_failure(invoke("play", "--policy", "math:pi", "-q"), 2, "'pi' is float, not a policy")
     clean_failure(invoke("play", "--policy", "no_such_module_here:x", "-q"), 2, "cannot load policy module")
