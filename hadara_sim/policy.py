@@ -17,7 +17,7 @@ from numba import njit
 
 from .actions import KINDS
 from .params import check_params
-from .problems import is_whole
+from .problems import is_whole, raised
 from .signals import users_interrupt
 
 # Fields of the game state a policy may read, all (games, ...) arrays. Shapes use P players,
@@ -188,9 +188,11 @@ def playable_on(policy, components) -> None:
         check(components)
     except (ValueError, PolicyError):  # PolicyError: a policy it plays with (search's rollout), named
         raise
-    except (Exception, SystemExit) as err:
+    except BaseException as err:  # GeneratorExit was a traceback, the policy's own KeyboardInterrupt an exit 130
+        if users_interrupt(err):
+            raise
         raise PolicyError(f"policy '{policy_name(policy)}' failed checking the component set: "
-                          f"{type(err).__name__}: {err}") from None
+                          f"{raised(err)}") from None
 
 
 class StopGame(Exception):
@@ -218,7 +220,7 @@ def choose(policy, decision: Decision) -> np.ndarray:
         if users_interrupt(err):
             raise
         what = ("called sys.exit" if isinstance(err, SystemExit)
-                else f"raised {type(err).__name__}" + (f": {err}" if str(err) else ""))
+                else f"raised {raised(err)}")
         if isinstance(err, ValueError) and "read-only" in str(err):
             what = "tried to change the legality mask it was given (it is read-only; copy it first)"
         raise PolicyError(f"policy '{policy_name(policy)}' {what} at decision '{decision.kind}' "

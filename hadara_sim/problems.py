@@ -57,3 +57,8 @@ def as_path(value, what: str) -> Path:
 def is_whole(value) -> bool:
     """A whole number: a Python or numpy integer, not a bool (True counted as 1 games)."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)
+
+
+def raised(err: BaseException) -> str:
+    """What a user's code raised, as `Type: message`; a bare `raise KeyboardInterrupt` ended in ': '."""
+    return type(err).__name__ + (f": {err}" if str(err) else "")

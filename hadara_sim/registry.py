@@ -14,6 +14,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from .params import parse_value
+from .problems import raised
 from .signals import users_interrupt
 
 ENTRY_POINT_GROUP = "hadara_sim.policies"
@@ -119,11 +120,6 @@ def _import(where: str):
         cloudpickle.register_pickle_by_value(module)
         return module
     return importlib.import_module(where)
-
-
-def raised(err: BaseException) -> str:
-    """What a user's code raised, as `Type: message`; a bare `raise KeyboardInterrupt` ended in ': '."""
-    return type(err).__name__ + (f": {err}" if str(err) else "")
 
 
 def moved_policies(err: ModuleNotFoundError) -> str:

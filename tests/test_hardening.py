@@ -477,6 +477,32 @@ def test_a_policy_module_that_prints_on_import_leaves_a_json_table_whole(tmp_pat
     assert json.loads(done.stdout)["tables"] and "loading my policy" in done.stderr
 
 
+CHECKS = """
+from hadara_sim.policies.greedy import Greedy
+
+class ClosesOnCheck(Greedy):
+    name = "closes_on_check"
+    def check_components(self, components):
+        raise GeneratorExit
+
+class InterruptsOnCheck(Greedy):
+    name = "interrupts_on_check"
+    def check_components(self, components):
+        raise KeyboardInterrupt
+"""
+
+
+def test_a_component_check_raising_generator_exit_or_keyboard_interrupt_is_the_policys_failure(tmp_path):
+    """playable_on caught Exception and SystemExit: a check_components raising GeneratorExit was a traceback, one
+    raising KeyboardInterrupt an exit 130 saying only that it was interrupted."""
+    (tmp_path / "checks.py").write_text(CHECKS)
+    for attr in ("ClosesOnCheck", "InterruptsOnCheck"):
+        done = subprocess.run([*CLI, "play", "-p", "2", "-q", "--policy", f"checks.py:{attr},greedy"], cwd=tmp_path,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 1, (attr, done.stderr)
+        assert "failed checking the component set" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
 def test_module_attr_that_is_not_a_policy():
     clean_failure(invoke("play", "--policy", "math:pi", "-q"), 2, "'pi' is float, not a policy")
     clean_failure(invoke("play", "--policy", "no_such_module_here:x", "-q"), 2, "cannot load policy module")
