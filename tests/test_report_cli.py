@@ -93,6 +93,18 @@ def test_trajectory(four, tmp_path):
     assert [p.name for p in charts_in(tmp_path)] == ["trajectory.png"]
 
 
+def test_trajectory_json_names_chance_as_chance(four, tmp_path):
+    """The leader's reference is chance (leaders / players: after epoch I one leader in three deals of
+    2 seats and two in one), not the fair share 1/P: written as fair_pct it read as 1/P."""
+    import json
+
+    result = run("report", "trajectory", four, "--out", tmp_path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    leaders = next(t for t in json.loads(result.stdout)["tables"] if t["title"].startswith("How often the leader"))
+    first = leaders["data"][0]
+    assert "fair_pct" not in first and first["chance_pct"] == pytest.approx(100 * (0.5 + 0.5 + 1 + 0.5) / 4)
+
+
 def test_setup_cards(four, tmp_path):
     result = run("report", "setup-cards", four, "--out", tmp_path)
     assert result.exit_code == 0, result.output

@@ -384,7 +384,8 @@ def trajectory(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
                ["players", "leader after", "n (deals)", "leader's win share", "95% CI", "chance", "p"], lrows,
                caption="leader's win share: the win share of the seat(s) with the highest running total "
                        "(1 = the leader won alone); chance = leaders / players; p against chance",
-               data=leaders)
+               # leader_wins' `fair` is chance, not 1/P: as fair_pct a reader took it for the fair share
+               data=leaders.rename({"fair": "chance"}))
     fig = charts.trajectory_chart(running, leaders, by, label, info, by_text(by))
     return Section("trajectory", "Score trajectory",
                    "The mean running score after each epoch, and how decisive an early lead is.",
