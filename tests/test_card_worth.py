@@ -60,6 +60,23 @@ def test_no_crossing_when_the_price_does_not_matter(components):
     assert np.isnan(fair["fair_cost"]) and W.gap_text(fair).startswith("no crossing")
 
 
+def test_the_fair_cost_table_writes_its_slope_in_pp_per_coin(components, monkeypatch):
+    """The fitted slope is a share of win per coin (0.02 planted): written bare as `slope`, 0.02 stood
+    among the _pct and _pp columns of the machine formats as if it were 0.02 pp."""
+    from hadara_sim.report.component_sections import _worth
+    from hadara_sim.report.sections import Section
+
+    printed = components.cards[components.card_index["II-B-02"]].cost
+    monkeypatch.setattr(W, "restricted_pairs", lambda df: planted(printed + 1.5, printed, seed=2))
+    section = Section("cards", "cards", "")
+    _worth(section, pl.DataFrame(), components, {"scenario": "worth"}, 5, 0.02)
+    [fair] = [t for t in section.tables if "fair cost" in t.title]
+    out = fair.machine()
+    assert "slope" not in out.columns
+    # 5 x 0.02 of win share per coin among the fifth of deals that differ: -2 pp per coin
+    assert out["slope_per_coin_pp"][0] == pytest.approx(-2.0, abs=0.6)
+
+
 SCENARIO = """
     name = "worth"
     players = 2

@@ -443,5 +443,6 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
         marked=[bool(lo > p or hi < p) for lo, hi, p in zip(shown["fair_low"].fill_nan(None).fill_null(-1e9),
                                                               shown["fair_high"].fill_nan(None).fill_null(1e9),
                                                               shown["printed_cost"])],
-        data=fair))
+        # the slope is a share per coin: bare, -0.04 sat beside the _pct and _pp columns as if in pp
+        data=fair.rename({"slope": "slope_per_coin"}), units={"slope_per_coin": "pp"}))
     section.figures.append(("card-fair-cost", charts.fair_cost_chart(fair, info)))

@@ -79,7 +79,7 @@ def fair_costs(pairs: pl.DataFrame, components) -> pl.DataFrame:
     """Per card and player count swept at two or more costs: the cost at which seeking and avoiding are
     level. Columns: card_id, epoch, players, printed_cost, costs (the swept costs), n (deals), fair_cost,
     fair_low, fair_high (95% CI), gap (fair - printed: above 0 the card is worth more than it costs),
-    slope (pp of win share per coin), slope_p, extrapolated; largest gap (either sign) first, cards
+    slope (win share per coin, a fraction), slope_p, extrapolated; largest gap (either sign) first, cards
     without a crossing last."""
     components = run_components(components)
     pairs = _pairs_or_error(pairs)
