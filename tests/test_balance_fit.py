@@ -403,3 +403,27 @@ def test_the_command_in_fix_toml_runs_as_printed_with_a_folder_or_policy_of_seve
                                                    components=str(folder))))
     assert words[words.index("--components") + 1] == str(folder)
     assert words[words.index("--policy") + 1] == "balanced; echo"
+
+
+def test_the_caption_names_the_overrides_the_fit_started_from(tmp_path, monkeypatch):
+    """The change set's caption names the command that made it: without --overrides it named a fit of
+    the set without them, a different fit, while fix.toml's command had them."""
+    import json
+    import shlex
+
+    import hadara_sim.balance_fit as F
+
+    start = tmp_path / "my start.toml"
+    start.write_text('[components.setup."4A"]\ncoins = 4\n')
+    small = plan(rounds=1, confirm_games=2000, games=400, points=4)
+    monkeypatch.setattr(F, "fit", lambda given, progress=None: fit(small, synthetic({"3B": 0.5}, {"3B": THREE_B})))
+    out = tmp_path / "fit"
+    out.mkdir()  # the synthetic fit writes no runs into it
+    result = CliRunner().invoke(app, ["balance", "fit", "-p", "2", "--overrides", str(start), "--out", str(out),
+                                      "--jobs", "1", "--format", "json", "-q"])
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.stdout)
+    caption = doc["tables"][0]["caption"]
+    named = shlex.split(caption[caption.index("(hadara-sim balance fit"):].removeprefix("(").removesuffix(")"))
+    assert named[named.index("--overrides") + 1] == str(start)
+    assert shlex.split((out / "fix.toml").read_text().splitlines()[0].removeprefix("# ")) == named

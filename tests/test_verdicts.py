@@ -292,7 +292,7 @@ def test_balance_fit_writes_numbers_as_numbers(capsys):
     from test_balance_fit import THREE_B, plan, synthetic
 
     result = fit(plan(rounds=1, confirm_games=2000, games=400, points=4), synthetic({"3B": 0.5}, {"3B": THREE_B}))
-    tables = _tables(result)
+    tables = _tables(result, "hadara-sim balance fit")
     capsys.readouterr()
     emit(tables, "json")
     json_text = capsys.readouterr().out

@@ -142,14 +142,16 @@ def _run(fit, plan, quiet: bool, fmt: str, tables, out: Path | None, command: st
     with failing():
         with working("designed sweep", quiet) as progress:
             result = fit(plan, progress=progress)
-    emit(tables(result), fmt)
+    # The command as given, in the caption as in fix.toml: without --overrides the caption's command fitted
+    # the set without them. --out too: the runs a rerun resumes from are there (without it the command played
+    # them all again).
+    command += f" --overrides {shlex.quote(str(overrides))}" if overrides else ""
+    command += f" --out {shlex.quote(str(out))}" if out is not None else ""
+    emit(tables(result, command), fmt)
     if out is not None:
         from ..balance import fix_text
         from ..report.charts import save
 
-        # --out too: the runs a rerun resumes from are there (without it the command played them all again)
-        command += f" --overrides {shlex.quote(str(overrides))}" if overrides else ""
-        command += f" --out {shlex.quote(str(out))}"
         (out / "fix.toml").write_text(fix_text(result.overrides, command))
         if result.rounds:
             save(chart(result), out / "fit.png")
@@ -157,8 +159,9 @@ def _run(fit, plan, quiet: bool, fmt: str, tables, out: Path | None, command: st
     took(start, quiet, result.games, result.cpu_seconds)
 
 
-def _tables(result) -> list[Table]:
-    """The change set, the rounds, and the before/after table."""
+def _tables(result, command: str) -> list[Table]:
+    """The change set (its caption naming `command`, the command that made it), the rounds, and the
+    before/after table."""
     import polars as pl
 
     from .. import balance_fit as F
@@ -173,7 +176,7 @@ def _tables(result) -> list[Table]:
     grids = [Table(f"The change set ({result.status})", ["side", "value", "now", "proposed", "change"],
                    [[r["side"], r["value"], str(r["now"]), str(r["proposed"]), f"{r['change']:+d}"]
                     for r in changes.to_dicts()],
-                   caption=(f"{result.reason}. {result.games:,} games in all ({F.command_line(plan)})"),
+                   caption=(f"{result.reason}. {result.games:,} games in all ({command})"),
                    data=changes)]
     rounds = pl.DataFrame({
         "round": [r.number for r in result.rounds],
@@ -253,8 +256,9 @@ def _fit_cards(card, players, policy, games, points, confirm_games, rounds, marg
                                               "games": 2 * len(plan.cards) * sum(map(plan.confirming, plan.players))}))
 
 
-def _card_tables(result) -> list[Table]:
-    """The new costs, the rounds, and the before/after table of a card-cost fit."""
+def _card_tables(result, command: str) -> list[Table]:
+    """The new costs (its caption naming `command`, the command that made them), the rounds, and the
+    before/after table of a card-cost fit."""
     import polars as pl
 
     from .. import balance_fit as F
@@ -268,7 +272,7 @@ def _card_tables(result) -> list[Table]:
     grids = [Table(f"The new costs ({result.status})", ["card", "value", "now", "proposed", "change"],
                    [[r["card"], r["value"], str(r["now"]), str(r["proposed"]), f"{r['change']:+d}"]
                     for r in changes.to_dicts()],
-                   caption=f"{result.reason}. {result.games:,} games in all ({F.card_command_line(plan)})",
+                   caption=f"{result.reason}. {result.games:,} games in all ({command})",
                    data=changes)]
     rounds = pl.DataFrame({
         "round": [r.number for r in result.rounds],
