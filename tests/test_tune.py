@@ -131,3 +131,18 @@ def test_a_side_table_is_tuned_only_in_advanced_games():
     with pytest.raises(ValueError, match="sides is the setup side table, which only the advanced game plays"):
         tune(load_components(), "balanced-v1", ["start"], [2], 1, 2, 2, advanced=False,
              space={"sides": Range(choices=(-1, 0, 1))})
+
+
+def test_the_held_out_check_is_written_as_numbers_in_csv_and_json():
+    """csv and json wrote the table's cells, "30.0%" and "[10.8, 60.3]", as text: a reader got no numbers."""
+    import json
+
+    from test_cli_tables import assert_machine_numbers
+
+    args = ["policies", "tune", "greedy", "--param", "coin=0.5:1.5", "--trials", "2", "--games", "4",
+            "--validation-games", "10", "--seed", "1", "-q"]
+    csv = CliRunner().invoke(app, [*args, "--format", "csv"])
+    assert csv.stdout.startswith("table,players,games,win_pct,win_low_pct,win_high_pct"), csv.output
+    assert_machine_numbers(csv.stdout)
+    row = json.loads(CliRunner().invoke(app, [*args, "--format", "json"]).stdout)["tables"][0]["data"][0]
+    assert row["games"] == 10 and row["win_low_pct"] <= row["win_pct"] <= row["win_high_pct"]

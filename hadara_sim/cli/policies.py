@@ -289,16 +289,23 @@ def tune(
                               space, progress=lambda: progress.advance(task))
         except (ValueError, PolicyNotFound) as err:
             fail(str(err))
+    import polars as pl
+
     chosen = ", ".join(f"{k}={v}" for k, v in result.params.items())
-    rows = []
+    rows, numbers = [], []
     for m in result.validation:
         low, high = m.wilson()
         rows.append([str(m.players), str(len(m.shares)), f"{100 * m.shares.mean():.1f}%",
                      f"[{100 * low:.1f}, {100 * high:.1f}]"])
+        numbers.append({"players": m.players, "games": len(m.shares), "win": float(m.shares.mean()), "win_low": low,
+                        "win_high": high})
+    # The numbers behind the cells: csv and json wrote the cells, "30.0%" and "[10.8, 60.3]", as text.
     emit([Table(f"{policy}: the chosen parameters against the starting ones on fresh deals",
                 ["players", "games", "win share", "95% CI (Wilson)"], rows,
                 caption=f"training score (mean win share against the field): {100 * result.training_score:.1f}%; "
-                        f"chosen: {chosen}")], fmt)
+                        f"chosen: {chosen}",
+                data=pl.DataFrame(numbers, schema={"players": pl.Int64, "games": pl.Int64, "win": pl.Float64,
+                                                   "win_low": pl.Float64, "win_high": pl.Float64}))], fmt)
     if not result.passed:
         fail("the best candidate did not beat the starting parameters on fresh deals (held-out check "
              "failed), so nothing was written; try more --games per candidate or a narrower --param", code=1)
