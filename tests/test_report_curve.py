@@ -269,6 +269,19 @@ def test_the_fit_column_says_there_is_no_slope_to_test_rather_than_p_nan():
     assert "nan" not in candidate("culture", 3, [1, 2, 3, 4, 5], c, 0.02, 100).note
 
 
+def test_the_captions_give_the_level_of_every_interval():
+    """csv and json carry the bounds (win_low_pct, fair_at_low, ...) and the captions, not the terminal's
+    "95% CI" headers: the level of the fair value's CI, and of the margin's, was said nowhere there."""
+    from hadara_sim.report.curve import section
+    from hadara_sim.report.dataset import dataset_info
+
+    df = planted(deals=50)
+    s, _ = section(df, dataset_info(df), KEY)
+    points, crossings = s.tables
+    assert "95% Wilson CI" in points.caption and points.caption.count("95% t CI over deals") == 2
+    assert "95% CI by the delta method" in crossings.caption
+
+
 def test_a_degenerate_fit_draws_a_nan_band_without_numpy_s_warning():
     """A handful of deals where the seat won once: statsmodels' 'invalid value encountered in sqrt' reached the notebook."""
     import warnings

@@ -329,16 +329,19 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
     table = Table(f"{key}: {c.where}{pooled}",
                   ["value", "n deals", "win share", "95% CI", "vs 1/P", "verdict vs 1/P",
                    f"vs {c.reference:g} (relative, paired)", "95% CI", "score margin", "95% CI"], rows,
-                  caption=f"fair win share {100 * c.fair:.1f}% (1/P); score test against 1/P; "
-                          f"{V.caption(c.points.height, margin)}; score margin = the seat's total minus the "
-                          f"mean of the other seats; relative, paired = the same deals at both values; {scope}",
+                  # the levels in words: csv and json carry the bounds without the terminal's "95% CI" headers
+                  caption=f"fair win share {100 * c.fair:.1f}% (1/P); win share: 95% Wilson CI, score test "
+                          f"against 1/P; {V.caption(c.points.height, margin)}; score margin = the seat's total "
+                          f"minus the mean of the other seats, 95% t CI over deals; relative, paired = the same "
+                          f"deals at both values, 95% t CI over deals; {scope}",
                   marked=[v in ("stronger", "weaker") for v in c.points["verdict"].to_list()], data=c.points)
     fits = (("win share = 1/P", c.win), ("score margin = 0", c.score))
     crossings = Table("Value at which the seat is fair (fit over all values, cluster-robust by deal)",
                       ["measure", "fair at", "fit"],
                       [["win share = 1/P", describe(c.win), f"logit GLM, {slope_text(c.win)}"],
                        ["score margin = 0", describe(c.score), f"linear, {slope_text(c.score)}"]],
-                      caption=f"the fair value: {scope}",
+                      caption=f"the fair value with its 95% CI by the delta method, none where the slope is not "
+                              f"significant (slope p: its cluster-robust Wald test); {scope}",
                       data=pl.DataFrame({"measure": [n for n, _ in fits],
                                          "fair_at": [x.value for _, x in fits], "fair_at_low": [x.low for _, x in fits],
                                          "fair_at_high": [x.high for _, x in fits],
