@@ -50,6 +50,23 @@ def test_the_fit_recovers_a_planted_surface_and_its_fair_line():
         assert abs(win - 0.25) < 0.02 + 0.01
 
 
+def test_the_fair_pairs_write_their_bounds_as_shares_and_every_caption_its_level():
+    """The fair pairs' 90% CI bounds of the fitted win share went to csv and json as low_pp and high_pp,
+    the unit of a difference; the cells' and the fair line's CIs had no level in their captions."""
+    from hadara_sim.report.dataset import dataset_info
+    from hadara_sim.report.surface import section
+
+    df = planted()
+    out, s = section(df, dataset_info(df), KEY1, KEY2, margin=0.05)
+    cells, line, pairs = out.tables
+    assert s.fair_pairs.height  # some pair within 5 pp of the planted fair share
+    written = pairs.machine()
+    assert {"win_pct", "win_low_pct", "win_high_pct"} <= set(written.columns)
+    assert not [c for c in written.columns if c.endswith("_pp")]
+    assert (written["win_low_pct"] <= written["win_pct"]).all() and (written["win_pct"] <= written["win_high_pct"]).all()
+    assert "95% Wilson CI" in cells.caption and "95% CI by the delta method" in line.caption
+
+
 def test_keys_of_different_card_sides_need_where():
     from hadara_sim.report.dataset import ReportError
 

@@ -145,7 +145,7 @@ def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str,
                   [key1, key2, "n deals", "win share", "95% CI", "vs 1/P", "verdict"],
                   [[f"{r['x1']:g}", f"{r['x2']:g}", f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]),
                     pp(r["diff"]), V.render(r)] for r in s.cells.to_dicts()],
-                  caption=f"fair win share {100 * s.fair:.1f}% (1/P); Wilson CI; score test against 1/P; "
+                  caption=f"fair win share {100 * s.fair:.1f}% (1/P); 95% Wilson CI; score test against 1/P; "
                           f"{V.caption(s.cells.height, margin)}; {scope}",
                   marked=[v in ("stronger", "weaker") for v in s.cells["verdict"].to_list()], data=s.cells)
     line = Table(f"The fair line: the {key2} at which the seat is fair, for each {key1}",
@@ -155,7 +155,7 @@ def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str,
                    if r["extrapolated"] else ""]
                   for r in s.line.to_dicts() if float(r["x1"]).is_integer()],
                  caption=f"where the fitted win share (logit GLM on both values and their product, cluster-robust "
-                         f"by deal) equals 1/P; CI by the delta method; product term p = {s.interaction_p:.2g}; "
+                         f"by deal) equals 1/P; 95% CI by the delta method; product term p = {s.interaction_p:.2g}; "
                          f"a fair value outside the swept values is extrapolated (confirm with a run there); "
                          f"{scope}", data=s.line)
     fair = s.fair_pairs
@@ -165,7 +165,8 @@ def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str,
                   caption="two one-sided tests at 5% on the fitted win share (its 90% CI inside 1/P ± margin), as "
                           "balance suggest judges one value"
                           + ("" if fair.height else "; none listed: no swept pair is shown fair yet"),
-                  data=fair)
+                  # the bounds of a share: bare low and high were written low_pp and high_pp, as a difference's
+                  data=fair.rename({"low": "win_low", "high": "win_high"}))
     out = Section("surface", f"Surface of {key1} and {key2}{pooled}",
                   f"Win share of {s.where} over every pair of {key1} and {key2}, on the same deals{pooled}.",
                   tables=[cells, line, pairs])
