@@ -86,6 +86,25 @@ def test_the_check_a_suggestion_names_plays_the_fix_it_wrote(tmp_path):
     assert check_command(4, "balanced", 2.0, 1, None, None).endswith("--overrides FILE")
 
 
+def test_the_check_a_suggestion_names_is_the_program_as_started(tmp_path, monkeypatch):
+    """After `make demo` nothing is on PATH: the check to confirm a suggestion named plain `hadara-sim`,
+    which the shell did not find; it names the program as started, as the other printed hints do."""
+    import shlex
+    import sys
+
+    from hadara_sim.cli.balance import check_command
+
+    script = tmp_path / ".venv" / "bin" / "hadara-sim"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [str(script), "balance", "suggest"])
+    monkeypatch.setenv("PATH", "/usr/bin")
+    assert shlex.split(check_command(2, "balanced", 2.0, 1, None, tmp_path))[:3] == [".venv/bin/hadara-sim", "balance",
+                                                                                   "check"]
+
+
 def test_check_plays_the_overrides_and_refuses_bad_ones_with_file_line_and_key(tmp_path):
     from hadara_sim.balance import read_overrides
 

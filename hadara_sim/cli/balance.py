@@ -151,9 +151,12 @@ def _check_cards(names: list[str], base, dry_run: bool, quiet: bool, fmt: str):
 def check_command(players: int, policy: str, margin: float, seed: int, components: Path | None,
                   out: Path | None) -> str:
     """The `balance check` that confirms what `suggest` wrote to OUT/fix.toml (FILE without --out) on
-    new deals: `balance check` alone played the set without the change."""
+    new deals: `balance check` alone played the set without the change. The program as started (as
+    every printed hint names it): after `make demo` a plain `hadara-sim` is on no PATH."""
+    from .limits import program
+
     fix = shlex.quote(str(out / "fix.toml")) if out is not None else "FILE"
-    return " ".join(["hadara-sim balance check", f"--players {players}", f"--policy {shlex.quote(policy)}",
+    return " ".join([f"{program()} balance check", f"--players {players}", f"--policy {shlex.quote(policy)}",
                      f"--margin {margin:g}", f"--seed {seed + 1}",
                      *([f"--components {shlex.quote(str(components))}"] if components else []), f"--overrides {fix}"])
 
