@@ -44,7 +44,7 @@ from .policies.search import decision_keys, margins
 from .policies.value import VALUE_FILE, PositionValue, read_value
 from .policy import Kernel, Policy
 from .report.inference import rate_interval
-from .tune import match
+from .tune import match, toml_string
 
 
 @dataclass(frozen=True)
@@ -293,8 +293,8 @@ def weights_toml(weights: Weights, history: list, command: str, script: str = "s
     ran it (`command` where it names none)."""
     lines = [f"# Written by {script}. `command` made these weights (from the file it names, if any); each",
              "# iteration names the command that ran it: rerun those in order to learn them again.",
-             f'command = "{command}"',
-             f'components = "{weights.components}"',
+             f"command = {toml_string(command)}",
+             f"components = {toml_string(weights.components)}",
              "features = [" + ", ".join(f'"{f}"' for f in kernel.FEATURES) + "]",
              "kinds = [" + ", ".join(f'"{k}"' for k in kernel.KINDS) + "]",
              "", "[weights]  # per kind, one row per epoch (I, II, III), one weight per feature; every player count",
@@ -307,7 +307,7 @@ def weights_toml(weights: Weights, history: list, command: str, script: str = "s
                   f"options = {it.options}", f"value_coefficient = {it.value_coefficient:.4f}",
                   f"games = {games}", f"win_share = {share:.4f}  # new weights against the current, pooled",
                   f"ci95 = [{low:.4f}, {high:.4f}]", f"accepted = {'true' if it.accepted else 'false'}",
-                  f"step = {it.step:g}", f'command = "{it.command or command}"', f"seconds = {it.seconds:.0f}"]
+                  f"step = {it.step:g}", f"command = {toml_string(it.command or command)}", f"seconds = {it.seconds:.0f}"]
         if it.alone:
             lines += [f"alone = {it.alone}  # learned the weights of this player count alone"]
         lines += ["kinds = [" + ", ".join(f'"{k}"' for k in it.kinds) + "]  # the decision kinds it labelled"]

@@ -8,6 +8,7 @@ Wilson interval must lie above one half. A candidate that only won on the traini
 
 from __future__ import annotations
 
+import json
 import math
 import shlex
 from dataclasses import dataclass, field
@@ -246,9 +247,16 @@ def to_toml(result: Tuning, argv: list[str]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def toml_string(text: str) -> str:
+    """`text` as a TOML basic string: a command quoted by the shell for a path such as "Bob's set" holds
+    a double quote, which written between bare double quotes ended the string and left the file
+    unreadable. JSON's escapes are TOML's (non-ASCII written as it is: TOML has no surrogate pairs)."""
+    return json.dumps(text, ensure_ascii=False)
+
+
 def _toml(value) -> str:
     if isinstance(value, str):
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+        return toml_string(value)
     if isinstance(value, (tuple, list)):
         return "[" + ", ".join(_toml(v) for v in value) + "]"
     if isinstance(value, bool):

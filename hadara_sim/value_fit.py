@@ -24,6 +24,7 @@ from .engine.game import BatchGame
 from .engine.scoring import final_scores
 from .policies.value import FEATURES, STOPS, PositionValue, position_features
 from .policy import Policy
+from .tune import toml_string
 
 
 @dataclass(frozen=True)
@@ -97,7 +98,8 @@ def value_toml(value: PositionValue, quality: dict, command: str) -> str:
     coefficients per player count (a row per stop epoch: intercept, then one per feature) and each fit's
     quality on fresh games."""
     lines = ["# Written by scripts/fit_value.py: `command` fitted these coefficients; rerun it to fit them again.",
-             f'command = "{command}"', f'components = "{value.components}"', f'field = "{value.field}"',
+             f"command = {toml_string(command)}", f"components = {toml_string(value.components)}",
+             f"field = {toml_string(value.field)}",
              "features = [" + ", ".join(f'"{f}"' for f in FEATURES) + "]", "", "[coefficients]"]
     for P in sorted({p for p, _ in value.coefficients}):
         rows = [value.coefficients[(P, epoch)] for epoch in STOPS]

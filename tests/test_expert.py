@@ -659,3 +659,24 @@ def test_the_expert_with_every_learned_kind_taken_out_plays_as_foresight(tmp_pat
         a = play_batch(deals, components, [none, make_policy("balanced")], seats, forward=Forward)
         b = play_batch(deals, components, [make_policy("foresight"), make_policy("balanced")], seats, forward=Forward)
         assert all(np.array_equal(a[k], b[k]) for k in a)
+
+
+def test_a_command_quoted_by_the_shell_is_written_so_the_file_reads_back(tmp_path, components):
+    """`--out "Bob's weights.toml"` is quoted by shlex with a double quote inside; written between bare
+    double quotes it ended the TOML string and the weights file could not be read at all."""
+    import shlex
+
+    from hadara_sim.policies.value import FEATURES, STOPS, PositionValue, read_value
+    from hadara_sim.value_fit import value_toml
+
+    command = "python " + shlex.join(["scripts/train_expert.py", "--out", "Bob's \"best\" weights.toml"])
+    first = learn.Iteration(1, 50, 200, 0.8, {2: (10, 0.7, (0.4, 0.9))}, (10, 0.7, (0.4, 0.9)), True, 1.0, "", 3.0)
+    path = tmp_path / "w.toml"
+    path.write_text(weights_toml(Weights("", components.digest, np.zeros(kernel.WEIGHTS)), [first], command))
+    assert [h.command for h in lineage(path)] == [command]
+    assert shlex.split(command)[-1] == "Bob's \"best\" weights.toml"
+    value = PositionValue("", components.base_digest, "balanced",
+                          {(2, e): np.zeros(1 + len(FEATURES)) for e in STOPS})
+    path = tmp_path / "v.toml"
+    path.write_text(value_toml(value, {}, command.replace("train_expert", "fit_value")), encoding="utf-8")
+    assert read_value(path).field == "balanced"
