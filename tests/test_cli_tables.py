@@ -122,6 +122,19 @@ def test_play_score_pad_headers_whole(columns):
         assert name in result.output
 
 
+def test_play_score_pad_for_machines_names_its_units():
+    """The score pad's numbers went to csv and json as the dataset names them: score lines bare, and a
+    win_share of 1.0 where every other table writes a share in % (win_pct) and points as *_points."""
+    result = run("play", "-p", 2, "--seed", 2, "-q", "--format", "json")
+    assert result.exit_code == 0, result.output
+    [seat0, seat1] = json.loads(result.stdout)["tables"][0]["data"]
+    assert {"colonies_points", "cards_points", "coins_points", "total_points", "win_share_pct"} <= set(seat0)
+    assert "win_share" not in seat0 and "total" not in seat0
+    assert sorted([seat0["win_share_pct"], seat1["win_share_pct"]]) == [0.0, 100.0]
+    frame = pd.read_csv(io.StringIO(run("play", "-p", 2, "--seed", 2, "-q", "--format", "csv").stdout))
+    assert frame["win_share_pct"].sum() == pytest.approx(100.0)
+
+
 def test_play_narrative_at_80_columns_wraps_between_phrases():
     """Each told line fits 80 columns; a wrapped line continues indented, never splitting a card's
     bracketed details or a word from its number ("for 4"), and a statue or medal is told once."""

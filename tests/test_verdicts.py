@@ -258,7 +258,7 @@ def test_a_played_game_s_score_pad_writes_numbers_and_its_provenance():
     doc = strict(CliRunner().invoke(app, [*command, "--format", "json"]).stdout)
     pad = doc["tables"][0]
     assert [row["policy"] for row in pad["data"]] == ["greedy", "random", "balanced"]
-    assert pad["schema"]["total"] == "integer" and sum(row["win_share"] for row in pad["data"]) == 1
+    assert pad["schema"]["total_points"] == "number" and sum(row["win_share_pct"] for row in pad["data"]) == 100
     assert doc["provenance"]["seed"] == 4 and doc["provenance"]["components"]["digest"]
 
 

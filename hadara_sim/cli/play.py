@@ -42,7 +42,9 @@ def score_pad(sheet: list[dict], names: list[str], numbers: bool = False) -> Tab
     table.data = pl.DataFrame([{"seat": row["seat"], "policy": names[row["seat"]],
                                 **{line: row[line] for line in (*SCORE_LINES, "total", "leftover_coins")},
                                 "win_share": row["win_share"]} for row in sheet])
-    table.units = None
+    # Each number with its unit, as every table for machines writes it (the closing table of simulate:
+    # total_points): the lines bare read as counts, and a win_share of 1.0 beside every other share in %.
+    table.units = {**dict.fromkeys((*SCORE_LINES, "total"), "points"), "win_share": "%"}
     return table
 
 
