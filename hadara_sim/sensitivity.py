@@ -22,6 +22,7 @@ takes it out.
 
 from __future__ import annotations
 
+import math
 from collections import defaultdict
 from dataclasses import dataclass, field
 
@@ -243,8 +244,10 @@ class FairSpread:
     @property
     def estimates_sd(self) -> float:
         """Spread of the fair value over the draws due to the estimates alone: the observed variance less
-        the games' noise in it (`noise_in_spread`), at least 0."""
-        return float(np.sqrt(max(0.0, self.observed_sd ** 2 - self.noise_in_spread)))
+        the games' noise in it (`noise_in_spread`), at least 0; nan with fewer than two crossings."""
+        excess = self.observed_sd ** 2 - self.noise_in_spread
+        # max(0.0, nan) is 0.0: with no spread to measure, the table said the estimates moved nothing
+        return float("nan") if math.isnan(excess) else float(np.sqrt(max(0.0, excess)))
 
     @property
     def sampling_se(self) -> float:

@@ -125,6 +125,18 @@ def test_the_fair_value_spread_separates_the_estimates_from_the_games_noise():
     assert spread.estimates_sd == pytest.approx(math.sqrt(np.var([2.8, 3.0, 3.4], ddof=1) - 0.04))
 
 
+def test_with_fewer_than_two_crossings_the_estimates_spread_is_not_known():
+    """No draw's fair value crossed (a small run, a flat curve): the spread of the estimates read 0.00,
+    as if the estimates moved nothing, where there was no spread to measure."""
+    from hadara_sim.sensitivity import FairDraw, FairSpread
+
+    none = [FairDraw(i, math.nan, math.nan, math.nan, False, [], [], {}) for i in (None, 1, 2)]
+    spread = FairSpread(none[0], none[1:], [2, 3, 4])
+    assert math.isnan(spread.estimates_sd) and math.isnan(spread.total_sd)
+    one = FairDraw(1, 3.0, 2.6, 3.4, False, [3], [3], {0: 0.2})
+    assert math.isnan(FairSpread(none[0], [one, none[2]], [2, 3, 4]).estimates_sd)
+
+
 def test_a_draw_s_per_deal_influences_give_its_cluster_robust_variance():
     """The crossing's per-deal influences sum in squares to the GLM's cluster-robust variance of the
     crossing (up to statsmodels' small-sample factor), on a planted curve."""
