@@ -162,7 +162,11 @@ def test_balance_sensitivity_fair_value_prints_every_draw_and_the_two_spreads():
     per_draw, summary = doc["tables"]
     assert [r["draw"] for r in per_draw["data"]] == [None, 1]
     assert {r["measure"] for r in summary["data"]} >= {"observed_sd", "noise_in_spread_sd", "estimates_sd",
-                                                       "sampling_se", "total_sd", "fair_share_4"}
+                                                       "sampling_se", "total_sd", "fair_share_4_pct"}
+    # the shares of the draws in %, named so: a bare fair_share_4 of 1.0 sat among values of culture
+    shares = [r["value"] for r in summary["data"] if r["measure"].endswith("_share_4_pct")]
+    assert len(shares) == 2 and all(v in (0.0, 100.0) for v in shares)
+    assert "a measure ending _pct is a share of the draws in %, the others are in culture" in summary["caption"]
     bad = CliRunner().invoke(app, ["balance", "sensitivity", "--fair-value", "3B.gold"])
     assert bad.exit_code == 2 and "expected a side and one of its values" in bad.output
     lower = CliRunner().invoke(app, ["balance", "sensitivity", "--fair-value", "3b.culture", "--dry-run"])

@@ -423,15 +423,19 @@ def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed
                  "games' noise: the fair value's standard error within one draw (from its 95% CI, root mean square "
                  "over the draws), what more games would shrink; more games cannot shrink the first. A whole value "
                  "is fair in a draw when its fitted win share has its 90% CI inside 1/P ± the margin (as `balance "
-                 "suggest` proposes)"),
+                 f"suggest` proposes). In csv and json: a measure ending _pct is a share of the draws in %, the "
+                 f"others are in {field_}"),
+        # One column holds both kinds of number, so each share's measure names its unit: fair_share_4 = 1.0
+        # stood among values of culture as if it were one.
         data=pl.DataFrame({"measure": ["given", "given_low", "given_high", "mean", "observed_sd", "noise_in_spread_sd",
-                                       "estimates_sd", "sampling_se", "total_sd", *[f"fair_share_{v}" for v in whole],
-                                       *[f"inside_share_{v}" for v in whole]],
+                                       "estimates_sd", "sampling_se", "total_sd",
+                                       *[f"fair_share_{v}_pct" for v in whole],
+                                       *[f"inside_share_{v}_pct" for v in whole]],
                            "value": [spread.given.value, spread.given.low, spread.given.high,
                                      float(np.mean(found)) if found else math.nan, spread.observed_sd,
                                      math.sqrt(spread.noise_in_spread), spread.estimates_sd,
-                                     spread.sampling_se, spread.total_sd, *[spread.share(v) for v in whole],
-                                     *[spread.share(v, inside=True) for v in whole]]}))
+                                     spread.sampling_se, spread.total_sd, *[100 * spread.share(v) for v in whole],
+                                     *[100 * spread.share(v, inside=True) for v in whole]]}))
     emit([per_draw, summary], fmt)
     took(start, quiet)
 
