@@ -386,3 +386,20 @@ def test_reports_read_a_results_directory_as_data_and_never_run_its_policy_code(
     assert not refused["imported"]
     assert trusted["code"] == 0, trusted["stderr"]
     assert trusted["imported"]
+
+
+@pytest.mark.parametrize("command, fixture", [(c, "four") for c in ("seats", "trajectory", "setup-cards", "purple")]
+                         + [(c, "grants") for c in ("purple", "seats")])
+def test_every_interval_written_for_machines_has_its_level_in_the_caption(command, fixture, request, tmp_path):
+    """csv and json carry each CI's bounds (ci_low_pct, win_high_pp, ...) and the caption, not the
+    terminal's "95% CI" headers: the first player's, the leader's, the running score's, the placebos' and
+    the owners' tables said no level (the sample-size sentence's "a 95% CI of ±1 pp" is not one)."""
+    import json
+
+    result = run("report", command, request.getfixturevalue(fixture), "--out", tmp_path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    for table in json.loads(result.stdout)["tables"]:
+        bounds = [c for c in table["schema"] if re.search(r"(^|_)(low|high)_(pct|pp|points)", c)
+                  and not c.startswith("size_")]
+        said = re.sub(r"a 95% CI of ±1 pp needs[^)]*\)", "", table["caption"] or "")
+        assert not bounds or "95%" in said, (table["title"], bounds)

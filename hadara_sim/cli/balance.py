@@ -64,7 +64,7 @@ def _sides_table(plan, sides) -> Table:
         ["side", "n deals", "win share", "95% CI", "vs 1/P", "TOST p", "q (TOST)", "verdict vs 1/P"],
         [[s.name, f"{v.n:,}", pct(s.win), pct_ci(s.low, s.high), pp(v.diff), pval(v.equiv_p),
           pval(v.q_equiv), v.text(s.games)] for s, v in zip(sides, verdicts)],
-        caption=(f"fair share 1/P = {100 / plan.players:.1f}%; win share CI: Wilson; the verdicts of `report "
+        caption=(f"fair share 1/P = {100 / plan.players:.1f}%; win share: 95% Wilson CI; the verdicts of `report "
                  f"setup-cards`: stronger / weaker = differs from 1/P ({correction_text(len(sides))}); "
                  f"{equivalence_caption(len(sides), plan.margin)}; undecided = neither, with about how many more "
                  f"deals holding the side would decide it with 80 % chance under the Holm correction (and the "

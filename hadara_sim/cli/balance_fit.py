@@ -221,7 +221,7 @@ def _tables(result, command: str) -> list[Table]:
             marked=[not v.startswith("fair") for v in table["after_verdict"].to_list()],
             caption=(f"both on the same fresh {plan.confirm_text()} (seed {result.best.seed}, "
                      f"round {result.best.number}: the round with the most cells fair); * = a side the set changes; "
-                     f"fair share 1/P; win share CI: Wilson; "
+                     f"fair share 1/P; win share: 95% Wilson CI; "
                      f"stronger / weaker: {correction_text(cells)}; {equivalence_caption(cells, plan.margin)} (every "
                      f"side at every player count: the set holds as a whole); undecided: with the more deals "
                      f"(--confirm-games) that would decide it with 80 % chance; marked = not fair after; {scope}"),

@@ -88,9 +88,9 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
                     f"{pooled_title(df, ['players', *others, *SETUP_SWEEPS])}",
                     ["players, card, side", "n (deals)", "win share", "95% CI", "1/P", "vs 1/P", "95% CI", "q",
                      "verdict vs 1/P", *relative, "mean score"], rows,
-                    caption="score test of the win share against 1/P; win share CI: Wilson; "
+                    caption="score test of the win share against 1/P; win share: 95% Wilson CI; "
                     + V.caption(bal.height, margin) + V.precision_caption(bal, games=info.get("deals"))
-                    + ("; relative: paired t-test over deals of the cell minus the average side of the same deal "
+                    + ("; relative: paired t-test over deals (95% CI) of the cell minus the average side of the same deal "
                        "and seat, its own correction over the table; " + provenance.field_line(info)
                        if experimental else "; " + provenance.field_line(info)),
                     marked=bal["significant"].to_list(), data=bal)]
@@ -134,7 +134,7 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
                             ["focus seat", "n (deals)", "win share", "95% CI", "1/P", "vs 1/P", "q", "verdict"],
                             [[lab(r), f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]),
                               pp(r["diff"]), pval(r["q"]), V.render(r, margin=margin)] for r in focus.to_dicts()],
-                            caption="Wilson CI, score test against 1/P; " + V.caption(focus.height, margin),
+                            caption="95% Wilson CI, score test against 1/P; " + V.caption(focus.height, margin),
                             marked=focus["significant"].to_list(), data=focus))
     return Section("setup-cards", "Setup cards", intro, [t for t in tables if t is not None], figures)
 
@@ -192,7 +192,7 @@ def _add_placebo(section: Section, df: pl.DataFrame, info: dict, fields: list[st
         ["effect", "placebo", *GRANT_COLUMNS], _grant_rows(placebo, group_label(["grant"]), control=True),
         caption="both are one more purple card (sets, discounts); the placebo is the average over the plain "
                 "purple cards of the epoch granted the same way, so this is the effect card's worth against "
-                "a typical plain purple card; paired t-test over deals; " + V.caption(placebo.height, margin)
+                "a typical plain purple card; paired t-test over deals, 95% CI; " + V.caption(placebo.height, margin)
                 + V.precision_caption(placebo, "win_needed", info.get("deals")),
         marked=placebo["win_significant"].to_list(), data=placebo, units=GRANT_UNITS))
     section.tables += _grant_robustness("Effect card vs the placebo", pairs, fields, margin)
@@ -204,7 +204,7 @@ def _add_placebo(section: Section, df: pl.DataFrame, info: dict, fields: list[st
             "The placebos among themselves: each plain purple card vs the mean of the plain cards of its epoch",
             ["plain card", *GRANT_COLUMNS], _grant_rows(spread, group_label(["grant"])),
             caption="the spread of the placebo: how much a plain card's own tracks and points matter; "
-                    "paired t-test over deals; " + V.caption(spread.height, margin),
+                    "paired t-test over deals, 95% CI; " + V.caption(spread.height, margin),
             marked=spread["win_significant"].to_list(), data=spread, units=GRANT_UNITS))
 
 
@@ -239,7 +239,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
             f"Experiment: granted seat vs the same seat under grants = '{grants['control'][0]}' (paired on deal)",
             ["granted" + (", " + ", ".join(column_name(c) for c in others) if others else ""), *GRANT_COLUMNS],
             _grant_rows(grants, label),
-            caption="paired t-test (scipy ttest_rel) over deals: same deal, same seat, same policies; "
+            caption="paired t-test (scipy ttest_rel) over deals, 95% CI: same deal, same seat, same policies; "
                     + V.caption(grants.height, margin)
                     + V.precision_caption(grants, "win_needed", info.get("deals")),
             marked=grants["win_significant"].to_list(), data=grants, units=GRANT_UNITS))
@@ -266,7 +266,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
             caption="OBSERVATIONAL: owners chose and kept the card; only games without grants; games owned: "
                     f"share of the {_games_of(owners)} in which some seat owns it, with its 95% Wilson CI "
                     "clustered on the deal (columns owned_low_pct and owned_high_pct of --format csv/json); "
-                    "paired t-test over deals of owner vs mean of the other seats; no row is marked",
+                    "paired t-test over deals (95% CI) of owner vs mean of the other seats; no row is marked",
             data=owners, units=OWNER_UNITS))
         split = "players" if "players" in owners.columns else None
         section.figures.append(("purple-owners", charts.forest_chart(
@@ -341,7 +341,7 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
                 "share has a 95% Wilson CI clustered on the deal (columns _low_pct and _high_pct of --format "
                 "csv/json): those of offered, bought, sold and in phase A are within "
                 f"{_widest(shown, ('offered', 'bought', 'sold', 'phase_a'))} here. Buyers - passers: win share of the buyer minus the mean of the seats of the same game "
-                "that could have bought it and did not, paired t-test over deals. Selection: only games with a "
+                "that could have bought it and did not, paired t-test over deals (95% CI). Selection: only games with a "
                 "buyer and a passer count (games compared, of the games in which it was bought). Adjusted for "
                 "policy: each seat's win share less its policy's mean at its player count, then buyers - passers "
                 "pooled over policies (the policy mix removed). What remains: buyers chose the card in the games "
@@ -361,7 +361,7 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
         caption="taken: share of the games in which some seat took the tile, 95% Wilson CI clustered on the deal "
                 "(as integrated's); the comparison counts only those games "
                 "(where a tile was not taken the results do not say whether it was dealt); integrated: share of its takers who integrated it; "
-                "paired t-test over deals; q: Benjamini-Hochberg over the tiles",
+                "paired t-test over deals, 95% CI; q: Benjamini-Hochberg over the tiles",
         marked=colonies["win_significant"].to_list(), data=colonies, units=TAKEN_UNITS))
     section.tables = [table for table in section.tables if table is not None]
     statues = K.statue_table(df, components)
@@ -374,7 +374,7 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
           pval(r["win_q"])] for r in statues.to_dicts()],
         caption="carved: share of the games in which some seat carved it; points side up: share of its carvings; "
                 "95% Wilson CIs clustered on the deal; a comparison needs a game in which one "
-                "seat carved it and another did not (– where none did); paired t-test over deals; "
+                "seat carved it and another did not (– where none did); paired t-test over deals, 95% CI; "
                 "q: Benjamini-Hochberg over the statues",
         marked=statues["win_significant"].fill_null(False).to_list(), data=statues, units=TAKEN_UNITS))
     _worth(section, df, components, info, top, margin)
@@ -389,7 +389,7 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
                         control=True),
             caption="a causal, relative contrast: the card against an average card of its kind, given the same way "
                     "and for free: it measures the card's content, not its worth at its price (seek - avoid does); "
-                    "paired t-test over deals; " + V.caption(grants.height, margin)
+                    "paired t-test over deals, 95% CI; " + V.caption(grants.height, margin)
                     + V.precision_caption(grants, "win_needed", info.get("deals")),
             marked=grants["win_significant"].to_list(), data=grants, units=GRANT_UNITS))
     else:
@@ -422,7 +422,7 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
                 "against the same seat of the same deal never buying it (avoid), every other seat the same; the "
                 "cost played is the card's cost for every seat; a relative contrast: ▲ = buying it when one can "
                 "beats never buying it (worth more than its price), ▼ = worth less, fair = level; paired t-test over "
-                "deals; " + V.caption(tab.height, margin),
+                "deals, 95% CI; " + V.caption(tab.height, margin),
         marked=shown["win_significant"].to_list(), data=tab, units=GRANT_UNITS))
     fair = W.fair_costs(pairs, components)
     if fair.height == 0:

@@ -142,7 +142,7 @@ def paired_table(title: str, first: str, a: str, b: str, tab: pl.DataFrame, labe
     rows = [[label(r), f"{r['n']:,}", pct(r[columns[0]]), pct(r[columns[1]]), pp(r["diff"]), pp_ci(r["low"], r["high"]),
              pval(r["q"]), V.render(r)] for r in tab.to_dicts()]
     return Table(title, [first, "n (deals)", a, b, "difference", "95% CI", "q", "verdict"], rows,
-                 caption="paired t-test over deals; " + V.caption(tab.height, margin)
+                 caption="paired t-test over deals, 95% CI; " + V.caption(tab.height, margin)
                  + V.precision_caption(tab, games=games),
                  marked=tab["significant"].to_list(), data=tab)
 
@@ -174,7 +174,7 @@ def robustness_table(what: str, first: str, tab: pl.DataFrame | None, label) -> 
                          "decided alike; verdicts differ = two fields decided differently; undecided under a field "
                          "= neither; sizes across fields = the smallest and largest effect. Second level, the "
                          "interaction test: every field plays the same deals, so per deal the effect under a field "
-                         "minus the effect under the first field, paired t-test over deals (scipy ttest_rel) and "
+                         "minus the effect under the first field, paired t-test over deals (scipy ttest_rel; 95% CI) and "
                          "paired TOST within the margin; robust = that difference is equivalent to zero; depends on "
                          "the bots = it differs from zero (and is not equivalent); undecided = neither, more deals "
                          f"needed; both corrected by Holm over the {tab.height} row{'s' * (tab.height != 1)} of this "
@@ -201,7 +201,7 @@ def ladder_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Tabl
                  f"{counts['still moving']} still moving, {counts['undecided']} undecided "
                  f"(ladder, in the order swept: {' < '.join(names)})", columns, rows,
                  caption="every field plays the same deals: per deal, the effect under a field minus the effect "
-                         "under the field before it, paired t-test over deals (scipy ttest_rel) and paired TOST within "
+                         "under the field before it, paired t-test over deals (scipy ttest_rel; 95% CI) and paired TOST within "
                          "the margin, each corrected by Holm over the steps of this table; settled = the last step "
                          "(to the strongest field) is equivalent to zero; still moving = it differs from zero (the "
                          "verdict may change again with stronger bots); undecided = neither, with about how many "
@@ -291,7 +291,7 @@ def seats(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
              pp(r["diff"]), pval(r["q"]), V.render(r, margin=margin)] for r in st.to_dicts()]
     t1 = Table(f"Win share by seat{note}",
                ["seat", "n (deals)", "win share", "95% CI", "fair 1/P", "vs fair", "q", "verdict"], rows,
-               caption="Wilson CI (statsmodels); score test against 1/P; " + V.caption(st.height, margin)
+               caption="95% Wilson CI (statsmodels); score test against 1/P; " + V.caption(st.height, margin)
                        + V.precision_caption(st, games=info.get("deals")), marked=st["significant"].to_list(),
                data=st)
     fp = first_player_rates(df, margin)
@@ -302,7 +302,7 @@ def seats(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
     t2 = Table("Win share of the first player of each epoch",
                ["first player in", "games", "n (deals)", "win share", "95% CI", "fair 1/P", "vs fair", "q",
                 "verdict"], rows2,
-               caption="the seat that was first player in the epoch (one per game); Wilson CI; "
+               caption="the seat that was first player in the epoch (one per game); 95% Wilson CI; "
                        + V.caption(fp.height, margin), marked=fp["significant"].to_list(), data=fp)
     fig = charts.winrate_chart(st, label, info, "seat")
     intro = ("Seat and turn-order effects: the win share of each seat and of each epoch's first player, against "
@@ -377,13 +377,13 @@ def trajectory(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
     t1 = Table(f"Mean running score by {by_text(by)}",
                [by_text(by), "n (deals)", *[x for e in (1, 2, 3) for x in
                                             (f"after epoch {names[e]}" if e < 3 else "final", "95% CI")]],
-               rows, caption="points as if the game ended at the end of the epoch", data=running, units=POINTS)
+               rows, caption="points as if the game ended at the end of the epoch; 95% t CI over deals", data=running, units=POINTS)
     lrows = [[str(r["players"]), f"epoch {names[r['epoch']]}", f"{r['n']:,}", pct(r["mean"]),
               pct_ci(r["ci_low"], r["ci_high"]), pct(r["fair"]), pval(r["p"])] for r in leaders.to_dicts()]
     t2 = Table("How often the leader after an epoch goes on to win",
                ["players", "leader after", "n (deals)", "leader's win share", "95% CI", "chance", "p"], lrows,
                caption="leader's win share: the win share of the seat(s) with the highest running total "
-                       "(1 = the leader won alone); chance = leaders / players; p against chance",
+                       "(1 = the leader won alone), 95% Wilson CI; chance = leaders / players; p against chance",
                # leader_wins' `fair` is chance, not 1/P: as fair_pct a reader took it for the fair share
                data=leaders.rename({"fair": "chance"}))
     fig = charts.trajectory_chart(running, leaders, by, label, info, by_text(by))
