@@ -122,6 +122,7 @@ def test_the_policies_sides_command_prints_the_table_with_its_evidence(monkeypat
     # why each side: found by play where its interval clears zero, else the tuned entry kept
     assert rows[3]["because"] == "B above A" and all(
         r["because"] == "undecided: tuned entry kept" for r in rows.values() if r["diff_low_pp"] < 0 < r["diff_high_pp"])
+    assert "(95% t interval)" in table["caption"]  # the bounds' level, which json has no header to carry
     refused = CliRunner().invoke(app, ["policies", "sides", "--policy", "greedy"])
     assert refused.exit_code == 2 and "no side_choice parameter" in refused.output
 

@@ -216,7 +216,7 @@ def sides(
         grids.append(Table(f"{policy}, {p} players: side per setup card, found by play on {c.digest}",
                            ["card", "side", "because", "n (deals, at most)", "B - A (pp)", "95% CI"], rows,
                            caption=f"relative contrast: the holder's win share on side B minus on side A, paired "
-                                   f"on up to {trial.deals} deals per card (t interval), every other seat on the "
+                                   f"on up to {trial.deals} deals per card (95% t interval), every other seat on the "
                                    f"table; {trial.rounds} round(s) until the table repeated. An interval across "
                                    "zero keeps the tuned entry (valuation: the planner's own).",
                            data=pl.DataFrame({"players": [p] * 5, "card": list(range(1, 6)),
