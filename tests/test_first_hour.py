@@ -124,7 +124,7 @@ def test_curve_draws_the_surface_of_two_swept_keys_and_says_what_makes_a_sweep(t
     flat.write_text('players = 2\npolicies = ["greedy"]\ngames = 10\nchunk = 10\n')
     simulate(flat, out=tmp_path / "flat", jobs=1)
     none = runner.invoke(app, ["report", "curve", str(tmp_path / "flat")], env={"COLUMNS": "300"})
-    assert none.exit_code == 2 and "scenarios/3b-culture-coins.toml" in none.output
+    assert none.exit_code == 2 and "`hadara-sim simulate 3b-culture-coins`" in " ".join(none.output.split())
 
 
 def simulated(tmp_path, name: str, scenario: str) -> str:

@@ -172,7 +172,7 @@ def test_only_component_values_are_curve_keys():
     assert curve_keys(df.drop(COLUMN), [{"index": 0, "sweep": {"players": 4, "setup.card": 1}}]) == []
 
 
-def test_a_run_without_a_swept_component_value_has_no_curve_and_is_told_which_run_makes_one(tmp_path):
+def test_a_run_without_a_swept_component_value_has_no_curve_and_is_told_which_run_makes_one(tmp_path, monkeypatch):
     """A setup grid over players and setup.card, even with the rows chosen as its hint used to ask."""
     from typer.testing import CliRunner
 
@@ -188,7 +188,19 @@ def test_a_run_without_a_swept_component_value_has_no_curve_and_is_told_which_ru
     for where in ([], ["--where", "seat=0"], ["--key", "setup.card"]):
         result = CliRunner().invoke(app, ["report", "curve", str(grid), *where, "--out", str(tmp_path / "charts")])
         clean_failure(result, 2, "no component value is swept in this dataset (it sweeps players, setup.card:",
-                      "`simulate scenarios/3b-culture-coins.toml` (two keys, a surface)")
+                      "`hadara-sim simulate 3b-culture-coins` (two keys, a surface)")
+    # each command it names runs as printed, from any folder (`simulate scenarios/...` named no program and
+    # found no file outside the project's folder)
+    import re
+    import shlex
+
+    monkeypatch.chdir(tmp_path)
+    hints = re.findall(r"`(hadara-sim simulate [^`]+)`", " ".join(result.output.split()))
+    assert len(hints) == 2
+    for hinted in hints:
+        program, *args = shlex.split(hinted)
+        dry = CliRunner().invoke(app, [*args, "--dry-run", "--out", str(tmp_path / "r")])
+        assert program == "hadara-sim" and dry.exit_code == 0 and "dry run" in dry.output, (hinted, dry.output)
 
 
 def test_a_curve_of_one_key_of_two_says_what_it_pooled_over():

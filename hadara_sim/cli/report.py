@@ -12,6 +12,7 @@ import typer
 from rich.markup import escape
 from .common import (FORMAT_OPTION, MARGIN_OPTION, check_format, console, emit, err_console, fail, not_nan,
                      writable_folder)
+from .limits import program
 
 app = typer.Typer(help="Reports over a results directory: win rates, score breakdowns, setup-card and "
                        "purple-effect balance, score trajectories, and an HTML summary; every rate with its "
@@ -304,9 +305,11 @@ def curve(results: Path = RESULTS,
             raise ReportError("no component value is swept in this dataset"
                               + (f" (it sweeps {', '.join(swept)}: settings to choose among, not a number of the "
                                  "component set, and their own reports compare them)" if swept else "")
-                              + ": a curve needs a run whose scenario sweeps a component value, e.g. "
-                              "`simulate scenarios/balance-fix.toml` (one key) or "
-                              "`simulate scenarios/3b-culture-coins.toml` (two keys, a surface)")
+                              # whole commands, by the shipped scenarios' names: `simulate scenarios/...` ran
+                              # neither without the program nor outside the project's folder
+                              + f": a curve needs a run whose scenario sweeps a component value, e.g. "
+                              f"`{program()} simulate balance-fix` (one key) or "
+                              f"`{program()} simulate 3b-culture-coins` (two keys, a surface)")
         for k in key or []:
             if k not in keys:
                 close = difflib.get_close_matches(k, keys, n=1)
