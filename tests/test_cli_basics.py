@@ -243,6 +243,27 @@ def test_the_hint_to_validate_a_broken_set_runs_as_printed(tmp_path):
     assert again.exit_code == 2 and "cards.csv:" in again.output and "unexpected extra" not in again.output
 
 
+def test_the_cards_table_names_the_effects_command_as_the_program_was_started(tmp_path, monkeypatch):
+    """After `make demo` nothing is on PATH: "effects are explained by: hadara-sim components effects" did
+    not run as printed; it names the program as started, as the other printed commands do."""
+    import json
+    import shlex
+    import sys
+
+    script = tmp_path / ".venv" / "bin" / "hadara-sim"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [str(script), "components", "show"])
+    monkeypatch.setenv("PATH", "/usr/bin")
+    result = run("components", "show", "--epoch", "1", "--colour", "purple", "--format", "json")
+    assert result.exit_code == 0, result.output
+    caption = json.loads(result.stdout)["tables"][0]["caption"]
+    assert shlex.split(caption.split("effects are explained by: ")[1]) == [".venv/bin/hadara-sim", "components",
+                                                                           "effects"]
+
+
 def test_validate_missing_directory(tmp_path):
     """A path that is not a component directory exits 2 with a message."""
     result = run("components", "validate", tmp_path / "nowhere")

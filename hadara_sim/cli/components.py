@@ -11,6 +11,7 @@ from rich.markup import escape
 from ..constants import COLOURS, TRACKS
 from ..report.table import Table, styled
 from .common import COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit, fail
+from .limits import program
 
 app = typer.Typer(help="Validate and show component sets (cards, colonies, setup cards, board).",
                   no_args_is_help=True)
@@ -78,8 +79,9 @@ def show(
         which = ", ".join(filter(None, [f"epoch {epoch}" if epoch else "", colour or ""]))
         table = Table(f"Epoch cards{f' ({which})' if which else ''}",
                       ["id", "epoch", "colour", "adv", "cost", "points", *TRACKS, "effect"], [],
+                      # the program as started, as every printed command: after `make demo` no hadara-sim is on PATH
                       caption="adv: * = advanced game only; bold = exact (printed), dim = estimated; "
-                              "effects are explained by: hadara-sim components effects")
+                              f"effects are explained by: {program()} components effects")
         numbers = []
         card_columns = {"cost": "cost_coins", "points": "points", **{t: t for t in TRACKS}, "effect": "effect"}
         for card in c.cards:
