@@ -77,6 +77,22 @@ def test_the_fair_cost_table_writes_its_slope_in_pp_per_coin(components, monkeyp
     assert out["slope_per_coin_pp"][0] == pytest.approx(-2.0, abs=0.6)
 
 
+def test_a_gap_whose_interval_holds_the_printed_cost_is_not_called_worth_more(components, monkeypatch):
+    """The caption said "fair - printed above 0: the card is worth more than it costs" of every row, also
+    of a card level at its price whose point estimate sat a little above it; it says which rows show it."""
+    from hadara_sim.report.component_sections import _worth
+    from hadara_sim.report.sections import Section
+
+    printed = components.cards[components.card_index["II-B-02"]].cost
+    monkeypatch.setattr(W, "restricted_pairs", lambda df: planted(printed, printed))
+    section = Section("cards", "cards", "")
+    _worth(section, pl.DataFrame(), components, {"scenario": "worth"}, 5, 0.02)
+    [fair] = [t for t in section.tables if "fair cost" in t.title]
+    assert fair.marked == [False]  # level at its price: the CI holds the printed cost
+    assert "the card is worth more than it costs" not in fair.caption
+    assert "only where the 95% CI excludes the printed cost (marked)" in fair.caption
+
+
 SCENARIO = """
     name = "worth"
     players = 2

@@ -438,7 +438,8 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
           num(r["gap"], 1, sign=True), num(100 * r["slope"], 1, sign=True)] for r in shown.to_dicts()],
         caption="fair cost: where the line fitted to seek - avoid over the swept costs meets zero (seeking and "
                 "avoiding level), 95% CI by the delta method, cluster-robust by deal (the fit of `report curve`); "
-                "fair - printed above 0: the card is worth more than it costs; no crossing where the slope is not "
+                "fair - printed above 0: the fitted line puts the card's worth above its cost, shown beyond the "
+                "noise only where the 95% CI excludes the printed cost (marked); no crossing where the slope is not "
                 "significant; holds for the policy field played",
         marked=[bool(lo > p or hi < p) for lo, hi, p in zip(shown["fair_low"].fill_nan(None).fill_null(-1e9),
                                                               shown["fair_high"].fill_nan(None).fill_null(1e9),
