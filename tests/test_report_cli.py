@@ -403,3 +403,22 @@ def test_every_interval_written_for_machines_has_its_level_in_the_caption(comman
                   and not c.startswith("size_")]
         said = re.sub(r"a 95% CI of ±1 pp needs[^)]*\)", "", table["caption"] or "")
         assert not bounds or "95%" in said, (table["title"], bounds)
+
+
+def test_the_first_player_s_win_share_is_observational(real_run, tmp_path):
+    """The first player holds the setup card of lowest initiative, as dealt: the summary listed its
+    verdicts among the experiments ("causal for the policies played"), though they mix the turn order
+    with that card."""
+    import json
+
+    from hadara_sim.report.html import _design
+    from hadara_sim.report.sections import seats
+    from hadara_sim.report.dataset import load_dataset
+
+    result = run("report", "seats", real_run, "--out", tmp_path, "--format", "json")
+    first = next(t for t in json.loads(result.stdout)["tables"] if t["title"].startswith("Win share of the first"))
+    assert first["data"] and {r["design"] for r in first["data"]} == {"observational"}
+    assert "setup card of lowest initiative" in first["caption"]
+    df, info = load_dataset(real_run)
+    table = next(t for t in seats(df, info).tables if t.title.startswith("Win share of the first"))
+    assert _design(table) == "observational"

@@ -302,8 +302,12 @@ def seats(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
     t2 = Table("Win share of the first player of each epoch",
                ["first player in", "games", "n (deals)", "win share", "95% CI", "fair 1/P", "vs fair", "q",
                 "verdict"], rows2,
-               caption="the seat that was first player in the epoch (one per game); 95% Wilson CI; "
-                       + V.caption(fp.height, margin), marked=fp["significant"].to_list(), data=fp)
+               caption="the seat that was first player in the epoch (one per game); observational: the first "
+                       "player is the holder of the setup card of lowest initiative (of epoch II the second lowest), "
+                       "decided by the deal, so this mixes the turn order with that card and its side; "
+                       "95% Wilson CI; " + V.caption(fp.height, margin), marked=fp["significant"].to_list(),
+               # the summary lists a table without a design as an experiment ("causal for the policies played")
+               data=fp.with_columns(pl.lit("observational").alias("design")))
     fig = charts.winrate_chart(st, label, info, "seat")
     intro = ("Seat and turn-order effects: the win share of each seat and of each epoch's first player, against "
              "1/P. With the same policy on every seat (scenarios/seats.toml) every difference is the seat's. "
