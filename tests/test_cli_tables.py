@@ -316,6 +316,11 @@ def test_the_ladder_in_a_machine_format_writes_numbers():
     pairs = doc["tables"][0]["data"]
     assert {(r["policy"], r["opponent"]) for r in pairs} == {("greedy", "random"), ("random", "greedy")}
     assert all(isinstance(r[k], (int, float)) for r in pairs for k in ("win_pct", "ci_low_pct", "ci_high_pct", "q"))
+    # the caption's mean and win pts, which only the terminal had: each row policy's, beside its pairs
+    for r in pairs:
+        assert r["row_mean_pct"] == pytest.approx(r["win_pct"])  # one opponent: its mean is that pair's
+        assert r["win_points"] is None or 50 < r["win_points"] < 300
+    assert "row_mean_pct" in doc["tables"][0]["caption"]
     # the ratings' log-odds went out as bare rating, se, low and high, where report ratings names the unit
     ratings = doc["tables"][1]["data"]
     assert {"rating_logodds", "se_logodds", "low_logodds", "high_logodds"} <= set(ratings[0])

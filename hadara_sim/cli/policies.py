@@ -134,14 +134,21 @@ def ladder(
     grids = []
     for p in players:
         sub = frame.filter(frame["players"] == p)
+        row_mean = sub.group_by("policy").agg(pl.col("win_rate").mean().alias("row_mean"))
+        won_points = (sub.select("policy", "winning_scores").explode("winning_scores").drop_nulls()
+                      .group_by("policy").agg(pl.col("winning_scores").cast(pl.Float64).mean().alias("win_points")))
         table = Table(f"{p} players: % of the wins that went to the row policy against the column policy, "
                       f"with its 95% CI ({games} games per pair)", ["", *names, "mean", "win pts"], [],
                       caption="[95% Wilson interval]. green: above even, red: below, after Holm "
                               "correction over the pairs of the player count (q < 0.05). mean: the row's mean win %. "
-                              "win pts: the row's mean total in the games it won.",
-                      # csv and json: a row per pair with its numbers (the matrix's cells were text, "10 [2, 40]")
+                              "win pts: the row's mean total in the games it won. In csv and json a row per pair, "
+                              "with the row policy's mean (row_mean_pct) and win pts (win_points).",
+                      # csv and json: a row per pair with its numbers (the matrix's cells were text, "10 [2, 40]");
+                      # the caption's mean and win pts were in the terminal alone
                       data=sub.select("policy", "opponent", "games", pl.col("win_rate").alias("win"),
-                                      "ci_low", "ci_high", "q"))
+                                      "ci_low", "ci_high", "q")
+                      .join(row_mean, on="policy", how="left").join(won_points, on="policy", how="left"),
+                      units={"row_mean": "%"})
         for a in names:
             cells, rates = [], []
             for b in names:
