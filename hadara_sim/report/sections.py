@@ -303,8 +303,9 @@ def seats(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
                ["first player in", "games", "n (deals)", "win share", "95% CI", "fair 1/P", "vs fair", "q",
                 "verdict"], rows2,
                caption="the seat that was first player in the epoch (one per game); observational: the first "
-                       "player is the holder of the setup card of lowest initiative (of epoch II the second lowest), "
-                       "decided by the deal, so this mixes the turn order with that card and its side; "
+                       "player is the holder of the lowest initiative in epoch I, the second lowest in II, the third in III "
+                       "(at 2 players the lower in I and III), decided by the deal, so this mixes the turn order with "
+                       "that setup card and its side; "
                        "95% Wilson CI; " + V.caption(fp.height, margin), marked=fp["significant"].to_list(),
                # the summary lists a table without a design as an experiment ("causal for the policies played")
                data=fp.with_columns(pl.lit("observational").alias("design")))
