@@ -418,7 +418,7 @@ def test_the_first_player_s_win_share_is_observational(real_run, tmp_path):
     result = run("report", "seats", real_run, "--out", tmp_path, "--format", "json")
     first = next(t for t in json.loads(result.stdout)["tables"] if t["title"].startswith("Win share of the first"))
     assert first["data"] and {r["design"] for r in first["data"]} == {"observational"}
-    assert "setup card of lowest initiative" in first["caption"]
+    assert "lowest initiative in epoch I, the second lowest in II, the third in III" in first["caption"]
     df, info = load_dataset(real_run)
     table = next(t for t in seats(df, info).tables if t.title.startswith("Win share of the first"))
     assert _design(table) == "observational"
