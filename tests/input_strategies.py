@@ -32,12 +32,19 @@ NAMES = ["ok", "../../escaped", "/abs/olute", "", ".", "..", "a" * 300, "a/b", "
 # TOML's own kinds of value beyond JSON's: a date, a time, a date and time (with or without its zone)
 toml_times = st.one_of(st.dates(), st.times(), st.datetimes(),
                        st.datetimes(timezones=st.just(timezone.utc)))
-junk = st.recursive(
-    st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.integers(-3, 8),
-              st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12), st.sampled_from(NAMES),
-              toml_times),
-    lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
-    max_leaves=8)
+
+
+def _junk(*more):
+    """Values of every kind, nested: JSON's, and `more`."""
+    return st.recursive(
+        st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20), st.integers(-3, 8),
+                  st.floats(allow_nan=True, allow_infinity=True), st.text(max_size=12), st.sampled_from(NAMES), *more),
+        lambda inner: st.one_of(st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=6), inner, max_size=3)),
+        max_leaves=8)
+
+
+junk = _junk(toml_times)  # what a TOML file or --set can hold
+json_junk = _junk()  # what a JSON file can hold (metadata.json, a side-trial cache file)
 number = st.one_of(st.floats(-5, 5), st.integers(-3, 12), st.floats(allow_nan=True, allow_infinity=True),
                    st.floats(-1e300, 1e300), junk)
 params = st.dictionaries(st.sampled_from(GREEDY_PARAMS + ["nonsense"]),
@@ -310,9 +317,9 @@ def results_edits(draw) -> list[tuple]:
     """Edits to a finished two-chunk run: metadata keys changed or removed, parts truncated,
     swapped, renamed or copied in from another run, stray files."""
     kinds = st.one_of(
-        st.tuples(st.just("meta_set"), st.sampled_from(META_KEYS), junk),
+        st.tuples(st.just("meta_set"), st.sampled_from(META_KEYS), json_junk),
         st.tuples(st.just("meta_del"), st.sampled_from(META_KEYS)),
-        st.tuples(st.just("combo_set"), st.sampled_from(["index", "sweep"]), junk),
+        st.tuples(st.just("combo_set"), st.sampled_from(["index", "sweep"]), json_junk),
         st.tuples(st.just("meta_text"), st.sampled_from(["", "{", "[]", "null", '{"schema_version": 1}', "\ufeff{}"])),
         st.tuples(st.just("truncate"), st.sampled_from(PARTS), st.floats(0, 1)),
         st.tuples(st.just("swap"),),
@@ -650,8 +657,8 @@ TRIAL = {"players": 2, "sides": [1, 0, 1, -1, -1], "effect": [0.01, -0.02, 0.05,
          "low": [-0.01, -0.04, 0.03, -0.02, -0.02], "high": [0.03, 0.0, 0.07, 0.02, 0.02], "deals": 1000, "rounds": 3}
 SPECIAL_FILES = ["dev_zero", "fifo", "folder", "huge", "dangling", "dev_null"]
 cache_files = st.one_of(
-    st.tuples(st.just("value"), st.sampled_from(sorted(TRIAL)), st.one_of(junk, st.just("1e400"))),
-    st.tuples(st.just("json"), st.dictionaries(st.sampled_from([*TRIAL, "inputs", "x"]), junk, max_size=8)),
+    st.tuples(st.just("value"), st.sampled_from(sorted(TRIAL)), st.one_of(json_junk, st.just("1e400"))),
+    st.tuples(st.just("json"), st.dictionaries(st.sampled_from([*TRIAL, "inputs", "x"]), json_junk, max_size=8)),
     st.tuples(st.just("text"), st.sampled_from(["", "{", "null", "[]", "\ufeff{}", "[" * 100000, '{"deals": 1e400}'])),
     st.tuples(st.just("bytes"), st.binary(max_size=64)),
     st.tuples(st.just("special"), st.sampled_from(SPECIAL_FILES)),
