@@ -214,6 +214,7 @@ def test_a_command_imports_only_its_own_group():
     assert "hadara_sim.cli.simulate" in modules, modules
     ours = {m for m in modules if m.startswith("hadara_sim.")}
     assert ours <= {"hadara_sim.cli", "hadara_sim.cli.simulate", "hadara_sim.cli.common", "hadara_sim.cli.limits",
+                    "hadara_sim.cli.invocation",
                     "hadara_sim.process", "hadara_sim.report", "hadara_sim.report.table",
                     "hadara_sim.signals", "hadara_sim.constants"}, ours
     # signals: the Ctrl-C the command line remembers (stdlib only); constants: MAX_GAMES (no imports)
@@ -234,7 +235,7 @@ def test_a_mistyped_group_gets_a_did_you_mean():
 def test_the_resume_hint_names_the_program_as_it_was_started(tmp_path, monkeypatch):
     """After `make demo` nothing is on PATH: the command printed to resume is `.venv/bin/hadara-sim ...`,
     which works as printed; on PATH it is plain `hadara-sim`."""
-    from hadara_sim.cli.limits import program, resume_command
+    from hadara_sim.cli.invocation import program, resume_command
 
     script = tmp_path / ".venv" / "bin" / "hadara-sim"
     script.parent.mkdir(parents=True)
@@ -252,7 +253,7 @@ def test_the_resume_hint_names_the_program_as_it_was_started(tmp_path, monkeypat
 def test_the_resume_hint_resumes_a_run_started_with_overwrite(monkeypatch):
     """An interrupted `simulate --overwrite` printed itself with --overwrite, which cleared the chunks
     it had completed and played them all again: the printed command resumes instead."""
-    from hadara_sim.cli.limits import resume_command
+    from hadara_sim.cli.invocation import resume_command
 
     monkeypatch.setattr(sys, "argv", ["hadara-sim", "simulate", "default", "--overwrite", "--out", "r"])
     assert resume_command() == "hadara-sim simulate default --out r"

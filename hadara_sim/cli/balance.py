@@ -153,7 +153,7 @@ def check_command(players: int, policy: str, margin: float, seed: int, component
     """The `balance check` that confirms what `suggest` wrote to OUT/fix.toml (FILE without --out) on
     new deals: `balance check` alone played the set without the change. The program as started (as
     every printed hint names it): after `make demo` a plain `hadara-sim` is on no PATH."""
-    from .limits import program
+    from .invocation import program
 
     fix = shlex.quote(str(out / "fix.toml")) if out is not None else "FILE"
     return " ".join([f"{program()} balance check", f"--players {players}", f"--policy {shlex.quote(policy)}",

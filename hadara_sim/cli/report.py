@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from .common import (FORMAT_OPTION, MARGIN_OPTION, check_format, console, emit, err_console, fail, not_nan,
                      writable_folder)
-from .limits import program
+from .invocation import program
 
 app = typer.Typer(help="Reports over a results directory: win rates, score breakdowns, setup-card and "
                        "purple-effect balance, score trajectories, and an HTML summary; every rate with its "

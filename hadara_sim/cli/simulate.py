@@ -18,7 +18,8 @@ from ..constants import MAX_GAMES, MAX_SEED
 from ..process import BACKENDS
 from ..report.table import Table
 from .common import FORMAT_OPTION, check_format, components_or_exit, console, emit, err_console, fail
-from .limits import jobs_or_exit, resume_command
+from .invocation import resume_command
+from .limits import jobs_or_exit
 
 
 def register(app: typer.Typer):
@@ -213,7 +214,7 @@ def combination_words(label: str) -> str:
 
 def next_report(sc, out: Path) -> str:
     """The report that reads this run's design (its sweep, set-up grid or seating), as a command to type."""
-    from .limits import program
+    from .invocation import program
 
     command = f"{program()} report {{}} {shlex.quote(str(out))}"
     sweep = sc.sweep

@@ -1,0 +1,32 @@
+"""How this process was started: the program's name as the shell would run it, and the command line
+that resumes it. Every printed hint names the program this way; nothing here imports the rest of the
+command line, so any of its modules can."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+
+
+def program() -> str:
+    """This program as the shell would run it: `hadara-sim` where the shell finds this very script on
+    PATH, else the path it was started by (`.venv/bin/hadara-sim` after `make demo`, which puts nothing
+    on PATH)."""
+    started = sys.argv[0]
+    if os.path.basename(started) != "hadara-sim":  # python -m, a test's runner: the name is all we know
+        return "hadara-sim"
+    found = shutil.which("hadara-sim")
+    if found and os.path.realpath(found) == os.path.realpath(started):
+        return "hadara-sim"
+    path = os.path.abspath(started)
+    relative = os.path.relpath(path)
+    return relative if not relative.startswith("..") else path
+
+
+def resume_command() -> str:
+    """The command line of this process, to run again after an interruption."""
+    # --overwrite again would clear the chunks this process completed and play them all anew: once it has
+    # started, the directory holds this run, which the command without it resumes.
+    return " ".join(shlex.quote(a) for a in [program(), *(a for a in sys.argv[1:] if a != "--overwrite")])
