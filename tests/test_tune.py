@@ -146,3 +146,13 @@ def test_the_held_out_check_is_written_as_numbers_in_csv_and_json():
     assert_machine_numbers(csv.stdout)
     row = json.loads(CliRunner().invoke(app, [*args, "--format", "json"]).stdout)["tables"][0]["data"][0]
     assert row["games"] == 10 and row["win_low_pct"] <= row["win_pct"] <= row["win_high_pct"]
+
+
+@pytest.mark.parametrize("trials, games", [(10**20, 500), (10**9, 10**6)])
+def test_tune_refuses_a_run_longer_than_any_run_plays(trials, games, tmp_path):
+    """--trials 10**20 was taken and ran behind its progress bar without end; each option within its range
+    but their product past the most games a run plays is refused too, before any game and any file."""
+    result = CliRunner().invoke(app, ["policies", "tune", "greedy", "--trials", str(trials), "--games", str(games),
+                                      "--out", str(tmp_path / "w.toml")], env={"COLUMNS": "200"})
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output and ("--trials" in result.output) and not (tmp_path / "w.toml").exists()

@@ -244,7 +244,7 @@ def tune(
                                             "with its starting parameters."),
     players: list[int] = typer.Option([2], "--players", "-p", min=2, max=5, help="Player counts, repeatable."),
     advanced: bool = typer.Option(False, "--advanced", help="Advanced game (setup sides)."),
-    trials: int = typer.Option(30, "--trials", min=1, help="Candidates to try (optuna TPE)."),
+    trials: int = typer.Option(30, "--trials", min=1, max=MAX_GAMES, help="Candidates to try (optuna TPE)."),
     games: int = typer.Option(500, "--games", "-n", min=2, max=MAX_GAMES,
                               help="Training games per candidate, opponent and player count (same deals "
                                    "for every candidate)."),
@@ -270,6 +270,11 @@ def tune(
     from ..tune import tune as run_tune
 
     fmt = check_format(fmt)
+    total = trials * games * len(opponent) * len(players) + validation_games * len(players)
+    if total > MAX_GAMES:  # each option within its range, their product an endless run behind a progress bar
+        fail(f"--trials {trials:,} x --games {games:,} x {len(opponent)} opponent field(s) x {len(players)} player "
+             f"count(s) is {total:,} games in all, more than any run plays ({MAX_GAMES:,}); give fewer --trials "
+             "or --games")
     if out is not None:
         writable_file(out)
     c = components_or_exit(components)
