@@ -12,10 +12,11 @@ fair (its 90% CI inside 1/P ± margin, the TOST criterion: `report.verdict.of_fi
 one whose fit lies inside the margin but whose CI reaches past it is short of deals, with the
 `--curve-games` that would decide it. The suggestion is
 the candidate with the smallest worth of change, `coins + 2.5 x income + military + culture + food`
-(the measure the default set's setup cards were built with, see docs/components.md). When no single
-change is fair, the two values whose curves move the win share most per unit of worth are swept
-together, and the fair whole pair of their surface (report/surface.py) with the smallest worth is
-proposed instead.
+(the measure the default set's setup cards were built with, see docs/components.md); when that is the
+current value (a curve finds the side fair as it is), nothing is proposed. When no single change is
+fair, the two values whose curves move the win share most per unit of worth are swept together, and
+the fair whole pair of their surface (report/surface.py) with the smallest worth is proposed instead
+(nothing, again, when that pair is the current one).
 """
 
 from __future__ import annotations
@@ -98,6 +99,12 @@ class Candidate:
         return math.inf if self.value is None else abs(self.value - self.current) * WORTH[self.field]
 
     @property
+    def changes(self) -> bool:
+        """The whole value found differs from the current one: a fit that finds the current value fair
+        changes nothing, and is never proposed."""
+        return self.value is not None and self.value != self.current
+
+    @property
     def fair(self) -> bool:
         """The proposed value is shown fair (its fit's 90% CI inside 1/P ± margin)."""
         return self.judged is not None and self.judged.equivalent
@@ -141,7 +148,19 @@ class Suggestion:
     @property
     def best(self) -> Candidate | None:
         """The fair candidate with the smallest worth of change; without one, the undecided candidate
-        (fair by its fit, short of deals) of the smallest worth; None when neither exists."""
+        (fair by its fit, short of deals) of the smallest worth; None when neither exists, or when that
+        candidate keeps the current value (`as_is`): proposed, "culture 5 → 5" went into fix.toml."""
+        cheapest = self._cheapest()
+        return cheapest if cheapest is not None and cheapest.changes else None
+
+    @property
+    def as_is(self) -> Candidate | None:
+        """The candidate whose curve finds the current value fair (or fair by its fit, short of deals)
+        when no change is cheaper, as none is: nothing to change, so nothing proposed; None otherwise."""
+        cheapest = self._cheapest()
+        return cheapest if cheapest is not None and not cheapest.changes else None
+
+    def _cheapest(self) -> Candidate | None:
         for group in ([c for c in self.candidates if c.fair], [c for c in self.candidates if c.undecided]):
             if group:
                 return min(group, key=lambda c: (c.worth, c.high - c.low))
@@ -241,9 +260,12 @@ def candidate(field_: str, current: int, values: list[int], c: Curve, margin: fl
     fair = [(f, v) for f, v in zip(fits, judged) if v.equivalent]
     (cand.value, cand.win, cand.low, cand.high), cand.judged = (
         fair[0] if fair else min(zip(fits, judged), key=lambda fv: abs(fv[0][1] - c.fair)))
-    if cand.undecided:
-        cand.note = (f"short of deals, not of a value: {cand.value} fits inside ±{100 * margin:g} pp but its 90% CI "
-                     f"reaches past it; the deals of its verdict decide it with {100 * I.HINT_POWER:.0f} % chance")
+    if cand.fair and not cand.changes:
+        cand.note = f"nothing to change: the curve finds {field_} {current}, the current value, fair"
+    elif cand.undecided:
+        cand.note = (f"short of deals, not of a value: {cand.value}{', the current value,' * (not cand.changes)} fits "
+                     f"inside ±{100 * margin:g} pp but its 90% CI reaches past it; the deals of its verdict decide it "
+                     f"with {100 * I.HINT_POWER:.0f} % chance")
     elif not cand.fair:
         cand.note = f"no whole value near {c.win.value:.2f} is fair within ±{100 * margin:g} pp; the closest is shown"
     if c.win.extrapolated and cand.value is not None:
@@ -277,6 +299,10 @@ def pair_candidate(first: Candidate, second: Candidate, surf, margin: float) -> 
     best = min(fair.to_dicts(), key=lambda r: (abs(r["x1"] - first.current) * WORTH[first.field]
                                                + abs(r["x2"] - second.current) * WORTH[second.field],
                                                r["high"] - r["low"]))
+    if (int(best["x1"]), int(best["x2"])) == pair.current:  # the cheapest fair pair changes nothing
+        pair.note = (f"the surface finds {first.field} {first.current} and {second.field} {second.current} fair as "
+                     "they are: nothing to change")
+        return pair
     pair.value = (int(best["x1"]), int(best["x2"]))
     pair.win, pair.low, pair.high = best["win"], best["low"], best["high"]
     pair.judged = of_fit(pair.win, pair.low, pair.high, surf.fair, margin)
@@ -372,7 +398,8 @@ def suggest(plan: Plan, progress=None) -> tuple[list[Side], list[Suggestion]]:
             except ReportError as err:  # a tiny run: too few deals held the side
                 candidates.append(Candidate(field_, currents[field_], values, None, note=str(err)))
         suggestion = Suggestion(s, candidates, 0.0)
-        two = pair_fields(candidates) if suggestion.best is None else None
+        # a curve that finds the current value fair leaves nothing for a pair to fix
+        two = pair_fields(candidates) if suggestion.best is None and suggestion.as_is is None else None
         if two is not None:
             keys = [f"components.setup.{s.name}.{c.field}" for c in two]
             say(f"{s.name} {two[0].field} x {two[1].field}: {len(two[0].swept) * len(two[1].swept)} pairs x "
@@ -405,14 +432,20 @@ def overlaid(base: dict, top: dict) -> dict:
 
 
 def fix_overrides(suggestions: list[Suggestion]) -> dict:
-    """The suggested changes as a `[components]` override table."""
+    """The suggested changes as a `[components]` override table: only values that change (a pair's
+    value kept as it is is no override)."""
     setup = {}
     for s in suggestions:
         if s.best is not None:
             setup.setdefault(s.side.name, {})[s.best.field] = s.best.value
         elif s.pair is not None and s.pair.value is not None:
-            setup.setdefault(s.side.name, {}).update(zip(s.pair.fields, s.pair.value))
+            setup.setdefault(s.side.name, {}).update(pair_changes(s.pair))
     return {"setup": setup} if setup else {}
+
+
+def pair_changes(pair: Pair) -> dict[str, int]:
+    """The values a proposed pair changes, by name: one of the two may stay as it is."""
+    return {f: v for f, c, v in zip(pair.fields, pair.current, pair.value or ()) if v != c}
 
 
 def fix_text(overrides: dict, command: str) -> str:

@@ -183,3 +183,56 @@ def test_an_unknown_policy_is_named_as_the_option_not_as_a_key_of_the_runs_scena
         assert result.exit_code != 0 and "--policy balancd: unknown policy 'balancd' (did you mean balanced?)" in \
             result.output, (command, result.output)
         assert "<scenario>" not in result.output and "Traceback" not in result.output
+
+
+def test_a_curve_that_finds_the_current_value_fair_proposes_and_writes_no_change(tmp_path, monkeypatch):
+    """A side's culture planted fair at exactly its current 3: the cheapest "fair" candidate was the value
+    as it is, proposed as "culture 3 → 3" and written into fix.toml. Nothing is proposed or written; the
+    output says why."""
+    import hadara_sim.balance as balance
+    from hadara_sim.balance import Candidate, Suggestion, candidate
+    from hadara_sim.report.curve import curve
+    from hadara_sim.report.verdict import of_fit
+
+    from test_report_curve import KEY, planted
+
+    kept = candidate("culture", 3, [3, 4, 5, 6], curve(planted(deals=1500, values=(3, 4, 5, 6)), KEY), 0.02, 1500)
+    assert kept.value == 3 and kept.fair and not kept.changes and kept.note.startswith("nothing to change")
+    side = sides_fairness(sides_data(strong=0.35), margin=0.03)[0]
+    closest = Candidate("coins", 12, [12, 10], None, value=12, win=0.40, low=0.37, high=0.43,
+                        judged=of_fit(0.40, 0.37, 0.43, 0.25, 0.02))  # not fair, and the value as it is
+    s = Suggestion(side, [kept, closest], 0.0)
+    assert s.best is None and s.as_is is kept and fix_overrides([s]) == {}
+    monkeypatch.setattr(balance, "suggest", lambda plan, progress=None: ([side], [s]))
+    result = CliRunner().invoke(app, ["balance", "suggest", "-p", "2", "-n", "60", "--curve-games", "30", "--jobs", "1",
+                                      "--out", str(tmp_path), "-q"], env={"COLUMNS": "250"})
+    assert result.exit_code == 0, result.output
+    text = " ".join(result.stdout.split())
+    assert "3 → 3" not in text and "none: fair as it is" in text
+    assert "12 → 12" not in text and "none: the closest is as it is" in text
+    assert "1A: nothing to change, so nothing proposed: the curve of culture finds 3, the current value, fair" in text
+    assert "No change to propose: the curves find 1A fair as it is." in text
+    assert not (tmp_path / "fix.toml").exists() and f"no fix.toml written to {tmp_path}" in result.stderr
+    machine = CliRunner().invoke(app, ["balance", "suggest", "-p", "2", "-n", "60", "--curve-games", "30", "--jobs", "1",
+                                       "-q", "--format", "csv"])
+    rows = pl.read_csv(machine.stdout.encode()).filter(pl.col("value") == "culture")
+    assert rows["proposed"].is_nan().all() and rows["status"].to_list() == ["fair as it is"]
+
+
+def test_a_pair_changes_only_what_it_moves_and_the_current_pair_is_no_proposal():
+    """The cheapest fair pair of a surface can be the pair as it is (no change), or keep one of its two
+    values: neither an unchanged pair nor its unchanged half goes into fix.toml."""
+    from hadara_sim.balance import Candidate, Pair, Suggestion, pair_candidate, pair_changes
+    from hadara_sim.report.surface import surface
+
+    from test_report_surface import KEY1, KEY2, planted as planted_surface
+
+    s = surface(planted_surface(), KEY1, KEY2, margin=0.04)
+    fair = s.fair_pairs.row(0, named=True)
+    now = Candidate("culture", int(fair["x1"]), [2, 3, 4, 5], None), Candidate("coins", int(fair["x2"]), [3, 4, 5, 6], None)
+    pair = pair_candidate(*now, s, 0.04)
+    assert pair.value is None and "fair as they are: nothing to change" in pair.note
+    half = Pair(("culture", "coins"), (5, 6), ([5, 4], [6, 4]), value=(5, 4))
+    assert pair_changes(half) == {"coins": 4}
+    side = sides_fairness(sides_data(strong=0.35), margin=0.03)[0]
+    assert fix_overrides([Suggestion(side, [], 0.0, pair=half)]) == {"setup": {"1A": {"coins": 4}}}

@@ -179,7 +179,7 @@ def suggest(
     import matplotlib
 
     matplotlib.use("Agg")
-    from ..balance import estimate, fix_overrides, fix_text, overlaid, suggest as run_suggest
+    from ..balance import estimate, fix_overrides, fix_text, overlaid, pair_changes, suggest as run_suggest
     from ..runner import RunError
     from ..components import ComponentError
     from ..report.charts import save
@@ -211,11 +211,13 @@ def suggest(
         for c in s.candidates:
             crossing = (f"{c.curve.win.value:.2f} [{c.curve.win.low:.2f}, {c.curve.win.high:.2f}]"
                         if c.curve is not None and c.curve.win.found else NA)
-            proposed = f"{c.current} → {c.value}" if c.value is not None else NA
+            proposed = (f"{c.current} → {c.value}" if c.changes else "none: fair as it is" if c.fair
+                        else "none: as it is, short of deals" if c.undecided
+                        else "none: the closest is as it is" if c.value is not None else NA)
             rows.append([c.field, str(c.current), ", ".join(map(str, c.swept)), crossing, proposed,
                          f"{pct(c.win)} {pct_ci(c.low, c.high)}" if c.value is not None else NA,
                          c.judged.text(curve_games) if c.judged is not None else NA,
-                         f"{c.worth:g}" if c.fair or c.undecided else NA, c.note])
+                         f"{c.worth:g}" if c.changes and (c.fair or c.undecided) else NA, c.note])
             if out is not None and c.curve is not None:
                 fig = chart(c.curve, {"scenario": f"balance suggest, {s.side.name} {c.field}",
                                       "games": curve_games * len(c.swept), "deals": curve_games})
@@ -224,10 +226,18 @@ def suggest(
         best = s.best
         fit = (lambda x: f"fitted win share {pct(x.win)}, 90% CI {pct_ci(x.low, x.high)}: "
                f"{x.judged.text(curve_games)}")
-        if best is None and s.pair is not None and s.pair.value is not None:
+        if s.as_is is not None:
+            kept = s.as_is
+            verdict = (f"{s.side.name}: nothing to change, so nothing proposed: the curve of {kept.field} finds "
+                       f"{kept.current}, the current value, "
+                       + ("fair" if kept.fair else "inside the margin but short of deals") + f" ({fit(kept)})")
+        elif best is None and s.pair is not None and s.pair.value is not None:
             p = s.pair
-            verdict = (f"{s.side.name}: no single whole-value change is fair within the margin; together "
-                       + " and ".join(f"{f} {c} → {v}" for f, c, v in zip(p.fields, p.current, p.value))
+            changed = pair_changes(p)
+            verdict = (f"{s.side.name}: no single whole-value change is fair within the margin; "
+                       + ("together " if len(changed) > 1 else "")
+                       + " and ".join(f"{f} {c} → {v}" for f, c, v in zip(p.fields, p.current, p.value)
+                                      if f in changed)
                        + f" ({fit(p)}; worth {p.worth:g})")
         elif best is None:
             verdict = (f"{s.side.name}: no single whole-value change is fair within the margin"
@@ -247,9 +257,17 @@ def suggest(
             rows, marked=[c is best for c in s.candidates], data=_candidates_frame(s.candidates, best),
             units={"fit": "%", "fit_low": "%", "fit_high": "%"},
             caption=f"{verdict}. {curve_games:,} deals per swept value; {s.seconds:.0f} s"))
+    changes = fix_overrides(suggestions)
+    kept = [s.side.name for s in suggestions if s.as_is is not None]
     notes = [] if suggestions else [f"Every setup card side is fair within ±{margin:g} pp."]
+    if kept and not changes:
+        notes.append(f"No change to propose: the curves find {', '.join(kept)} fair as "
+                     f"{'they are' if len(kept) > 1 else 'it is'}.")
     emit(grids, fmt, notes=notes)
-    if out is not None:
+    fixed = overlaid(plan.overrides, changes)
+    if out is not None and not fixed:  # a fix.toml of no override changes nothing
+        err_console.print(f"no change to suggest: no fix.toml written to {out}", markup=False, highlight=False)
+    elif out is not None:
         out.mkdir(parents=True, exist_ok=True)
         # The whole set played, the overrides it started from included: a second suggest on top of the first
         # fix.toml wrote its own changes alone, and its command left out --side, --overrides and --components.
@@ -260,8 +278,10 @@ def suggest(
                             *([f"--components {shlex.quote(str(components))}"] if components else []),
                             *([f"--overrides {shlex.quote(str(overrides))}"] if overrides else []),
                             f"--out {shlex.quote(str(out))}"])
-        (out / "fix.toml").write_text(fix_text(overlaid(plan.overrides, fix_overrides(suggestions)), command))
-        err_console.print(f"suggested overrides: {out / 'fix.toml'}", markup=False, highlight=False)
+        (out / "fix.toml").write_text(fix_text(fixed, command))
+        err_console.print(f"suggested overrides: {out / 'fix.toml'}" if changes else
+                          f"no change to suggest: {out / 'fix.toml'} holds the --overrides given, as they are",
+                          markup=False, highlight=False)
     took(start, quiet)
 
 
@@ -441,7 +461,8 @@ def _fair_value(plan, target: str, swept_text: str | None, draws: int, draw_seed
 
 
 def _candidates_frame(candidates, best):
-    """The numbers of a side's candidates for csv and json (null where a value has no curve or crossing)."""
+    """The numbers of a side's candidates for csv and json (null where a value has no curve or crossing;
+    proposed and worth null where the value found is the current one, which is no proposal)."""
     import polars as pl
 
     def crossing(c, part):
@@ -453,11 +474,12 @@ def _candidates_frame(candidates, best):
         "fair_at": [crossing(c, "value") for c in candidates], "fair_at_low": [crossing(c, "low") for c in candidates],
         "fair_at_high": [crossing(c, "high") for c in candidates],
         "extrapolated": [bool(crossing(c, "extrapolated")) for c in candidates],
-        "proposed": [c.value for c in candidates], "fit": [c.win for c in candidates],
+        "proposed": [c.value if c.changes else None for c in candidates], "fit": [c.win for c in candidates],
         "fit_low": [c.low for c in candidates], "fit_high": [c.high for c in candidates],
-        "worth": [c.worth if c.value is not None else None for c in candidates],
+        "worth": [c.worth if c.changes else None for c in candidates],
         "verdict": [c.judged.words if c.judged is not None else None for c in candidates],
-        "status": ["fair" if c.fair else "short of deals" if c.undecided else "not fair" for c in candidates],
+        "status": [("fair" if c.fair else "short of deals" if c.undecided else "not fair")
+                   + (" as it is" if (c.fair or c.undecided) and not c.changes else "") for c in candidates],
         "more_curve_games": [c.judged.more if c.judged is not None else None for c in candidates],
         "proposal": [c is best for c in candidates],
         "note": [c.note for c in candidates]},
