@@ -13,6 +13,7 @@ import sys
 from importlib.metadata import entry_points
 from pathlib import Path
 
+from .invocation import program
 from .params import parse_value
 from .problems import raised
 from .signals import users_interrupt
@@ -49,7 +50,7 @@ def resolve_policy(spec: str):
         target = known[spec]
         return target.load() if hasattr(target, "load") else target
     if spec == "human":  # the seat of hadara-sim play (cli/human.py), not a policy a batch can run
-        raise PolicyNotFound("policy 'human' is you at the keyboard: it takes a seat only in `hadara-sim play "
+        raise PolicyNotFound(f"policy 'human' is you at the keyboard: it takes a seat only in `{program()} play "
                              f"-p 2 --policy human,greedy`; here choose a policy that plays by itself: "
                              f"{', '.join(sorted(known))}")
     if ":" not in spec:

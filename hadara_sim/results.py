@@ -26,6 +26,7 @@ import pyarrow.parquet as pq
 
 from .component_files import as_component_set
 from .constants import COLOURS, EFFECT_IDS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, STATUES, TRACKS
+from .invocation import program
 from .problems import as_path
 from .swept_key import SweptKey
 
@@ -675,7 +676,7 @@ def read_metadata(out: Path) -> dict:
             raise ResultsError(f"{out} is not a results directory: it has no {METADATA_FILE}, but holds "
                                f"{len(runs)} run{'s' * (len(runs) > 1)} ({shown}): give one of them")
         raise ResultsError(f"{out} is not a results directory: it has no {METADATA_FILE} "
-                           "(write one with `hadara-sim simulate SCENARIO --out DIR`)")
+                           f"(write one with `{program()} simulate SCENARIO --out DIR`)")
     try:
         meta = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as err:

@@ -17,6 +17,7 @@ import numpy as np
 import optuna
 
 from .components import ComponentSet
+from .invocation import program
 from .ladder import play_head_to_head
 from .params import check_params
 from .registry import make_policy, resolve_policy
@@ -171,7 +172,7 @@ def tune(components: ComponentSet, policy: str, opponents: list[str], players: l
     make_policy(policy, seed=seed, **start)  # one that cannot be made stops here, not as a failed trial
     if not space:  # else its training and held-out games were played, to choose nothing
         how = (f"its {SIDES} table is tuned in the advanced game (--advanced)" if SIDES in defaults else
-               "tune a policy with number parameters (hadara-sim policies show NAME lists them)")
+               f"tune a policy with number parameters (`{program()} policies show NAME` lists them)")
         raise ValueError(f"policy '{policy}' has nothing to tune: no number parameter (its parameters: "
                          f"{', '.join(defaults) or 'none'}); {how}")
     training, held_out = np.random.SeedSequence(seed).spawn(2)

@@ -214,7 +214,7 @@ def test_a_command_imports_only_its_own_group():
     assert "hadara_sim.cli.simulate" in modules, modules
     ours = {m for m in modules if m.startswith("hadara_sim.")}
     assert ours <= {"hadara_sim.cli", "hadara_sim.cli.simulate", "hadara_sim.cli.common", "hadara_sim.cli.limits",
-                    "hadara_sim.cli.invocation",
+                    "hadara_sim.invocation",
                     "hadara_sim.process", "hadara_sim.report", "hadara_sim.report.table",
                     "hadara_sim.signals", "hadara_sim.constants"}, ours
     # signals: the Ctrl-C the command line remembers (stdlib only); constants: MAX_GAMES (no imports)
@@ -235,7 +235,7 @@ def test_a_mistyped_group_gets_a_did_you_mean():
 def test_the_resume_hint_names_the_program_as_it_was_started(tmp_path, monkeypatch):
     """After `make demo` nothing is on PATH: the command printed to resume is `.venv/bin/hadara-sim ...`,
     which works as printed; on PATH it is plain `hadara-sim`."""
-    from hadara_sim.cli.invocation import program, resume_command
+    from hadara_sim.invocation import program, resume_command
 
     script = tmp_path / ".venv" / "bin" / "hadara-sim"
     script.parent.mkdir(parents=True)
@@ -250,10 +250,57 @@ def test_the_resume_hint_names_the_program_as_it_was_started(tmp_path, monkeypat
     assert program() == "hadara-sim"
 
 
+def test_every_command_a_message_names_is_the_program_as_started(tmp_path, monkeypatch, capsys):
+    """After `make demo` nothing is on PATH. The command line's own hints named `.venv/bin/hadara-sim`, but
+    the library's messages below it (a report's rerun hint, a grant sweep without a control, an unknown
+    card of restricted play, a policy with nothing to tune, a folder without results, the human seat, a
+    fit's command) and click's "Try 'hadara-sim verify -h'" still told plain `hadara-sim`."""
+    import polars as pl
+
+    from hadara_sim.balance_fit import command_line
+    from hadara_sim.balance_fit.plan import FitPlan
+    from hadara_sim.cli import main
+    from hadara_sim.component_files import load_components
+    from hadara_sim.kernels.restrict import restriction_mask
+    from hadara_sim.registry import PolicyNotFound, resolve_policy
+    from hadara_sim.report.dataset import ReportError, check_columns
+    from hadara_sim.report.grants import grant_control
+    from hadara_sim.results import ResultsError, read_metadata
+    from hadara_sim.tune import tune
+
+    script = tmp_path / ".venv" / "bin" / "hadara-sim"
+    script.parent.mkdir(parents=True)
+    script.write_text("#!/bin/sh\n")
+    script.chmod(0o755)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setattr(sys, "argv", [str(script), "report", "winrate", "r"])
+    monkeypatch.setenv("PATH", "/usr/bin")
+    named = "`.venv/bin/hadara-sim "
+    told = []
+    for call, error in ((lambda: check_columns(pl.DataFrame({"game": [0]}), "winrate"), ReportError),
+                        (lambda: check_columns(pl.DataFrame({"game": [], "players": [], "win_share": []}), "winrate"),
+                         ReportError),
+                        (lambda: grant_control(pl.DataFrame({"sweep_grants": ["x"], "granted": ["x"]}), "sweep_grants"),
+                         ReportError),
+                        (lambda: restriction_mask({"avoid": ["no-such-card"]}, load_components(None), "p"), ValueError),
+                        (lambda: tune(load_components(None), "random", ["start"], [2], 1, 2, 2), ValueError),
+                        (lambda: read_metadata(tmp_path), ResultsError),
+                        (lambda: resolve_policy("human"), PolicyNotFound)):
+        with pytest.raises(error) as caught:
+            call()
+        told.append(str(caught.value))
+    assert all(named in message and "`hadara-sim " not in message for message in told), told
+    assert command_line(FitPlan(players=[2])).startswith(".venv/bin/hadara-sim balance fit -p 2 ")
+    monkeypatch.setattr(sys, "argv", [str(script), "verify", "--no-such-option"])
+    with pytest.raises(SystemExit) as ended:
+        main()
+    assert ended.value.code == 2 and "Try '.venv/bin/hadara-sim verify -h' for help" in capsys.readouterr().err
+
+
 def test_the_resume_hint_resumes_a_run_started_with_overwrite(monkeypatch):
     """An interrupted `simulate --overwrite` printed itself with --overwrite, which cleared the chunks
     it had completed and played them all again: the printed command resumes instead."""
-    from hadara_sim.cli.invocation import resume_command
+    from hadara_sim.invocation import resume_command
 
     monkeypatch.setattr(sys, "argv", ["hadara-sim", "simulate", "default", "--overwrite", "--out", "r"])
     assert resume_command() == "hadara-sim simulate default --out r"

@@ -733,7 +733,7 @@ def test_ctrl_c_inside_a_compiled_modules_import_is_an_interrupt(monkeypatch, ca
     ImportError("initialization failed") from the KeyboardInterrupt: still a Ctrl-C, exit 130."""
     import hadara_sim.cli as cli
 
-    def interrupted_import():
+    def interrupted_import(**kwargs):  # main() passes the program's name (prog_name)
         try:
             raise KeyboardInterrupt
         except KeyboardInterrupt as err:
@@ -744,7 +744,7 @@ def test_ctrl_c_inside_a_compiled_modules_import_is_an_interrupt(monkeypatch, ca
     with pytest.raises(SystemExit) as exit_:
         cli.main()
     assert exit_.value.code == 130 and "interrupted" in capsys.readouterr().err
-    monkeypatch.setattr(cli, "app", lambda: (_ for _ in ()).throw(ImportError("initialization failed")))
+    monkeypatch.setattr(cli, "app", lambda **kwargs: (_ for _ in ()).throw(ImportError("initialization failed")))
     with pytest.raises(SystemExit) as exit_:
         cli.main()
     assert exit_.value.code == 1 and "unexpected ImportError" in capsys.readouterr().err

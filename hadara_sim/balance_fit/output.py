@@ -9,13 +9,14 @@ import numpy as np
 import polars as pl
 
 from ..components import SETUP_VALUES
+from ..invocation import program
 from .cards import CardFit, CardPlan
 from .driver import Fit
 from .plan import SIDES, FitPlan
 
 def command_line(plan: FitPlan) -> str:
     """The command that makes this fit."""
-    parts = ["hadara-sim balance fit", *[f"-p {p}" for p in plan.players], f"--policy {shlex.quote(plan.policy)}"]
+    parts = [f"{program()} balance fit", *[f"-p {p}" for p in plan.players], f"--policy {shlex.quote(plan.policy)}"]
     if sorted(plan.sides) != sorted(SIDES):
         parts += [f"--side {s}" for s in plan.sides]
     if list(plan.fields) != list(SETUP_VALUES):
@@ -40,7 +41,7 @@ def change_table(result: Fit) -> pl.DataFrame:
 
 def card_command_line(plan: CardPlan) -> str:
     """The command that makes this card-cost fit."""
-    parts = ["hadara-sim balance fit", *[f"-p {p}" for p in plan.players], f"--policy {shlex.quote(plan.policy)}",
+    parts = [f"{program()} balance fit", *[f"-p {p}" for p in plan.players], f"--policy {shlex.quote(plan.policy)}",
              *[f"--card {k}" for k in plan.cards], f"--games {plan.games}", f"--points {plan.points}",
              f"--confirm-games {plan.confirm_option()}", f"--rounds {plan.rounds}", f"--margin {100 * plan.margin:g}",
              f"--aim {plan.aim:g}", f"--reach {plan.reach}", f"--seed {plan.seed}"]

@@ -133,13 +133,16 @@ def main():
     threshold = gc.get_threshold()
     gc.set_threshold(GC_EVERY, *threshold[1:])
     atexit.register(gc.freeze)  # at the process's exit (a test calling main() keeps its own collector)
+    from ..invocation import program
     from ..signals import remembering_ctrl_c
 
     if sys.stdout is None:  # started with stdout closed (`>&-`): what it prints is dropped, as print() drops it
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (open for the life of the process)
     try:
         with remembering_ctrl_c():
-            app()
+            # click's own lines ("Usage:", "Try '... -h' for help") name the program as every hint does:
+            # by its file name they said `hadara-sim`, which after `make demo` is on no PATH
+            app(prog_name=program())
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         sys.exit(130)

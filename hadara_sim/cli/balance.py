@@ -14,6 +14,7 @@ from typing import Optional
 import typer
 
 from ..constants import MAX_GAMES
+from ..invocation import program
 from ..report.table import Table
 from .balance_fit import fit
 from .balance_options import (COMPONENTS, DRY_RUN, GAMES, JOBS, MARGIN, OVERRIDES, PLAYERS, POLICY, QUIET, SEED,
@@ -153,8 +154,6 @@ def check_command(players: int, policy: str, margin: float, seed: int, component
     """The `balance check` that confirms what `suggest` wrote to OUT/fix.toml (FILE without --out) on
     new deals: `balance check` alone played the set without the change. The program as started (as
     every printed hint names it): after `make demo` a plain `hadara-sim` is on no PATH."""
-    from .invocation import program
-
     fix = shlex.quote(str(out / "fix.toml")) if out is not None else "FILE"
     return " ".join([f"{program()} balance check", f"--players {players}", f"--policy {shlex.quote(policy)}",
                      f"--margin {margin:g}", f"--seed {seed + 1}",
@@ -272,7 +271,7 @@ def suggest(
         # The whole set played, the overrides it started from included: a second suggest on top of the first
         # fix.toml wrote its own changes alone, and its command left out --side, --overrides and --components.
         # --out too, as balance fit's: without it the command wrote neither this file nor the curves.
-        command = " ".join(["hadara-sim balance suggest", f"--players {players}", f"--policy {shlex.quote(policy)}",
+        command = " ".join([f"{program()} balance suggest", f"--players {players}", f"--policy {shlex.quote(policy)}",
                             f"--games {games}", f"--curve-games {curve_games}", f"--margin {margin:g}", f"--seed {seed}",
                             *(f"--side {name}" for name in plan.only),
                             *([f"--components {shlex.quote(str(components))}"] if components else []),

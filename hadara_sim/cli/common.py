@@ -138,7 +138,7 @@ def writable_file(path: Path, option: str = "--out") -> Path:
 def components_or_exit(path: Optional[Path]) -> "ComponentSet":  # noqa: F821
     from ..components import ComponentError  # numpy and the set: not at start-up
     from ..component_files import load_components
-    from .invocation import program
+    from ..invocation import program
 
     try:
         return load_components(path)

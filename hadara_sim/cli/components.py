@@ -11,7 +11,7 @@ from rich.markup import escape
 from ..constants import COLOURS, TRACKS
 from ..report.table import Table, styled
 from .common import COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit, fail
-from .invocation import program
+from ..invocation import program
 
 app = typer.Typer(help="Validate and show component sets (cards, colonies, setup cards, board).",
                   no_args_is_help=True)

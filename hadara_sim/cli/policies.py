@@ -11,6 +11,7 @@ from rich.markup import escape
 from rich.progress import Progress
 
 from ..constants import MAX_GAMES, MAX_SEED
+from ..invocation import program
 from ..registry import PolicyNotFound, available_policies, resolve_policy, split_spec
 from ..report.table import Table, styled
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
@@ -44,7 +45,7 @@ def list_(fmt: str = FORMAT_OPTION):
     """Every policy available by name, with its description and parameters."""
     fmt = check_format(fmt)
     table = Table("Policies", ["name", "description", "parameters"], [], wrap=("description",),
-                  caption="parameters: how many; hadara-sim policies show NAME explains each one")
+                  caption=f"parameters: how many; {program()} policies show NAME explains each one")
     for name, target in sorted(available_policies().items()):
         cls = target.load() if hasattr(target, "load") else target
         about = getattr(cls, "description", "") or _own_doc(cls)
@@ -289,7 +290,7 @@ def tune(
     twice = sorted({name for name, _ in ranges if [n for n, _ in ranges].count(name) > 1})
     if twice:  # the last one was tuned, the others dropped without a word
         fail(f"--param {', '.join(twice)} is given more than once; give each parameter one range or set of choices")
-    argv = ["hadara-sim", "policies", "tune", policy, *[x for o in opponent for x in ("--opponent", o)],
+    argv = [program(), "policies", "tune", policy, *[x for o in opponent for x in ("--opponent", o)],
             *[x for p in players for x in ("--players", str(p))], *(["--advanced"] if advanced else []),
             "--trials", str(trials), "--games", str(games), "--validation-games", str(validation_games),
             *[x for p in param for x in ("--param", p)], "--seed", str(seed),

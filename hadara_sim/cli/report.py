@@ -12,7 +12,7 @@ import typer
 from rich.markup import escape
 from .common import (FORMAT_OPTION, MARGIN_OPTION, check_format, console, emit, err_console, fail, not_nan,
                      writable_folder)
-from .invocation import program
+from ..invocation import program
 
 app = typer.Typer(help="Reports over a results directory: win rates, score breakdowns, setup-card and "
                        "purple-effect balance, score trajectories, and an HTML summary; every rate with its "
@@ -58,9 +58,9 @@ def _load(results: Path):
 def _unreadable(err) -> NoReturn:
     """A clean failure for results that cannot be read, saying how to make them."""
     message = str(err)
-    if not any(told in message for told in ("hadara-sim simulate", "that holds it", "give one of them")):
+    if not any(told in message for told in (f"{program()} simulate", "that holds it", "give one of them")):
         message += ("\nTo (re)create it, run the scenario with this version of hadara-sim: "
-                    "hadara-sim simulate SCENARIO --out DIR [--overwrite]")
+                    f"{program()} simulate SCENARIO --out DIR [--overwrite]")
     fail(message)
 
 

@@ -18,7 +18,7 @@ from ..constants import MAX_GAMES, MAX_SEED
 from ..process import BACKENDS
 from ..report.table import Table
 from .common import FORMAT_OPTION, check_format, components_or_exit, console, emit, err_console, fail
-from .invocation import resume_command
+from ..invocation import program, resume_command
 from .limits import jobs_or_exit
 
 
@@ -214,8 +214,6 @@ def combination_words(label: str) -> str:
 
 def next_report(sc, out: Path) -> str:
     """The report that reads this run's design (its sweep, set-up grid or seating), as a command to type."""
-    from .invocation import program
-
     command = f"{program()} report {{}} {shlex.quote(str(out))}"
     sweep = sc.sweep
     grants = [str(v) for v in sweep.get("grants", [])]
@@ -273,7 +271,7 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> Non
         # show-game needs the run and the game (the bare command name did not run), and a run of policies
         # given as code --allow-code: this run just played that code
         combo, game = ids[-1]
-        show = shlex.join(["hadara-sim", "show-game", str(out), "--game", str(game),
+        show = shlex.join([program(), "show-game", str(out), "--game", str(game),
                            *(["--combo", str(combo)] if combo else []),
                            *(["--allow-code"] if outside_code(read_metadata(out)) else [])])
         talk.print(f"wrote {what} to {folder} (each replayed by the reference "

@@ -14,6 +14,7 @@ import numpy as np
 from numba import njit
 
 from hadara_sim.actions import BUY, draw_option, pick_option
+from hadara_sim.invocation import program
 from hadara_sim.params import Param
 
 from .layout import DRAW, PICK
@@ -37,7 +38,7 @@ def restriction_mask(settings: dict, components, name: str) -> np.ndarray:
         for card_id in settings.get(key, ()):
             if card_id not in components.card_index:
                 raise ValueError(f"policy '{name}' parameter {key}: no card '{card_id}' in the component set "
-                                 "(`hadara-sim components show` lists the ids)")
+                                 f"(`{program()} components show` lists the ids)")
             index = components.card_index[card_id]
             if mask[index] not in (FREE, code):
                 raise ValueError(f"policy '{name}': {card_id} is in both avoid and seek; name it in one")

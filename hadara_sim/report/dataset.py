@@ -15,6 +15,7 @@ from .. import provenance
 from ..component_files import load_components
 from ..components import ComponentError, ComponentSet
 from ..constants import EFFECT_IDS, EPOCHS
+from ..invocation import program
 from ..results import EXTRA_POINTS, SHEET_COLUMNS, load_results, polars_frame, read_metadata
 from ..swept_key import sweep_column_name
 
@@ -43,8 +44,14 @@ REQUIRED: dict[str, tuple[str, ...]] = {
               "sold", "fed_away", "offered", *(f"colony_tile{k}" for k in range(1, 6)),
               *(f"colony_level{k}" for k in range(1, 6)), *(f"statue{k}" for k in range(1, 5))),
 }
-SIMULATE_HINT = ("rerun the scenario with this version of hadara-sim: "
-                 "`hadara-sim simulate SCENARIO --out DIR` (add --overwrite to replace the old directory)")
+
+
+def simulate_hint() -> str:
+    """How to write a results dataset anew, the program named as it was started."""
+    return (f"rerun the scenario with this version of hadara-sim: `{program()} simulate SCENARIO --out DIR` (add "
+            "--overwrite to replace the old directory)")
+
+
 # The swept keys of a setup grid, which the setup-card report analyses: the other reports pool over
 # the grid's cells rather than split by them.
 SETUP_SWEEPS = ("sweep_setup_card", "sweep_setup_side", "sweep_setup_focus_seat")
@@ -70,10 +77,10 @@ def check_columns(df: pl.DataFrame, report: str, extra: Iterable[str] = (), excl
     if missing:
         raise ReportError(f"the dataset lacks {len(missing)} column{'s' * (len(missing) > 1)} that "
                           f"`report {report}` needs: {', '.join(missing)}. It was probably written by an "
-                          f"older hadara-sim (or is not a results dataset); {SIMULATE_HINT}")
+                          f"older hadara-sim (or is not a results dataset); {simulate_hint()}")
     if df.height == 0:
         raise ReportError("no rows to report on: a frame filtered to nothing, or a run that played no chunk "
-                          "(`hadara-sim simulate SCENARIO --out DIR` again completes it)")
+                          f"(`{program()} simulate SCENARIO --out DIR` again completes it)")
 
 
 # What the reports measure and the deal they pair on: a group by one of them would split a report's

@@ -9,6 +9,7 @@ from __future__ import annotations
 import polars as pl
 
 from ..constants import COLOURS, EFFECT_IDS, PURPLE
+from ..invocation import program
 from . import inference as I
 from .dataset import ReportError, check_columns, grant_sweep_column, run_components
 from .estimates import paired_diff, shares_by
@@ -22,7 +23,7 @@ def grant_control(df: pl.DataFrame, column: str) -> object:
     values = per_value[column].to_list()
     if not values:
         raise ReportError(f"the grant sweep ({column}) has no control: no value of it grants nothing. "
-                          "Add \"none\" to the scenario's grants sweep and rerun `hadara-sim simulate`")
+                          f"Add \"none\" to the scenario's grants sweep and rerun `{program()} simulate`")
     if len(values) > 1:
         values.sort(key=lambda v: (v != "none", str(v)))
     return values[0]

@@ -1,6 +1,6 @@
 """How this process was started: the program's name as the shell would run it, and the command line
-that resumes it. Every printed hint names the program this way; nothing here imports the rest of the
-command line, so any of its modules can."""
+that resumes it. Every printed hint names the program this way, the library's messages as the command
+line's: nothing here imports the rest of the package, so any of its modules can."""
 
 from __future__ import annotations
 
