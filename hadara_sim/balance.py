@@ -296,14 +296,14 @@ def pair_candidate(first: Candidate, second: Candidate, surf, margin: float) -> 
         pair.note = (f"no swept pair of {first.field} and {second.field} is shown fair within ±{100 * margin:g} pp "
                      "(more --curve-games, or a larger change)")
         return pair
-    best = min(fair.to_dicts(), key=lambda r: (abs(r["x1"] - first.current) * WORTH[first.field]
-                                               + abs(r["x2"] - second.current) * WORTH[second.field],
+    best = min(fair.to_dicts(), key=lambda r: (abs(r["value1"] - first.current) * WORTH[first.field]
+                                               + abs(r["value2"] - second.current) * WORTH[second.field],
                                                r["high"] - r["low"]))
-    if (int(best["x1"]), int(best["x2"])) == pair.current:  # the cheapest fair pair changes nothing
+    if (int(best["value1"]), int(best["value2"])) == pair.current:  # the cheapest fair pair changes nothing
         pair.note = (f"the surface finds {first.field} {first.current} and {second.field} {second.current} fair as "
                      "they are: nothing to change")
         return pair
-    pair.value = (int(best["x1"]), int(best["x2"]))
+    pair.value = (int(best["value1"]), int(best["value2"]))
     pair.win, pair.low, pair.high = best["win"], best["low"], best["high"]
     pair.judged = of_fit(pair.win, pair.low, pair.high, surf.fair, margin)
     return pair

@@ -744,7 +744,7 @@ One row per swept pair: the deals, the win share of the seat holding 3B with its
 its difference from 1/P and the verdict (corrected over the pairs, as the reports do).
 """),
     code('''
-rounded(s.cells.select("x1", "x2", "n", "mean", "ci_low", "ci_high", "diff", "verdict"))'''),
+rounded(s.cells.select("value1", "value2", "n", "mean", "ci_low", "ci_high", "diff", "verdict"))'''),
     md("""
 ## The fair line and the fair pairs
 
@@ -754,7 +754,7 @@ value changes what the other is worth; a large one means the two trade at a cons
 """),
     code('''
 print("product term p =", round(s.interaction_p, 3))
-display(rounded(s.line.filter(pl.col("x1") == pl.col("x1").round(0))))
+display(rounded(s.line.filter(pl.col("value1") == pl.col("value1").round(0))))
 rounded(s.fair_pairs)'''),
     code('''
 display(SF.chart(s, info))'''),

@@ -229,7 +229,7 @@ def test_a_pair_changes_only_what_it_moves_and_the_current_pair_is_no_proposal()
 
     s = surface(planted_surface(), KEY1, KEY2, margin=0.04)
     fair = s.fair_pairs.row(0, named=True)
-    now = Candidate("culture", int(fair["x1"]), [2, 3, 4, 5], None), Candidate("coins", int(fair["x2"]), [3, 4, 5, 6], None)
+    now = Candidate("culture", int(fair["value1"]), [2, 3, 4, 5], None), Candidate("coins", int(fair["value2"]), [3, 4, 5, 6], None)
     pair = pair_candidate(*now, s, 0.04)
     assert pair.value is None and "fair as they are: nothing to change" in pair.note
     half = Pair(("culture", "coins"), (5, 6), ([5, 4], [6, 4]), value=(5, 4))

@@ -41,12 +41,12 @@ def test_the_fit_recovers_a_planted_surface_and_its_fair_line():
         assert lo < true < hi
     target = math.log(0.25 / 0.75)
     for r in s.line.to_dicts():  # the true fair coins for this culture lies in the line's CI
-        true = (target - B0 - B1 * r["x1"]) / B2
-        assert r["x2_low"] < true < r["x2_high"], r
-        assert r["extrapolated"] == (not 3 <= r["x2"] <= 6), r  # coins were swept over 3..6
+        true = (target - B0 - B1 * r["value1"]) / B2
+        assert r["fair_value2_low"] < true < r["fair_value2_high"], r
+        assert r["extrapolated"] == (not 3 <= r["fair_value2"] <= 6), r  # coins were swept over 3..6
     assert s.interaction_p > 0.001  # no product term was planted
     for r in s.fair_pairs.to_dicts():  # a pair called fair is near the planted fair share
-        win = 1 / (1 + math.exp(-(B0 + B1 * r["x1"] + B2 * r["x2"])))
+        win = 1 / (1 + math.exp(-(B0 + B1 * r["value1"] + B2 * r["value2"])))
         assert abs(win - 0.25) < 0.02 + 0.01
 
 
@@ -65,6 +65,30 @@ def test_the_fair_pairs_write_their_bounds_as_shares_and_every_caption_its_level
     assert not [c for c in written.columns if c.endswith("_pp")]
     assert (written["win_low_pct"] <= written["win_pct"]).all() and (written["win_pct"] <= written["win_high_pct"]).all()
     assert "95% Wilson CI" in cells.caption and "95% CI by the delta method" in line.caption
+
+
+def test_the_two_keys_and_their_values_are_named_in_csv_and_json_as_a_curve_names_its_key():
+    """The surface's tables wrote the swept values as x1 and x2 (and the fair line x2_low, x2_high): which
+    key each was of, csv and json did not say. Each value sits beside its key, as a curve's `value`
+    beside its `key`."""
+    from hadara_sim.report.curve import section as curve_section
+    from hadara_sim.report.dataset import dataset_info
+    from hadara_sim.report.surface import section
+
+    from test_report_curve import KEY, planted as planted_curve
+
+    df = planted()
+    out, _ = section(df, dataset_info(df), KEY1, KEY2, margin=0.05)
+    cells, line, pairs = (t.machine() for t in out.tables)
+    for written in (cells, pairs):
+        assert written.columns[:4] == ["key1", "value1", "key2", "value2"], written.columns
+    assert line.columns[:6] == ["key1", "value1", "key2", "fair_value2", "fair_value2_low", "fair_value2_high"]
+    for written in (cells, line, pairs):
+        assert set(written["key1"]) == {KEY1} and set(written["key2"]) == {KEY2}
+        assert not {"x1", "x2"} & set(written.columns) and not [c for c in written.columns if c.startswith("x2_")]
+    one = planted_curve(deals=50)
+    points, crossings = (t.machine() for t in curve_section(one, dataset_info(one), KEY)[0].tables)
+    assert points.columns[:2] == ["key", "value"] and set(points["key"]) == set(crossings["key"]) == {KEY}
 
 
 def test_keys_of_different_card_sides_need_where():
@@ -93,8 +117,8 @@ def test_balance_proposes_the_cheapest_fair_pair_of_a_surface():
     pair = pair_candidate(culture, coins, s, 0.04)
     fair = s.fair_pairs.to_dicts()
     assert fair and pair.value is not None
-    cheapest = min(abs(r["x1"] - 5) + abs(r["x2"] - 6) for r in fair)
-    assert pair.worth == cheapest and (pair.value[0], pair.value[1]) in {(r["x1"], r["x2"]) for r in fair}
+    cheapest = min(abs(r["value1"] - 5) + abs(r["value2"] - 6) for r in fair)
+    assert pair.worth == cheapest and (pair.value[0], pair.value[1]) in {(r["value1"], r["value2"]) for r in fair}
     assert pair.low > 0.21 and pair.high < 0.29
     nothing = pair_candidate(culture, coins, surface(planted(), KEY1, KEY2, margin=0.0001), 0.0001)
     assert nothing.value is None and "no swept pair" in nothing.note and "shown fair" in nothing.note

@@ -334,7 +334,9 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
                           f"against 1/P; {V.caption(c.points.height, margin)}; score margin = the seat's total "
                           f"minus the mean of the other seats, 95% t CI over deals; relative, paired = the same "
                           f"deals at both values, 95% t CI over deals; {scope}",
-                  marked=[v in ("stronger", "weaker") for v in c.points["verdict"].to_list()], data=c.points)
+                  marked=[v in ("stronger", "weaker") for v in c.points["verdict"].to_list()],
+                  # csv and json: the value beside its key, as a surface's value1 and value2 beside key1 and key2
+                  data=c.points.select(pl.lit(key).alias("key"), pl.all()))
     fits = (("win share = 1/P", c.win), ("score margin = 0", c.score))
     crossings = Table("Value at which the seat is fair (fit over all values, cluster-robust by deal)",
                       ["measure", "fair at", "fit"],
@@ -342,7 +344,7 @@ def section(df: pl.DataFrame, info: dict, key: str, where: dict[str, str] | None
                        ["score margin = 0", describe(c.score), f"linear, {slope_text(c.score)}"]],
                       caption=f"the fair value with its 95% CI by the delta method, none where the slope is not "
                               f"significant (slope p: its cluster-robust Wald test); {scope}",
-                      data=pl.DataFrame({"measure": [n for n, _ in fits],
+                      data=pl.DataFrame({"key": key, "measure": [n for n, _ in fits],
                                          "fair_at": [x.value for _, x in fits], "fair_at_low": [x.low for _, x in fits],
                                          "fair_at_high": [x.high for _, x in fits],
                                          "slope_p": [x.slope_p for _, x in fits],

@@ -35,8 +35,9 @@ class Surface:
     where: str                 # which rows the values affect, in words
     fair: float                # fair win share (mean 1/P of the affected rows)
     pooled: list[str]          # the other swept keys (and player counts) of those rows it averages over
+    # The two keys' values are value1 and value2 (as a curve's is `value`); the keys are `keys`.
     cells: pl.DataFrame        # one row per swept pair: n, win share with CI and verdict against 1/P
-    line: pl.DataFrame         # first value x1 -> fair second value x2 with its 95% CI
+    line: pl.DataFrame         # value1 -> fair_value2 (the second key's value at which it is fair), 95% CI
     pairs: pl.DataFrame        # whole-value pairs in the swept box: fitted win share, 90% CI, fair
     interaction_p: float       # p-value of the product term (does one value change the other's worth?)
     fit: object = field(default=None, repr=False)
@@ -75,8 +76,8 @@ def fair_line(result, target: float, grid: np.ndarray) -> pl.DataFrame:
         variance = float(grad @ cov @ grad)
         se = math.sqrt(variance) if variance > 0 else math.nan
         rows.append((float(a), float(x), float(x - z * se), float(x + z * se)))
-    return pl.DataFrame(rows, schema={"x1": pl.Float64, "x2": pl.Float64, "x2_low": pl.Float64, "x2_high": pl.Float64},
-                        orient="row")
+    return pl.DataFrame(rows, schema={"value1": pl.Float64, "fair_value2": pl.Float64, "fair_value2_low": pl.Float64,
+                                      "fair_value2_high": pl.Float64}, orient="row")
 
 
 MAX_PAIRS = 40_000  # whole-value pairs a surface predicts (200 values of each key)
@@ -111,7 +112,8 @@ def surface(df: pl.DataFrame, key1: str, key2: str, where: dict[str, str] | None
     result = fit_surface(deals, x1, x2)
     target = math.log(fair / (1 - fair))
     line = fair_line(result, target, np.linspace(v1.min(), v1.max(), 25)).with_columns(
-        extrapolated=~pl.col("x2").is_between(float(v2.min()), float(v2.max())) & pl.col("x2").is_finite())
+        extrapolated=~pl.col("fair_value2").is_between(float(v2.min()), float(v2.max()))
+        & pl.col("fair_value2").is_finite())
     count1, count2 = (max(0, math.floor(v.max()) - math.ceil(v.min()) + 1) for v in (v1, v2))
     if count1 * count2 > MAX_PAIRS:  # checked before the grid is made: each pair is a prediction
         raise ReportError(f"the fair pairs of {key1} {v1.min():g}..{v1.max():g} and {key2} {v2.min():g}..{v2.max():g} "
@@ -123,11 +125,11 @@ def surface(df: pl.DataFrame, key1: str, key2: str, where: dict[str, str] | None
     a, b = (g.ravel() for g in np.meshgrid(whole1, whole2, indexing="ij"))
     frame = result.get_prediction(_design(a, b)).summary_frame(alpha=0.10)
     win, low, high = (frame[c].to_numpy() for c in ("mean", "mean_ci_lower", "mean_ci_upper"))
-    pairs = pl.DataFrame({"x1": a, "x2": b, "win": win, "low": low, "high": high,
+    pairs = pl.DataFrame({"value1": a, "value2": b, "win": win, "low": low, "high": high,
                           "fair": [V.of_fit(*f, fair, margin).equivalent for f in zip(win, low, high)]},
                          schema_overrides={"fair": pl.Boolean})
-    return Surface((key1, key2), words, fair, pooled_over(rows, [x1, x2]), cells.rename({x1: "x1", x2: "x2"}), line,
-                   pairs, float(result.pvalues[3]), result)
+    return Surface((key1, key2), words, fair, pooled_over(rows, [x1, x2]), cells.rename({x1: "value1", x2: "value2"}),
+                   line, pairs, float(result.pvalues[3]), result)
 
 
 def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str, str] | None = None,
@@ -141,32 +143,39 @@ def section(df: pl.DataFrame, info: dict, key1: str, key2: str, where: dict[str,
     s = surface(df, key1, key2, where, margin)
     scope = provenance.field_line(info)
     pooled = pooled_words(s.pooled)
+
+    def named(frame: pl.DataFrame) -> pl.DataFrame:
+        """csv and json: each value beside the key it is of (a curve's rows name their key too)."""
+        return frame.select(pl.lit(key1).alias("key1"), "value1", pl.lit(key2).alias("key2"), pl.exclude("value1"))
+
     cells = Table(f"{key1} x {key2}: {s.where}{pooled}",
                   [key1, key2, "n deals", "win share", "95% CI", "vs 1/P", "verdict"],
-                  [[f"{r['x1']:g}", f"{r['x2']:g}", f"{r['n']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]),
-                    pp(r["diff"]), V.render(r)] for r in s.cells.to_dicts()],
+                  [[f"{r['value1']:g}", f"{r['value2']:g}", f"{r['n']:,}", pct(r["mean"]),
+                    pct_ci(r["ci_low"], r["ci_high"]), pp(r["diff"]), V.render(r)] for r in s.cells.to_dicts()],
                   caption=f"fair win share {100 * s.fair:.1f}% (1/P); 95% Wilson CI; score test against 1/P; "
                           f"{V.caption(s.cells.height, margin)}; {scope}",
-                  marked=[v in ("stronger", "weaker") for v in s.cells["verdict"].to_list()], data=s.cells)
+                  marked=[v in ("stronger", "weaker") for v in s.cells["verdict"].to_list()], data=named(s.cells))
     line = Table(f"The fair line: the {key2} at which the seat is fair, for each {key1}",
                  [key1, f"fair {key2}", "95% CI", "note"],
-                 [[f"{r['x1']:g}", f"{r['x2']:.2f}", f"[{r['x2_low']:.2f}, {r['x2_high']:.2f}]",
-                   f"extrapolated: {key2} was swept over {s.cells['x2'].min():g} to {s.cells['x2'].max():g}"
+                 [[f"{r['value1']:g}", f"{r['fair_value2']:.2f}",
+                   f"[{r['fair_value2_low']:.2f}, {r['fair_value2_high']:.2f}]",
+                   f"extrapolated: {key2} was swept over {s.cells['value2'].min():g} to {s.cells['value2'].max():g}"
                    if r["extrapolated"] else ""]
-                  for r in s.line.to_dicts() if float(r["x1"]).is_integer()],
+                  for r in s.line.to_dicts() if float(r["value1"]).is_integer()],
                  caption=f"where the fitted win share (logit GLM on both values and their product, cluster-robust "
                          f"by deal) equals 1/P; 95% CI by the delta method; product term p = {s.interaction_p:.2g}; "
                          f"a fair value outside the swept values is extrapolated (confirm with a run there); "
-                         f"{scope}", data=s.line)
+                         f"{scope}", data=named(s.line))
     fair = s.fair_pairs
     pairs = Table(f"Fair pairs: whole values inside the swept box within ±{100 * margin:g} pp of 1/P",
                   [key1, key2, "fitted win share", "90% CI"],
-                  [[f"{r['x1']:g}", f"{r['x2']:g}", pct(r["win"]), pct_ci(r["low"], r["high"])] for r in fair.to_dicts()],
+                  [[f"{r['value1']:g}", f"{r['value2']:g}", pct(r["win"]), pct_ci(r["low"], r["high"])]
+                   for r in fair.to_dicts()],
                   caption="two one-sided tests at 5% on the fitted win share (its 90% CI inside 1/P ± margin), as "
                           "balance suggest judges one value"
                           + ("" if fair.height else "; none listed: no swept pair is shown fair yet"),
                   # the bounds of a share: bare low and high were written low_pp and high_pp, as a difference's
-                  data=fair.rename({"low": "win_low", "high": "win_high"}))
+                  data=named(fair.rename({"low": "win_low", "high": "win_high"})))
     out = Section("surface", f"Surface of {key1} and {key2}{pooled}",
                   f"Win share of {s.where} over every pair of {key1} and {key2}, on the same deals{pooled}.",
                   tables=[cells, line, pairs])
@@ -182,10 +191,10 @@ def chart(s: Surface, info: dict):
 
     fig = _figure(8.5, 6.2)
     ax = fig.add_subplot(1, 1, 1)
-    v1, v2 = sorted(s.cells["x1"].unique().to_list()), sorted(s.cells["x2"].unique().to_list())
+    v1, v2 = sorted(s.cells["value1"].unique().to_list()), sorted(s.cells["value2"].unique().to_list())
     grid = np.full((len(v2), len(v1)), np.nan)
     for r in s.cells.to_dicts():
-        grid[v2.index(r["x2"]), v1.index(r["x1"])] = 100 * r["mean"]
+        grid[v2.index(r["value2"]), v1.index(r["value1"])] = 100 * r["mean"]
     spread = max(abs(np.nanmax(grid) - 100 * s.fair), abs(np.nanmin(grid) - 100 * s.fair), 1.0)
     mesh = ax.pcolormesh(_edges(v1), _edges(v2), grid, cmap="RdBu_r", vmin=100 * s.fair - spread,
                          vmax=100 * s.fair + spread, shading="flat")
@@ -194,12 +203,13 @@ def chart(s: Surface, info: dict):
         for j, b in enumerate(v2):
             if np.isfinite(grid[j, i]):
                 ax.text(a, b, f"{grid[j, i]:.1f}", ha="center", va="center", fontsize=8)
-    line = s.line.filter(pl.col("x2").is_finite())
-    ax.plot(line["x1"], line["x2"], color="black", lw=1.8, label="fitted fair line (win share = 1/P)")
-    ax.fill_between(line["x1"], line["x2_low"], line["x2_high"], color=GREY, alpha=0.3, lw=0, label="its 95% CI")
+    line = s.line.filter(pl.col("fair_value2").is_finite())
+    ax.plot(line["value1"], line["fair_value2"], color="black", lw=1.8, label="fitted fair line (win share = 1/P)")
+    ax.fill_between(line["value1"], line["fair_value2_low"], line["fair_value2_high"], color=GREY, alpha=0.3, lw=0,
+                    label="its 95% CI")
     fair = s.fair_pairs
     if fair.height:
-        ax.scatter(fair["x1"], fair["x2"], marker="s", facecolor="none", edgecolor=ORANGE, s=260, lw=2,
+        ax.scatter(fair["value1"], fair["value2"], marker="s", facecolor="none", edgecolor=ORANGE, s=260, lw=2,
                    label="fair whole-value pair")
     ax.set_xlim(_edges(v1)[0], _edges(v1)[-1])
     ax.set_ylim(_edges(v2)[0], _edges(v2)[-1])
