@@ -77,6 +77,27 @@ def test_the_fair_cost_table_writes_its_slope_in_pp_per_coin(components, monkeyp
     assert out["slope_per_coin_pp"][0] == pytest.approx(-2.0, abs=0.6)
 
 
+def test_the_costs_of_restricted_play_are_named_in_coins(components, monkeypatch):
+    """The fair cost and its gap went to csv and json as bare `fair_cost` and `gap` (and the printed cost
+    and the cost played as `printed_cost`, `cost`): numbers of coins that did not say so."""
+    from hadara_sim.report.component_sections import _worth
+    from hadara_sim.report.sections import Section
+
+    printed = components.cards[components.card_index["II-B-02"]].cost
+    monkeypatch.setattr(W, "restricted_pairs", lambda df: planted(printed + 1.5, printed, seed=2))
+    section = Section("cards", "cards", "")
+    _worth(section, pl.DataFrame(), components, {"scenario": "worth"}, 5, 0.02)
+    [worth] = [t.machine() for t in section.tables if "seek - avoid" in t.title]
+    [fair] = [t.machine() for t in section.tables if "fair cost" in t.title]
+    assert {"printed_cost_coins", "cost_change_coins", "cost_coins"} <= set(worth.columns)
+    assert {"printed_cost_coins", "fair_cost_coins", "fair_cost_low_coins", "fair_cost_high_coins",
+            "gap_coins"} <= set(fair.columns)
+    assert not {"fair_cost", "fair_low", "fair_high", "gap", "printed_cost", "cost"} & set(worth.columns + fair.columns)
+    row = fair.row(0, named=True)
+    assert row["gap_coins"] == pytest.approx(row["fair_cost_coins"] - printed)
+    assert row["fair_cost_low_coins"] < row["fair_cost_coins"] < row["fair_cost_high_coins"]
+
+
 def test_a_gap_whose_interval_holds_the_printed_cost_is_not_called_worth_more(components, monkeypatch):
     """The caption said "fair - printed above 0: the card is worth more than it costs" of every row, also
     of a card level at its price whose point estimate sat a little above it; it says which rows show it."""

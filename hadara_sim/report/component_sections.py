@@ -32,6 +32,9 @@ OWNER_UNITS = {**GRANT_UNITS, "owned_low": "%", "owned_high": "%"}
 # The colony and statue tables' shares (of games, of takers, of carvings) and their CIs, the same way.
 TAKEN_UNITS = {**GRANT_UNITS, **{f"{share}{end}": "%" for share in ("taken", "integrated", "points_side")
                                  for end in ("", "_low", "_high")}}
+# A card's costs in the restricted-play tables: a bare fair_cost 4.3 or gap -1.2 did not say it was coins.
+COST_UNITS = dict.fromkeys(("printed_cost", "cost_change", "cost", "fair_cost", "fair_cost_low", "fair_cost_high",
+                            "gap"), "coins")
 
 
 def focus_words(settings: Sequence[str]) -> tuple[str, str]:
@@ -423,7 +426,7 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
                 "cost played is the card's cost for every seat; a relative contrast: ▲ = buying it when one can "
                 "beats never buying it (worth more than its price), ▼ = worth less, fair = level; paired t-test over "
                 "deals, 95% CI; " + V.caption(tab.height, margin),
-        marked=shown["win_significant"].to_list(), data=tab, units=GRANT_UNITS))
+        marked=shown["win_significant"].to_list(), data=tab, units={**GRANT_UNITS, **COST_UNITS}))
     fair = W.fair_costs(pairs, components)
     if fair.height == 0:
         section.notes.append("No fair cost: no card was played at two or more costs (sweep `restrict.cost`, as "
@@ -445,5 +448,6 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
                                                               shown["fair_high"].fill_nan(None).fill_null(1e9),
                                                               shown["printed_cost"])],
         # the slope is a share per coin: bare, -0.04 sat beside the _pct and _pp columns as if in pp
-        data=fair.rename({"slope": "slope_per_coin"}), units={"slope_per_coin": "pp"}))
+        data=fair.rename({"slope": "slope_per_coin", "fair_low": "fair_cost_low", "fair_high": "fair_cost_high"}),
+        units={"slope_per_coin": "pp", **COST_UNITS}))
     section.figures.append(("card-fair-cost", charts.fair_cost_chart(fair, info)))

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 # The unit of each numeric column of a table's data, by name, for the machine formats (csv, json):
 # "%" (a share, written x100 as <name>_pct), "pp" (a difference of shares, x100 as <name>_pp),
-# "points" and "log-odds" (written as they are, <name>_points, <name>_logodds). A table overrides
+# "points", "log-odds" and "coins" (written as they are, <name>_points, <name>_logodds, <name>_coins,
+# as `components show` names a card's cost_coins). A table overrides
 # the names whose unit differs in it (`Table.units`); columns named nowhere keep name and value.
 UNIT_OF = {
     **dict.fromkeys(("win", "win_low", "win_high", "fair", "a", "b", "win_a", "win_b", "mean", "ci_low", "ci_high",
@@ -34,7 +35,8 @@ UNIT_OF = {
 }
 # A marked row (significant, or not shown fair) in HTML: the summary's page and a notebook's output alike.
 MARKED_CSS = "tr.marked td { background: #fff4d6; font-weight: 600; }"
-SUFFIX = {"%": ("pct", 100.0), "pp": ("pp", 100.0), "points": ("points", 1.0), "log-odds": ("logodds", 1.0)}
+SUFFIX = {"%": ("pct", 100.0), "pp": ("pp", 100.0), "points": ("points", 1.0), "log-odds": ("logodds", 1.0),
+          "coins": ("coins", 1.0)}
 
 
 @dataclass
