@@ -313,3 +313,16 @@ def test_the_cards_section_reads_a_frame_of_one_seat_per_game():
     one_seat = df.filter(pl.col("seat") == 0)
     section = component_sections.cards(one_seat, dataset_info(one_seat, {"scenario": {"name": "one seat"}}))
     assert any(t.title.startswith("Observational: colony tiles") for t in section.tables)
+
+
+def test_the_card_against_card_table_names_its_two_shares():
+    """It wrote a_pct and b_pct: whose win shares, csv and json did not say (the side table names its
+    side_b_pct and side_a_pct)."""
+    from hadara_sim.report import component_sections
+
+    df = setup_grid(np.random.default_rng(5), deals=40)
+    section = component_sections.setup_cards(df, dataset_info(df))
+    written = next(t for t in section.tables if t.title.startswith("Setup cards: card against card")).machine()
+    assert {"card", "other", "card_win_pct", "other_win_pct"} <= set(written.columns)
+    assert not {"a_pct", "b_pct"} & set(written.columns)
+    assert written["diff_pp"].to_numpy() == pytest.approx((written["card_win_pct"] - written["other_win_pct"]).to_numpy())

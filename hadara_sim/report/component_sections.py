@@ -129,7 +129,7 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
         lab = lambda r: f"{base(r)}: card {r['card']} vs card {r['other']}"  # noqa: E731
         tables.append(paired_table("Setup cards: card against card, both sides averaged (relative; paired on the "
                                     "deal and seat)", "cards", "card", "other", cards, lab, margin,
-                                    games=info.get("deals")))
+                                    ("card_win", "other_win"), games=info.get("deals")))
     focus = focus_seat_rates(df, margin)
     if focus is not None:
         lab = group_label(["players", *[c for c in focus.columns if c.startswith("sweep_")], "focus_seat"])

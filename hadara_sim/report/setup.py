@@ -128,7 +128,8 @@ def setup_side_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataF
 def setup_card_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:
     """Every setup card against every other for the focus seat, both sides averaged, paired on
     the deal (a setup grid over cards; None otherwise). Columns: players, [swept keys], card,
-    other, n, rows, a, b, diff (card minus other), low, high, p, ..., verdict."""
+    other, n, rows, card_win, other_win (the win shares with each), diff (card minus other), low, high,
+    p, ..., verdict."""
     rows, design = setup_rows(df)
     if design != "experimental" or "sweep_setup_card" not in rows.columns:
         return None
@@ -140,7 +141,8 @@ def setup_card_contrasts(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataF
     if pairs.height == 0:
         return None
     out = paired_diff(pairs, "win_share", "win_share_other", [*keys[:-1], "card", "other"], margin=margin)
-    return with_verdicts(out, margin=margin)
+    # named as the side table's side_b and side_a: a bare a and b said whose share neither was
+    return with_verdicts(out.rename({"a": "card_win", "b": "other_win"}), margin=margin)
 
 
 def focus_seat_rates(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame | None:

@@ -24,7 +24,8 @@ if TYPE_CHECKING:
 # the names whose unit differs in it (`Table.units`); columns named nowhere keep name and value.
 UNIT_OF = {
     **dict.fromkeys(("win", "win_low", "win_high", "fair", "a", "b", "win_a", "win_b", "mean", "ci_low", "ci_high",
-                     "share", "owned", "tie_rate", "tie_low", "tie_high", "chance", "side_a", "side_b"), "%"),
+                     "share", "owned", "tie_rate", "tie_low", "tie_high", "chance", "side_a", "side_b", "card_win",
+                     "other_win"), "%"),
     **dict.fromkeys(("diff", "diff_low", "diff_high", "rel_diff", "rel_low", "rel_high", "low", "high", "win_diff",
                      "vs_fair", "win_diff_low", "win_diff_high", "effect", "difference", "size_low", "size_high",
                      # the per-deal spread of a share or of a difference of shares: beside mean_pct a bare "sd" of 0.47
