@@ -422,3 +422,20 @@ def test_the_first_player_s_win_share_is_observational(real_run, tmp_path):
     df, info = load_dataset(real_run)
     table = next(t for t in seats(df, info).tables if t.title.startswith("Win share of the first"))
     assert _design(table) == "observational"
+
+
+def test_the_leader_table_says_what_its_equiv_p_and_needed_are(four, tmp_path):
+    """csv and json wrote equiv_p and needed beside the leader's win share, and the caption said nothing of
+    either: not the margin of the equivalence test, nor what `needed` counts."""
+    import json
+
+    from hadara_sim.report import inference as I
+
+    result = run("report", "trajectory", four, "--out", tmp_path, "--format", "json")
+    assert result.exit_code == 0, result.output
+    leaders = next(t for t in json.loads(result.stdout)["tables"] if t["title"].startswith("How often the leader"))
+    assert {"equiv_p", "needed"} <= set(leaders["schema"])
+    caption = leaders["caption"]
+    assert f"equiv_p (TOST: the p-value that the leader's win share lies within ±{100 * I.MARGIN:g} pp of chance" in caption
+    assert "needed (the deals for a 95% CI of ±1 pp on the leader's win share" in caption
+    assert "no correction" in caption and "a 95% CI of ±1 pp needs about" in caption

@@ -388,7 +388,13 @@ def trajectory(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
     t2 = Table("How often the leader after an epoch goes on to win",
                ["players", "leader after", "n (deals)", "leader's win share", "95% CI", "chance", "p"], lrows,
                caption="leader's win share: the win share of the seat(s) with the highest running total "
-                       "(1 = the leader won alone), 95% Wilson CI; chance = leaders / players; p against chance",
+                       "(1 = the leader won alone), 95% Wilson CI; chance = leaders / players; p against chance "
+                       "(score test, or a paired t-test over deals where ties make chance differ between deals), "
+                       "each row on its own, no correction; csv and json add diff (leader's win share minus chance, "
+                       f"95% CI), equiv_p (TOST: the p-value that the leader's win share lies within "
+                       f"±{100 * I.MARGIN:g} pp of chance, each row on its own, no correction) and needed (the deals "
+                       "for a 95% CI of ±1 pp on the leader's win share, from the per-deal sd, normal approximation)"
+                       + V.precision_caption(leaders, games=info.get("deals")),
                # leader_wins' `fair` is chance, not 1/P: as fair_pct a reader took it for the fair share
                data=leaders.rename({"fair": "chance"}))
     fig = charts.trajectory_chart(running, leaders, by, label, info, by_text(by))
