@@ -392,7 +392,7 @@ def test_closing_table_keeps_combinations_and_seats_apart():
         'players = 2\npolicies = ["greedy"]\ngames = 30\nchunk = 30\n[sweep]\ngrants = ["none", "sell_bonus"]\n'),
         jobs=1)
     console = Console(width=200, record=True)
-    console.print(win_table(df, "t"))
+    console.print(win_table(df, "t", Path("r")))
     text = console.export_text()
     assert "win rate per seat and combination" in text
     rows = [line for line in text.splitlines() if "grant sell_bonus" in line or "no grant" in line]
@@ -415,12 +415,36 @@ def test_closing_table_gives_the_numbers_of_report_winrate():
     totals = mean_ci(df, "total", keys).select(*keys, pl.col("mean").alias("total"))
     expected = win_rates(df, keys).join(totals, on=keys)
     assert (expected["rows"] == 2 * expected["n"]).all()  # two seats a deal: the clustered interval
-    cells = {(row[0], row[1]): row[2:] for row in win_table(df, "t").rows}
+    cells = {(row[0], row[1]): row[2:] for row in win_table(df, "t", Path("r")).rows}
     assert len(cells) == expected.height == 4
     for row in expected.iter_rows(named=True):
         assert cells[combination_words(row["sweep"]), row["policy_label"]] == [
             f"{row['rows']:,}", f"{100 * row['mean']:.1f}%", f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]",
             f"{100 * row['fair']:.1f}%", f"{row['total']:.1f}"]
+
+
+def test_the_closing_table_names_the_report_of_its_own_rows(tmp_path):
+    """A table per seat and combination said its numbers were those of `hadara-sim report winrate`, which
+    groups by policy and pools a grant sweep's combinations: it names the report, on this run, that gives
+    these very rows with their tests, and runs as written."""
+    import shlex
+
+    from hadara_sim.cli.simulate import win_table
+
+    scenario = 'players = 2\npolicies = ["greedy"]\ngames = 30\nchunk = 30\n[sweep]\ngrants = ["none", "sell_bonus"]\n'
+    out = tmp_path / "run"
+    df = hadara_sim.simulate(parse_scenario(scenario), out=out, jobs=1)
+    table = win_table(df, "t", out)
+    told = table.caption.split("`")[1]
+    assert shlex.split(told) == ["hadara-sim", "report", "winrate", str(out), "--by", "combination", "--by", "seat"]
+    assert "no test, so no correction" in table.caption
+    result = CliRunner().invoke(app, [*shlex.split(told)[1:], "--out", str(tmp_path / "report"), "--format", "json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)["tables"][0]["data"]
+    assert sorted(r["mean_pct"] for r in rows) == pytest.approx(sorted(100 * table.data["mean"].to_numpy()))
+    several = win_table(hadara_sim.simulate(parse_scenario('players = 2\npolicies = ["greedy", "random"]\ngames = 10\n'),
+                                            jobs=1), "t", out)
+    assert shlex.split(several.caption.split("`")[1])[2:] == ["winrate", str(out), "--by", "policy"]
 
 
 def test_progress_reaches_a_log_as_plain_lines(tmp_path, monkeypatch):

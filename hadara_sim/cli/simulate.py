@@ -181,7 +181,7 @@ def simulate(
         talk.print(f"{f'all {summary.chunks} chunks were' if summary.chunks > 1 else 'the chunk was'} already in "
                    f"{out}: nothing to play", markup=False, highlight=False)
     try:
-        emit([win_table(scan_results(out, sweep_columns=False), sc.name)], fmt,
+        emit([win_table(scan_results(out, sweep_columns=False), sc.name, out)], fmt,
              footer_data=provenance.of_run(read_metadata(out)))  # json's provenance, as --format says
     except ResultsError as err:
         fail(str(err))
@@ -278,14 +278,14 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> Non
                    f"engine and matched with the dataset; tell one with {show})", markup=False, highlight=False)
 
 
-def win_table(results, title: str, limit: int = 40) -> Table:
+def win_table(results, title: str, out: Path, limit: int = 40) -> Table:
     """Win rate per combination and policy (per seat when one policy plays every seat) with its sample
     size and 95% CI, as `report winrate` estimates them (`estimates.mean_ci` of the win share as
     `report.wins.win_rates` calls it: the win share over deals, Wilson's interval on the
     deal-clustered effective sample size), its fair share and the mean total (over deals too), from a
     LazyFrame or DataFrame of results (only the columns it needs are read). Nothing is pooled over the
     combinations of a sweep. The tests `win_rates` adds against the fair share, not shown here, are
-    left to the report (a sweep's 86 rows: 0.19 -> 0.03 s)."""
+    left to the report, which its caption names as a command on `out` (a sweep's 86 rows: 0.19 -> 0.03 s)."""
     import polars as pl
 
     from ..report.estimates import CLUSTER, mean_ci
@@ -317,8 +317,13 @@ def win_table(results, title: str, limit: int = 40) -> Table:
                   f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]", f"{100 * row['fair']:.1f}%",
                   f"{row['total']:.1f}"]
         table.rows.append(cells)
+    # the report of these very rows: `report winrate` alone groups by policy and pools a grant sweep's
+    # combinations, which said nothing of a table per seat
+    report = shlex.join([program(), "report", "winrate", str(out), *(["--by", "combination"] if several else []),
+                         "--by", "seat" if one_policy else "policy"])
     caption = ("a first look: win rate and mean total over deals, 95% CI: Wilson on the deal-clustered effective "
-               "sample size, as `hadara-sim report winrate` gives them with its tests, verdicts and paired contrasts")
+               f"sample size; no test, so no correction: `{report}` gives these rows with their tests against the "
+               "fair share, corrected over the table, and verdicts")
     if len(stats) > limit:
         caption = f"first {limit} of {len(stats)} rows; " + caption
     table.caption = caption
