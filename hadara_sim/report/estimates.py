@@ -185,16 +185,11 @@ def paired_diffs(pairs: pl.DataFrame, contrasts: Sequence[tuple[str, str, str, f
         raise TypeError("a and b name the two columns of a paired difference")
     columns = list(dict.fromkeys(c for a, b, _, _ in contrasts for c in (a, b)))
     data, keys = _grouped(pairs, by, columns, cluster)
-    per_deal = (data.group_by([*keys, cluster])
-                .agg(*[pl.col(c).cast(pl.Float64).mean().alias(f"_{i}") for i, c in enumerate(columns)],
-                     pl.len().alias("_rows"))
-                .sort([*keys, cluster]))
-    groups = per_deal.group_by(keys, maintain_order=True).agg(pl.len().alias("n"), pl.col("_rows").sum().alias("rows"))
+    groups, per_deal = _deal_means(data, keys, cluster, columns)
     # per_deal is sorted by group, so each group's deals are one slice of its columns
     bounds = np.cumsum([0, *groups["n"].to_list()])
     values = {}
-    for k, c in enumerate(columns):
-        x = per_deal[f"_{k}"].to_numpy()
+    for c, x in zip(columns, per_deal):
         values[c] = [x[i:j] for i, j in zip(bounds[:-1], bounds[1:])]
     schema = {k: groups.schema[k] for k in keys}
     schema.update(n=pl.Int64, rows=pl.Int64)
@@ -214,6 +209,43 @@ def paired_diffs(pairs: pl.DataFrame, contrasts: Sequence[tuple[str, str, str, f
         result = pl.DataFrame(out, schema={**schema, **{n: pl.Float64 for n in names}})
         tables.append(result.drop("_all") if not by else result.sort(keys, nulls_last=True))
     return tables
+
+
+def _deal_means(data: pl.DataFrame, keys: list[str], cluster: str,
+                columns: list[str]) -> tuple[pl.DataFrame, list[np.ndarray]]:
+    """The groups of `keys` (`keys`, n: deals, rows: rows; sorted by `keys`) and per column the mean of
+    each group's rows of one deal, sorted by `keys` and `cluster`: a polars group_by and sort. Where the
+    keys and the cluster are integers without nulls (the cards, tiles and statues of `report cards`, a
+    deal per game) the rows are sorted in numpy and, when no deal of a group holds two rows, each row is
+    its own deal's mean, taken as it is: at 7.7 million rows of a 200,000-game run the group_by and sort
+    took 17 s, the numpy sort 0.2 s. Deals of several rows are averaged by the group_by as before (its
+    mean of several floats depends on how polars groups them, and must not change)."""
+    names = [*keys, cluster]
+    if data.height and all(data.schema[k].is_integer() and data[k].null_count() == 0 for k in names):
+        ids = [data[k].to_numpy() for k in names]
+        order = np.lexsort(ids[::-1])  # by keys, then cluster; stable
+        ids = [i[order] for i in ids]
+        if len(_starts(ids, len(order))) == len(order):  # a row per group and deal: one value's mean is itself
+            starts = _starts(ids[:-1], len(order))
+            n = np.diff(np.r_[starts, len(order)])
+            groups = data.select(keys)[order[starts]].with_columns(pl.Series("n", n, pl.UInt32),
+                                                                   pl.Series("rows", n, pl.UInt32))
+            return groups, [data[c].cast(pl.Float64).to_numpy()[order] for c in columns]
+    per_deal = (data.group_by(names)
+                .agg(*[pl.col(c).cast(pl.Float64).mean().alias(f"_{i}") for i, c in enumerate(columns)],
+                     pl.len().alias("_rows"))
+                .sort(names))
+    groups = per_deal.group_by(keys, maintain_order=True).agg(pl.len().alias("n"), pl.col("_rows").sum().alias("rows"))
+    return groups, [per_deal[f"_{i}"].to_numpy() for i in range(len(columns))]
+
+
+def _starts(ids: list[np.ndarray], rows: int) -> np.ndarray:
+    """The first row of each run of equal values of `ids` (sorted arrays of `rows` values; one run without)."""
+    apart = np.zeros(rows, bool)
+    apart[0] = True
+    for i in ids:
+        apart[1:] |= i[1:] != i[:-1]
+    return np.flatnonzero(apart)
 
 
 def significance(p: pl.Series | Sequence[float], method: str = I.CORRECTION) -> pl.Series:
