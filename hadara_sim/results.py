@@ -287,18 +287,37 @@ def encode_cards(cards, n_cards: int) -> bytes:
 
 def _unpacked(column, width: int) -> np.ndarray:
     """A column of bit sets as a (rows, 8 * width) bool matrix (empty or missing sets allowed)."""
-    values = [b or b"" for b in column.to_list()]
-    flat = np.frombuffer(b"".join(b.ljust(width, b"\0") for b in values), np.uint8).reshape(len(values), width)
-    return np.unpackbits(flat, axis=1, bitorder="little").view(bool)
+    return np.unpackbits(_card_bytes(column, width), axis=1, bitorder="little").view(bool)
 
 
 _POPCOUNT = np.array([bin(b).count("1") for b in range(256)], np.int64)
 
 
 def _card_bytes(column, width: int) -> np.ndarray:
-    """A column of bit sets, each empty, missing or `width` bytes long, as a (rows, width) uint8 matrix."""
-    values = [b or b"" for b in column.to_list()]
-    return np.frombuffer(b"".join(b.ljust(width, b"\0") for b in values), np.uint8).reshape(len(values), width)
+    """A column of bit sets, each empty, missing or `width` bytes long (a shorter one padded with zero
+    bytes), as a (rows, width) uint8 matrix: read from the column's Arrow buffers, as reading its values
+    one by one into Python took 12 s of `report cards` on a 200,000-game run (800,000 seats)."""
+    array = column.rechunk().to_arrow()
+    if isinstance(array, pa.ChunkedArray):
+        array = array.combine_chunks()
+    if array.type != pa.large_binary():
+        array = array.cast(pa.large_binary())
+    rows = len(array)
+    offsets = np.frombuffer(array.buffers()[1], np.int64, rows + 1, array.offset * 8) if rows else np.zeros(1, np.int64)
+    sizes = np.diff(offsets)
+    if array.null_count:
+        sizes = np.where(array.is_null().to_numpy(zero_copy_only=False), 0, sizes)
+    if (sizes > width).any():  # not bit sets of this width: as the values read one by one, refused
+        values = [b or b"" for b in column.to_list()]
+        return np.frombuffer(b"".join(b.ljust(width, b"\0") for b in values), np.uint8).reshape(rows, width)
+    data = np.frombuffer(array.buffers()[2], np.uint8) if sizes.any() else np.zeros(0, np.uint8)
+    if (sizes == width).all() and (offsets[-1] - offsets[0]) == rows * width:  # every set full, side by side
+        return data[offsets[0]:offsets[-1]].reshape(rows, width).copy()
+    out = np.zeros((rows, width), np.uint8)
+    for size in np.unique(sizes[sizes > 0]):  # the full sets, then any shorter ones (padded), a length at a time
+        at = np.flatnonzero(sizes == size)
+        out[at, :size] = data[offsets[at][:, None] + np.arange(size)]
+    return out
 
 
 def polars_frame(df) -> None:
