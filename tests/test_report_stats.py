@@ -928,3 +928,42 @@ def test_a_score_contrast_has_no_share_margin_or_deals_for_one_pp():
     table = grant_effects(R.grant_sweep()[0])
     assert table["score_needed"].is_nan().all() and table["score_equiv_p"].is_nan().all()
     assert table["score_sd"].is_finite().all() and table["win_needed"].drop_nans().len() > 0
+
+
+def test_paired_diffs_per_card_are_the_librarys_scalar_calls_whichever_way_the_deals_are_averaged():
+    """The per-card contrasts of `report cards` (integer keys, a row per deal: the deals are sorted in
+    numpy, each row its own deal's mean) are scipy's `ttest_rel` and statsmodels' `ttost_paired` called
+    on each card's deals, bit for bit, and the same as a frame whose keys polars groups (text keys) or
+    whose deals hold two rows (averaged by polars): the fast path changes no number."""
+    from statsmodels.stats.weightstats import ttost_paired
+    from hadara_sim.report.estimates import paired_diffs
+
+    rng = np.random.default_rng(5)
+    cards, deals = [3, 1, 7], 40  # hand-sized; card 7 has one deal less, rows shuffled
+    rows = [dict(card=c, game=g, a=float(rng.integers(0, 2)), b=float(rng.integers(0, 4)) / 3,
+                 s=float(rng.integers(100, 160)), t=float(rng.integers(100, 160)))
+            for c in cards for g in range(deals - (c == 7))]
+    pairs = pl.DataFrame(rows, schema_overrides={"card": pl.Int16}).sample(fraction=1.0, shuffle=True, seed=1)
+    contrasts = [("a", "b", "win_", 0.02), ("s", "t", "score_", None)]
+    win, score = paired_diffs(pairs, contrasts, ["card"])
+    assert win["card"].to_list() == sorted(cards) and win.schema["card"] == pl.Int16
+    for r, sc in zip(win.to_dicts(), score.to_dicts()):
+        mine = pairs.filter(pl.col("card") == r["card"]).sort("game")
+        a, b, s, t = (mine[k].to_numpy() for k in ("a", "b", "s", "t"))
+        assert r["n"] == r["rows"] == len(a) == sc["n"]
+        res = sps.ttest_rel(a, b)
+        low, high = res.confidence_interval(0.95)
+        assert (r["win_p"], r["win_low"], r["win_high"]) == (res.pvalue, max(low, -1.0), min(high, 1.0))
+        assert r["win_equiv_p"] == ttost_paired(a, b, -0.02, 0.02)[0]
+        assert (r["win_a"], r["win_b"], r["win_diff"]) == (a.mean(), b.mean(), (a - b).mean())
+        assert r["win_sd"] == (a - b).std(ddof=1)
+        res = sps.ttest_rel(s, t)
+        assert (sc["score_p"], sc["score_low"], sc["score_high"]) == (res.pvalue, *res.confidence_interval(0.95))
+        assert math.isnan(sc["score_equiv_p"]) and math.isnan(sc["score_needed"])
+    by_text = paired_diffs(pairs.with_columns(pl.col("card").cast(pl.String)), contrasts, ["card"])
+    twice = pl.concat([pairs, pairs])  # two rows a deal, whose mean is the row
+    for fast, other in [*zip((win, score), by_text), *zip((win, score), paired_diffs(twice, contrasts, ["card"]))]:
+        other = other.with_columns(pl.col("card").cast(pl.Int16))
+        if other["rows"][0] != fast["rows"][0]:
+            other = other.with_columns(pl.col("rows") // 2)
+        assert fast.equals(other), (fast, other)
