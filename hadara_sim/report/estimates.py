@@ -262,8 +262,13 @@ def rate_intervals(hits: np.ndarray, trials: np.ndarray) -> tuple[np.ndarray, np
     the deal (`inference.ratio_interval`). NaN where a column has no trial."""
     trials = np.broadcast_to(trials, hits.shape)
     low, high = np.full(hits.shape[1], np.nan), np.full(hits.shape[1], np.nan)
+    # each column's deals side by side: a column of a (200,000 deals, 162 cards) matrix read in place
+    # one card at a time cost 8 s of report cards; the values are the same
+    columns = np.ascontiguousarray(hits.T)
+    one = trials.shape[1] > 0 and trials.strides[1] == 0  # one number of trials per deal, broadcast
+    each = np.ascontiguousarray(trials[:, 0]) if one else np.ascontiguousarray(trials.T)
     for j in np.flatnonzero(trials.sum(axis=0) > 0):
-        low[j], high[j] = I.ratio_interval(hits[:, j], trials[:, j])
+        low[j], high[j] = I.ratio_interval(columns[j], each if each.ndim == 1 else each[j])
     return low, high
 
 
