@@ -419,9 +419,12 @@ def card_set_problem(df, n_cards: int | None = None) -> tuple[int, str, str] | N
     return None
 
 
-def card_sets(df, components) -> dict[str, np.ndarray]:
+def card_sets(df, components, packed: bool = False) -> dict[str, np.ndarray]:
     """The card bit sets of a results frame (`bought`, `bought_in_b`, `sold`, `fed_away`, `offered`) as
-    (rows, cards) bool matrices, one column per card of `components`, after checking them against it."""
+    (rows, cards) bool matrices, one column per card of `components`, after checking them against it.
+    With `packed`, as they are stored: (rows, bytes) uint8 matrices, card k the bit k % 8 of byte k // 8
+    (`np.unpackbits(..., axis=1, count=n_cards, bitorder="little")` gives the bool matrix), for work on
+    bits of whole games at once."""
     import polars as pl
 
     polars_frame(df)
@@ -443,6 +446,8 @@ def card_sets(df, components) -> dict[str, np.ndarray]:
         raise ResultsError(f"column {column} at {where} holds {what}: these results were not written by "
                            f"hadara-sim for this component set ({components.n_cards} cards)")
     width = -(-components.n_cards // 8)
+    if packed:
+        return {c: _card_bytes(df[c], width) for c in CARD_SETS}
     return {c: _unpacked(df[c], width)[:, :components.n_cards] for c in CARD_SETS}
 
 
