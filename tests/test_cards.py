@@ -178,8 +178,9 @@ def test_buyers_and_passers_are_those_of_a_polars_group_by():
     seats = df.select("game", "seat", "win_share", "total", (pl.col("win_share") - pl.col("win_share").mean()
                                                              .over("policy_label", "players")).alias("win_adj"))
     per_game, buying, compared = K._buyers_and_passers(
-        card_sets(df, COMPONENTS), game_index, 300,
-        seats.select("win_share", "win_adj", pl.col("total").cast(pl.Float64)).to_numpy(), np.arange(300))
+        card_sets(df, COMPONENTS, packed=True), game_index, 300,
+        seats.select("win_share", "win_adj", pl.col("total").cast(pl.Float64)).to_numpy(), np.arange(300),
+        COMPONENTS.n_cards)
     selection = pl.DataFrame({"card": np.arange(COMPONENTS.n_cards, dtype=np.int16), "buying": buying.astype(np.uint32),
                               "compared": compared.astype(np.uint32)})
     events = card_events(df, COMPONENTS)

@@ -155,7 +155,6 @@ def _card_part(base: pl.DataFrame, components, rows: np.ndarray, game_index: np.
     `buying`, `compared`: `_buyers_and_passers`)."""
     bits = card_sets(base[rows], components, packed=True)
     n_cards = components.n_cards
-    sets = {c: np.unpackbits(b, axis=1, count=n_cards, bitorder="little").view(bool) for c, b in bits.items()}
     g0 = int(game_index[rows[0]])
     local = game_index[rows] - g0
     games = int(local.max()) + 1
@@ -164,10 +163,10 @@ def _card_part(base: pl.DataFrame, components, rows: np.ndarray, game_index: np.
     deal_of_row = np.searchsorted(starts, local, side="right") - 1
     game_rows = np.searchsorted(local, np.arange(games))  # each game's first row (the rows in game order)
     events = {e: _games_with(bits[e], game_rows, n_cards) for e in EVENTS}
-    per_game, buying, compared = _buyers_and_passers(sets, local, games, seats[rows], deal[g0:g0 + games])
+    per_game, buying, compared = _buyers_and_passers(bits, local, games, seats[rows], deal[g0:g0 + games], n_cards)
     return {"deals": slice(d0, d1), **{e: _by_deal(s, starts) for e, s in events.items()},
-            "in_a": _deal_counts(sets["bought"] & ~sets["bought_in_b"], deal_of_row, len(starts)),
-            "purchases": _deal_counts(sets["bought"], deal_of_row, len(starts)),
+            "in_a": _deal_counts(_unpack(bits["bought"] & ~bits["bought_in_b"], n_cards), deal_of_row, len(starts)),
+            "purchases": _deal_counts(_unpack(bits["bought"], n_cards), deal_of_row, len(starts)),
             "per_game": per_game, "buying": buying, "compared": compared}
 
 
@@ -176,8 +175,7 @@ def _games_with(bits: np.ndarray, game_rows: np.ndarray, n_cards: int) -> np.nda
     game's rows together, `game_rows` the first of each) holds it. The bytes of a game's seats are
     or-ed, then unpacked: the cards of every seat unpacked and set one by one cost 8 s of report cards on
     a 200,000-game run."""
-    seen = np.bitwise_or.reduceat(bits, game_rows, axis=0)
-    return np.unpackbits(seen, axis=1, count=n_cards, bitorder="little").view(bool)
+    return _unpack(np.bitwise_or.reduceat(bits, game_rows, axis=0), n_cards)
 
 
 def _by_deal(seen: np.ndarray, first: np.ndarray) -> np.ndarray:
@@ -193,35 +191,39 @@ def _deal_counts(cards: np.ndarray, deal_of_row: np.ndarray, deals: int) -> np.n
     return np.bincount(deal_of_row[row] * n + card, minlength=deals * n).reshape(deals, n)
 
 
-def _buyers_and_passers(sets: dict, game_index: np.ndarray, games: int, seats: np.ndarray, deal: np.ndarray):
+def _buyers_and_passers(bits: dict, game_index: np.ndarray, games: int, seats: np.ndarray, deal: np.ndarray,
+                        n_cards: int):
     """Per game and card offered to two seats or more: the mean win share, policy-adjusted win share
     and total of its buyers and of the seats that could have bought it and passed (`per_game`: game,
     card, win_buyer, win_passed, adj_buyer, adj_passed, total_buyer, total_passed; games with both
     only); and per card the games with a buyer (`buying`) and, of them, with a passer (`compared`).
-    `seats`: each row's win share, adjusted win share and total; `deal`: each game's deal.
+    `bits`: the packed card bit sets (`card_sets(..., packed=True)`) of rows in game order (`game_index`,
+    0 to games - 1); `seats`: each row's win share, adjusted win share and total; `deal`: each game's deal.
 
-    One cell per (game, card), averaged in numpy (`_cell_means`): a polars group_by over the 1.85
-    million cells of 20,000 4-player games took 2 s."""
-    n_cards = sets["offered"].shape[1]
-    cells = games * n_cards
-    # the buyers and the passers of each cell apart (a seat is one or the other of a cell it was offered)
-    entries = []
-    for seat_cards in (sets["offered"] & sets["bought"], sets["offered"] & ~sets["bought"]):
-        row, card = np.nonzero(seat_cards)
-        entries.append((row, game_index[row] * n_cards + card))
-    (buy_row, buy_cell), (pass_row, pass_cell) = entries
-    buying = np.bincount(buy_cell, minlength=cells) > 0
-    compared = buying & (np.bincount(pass_cell, minlength=cells) > 0)
+    The games with a buyer and with a passer of each card are or-ed from the packed bits of a game's seats,
+    and only the seats of the cells with both are unpacked into entries; one cell per (game, card),
+    averaged in numpy (`_cell_means`): a polars group_by over the 1.85 million cells of 20,000 4-player
+    games took 2 s, and the entries of every offer (11 million in 250,000 seats) 4 s a part."""
+    game_rows = np.searchsorted(game_index, np.arange(games))  # each game's first row
+    took, passed = bits["offered"] & bits["bought"], bits["offered"] & ~bits["bought"]
+    buying = np.bitwise_or.reduceat(took, game_rows, axis=0)
+    compared = buying & np.bitwise_or.reduceat(passed, game_rows, axis=0)
     means = []
-    for row, cell in entries:
-        row, cell = row[compared[cell]], cell[compared[cell]]
+    for seat_bits in (took, passed):  # a seat is the one or the other of a cell it was offered
+        row, card = np.nonzero(_unpack(seat_bits & compared[game_index], n_cards))
+        cell = game_index[row] * n_cards + card
         order = np.argsort(cell, kind="stable")  # the seats of each cell together, in row order
         means.append(_cell_means(cell[order], seats[row[order]]))
     (kept, buyers), (_, passers) = means  # the same cells: each has both
     per_game = pl.DataFrame({"game": deal[kept // n_cards], "card": (kept % n_cards).astype(np.int16),
                              **{f"{name}_{who}": means[:, k] for k, name in enumerate(("win", "adj", "total"))
                                 for who, means in (("buyer", buyers), ("passed", passers))}})
-    return (per_game, buying.reshape(games, n_cards).sum(axis=0), compared.reshape(games, n_cards).sum(axis=0))
+    return per_game, _unpack(buying, n_cards).sum(axis=0), _unpack(compared, n_cards).sum(axis=0)
+
+
+def _unpack(bits: np.ndarray, n_cards: int) -> np.ndarray:
+    """Packed card bit sets (rows, bytes) as a (rows, cards) bool matrix."""
+    return np.unpackbits(bits, axis=1, count=n_cards, bitorder="little").view(bool)
 
 
 def _cell_means(cell: np.ndarray, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
