@@ -26,7 +26,7 @@ from .deal import make_deals
 from .engine.game import BatchGame, Grant
 from .forward import Forward
 from .policy import PolicyError
-from .registry import make_policy
+from .registry import PolicyNotFound, make_policy
 from .results import build_table, chunks_per_combination, part_name
 from .scenario.model import Combination, Scenario
 
@@ -164,8 +164,9 @@ def play_chunk(components: ComponentSet, combo: Combination, seed: int, chunk: C
     for i, p in enumerate(config.policies):
         try:
             policies.append(make_policy(p.policy, seed=policy_seed(seed, i), **p.params))
-        except (Exception, SystemExit) as err:  # a user's policy may fail in any way
-            raise PolicyError(f"policy '{p.policy}' cannot be made: {type(err).__name__}: {err}") from None
+        except (PolicyNotFound, ValueError) as err:  # made once as the scenario was read: a user's policy that
+            # fails only now (with this seed) stops the run as the policy's failure, not as an input problem
+            raise PolicyError(str(err) if isinstance(err, PolicyNotFound) else f"policy '{p.policy}': {err}") from None
     grants, grant_rows = [], []
     for g in config.grants:
         if g.seat == "rotate":
@@ -205,9 +206,9 @@ def restricted_seats(config, policies: list, game_id: np.ndarray, table: np.ndar
         try:
             variants.append(make_policy(p.policy, seed=policy_seed(seed, i), **{**p.params, "seek": list(r.seek),
                                                                                  "avoid": list(r.avoid)}))
-        except (Exception, SystemExit) as err:
+        except (PolicyNotFound, ValueError) as err:
             raise PolicyError(f"policy '{p.policy}' cannot play restricted (restrict: seek {list(r.seek)}, avoid "
-                              f"{list(r.avoid)}): {type(err).__name__}: {err}") from None
+                              f"{list(r.avoid)}): {err}") from None
     seats = table.copy()
     seats[rows, seat] += k
     return [*policies, *variants], seats, seat

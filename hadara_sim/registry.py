@@ -3,22 +3,24 @@ optionally with parameters on the command line (`search:budget=2:rollout=expert`
 
 from __future__ import annotations
 
-import contextlib
 import difflib
 import hashlib
 import importlib
 import importlib.util
 import re
 import sys
+from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
 
 from .invocation import program
-from .params import parse_value
+from .params import Param, parse_value
+from .policy import PolicyError, policy_attribute, prints_apart
 from .problems import raised
 from .signals import users_interrupt
 
 ENTRY_POINT_GROUP = "hadara_sim.policies"
+_ABSENT = object()  # a module's attribute that is not there (None may be one that is)
 
 
 class PolicyNotFound(LookupError):
@@ -68,10 +70,14 @@ def resolve_policy(spec: str):
         raise PolicyNotFound(f"policy '{spec}': a policy defined in the notebook or script being run cannot be loaded "
                              f"by a run's worker processes; save it in a file and name it path/to/file.py:{attr}")
     module = _load_module(where)
-    if not attr.isidentifier() or not hasattr(module, attr):
+    try:  # a module's __getattr__ or the target's `decide` property may raise anything
+        target = policy_attribute(module, attr, _ABSENT, spec) if attr.isidentifier() else _ABSENT
+        decide = policy_attribute(target, "decide", None, spec)
+    except PolicyError as err:
+        raise PolicyNotFound(str(err)) from None
+    if target is _ABSENT:
         raise PolicyNotFound(f"policy '{spec}': '{where}' has no attribute '{attr}'")
-    target = getattr(module, attr)
-    if not callable(target) and not callable(getattr(target, "decide", None)):
+    if not callable(target) and not callable(decide):
         raise PolicyNotFound(f"policy '{spec}': '{attr}' is {type(target).__name__}, not a policy class, "
                              "factory or instance (one with a decide(decision) method)")
     return target
@@ -80,7 +86,7 @@ def resolve_policy(spec: str):
 def _load_module(where: str):
     """The module of a `module:attr` or `file.py:attr` spec; PolicyNotFound when it cannot load."""
     try:
-        with contextlib.redirect_stdout(sys.stderr):  # stdout carries --format json/csv: a module's prints go apart
+        with prints_apart():
             return _import(where)
     except PolicyNotFound:
         raise
@@ -193,10 +199,20 @@ def make_policy(spec: str, seed: int = 0, **params):
         raise ValueError(f"policy '{spec}': {reserved[1]}")
     params = {**inline, **params}
     target = resolve_policy(spec)
-    if isinstance(target, type) or callable(target) and not hasattr(target, "decide"):
-        builds = {"make_policy": make_policy} if getattr(target, "builds_policies", False) else {}
+    about_policy(spec, target)  # a `params` of the wrong kind is named as such, not as its constructor's failure
+    try:
+        return _made(spec, target, seed, params)
+    except PolicyError as err:  # one of its attributes raised when read (a property)
+        raise PolicyNotFound(str(err)) from None
+
+
+def _made(spec: str, target, seed: int, params: dict):
+    """`make_policy`'s policy from the class, factory or instance `spec` resolved to."""
+    if isinstance(target, type) or callable(target) and policy_attribute(target, "decide", None, spec) is None:
+        builds = {"make_policy": make_policy} if policy_attribute(target, "builds_policies", False, spec) else {}
         try:
-            policy = target(seed=seed, **builds, **params)
+            with prints_apart():
+                policy = target(seed=seed, **builds, **params)
         except ValueError:  # a parameter refused, with its own words
             raise
         except BaseException as err:  # a user's policy may fail in any way: sys.exit, GeneratorExit, its own Ctrl-C
@@ -211,7 +227,43 @@ def make_policy(spec: str, seed: int = 0, **params):
         raise ValueError(f"policy '{spec}' is an instance and takes no parameters")
     else:
         policy = target
-    if not callable(getattr(policy, "decide", None)):
+    if not callable(policy_attribute(policy, "decide", None, spec)):
         raise PolicyNotFound(f"policy '{spec}' made a {type(policy).__name__}, which has no "
                              "decide(decision) method: not a policy")
+    policy_attribute(policy, "name", None, spec)  # one that raises is said here, with the spec (`policy_name`)
     return policy
+
+
+@dataclass(frozen=True)
+class About:
+    """What a policy says of itself: its name, description, each parameter's default and its declaration."""
+
+    name: str
+    description: str
+    params: dict
+    declared: dict
+
+
+def about_policy(spec: str, target=None) -> About:
+    """The `name`, `description`, `params` and `declared` of the policy class, factory or instance `spec`
+    names (`target`, if resolved already), as `policies show`, `tune` and a scenario's check of parameters
+    read them. One that raises when read, or is of the wrong kind, is a PolicyNotFound naming the policy and
+    the attribute: a `params = 5` or a `declared` of plain numbers were "unexpected" errors there."""
+    target = resolve_policy(spec) if target is None else target
+    try:
+        name, description, params, declared = (policy_attribute(target, attr, None, spec)
+                                               for attr in ("name", "description", "params", "declared"))
+    except PolicyError as err:
+        raise PolicyNotFound(str(err)) from None
+    params = {} if params is None else params
+    if not isinstance(params, dict) or not all(isinstance(k, str) and k.isidentifier() for k in params):
+        raise PolicyNotFound(f"policy '{spec}': its `params` is {type(params).__name__} {repr(params):.60}, not a "
+                             "dict of each parameter's name and default, e.g. params = {\"coin\": 1.0} (docs/policies.md)")
+    declared = {} if declared is None else declared
+    wrong = (f"{type(declared).__name__} {repr(declared):.60}" if not isinstance(declared, dict) else
+             next((f"{{{k!r}: {type(v).__name__} ...}}" for k, v in declared.items() if not isinstance(v, Param)), None))
+    if wrong:
+        raise PolicyNotFound(f"policy '{spec}': its `declared` is {wrong}, not a dict of a "
+                             "hadara_sim.params.Param per parameter, e.g. declared = {\"coin\": Param(0, 5)} (docs/policies.md)")
+    return About(name if isinstance(name, str) and name else spec, description if isinstance(description, str) else "",
+                 dict(params), dict(declared))

@@ -20,7 +20,7 @@ from .components import ComponentSet
 from .invocation import program
 from .ladder import play_head_to_head
 from .params import check_params
-from .registry import make_policy, resolve_policy
+from .registry import about_policy, make_policy
 from .report.inference import rate_interval
 
 SIDES = "sides"  # a per-setup-card side table: tuned as one categorical choice per card
@@ -39,10 +39,10 @@ def default_space(policy: str, advanced: bool = True) -> dict[str, Range]:
     """Every number parameter from half to one and a half times its default (0..1 if it is 0; whole
     numbers around a whole-number one), within its declared range, and a side table if the policy has
     one and the games are advanced (the basic game has no sides)."""
-    cls = resolve_policy(policy)
-    declared = getattr(cls, "declared", {}) or {}
+    about = about_policy(policy)
+    declared = about.declared
     space = {}
-    for name, value in getattr(cls, "params", {}).items():
+    for name, value in about.params.items():
         if name == SIDES:
             if advanced:
                 space[name] = Range(choices=(-1, 0, 1))
@@ -77,7 +77,7 @@ def parse_range(text: str) -> tuple[str, Range]:
 def check_space(policy: str, space: dict[str, Range], defaults: dict) -> None:
     """ValueError, before any game, when an end of a range or a choice is not a value the policy
     takes (its type and declaration, `hadara_sim.params`)."""
-    cls = resolve_policy(policy)
+    about = about_policy(policy)
     for name, r in space.items():
         if isinstance(defaults[name], (tuple, list)) and not r.choices:  # its trial stopped in float(tuple)
             raise ValueError(f"--param {name}={r.low:g}:{r.high:g}: {name} is a tuple of {len(defaults[name])} "
@@ -86,7 +86,7 @@ def check_space(policy: str, space: dict[str, Range], defaults: dict) -> None:
             shaped = tuple(value for _ in defaults[name]) if isinstance(defaults[name], (tuple, list)) else value
             if isinstance(defaults[name], int) and not isinstance(defaults[name], bool) and float(value).is_integer():
                 shaped = int(value)
-            wrong = check_params(cls.params, {name: shaped}, getattr(cls, "declared", {}), {name: shaped})
+            wrong = check_params(about.params, {name: shaped}, about.declared, {name: shaped})
             if wrong:
                 where, message = wrong[0]
                 raise ValueError(f"--param {name}: {value:g} is not a value policy '{policy}' takes "
@@ -160,7 +160,7 @@ def tune(components: ComponentSet, policy: str, opponents: list[str], players: l
     parameters), then validate the best candidate head to head against the start on fresh deals."""
     space = default_space(policy, advanced) if space is None else space
     start = dict(start or {})
-    defaults = {**getattr(resolve_policy(policy), "params", {}), **start}
+    defaults = {**about_policy(policy).params, **start}
     unknown = set(space) - set(defaults)
     if unknown:
         raise ValueError(f"policy '{policy}' has no parameter {', '.join(sorted(unknown))}; its parameters: "

@@ -60,6 +60,7 @@ def parts_for(scenario) -> tuple[str, ...]:
     """The parts the games of `scenario` play: the engine's steps and the kernels of its built-ins; a
     policy of Python code may play built-ins inside it (`search` in its rollouts): every kernel."""
     from .kernels.layout import EXPERT, GREEDY, PLANNER
+    from .policy import kernel_of
     from .registry import make_policy
 
     uses = {PLANNER: {"planner"}, EXPERT: {"planner", "expert"}, GREEDY: {"greedy"}}
@@ -71,7 +72,7 @@ def parts_for(scenario) -> tuple[str, ...]:
                 continue
             seen.add((entry.policy, repr(entry.params)))
             policy = make_policy(entry.policy, **entry.params)
-            spec = policy.kernel(config.components, config.players, combo.advanced)
+            spec = kernel_of(policy, config.components, config.players, combo.advanced)
             needed |= uses.get(spec.code, set(KERNELS)) if spec is not None and spec.kinds else set(KERNELS)
     return tuple(part for part in PARTS if part in needed)
 

@@ -477,6 +477,163 @@ def test_a_policy_module_that_prints_on_import_leaves_a_json_table_whole(tmp_pat
     assert json.loads(done.stdout)["tables"] and "loading my policy" in done.stderr
 
 
+MISBEHAVING = """
+from hadara_sim.params import Param
+from hadara_sim.policies.greedy import Greedy
+from hadara_sim.policy import Policy
+
+
+class NameRaises(Greedy):
+    @property
+    def name(self):
+        raise RuntimeError("no name yet")
+
+
+class _NamesRaise(type):
+    @property
+    def name(cls):
+        raise RuntimeError("no class name")
+
+
+class ClassNameRaises(Greedy, metaclass=_NamesRaise):
+    pass
+
+
+class DecideRaises:
+    def __init__(self, seed=0):
+        pass
+
+    @property
+    def decide(self):
+        raise RuntimeError("no decide yet")
+
+
+class ParamsNotADict(Greedy):
+    params = 5
+
+
+class DeclaredNotParams(Greedy):
+    params = {**Greedy.params, "reach": 1}
+    declared = {**Greedy.declared, "reach": 5}
+
+
+class SeedShy(Greedy):  # made once with seed 0 as the scenario is read, then again in the run's worker
+    name = "seed_shy"
+
+    def __init__(self, seed=0, **params):
+        if seed:
+            raise RuntimeError(f"cannot take seed {seed}")
+        super().__init__(seed, **params)
+
+
+class Chatty:  # no Policy subclass: decide() alone (`simulate` stopped on its missing `kernel`)
+    name = "chatty"
+
+    def __init__(self, seed=0):
+        print("making chatty")
+
+    def check_components(self, components):
+        print("checking chatty")
+
+    def decide(self, decision):
+        print("chatty decides")
+        return decision.legal.argmax(axis=1)
+"""
+
+LOOKUP_RAISES = """
+def __getattr__(attr):
+    raise RuntimeError(f"no {attr} in here")
+"""
+
+
+@pytest.fixture
+def misbehaving(tmp_path):
+    (tmp_path / "bad.py").write_text(MISBEHAVING)
+    (tmp_path / "lookup.py").write_text(LOOKUP_RAISES)
+    return tmp_path
+
+
+@pytest.mark.parametrize("attr, words", [
+    ("NameRaises", "reading its `name` raised RuntimeError: no name yet"),
+    ("ClassNameRaises", "reading its `name` raised RuntimeError: no class name"),
+    ("DecideRaises", "reading its `decide` raised RuntimeError: no decide yet"),
+])
+def test_a_policy_attribute_that_raises_is_named_as_the_policys_problem(misbehaving, attr, words):
+    """policy_name's getattr(policy, "name", None) let a property's RuntimeError through: `play` said
+    "unexpected RuntimeError: no name yet", as did `simulate`, `policies show` and make_policy."""
+    spec = f"{misbehaving / 'bad.py'}:{attr}"
+    shown = invoke("policies", "show", spec)
+    if attr == "ClassNameRaises":  # the class's own name raises (its instances have Greedy's): `show` reads it
+        clean_failure(shown, 2, f"policy '{spec}'", words)
+        return
+    assert shown.exit_code == 0 and "Traceback" not in shown.output, shown.output  # the class is shown
+    clean_failure(invoke("play", "-p", "2", "-q", "--policy", f"{spec},greedy"), 2, f"policy '{spec}'", words)
+    scenario = tiny(misbehaving).read_text().replace('"greedy"', f'"bad.py:{attr}"')
+    (misbehaving / "s.toml").write_text(scenario)
+    clean_failure(invoke("simulate", misbehaving / "s.toml", "-q", "--out", misbehaving / "out"), 2, "s.toml:4", words)
+
+
+def test_a_policy_made_without_make_policy_whose_name_raises_is_a_policy_error(misbehaving):
+    """The library's own calls (play_batch, the reference engine) name a policy by `policy_name` as it fails."""
+    from hadara_sim.policy import PolicyError, policy_name
+
+    namespace = {}
+    exec(MISBEHAVING, namespace)  # noqa: S102 (the test's own policies)
+    with pytest.raises(PolicyError, match="policy 'NameRaises': reading its `name` raised RuntimeError"):
+        policy_name(namespace["NameRaises"]())
+    assert policy_name(namespace["Chatty"]()) == "chatty"
+
+
+def test_a_module_whose_attribute_lookup_raises_is_named(misbehaving):
+    """resolve_policy's hasattr(module, attr) let a module __getattr__'s RuntimeError through."""
+    clean_failure(invoke("play", "-p", "2", "-q", "--policy", f"{misbehaving / 'lookup.py'}:Mine"), 2,
+                  "reading its `Mine` raised RuntimeError: no Mine in here")
+
+
+@pytest.mark.parametrize("attr, words", [
+    ("ParamsNotADict", "its `params` is int 5, not a dict of each parameter's name and default"),
+    ("DeclaredNotParams", "its `declared` is {'reach': int ...}, not a dict of a hadara_sim.params.Param"),
+])
+def test_a_policy_with_params_or_declared_of_the_wrong_kind_is_named(misbehaving, attr, words):
+    """`policies show` stopped on dict(5) ("unexpected TypeError: 'int' object is not iterable") and on
+    a declaration's missing .help; `tune` on .items() of an int; a scenario took such params for none."""
+    spec = f"{misbehaving / 'bad.py'}:{attr}"
+    clean_failure(invoke("policies", "show", spec), 2, f"policy '{spec}'", words)
+    clean_failure(invoke("policies", "tune", spec, "--trials", "1", "--games", "2", "--validation-games", "2", "-q"),
+                  2, words)
+    scenario = tiny(misbehaving).read_text().replace('"greedy"', f'"bad.py:{attr}"')
+    (misbehaving / "s.toml").write_text(scenario)
+    clean_failure(invoke("simulate", misbehaving / "s.toml", "-q", "--out", misbehaving / "out"), 2, "s.toml:4", words)
+
+
+def test_a_policy_that_fails_only_in_the_runs_worker_is_named(misbehaving):
+    """The scenario makes each policy with seed 0; one that fails with the run's own seed stops the run as the
+    policy's failure (exit 1), named once (it read "cannot be made: PolicyNotFound: policy ... cannot be made")."""
+    scenario = tiny(misbehaving).read_text().replace('"greedy"', '"bad.py:SeedShy"')
+    (misbehaving / "s.toml").write_text(scenario)
+    done = subprocess.run([*CLI, "simulate", "s.toml", "-q", "--jobs", "1", "--out", "out"], cwd=misbehaving,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert "SeedShy(seed=" in done.stderr and "raised RuntimeError: cannot take seed" in done.stderr, done.stderr
+    assert "unexpected" not in done.stderr and done.stderr.count("cannot be made") == 1, done.stderr
+
+
+@pytest.mark.parametrize("command", [["play", "-p", "2", "--policy", "bad.py:Chatty,greedy"],
+                                     ["simulate", "s.toml", "--jobs", "1", "--out", "out"]])
+def test_what_a_policy_prints_as_it_is_made_checks_or_decides_leaves_a_json_table_whole(misbehaving, command):
+    """Only a module's prints on import went to standard error: its constructor's, check_components' and
+    decide's broke the --format json output. And `simulate` stopped on a policy of decide() alone, which has
+    no `kernel` ("unexpected AttributeError")."""
+    scenario = tiny(misbehaving).read_text().replace('"greedy"', '"bad.py:Chatty"')
+    (misbehaving / "s.toml").write_text(scenario)
+    done = subprocess.run([*CLI, *command, "--format", "json"], cwd=misbehaving, capture_output=True, text=True,
+                          timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["tables"], done.stdout
+    assert "making chatty" in done.stderr and "chatty decides" in done.stderr, done.stderr
+    assert command[0] != "play" or "checking chatty" in done.stderr
+
+
 CHECKS = """
 from hadara_sim.policies.greedy import Greedy
 

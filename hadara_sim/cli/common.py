@@ -195,10 +195,8 @@ def policies_or_exit(specs: list[str], players: int, seed: int):
         if spec not in made:
             try:
                 made[spec] = make_policy(spec, seed=seed + seat)
-            except (PolicyNotFound, ValueError, TypeError) as err:
+            except (PolicyNotFound, ValueError) as err:  # a user's policy that fails in any other way is named so
                 fail(str(err))
-            except (Exception, SystemExit) as err:  # a user's policy may fail in any way
-                fail(f"policy '{spec}' cannot be made: {type(err).__name__}: {err}")
         policies.append(made[spec])
     return policies
 

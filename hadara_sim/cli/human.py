@@ -42,7 +42,9 @@ class Human(Policy):
     def __init__(self, seed: int = 0, read=None, write=None, width: int = 100, stream=None):
         super().__init__(seed)
         self.read = read or _read_stdin
-        # `stream` None: standard output; standard error while standard output carries a machine format
+        # `stream` None: standard output; standard error while standard output carries a machine format.
+        # Taken now: while a policy decides, sys.stdout is standard error (`policy.prints_apart`)
+        stream = sys.stdout if stream is None else stream
         self.write = write or (lambda text: print(wrapped(text, width), file=stream, flush=True))
 
     def decide(self, decision: Decision) -> np.ndarray:

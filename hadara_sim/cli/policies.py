@@ -12,7 +12,7 @@ from rich.progress import Progress
 
 from ..constants import MAX_GAMES, MAX_SEED
 from ..invocation import program
-from ..registry import PolicyNotFound, available_policies, resolve_policy, split_spec
+from ..registry import PolicyNotFound, about_policy, available_policies, resolve_policy, split_spec
 from ..report.table import Table, styled
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
                      err_console, fail, playable_or_exit, policies_or_exit, split_specs, writable_file)
@@ -30,14 +30,11 @@ def check_policies(names: list[str]):
             fail(str(err))
 
 
-def _params(target) -> dict:
-    return dict(getattr(target, "params", {}) or {})
-
-
 def _own_doc(cls) -> str:
-    """The class's own docstring (not one inherited from the Policy base class); a factory's own."""
+    """The class's own docstring (not one inherited from the Policy base class); a factory's own. A
+    `__doc__` that is no str (a class's `__doc__ = 5`, a property) is none."""
     doc = vars(cls).get("__doc__") if isinstance(cls, type) else getattr(cls, "__doc__", None)
-    return inspect.cleandoc(doc) if doc else ""
+    return inspect.cleandoc(doc) if isinstance(doc, str) and doc else ""
 
 
 @app.command("list")
@@ -48,8 +45,13 @@ def list_(fmt: str = FORMAT_OPTION):
                   caption=f"parameters: how many; {program()} policies show NAME explains each one")
     for name, target in sorted(available_policies().items()):
         cls = target.load() if hasattr(target, "load") else target
-        about = getattr(cls, "description", "") or _own_doc(cls)
-        table.rows.append([name, about.split(". ")[0].rstrip(".") + ".", str(len(_params(cls)))])
+        try:
+            said = about_policy(name, cls)
+        except PolicyNotFound as err:  # an installed policy that cannot say what it is: said in its row
+            table.rows.append([name, str(err), "?"])
+            continue
+        about = said.description or _own_doc(cls)
+        table.rows.append([name, about.split(". ")[0].rstrip(".") + ".", str(len(said.params))])
     emit([table], fmt)
     if fmt == "table":
         console.print("Use your own with --policy module:attr or --policy path/to/file.py:attr "
@@ -66,21 +68,21 @@ def show(name: str = typer.Argument(..., help="A policy name, module:attr or fil
     fmt = check_format(fmt)
     try:
         cls = resolve_policy(name)
+        said = about_policy(name, cls)
     except PolicyNotFound as err:
         fail(str(err))
-    about = getattr(cls, "description", "") or ""
+    about = said.description
     doc = _own_doc(cls)
-    declared = getattr(cls, "declared", {}) or {}
-    about_param = {k: declared.get(k, Param()) for k in _params(cls)}
-    table = Table(f"{getattr(cls, 'name', name)}: parameters", ["parameter", "default", "type", "meaning", "allowed"],
+    about_param = {k: said.declared.get(k, Param()) for k in said.params}
+    table = Table(f"{said.name}: parameters", ["parameter", "default", "type", "meaning", "allowed"],
                   [[k, value_text(k, v), kind_of(v), about_param[k].help or "(not described)",
-                    about_param[k].allowed()] for k, v in _params(cls).items()],
+                    about_param[k].allowed()] for k, v in said.params.items()],
                   wrap=("meaning",),
                   caption="change one on the command line (--policy NAME:key=value), in a scenario (policies = "
                           "[{policy = \"NAME\", params = {...}}]) or from Python: hadara_sim.registry.make_policy(NAME, "
                           "key=value)")
     if fmt == "table":
-        console.print(f"[bold]{escape(str(getattr(cls, 'name', name)))}[/]")
+        console.print(f"[bold]{escape(said.name)}[/]")
         if about:
             console.print(about, markup=False)
         if doc and doc != about:

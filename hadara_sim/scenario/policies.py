@@ -98,26 +98,24 @@ def policy_problem(spec: str, params: dict, components):
     list of (key path in params, message), or (key of the entry at fault, message)."""
     from ..params import check_params
     from ..policy import PolicyError, playable_on
-    from ..registry import PolicyNotFound, make_policy, reserved_param, resolve_policy
+    from ..registry import PolicyNotFound, about_policy, make_policy, reserved_param
 
     try:
-        declared = getattr(resolve_policy(spec), "params", None)
+        defaults = about_policy(spec).params
     except PolicyNotFound as err:
         return ("policy", str(err))
     reserved = reserved_param(params)
     if reserved:
         return [((reserved[0],), reserved[1])]
-    problems = check_params(declared if isinstance(declared, dict) else {}, params)
+    problems = check_params(defaults, params)
     if problems:
         return problems
     try:
         policy = make_policy(spec, seed=0, **params)
     except PolicyNotFound as err:
         return ("policy", str(err))
-    except (ValueError, TypeError) as err:
+    except ValueError as err:  # a user's policy that fails in any other way is a PolicyNotFound naming it
         return ("params", f"policy '{spec}' does not accept these parameters: {err}")
-    except (Exception, SystemExit) as err:  # a user's policy may fail in any way
-        return ("policy", f"policy '{spec}' cannot be made: {type(err).__name__}: {err}")
     try:
         playable_on(policy, components)
     except ValueError as err:  # the expert's weights learned on another set: stopped mid-run as an internal error
