@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shlex
 from dataclasses import dataclass, field
 
@@ -251,8 +252,20 @@ def to_toml(result: Tuning, argv: list[str]) -> str:
 def toml_string(text: str) -> str:
     """`text` as a TOML basic string: a command quoted by the shell for a path such as "Bob's set" holds
     a double quote, which written between bare double quotes ended the string and left the file
-    unreadable. JSON's escapes are TOML's (non-ASCII written as it is: TOML has no surrogate pairs)."""
-    return json.dumps(text, ensure_ascii=False)
+    unreadable. JSON's escapes are TOML's (non-ASCII written as it is: TOML has no surrogate pairs), but
+    for DEL, which TOML also wants escaped and JSON writes as it is (the file did not read back). A lone
+    surrogate (a byte of a file name that is not UTF-8, as Python reads it from the command line) is
+    no Unicode character: neither TOML nor a UTF-8 file can hold it, so it is refused, a ValueError
+    naming it (it stopped the writing of a tuned file, after the tuning, with a UnicodeEncodeError)."""
+    lone = _SURROGATE.search(text)
+    if lone:
+        raise ValueError(f"{text[:lone.start()][-40:]!r}... holds U+{ord(lone.group()):04X}, a byte that is no "
+                         "UTF-8 text (from a file or folder name?); a TOML file cannot hold it: rename it, or "
+                         "name it otherwise")
+    return json.dumps(text, ensure_ascii=False).replace("\x7f", "\\u007f")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def _toml(value) -> str:

@@ -1,14 +1,17 @@
 """`hadara-sim policies tune`: tuning on common deals, then a held-out check on fresh ones."""
 
+import shutil
 import tomllib
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from typer.testing import CliRunner
 
 from hadara_sim import load_components
 from hadara_sim.cli import app
-from hadara_sim.tune import Range, tune
+from hadara_sim.tune import Range, toml_string, tune
 
 HERE = Path(__file__).parent
 
@@ -156,3 +159,32 @@ def test_tune_refuses_a_run_longer_than_any_run_plays(trials, games, tmp_path):
                                       "--out", str(tmp_path / "w.toml")], env={"COLUMNS": "200"})
     assert result.exit_code == 2, result.output
     assert "Traceback" not in result.output and ("--trials" in result.output) and not (tmp_path / "w.toml").exists()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(codec=None, exclude_categories=())))
+def test_a_string_written_into_a_tuned_weights_or_value_file_reads_back_as_it_was(text):
+    """toml_string wrote DEL (0x7f) as it is, which TOML does not allow: the file did not read back; and a lone
+    surrogate (a name's byte that is not UTF-8) raised UnicodeEncodeError as the file was written, after the work.
+    Now every text reads back the same, or is refused with a ValueError naming the character."""
+    if any("\ud800" <= ch <= "\udfff" for ch in text):
+        with pytest.raises(ValueError, match=r"holds U\+D[89A-F][0-9A-F]{2}, a byte that is no UTF-8 text"):
+            toml_string(text)
+        return
+    written = f"command = {toml_string(text)}\n".encode()  # as the files are written, in UTF-8
+    assert tomllib.loads(written.decode())["command"] == text
+
+
+def test_tune_refuses_a_command_its_file_cannot_hold_before_tuning(tmp_path):
+    """A --components folder whose name is no UTF-8 (a lone surrogate in Python) stopped the writing of --out
+    with "unexpected UnicodeEncodeError", after every trial had been played."""
+    from hadara_sim.component_files import default_components_path
+
+    odd = tmp_path / "set-\udcff"
+    shutil.copytree(default_components_path(), odd)
+    result = CliRunner().invoke(app, ["policies", "tune", "greedy", "--trials", "1", "--games", "2",
+                                      "--validation-games", "2", "--components", str(odd), "-q",
+                                      "--out", str(tmp_path / "w.toml")])
+    assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
+    assert "cannot record the command" in result.output and "U+DCFF" in result.output, result.output
+    assert "trying" not in result.output and not (tmp_path / "w.toml").exists()

@@ -269,7 +269,9 @@ def tune(
     Every candidate plays the same training deals; the best must then beat the starting parameters
     head to head on fresh deals (95% Wilson interval above 50%), or nothing is written.
     """
-    from ..tune import default_space, parse_range, to_toml
+    import shlex
+
+    from ..tune import default_space, parse_range, to_toml, toml_string
     from ..tune import tune as run_tune
 
     fmt = check_format(fmt)
@@ -297,6 +299,11 @@ def tune(
             "--trials", str(trials), "--games", str(games), "--validation-games", str(validation_games),
             *[x for p in param for x in ("--param", p)], "--seed", str(seed),
             *(["--components", str(components)] if components else []), *(["--out", str(out)] if out else [])]
+    if out is not None:
+        try:  # the file records the command: one it cannot hold is refused now, not after the tuning
+            toml_string(shlex.join(argv))
+        except ValueError as err:
+            fail(f"--out {out}: cannot record the command in it: {err}")
     with Progress(console=console, disable=quiet, transient=True) as progress:
         task = progress.add_task("trying candidates", total=trials)
         try:
