@@ -38,6 +38,10 @@ def load_components(path: str | Path | None = None) -> ComponentSet:
     A set already read is reused until one of its files changes.
     """
     directory = as_path(path, "the component set's folder") if path is not None else default_components_path()
+    if "\x00" in str(directory):  # a scenario's "\u0000": pathlib raised "embedded null byte" ValueErrors
+        raise ComponentError([Problem(str(directory).replace("\x00", "\\x00"), None, "path",
+                                      "holds a NUL character (\\x00), which no folder's name can: give the folder "
+                                      f"that holds {', '.join(FILES)}")])
     stamps = []
     for name in FILES:
         try:
@@ -73,7 +77,13 @@ def validate_components(path: str | Path) -> list[Problem]:
 
 def _load(directory: Path) -> ComponentSet:
     problems: list[Problem] = []
-    if not directory.is_dir():
+    try:
+        is_dir = directory.is_dir()
+    except OSError as err:  # a name too long for the file system: "unexpected OSError" before
+        raise ComponentError([Problem(str(directory), None, "path", f"cannot be looked up ({err.strerror}): "
+                                                                     "give the folder that holds "
+                                                                     f"{', '.join(FILES)}")]) from None
+    if not is_dir:
         what = "is a file, not a folder" if directory.exists() else "does not exist"
         raise ComponentError([Problem(str(directory), None, "path", f"{what}: give the folder that holds "
                                                                      f"{', '.join(FILES)}")])

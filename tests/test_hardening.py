@@ -1929,3 +1929,35 @@ def test_a_results_directory_whose_name_is_not_utf8_is_refused_before_playing(tm
         assert not out.exists()
     out.mkdir()
     clean_failure(invoke("report", "winrate", out, "--out", tmp_path / "charts"), 2, *words)
+
+
+LONG = "n" * 300  # longer than a file name may be (255 bytes): pathlib's checks raise OSError ENAMETOOLONG
+
+
+@pytest.mark.parametrize("args", [
+    ["play", "-q", "--trace", "{root}/" + LONG + ".jsonl"],
+    ["play", "-q", "--components", "{root}/" + LONG],
+    ["report", "winrate", "{root}/" + LONG],
+    ["show-game", "{root}/" + LONG],
+    ["simulate", "{root}/" + LONG + ".toml"],
+    ["policies", "tune", "greedy", "--trials", "1", "--games", "2", "--validation-games", "2", "-q",
+     "--out", "{root}/" + LONG + ".toml"],
+])
+def test_a_path_too_long_for_the_file_system_is_refused_by_name(tmp_path, args):
+    """Python 3.11's Path.exists/is_dir let ENAMETOOLONG through: "unexpected OSError: File name too long"."""
+    clean_failure(invoke(*[a.format(root=tmp_path) for a in args]), 2, "File name too long")
+
+
+@pytest.mark.parametrize("entry, words", [
+    ('components = "' + LONG + '"', ["components:", "cannot be looked up (File name too long)"]),
+    ('components = "set\\u0000"', ["components:", "holds a NUL character"]),
+    ('policies = ["' + LONG + '.py:P", "greedy"]', ["policies[0].policy", "File name too long"]),
+])
+def test_a_scenarios_path_no_file_system_can_hold_is_a_problem_at_its_line(tmp_path, entry, words):
+    """A NUL in a scenario's components path stopped in pathlib ("unexpected ValueError: embedded null byte"),
+    and a name too long for the file system in its components or a policy file ("unexpected OSError")."""
+    key = entry.partition(" =")[0]
+    text = "\n".join(line for line in tiny(tmp_path).read_text().splitlines() if not line.startswith(key + " "))
+    (tmp_path / "s.toml").write_text(f"{text}\n{entry}\n")
+    clean_failure(invoke("simulate", tmp_path / "s.toml", "-q", "--dry-run", "--out", tmp_path / "out"), 2,
+                  "s.toml:", *words)

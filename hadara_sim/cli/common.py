@@ -104,9 +104,19 @@ def _creatable(path: Path, option: str) -> None:
 FILE_SUFFIXES = (".png", ".svg", ".pdf", ".jpg", ".jpeg", ".html", ".csv", ".json", ".md", ".txt", ".parquet")
 
 
+def _looked_up(path: Path, option: str) -> None:
+    """Fail unless the file system can look `path` up: a name too long for it (ENAMETOOLONG) raised
+    from pathlib's checks below, an "unexpected OSError"."""
+    try:
+        path.exists()
+    except OSError as err:
+        fail(f"{option} {path}: {err.strerror or err}; choose another path")
+
+
 def writable_folder(path: Path, option: str = "--out", files: tuple[str, ...] = ()) -> Path:
     """`path` if it is (or can become) a writable folder, or a file of a suffix in `files`; checked before
     any work, not after it."""
+    _looked_up(path, option)
     suffix = path.suffix.lower()
     if suffix in files:
         return writable_file(path, option)
@@ -125,6 +135,7 @@ def writable_folder(path: Path, option: str = "--out", files: tuple[str, ...] = 
 
 def writable_file(path: Path, option: str = "--out") -> Path:
     """`path` if a file can be written there; checked before any work, not after it."""
+    _looked_up(path, option)
     if path.is_dir():
         fail(f"{option} {path} is a folder, not a file; give a file path")
     if path.exists():

@@ -132,6 +132,10 @@ def resolve_spec(spec: str, base_dir: Path) -> str:
     where, sep, attr = spec.rpartition(":")
     if sep and where.endswith(".py") and not Path(where).is_absolute():
         for candidate in (base_dir / where, Path(where)):
-            if candidate.is_file():
+            try:
+                found = candidate.is_file()
+            except OSError:  # a name too long for the file system: not found here, told as the policy loads
+                found = False
+            if found:
                 return f"{candidate.resolve()}:{attr}"
     return spec

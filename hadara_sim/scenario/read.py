@@ -61,7 +61,12 @@ def load_scenario(path: str | Path, components: str | Path | None = None, settin
     if isinstance(path, dict):
         raise TypeError("load_scenario reads a file or a shipped scenario's name; scenario_from_dict(data) reads a "
                         "dict (simulate takes either)")
-    path = shipped_scenario(as_path(path, "the scenario")) or Path(path)
+    given = as_path(path, "the scenario")
+    try:
+        given.exists()
+    except OSError as err:  # a name too long for the file system: pathlib's checks below raise it
+        raise ScenarioError([Problem(str(given), None, "", f"cannot be looked up: {err.strerror or err}")]) from None
+    path = shipped_scenario(given) or given
     if not path.exists() and _toml_text(str(path)):  # was named as a file "players = 2\npolicies = [...]"
         raise ScenarioError([Problem("<string>", None, "", "load_scenario reads a file or a shipped scenario's name, "
                                      "and this is TOML text: parse_scenario(text) from hadara_sim.scenario.read "
