@@ -210,8 +210,25 @@ def kernel_of(policy, components, players: int, advanced: bool) -> Kernel | None
     """The policy's compiled decisions (`Policy.kernel`); None for a policy of decide() alone, which need not
     subclass Policy (the engine asked it, and `simulate`'s estimate of the compile stopped on an
     "unexpected AttributeError: 'P' object has no attribute 'kernel'")."""
-    kernel = getattr(policy, "kernel", None)
-    return kernel(components, players=players, advanced=advanced) if callable(kernel) else None
+    kernel = policy_attribute(policy, "kernel", None, policy_name(policy))
+    if not callable(kernel):
+        return None
+    try:
+        spec = kernel(components, players=players, advanced=advanced)
+    except BaseException as err:  # a user's subclass of a built-in, its settings or its own kernel() at fault
+        if users_interrupt(err) or _built_in(policy):
+            raise
+        raise PolicyError(f"policy '{policy_name(policy)}': its kernel(components, players={players}, "
+                          f"advanced={advanced}) raised {raised(err)}") from None
+    if spec is not None and not isinstance(spec, Kernel):
+        raise PolicyError(f"policy '{policy_name(policy)}': its kernel() returned {type(spec).__name__}, not a "
+                          "hadara_sim.policy.Kernel or None (leave kernel() to the built-in it subclasses)")
+    return spec
+
+
+def _built_in(policy) -> bool:
+    """Whether `policy` is an instance of a policy class of this package itself (not a user's subclass)."""
+    return type(policy).__module__.startswith("hadara_sim.")
 
 
 class prints_apart:
@@ -243,10 +260,14 @@ def policy_attribute(policy, attr: str, default, who: str):
 
 
 def policy_name(policy) -> str:
-    """The policy's `name` (optional: a policy needs only decide()) if it is a non-empty str, else its
-    class's name; a `name` that raises is a PolicyError naming the class."""
-    name = policy_attribute(policy, "name", None, type(policy).__name__)
-    return name if isinstance(name, str) and name else type(policy).__name__
+    """The policy's `name` (optional: a policy needs only decide()) if it is a non-empty str and its own,
+    else its class's name; a `name` that raises is a PolicyError naming the class. A name inherited (a
+    user's subclass of greedy that names none) named the built-in where the subclass failed: "policy
+    'greedy' raised KeyError", with greedy in the other seat; and every Policy subclass without one "base"."""
+    cls = type(policy)
+    name = policy_attribute(policy, "name", None, cls.__name__)
+    inherited = "name" not in vars(cls) and "name" not in getattr(policy, "__dict__", {})
+    return name if isinstance(name, str) and name and not inherited else cls.__name__
 
 
 def choose(policy, decision: Decision) -> np.ndarray:

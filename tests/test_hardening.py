@@ -1961,3 +1961,50 @@ def test_a_scenarios_path_no_file_system_can_hold_is_a_problem_at_its_line(tmp_p
     (tmp_path / "s.toml").write_text(f"{text}\n{entry}\n")
     clean_failure(invoke("simulate", tmp_path / "s.toml", "-q", "--dry-run", "--out", tmp_path / "out"), 2,
                   "s.toml:", *words)
+
+
+KERNELS = """
+from hadara_sim.policies.greedy import Greedy
+
+
+class Unnamed(Greedy):  # a subclass that names itself not: its failures were greedy's
+    def draw(self, decision):
+        raise RuntimeError("my draw")
+
+
+class KernelRaises(Greedy):
+    name = "kernel_raises"
+
+    def kernel(self, *args, **kwargs):
+        raise RuntimeError("no kernel")
+
+
+class KernelOdd(Greedy):
+    name = "kernel_odd"
+
+    def kernel(self, *args, **kwargs):
+        return 5
+
+
+class ParamsReplaced(Greedy):  # greedy's kernel reads the parameters it dropped
+    name = "params_replaced"
+    params = {"a": 1}
+"""
+
+
+@pytest.mark.parametrize("attr, words", [
+    ("Unnamed", "policy 'Unnamed' raised RuntimeError: my draw at decision 'draw'"),
+    ("KernelRaises", "policy 'kernel_raises': its kernel(components, players=2, advanced=False) raised RuntimeError"),
+    ("KernelOdd", "policy 'kernel_odd': its kernel() returned int, not a hadara_sim.policy.Kernel or None"),
+    ("ParamsReplaced", "policy 'params_replaced': its kernel(components, players=2, advanced=False) raised KeyError"),
+])
+def test_a_user_subclass_of_a_built_in_is_named_by_itself_and_its_kernel_failures_are_its_own(tmp_path, attr, words):
+    """A subclass of greedy without a name of its own failed as "policy 'greedy' raised ..." (greedy sat in the other
+    seat too); a user's kernel() that raised or returned no Kernel stopped `simulate` with a traceback."""
+    (tmp_path / "kernels.py").write_text(KERNELS)
+    scenario = tiny(tmp_path).read_text().replace('"greedy"', f'"kernels.py:{attr}"').replace('"random"', '"greedy"')
+    (tmp_path / "s.toml").write_text(scenario)
+    done = subprocess.run([*CLI, "simulate", "s.toml", "-q", "--jobs", "1", "--out", "out"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1, done.stderr
+    assert words in done.stderr and "unexpected" not in done.stderr and "Traceback" not in done.stderr, done.stderr
