@@ -5,11 +5,13 @@ outside its place, a file deleted that the program did not write, exit 2 without
 Issue 34 added the human seat's answers (`play`), side-trial cache files (policies/sides.py),
 crafted card columns (`report cards`), two-key curves (`report curve`) and `simulate --dry-run`
 into every kind of --out, each with its own property (tests/input_strategies.py); and the library's
-public calls as a notebook makes them, with arguments of the wrong kind (`--api`).
+public calls as a notebook makes them, with arguments of the wrong kind (`--api`). Then a user's policy class
+that misbehaves outside its answers (`--policy-classes`: attributes that raise or are of the wrong kind, prints
+under --format json, a kernel() of its own), and paths too long for the file system among the options.
 
     .venv/bin/python scripts/fuzz_inputs.py --scenarios 2000 --typed 1000 --components 1000 --results 600 \
         --cli 1000 --human 300 --cache 300 --cards 300 --curves 200 --dry-runs 200 --api 500 \
-        --policy-answers 200 [--seed 1]
+        --policy-answers 200 --policy-classes 200 [--seed 1]
 
 Command lines: every command with any subset of its options, each from a pool of valid and
 malformed values (tests/input_strategies.py OPTION_VALUES; typed scenarios draw every policy
@@ -35,9 +37,9 @@ from hypothesis import strategies as st  # noqa: E402
 
 from input_strategies import (  # noqa: E402
     api_calls, cache_files, card_edits, check_api, check_cache_file, check_card_columns, check_cli,
-    check_component_set, check_curve, check_dry_run, check_human, check_policy_answer, check_results, check_simulate,
-    cli_invocations, component_edits, curve_requests, dry_runs, garbage_lines, human_answers, policy_answers,
-    results_edits, scenario_dicts, toml_text, typed_scenario_dicts,
+    check_component_set, check_curve, check_dry_run, check_human, check_policy_answer, check_policy_class, check_results,
+    check_simulate, cli_invocations, component_edits, curve_requests, dry_runs, garbage_lines, human_answers,
+    policy_answers, policy_classes, results_edits, scenario_dicts, toml_text, typed_scenario_dicts,
 )
 
 
@@ -63,6 +65,7 @@ def phases() -> list[tuple[str, object, object, object]]:
         ("simulate --dry-run and a run into every kind of --out", dry_runs, check_dry_run, repr),
         ("library calls with arguments of the wrong kind", api_calls, check_api, repr),
         ("a user's policy answering wrongly (play)", policy_answers, check_policy_answer, repr),
+        ("a user's policy class misbehaving outside its answers", policy_classes, check_policy_class, repr),
     ]
 
 
@@ -105,11 +108,13 @@ def main():
     parser.add_argument("--dry-runs", type=int, default=200)
     parser.add_argument("--api", type=int, default=500)
     parser.add_argument("--policy-answers", type=int, default=200)
+    parser.add_argument("--policy-classes", type=int, default=200)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
     start = time.perf_counter()
     verdicts, first = campaign([args.scenarios, args.typed, args.components, args.results, args.cli, args.human,
-                                args.cache, args.cards, args.curves, args.dry_runs, args.api, args.policy_answers],
+                                args.cache, args.cards, args.curves, args.dry_runs, args.api, args.policy_answers,
+                                args.policy_classes],
                                args.seed)
     total = sum(verdicts.values())
     bad = sum(n for v, n in verdicts.items() if not v.startswith("ok"))

@@ -481,7 +481,7 @@ def typed_scenario_dicts(draw) -> dict:
 INTS = ["-1", "0", "1", "2", "3", "x", "1.5", "", "99999999999999999999"]
 SMALL = ["-1", "0", "1", "2", "3", "x", ""]  # options that cost time per unit: never large
 POLICY_SPECS = ["greedy", "random", "balanced", "military", "nosuch", "math:pi", "os:getcwd", "missing.py:X",
-                "", "greedy,random", "greedy,greedy", "balanced-v1", "[/old]"]
+                "", "greedy,random", "greedy,greedy", "balanced-v1", "[/old]", "n" * 300 + ".py:X"]
 OPTION_VALUES = {
     "--games": SMALL, "--top": SMALL, "--draws": SMALL, "--draw-seed": ["-1", "0", "1", "x"], "--fair-value": ["3B.culture", "3B.coins", "9Z.culture", "3B.nosuch", "", "x"], "--swept": ["1,2,3", "3", "", "x", "-5,1e9", "1,1"], "--curve-games": SMALL, "--validation-games": SMALL, "--trials": SMALL,
     "--reference-games": SMALL, "--batch": SMALL, "--chunk": SMALL, "--trace-games": SMALL,
@@ -491,10 +491,11 @@ OPTION_VALUES = {
     "--margin": ["-1", "0", "0.05", "2", "50", "100", "nan", "inf", "x"],
     "--policy": POLICY_SPECS, "--opponent": POLICY_SPECS + ["start"],
     "--param": ["coin=0:1", "coin=nan:inf", "kinds=0:1", "sides=-1,100000000", "budget=0:5", "x", "=", ""],
-    "--components": ["{components}", "{root}/nowhere", "{file}", "/proc/self", ""],
+    "--components": ["{components}", "{root}/nowhere", "{file}", "/proc/self", "", "{root}/" + "n" * 300],
     "--overrides": ["{file}", "{root}/nowhere", "{overrides}", "{folder}"],
-    "--out": ["{root}/new", "{file}", "{folder}", "/proc/self/x", "", "{root}/a/b/c", "{root}/x[/old]"],
-    "--trace": ["{root}/t.jsonl", "{file}", "{folder}", "/proc/self/x"],
+    "--out": ["{root}/new", "{file}", "{folder}", "/proc/self/x", "", "{root}/a/b/c", "{root}/x[/old]",
+              "{root}/" + "n" * 300],  # a name past 255 bytes: pathlib's checks raised "unexpected OSError"
+    "--trace": ["{root}/t.jsonl", "{file}", "{folder}", "/proc/self/x", "{root}/" + "n" * 300 + ".jsonl"],
     "--format": ["table", "csv", "json", "markdown", "xml", ""], "--chart-format": ["png", "svg", "pdf", "jpg", ""],
     "--by": ["players", "seat", "policy_label", "nosuch", "", "players,seat", *MARKUP],
     "--set": ["players=3", "playrs=3", "players", "=", "game=advanced", "name.x=1", "players=[", "",
@@ -509,8 +510,8 @@ OPTION_VALUES = {
     "--resweep": SMALL, "--card": ["II-B-02", "II-P", "i-y-01", "II-X-99", "", "x", "[/old]"],
 }
 ARGUMENT_VALUES = {
-    "scenario": ["{scenario}", "{root}/nowhere.toml", "{folder}", "{file}"],
-    "results": ["{results}", "{root}/nowhere", "{file}", "{folder}"],
+    "scenario": ["{scenario}", "{root}/nowhere.toml", "{folder}", "{file}", "{root}/" + "n" * 300 + ".toml"],
+    "results": ["{results}", "{root}/nowhere", "{file}", "{folder}", "{root}/" + "n" * 300],
     "path": ["{components}", "{root}/nowhere", "{file}"],
     "name": POLICY_SPECS, "policy": POLICY_SPECS,
 }
@@ -1156,4 +1157,79 @@ def check_policy_answer(root: Path, case) -> tuple[str, str]:
         return f"exit {result.exit_code}", f"{answer} after {after}\n{output[-2000:]}"
     if result.exit_code == 2 and "policy 'odd'" not in output:
         return "stopped without naming the policy", f"{answer} after {after}\n{output[-2000:]}"
+    return f"ok (exit {result.exit_code})", ""
+
+
+# A user's policy class that misbehaves outside its answers: an attribute that raises or is of the wrong kind,
+# prints where --format json is written, a `kernel` of its own. Each line is one class attribute or method of
+# `P`; `base` is Greedy (a built-in's subclass) or a class of decide() alone.
+POLICY_CLASS_PARTS = [
+    "@property\ndef name(self): raise RuntimeError('n')", "name = 5", "name = ''", "name = None", "name = '[/old]'",
+    "name = 'x\\ny'", "description = 5", "description = '[/old] x'", "params = 5", "params = ['a']",
+    "params = {1: 2}", "params = {'a': object()}", "params = None", "declared = 5", "declared = {'coin': 5}",
+    "__doc__ = 5", "def __init__(self, seed=0, **kw):\n    print('made')\n    super().__init__(seed, **kw)",
+    "def check_components(self, c): print('checked')", "check_components = 5",
+    "def decide(self, d):\n    print('decides')\n    return super().decide(d)",
+    "@property\ndef decide(self): raise RuntimeError('d')", "kernel = 5",
+    "def kernel(self, *a, **k): raise RuntimeError('k')", "def kernel(self, *a, **k): return 5",
+]
+POLICY_CLASS_COMMANDS = [
+    ["play", "-p", "2", "--format", "json", "--policy", "my.py:P,greedy"],
+    ["policies", "show", "my.py:P", "--format", "json"],
+    ["simulate", "s.toml", "--format", "json", "--jobs", "1", "--out", "out"],
+    ["policies", "tune", "my.py:P", "--trials", "1", "--games", "2", "--validation-games", "2", "--format", "json", "-q"],
+]
+policy_classes = st.tuples(st.sampled_from(["Greedy", "Plain"]), st.lists(st.sampled_from(POLICY_CLASS_PARTS),
+                                                                        min_size=1, max_size=3, unique=True),
+                           st.sampled_from(range(len(POLICY_CLASS_COMMANDS))))
+
+POLICY_CLASS_FILE = """from hadara_sim.policies.greedy import Greedy
+
+
+class Plain:
+    def __init__(self, seed=0, **params):
+        pass
+
+    def decide(self, d):
+        return d.legal.argmax(axis=1)
+
+
+class P({base}):
+{body}
+"""
+
+
+def check_policy_class(root: Path, case) -> tuple[str, str]:
+    """A command given a policy class that misbehaves outside decide(): it plays, or stops naming the policy
+    (exit 2, or a PolicyError, which `main` prints with exit 1), never "unexpected" nor a traceback; and
+    where it exits 0, its standard output is whole JSON (the policy's prints go to standard error)."""
+    from hadara_sim.policy import IllegalChoice
+
+    base, parts, which = case
+    body = "\n".join("    " + line for part in parts for line in part.splitlines())
+    (root / "my.py").write_text(POLICY_CLASS_FILE.format(base=base, body=body))
+    (root / "s.toml").write_text('players = 2\npolicies = ["my.py:P", "greedy"]\ngames = 2\nchunk = 2\n')
+    command = POLICY_CLASS_COMMANDS[which]
+    shown = f"{base} {parts} {' '.join(command)}"
+    result = invoke_in(root, command)
+    output = result.output
+    def named(text: str) -> bool:  # by its spec, or by its class's name where it has no name of its own
+        return "my.py:P" in "".join(text.split()) or "policy 'P'" in text
+
+    if isinstance(result.exception, IllegalChoice):  # main() names it: "error: ...; fix the policy" (exit 1)
+        if named(str(result.exception)):
+            return "ok (exit 1, named)", ""
+        return "policy error naming another policy", f"{shown}\n{result.exception}"
+    if raised(result, output):
+        return raised(result, output)
+    if "Traceback" in output or "unexpected" in output or result.exit_code not in (0, 1, 2) \
+            or result.exit_code == 1 and "error: " not in output:  # exit 1: tune's held-out check failed, said so
+        return f"exit {result.exit_code}", f"{shown}\n{output[-2000:]}"
+    if result.exit_code == 2 and not named(output):
+        return "stopped without naming the policy", f"{shown}\n{output[-2000:]}"
+    if result.exit_code == 0:
+        try:
+            json.loads(result.stdout)
+        except ValueError:
+            return "standard output is not JSON", f"{shown}\n{result.stdout[-2000:]}"
     return f"ok (exit {result.exit_code})", ""

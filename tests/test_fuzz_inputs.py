@@ -13,10 +13,11 @@ from hypothesis import strategies as st
 
 from input_strategies import (
     api_calls, cache_files, card_edits, check_api, check_cache_file, check_card_columns, check_cli,
-    check_component_set, check_curve, check_dry_run, check_human, check_policy_answer, check_results, check_simulate,
+    check_component_set, check_curve, check_dry_run, check_human, check_policy_answer, check_policy_class, check_results,
+    check_simulate,
     cli_invocations,
     command_table, component_edits, component_overrides, curve_requests, dry_runs, garbage_lines, human_answers, results_edits,
-    policy_answers, scenario_dicts, toml_text, typed_scenario_dicts, OPTION_VALUES, ARGUMENT_VALUES,
+    policy_answers, policy_classes, scenario_dicts, toml_text, typed_scenario_dicts, OPTION_VALUES, ARGUMENT_VALUES,
 )
 
 
@@ -154,4 +155,12 @@ def test_a_library_call_writes_a_relative_path_in_its_own_folder_not_the_checkou
 def test_a_user_policy_answering_wrongly_is_named_never_a_traceback(case):
     with tempfile.TemporaryDirectory() as tmp:
         verdict, output = check_policy_answer(Path(tmp), case)
+    assert verdict.startswith("ok"), f"{verdict}\n{output}"
+
+
+@ci(8)
+@given(case=policy_classes)
+def test_a_user_policy_class_misbehaving_outside_its_answers_is_named_and_leaves_json_whole(case):
+    with tempfile.TemporaryDirectory() as tmp:
+        verdict, output = check_policy_class(Path(tmp), case)
     assert verdict.startswith("ok"), f"{verdict}\n{output}"
