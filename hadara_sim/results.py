@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import re
 import warnings
 from pathlib import Path
@@ -729,6 +730,12 @@ def check_part(file: Path, run: str, combo: int, chunk: int, games: int | None, 
     for every seat of them)."""
     if file.is_symlink():
         raise ResultsError(f"{file} is a symbolic link, not a chunk written by this run")
+    try:
+        regular = stat.S_ISREG(file.stat().st_mode)
+    except OSError as err:
+        raise _unreadable(file, err) from None
+    if not regular:  # a FIFO in its place: reading it waited for ever, and SIGTERM too (held while it ran)
+        raise ResultsError(f"{file} is not a file (a folder, pipe or device), not a chunk written by this run")
     try:
         footer = pq.read_metadata(file)
         schema = footer.schema.to_arrow_schema()

@@ -2008,3 +2008,18 @@ def test_a_user_subclass_of_a_built_in_is_named_by_itself_and_its_kernel_failure
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 1, done.stderr
     assert words in done.stderr and "unexpected" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("kind", ["pipe", "folder"])
+def test_a_part_file_that_is_a_pipe_or_folder_is_refused_not_waited_on(tmp_path, kind):
+    """A named pipe in a part file's place: `report` and a resuming `simulate` waited for ever to read it (and
+    a SIGTERM, held while the run played, did not end the wait)."""
+    out = tmp_path / "out"
+    assert invoke("simulate", tiny(tmp_path), "-q", "--out", out).exit_code == 0
+    part = sorted(out.glob("part-*.parquet"))[0]
+    part.unlink()
+    os.mkfifo(part) if kind == "pipe" else part.mkdir()
+    for command in (["report", "winrate", out], ["simulate", tiny(tmp_path), "-q", "--out", out]):
+        done = subprocess.run([*CLI, *map(str, command)], capture_output=True, text=True, timeout=120)
+        assert done.returncode == 2, done.stderr
+        assert "is not a file (a folder, pipe or device), not a chunk written by this run" in done.stderr, done.stderr
