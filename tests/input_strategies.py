@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import shutil
 from datetime import date, time, timezone
 from pathlib import Path
@@ -329,6 +330,9 @@ def results_edits(draw) -> list[tuple]:
         st.tuples(st.just("foreign"), st.sampled_from(PARTS)),
         st.tuples(st.just("stray"), st.sampled_from(["notes.txt", "part-c0000-k00003.parquet", ".lock"]),
                   st.binary(max_size=20)),
+        # no file in a file's place: a pipe in a part's was read, waiting for ever
+        st.tuples(st.just("special"), st.sampled_from([*PARTS, "metadata.json"]),
+                  st.sampled_from(["fifo", "folder", "dev_zero", "loop"])),
     )
     return draw(st.lists(kinds, min_size=1, max_size=3))
 
@@ -378,6 +382,11 @@ def apply_results_edits(out: Path, other: Path, edits: list[tuple]) -> None:
             shutil.copy(other / edit[1], out / edit[1])
         elif kind == "stray":
             (out / edit[1]).write_bytes(edit[2])
+        elif kind == "special" and (out / edit[1]).is_file() and not (out / edit[1]).is_symlink():
+            place = out / edit[1]
+            place.unlink()
+            {"fifo": lambda: os.mkfifo(place), "folder": place.mkdir,
+             "dev_zero": lambda: place.symlink_to("/dev/zero"), "loop": lambda: place.symlink_to(place.name)}[edit[2]]()
 
 
 def check_results(root: Path, edits: list[tuple], command: list[str]) -> tuple[str, str]:
