@@ -680,17 +680,17 @@ def results_path(value, what: str, error: type[Exception] = ResultsError) -> Pat
         shown = os.fsencode(out).decode("utf-8", errors="replace")
         raise error(f"{what} '{shown}': its name holds bytes that are not UTF-8 text, which the Parquet files "
                     "cannot be written or read under; rename it, or choose another path") from None
-    try:
-        out.exists()
-    except OSError as err:  # a name too long for the file system: "unexpected OSError" in report and show-game
-        raise error(f"{what} '{out}': {err.strerror or err}; choose another path") from None
     return out
 
 
 def read_metadata(out: Path) -> dict:
     """The metadata of a results directory, or ResultsError saying what is wrong."""
     out = results_path(out, "the results directory")
-    if not out.exists():
+    try:
+        exists = out.exists()
+    except OSError as err:  # a name too long for the file system: "unexpected OSError" in report and show-game
+        raise ResultsError(f"no results at {out}: {err.strerror or err}") from None
+    if not exists:
         raise ResultsError(f"no results at {out}: the directory does not exist")
     if not out.is_dir():
         inside = (out.parent / METADATA_FILE).is_file()
