@@ -120,11 +120,9 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
         fair = pl.lit(float(fair))  # one fair value for every row, such as 0.25
     data, keys = _grouped(df, by, [value, *([fair] if fair is not None else [])], cluster)
     expr = pl.col(value) if isinstance(value, str) else value
-    aggs = [expr.cast(pl.Float64).mean().alias("_x"), pl.len().alias("_rows")]
-    if fair is not None:
-        fexpr = pl.col(fair) if isinstance(fair, str) else fair
-        aggs.append(fexpr.cast(pl.Float64).mean().alias("_f"))
-    per_deal = data.group_by([*keys, cluster]).agg(aggs).sort([*keys, cluster])
+    fexpr = (pl.col(fair) if isinstance(fair, str) else fair) if fair is not None else None
+    per_deal = group_means(data, [*keys, cluster], {"_x": expr, **({"_f": fexpr} if fair is not None else {})},
+                           rows="_rows")  # sorted by keys and cluster, each deal's mean in a fixed order
     groups = (per_deal.group_by(keys, maintain_order=True)
               .agg(pl.col("_x"), pl.col("_rows").sum().alias("rows"), pl.len().alias("n"),
                    *([pl.col("_f")] if fair is not None else [])))
@@ -218,8 +216,8 @@ def _deal_means(data: pl.DataFrame, keys: list[str], cluster: str,
     keys and the cluster are integers without nulls (the cards, tiles and statues of `report cards`, a
     deal per game) the rows are sorted in numpy and, when no deal of a group holds two rows, each row is
     its own deal's mean, taken as it is: at 7.7 million rows of a 200,000-game run the group_by and sort
-    took 17 s, the numpy sort 0.2 s. Deals of several rows are averaged by the group_by as before (its
-    mean of several floats depends on how polars groups them, and must not change)."""
+    took 17 s, the numpy sort 0.2 s. Deals of several rows are averaged by `group_means`, whose mean of
+    a deal's rows does not depend on their order (a polars group_by's did)."""
     names = [*keys, cluster]
     if data.height and all(data.schema[k].is_integer() and data[k].null_count() == 0 for k in names):
         ids = [data[k].to_numpy() for k in names]
@@ -231,10 +229,7 @@ def _deal_means(data: pl.DataFrame, keys: list[str], cluster: str,
             groups = data.select(keys)[order[starts]].with_columns(pl.Series("n", n, pl.UInt32),
                                                                    pl.Series("rows", n, pl.UInt32))
             return groups, [data[c].cast(pl.Float64).to_numpy()[order] for c in columns]
-    per_deal = (data.group_by(names)
-                .agg(*[pl.col(c).cast(pl.Float64).mean().alias(f"_{i}") for i, c in enumerate(columns)],
-                     pl.len().alias("_rows"))
-                .sort(names))
+    per_deal = group_means(data, names, {f"_{i}": c for i, c in enumerate(columns)}, rows="_rows")
     groups = per_deal.group_by(keys, maintain_order=True).agg(pl.len().alias("n"), pl.col("_rows").sum().alias("rows"))
     return groups, [per_deal[f"_{i}"].to_numpy() for i in range(len(columns))]
 
@@ -246,6 +241,49 @@ def _starts(ids: list[np.ndarray], rows: int) -> np.ndarray:
     for i in ids:
         apart[1:] |= i[1:] != i[:-1]
     return np.flatnonzero(apart)
+
+
+def group_means(frame: pl.DataFrame, keys: Sequence[str], values: dict[str, str | pl.Expr],
+                rows: str | None = None) -> pl.DataFrame:
+    """One row per group of `keys` (sorted by `keys`, a missing value last) with the mean of each of
+    `values` (name: column or expression) over the group's rows, nulls skipped as polars' `mean` skips
+    them (null where a group has none), and with `rows` the group's rows.
+
+    Every report averages per group here, not with a polars group_by: polars sums a group's floats in
+    an order that depends on its threads and on the order of the rows (the colony and statue rows of
+    `report cards` on a setup-cards run differed in their last bits from one run to the next). Here a
+    group's values are summed in numpy in ascending order, so that its mean depends only on the values,
+    whatever the order of the rows, the threads or the chunks of the run."""
+    keys = list(keys)
+    data = frame.select(*keys, *[(pl.col(v) if isinstance(v, str) else v).cast(pl.Float64).alias(f"_v{i}")
+                                 for i, v in enumerate(values.values())])
+    if not data.height:
+        return data.select(*keys, *[pl.col(f"_v{i}").alias(n) for i, n in enumerate(values)],
+                           *([pl.lit(0, pl.UInt32).alias(rows)] if rows else [])).clear()
+    if all(data.schema[k].is_integer() and data[k].null_count() == 0 for k in keys):
+        ids = [data[k].to_numpy() for k in keys]
+        order = np.lexsort(ids[::-1]) if ids else np.arange(data.height)
+        sorted_ids = [i[order] for i in ids]
+        starts = _starts(sorted_ids, len(order))
+    else:  # strings, nulls: polars sorts them (stably: the values are ordered below anyway)
+        order = (data.select(keys).with_row_index("_row").sort(keys, nulls_last=True, maintain_order=True)["_row"]
+                 .to_numpy())
+        apart = data.select(keys)[order].select(pl.any_horizontal(
+            [pl.col(k).ne_missing(pl.col(k).shift(1)) for k in keys]).fill_null(True))
+        starts = np.flatnonzero(np.r_[True, apart.to_series().to_numpy()[1:]])
+    segment = np.repeat(np.arange(len(starts)), np.diff(np.r_[starts, len(order)]))
+    out = data.select(keys)[order[starts]]
+    for i, name in enumerate(values):
+        column = data[f"_v{i}"]
+        x = column.fill_null(0.0).to_numpy()[order]  # a null adds 0.0 to the sum and is not counted
+        counted = np.add.reduceat(column.is_not_null().to_numpy()[order].astype(np.int64), starts)
+        x = x[np.lexsort((x, segment))]  # each group's values in ascending order: a fixed order of summation
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean = np.add.reduceat(x, starts) / counted
+        out = out.with_columns(pl.when(pl.Series(counted > 0)).then(pl.Series(mean)).alias(name))
+    if rows:
+        out = out.with_columns(pl.Series(rows, np.diff(np.r_[starts, len(order)]), pl.UInt32))
+    return out
 
 
 def significance(p: pl.Series | Sequence[float], method: str = I.CORRECTION) -> pl.Series:
