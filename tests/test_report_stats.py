@@ -889,6 +889,7 @@ def test_a_notebook_s_mistakes_in_the_report_functions_get_a_clear_message_befor
 def test_a_table_by_combination_pools_over_no_swept_key():
     """`report winrate --by combo` (or --by sweep) was titled "(pooled over grants)" though each of its
     rows is one combination; by policy it does pool over the grants."""
+    from hadara_sim.report import sections
     from hadara_sim.report.dataset import pooled_over
 
     combos = [{"index": k, "sweep": {"grants": grant}} for k, grant in enumerate(["none", "sell_bonus"])]
@@ -897,6 +898,10 @@ def test_a_table_by_combination_pools_over_no_swept_key():
     df = R.frame(rows, combos)
     assert pooled_over(df, ["policy_label"]) == ["sweep_grants"]
     assert pooled_over(df, ["combo"]) == pooled_over(df, ["sweep"]) == []
+    # the cli's --by combination (and --by combo) groups by the combination's name: one combination a row
+    named = df.with_columns(pl.col("sweep").alias("combination"))
+    assert pooled_over(named, ["combination"]) == []
+    assert "pooled" not in sections.winrate(named, {}, ["combination"]).tables[0].title
 
 
 def test_a_pooled_rate_over_deals_of_unequal_size_has_its_interval_around_it():

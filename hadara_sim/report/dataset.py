@@ -209,8 +209,9 @@ def _varies(df: pl.DataFrame, column: str) -> bool:
 
 def pooled_over(df: pl.DataFrame, by: Sequence[str]) -> list[str]:
     """Swept keys (and the player count) with several values that a grouping by `by` pools over: none
-    when it groups by combination (`combo`, or `sweep`, the combination's swept values)."""
-    if {"combo", "sweep"} & set(by):  # each row one combination, once titled "(pooled over grants)"
+    when it groups by combination (`combo`; `combination`, its name, which `report --by combination` and
+    `--by combo` group by; or `sweep`, the combination's swept values)."""
+    if {"combo", "combination", "sweep"} & set(by):  # each row one combination, once titled "(pooled over grants)"
         return []
     cols = [c for c in combination_by(df) if c not in by and _varies(df, c)]
     if "players" in cols and "sweep_players" in by:
