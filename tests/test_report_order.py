@@ -124,3 +124,21 @@ def test_the_card_colony_and_statue_tables_of_a_multi_combination_run_do_not_dep
     assert want.height
     for seed in SEEDS:
         _same(table(_shuffled(setup_run, seed), COMPONENTS), want)
+
+
+def test_the_fair_costs_of_restricted_play_do_not_depend_on_the_order_of_the_pairs():
+    """`report cards`' fair costs average each deal's pairs (several seats, several values of other
+    swept keys) first; the pairs come out of a join, in no fixed order: the same bits in any order."""
+    from hadara_sim.report import worth as W
+
+    rng = np.random.default_rng(5)
+    deals, copies = 400, 6
+    n = deals * copies * 3
+    pairs = pl.DataFrame({"card_id": "II-B-02", "players": np.int8(4),
+                          "cost_change": np.repeat(np.array([-2, 0, 2], np.int8), deals * copies),
+                          "game": np.tile(np.arange(deals), copies * 3), "seat": np.tile(np.arange(n // 3) % 4, 3),
+                          "win_seek": rng.random(n), "win_avoid": rng.random(n),
+                          "total_seek": rng.random(n) * 90, "total_avoid": rng.random(n) * 90})
+    want = W.fair_costs(pairs, COMPONENTS)
+    for seed in SEEDS:
+        _same(W.fair_costs(_shuffled(pairs, seed), COMPONENTS), want)

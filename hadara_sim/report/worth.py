@@ -23,7 +23,7 @@ import polars as pl
 from . import inference as I
 from .curve import Crossing, crossing, fit
 from .dataset import ReportError, polars_frame, run_components
-from .estimates import paired_diff
+from .estimates import group_means, paired_diff
 from .verdict import with_verdicts
 
 
@@ -84,8 +84,10 @@ def fair_costs(pairs: pl.DataFrame, components) -> pl.DataFrame:
     components = run_components(components)
     pairs = _pairs_or_error(pairs)
     printed = dict(_printed(components).select("card_id", "printed_cost").iter_rows())
-    per_deal = (pairs.group_by("card_id", "players", "cost_change", "game")
-                .agg((pl.col("win_seek") - pl.col("win_avoid")).mean().alias("diff"))
+    # each deal's mean from `group_means`, summed in a fixed order: the pairs come out of a join in no
+    # fixed order, and a polars group_by's sum followed it into the last bits of the fair cost
+    per_deal = (group_means(pairs, ["card_id", "players", "cost_change", "game"],
+                            {"diff": pl.col("win_seek") - pl.col("win_avoid")})
                 .with_columns(pl.col("card_id").replace_strict(printed, return_dtype=pl.Int64).alias("printed_cost"))
                 .with_columns((pl.col("printed_cost") + pl.col("cost_change")).alias("cost")))
     rows = []
