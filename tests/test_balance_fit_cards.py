@@ -218,3 +218,18 @@ def test_a_card_plan_from_python_takes_the_names_the_command_line_takes():
     with pytest.raises(ValueError, match="no card of the component set is 'II-Z-99'.*did you mean"):
         CardPlan(cards=["II-Z-99"])
     assert FitPlan(players=4).players == [4]
+
+
+def test_the_difference_observed_at_the_last_set_does_not_depend_on_the_order_of_the_pairs():
+    """A line's anchor is the mean seek - avoid of a card's pairs, which come out of a join in no fixed
+    order: a polars group_by summed them in that order (and its threads'), so that the same runs
+    anchored their lines at other last bits."""
+    rng = np.random.default_rng(6)
+    n = 20000
+    pairs = pl.DataFrame({"card_id": np.where(np.arange(n) % 2, "II-B-02", "II-P-03"), "game": np.arange(n) // 2,
+                          "win_seek": rng.random(n), "win_avoid": rng.random(n)})
+    anchors = set()
+    for seed in range(4):
+        run = CardRun(4, {}, 1, "x", pairs.sample(fraction=1.0, shuffle=True, seed=seed) if seed else pairs)
+        anchors.add(tuple(line.at for line in fit_lines([run], ["II-B-02", "II-P-03"], run).values()))
+    assert len(anchors) == 1

@@ -48,7 +48,7 @@ from ..component_files import load_components
 from ..components import RANGES, ComponentSet
 from ..estimate import Estimate, estimate_run
 from ..report import inference as I
-from ..report.estimates import paired_diff, with_verdicts
+from ..report.estimates import group_means, paired_diff, with_verdicts
 from ..report.worth import restricted_pairs
 from ..scenario.read import scenario_from_dict
 from .ending import Ending, best_round, cells, why_stopped
@@ -211,7 +211,9 @@ def fit_lines(runs: list[CardRun], cards: list[str], last: CardRun) -> dict[str,
         own[card] = (float(result.params[1]), float(result.bse[1]), float(result.pvalues[1]))
     steep = [(b, se) for b, se, p in own.values() if b < 0 and p < 1 - I.LEVEL and se > 0]
     pooled = (sum(b / se ** 2 for b, se in steep) / sum(1 / se ** 2 for _, se in steep)) if steep else math.nan
-    observed = dict(last.pairs.group_by("card_id").agg((pl.col("win_seek") - pl.col("win_avoid")).mean()).iter_rows())
+    # summed in a fixed order (`group_means`): the pairs come out of a join in no fixed order, and a polars
+    # group_by's sum of a card's thousands of pairs changed its last bits with that order and its threads
+    observed = dict(group_means(last.pairs, ["card_id"], {"at": pl.col("win_seek") - pl.col("win_avoid")}).iter_rows())
     lines = {}
     for card in cards:
         b, _, p = own[card]
