@@ -105,7 +105,10 @@ def design_rates(frame: pl.DataFrame, players: int) -> pl.DataFrame:
     rows = []
     sub = frame.filter(pl.col("players") == players)
     for (number, a, b, kind), part in sub.group_by(["design", "a", "b", "kind"], maintain_order=True):
-        mine = part.filter(pl.col("policy_label") == a).group_by("game").agg(pl.col("win_share").sum())
+        # the games in order, each game's shares summed in ascending order: a group_by's games came in no
+        # fixed order, and the mean over them changed its last bits with it (shares of ties are no whole numbers)
+        mine = (part.filter(pl.col("policy_label") == a).sort("game", "win_share")
+                .group_by("game", maintain_order=True).agg(pl.col("win_share").sum()))
         shares = mine["win_share"].to_numpy()
         low, high = rate_interval(shares)
         fair = (part["policy_label"] == a).sum() / part.height

@@ -97,3 +97,15 @@ def test_search_models_exactly_the_policy_it_plays_its_copies_with_and_those_des
     assert not without.equals(ratings(frame, 2))
     text = script.tables(frame, [2], frozenset({("x", "y")}))
     assert "without the designs where a policy models its opponent exactly (x v y" in text
+
+
+def test_a_designs_share_does_not_depend_on_the_order_of_the_rows():
+    """a's share is the mean over games of its seats' win shares summed per game: the games came out of
+    a polars group_by in no fixed order, and the mean of shares that are not whole numbers (ties)
+    changed its last bits with that order."""
+    frame = planted({"x": 0.0, "y": 0.0}, 4, 600, seed=5)
+    frame = frame.with_columns(pl.Series("win_share", np.random.default_rng(7).random(frame.height)))
+    want = design_rates(frame, 4)
+    for seed in (1, 2, 3):
+        got = design_rates(frame.sample(fraction=1.0, shuffle=True, seed=seed), 4)
+        assert got.sort("a", "b", "kind").equals(want.sort("a", "b", "kind"))
