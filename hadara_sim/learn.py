@@ -38,7 +38,7 @@ from .engine.game import play_batch
 from .forward import Forward, subset
 from .kernels import expert as kernel
 from .kernels.layout import KIND_CODE
-from .policies.expert import Expert, Weights
+from .policies.expert import Expert, StatueTrees, Weights
 from .policies.random import uniform
 from .policies.search import decision_keys, margins
 from .policies.value import VALUE_FILE, PositionValue, read_value
@@ -63,6 +63,7 @@ class Budget:
     depth: int = 3            # epochs the copies are played through, the current one counted (search's depth)
     value: str = ""           # the position value file the shorter copies stop at ("": the built-in one)
     kinds: tuple = kernel.KINDS  # the decision kinds labelled (the other kinds' weights stay as they are)
+    statue_model: str = "linear"  # "trees": the statues valued by regression trees (`fit_trees`), not weights
 
 
 @dataclass
@@ -74,6 +75,7 @@ class Samples:
     value: list = field(default_factory=list)     # foresight's value of the option
     block: list = field(default_factory=list)     # the weights' block (epoch, kind)
     features: list = field(default_factory=list)  # (FEATURES,) the option's features
+    inputs: list = field(default_factory=list)    # a statue option's (STATUE_INPUTS,) for its trees, else None
 
     def __len__(self) -> int:
         return len(self.label)
@@ -99,6 +101,7 @@ class Iteration:
     seconds: float
     alone: int = 0             # the player count whose own weights it learned (0: the shared ones)
     kinds: tuple = kernel.KINDS  # the decision kinds it labelled
+    model: str = "linear"      # how it valued the statues: "linear" (weights) or "trees" (`fit_trees`)
 
 
 class Teacher(Policy):
@@ -112,10 +115,11 @@ class Teacher(Policy):
     name = "teacher"
 
     def __init__(self, expert: Expert, copies: int, rate: float, seed: int, samples: Samples, depth: int = 3,
-                 value: PositionValue | None = None, kinds: tuple = kernel.KINDS):
+                 value: PositionValue | None = None, kinds: tuple = kernel.KINDS, every_face: bool = False):
         super().__init__(seed)
         self.expert, self.copies, self.rate, self.samples = expert, copies, rate, samples
         self.kinds = tuple(kinds)
+        self.every_face = every_face  # label the statue faces foresight does not weigh too (trees value them)
         self.depth, self.value = depth, value
         self.sampling = int(np.random.SeedSequence([seed, 1]).generate_state(1)[0])  # apart from the copies' keys
 
@@ -132,11 +136,12 @@ class Teacher(Policy):
         return choice
 
     def label(self, d) -> None:
-        """Every legal option of the decision that foresight weighs played on by search; its rows into
-        `samples`."""
+        """Every legal option of the decision that foresight weighs (with `every_face`, every statue
+        option) played on by search; its rows into `samples`."""
         spec = self.expert.kernel(d.view.components, d.view.players)
         values, features = kernel.learned_options(spec, d)
-        legal = np.asarray(d.legal) & np.isfinite(values)
+        statue = d.kind == "statue"
+        legal = np.asarray(d.legal) & (np.isfinite(values) | (statue and self.every_face))
         count = legal.sum(axis=1)
         order = np.argsort(~legal, axis=1, kind="stable")[:, :int(count.max())]
         options = np.where(np.take_along_axis(legal, order, axis=1), order, order[:, :1])  # pad: the first again
@@ -152,7 +157,8 @@ class Teacher(Policy):
                 self.samples.label.append(margin[g, k])
                 self.samples.value.append(values[g, option])
                 self.samples.block.append(block)
-                self.samples.features.append(features[g, option])
+                self.samples.features.append(features[g, option, :len(kernel.FEATURES)])
+                self.samples.inputs.append(features[g, option] if statue else None)
 
 
 def label(components: ComponentSet, expert: Expert, budget: Budget, iteration: int,
@@ -166,7 +172,7 @@ def label(components: ComponentSet, expert: Expert, budget: Budget, iteration: i
         seed = np.random.SeedSequence([budget.seed, iteration, players, 0])
         deals = make_deals(components, players, budget.games, seed=seed, advanced=True)
         teacher = Teacher(expert, budget.copies, budget.rate, int(seed.generate_state(1)[0]), samples,
-                          budget.depth, value, budget.kinds)
+                          budget.depth, value, budget.kinds, budget.statue_model == "trees")
         play_batch(deals, components, [teacher], np.zeros((budget.games, players), np.int64), forward=Forward)
     return samples
 
@@ -206,6 +212,54 @@ def fit(samples: Samples) -> tuple[np.ndarray, float]:
     return coefficients[1:] / slope, slope
 
 
+TREES, TREE_DEPTH, TREE_LEAF, TREE_RATE = 100, 4, 40, 0.1  # the statue trees' size and shrinkage
+
+
+def fit_trees(samples: Samples, seed: int) -> StatueTrees:
+    """Statue trees fitted to the labelled statue options: gradient-boosted regression trees
+    (scikit-learn, each on half the options, seeded) of the labels less their decision's mean on the
+    options' `kernel.STATUE_INPUTS`, so that the trees rank a decision's options as the labels do."""
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    rows = [i for i, x in enumerate(samples.inputs) if x is not None]
+    decision = np.array(samples.decision)[rows]
+    if len(np.unique(decision)) < 10:
+        raise LearnError(f"only {len(np.unique(decision))} statue decisions labelled: give more games or a higher "
+                         f"rate")
+    X = np.array([samples.inputs[i] for i in rows])
+    y = _within(np.array(samples.label)[rows], decision)
+    model = GradientBoostingRegressor(n_estimators=TREES, max_depth=TREE_DEPTH, min_samples_leaf=TREE_LEAF,
+                                      learning_rate=TREE_RATE, subsample=0.5, random_state=seed).fit(X, y)
+    return export_trees(model)
+
+
+def export_trees(model) -> StatueTrees:
+    """A fitted scikit-learn gradient boosting regressor as `StatueTrees`: every tree's nodes one after
+    another (children renumbered; a leaf's children -1), the shrinkage in the leaves' values."""
+    roots, parts = [], []
+    for estimator in model.estimators_[:, 0]:
+        tree, at = estimator.tree_, sum(len(p[0]) for p in parts)
+        leaf = tree.children_left < 0
+        roots.append(at)
+        parts.append((np.where(leaf, -1, tree.feature), np.where(leaf, 0.0, tree.threshold),
+                      np.where(leaf, -1, tree.children_left + at), np.where(leaf, -1, tree.children_right + at),
+                      np.where(leaf, model.learning_rate * tree.value[:, 0, 0], 0.0)))
+    feature, threshold, left, right, value = (np.concatenate(column) for column in zip(*parts))
+    return StatueTrees(float(np.ravel(model.init_.constant_)[0]), np.array(roots, np.int64), feature.astype(np.int64),
+                       threshold, left.astype(np.int64), right.astype(np.int64), value)
+
+
+def _without_statues(samples: Samples) -> Samples:
+    """The samples but the statue options (which trees value), decisions numbered again from 0."""
+    rows = [i for i, x in enumerate(samples.inputs) if x is None]
+    kept = Samples()
+    if rows:
+        kept.decision = np.unique(np.array(samples.decision)[rows], return_inverse=True)[1].tolist()
+    for name in ("label", "value", "block", "features", "inputs"):
+        setattr(kept, name, [getattr(samples, name)[i] for i in rows])
+    return kept
+
+
 def _within(a: np.ndarray, decision: np.ndarray) -> np.ndarray:
     """Each row of `a` less the mean of its decision's rows."""
     frame = pd.DataFrame(a.reshape(len(a), -1))
@@ -232,9 +286,14 @@ def train(components: ComponentSet, budget: Budget, start: Weights | None = None
     iteration's record."""
     current = start or Weights("(foresight)", components.digest, np.zeros(kernel.WEIGHTS))
     alone = budget.players[0] if budget.alone else None
+    trees = budget.statue_model == "trees" and "statue" in budget.kinds
     if budget.alone and len(budget.players) != 1:
         raise LearnError("weights of a player count's own are learned at that one count: give one player count")
-    own = sorted(set(current.by_players) & set(budget.players)) if alone is None else []
+    if trees and budget.alone:
+        raise LearnError("statue trees are shared by every player count (the count is one of their inputs): "
+                         "learn them without --alone")
+    weighs = not trees or set(budget.kinds) - {"statue"}  # learns weights, not only trees
+    own = sorted(set(current.by_players) & set(budget.players)) if alone is None and weighs else []
     if own:
         raise LearnError(f"the starting weights have weights of their own at {', '.join(map(str, own))} players, "
                          f"which the shared ones would not change there: learn those alone")
@@ -245,18 +304,23 @@ def train(components: ComponentSet, budget: Budget, start: Weights | None = None
             f"({', '.join(map(str, budget.players))}P), {budget.rate:.0%} of {', '.join(budget.kinds)} decisions, "
             f"{budget.copies} copies")
         samples = label(components, Expert.with_weights(current), budget, number)
-        fitted, slope = fit(samples)
+        linear = _without_statues(samples) if trees else samples
+        fitted, slope = fit(linear) if len(linear) or not trees else (np.full(kernel.WEIGHTS, np.nan), np.nan)
         before = current.at(alone)
         vector = np.where(np.isnan(fitted), before, before + budget.step * (fitted - before))
         say(f"iteration {number}: fitted on {samples.decisions} decisions ({len(samples)} options); slope on "
-            f"foresight's value {slope:.3f}; step {budget.step:g}; new against current, {budget.duel_games} games "
-            f"per player count")
+            f"foresight's value {slope:.3f}{'; statue trees' if trees else ''}; step {budget.step:g}; new against "
+            f"current, {budget.duel_games} games per player count")
         new = current.replaced(vector, alone, f"(iteration {number})")
+        if trees:
+            new = dataclasses.replace(new, trees=fit_trees(samples, int(np.random.SeedSequence(
+                [budget.seed, number, 2]).generate_state(1)[0])))
         per, pooled = duel(components, Expert.with_weights(new), Expert.with_weights(current), budget, number)
         games, share, (low, high) = pooled
         accepted = low > 0.5
         history.append(Iteration(number, samples.decisions, len(samples), slope, per, pooled, accepted,
-                                 budget.step, "", time.perf_counter() - began, alone or 0, tuple(budget.kinds)))
+                                 budget.step, "", time.perf_counter() - began, alone or 0, tuple(budget.kinds),
+                                 "trees" if trees else "linear"))
         say(f"iteration {number}: new weights win {100 * share:.1f}% [{100 * low:.1f}, {100 * high:.1f}] of "
             f"{games} games: {'kept' if accepted else 'not better; the current weights stay'} "
             f"({history[-1].seconds:.0f} s)")
@@ -279,7 +343,8 @@ def lineage(path) -> list[Iteration]:
             history.append(Iteration(it["number"], it["decisions"], it["options"], it["value_coefficient"], shares,
                                      (it["games"], it["win_share"], tuple(it["ci95"])), it["accepted"],
                                      it.get("step", 1.0), it.get("command", data["command"]), it["seconds"],
-                                     it.get("alone", 0), tuple(it.get("kinds", before_statues))))
+                                     it.get("alone", 0), tuple(it.get("kinds", before_statues)),
+                                     it.get("model", "linear")))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError, KeyError, TypeError, ValueError,
             AttributeError) as err:
         raise ValueError(f"expert weights {path}: its iterations cannot be read ({err!r}); start from a file "
@@ -301,6 +366,12 @@ def weights_toml(weights: Weights, history: list, command: str, script: str = "s
              *_rows(weights.vector)]
     for players, vector in sorted(weights.by_players.items()):
         lines += ["", f"[weights.p{players}]  # at {players} players instead (learned there alone)", *_rows(vector)]
+    if weights.trees is not None:
+        lines += ["", "[statue_trees]  # the statues' value instead of their weights (hadara_sim/kernels/expert.py)",
+                  "inputs = [" + ", ".join(f'"{name}"' for name in kernel.STATUE_INPUTS) + "]",
+                  f"base = {float(weights.trees.base)!r}"]
+        for name in ("roots", "feature", "threshold", "left", "right", "value"):
+            lines += _wrapped(name, getattr(weights.trees, name))
     for it in history:
         games, share, (low, high) = it.pooled
         lines += ["", "[[iterations]]", f"number = {it.number}", f"decisions = {it.decisions}",
@@ -311,9 +382,18 @@ def weights_toml(weights: Weights, history: list, command: str, script: str = "s
         if it.alone:
             lines += [f"alone = {it.alone}  # learned the weights of this player count alone"]
         lines += ["kinds = [" + ", ".join(f'"{k}"' for k in it.kinds) + "]  # the decision kinds it labelled"]
+        if it.model != "linear":
+            lines += [f'model = "{it.model}"  # the statues valued by regression trees']
         for players, (n, s, (lo, hi)) in it.shares.items():
             lines += [f"p{players} = {{ games = {n}, win_share = {s:.4f}, ci95 = [{lo:.4f}, {hi:.4f}] }}"]
     return "\n".join(lines) + "\n"
+
+
+def _wrapped(name: str, numbers: np.ndarray) -> list[str]:
+    """`name = [...]` over lines of 12 numbers: whole numbers as they are, others exactly (repr)."""
+    whole = np.issubdtype(numbers.dtype, np.integer)
+    text = [str(int(n)) if whole else repr(float(n)) for n in numbers]
+    return [f"{name} = ["] + ["    " + ", ".join(text[k:k + 12]) + "," for k in range(0, len(text), 12)] + ["]"]
 
 
 def _rows(vector: np.ndarray) -> list[str]:

@@ -32,6 +32,67 @@ def train(args: str = "") -> str:
     return script_command(TRAIN_SCRIPT, args)
 
 
+TREES_LIMIT = 100_000  # nodes: a fitted statue model has thousands; more is no file the training wrote
+
+
+@dataclass(frozen=True)
+class StatueTrees:
+    """Regression trees valuing a statue option from its `learned.STATUE_INPUTS` (`learned.statue_trees`):
+    their base plus, in each tree, the value of the leaf the inputs reach."""
+
+    base: float
+    roots: np.ndarray      # (trees,) int: each tree's first node
+    feature: np.ndarray    # (nodes,) int: the input a node splits on (-1 at a leaf)
+    threshold: np.ndarray  # (nodes,) float: the walk goes left where the input is <= it
+    left: np.ndarray       # (nodes,) int: a node's children, -1 at a leaf; always after the node
+    right: np.ndarray      # (nodes,) int
+    value: np.ndarray      # (nodes,) float: a leaf's value
+
+    def params(self) -> np.ndarray:
+        """The trees as the kernel reads them at `learned.TREES_AT`."""
+        return np.concatenate([[len(self.roots), len(self.feature), self.base], self.roots, self.feature,
+                               self.threshold, self.left, self.right, self.value]).astype(np.float64)
+
+    @classmethod
+    def read(cls, table, where: str) -> "StatueTrees":
+        """The trees of a weights file's `[statue_trees]`, checked: the inputs the kernel reads, finite
+        numbers, and nodes whose every walk ends at a leaf (children after their node, within range)."""
+        inputs = table.get("inputs") if isinstance(table, dict) else None
+        if inputs != list(learned.STATUE_INPUTS):
+            raise ValueError(f"{where}: statue_trees read the inputs {inputs}, but this expert gives them "
+                             f"{list(learned.STATUE_INPUTS)}: learn them again with {train('--out FILE')}")
+        count = len(table["feature"]) if isinstance(table.get("feature"), list) else 0
+        if not 1 <= count <= TREES_LIMIT:
+            raise ValueError(f"{where}: statue_trees.feature must list 1 to {TREES_LIMIT:,} nodes")
+        numbers = {name: np.array(learned_row(table.get(name), count,
+                                              f"{where}: statue_trees.{name} must be {count} numbers, one per node",
+                                              f"{where}: statue_trees.{name}", "number"), np.float64)
+                   for name in ("threshold", "value")}
+        nodes = {name: _whole(table.get(name), count, f"{where}: statue_trees.{name}")
+                 for name in ("feature", "left", "right")}
+        roots = _whole(table.get("roots"), None, f"{where}: statue_trees.roots")
+        base = learned_row([table.get("base")], 1, f"{where}: statue_trees.base must be a number",
+                           f"{where}: statue_trees.base", "number")[0]
+        index, leaf = np.arange(count), nodes["left"] < 0
+        split = (~leaf & (nodes["left"] > index) & (nodes["right"] > index) & (nodes["left"] < count)
+                 & (nodes["right"] < count) & (nodes["feature"] >= 0) & (nodes["feature"] < len(learned.STATUE_INPUTS)))
+        if not (len(roots) and np.all(leaf | split) and np.all((roots >= 0) & (roots < count))):
+            raise ValueError(f"{where}: statue_trees are no trees (a node's children must come after it, a "
+                             f"leaf's be -1, its feature one of the {len(learned.STATUE_INPUTS)} inputs, each root a "
+                             f"node): give a file the training wrote ({train()})")
+        return cls(float(base), roots, nodes["feature"], numbers["threshold"], nodes["left"], nodes["right"],
+                   numbers["value"])
+
+
+def _whole(row, length: int | None, at: str) -> np.ndarray:
+    """A list of whole numbers (of `length`, if given) from a learned file, or a ValueError at `at`."""
+    if (not isinstance(row, list) or (length is not None and len(row) != length)
+            or not all(isinstance(n, int) and not isinstance(n, bool) and abs(n) <= TREES_LIMIT for n in row)):
+        raise ValueError(f"{at} must be {length if length is not None else 'a list of'} whole numbers "
+                         f"within +-{TREES_LIMIT:,}")
+    return np.array(row, np.int64)
+
+
 @dataclass(frozen=True)
 class Weights:
     """The learned weights of a file: per kind (`learned.KINDS`) and epoch, one per `learned.FEATURES`."""
@@ -40,6 +101,7 @@ class Weights:
     components: str      # the digest of the component set they were learned on
     vector: np.ndarray   # (learned.WEIGHTS,) in the kernel's order: block (epoch-major, then kind), feature
     by_players: dict = field(default_factory=dict)  # player count -> (learned.WEIGHTS,) weights of its own
+    trees: StatueTrees | None = None  # values the statues instead of their weights, at every player count
 
     def at(self, players: int | None) -> np.ndarray:
         """The weights played at `players` players: that count's own (learned at it alone), else the
@@ -49,8 +111,8 @@ class Weights:
     def replaced(self, vector: np.ndarray, players: int | None, path: str) -> "Weights":
         """These weights with `vector` as the shared ones (`players` None) or as that count's own."""
         if players is None:
-            return Weights(path, self.components, vector, self.by_players)
-        return Weights(path, self.components, self.vector, {**self.by_players, players: vector})
+            return Weights(path, self.components, vector, self.by_players, self.trees)
+        return Weights(path, self.components, self.vector, {**self.by_players, players: vector}, self.trees)
 
     def check(self, components) -> None:
         """Stop unless the games are of the component set the weights were learned on, or of what-if
@@ -94,8 +156,9 @@ def read_weights(path: str | Path) -> Weights:
             raise ValueError(f"{where}: weights.{key} is neither a kind ({', '.join(learned.KINDS)}) nor a player "
                              f"count's own table (weights.p2 .. weights.p5)")
         by_players[players] = _vector(own, len(features), kinds, f"{where}: weights.{key}")
+    trees = StatueTrees.read(data["statue_trees"], where) if "statue_trees" in data else None
     return Weights(str(path), data["components"], _vector(table, len(features), kinds, f"{where}: weights"),
-                   by_players)
+                   by_players, trees)
 
 
 def _vector(table: dict, features: int, kinds: list, where: str) -> np.ndarray:
@@ -155,7 +218,9 @@ class Expert(Foresight):
         base = super().kernel(components, players, advanced)
         vector = self.weights.at(players)
         made = self.__dict__.setdefault("_expert_kernels", {})
-        key = (id(base), id(vector))
+        key = (id(base), id(vector), id(self.weights.trees))
         if key not in made:
-            made[key] = (base, vector, Kernel(EXPERT, np.concatenate([base.params, vector]), base.table, base.kinds))
-        return made[key][2]
+            trees = self.weights.trees.params() if self.weights.trees else np.zeros(1)
+            made[key] = (base, vector, self.weights.trees,
+                         Kernel(EXPERT, np.concatenate([base.params, vector, trees]), base.table, base.kinds))
+        return made[key][-1]

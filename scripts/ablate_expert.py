@@ -1,5 +1,5 @@
-"""The expert with learned kinds taken out: a weights file whose `draw`, `pick` or `statue` rows weigh nothing,
-so those decisions play as foresight plays them, to see which part of the learned correction moves an answer.
+"""The expert with learned kinds taken out: a weights file whose `draw`, `pick` or `statue` rows weigh nothing
+(and, for statues, without their trees), so those decisions play as foresight plays them, to see which part of the learned correction moves an answer.
 
     python scripts/ablate_expert.py --zero draw --out no-draw.toml
     hadara-sim simulate scenarios/setup-cards-ladder-4p.toml --games 24000 --seed 59 -j 2 --set \\
@@ -24,13 +24,15 @@ from hadara_sim.policies.expert import WEIGHTS_FILE, Weights, read_weights
 
 
 def ablated(weights: Weights, zero: list[str]) -> Weights:
-    """`weights` with the rows of the kinds in `zero` set to nothing, in every epoch and table."""
+    """`weights` with the rows of the kinds in `zero` set to nothing, in every epoch and table (and
+    without statue trees when the statues are taken out)."""
     def cut(vector):
         blocks = vector.reshape(3, len(KINDS), len(FEATURES)).copy()
         blocks[:, [KINDS.index(k) for k in zero], :] = 0.0
         return blocks.reshape(-1)
     return Weights(weights.path, weights.components, cut(weights.vector),
-                   {players: cut(own) for players, own in weights.by_players.items()})
+                   {players: cut(own) for players, own in weights.by_players.items()},
+                   None if "statue" in zero else weights.trees)
 
 
 def main(zero: list[str] = typer.Option(..., "--zero", help=f"A learned kind to take out ({', '.join(KINDS)}); "

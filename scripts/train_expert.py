@@ -6,6 +6,7 @@
     python scripts/train_expert.py --start my-expert.toml --out my-expert.toml -p 2 --alone   # 2 players' own
     python scripts/train_expert.py --out my-expert.toml --depth 1   # copies stopped at the position value
     python scripts/train_expert.py --start my-expert.toml --out my-expert.toml --kinds statue   # statues only
+    python scripts/train_expert.py --start my-expert.toml --out my-expert.toml --kinds statue --statue-model trees
 
 Starts from foresight (no correction) unless `--start FILE`, whose iterations the file written keeps (numbered
 on from them, each with its command); each iteration labels a sample of the decisions of `--kinds` (draws,
@@ -13,7 +14,9 @@ picks and statues unless named) in self-play games by search (every legal option
 copies by the current expert), fits new weights, moves `--step` of the way from the current weights to them,
 and keeps them only if they beat the current ones head to head on fresh deals, seats rotated. With `--alone`
 and one player count, the weights learned are that count's own (the expert plays them there; the shared
-weights and other counts' stay as they were). Same arguments, same weights. Progress goes to standard error
+weights and other counts' stay as they were). With `--statue-model trees` the statues are valued by
+regression trees fitted afresh each iteration (every statue face labelled, the player count one of their
+inputs: shared by every count) instead of their weights. Same arguments, same weights. Progress goes to standard error
 (`--quiet` silences it).
 """
 
@@ -57,6 +60,9 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
                                                           "the built-in policies/tuned/position-value.toml)."),
          kinds: list[str] = typer.Option(list(KINDS), "--kinds", help=f"Decision kinds labelled and learned "
                                          f"({', '.join(KINDS)}; the others' weights stay as they are)."),
+         statue_model: str = typer.Option("linear", "--statue-model", help="How the statues are valued: "
+                                          "\"linear\" (weights of their features) or \"trees\" (regression trees "
+                                          "of their features and situation, fitted with scikit-learn)."),
          seed: int = typer.Option(0, "--seed", "-s", min=0),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
     for option, share in (("--rate", rate), ("--step", step)):
@@ -68,6 +74,8 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
     if not set(kinds) <= set(KINDS):
         raise typer.BadParameter(f"--kinds {', '.join(sorted(set(kinds) - set(KINDS)))}: the expert learns "
                                  f"{', '.join(KINDS)}")
+    if statue_model not in ("linear", "trees"):
+        raise typer.BadParameter(f"{statue_model!r} is not \"linear\" or \"trees\"", param_hint="--statue-model")
     writable_file(out)  # before the training, not after it
     try:
         c = load_components(components) if components else load_components()
@@ -76,7 +84,7 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
         if begin:
             begin.check(c)
         budget = Budget(tuple(players), iterations, games, rate, copies, duel_games, seed, step, alone, depth,
-                        str(value or ""), tuple(k for k in KINDS if k in kinds))
+                        str(value or ""), tuple(k for k in KINDS if k in kinds), statue_model)
         weights, history = train(c, budget, begin, say=(lambda _: None) if quiet else
                                  (lambda line: print(line, file=sys.stderr, flush=True)),
                                  first=1 + max((it.number for it in earlier), default=0))

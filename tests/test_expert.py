@@ -649,6 +649,7 @@ def test_an_ablated_kind_weighs_nothing_and_the_others_keep_their_weights(tmp_pa
         assert np.array_equal(np.delete(after, draw, axis=1), np.delete(before, draw, axis=1))
     assert cut.by_players.keys() == shipped.by_players.keys() and cut.components == shipped.components
     assert len(lineage(cut.path)) == len(lineage(WEIGHTS_FILE))
+    assert (cut.trees is None) == (shipped.trees is None)  # the statues keep their trees
 
 
 def test_the_expert_with_every_learned_kind_taken_out_plays_as_foresight(tmp_path, components):
@@ -680,3 +681,140 @@ def test_a_command_quoted_by_the_shell_is_written_so_the_file_reads_back(tmp_pat
     path = tmp_path / "v.toml"
     path.write_text(value_toml(value, {}, command.replace("train_expert", "fit_value")), encoding="utf-8")
     assert read_value(path).field == "balanced"
+
+
+TREES_BUDGET = dataclasses.replace(TINY, games=8, rate=1.0, copies=1, kinds=("statue",), statue_model="trees")
+
+
+@pytest.fixture(scope="module")
+def statue_samples(components):
+    return label(components, with_weights(components), TREES_BUDGET, 1)
+
+
+@pytest.fixture(scope="module")
+def trees(statue_samples):
+    return learn.fit_trees(statue_samples, seed=3)
+
+
+def walk(trees, x) -> float:
+    """The trees' value of inputs x, walked in Python: the kernel's `statue_trees` read plainly."""
+    total = trees.base
+    for node in trees.roots:
+        while trees.left[node] >= 0:
+            node = trees.left[node] if x[trees.feature[node]] <= trees.threshold[node] else trees.right[node]
+        total += trees.value[node]
+    return total
+
+
+def test_trees_labels_cover_every_statue_face_with_its_situation(statue_samples, components):
+    """With statue trees the teacher labels every legal statue option, the faces foresight's endgame rule
+    does not weigh too (their value -inf, read by the trees as UNWEIGHED), each with its situation."""
+    inputs = np.array(statue_samples.inputs)
+    assert inputs.shape == (len(statue_samples), len(kernel.STATUE_INPUTS))
+    named = {name: inputs[:, k] for k, name in enumerate(kernel.STATUE_INPUTS)}
+    assert np.array_equal(inputs[:, :F], np.array(statue_samples.features))
+    assert set(named["players"]) == {2} and set(named["epoch"]) <= {1, 2, 3} and set(named["phase"]) <= {0, 1}
+    unweighed = np.isneginf(statue_samples.value)
+    assert unweighed.any() and (named["value"][unweighed] == kernel.UNWEIGHED).all()
+    assert ((named["epoch"][unweighed] == 3) & (named["phase"][unweighed] == 1)).all()
+    carved = named["buy"] == 1
+    assert ((named["statue"] >= 0) == carved).all() and ((named["track"] >= 0) == carved).all()
+    assert (named["own_statues"] <= 4).all() and (named["rival_cards"] >= 0).all()
+
+
+def test_exported_trees_value_inputs_as_the_fitted_regressor_does(statue_samples):
+    from sklearn.ensemble import GradientBoostingRegressor
+
+    X = np.array(statue_samples.inputs).astype(np.float32).astype(np.float64)  # sklearn compares in float32
+    y = np.array(statue_samples.label)
+    model = GradientBoostingRegressor(n_estimators=7, max_depth=3, learning_rate=0.3, random_state=0).fit(X, y)
+    exported = learn.export_trees(model)
+    assert len(exported.roots) == 7 and (exported.left[exported.roots] > exported.roots).all()
+    assert np.allclose([walk(exported, x) for x in X], model.predict(X), rtol=0, atol=1e-9)
+
+
+def test_fitting_statue_trees_is_deterministic(statue_samples, trees):
+    again = learn.fit_trees(statue_samples, seed=3)
+    assert all(np.array_equal(getattr(trees, f), getattr(again, f)) for f in ("roots", "feature", "threshold", "value"))
+    assert len(trees.roots) == learn.TREES and (trees.feature[trees.left < 0] == -1).all()
+
+
+def test_the_expert_plays_the_statue_its_trees_value_most(components, trees):
+    """At each statue decision the expert with trees carves the legal option whose inputs the trees (read
+    plainly) value most, the endgame's coloured faces among them, and the other kinds as before."""
+    expert = Expert.with_weights(Weights("test", components.digest, np.zeros(kernel.WEIGHTS), trees=trees))
+    seen = []
+
+    class Watch(Expert):
+        def decide(self, d):
+            choice = expert.decide(d)
+            if d.kind == "statue":
+                _, inputs = kernel.learned_options(expert.kernel(components, d.view.players), d)
+                for i in range(len(d)):
+                    legal = np.flatnonzero(d.legal[i])
+                    values = [walk(trees, inputs[i, o]) for o in legal]
+                    assert choice[i] == legal[int(np.argmax(values))]
+                    seen.append(choice[i])
+            return choice
+
+    deals = make_deals(components, 2, 20, seed=9, advanced=True)
+    watch = Watch.with_weights(expert.weights)
+    play_batch(deals, components, [watch, make_policy("foresight")], np.zeros((20, 2), np.int64))
+    assert len(seen) >= 20 and len(set(seen)) >= 3
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_an_expert_with_statue_trees_replays_in_the_reference_engine(components, trees, players):
+    expert = Expert.with_weights(Weights("test", components.digest, np.zeros(kernel.WEIGHTS), trees=trees))
+    result = verify_chunk(components, players, True, 12, seed=5, chunk=0, policies=[expert])
+    assert result.failures == [] and result.agreed == 12
+
+
+def test_statue_trees_are_written_exactly_and_read_back(tmp_path, components, trees):
+    path = tmp_path / "w.toml"
+    path.write_text(weights_toml(Weights("", components.digest, np.zeros(kernel.WEIGHTS), trees=trees), [], "test"))
+    back = read_weights(path).trees
+    assert back.base == trees.base
+    assert all(np.array_equal(getattr(back, f), getattr(trees, f))
+               for f in ("roots", "feature", "threshold", "left", "right", "value"))
+    assert make_policy("expert", weights=str(path)).weights.trees is not None
+
+
+def _first(name: str, text: str) -> str:
+    """The first number of the trees' array `name` in a weights file's text."""
+    return re.search(rf"\n{name} = \[\n    (-?[0-9.e+-]+)", text).group(1)
+
+
+@pytest.mark.parametrize("edit, message", [
+    (lambda t: t.replace('inputs = ["buy"', 'inputs = ["coins"'), "statue_trees read the inputs"),
+    (lambda t: t.replace("\nleft = [\n    " + _first("left", t), "\nleft = [\n    0"), "are no trees"),
+    (lambda t: t.replace("\nfeature = [\n    " + _first("feature", t), "\nfeature = [\n    40"), "are no trees"),
+    (lambda t: t.replace("\nroots = [\n    0", "\nroots = [\n    999999"), "whole numbers within"),
+    (lambda t: t.replace("\nthreshold = [\n    " + _first("threshold", t), "\nthreshold = [\n    nan"), "finite"),
+    (lambda t: t.replace("\nvalue = [\n    ", "\nvalue = [\n    1.0, "), "must be .* numbers, one per node"),
+    (lambda t: t.replace("\nroots = [\n    0", "\nroots = [\n    0.5"), "whole numbers"),
+])
+def test_statue_trees_that_are_no_trees_stop_with_a_message(tmp_path, components, trees, edit, message):
+    text = weights_toml(Weights("", components.digest, np.zeros(kernel.WEIGHTS), trees=trees), [], "test")
+    edited = edit(text)
+    assert edited != text
+    path = tmp_path / "w.toml"
+    path.write_text(edited)
+    with pytest.raises(ValueError, match=message):
+        read_weights(path)
+
+
+def test_training_statue_trees_runs_end_to_end_and_is_deterministic(components, tmp_path):
+    budget = dataclasses.replace(TREES_BUDGET, iterations=1, duel_games=8)
+    start = Weights("start", components.digest, np.zeros(kernel.WEIGHTS), {2: np.ones(kernel.WEIGHTS) * 0.01})
+    weights, history = train(components, budget, start, say=lambda _: None)
+    again, history_again = train(components, budget, start, say=lambda _: None)
+    assert [dataclasses.replace(h, seconds=0) for h in history] == [dataclasses.replace(h, seconds=0)
+                                                                     for h in history_again]
+    assert history[0].model == "trees" and np.isnan(history[0].value_coefficient)
+    assert np.array_equal(weights.vector, start.vector) and weights.by_players.keys() == {2}  # weights untouched
+    path = tmp_path / "w.toml"
+    path.write_text(weights_toml(weights, history, "python scripts/train_expert.py --out w.toml"))
+    assert lineage(path)[0].model == "trees"
+    with pytest.raises(learn.LearnError, match="without --alone"):
+        train(components, dataclasses.replace(budget, alone=True), start, say=lambda _: None)

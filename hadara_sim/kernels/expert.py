@@ -5,7 +5,10 @@ statue, the phase played forward for a pick) plus a linear evaluation `w . phi` 
 facts (`FEATURES`: the card it takes or the statue it carves, the coins it moves, the track steps it
 gives). The weights come from expert iteration (hadara_sim/learn.py), one block of `FEATURES` per
 epoch and decision kind (`block`), and sit in the policy's flat `params` after the planner's
-(`WEIGHTS_AT`). Every other decision is foresight's own.
+(`WEIGHTS_AT`). A statue may instead be valued by learned regression trees (`statue_trees`) of the
+option's `FEATURES` and its `SITUATION` (foresight's value among them), which follow the rivals, the
+tiles and the epoch where a linear correction cannot; their nodes follow the weights (`TREES_AT`).
+Every other decision is foresight's own.
 """
 
 from __future__ import annotations
@@ -39,6 +42,20 @@ BLOCKS = 3 * len(KINDS)                        # one block of weights per epoch 
 WEIGHTS = BLOCKS * len(FEATURES)
 WEIGHTS_AT = PLANNER_PARAMS                    # the weights' first slot in the expert's params
 OPTIONS = 10                                   # options of a pick (a draw has 4)
+TREES_AT = WEIGHTS_AT + WEIGHTS                # the statue trees' first slot (`statue_trees`): 0 trees = none
+
+# What the statue trees read beside an option's `FEATURES`: foresight's value of the option
+# (`UNWEIGHED` for a face its endgame rule does not weigh), the player count, the epoch and phase (A 0,
+# B 1), the statue and its tile's track; the player's tracks, unused tiles per track, coins, cards,
+# statues carved and colonies held, and the most any rival has of each.
+SITUATION = ("value", "players", "epoch", "phase", "statue", "track",
+             "own_income", "own_military", "own_culture", "own_food",
+             "rival_income", "rival_military", "rival_culture", "rival_food",
+             "income_tiles", "military_tiles", "culture_tiles", "food_tiles",
+             "own_coins", "rival_coins", "own_cards", "rival_cards", "own_statues", "rival_statues",
+             "own_colonies", "rival_colonies")
+STATUE_INPUTS = FEATURES + SITUATION           # the statue trees' inputs, in this order
+UNWEIGHED = -100.0
 
 
 @inner
@@ -75,10 +92,12 @@ def _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct,
         for option in range(options):
             if legal[i, option]:
                 phi = _features(kind, v, gi, me, i, option, epoch, hand, ct, at, table)
-                learned = 0.0
-                for k in range(len(FEATURES)):
-                    learned += params[at_weights + k] * phi[k]
-                value = _option_value(kind, v, gi, me, option, epoch, phase, ct, params, table, at, draws) + learned
+                value = _option_value(kind, v, gi, me, option, epoch, phase, ct, params, table, at, draws)
+                if kind == STATUE and params[TREES_AT] > 0:
+                    value = statue_trees(params, phi + _situation(v, gi, me, option, epoch, phase, value))
+                else:
+                    for k in range(len(FEATURES)):
+                        value += params[at_weights + k] * phi[k]
                 top, choice = _better(legal, i, option, value, top, choice)
         out[i] = choice
 
@@ -86,7 +105,8 @@ def _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct,
 @inner
 def option_table(kind, v, rows, g, seat, epoch, phase, legal, hand, ct, params, table, values, features):
     """For training: each legal option's value before the learned correction into values[i, option]
-    and its `FEATURES` into features[i, option] (illegal options left alone)."""
+    and its `FEATURES` into features[i, option] (a statue's: its `STATUE_INPUTS`, where features is
+    that wide; illegal options left alone)."""
     options = _options(kind, ct)
     for i in rows:
         gi, me = g[i], seat[i]
@@ -97,7 +117,12 @@ def option_table(kind, v, rows, g, seat, epoch, phase, legal, hand, ct, params, 
                 phi = _features(kind, v, gi, me, i, option, epoch, hand, ct, at, table)
                 for k in range(len(FEATURES)):
                     features[i, option, k] = phi[k]
-                values[i, option] = _option_value(kind, v, gi, me, option, epoch, phase, ct, params, table, at, draws)
+                value = _option_value(kind, v, gi, me, option, epoch, phase, ct, params, table, at, draws)
+                values[i, option] = value
+                if kind == STATUE and features.shape[2] >= len(STATUE_INPUTS):
+                    situation = _situation(v, gi, me, option, epoch, phase, value)
+                    for k in range(len(SITUATION)):
+                        features[i, option, len(FEATURES) + k] = situation[k]
 
 
 @helper
@@ -167,6 +192,61 @@ def _statue_features(v, gi, me, option, ct, at):
 
 
 @helper
+def _situation(v, gi, me, option, epoch, phase, value):
+    """A statue option's `SITUATION`, as the statue trees read it."""
+    players = v.tracks.shape[1]
+    track = float(((option - 1) % 8) // 2) if option != A.NONE else -1.0
+    statue = float((option - 1) // 8) if option != A.NONE else -1.0
+    own = _holdings(v, gi, me)
+    rival = (-1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0)
+    for p in range(players):
+        if p != me:
+            rival = _most(rival, _holdings(v, gi, p))
+    tiles = (float(v.tiles[gi, me, 0]), float(v.tiles[gi, me, 1]), float(v.tiles[gi, me, 2]),
+             float(v.tiles[gi, me, 3]))
+    return ((value if value > UNWEIGHED else UNWEIGHED, float(players), float(epoch), float(phase), statue, track)
+            + own[:4] + rival[:4] + tiles + (own[4], rival[4], own[5], rival[5], own[6], rival[6], own[7], rival[7]))
+
+
+@helper
+def _holdings(v, gi, p):
+    """Seat p's tracks (income, military, culture, food), coins, cards, statues carved and colonies."""
+    statues, colonies = 0, 0
+    for s in range(v.statues.shape[2]):
+        statues += v.statues[gi, p, s] >= 0
+    for level in range(v.colonies.shape[2]):
+        colonies += v.colonies[gi, p, level] > 0
+    return (float(v.tracks[gi, p, 0]), float(v.tracks[gi, p, 1]), float(v.tracks[gi, p, 2]), float(v.tracks[gi, p, 3]),
+            float(v.coins[gi, p]), float(_card_count(v, gi, p)), float(statues), float(colonies))
+
+
+@inner_only
+def _most(a, b):
+    """Each of two seats' holdings, the larger."""
+    return (max(a[0], b[0]), max(a[1], b[1]), max(a[2], b[2]), max(a[3], b[3]), max(a[4], b[4]), max(a[5], b[5]),
+            max(a[6], b[6]), max(a[7], b[7]))
+
+
+@helper
+def statue_trees(params, x):
+    """The statue trees' value of an option whose `STATUE_INPUTS` are x: their base plus, in each tree,
+    the leaf x reaches (at each node: left where x[feature] <= threshold). The nodes sit at `TREES_AT`:
+    trees, nodes, base, each tree's root, then per node its feature, threshold, left and right child
+    (-1 at a leaf; a child always after its parent, so every walk ends) and value."""
+    trees, nodes, total = int(params[TREES_AT]), int(params[TREES_AT + 1]), params[TREES_AT + 2]
+    roots = TREES_AT + 3
+    feature, threshold = roots + trees, roots + trees + nodes
+    left, right, leaf = threshold + nodes, threshold + 2 * nodes, threshold + 3 * nodes
+    for t in range(trees):
+        node = int(params[roots + t])
+        while params[left + node] >= 0:
+            go_left = x[int(params[feature + node])] <= params[threshold + node]
+            node = int(params[left + node]) if go_left else int(params[right + node])
+        total += params[leaf + node]
+    return total
+
+
+@helper
 def _prize(at, steps):
     """1.0 if the track steps lift military or culture to the next colony or statue requirement."""
     military_need, culture_need = at.req[0] - at.tracks[MILITARY], at.req[1] - at.tracks[CULTURE]
@@ -175,8 +255,8 @@ def _prize(at, steps):
 
 def learned_options(kernel, d):
     """For training, `option_table` for the Python decision `d` (a draw, pick or statue) of the expert
-    `kernel`: (values, features), (games, options) and (games, options, FEATURES), zeros where illegal
-    (a legal option foresight does not weigh: value -inf)."""
+    `kernel`: (values, features), (games, options) and (games, options, FEATURES) (a statue's:
+    STATUE_INPUTS), zeros where illegal (a legal option foresight does not weigh: value -inf)."""
     view, kind = d.view, KIND_CODE[d.kind]
     n = len(d)
     # Writable C arrays whatever the decision holds (an engine's view may be read-only): one compiled
@@ -186,7 +266,7 @@ def learned_options(kernel, d):
     seat = np.require(view.player, np.int64, ("C", "W"))
     ct = view.components.compiled
     values = np.zeros(legal.shape)
-    features = np.zeros(legal.shape + (len(FEATURES),))
+    features = np.zeros(legal.shape + (len(STATUE_INPUTS if d.kind == "statue" else FEATURES),))
     epoch, phase = np.asarray(view.epoch, np.int64), np.asarray(view.phase, np.int64)
     g = np.arange(n)
     for e, p in sorted(set(zip(epoch.tolist(), phase.tolist()))):

@@ -82,7 +82,7 @@ KernelView = namedtuple("KernelView", VIEW_ARRAYS)
 # The fields every planner decision reads (its context), and those only some kinds read.
 CONTEXT_FIELDS = ("tracks", "colour_count", "effects", "colonies", "colony_ptr", "statues", "silver", "gold")
 KIND_FIELDS = {"pick": ("piles", "pile_size", "coins"), "side": ("initiative",), "wheel": ("colour_order",),
-               "medal": ("tiles", "coins")}
+               "medal": ("tiles", "coins"), "statue": ("tiles", "coins")}
 _EMPTY = {name: np.zeros((1,) * ndim, dtype) for name, (dtype, ndim) in VIEW_ARRAYS.items()}
 
 NO_TABLE = np.zeros((1, 1, 1))
