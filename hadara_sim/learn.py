@@ -212,7 +212,7 @@ def fit(samples: Samples) -> tuple[np.ndarray, float]:
     return coefficients[1:] / slope, slope
 
 
-TREES, TREE_DEPTH, TREE_LEAF, TREE_RATE = 100, 4, 40, 0.1  # the statue trees' size and shrinkage
+TREES, TREE_DEPTH, TREE_LEAF, TREE_RATE = 50, 4, 40, 0.1  # the statue trees' size: each is walked at each statue option
 
 
 def fit_trees(samples: Samples, seed: int) -> StatueTrees:

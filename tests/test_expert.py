@@ -80,8 +80,8 @@ def test_a_player_counts_own_weights_play_at_that_count_and_the_shared_ones_else
                                  [], "test"))
     expert = make_policy("expert", weights=str(path))
     assert not expert.weights.at(2).any() and np.array_equal(expert.weights.at(4), shared.reshape(-1))
-    assert not expert.kernel(None, 2).params[kernel.WEIGHTS_AT:].any()
-    assert np.array_equal(expert.kernel(None, 4).params[kernel.WEIGHTS_AT:], shared.reshape(-1))
+    assert not expert.kernel(None, 2).params[kernel.WEIGHTS_AT:kernel.TREES_AT].any()
+    assert np.array_equal(expert.kernel(None, 4).params[kernel.WEIGHTS_AT:kernel.TREES_AT], shared.reshape(-1))
     for players, bought in ((2, 2), (4, 0)):  # option 2 discards blue and buys red, 0 the reverse
         tracks = np.zeros((1, players, 4))
         tracks[0, 0, 3] = 5
@@ -142,7 +142,10 @@ def test_search_takes_the_expert_as_rollout_and_opponent_model(components):
 def test_the_shipped_weights_load_and_hold_for_the_shipped_components(components):
     expert = make_policy("expert")
     assert expert.weights.vector.shape == (kernel.WEIGHTS,)
-    assert expert.kernel(components, 4).params.shape == (kernel.WEIGHTS_AT + kernel.WEIGHTS,)
+    params = expert.kernel(components, 4).params
+    trees = expert.weights.trees
+    assert params.shape == (kernel.TREES_AT + (len(trees.params()) if trees else 1),)
+    assert params[kernel.TREES_AT] == (len(trees.roots) if trees else 0)  # the trees follow the weights
 
 
 def test_weights_of_another_component_set_stop_with_a_message(components):
@@ -818,3 +821,25 @@ def test_training_statue_trees_runs_end_to_end_and_is_deterministic(components, 
     assert lineage(path)[0].model == "trees"
     with pytest.raises(learn.LearnError, match="without --alone"):
         train(components, dataclasses.replace(budget, alone=True), start, say=lambda _: None)
+
+
+def test_statue_trees_deeper_than_the_expert_plays_stop_with_a_message():
+    """A chain of TREES_DEPTH + 1 splits (each node's left child a leaf, its right the next split) is a
+    tree, but deeper than the kernel lays out: refused by name; one split less is played."""
+    from hadara_sim.policies.expert import TREES_DEPTH, StatueTrees
+
+    def chain(splits):
+        feature, left, right = [], [], []
+        for k in range(splits):
+            feature += [0, -1]
+            left += [2 * k + 1, -1]
+            right += [2 * k + 2, -1]
+        feature, left, right = feature + [-1], left + [-1], right + [-1]
+        n = len(feature)
+        return {"inputs": list(kernel.STATUE_INPUTS), "base": 0.0, "roots": [0], "feature": feature,
+                "threshold": [0.5] * n, "left": left, "right": right, "value": [1.0] * n}
+
+    with pytest.raises(ValueError, match=f"deeper than {TREES_DEPTH} splits"):
+        StatueTrees.read(chain(TREES_DEPTH + 1), "w.toml")
+    trees = StatueTrees.read(chain(TREES_DEPTH), "w.toml")
+    assert trees.params()[1] == TREES_DEPTH and len(trees.params()) == 3 + 3 * (2 ** TREES_DEPTH - 1) + 1

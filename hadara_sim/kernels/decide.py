@@ -32,7 +32,8 @@ def choose(kernel: Kernel, kind: str, d, offered: np.ndarray | None = None) -> n
     epoch, phase = np.asarray(view.epoch, np.int64), np.asarray(view.phase, np.int64)
     ct = view.components.compiled
     table = kernel.table
-    if kernel.code in (PLANNER, EXPERT) and kind == "pick":  # scratch space for `_pick_ahead`, as in the engine
+    # scratch space, as in the engine: for `_pick_ahead`, and for the expert's statue trees' inputs
+    if kernel.code in (PLANNER, EXPERT) and kind in ("pick", "statue"):
         table = np.zeros((3, 2, max(len(ct.card_points), SCRATCH)))
     out = np.empty(n, np.int64)
     g = np.arange(n)

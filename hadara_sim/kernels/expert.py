@@ -7,7 +7,8 @@ gives). The weights come from expert iteration (hadara_sim/learn.py), one block 
 epoch and decision kind (`block`), and sit in the policy's flat `params` after the planner's
 (`WEIGHTS_AT`). A statue may instead be valued by learned regression trees (`statue_trees`) of the
 option's `FEATURES` and its `SITUATION` (foresight's value among them), which follow the rivals, the
-tiles and the epoch where a linear correction cannot; their nodes follow the weights (`TREES_AT`).
+tiles and the epoch where a linear correction cannot; their nodes follow the weights (`TREES_AT`),
+and an option's inputs are laid in the scratch `table` (its [2, 0] row, which a pick fills afresh).
 Every other decision is foresight's own.
 """
 
@@ -93,8 +94,10 @@ def _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct,
             if legal[i, option]:
                 phi = _features(kind, v, gi, me, i, option, epoch, hand, ct, at, table)
                 value = _option_value(kind, v, gi, me, option, epoch, phase, ct, params, table, at, draws)
-                if kind == STATUE and params[TREES_AT] > 0:
-                    value = statue_trees(params, phi + _situation(v, gi, me, option, epoch, phase, value))
+                if kind == STATUE and params[TREES_AT] > 0 and table.shape[2] >= len(STATUE_INPUTS):
+                    inputs = table[2, 0]
+                    _place(inputs, phi + _situation(v, gi, me, option, epoch, phase, value))
+                    value = statue_trees(params, inputs)
                 else:
                     for k in range(len(FEATURES)):
                         value += params[at_weights + k] * phi[k]
@@ -227,22 +230,34 @@ def _most(a, b):
             max(a[6], b[6]), max(a[7], b[7]))
 
 
+@inner_only
+def _place(to, values):
+    """The tuple `values` into the first slots of the array `to` (the trees index their inputs: an
+    array's element is one load, a tuple's at an index known only at run time is the whole tuple
+    stored to the stack first)."""
+    k = 0
+    for value in values:
+        to[k] = value
+        k += 1
+
+
 @helper
 def statue_trees(params, x):
     """The statue trees' value of an option whose `STATUE_INPUTS` are x: their base plus, in each tree,
-    the leaf x reaches (at each node: left where x[feature] <= threshold). The nodes sit at `TREES_AT`:
-    trees, nodes, base, each tree's root, then per node its feature, threshold, left and right child
-    (-1 at a leaf; a child always after its parent, so every walk ends) and value."""
-    trees, nodes, total = int(params[TREES_AT]), int(params[TREES_AT + 1]), params[TREES_AT + 2]
-    roots = TREES_AT + 3
-    feature, threshold = roots + trees, roots + trees + nodes
-    left, right, leaf = threshold + nodes, threshold + 2 * nodes, threshold + 3 * nodes
+    the leaf x reaches (at each split: to the right where x[feature] > threshold). They sit at
+    `TREES_AT` as `StatueTrees.params` lays them: trees, depth, base, then per tree complete and
+    heap-ordered, its splits' features, their thresholds and its leaves' values, so every walk takes
+    `depth` steps and no branch."""
+    trees, depth, total = int(params[TREES_AT]), int(params[TREES_AT + 1]), params[TREES_AT + 2]
+    splits = 2 ** depth - 1
+    at = TREES_AT + 3
     for t in range(trees):
-        node = int(params[roots + t])
-        while params[left + node] >= 0:
-            go_left = x[int(params[feature + node])] <= params[threshold + node]
-            node = int(params[left + node]) if go_left else int(params[right + node])
-        total += params[leaf + node]
+        node = 0
+        for step in range(depth):
+            right = x[int(params[at + node])] > params[at + splits + node]
+            node = 2 * node + 1 + int(right)
+        total += params[at + 2 * splits + node - splits]
+        at += 3 * splits + 1
     return total
 
 
