@@ -204,6 +204,8 @@ def test_a_curve_that_finds_the_current_value_fair_proposes_and_writes_no_change
     s = Suggestion(side, [kept, closest], 0.0)
     assert s.best is None and s.as_is is kept and fix_overrides([s]) == {}
     monkeypatch.setattr(balance, "suggest", lambda plan, progress=None: ([side], [s]))
+    from hadara_sim.cli.common import err_console
+    monkeypatch.setattr(err_console, "width", 40)  # a narrow terminal: the path is still on one line
     result = CliRunner().invoke(app, ["balance", "suggest", "-p", "2", "-n", "60", "--curve-games", "30", "--jobs", "1",
                                       "--out", str(tmp_path), "-q"], env={"COLUMNS": "250"})
     assert result.exit_code == 0, result.output

@@ -265,7 +265,9 @@ def suggest(
     emit(grids, fmt, notes=notes)
     fixed = overlaid(plan.overrides, changes)
     if out is not None and not fixed:  # a fix.toml of no override changes nothing
-        err_console.print(f"no change to suggest: no fix.toml written to {out}", markup=False, highlight=False)
+        # soft_wrap: a path cut over two lines cannot be copied (nor found by a test in a deep tmp folder)
+        err_console.print(f"no change to suggest: no fix.toml written to {out}", markup=False, highlight=False,
+                          soft_wrap=True)
     elif out is not None:
         out.mkdir(parents=True, exist_ok=True)
         # The whole set played, the overrides it started from included: a second suggest on top of the first
@@ -280,7 +282,7 @@ def suggest(
         (out / "fix.toml").write_text(fix_text(fixed, command))
         err_console.print(f"suggested overrides: {out / 'fix.toml'}" if changes else
                           f"no change to suggest: {out / 'fix.toml'} holds the --overrides given, as they are",
-                          markup=False, highlight=False)
+                          markup=False, highlight=False, soft_wrap=True)
     took(start, quiet)
 
 
