@@ -56,7 +56,7 @@ SITUATION = ("value", "players", "epoch", "phase", "statue", "track",
              "own_coins", "rival_coins", "own_cards", "rival_cards", "own_statues", "rival_statues",
              "own_colonies", "rival_colonies")
 STATUE_INPUTS = FEATURES + SITUATION           # the statue trees' inputs, in this order
-UNWEIGHED = -100.0
+UNWEIGHED = -100.0                             # the value input of a face foresight gives -inf, far below any other
 
 
 @inner
@@ -232,9 +232,8 @@ def _most(a, b):
 
 @inner_only
 def _place(to, values):
-    """The tuple `values` into the first slots of the array `to` (the trees index their inputs: an
-    array's element is one load, a tuple's at an index known only at run time is the whole tuple
-    stored to the stack first)."""
+    """The tuple `values` into the first slots of the array `to`, where the trees read them by an
+    index known only as they walk."""
     k = 0
     for value in values:
         to[k] = value
