@@ -4,14 +4,16 @@ numba compiles one function at a time, so the engine's first compile is cut into
 processes take them as they free, the longest first (`PARTS`): the engine's steps in three (an epoch,
 `play_epoch`; the draw rounds and the policies' `ask`; the picks, the colony and statue steps and
 the score pad: separate libraries, which `play_epoch` calls through their addresses), each bot's
-kernel with its entry, and the expert's training kernel (`option_table`: training and the tests
-call it from Python). Each part is compiled by the signatures a run calls it with, taken from a
-batch made as `simulate` makes them. The policies' `ask` calls each bot's entry
-(`kernels.decide.DECIDE`) through its address (hadara_sim/kernels/address.py), so no kernel is
-compiled into the steps, and a run compiles (and loads) only the kernels of the bots it seats
-(`parts_for`): `make demo`'s four styles need the steps and the planner's kernel, not the expert's,
-greedy's or the training kernel. Last, here, the expert's entry (it joins two kernels) and one game,
-which compiles what a game calls from Python (the set-up).
+kernel with its entry, the expert's training kernel (`option_table`: training and the tests
+call it from Python), and the forward model's redeals with the check of a Python policy's choices
+(what a `search` game compiles besides the engine and the kernels). Each part is compiled by the
+signatures a run calls it with, taken from a batch made as `simulate` makes them. The policies'
+`ask` calls each bot's entry (`kernels.decide.DECIDE`) through its address
+(hadara_sim/kernels/address.py), so no kernel is compiled into the steps, and a run compiles (and
+loads) only the kernels of the bots it seats (`parts_for`): `make demo`'s four styles need the steps
+and the planner's kernel, not the expert's, greedy's, the training kernel or the forward model.
+Last, here, the expert's entry (it joins two kernels) and one game, which compiles what a game calls
+from Python (the set-up).
 
     python -m hadara_sim.warm                  # every part (`make test`)
     python -m hadara_sim.warm --no-training    # every part but the expert's training kernel
@@ -40,7 +42,7 @@ ENGINE = ("epoch", "draft", "turns")  # the engine's steps: `play_epoch`, and th
 # quiet 2-core machine; `scripts/compile_profile.py PART` for one alone, and for the expert's and the
 # training kernel). The engine's three parts each compile the rules and card steps they call.
 PART_SECONDS = {"epoch": 31.0, "turns": 21.0, "planner": 20.0, "training": 20.0, "expert": 17.0, "draft": 16.0,
-                "greedy": 3.0}
+                "forward": 9.0, "greedy": 3.0}
 PARTS = tuple(PART_SECONDS)
 JOIN_SECONDS = 8.0  # starting the processes, the expert's entry and the game that joins the parts
 # `--bytecode`: importing the modules the commands import, in a worker beside the parts, writes their
@@ -58,7 +60,8 @@ def kernel(name: str):
 
 def parts_for(scenario) -> tuple[str, ...]:
     """The parts the games of `scenario` play: the engine's steps and the kernels of its built-ins; a
-    policy of Python code may play built-ins inside it (`search` in its rollouts): every kernel."""
+    policy of Python code may play built-ins inside it (`search` in its rollouts) and ask the forward
+    model: every kernel and the forward model."""
     from .kernels.layout import EXPERT, GREEDY, PLANNER
     from .policy import kernel_of
     from .registry import make_policy
@@ -73,7 +76,7 @@ def parts_for(scenario) -> tuple[str, ...]:
             seen.add((entry.policy, repr(entry.params)))
             policy = make_policy(entry.policy, **entry.params)
             spec = kernel_of(policy, config.components, config.players, combo.advanced)
-            needed |= uses.get(spec.code, set(KERNELS)) if spec is not None and spec.kinds else set(KERNELS)
+            needed |= uses.get(spec.code, set(KERNELS)) if spec is not None and spec.kinds else {*KERNELS, "forward"}
     return tuple(part for part in PARTS if part in needed)
 
 
@@ -103,6 +106,10 @@ def _standing_for(part: str):
         from .kernels import expert
 
         return expert.option_table
+    if part == "forward":
+        from .forward import redeal_start
+
+        return redeal_start
     return kernel(part)
 
 
@@ -124,6 +131,29 @@ def _sample_batch():
 
     components = load_components()
     return BatchGame(make_deals(components, 2, 1), components, [make_policy("random"), make_policy("random")])
+
+
+def compile_forward() -> None:
+    """Compile the forward model's redeals and the check of a Python policy's choices by the types a
+    `search` game passes them (`Forward.determinise`, `policy.check_choices`): its decks and state
+    arrays are a batch's, the rest made there as C arrays of int64 and bool."""
+    from numba import typeof
+
+    from .component_files import load_components
+    from .deal import make_deals
+    from .forward import redeal_colonies, redeal_decks, redeal_start
+    from .policy import _illegal
+
+    deals, state = make_deals(load_components(), 2, 1), _sample_batch().s
+    decks = typeof(np.ascontiguousarray(deals.decks))
+    known, number = typeof(np.zeros((1, 1), bool)), typeof(1)
+    seeds, ptr, pools = (typeof(np.zeros((1,) * dims, np.int64)) for dims in (1, 2, 3))
+    redeal_decks.compile((decks, known, pools, number, seeds))
+    redeal_colonies.compile((typeof(np.ascontiguousarray(deals.colonies)), ptr, pools, number, seeds))
+    redeal_start.compile((decks, decks, known, number, number,
+                          *(typeof(np.ascontiguousarray(getattr(state, name)))
+                            for name in ("location", "card_seat", "card_when"))))
+    _illegal.compile((known, seeds))
 
 
 def kernel_signature() -> tuple:
@@ -220,6 +250,8 @@ def compile_part(name: str) -> None:
     """Compile one part of the engine into numba's cache (`PARTS`)."""
     if name in ENGINE:
         compile_steps(name)
+    elif name == "forward":
+        compile_forward()
     else:
         compile_kernels([name])
         if name in ("planner", "greedy"):  # entries of one kernel each; the expert's joins two

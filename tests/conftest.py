@@ -52,7 +52,8 @@ def pytest_configure(config):
     from hadara_sim.runner import run
     from hadara_sim.scenario.read import scenario_from_dict
 
-    # Run even on a warm cache: the install compiles the engine, but not the search bot's forward model.
+    # Run even on a warm cache: `make demo` compiles only what its scenario plays (not greedy's kernel or
+    # the forward model); after `make test`'s warm step, which compiles every part, this only loads (2 s).
     start = time.perf_counter()
     if not jit_cache.is_warm():
         print("compiling the engine once for the test workers (minutes)", file=sys.stderr, flush=True)

@@ -3,8 +3,8 @@
 from hadara_sim import warm
 
 
-def test_the_parts_cover_every_kernel_the_training_kernel_and_the_engines_steps():
-    assert set(warm.PARTS) == {*warm.KERNELS, "training", *warm.ENGINE}
+def test_the_parts_cover_every_kernel_the_training_kernel_the_engines_steps_and_the_forward_model():
+    assert set(warm.PARTS) == {*warm.KERNELS, "training", "forward", *warm.ENGINE}
     from hadara_sim.engine.game import CALLED_STEPS, play_epoch
 
     steps = [step for part in warm.ENGINE for step in warm._steps_of(part)]
@@ -20,6 +20,19 @@ def test_the_engines_parts_compile_the_signatures_a_game_calls():
     assert {step: set(step.overloads) for step in steps} == compiled  # nothing compiled afresh
 
 
+def test_the_forward_part_compiles_the_signatures_a_search_game_calls():
+    """What a `search` game compiled besides the engine and the kernels (15 s in the test run's first
+    step, on one core): the forward model's redeals and the check of its choices."""
+    from hadara_sim import forward, policy
+
+    warm.compile_part("forward")  # loaded from the warm cache
+    compiled = [forward.redeal_decks, forward.redeal_colonies, forward.redeal_start, policy._illegal]
+    signatures = {dispatcher: set(dispatcher.overloads) for dispatcher in compiled}
+    assert all(signatures.values())
+    warm.play_one(_scenario([{"policy": "search", "params": {"budget": 1}}, "balanced"], players=2))
+    assert {dispatcher: set(dispatcher.overloads) for dispatcher in compiled} == signatures  # nothing afresh
+
+
 def test_a_warm_cache_compiles_nothing_more():
     played = []
     assert warm.compile_engine(lambda: played.append(1)) is False and played == []
@@ -27,14 +40,14 @@ def test_a_warm_cache_compiles_nothing_more():
 
 def test_an_unknown_part_is_named_with_the_parts_there_are(capsys):
     assert warm.main(["planer"]) == 2
-    assert ("unknown part planer: the parts are epoch, turns, planner, training, expert, draft, greedy"
+    assert ("unknown part planer: the parts are epoch, turns, planner, training, expert, draft, forward, greedy"
             in capsys.readouterr().err)
 
 
-def _scenario(policies):
+def _scenario(policies, players=4):
     from hadara_sim.scenario.read import scenario_from_dict
 
-    return scenario_from_dict({"name": "parts", "players": 4, "policies": policies, "games": 4, "chunk": 4})
+    return scenario_from_dict({"name": "parts", "players": players, "policies": policies, "games": 4, "chunk": 4})
 
 
 def test_a_run_compiles_only_the_kernels_of_the_bots_it_seats():
@@ -42,8 +55,9 @@ def test_a_run_compiles_only_the_kernels_of_the_bots_it_seats():
     assert set(warm.parts_for(_scenario(["balanced", "military", "culture", "economy"]))) == {*engine, "planner"}
     assert set(warm.parts_for(_scenario(["expert", "greedy"]))) == {*engine, "planner", "expert", "greedy"}
     assert set(warm.parts_for(_scenario(["greedy"]))) == {*engine, "greedy"}
-    # Python code may play built-ins inside (search's rollouts): every kernel, never the training one
-    assert warm.parts_for(_scenario(["random", "greedy"])) == warm.PLAYED
+    # Python code may play built-ins inside (search's rollouts) and ask the forward model: every kernel
+    # and the forward model, never the training kernel
+    assert warm.parts_for(_scenario(["random", "greedy"])) == warm.PLAYED and "forward" in warm.PLAYED
 
 
 def test_only_what_the_cache_lacks_is_compiled(monkeypatch):
