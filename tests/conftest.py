@@ -70,9 +70,13 @@ def pytest_configure(config):
 # hands each worker a whole file at a time (--dist loadfile) in the order collected (pyproject.toml's
 # --no-loadscope-reorder: xdist would otherwise order files by their number of tests): starting with
 # the long ones leaves only short files for the end, so neither worker finishes long after the other.
-LONGEST_FIRST = ["test_notebooks.py", "test_hardening.py", "test_docs_commands.py", "test_dask_cluster.py",
-                 "test_report_cli.py", "engine/test_equivalence.py", "test_report_stats.py", "test_verdicts.py",
-                 "test_reference_properties.py", "test_cli_tables.py"]
+# test_cli_help.py (a script's start, 3 s, for each of some 60 tests), test_simulate.py and
+# test_value.py (each about as long as test_cli_tables.py, `-n 0`) had been left in the collected
+# order, the last two among the files handed out last.
+LONGEST_FIRST = ["test_notebooks.py", "test_hardening.py", "test_cli_help.py", "test_docs_commands.py",
+                 "test_dask_cluster.py", "test_report_cli.py", "engine/test_equivalence.py", "test_report_stats.py",
+                 "test_verdicts.py", "test_reference_properties.py", "test_cli_tables.py", "test_simulate.py",
+                 "test_value.py"]
 
 
 def pytest_collection_modifyitems(items):
