@@ -200,7 +200,8 @@ def fit_lines(runs: list[CardRun], cards: list[str], last: CardRun) -> dict[str,
     deals = deals.with_columns((pl.col("win_seek") - pl.col("win_avoid")).alias("diff"))
     own: dict[str, tuple[float, float, float]] = {}
     for card in cards:
-        sub = deals.filter(pl.col("card_id") == card)
+        # in a fixed order: OLS sums its rows in theirs, and a join gives them in none (the slope's last bits moved)
+        sub = deals.filter(pl.col("card_id") == card).sort("seed", "game", "x", "win_seek", "win_avoid")
         x = sub["x"].to_numpy().astype(float)
         y = sub["diff"].to_numpy()
         if np.unique(x).size < 2 or np.ptp(y) == 0:
