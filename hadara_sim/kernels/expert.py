@@ -89,14 +89,17 @@ def _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct,
         gi, me = g[i], seat[i]
         at = _context(v, gi, me, epoch, phase, params, ct)
         draws = _row_start(kind, v, gi, me, i, epoch, phase, hand, ct, params, table, at)
+        trees = kind == STATUE and params[TREES_AT] > 0 and table.shape[2] >= len(STATUE_INPUTS)
+        if trees:
+            board = _board(v, gi, me)
         top, choice = -np.inf, 0
         for option in range(options):
             if legal[i, option]:
                 phi = _features(kind, v, gi, me, i, option, epoch, hand, ct, at, table)
                 value = _option_value(kind, v, gi, me, option, epoch, phase, ct, params, table, at, draws)
-                if kind == STATUE and params[TREES_AT] > 0 and table.shape[2] >= len(STATUE_INPUTS):
+                if trees:
                     inputs = table[2, 0]
-                    _place(inputs, phi + _situation(v, gi, me, option, epoch, phase, value))
+                    _place(inputs, phi + _situation(board, option, epoch, phase, value))
                     value = statue_trees(params, inputs)
                 else:
                     for k in range(len(FEATURES)):
@@ -115,6 +118,9 @@ def option_table(kind, v, rows, g, seat, epoch, phase, legal, hand, ct, params, 
         gi, me = g[i], seat[i]
         at = _context(v, gi, me, epoch, phase, params, ct)
         draws = _row_start(kind, v, gi, me, i, epoch, phase, hand, ct, params, table, at)
+        situations = kind == STATUE and features.shape[2] >= len(STATUE_INPUTS)
+        if situations:
+            board = _board(v, gi, me)
         for option in range(options):
             if legal[i, option]:
                 phi = _features(kind, v, gi, me, i, option, epoch, hand, ct, at, table)
@@ -122,8 +128,8 @@ def option_table(kind, v, rows, g, seat, epoch, phase, legal, hand, ct, params, 
                     features[i, option, k] = phi[k]
                 value = _option_value(kind, v, gi, me, option, epoch, phase, ct, params, table, at, draws)
                 values[i, option] = value
-                if kind == STATUE and features.shape[2] >= len(STATUE_INPUTS):
-                    situation = _situation(v, gi, me, option, epoch, phase, value)
+                if situations:
+                    situation = _situation(board, option, epoch, phase, value)
                     for k in range(len(SITUATION)):
                         features[i, option, len(FEATURES) + k] = situation[k]
 
@@ -195,11 +201,11 @@ def _statue_features(v, gi, me, option, ct, at):
 
 
 @helper
-def _situation(v, gi, me, option, epoch, phase, value):
-    """A statue option's `SITUATION`, as the statue trees read it."""
+def _board(v, gi, me):
+    """What a statue decision's `SITUATION` holds for every option: the player count; the player's
+    tracks, the most any rival has on each, the player's unused tiles per track; then coins, cards,
+    statues and colonies, the player's and the most any rival has."""
     players = v.tracks.shape[1]
-    track = float(((option - 1) % 8) // 2) if option != A.NONE else -1.0
-    statue = float((option - 1) // 8) if option != A.NONE else -1.0
     own = _holdings(v, gi, me)
     rival = (-1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0)
     for p in range(players):
@@ -207,8 +213,18 @@ def _situation(v, gi, me, option, epoch, phase, value):
             rival = _most(rival, _holdings(v, gi, p))
     tiles = (float(v.tiles[gi, me, 0]), float(v.tiles[gi, me, 1]), float(v.tiles[gi, me, 2]),
              float(v.tiles[gi, me, 3]))
-    return ((value if value > UNWEIGHED else UNWEIGHED, float(players), float(epoch), float(phase), statue, track)
-            + own[:4] + rival[:4] + tiles + (own[4], rival[4], own[5], rival[5], own[6], rival[6], own[7], rival[7]))
+    return ((float(players),) + own[:4] + rival[:4] + tiles
+            + (own[4], rival[4], own[5], rival[5], own[6], rival[6], own[7], rival[7]))
+
+
+@helper
+def _situation(board, option, epoch, phase, value):
+    """A statue option's `SITUATION`, as the statue trees read it: its value, the decision's `_board`
+    around the epoch, phase, statue and tile track."""
+    track = float(((option - 1) % 8) // 2) if option != A.NONE else -1.0
+    statue = float((option - 1) // 8) if option != A.NONE else -1.0
+    return ((value if value > UNWEIGHED else UNWEIGHED, board[0], float(epoch), float(phase), statue, track)
+            + board[1:])
 
 
 @helper
