@@ -8,12 +8,14 @@ the engines (`compiled`: the arrays compiled code reads) and overrides of single
 
 from __future__ import annotations
 
+import copy
 import difflib
 import hashlib
 import json
 from collections import namedtuple
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from types import MappingProxyType
 
 import numpy as np
 
@@ -180,6 +182,27 @@ class ComponentSet:
         return CompiledArrays(*(np.asarray(getattr(self, name), np.int64) for name in COMPILED_FIELDS[:-2]),
                               mean_back, mean_back_points)
 
+    @cached_property
+    def lent(self) -> "ComponentSet":
+        """This set as a user's policy is handed it (`view.components`), made once per set (a process keeps
+        the sets it read, `load_components`): arrays no one can write or make writable, lists and tables
+        that cannot be changed, and no attribute set. A policy of `play` or `verify` that wrote into the engine's set
+        (`card_cost[3] = 0`, `compiled.card_cost`) changed the rules for the rest of the game; one that
+        changed a copy of its own would have changed what every later policy of the process is shown."""
+        lent = copy.copy(self)
+        for name, value in vars(self).items():
+            if isinstance(value, np.ndarray):
+                vars(lent)[name] = _read_only(value)
+            elif isinstance(value, (list, dict)):
+                vars(lent)[name] = tuple(value) if isinstance(value, list) else MappingProxyType(dict(value))
+        vars(lent).update(compiled=CompiledArrays(*map(_read_only, self.compiled)), _origin=self)
+        lent.__class__ = _LentSet
+        return lent
+
+    def __getstate__(self) -> dict:
+        # the lent copy stays with the process: a worker makes its own (and a pickled array is writable)
+        return {name: value for name, value in vars(self).items() if name != "lent"}
+
     def with_overrides(self, overrides: dict) -> "ComponentSet":
         """This set with single values replaced, e.g. `{"setup": {"3B": {"culture": 4}}}`.
 
@@ -212,6 +235,34 @@ class ComponentSet:
         if not advanced:
             mask &= ~self.card_starred
         return np.flatnonzero(mask)
+
+
+class _LentSet(ComponentSet):
+    """`ComponentSet.lent`: a policy's attempt to set one of its values is a ValueError, as a write into
+    one of its arrays is."""
+
+    def __setattr__(self, name, value):
+        if "_origin" in vars(self):  # not a set made from it (`with_overrides`), which is the policy's own
+            raise ValueError(f"the component set lent to a policy is read-only (its {name} cannot be set)")
+        super().__setattr__(name, value)
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    """A copy of `array` that cannot be written, nor made writable (numpy refuses it for memory a bytes
+    object owns, where an array owning its own memory could be made writable again)."""
+    return np.frombuffer(np.ascontiguousarray(array).tobytes(), array.dtype).reshape(array.shape)
+
+
+def original(components: ComponentSet) -> ComponentSet:
+    """The set a `lent` copy was made of, else the set itself: what the engines play and the kernels read. A
+    built-in's Python code reaches them with a user's lent set (a subclass calling super()), and numba
+    typed its read-only arrays anew: the engine compiled again for two minutes to play a side trial."""
+    return getattr(components, "__dict__", {}).get("_origin", components)
+
+
+def kernel_arrays(components: ComponentSet) -> CompiledArrays:
+    """The `compiled` arrays of the set a lent copy was made of (`original`), as compiled code takes them."""
+    return original(components).compiled
 
 
 def override_problems(components: ComponentSet, overrides) -> list[tuple[tuple, str]]:

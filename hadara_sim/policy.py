@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit
 
 from .actions import KINDS
+from .components import ComponentSet
 from .params import check_params
 from .problems import is_whole, raised
 from .signals import users_interrupt
@@ -276,7 +277,7 @@ def choose(policy, decision: Decision) -> np.ndarray:
     itself) becomes a PolicyError naming it; the user's Ctrl-C stays an interrupt."""
     try:
         with prints_apart():
-            choices = policy.decide(_lent(decision))
+            choices = policy.decide(_lent(decision, policy))
     except (IllegalChoice, StopGame):
         raise
     except BaseException as err:  # GeneratorExit or a bare BaseException too: each reached the user as a traceback
@@ -285,20 +286,26 @@ def choose(policy, decision: Decision) -> np.ndarray:
         what = ("called sys.exit" if isinstance(err, SystemExit)
                 else f"raised {raised(err)}")
         if isinstance(err, ValueError) and "read-only" in str(err):
-            what = "tried to change the legality mask it was given (it is read-only; copy it first)"
+            what = ("tried to change the legality mask or the component set it was given (both are read-only; "
+                    "copy what you change first)")
         raise PolicyError(f"policy '{policy_name(policy)}' {what} at decision '{decision.kind}' "
                           f"(games {int(decision.game_id.min())}..{int(decision.game_id.max())})") from None
     return check_choices(policy, decision, choices)
 
 
-def _lent(decision: Decision) -> Decision:
+def _lent(decision: Decision, policy) -> Decision:
     """What a policy is handed: its own Decision holding copies of the engine's arrays. A read-only view
     of the mask could be made writeable again (its base is the engine's), and a policy that wrote into it
     or rebound `decision.legal` had its illegal choices checked against its own mask: accepted, then
-    played (heap corruption in the compiled engine)."""
+    played (heap corruption in the compiled engine). A user's policy sees the component set's read-only
+    copy (`ComponentSet.lent`); the built-ins keep the set itself, whose arrays their kernels are
+    compiled for."""
     legal = decision.legal.copy()
     legal.flags.writeable = False
-    return Decision(decision.kind, legal, decision.view, np.array(decision.game_id), np.array(decision.serial),
+    view = decision.view
+    if not _built_in(policy) and isinstance(view.components, ComponentSet):
+        view.components = view.components.lent
+    return Decision(decision.kind, legal, view, np.array(decision.game_id), np.array(decision.serial),
                     decision.forward)
 
 

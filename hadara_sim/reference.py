@@ -16,7 +16,7 @@ import numpy as np
 
 from . import actions as A
 from .component_files import as_component_set
-from .components import ComponentSet
+from .components import ComponentSet, original
 from .constants import (
     AFFINITY_TRACK, BONUS_TILE_CARD_VALUE, COINS_PER_POINT, COLONY_BOUNTY, COLONY_LEVELS, CULTURE,
     DIVERSITY_COINS, DIVERSITY_MAX, EFFECT_IDS, EFFECT_INDEX, EPOCH_NAMES, EPOCHS, FEED_COIN_MAX_CARDS,
@@ -62,7 +62,7 @@ class Game:
         if len(deal) != 1:
             raise ValueError("the reference engine plays one deal at a time: pass deals[i]")
         components = as_component_set(components)
-        self.deal, self.c = deal, components
+        self.deal, self.c = deal, original(components)
         self.players = deal.players
         self.advanced = deal.advanced
         self.policies = list(policies)

@@ -715,6 +715,81 @@ def test_a_policy_failing_mid_game_is_named(tmp_path, user_policies, attr, words
     assert json.loads((tmp_path / "out" / "metadata.json").read_text())["status"] == "failed"
 
 
+REWRITES = '''
+import numpy as np
+
+from hadara_sim.policy import Policy
+
+
+class RewritesCosts(Policy):
+    name = "rewrites_costs"
+
+    def draw(self, d):
+        d.view.components.compiled.card_cost[:] = 0
+        return d.legal.argmax(axis=1)
+
+
+class Tampers(Policy):
+    """Tries every way into its component set, each refused, and plays on."""
+    name = "tampers"
+    refused = 0
+
+    def draw(self, d):
+        c = d.view.components
+        for tamper in (lambda: setattr(c.card_cost.flags, "writeable", True),
+                       lambda: setattr(c.compiled.card_cost.flags, "writeable", True),
+                       lambda: c.compiled.card_cost.__setitem__(slice(None), 0),
+                       lambda: setattr(c, "card_cost", np.zeros_like(c.card_cost)),
+                       lambda: c.cards.clear(), lambda: c.card_index.clear(), lambda: c.setup_cards.clear()):
+            try:
+                tamper()
+            except (ValueError, AttributeError, TypeError):
+                Tampers.refused += 1
+        return d.legal.argmax(axis=1)
+'''
+
+
+@pytest.mark.parametrize("command, code", [(["play", "-p", "2"], 2),
+                                           (["verify", "-n", "2", "-p", "2", "--basic", "-j", "1"], 1)])
+def test_a_policy_writing_into_the_component_set_is_named(tmp_path, command, code):
+    """play and verify lent a user's policy the engine's own component set: a write into its arrays
+    changed the card costs for the rest of the game."""
+    (tmp_path / "rewrites.py").write_text(REWRITES)
+    done = subprocess.run([*CLI, *command, "-q", "--policy", "rewrites.py:RewritesCosts", "--policy", "greedy"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == code, done.stderr
+    assert "policy 'rewrites_costs' tried to change the legality mask or the component set" in done.stderr
+    assert "at decision 'draw'" in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+def test_no_way_into_the_component_set_a_policy_is_lent_changes_the_rules_or_what_others_see(tmp_path, monkeypatch):
+    """The lent copy is kept for the process (as the set is): one a policy could make writable again, or whose
+    lists it could empty, would show every later policy the changed set."""
+    from hadara_sim import make_deals
+    from hadara_sim.engine.game import play_batch
+    from hadara_sim.policy import Policy
+    from hadara_sim.reference import Game
+
+    (tmp_path / "rewrites.py").write_text(REWRITES)
+    monkeypatch.syspath_prepend(tmp_path)
+    from rewrites import Tampers
+
+    class Plain(Policy):
+        name = "plain"
+
+    components = load_components(default_components_path())
+    costs, cards = components.card_cost.copy(), len(components.cards)
+    deals = make_deals(components, 2, 6, seed=3)
+    tampered = play_batch(deals, components, [Tampers(), Tampers()])
+    assert np.array_equal(tampered["total"], play_batch(deals, components, [Plain(), Plain()])["total"])
+    one = make_deals(components, 2, 1, seed=3)
+    assert Game(one, components, [Tampers()] * 2).play() == Game(one, components, [Plain()] * 2).play()
+    assert Tampers.refused and Tampers.refused % 7 == 0
+    for shown in (components, components.lent):
+        assert np.array_equal(shown.card_cost, costs) and np.array_equal(shown.compiled.card_cost, costs)
+        assert len(shown.cards) == len(shown.card_index) == cards and len(shown.setup_cards) == 10
+
+
 def test_an_edited_policy_file_is_not_resumed(tmp_path, user_policies):
     scenario = tiny(tmp_path, games=8).read_text().replace('"greedy"', '"mine.py:Fine"')
     (tmp_path / "s.toml").write_text(scenario)

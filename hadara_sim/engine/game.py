@@ -14,7 +14,7 @@ import numpy as np
 from numba import typeof
 
 from .. import actions as A
-from ..components import ComponentSet
+from ..components import ComponentSet, original
 from ..constants import EFFECT_INDEX, EPOCHS, PICKS_PER_PHASE_B, REQUIREMENT_MAX_COINS
 from ..deal import Deals
 from ..kernels.address import address_for, call_at, type_key
@@ -112,6 +112,7 @@ class BatchGame:
                  keep_totals: bool = True, forward=None, last_epoch: int = EPOCHS[-1]):
         if last_epoch not in EPOCHS:
             raise ValueError(f"last_epoch must be one of {EPOCHS}, got {last_epoch}")
+        components = original(components)
         self.s = BatchState.new(deals, components)
         self.c = components
         self.policies = list(policies)

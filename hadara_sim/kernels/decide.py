@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from hadara_sim.components import kernel_arrays
 from hadara_sim.policy import Kernel
 
 from .basics import _first_legal, inner, inner_only
@@ -30,7 +31,7 @@ def choose(kernel: Kernel, kind: str, d, offered: np.ndarray | None = None) -> n
     front = np.ascontiguousarray(view.colony_front, np.int16) if kind == "colony" else np.zeros((1, 5, 4), np.int16)
     seat = np.asarray(view.player, np.int64)
     epoch, phase = np.asarray(view.epoch, np.int64), np.asarray(view.phase, np.int64)
-    ct = view.components.compiled
+    ct = kernel_arrays(view.components)
     table = kernel.table
     # scratch space, as in the engine: for `_pick_ahead`, and for the expert's statue trees' inputs
     if kernel.code in (PLANNER, EXPERT) and kind in ("pick", "statue"):

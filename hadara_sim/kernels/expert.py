@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from hadara_sim import actions as A
+from hadara_sim.components import kernel_arrays
 from hadara_sim.constants import CULTURE, FOOD, MILITARY, REQUIREMENT_PRICE
 from hadara_sim.rules import card_price, complete_sets, sale_price
 
@@ -294,7 +295,7 @@ def learned_options(kernel, d):
     legal = np.require(d.legal, np.bool_, ("C", "W"))
     hand = np.require(view.hand, np.int64, ("C", "W")) if d.kind == "draw" else np.zeros((n, 2), np.int64)
     seat = np.require(view.player, np.int64, ("C", "W"))
-    ct = view.components.compiled
+    ct = kernel_arrays(view.components)
     values = np.zeros(legal.shape)
     features = np.zeros(legal.shape + (len(STATUE_INPUTS if d.kind == "statue" else FEATURES),))
     epoch, phase = np.asarray(view.epoch, np.int64), np.asarray(view.phase, np.int64)
