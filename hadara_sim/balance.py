@@ -331,7 +331,7 @@ def baseline(plan: Plan) -> list[Side]:
 def read_overrides(path: str | Path, components: str | Path | None = None) -> dict:
     """The `[components.*]` override tables of a TOML file (such as the fix.toml `suggest` writes),
     checked against the shipped set; ComponentError names file, line and key of each problem."""
-    from .problems import Problem, as_path, toml_error_line
+    from .problems import Problem, as_path, not_a_file, toml_error_line
     from .tomlpos import key_lines, line_of
 
     path = as_path(path, "the overrides file")
@@ -343,6 +343,10 @@ def read_overrides(path: str | Path, components: str | Path | None = None) -> di
     if not path.exists():
         raise ComponentError([Problem(str(path), None, "", "no such file: give the path of a TOML file of "
                                       "[components.*] overrides")])
+    kind = not_a_file(path)
+    if kind:
+        raise ComponentError([Problem(str(path), None, "", f"is {kind}, not an overrides file: give a TOML file "
+                                      "of [components.*] overrides")])
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Notepad writes, is not TOML
         data = tomllib.loads(text)

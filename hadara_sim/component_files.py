@@ -21,7 +21,7 @@ from .components import (
 from .constants import (
     CARDS_PER_COLOUR, COLONY_LEVELS, COLOURS, EFFECTS, EPOCHS, PURPLE, PURPLE_PER_EPOCH, STATUES, TRACKS,
 )
-from .problems import Problem, as_path, toml_error_line
+from .problems import Problem, as_path, not_a_file, toml_error_line
 from .tomlpos import key_lines, line_of
 
 
@@ -87,9 +87,12 @@ def _load(directory: Path) -> ComponentSet:
         what = "is a file, not a folder" if directory.exists() else "does not exist"
         raise ComponentError([Problem(str(directory), None, "path", f"{what}: give the folder that holds "
                                                                      f"{', '.join(FILES)}")])
-    missing = [f for f in FILES if not (directory / f).is_file()]
-    if missing:
-        raise ComponentError([Problem(str(directory / f), None, "file", "is missing") for f in missing])
+    wrong = [Problem(str(directory / f), None, "file", f"is {kind}, not a file") for f in FILES
+             if (kind := not_a_file(directory / f))]
+    wrong += [Problem(str(directory / f), None, "file", "is missing") for f in FILES
+              if not (directory / f).exists()]
+    if wrong:
+        raise ComponentError(wrong)
     cards = _read_cards(directory / "cards.csv", problems)
     colonies = _read_colonies(directory / "colonies.csv", problems)
     setup = _read_setup(directory / "setup_cards.csv", problems)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numbers
 import os
 import re
+import stat
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,6 +53,21 @@ def as_path(value, what: str) -> Path:
             raise ValueError(f"{what} is an empty string, not a path ('.' names the current folder)")
         return Path(value)
     raise TypeError(f"{what} is a path (a str or pathlib.Path), not {type(value).__name__} {repr(value)[:60]}")
+
+
+def not_a_file(path: Path) -> str | None:
+    """What `path` is when it is there but no regular file (a link followed): "a folder", "a named pipe
+    (FIFO)", "a device" or "a socket"; None for a regular file or a path that cannot be looked up (its
+    reading says why). Reading a named pipe waits for a writer, for ever (as `cat` does), and SIGTERM
+    with it: such a path is refused before it is opened."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode):
+        return None
+    return ("a folder" if stat.S_ISDIR(mode) else "a named pipe (FIFO)" if stat.S_ISFIFO(mode)
+            else "a socket" if stat.S_ISSOCK(mode) else "a device")
 
 
 def is_whole(value) -> bool:

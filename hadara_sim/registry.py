@@ -16,7 +16,7 @@ from pathlib import Path
 from .invocation import program
 from .params import Param, parse_value
 from .policy import PolicyError, policy_attribute, prints_apart
-from .problems import raised
+from .problems import not_a_file, raised
 from .signals import users_interrupt
 
 ENTRY_POINT_GROUP = "hadara_sim.policies"
@@ -107,6 +107,9 @@ def _import(where: str):
         if path.is_dir():  # was "does not exist", which sent the user looking for a missing file
             raise PolicyNotFound(f"policy file '{where}' is a directory: name the .py file in it that holds "
                                  "the policy (path/to/file.py:attr)")
+        kind = not_a_file(path)
+        if kind:  # a named pipe was read (imported) waiting for ever
+            raise PolicyNotFound(f"policy file '{where}' is {kind}, not a file")
         if not path.is_file():
             raise PolicyNotFound(f"policy file '{where}' does not exist")
         name = f"_hadara_user_{hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]}"

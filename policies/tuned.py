@@ -11,6 +11,8 @@ import os
 import tomllib
 from pathlib import Path
 
+from hadara_sim.problems import not_a_file
+
 TUNED_DIR = Path(__file__).parent / "tuned"
 
 
@@ -50,6 +52,9 @@ def tuned_params(name: str) -> dict:
 def read_learned(path: str | Path, where: str, writer: str) -> dict:
     """The TOML table of a learned file (the expert's weights, search's position value), or a
     ValueError starting with `where` that says what is wrong and names the `writer` to give it."""
+    kind = not_a_file(Path(path))
+    if kind:
+        raise ValueError(f"{where}: it is {kind}, not a file; give the file {writer} wrote")
     try:
         return tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as err:

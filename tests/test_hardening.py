@@ -2098,3 +2098,27 @@ def test_a_part_file_that_is_a_pipe_or_folder_is_refused_not_waited_on(tmp_path,
         done = subprocess.run([*CLI, *map(str, command)], capture_output=True, text=True, timeout=120)
         assert done.returncode == 2, done.stderr
         assert "is not a file (a folder, pipe or device), not a chunk written by this run" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("place, command, words", [
+    ("fix.toml", ["balance", "check", "--overrides", "fix.toml", "--dry-run"],
+     ["fix.toml: is a named pipe (FIFO), not an overrides file"]),
+    ("w.toml", ["play", "-p", "2", "-q", "--policy", "expert:weights=w.toml,greedy"],
+     ["expert weights w.toml: it is a named pipe (FIFO), not a file"]),
+    ("v.toml", ["play", "-p", "2", "-q", "--policy", "search:value=v.toml,greedy"],
+     ["position value v.toml: it is a named pipe (FIFO), not a file"]),
+    ("s.toml", ["simulate", "s.toml", "-q"], ["s.toml: is a named pipe (FIFO), not a scenario file"]),
+    ("set/board.toml", ["components", "validate", "set"], ["board.toml", "is a named pipe (FIFO), not a file"]),
+    ("p.py", ["play", "-p", "2", "-q", "--policy", "p.py:P,greedy"],
+     ["policy file 'p.py' is a named pipe (FIFO), not a file"]),
+])
+def test_a_named_pipe_where_a_file_is_read_is_refused_not_waited_on(tmp_path, place, command, words):
+    """--overrides, a policy's weights= or value= file waited for ever on a named pipe given in their place (as
+    `cat` does); a scenario was "not a file", a component set's pipe "missing" and a policy file's "does not exist"."""
+    shutil.copytree(default_components_path(), tmp_path / "set")
+    (tmp_path / place).unlink(missing_ok=True)
+    os.mkfifo(tmp_path / place)
+    done = subprocess.run([*CLI, *command], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    told = done.stdout + done.stderr  # components validate lists its problems on standard output
+    assert done.returncode == 2, told
+    assert all(word in told for word in words) and "Traceback" not in told, told

@@ -19,7 +19,7 @@ from typing import Sequence
 from ..component_files import load_components
 from ..components import ComponentError, ComponentSet
 from ..constants import MAX_COMBINATIONS, MAX_GAMES, MAX_SEED
-from ..problems import Problem, as_path, toml_error_line
+from ..problems import Problem, as_path, not_a_file, toml_error_line
 from ..tomlpos import key_lines
 from ..swept_key import SweptKey
 from .checks import Check, ScenarioError, show_path, show_value, suggest, type_name
@@ -80,8 +80,9 @@ def load_scenario(path: str | Path, components: str | Path | None = None, settin
         fix = (f"give one of its .toml files, e.g. {path / inside[0]}" if inside else
                "give a scenario file (.toml), or a shipped scenario by its name, e.g. default")
         raise ScenarioError([Problem(str(path), None, "", f"is a folder, not a scenario file: {fix}")])
-    if not path.is_file():
-        raise ScenarioError([Problem(str(path), None, "", "is not a file")])
+    kind = not_a_file(path)
+    if kind:
+        raise ScenarioError([Problem(str(path), None, "", f"is {kind}, not a scenario file")])
     try:
         text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Notepad writes, is not TOML
     except (OSError, UnicodeDecodeError) as err:
