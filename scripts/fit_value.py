@@ -20,7 +20,7 @@ from pathlib import Path
 import typer
 
 from hadara_sim import load_components
-from hadara_sim.cli.common import run_script, writable_file
+from hadara_sim.cli.common import recordable, run_script, writable_file
 from hadara_sim.components import ComponentError
 from hadara_sim.constants import MAX_SEED
 from hadara_sim.params import parse_value
@@ -40,6 +40,7 @@ def main(out: Path = typer.Option(..., "--out", help="The value file to write.")
          seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED),
          quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress.")):
     writable_file(out)  # before the fit, not after it
+    command = recordable("python " + shlex.join(["scripts/fit_value.py", *sys.argv[1:]]), out)
     try:
         c = load_components(components) if components else load_components()
         policy = make_policy(field, seed=seed, **{k: parse_value(v) for k, _, v in (x.partition("=") for x in set_)})
@@ -51,7 +52,6 @@ def main(out: Path = typer.Option(..., "--out", help="The value file to write.")
     except (ComponentError, PolicyNotFound, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         raise typer.Exit(2) from None
-    command = "python " + shlex.join(["scripts/fit_value.py", *sys.argv[1:]])
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(value_toml(value, quality, command), encoding="utf-8")
     if not quiet:

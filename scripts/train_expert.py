@@ -29,7 +29,7 @@ from pathlib import Path
 import typer
 
 from hadara_sim import load_components
-from hadara_sim.cli.common import run_script, writable_file
+from hadara_sim.cli.common import recordable, run_script, writable_file
 from hadara_sim.components import ComponentError
 from hadara_sim.kernels.expert import KINDS
 from hadara_sim.learn import Budget, LearnError, lineage, train, weights_toml
@@ -77,6 +77,7 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
     if statue_model not in ("linear", "trees"):
         raise typer.BadParameter(f"{statue_model!r} is not \"linear\" or \"trees\"", param_hint="--statue-model")
     writable_file(out)  # before the training, not after it
+    command = recordable("python " + shlex.join(["scripts/train_expert.py", *sys.argv[1:]]), out)
     try:
         c = load_components(components) if components else load_components()
         begin = read_weights(start) if start else None
@@ -91,7 +92,6 @@ def main(out: Path = typer.Option(..., "--out", help="The weights file to write.
     except (ComponentError, ValueError, LearnError) as err:
         print(f"error: {err}", file=sys.stderr)
         raise typer.Exit(2) from None
-    command = "python " + shlex.join(["scripts/train_expert.py", *sys.argv[1:]])
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(weights_toml(weights, earlier + history, command), encoding="utf-8")
     if not quiet:

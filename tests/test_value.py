@@ -1,5 +1,7 @@
 """The learned position value search's depth-limited copies stop at: its fit and its file."""
 
+import os
+
 import numpy as np
 import pytest
 
@@ -143,6 +145,23 @@ def test_a_training_script_refuses_an_out_it_cannot_write_before_any_work(tmp_pa
                              text=True, timeout=120)
         assert run.returncode == 2 and "--out" in run.stderr and says in run.stderr, run.stderr
         assert "Traceback" not in run.stderr
+
+
+@pytest.mark.parametrize("script", ["fit_value.py", "train_expert.py"])
+def test_a_training_script_refuses_a_command_its_file_cannot_hold_before_any_work(tmp_path, script):
+    """An --out (or any argument) with a byte that is no UTF-8 (a lone surrogate in Python) stopped the writing of
+    the file, whose `command` records them, after the whole fit or training."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "scripts" / script
+    out = os.fsencode(tmp_path) + b"/w-\xff.toml"
+    run = subprocess.run([sys.executable, str(path), "--out", out, "-p", "2", "--components", "no/such/set", "-q"],
+                         capture_output=True, text=True, timeout=120)
+    assert run.returncode == 2, run.stderr
+    assert "cannot record the command in it" in run.stderr and "U+DCFF" in run.stderr, run.stderr
+    assert "Traceback" not in run.stderr and not list(tmp_path.iterdir())
 
 
 def test_the_value_hints_name_the_fit_as_it_runs_here_or_in_a_checkout(components, fitted, tmp_path, monkeypatch):

@@ -146,6 +146,19 @@ def writable_file(path: Path, option: str = "--out") -> Path:
     return path
 
 
+def recordable(command: str, out: Path) -> str:
+    """`command`, which the file written at `out` records, if TOML can hold it; else a clean failure now,
+    before the work: a lone surrogate (a byte of a path given that is no UTF-8) stopped the writing of
+    the file after a long run (`policies tune`, scripts/train_expert.py, scripts/fit_value.py)."""
+    from ..tune import toml_string
+
+    try:
+        toml_string(command)
+    except ValueError as err:
+        fail(f"--out {out}: cannot record the command in it: {err}")
+    return command
+
+
 def components_or_exit(path: Optional[Path]) -> "ComponentSet":  # noqa: F821
     from ..components import ComponentError  # numpy and the set: not at start-up
     from ..component_files import load_components

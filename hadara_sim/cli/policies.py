@@ -15,7 +15,8 @@ from ..invocation import program
 from ..registry import PolicyNotFound, about_policy, available_policies, resolve_policy, split_spec
 from ..report.table import Table, styled
 from .common import (COMPONENTS_OPTION, FORMAT_OPTION, check_format, components_or_exit, console, emit,
-                     err_console, fail, playable_or_exit, policies_or_exit, split_specs, writable_file)
+                     err_console, fail, playable_or_exit, policies_or_exit, recordable, split_specs,
+                     writable_file)
 
 app = typer.Typer(help="List, inspect and rank policies (built-ins, entry points, your own).",
                   no_args_is_help=True)
@@ -271,7 +272,7 @@ def tune(
     """
     import shlex
 
-    from ..tune import default_space, parse_range, to_toml, toml_string
+    from ..tune import default_space, parse_range, to_toml
     from ..tune import tune as run_tune
 
     fmt = check_format(fmt)
@@ -300,10 +301,7 @@ def tune(
             *[x for p in param for x in ("--param", p)], "--seed", str(seed),
             *(["--components", str(components)] if components else []), *(["--out", str(out)] if out else [])]
     if out is not None:
-        try:  # the file records the command: one it cannot hold is refused now, not after the tuning
-            toml_string(shlex.join(argv))
-        except ValueError as err:
-            fail(f"--out {out}: cannot record the command in it: {err}")
+        recordable(shlex.join(argv), out)
     with Progress(console=console, disable=quiet, transient=True) as progress:
         task = progress.add_task("trying candidates", total=trials)
         try:
