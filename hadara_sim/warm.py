@@ -62,8 +62,8 @@ def parts_for(scenario) -> tuple[str, ...]:
     """The parts the games of `scenario` play: the engine's steps and the kernels of its built-ins; a
     policy of Python code may play built-ins inside it (`search` in its rollouts) and ask the forward
     model: every kernel and the forward model."""
+    from .kernels.decide import checked_kernel
     from .kernels.layout import EXPERT, GREEDY, PLANNER
-    from .policy import kernel_of
     from .registry import make_policy
 
     uses = {PLANNER: {"planner"}, EXPERT: {"planner", "expert"}, GREEDY: {"greedy"}}
@@ -75,7 +75,7 @@ def parts_for(scenario) -> tuple[str, ...]:
                 continue
             seen.add((entry.policy, repr(entry.params)))
             policy = make_policy(entry.policy, **entry.params)
-            spec = kernel_of(policy, config.components, config.players, combo.advanced)
+            spec = checked_kernel(policy, config.components, config.players, combo.advanced)
             needed |= uses.get(spec.code, set(KERNELS)) if spec is not None and spec.kinds else {*KERNELS, "forward"}
     return tuple(part for part in PARTS if part in needed)
 

@@ -111,6 +111,74 @@ def test_a_subclass_keeps_the_kinds_it_overrides(components):
     assert Policy().kernel(components) is None and make_policy("random").kernel(components) is None
 
 
+def _changed(base, **changes):
+    """A user's subclass of `base` whose kernel() returns the built-in's Kernel with `changes` made."""
+
+    class Changed(base):
+        name = "changed"
+
+        def kernel(self, components, players=None, advanced=True):
+            spec = super().kernel(components, players, advanced)
+            made = {name: change(spec) if callable(change) else change for name, change in changes.items()}
+            return spec._replace(**made)
+
+    return Changed()
+
+
+def _trees_feature(spec, feature):
+    """The expert's params with one statue tree of depth 1 splitting on input `feature`."""
+    from hadara_sim.kernels.expert import TREES_AT
+
+    return np.concatenate([spec.params[:TREES_AT], [1, 1, 0.0, feature, 0.5, 1.0, 2.0]])
+
+
+@pytest.mark.parametrize("base, changes, words", [
+    (Greedy, {"code": 7}, "code 7 is no built-in's kernel"),
+    (Greedy, {"code": [2]}, "code [2] is no built-in's kernel"),
+    (Greedy, {"kinds": {"draws"}}, "kinds {'draws'} are not a set of decision kinds"),
+    (Greedy, {"kinds": "draw"}, "kinds 'draw' are not a set of decision kinds"),
+    (Greedy, {"params": lambda spec: spec.params[:-1]}, "params hold 5 numbers, not greedy's 6"),
+    (Greedy, {"params": lambda spec: spec.params[None]}, "params are not a row of numbers (shape (1, 6))"),
+    (Greedy, {"table": lambda spec: spec.table[:, :, :3]}, "table is not (3, 2, "),
+    (Greedy, {"params": "coin"}, "params or table are not numbers"),
+    (Balanced, {"params": lambda spec: np.r_[spec.params, 0.0]}, "not the planner's"),
+    (Balanced, {"params": lambda spec: _with_sides(spec.params, [7, 0, 0, 0, 0])}, "side table [7.0, 0.0, 0.0"),
+    ("expert", {"params": lambda spec: _trees_feature(spec, 99)}, "statue tree 0 splits on inputs other than"),
+    ("expert", {"params": lambda spec: spec.params[:-1]}, "of its trees"),
+    ("expert", {"params": lambda spec: spec.params[:kernels.PLANNER_PARAMS]}, "fewer than the expert reads"),
+])
+def test_a_kernel_of_wrong_contents_is_the_policys_fault_before_compiled_code_reads_it(components, base, changes,
+                                                                                      words):
+    """A user's kernel() was only checked to return a Kernel: a side table's side 7 or a tree's input 99 was read
+    past their arrays by compiled code, a code of 7 stopped on an unexpected KeyError."""
+    from hadara_sim.policies.expert import Expert
+    from hadara_sim.policy import PolicyError
+
+    changed = _changed(Expert if base == "expert" else base, **changes)
+    deals = make_deals(components, 2, 2, seed=1)
+    with pytest.raises(PolicyError, match="policy 'changed': its kernel\\(\\) returned a Kernel whose ") as told:
+        play_batch(deals, components, [changed, make_policy("random")])
+    assert words in str(told.value)
+
+
+def _with_sides(params, sides):
+    params = params.copy()
+    params[kernels.SIDE_TABLE], params[kernels.SIDES_AT:kernels.SIDES_AT + 5] = 1.0, sides
+    return params
+
+
+def test_every_built_in_kernel_passes_the_contents_check(components):
+    from hadara_sim.kernels.decide import kernel_problem
+    from hadara_sim.registry import available_policies
+
+    for name in sorted(set(available_policies()) - {"human"}):
+        for players in (2, 5):
+            spec = make_policy(name).kernel(components, players=players)
+            assert spec is None or kernel_problem(spec, components.n_cards) is None, name
+    trees = make_policy("expert").kernel(components, players=2)
+    assert kernel_problem(trees._replace(params=_trees_feature(trees, 3)), components.n_cards) is None
+
+
 def scratch_or_table(kernel, view):
     """A kernel's table as the engine passes it: a planner's is scratch space of the engine's width."""
     if kernel.code not in (kernels.PLANNER, kernels.EXPERT):

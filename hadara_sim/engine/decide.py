@@ -21,9 +21,9 @@ from ..compiled_only import compiled_only
 from ..constants import COLONY_LEVELS, EPOCH_NAMES, PICKS_PER_PHASE_B
 from ..kernels import layout
 from ..kernels.address import address_for, call_at, type_key
-from ..kernels.decide import DECIDE
+from ..kernels.decide import DECIDE, checked_kernel
 from ..kernels.restrict import policy_mask, restrict_rows
-from ..policy import Decision, View, check_choices, choose, kernel_of
+from ..policy import Decision, View, check_choices, choose
 from ..signals import check_held
 from .state import colony_fronts
 
@@ -310,7 +310,7 @@ def _illegal_count(legal, rows, choices):
 def make_deciders(game, history_width_: int) -> Deciders:
     """The compiled view of a batch's policies: a kernel for each built-in, Python for the rest."""
     c, policies = game.c, game.policies
-    specs = [kernel_of(policy, c, game.s.players, bool(game.s.deals.advanced)) for policy in policies]
+    specs = [checked_kernel(policy, c, game.s.players, bool(game.s.deals.advanced)) for policy in policies]
     length = max([len(spec.params) for spec in specs if spec is not None], default=1)
     params = np.zeros((len(policies), length))
     tables = np.zeros((len(policies), 3, 2, max(c.n_cards, layout.SCRATCH)))  # a planner's scratch

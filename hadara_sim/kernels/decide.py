@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import numpy as np
 
+from hadara_sim.actions import KINDS
 from hadara_sim.components import kernel_arrays
-from hadara_sim.policy import Kernel
+from hadara_sim.policy import Kernel, PolicyError, kernel_of, policy_name
+from hadara_sim.problems import is_whole
 
 from .basics import _first_legal, inner, inner_only
-from .expert import _expert, learns
+from .expert import _expert, learns, STATUE_INPUTS, TREES_AT
 from .greedy import _greedy
-from .layout import EXPERT, gather, GREEDY, KIND_CODE, PLANNER, SCRATCH
+from .layout import (EXPERT, gather, GREEDY, GREEDY_FIELDS, KIND_CODE, PLANNER, PLANNER_PARAMS, SCRATCH, SIDE_TABLE,
+                     SIDES_AT)
 from .planner import _planner
 
 
@@ -98,3 +101,68 @@ DECIDE = {PLANNER: decide_planner, EXPERT: decide_expert, GREEDY: decide_greedy}
 def decide(code, *arguments):
     """Built-in policy `code`'s choices (`decide_planner`'s arguments), from Python."""
     DECIDE[code](*arguments)
+
+
+def checked_kernel(policy, components, players: int, advanced: bool) -> Kernel | None:
+    """`kernel_of`, its contents checked before compiled code reads them: a user's kernel() returning a
+    Kernel of the wrong code, kinds, params or table was only checked to be a Kernel, and compiled
+    code read past its arrays (a side table's side 7, a tree's feature 99) or stopped on an unexpected
+    KeyError; now a PolicyError naming the policy and what is wrong."""
+    spec = kernel_of(policy, components, players, advanced)
+    problem = None if spec is None else kernel_problem(spec, components.n_cards)
+    if problem:
+        raise PolicyError(f"policy '{policy_name(policy)}': its kernel() returned a Kernel whose {problem} (leave "
+                          "kernel() to the built-in it subclasses, or change only its settings)")
+    return spec
+
+
+def kernel_problem(spec: Kernel, n_cards: int) -> str | None:
+    """What in `spec` compiled code cannot read safely, or None. Values past any range (inf, nan) are the
+    kernels' to weigh, which still take a legal option; what indexes an array is checked."""
+    code, kinds = spec.code, spec.kinds
+    if not is_whole(code) or code not in DECIDE:
+        return f"code {code!r:.40} is no built-in's kernel ({PLANNER} planner, {GREEDY} greedy, {EXPERT} expert)"
+    if not isinstance(kinds, (set, frozenset, tuple, list)) or not all(isinstance(k, str) and k in KINDS
+                                                                       for k in kinds):
+        return f"kinds {kinds!r:.60} are not a set of decision kinds ({', '.join(KINDS)})"
+    try:
+        params = np.asarray(spec.params, np.float64)
+        table = None if spec.table is None else np.asarray(spec.table, np.float64)
+    except (TypeError, ValueError, OverflowError):
+        return "params or table are not numbers"
+    if params.ndim != 1:
+        return f"params are not a row of numbers (shape {params.shape})"
+    if table is not None and (table.size > 1 or code == GREEDY) and table.shape != (3, 2, n_cards):
+        return f"table is not (3, 2, {n_cards}) numbers (epoch, phase, card; shape {table.shape})"
+    if code == GREEDY:
+        return None if len(params) == len(GREEDY_FIELDS) else (f"params hold {len(params)} numbers, not greedy's "
+                                                               f"{len(GREEDY_FIELDS)}")
+    if len(params) < PLANNER_PARAMS or (code == PLANNER and len(params) != PLANNER_PARAMS):
+        return f"params hold {len(params)} numbers, not the planner's {PLANNER_PARAMS}"
+    sides = params[SIDES_AT:SIDES_AT + 5]
+    # a side past 1 was read past a decision's two options (one past any whole number is read as none)
+    if params[SIDE_TABLE] and (np.isfinite(sides) & ~np.isin(sides, (-1, 0, 1))).any():
+        return f"side table {sides.tolist()} is not a side per setup card: -1 (chosen by play), 0 (A) or 1 (B)"
+    return _trees_problem(params) if code == EXPERT else None
+
+
+def _trees_problem(params: np.ndarray) -> str | None:
+    """What is wrong with the expert's statue trees in `params` (from `TREES_AT`), or None."""
+    if len(params) < TREES_AT + 1:
+        return f"params hold {len(params)} numbers, fewer than the expert reads"
+    trees = params[TREES_AT]
+    if not trees > 0:  # 0, or nan: the kernel walks no trees
+        return None
+    depth = params[TREES_AT + 1] if len(params) > TREES_AT + 1 else -1.0
+    if not (np.isfinite(trees) and trees == int(trees) and depth in range(17)):
+        return f"statue trees ({trees:g} of depth {depth:g}) are not a whole count of trees of depth 0..16"
+    trees, splits = int(trees), 2 ** int(depth) - 1
+    if len(params) != TREES_AT + 3 + trees * (3 * splits + 1):
+        return f"params hold {len(params)} numbers, not the {TREES_AT + 3 + trees * (3 * splits + 1)} of its trees"
+    starts = TREES_AT + 3 + np.arange(trees) * (3 * splits + 1)
+    features = params[starts[:, None] + np.arange(splits)]
+    bad = ~((features == np.floor(features)) & (features >= 0) & (features < len(STATUE_INPUTS)))
+    if bad.any():
+        return (f"statue tree {int(np.flatnonzero(bad.any(axis=1))[0])} splits on inputs other than the "
+                f"{len(STATUE_INPUTS)} it is given")
+    return None
