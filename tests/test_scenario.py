@@ -184,6 +184,27 @@ def test_a_label_names_one_policy(tmp_path):
     assert [e.label for e in same.combinations[0].config.policies] == ["greedy", "greedy", "balanced", "balanced"]
 
 
+def test_a_label_or_description_with_a_line_break_or_nul_is_refused_by_file_line_and_key(tmp_path):
+    """A label with a line break split its rows in every table (CSV and Markdown too), and one with a NUL or a
+    description with one went into the results and reports as they were."""
+    found = [str(p).split("/")[-1] for p in problems(tmp_path, r"""
+        players = 3
+        description = "one\u0000two"
+        policies = [{policy = "random", label = "a\nb"}, {policy = "greedy", label = "c\u0000"},
+                    {policy = "balanced", label = "d\u2028e"}]
+    """)]
+    assert found == [
+        "s.toml:2: description: holds a NUL (U+0000): give the description as text (lines and tabs are fine)",
+        's.toml:3: policies[0].label: "a\\nb" holds a line break (U+000A): a label names the policy\'s rows on one '
+        "line of every report; give it without",
+        's.toml:3: policies[1].label: "c\\u0000" holds a NUL (U+0000): a label names the policy\'s rows on one '
+        "line of every report; give it without",
+        's.toml:4: policies[2].label: "d\u2028e" holds a line separator (U+2028): a label names the policy\'s '
+        "rows on one line of every report; give it without"]
+    lines = load_scenario(write(tmp_path, 'description = """two\n\tlines"""\npolicies = ["greedy"]\n'))
+    assert lines.description == "two\n\tlines"
+
+
 def test_each_combination_keeps_its_own_grants_out(tmp_path):
     sc = load_scenario(write(tmp_path, """
         policies = ["greedy"]

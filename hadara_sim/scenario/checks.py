@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import unicodedata
 
 from ..problems import InputError, Problem
 from ..tomlpos import line_of
@@ -29,6 +30,17 @@ def show_path(path: tuple) -> str:
     for part in path:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
     return out
+
+
+def control_character(text: str, allowed: str = "") -> str | None:
+    """The first character of `text` not in `allowed` that breaks a line or is no text (a line break,
+    NUL, another control character, a line or paragraph separator), named for a message; None if none."""
+    for ch in text:
+        if ch not in allowed and unicodedata.category(ch) in ("Cc", "Zl", "Zp"):
+            name = {"\n": "a line break", "\r": "a carriage return", "\x00": "a NUL", "\t": "a tab",
+                    "\u2028": "a line separator", "\u2029": "a paragraph separator"}
+            return f"{name.get(ch, 'a control character')} (U+{ord(ch):04X})"
+    return None
 
 
 def show_value(value) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .checks import Check, show_value, type_name
+from .checks import Check, control_character, show_value, type_name
 from .model import POLICY_KEYS, PolicyEntry
 
 
@@ -68,6 +68,11 @@ def read_policies(data: dict, check: Check, base_dir: Path, cache: dict, compone
         if label is not None and not label.strip():
             check.report(path + ("label",), "a label names the policy's rows in every report: give it a word, "
                                             "or leave `label` out for the policy's own name")
+            continue
+        odd = control_character(label or "")
+        if odd:  # it split the rows of every table, the CSV and Markdown ones, and the results' JSON lines
+            check.report(path + ("label",), f"{show_value(label)} holds {odd}: a label names the policy's rows "
+                                            "on one line of every report; give it without")
             continue
         if label is None:
             label = policy_label(spec, params)

@@ -22,7 +22,7 @@ from ..constants import MAX_COMBINATIONS, MAX_GAMES, MAX_SEED
 from ..problems import Problem, as_path, not_a_file, toml_error_line
 from ..tomlpos import key_lines
 from ..swept_key import SweptKey
-from .checks import Check, ScenarioError, show_path, show_value, suggest, type_name
+from .checks import Check, ScenarioError, control_character, show_path, show_value, suggest, type_name
 from .config import read_config
 from .model import COMPONENTS_KEYS, DEFAULT_CHUNK, DEFAULT_GAMES, TOP_KEYS, Config, Scenario
 from .sweep import PathError, check_decks, expand, read_sweep, set_value, swept_configs
@@ -207,6 +207,10 @@ def scenario_from_dict(data: dict, file: str = "<scenario>", base_dir: str | Pat
                                 "'.' or a space (no '/', '..' or absolute paths)")
         name = None
     description = check.string(data, ("description",), "")
+    odd = control_character(description or "", allowed="\r\n\t")
+    if odd:  # lines and tabs are a description's own (a Windows file's lines end in \r\n); a NUL is no text
+        check.report(("description",), f"holds {odd}: give the description as text (lines and tabs are fine)")
+        description = None
     games = check.integer(data, ("games",), DEFAULT_GAMES, low=1, high=MAX_GAMES)
     seed = check.integer(data, ("seed",), 0, low=0, high=MAX_SEED)  # as --seed: a bigger one compiled the engine anew
     chunk = check.integer(data, ("chunk",), DEFAULT_CHUNK, low=1)
