@@ -13,13 +13,23 @@ import sys
 def program() -> str:
     """This program as the shell would run it: `hadara-sim` where the shell finds this very script on
     PATH, else the path it was started by (`.venv/bin/hadara-sim` after `make demo`, which puts nothing
-    on PATH)."""
+    on PATH); `python -m hadara_sim` so, with the Python that runs it named the same way."""
+    main = sys.modules.get("__main__")
+    if getattr(getattr(main, "__spec__", None), "name", None) == "hadara_sim.__main__":
+        # the path, not its link's target: a virtual environment's python links to the system's
+        return f"{_as_run('python', sys.executable, os.path.abspath)} -m hadara_sim"
     started = sys.argv[0]
-    if os.path.basename(started) != "hadara-sim":  # python -m, a test's runner: the name is all we know
+    if os.path.basename(started) != "hadara-sim":  # a test's runner: the name is all we know
         return "hadara-sim"
-    found = shutil.which("hadara-sim")
-    if found and os.path.realpath(found) == os.path.realpath(started):
-        return "hadara-sim"
+    return _as_run("hadara-sim", started, os.path.realpath)
+
+
+def _as_run(name: str, started: str, same) -> str:
+    """`name` where the shell finds the file `started` by it on PATH (`same` tells the two paths alike),
+    else the path, relative where it lies under the current folder."""
+    found = shutil.which(name)
+    if found and same(found) == same(started):
+        return name
     path = os.path.abspath(started)
     relative = os.path.relpath(path)
     return relative if not relative.startswith("..") else path

@@ -250,6 +250,22 @@ def test_the_resume_hint_names_the_program_as_it_was_started(tmp_path, monkeypat
     assert program() == "hadara-sim"
 
 
+def test_python_m_hadara_sim_runs_the_command_and_names_itself_so(tmp_path):
+    """`python -m hadara_sim` said "No module named hadara_sim.__main__"; its usage now names the Python that ran
+    it and `-m hadara_sim`, which runs as printed."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "COLUMNS": "200"}
+    done = subprocess.run([sys.executable, "-m", "hadara_sim", "--help"], cwd=tmp_path, env=env, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert re.search(r"Usage: \S*python\S* -m hadara_sim \[OPTIONS\] COMMAND", done.stdout), done.stdout
+    wrong = subprocess.run([sys.executable, "-m", "hadara_sim", "play", "-p", "9"], cwd=tmp_path, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert wrong.returncode == 2 and re.search(r"Try '\S*python\S* -m hadara_sim play -h'", wrong.stderr), wrong.stderr
+
+
 def test_every_command_a_message_names_is_the_program_as_started(tmp_path, monkeypatch, capsys):
     """After `make demo` nothing is on PATH. The command line's own hints named `.venv/bin/hadara-sim`, but
     the library's messages below it (a report's rerun hint, a grant sweep without a control, an unknown
