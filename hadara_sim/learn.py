@@ -27,9 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
-from statsmodels.regression.linear_model import OLS
-from statsmodels.tools.sm_exceptions import SingularMatrixWarning
 
 from .components import ComponentSet
 from .constants import EPOCHS
@@ -186,6 +183,11 @@ def fit(samples: Samples) -> tuple[np.ndarray, float]:
     within decisions (labels, values and features less their decision's mean) of the labels on the
     value and the features in their blocks. A weight no labelled decision bears on (its block not
     labelled, or its feature alike across the options of every decision) is NaN: not learned."""
+    # imported here: statsmodels (with scipy.stats and pandas) takes seconds to load, which the training
+    # scripts' --help and their refusals of bad input paid
+    from statsmodels.regression.linear_model import OLS
+    from statsmodels.tools.sm_exceptions import SingularMatrixWarning
+
     if samples.decisions < 10:
         raise LearnError(f"only {samples.decisions} decisions labelled: give more games or a higher rate")
     decision = np.array(samples.decision)
@@ -262,6 +264,8 @@ def _without_statues(samples: Samples) -> Samples:
 
 def _within(a: np.ndarray, decision: np.ndarray) -> np.ndarray:
     """Each row of `a` less the mean of its decision's rows."""
+    import pandas as pd
+
     frame = pd.DataFrame(a.reshape(len(a), -1))
     return (frame - frame.groupby(decision).transform("mean")).to_numpy().reshape(a.shape)
 

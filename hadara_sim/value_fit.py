@@ -14,8 +14,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from statsmodels.regression.linear_model import OLS
-from statsmodels.tools.sm_exceptions import SingularMatrixWarning
 
 from .components import ComponentSet
 from .constants import EPOCHS
@@ -59,6 +57,11 @@ def self_play(components: ComponentSet, policy: Policy, players: int, games: int
 def fit_value(components: ComponentSet, policy: Policy, players: tuple[int, ...], games: int, holdout: int,
               seed: int, say=print) -> tuple[PositionValue, dict]:
     """The fitted value at each player count, and its quality per (players, epoch) on fresh games."""
+    # imported here: statsmodels (with scipy.stats and pandas) takes seconds to load, which
+    # scripts/fit_value.py's --help paid
+    from statsmodels.regression.linear_model import OLS
+    from statsmodels.tools.sm_exceptions import SingularMatrixWarning
+
     coefficients, quality = {}, {}
     for P in players:
         say(f"{P} players: {games} self-play games of {policy.name} to fit, {holdout} fresh ones to check")

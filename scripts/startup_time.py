@@ -28,8 +28,8 @@ counts are fractional; statsmodels' `proportion_confint` is the one library inte
 (scipy's `binomtest` wants whole counts, scipy.special has none, and the standards forbid our own),
 and its module imports scipy.stats and pandas at its top. `--phases --table` on a shared machine
 (3 runs, load 2.4, CPU): polars 0.14 s, scipy.stats 0.98 s, pandas 0.30 s, statsmodels 0.02 s, our
-report modules 0.01 s, the table itself 0.03 s, of 2.82 s in all; everything else the reports import
-at their top (statsmodels' multitest and weightstats, scipy.special) adds 0.01-0.03 s to that. So
+report modules 0.01 s, the table itself 0.03 s, of 2.82 s in all; everything else the table's statistics
+import when they compute (statsmodels' multitest and weightstats, scipy.special) adds 0.01-0.03 s to that. So
 the table costs about 1.5 CPU s there (scipy.stats alone 0.54 s on a quiet machine), and a 100-game
 simulate that prints it cannot reach 1.0 s whole process without an interval of our own.
 """

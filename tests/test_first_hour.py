@@ -207,6 +207,33 @@ def test_the_closing_table_of_a_sweep_imports_no_charts(tmp_path):
     assert {"matplotlib", "hadara_sim.report.sections", "hadara_sim.report.charts"} & set(modules) == set()
 
 
+STATISTICS = {"statsmodels", "scipy.stats", "pandas"}  # statsmodels imports the other two: 1.8 CPU s together
+
+
+@pytest.mark.parametrize("args", [["report", "winrate", "{tmp}/none"], ["report", "curve", "{tmp}/none"],
+                                  ["policies", "tune", "nonexistent"]], ids=" ".join)
+def test_a_command_refusing_its_input_loads_no_statistics(args, tmp_path):
+    """A report of a folder that holds no run and `policies tune` of an unknown policy stop before any
+    statistic: they imported statsmodels with the report modules (about 2 CPU s instead of 1)."""
+    modules = set(_imported_by([a.format(tmp=tmp_path) for a in args]))
+    assert "hadara_sim.report.inference" in modules, sorted(modules)
+    assert STATISTICS & (modules | {m.split(".")[0] for m in modules}) == set()
+
+
+def test_the_modules_that_compute_statistics_load_them_when_they_compute():
+    """Importing the reports, the expert's training and the value fit imports neither statsmodels nor
+    scipy.stats: the functions that compute with them do (the training scripts' --help paid 1.6 s)."""
+    import subprocess
+
+    modules = ["hadara_sim.report.summary", "hadara_sim.report.curve", "hadara_sim.report.surface",
+               "hadara_sim.report.ratings", "hadara_sim.report.worth", "hadara_sim.learn", "hadara_sim.value_fit"]
+    code = (f"import importlib, sys\nfor name in {modules!r}:\n    importlib.import_module(name)\n"
+            f"print(sorted(m for m in sys.modules if m in {sorted(STATISTICS)!r} or m.split('.')[0] == 'statsmodels'))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=Path(__file__).resolve().parent.parent)
+    assert done.stdout.strip() == "[]", done.stdout + done.stderr
+
+
 def test_a_command_imports_only_its_own_group():
     """`simulate --help` loads the simulate command alone: no other command's module, no numerical
     library, no report beyond the table type (the command line builds each command when it runs)."""

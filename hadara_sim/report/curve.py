@@ -26,11 +26,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-from scipy import stats as sps
-from statsmodels.genmod import families
-from statsmodels.genmod.generalized_linear_model import GLM
-from statsmodels.tools.sm_exceptions import PerfectSeparationWarning, SingularMatrixWarning
-from statsmodels.tools.tools import add_constant
 
 from ..swept_key import SweptKey
 from . import inference as I
@@ -138,6 +133,10 @@ def per_deal(rows: pl.DataFrame, x: str) -> pl.DataFrame:
 
 def fit(deals: pl.DataFrame, x: str, response: str):
     """The cluster-robust GLM of `response` ("win": binomial, logit; "margin": Gaussian) on the value."""
+    from statsmodels.genmod import families
+    from statsmodels.genmod.generalized_linear_model import GLM
+    from statsmodels.tools.tools import add_constant
+
     exog = add_constant(deals[x].cast(pl.Float64).to_numpy())
     family = families.Binomial() if response == "win" else families.Gaussian()
     model = GLM(deals[response].to_numpy(), exog, family=family)  # one value per deal, as in stats.py
@@ -147,6 +146,8 @@ def fit(deals: pl.DataFrame, x: str, response: str):
 def clustered(model, groups: np.ndarray):
     """`model` fitted with its CIs clustered on the deal (`groups`); a ReportError when these deals
     cannot carry the fit."""
+    from statsmodels.tools.sm_exceptions import PerfectSeparationWarning, SingularMatrixWarning
+
     held = len(np.unique(groups))
     if held < 2:  # one deal has no spread between deals
         raise ReportError(f"only {held} deal holds the rows fitted: a fit needs two or more (play more games)")
@@ -181,7 +182,7 @@ def crossing(result, target: float, values: np.ndarray) -> Crossing:
     if not math.isfinite(variance) or variance <= 0:  # a degenerate fit (a handful of deals): no interval
         return Crossing(math.nan, math.nan, math.nan, p, False)
     se = math.sqrt(variance)
-    z = sps.norm.ppf(0.5 + LEVEL / 2)
+    z = I.normal_quantile(0.5 + LEVEL / 2)
     return Crossing(float(x), float(x - z * se), float(x + z * se), p,
                     bool(x < values.min() or x > values.max()))
 
@@ -216,6 +217,8 @@ def curve(df: pl.DataFrame, key: str, where: dict[str, str] | None = None,
     win share with its verdict against the fair share 1/P (`verdict.with_verdicts`, corrected over
     the values), and the paired differences against `reference` (default: the smallest swept
     value), a relative contrast."""
+    from statsmodels.tools.tools import add_constant
+
     polars_frame(df)
     swept = SweptKey(swept_key_text(key))
     x = swept.column

@@ -24,7 +24,6 @@ from typing import Sequence
 
 import numpy as np
 import polars as pl
-from scipy import stats as sps
 
 from . import inference as I
 from .dataset import ReportError, polars_frame
@@ -36,11 +35,13 @@ CLUSTER = "game"
 def _ttest_1samp(x: np.ndarray):
     """The 95% t interval of the mean of `x`: (low, high); NaN for fewer than 2 values, and for values
     without spread, which bound nothing unseen (a bonus no deal scored was 0.0 [0.0, 0.0]), as `_ttest_rel`."""
+    from scipy.stats import ttest_1samp
+
     if I.no_spread(x):
         return math.nan, math.nan
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        res = sps.ttest_1samp(x, 0.0)
+        res = ttest_1samp(x, 0.0)
         low, high = res.confidence_interval(I.LEVEL)
     return float(low), float(high)
 
@@ -51,6 +52,8 @@ def _ttest_rel(a: np.ndarray, b: np.ndarray):
     [-158.4, +91.7] pp); pairs of shares that all differ by the same amount get
     `inference.no_spread_interval` and its test, not the t test's zero width and p = 0 (3 deals all won
     by one side were "<0.001"); other values without spread have neither."""
+    from scipy.stats import ttest_rel
+
     width = I.share_width(a, b)
     if len(a) > 1 and I.no_spread(a - b):
         if not math.isfinite(width):
@@ -59,7 +62,7 @@ def _ttest_rel(a: np.ndarray, b: np.ndarray):
         return (I.no_spread_p(c, len(a), width), *I.no_spread_interval(c, len(a), width))
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
-        res = sps.ttest_rel(a, b)
+        res = ttest_rel(a, b)
         low, high = res.confidence_interval(I.LEVEL)
     if math.isfinite(width):
         low, high = np.clip((low, high), -width, width)  # NaN (one pair) stays NaN

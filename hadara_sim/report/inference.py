@@ -4,19 +4,19 @@ verdicts and their words are built from these numbers in one place, `verdict`.
 
 Every function takes plain numpy arrays of per-deal values (the deal is the unit of analysis: seats
 of one game and one deal played under several combinations are not independent).
+
+statsmodels and scipy are imported by the functions that compute with them: statsmodels pulls in
+scipy.stats and pandas, about 1.8 CPU s, which a command that computes no statistic (a report's
+error for a wrong folder, `policies tune` of an unknown policy) paid when this module was imported.
 """
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
-from scipy.special import ndtr
-from scipy.stats import norm
-from statsmodels.stats.proportion import proportion_confint, proportions_ztest
-from statsmodels.stats.weightstats import ttost_paired
 
 LEVEL = 0.95
 ALPHA = 1 - LEVEL
@@ -24,12 +24,19 @@ MARGIN = 0.02          # default equivalence margin: "fair within ±2 pp"
 TARGET_HALF_WIDTH = 0.01  # the sample-size hint: deals for a 95% CI of ±1 pp
 CORRECTIONS = {"fdr_bh": "Benjamini-Hochberg", "holm": "Holm"}
 CORRECTION = "fdr_bh"
-_Z_TWO_SIDED, _Z_ONE_SIDED, _Z_POWER = (float(z) for z in norm.ppf([1 - ALPHA / 2, 1 - ALPHA, 0.8]))
 # "Fair" and "robust" are claims a designer acts on, so each table controls them family-wise: Holm
 # over the table's equivalence tests keeps the chance of even one wrong "fair" in a table at most
 # ALPHA, however many of its rows sit on the margin (Benjamini-Hochberg would let that chance grow
 # with the number of such rows). See docs/reports.md.
 EQUIVALENCE_CORRECTION = "holm"
+
+
+@functools.cache
+def normal_quantile(q: float) -> float:
+    """The standard normal's q quantile (scipy `norm.ppf`), computed once per q."""
+    from scipy.stats import norm
+
+    return float(norm.ppf(q))
 
 
 def _quiet(fn, *args, **kwargs):
@@ -65,6 +72,8 @@ def rate_interval(x: np.ndarray, rows: int | None = None) -> tuple[float, float]
     (win shares, mean over the deal's `rows` seats). With several seats per deal the count and
     the number of trials are scaled to the effective sample size (cluster-robust). Never of zero
     width: 0 wins of 200 gives [0, 1.9 %]."""
+    from statsmodels.stats.proportion import proportion_confint
+
     x = np.asarray(x, dtype=float)
     if len(x) == 0:
         return math.nan, math.nan
@@ -85,6 +94,8 @@ def ratio_interval(hits: np.ndarray, trials: np.ndarray) -> tuple[float, float]:
     hold unequal numbers of trials (the share of a statue's carvings made points side up): the trials
     scaled to the effective sample size of the ratio estimator clustered on the deal, as `effective_n`
     does for deals of equal size (one deal is one observation; never more than the trials)."""
+    from statsmodels.stats.proportion import proportion_confint
+
     hits, trials = np.asarray(hits, float), np.asarray(trials, float)
     hits, trials = hits[trials > 0], trials[trials > 0]
     deals, total = len(trials), float(trials.sum())
@@ -106,6 +117,8 @@ def ratio_interval(hits: np.ndarray, trials: np.ndarray) -> tuple[float, float]:
 def rate_p(x: np.ndarray, fair: float, rows: int | None = None) -> float:
     """Two-sided p-value of the score test of a rate against `fair` (statsmodels
     `proportions_ztest` with the null's variance, so that 0 of 200 has a finite p)."""
+    from statsmodels.stats.proportion import proportions_ztest
+
     x = np.asarray(x, dtype=float)
     if len(x) == 0 or not 0 < fair < 1:
         return math.nan
@@ -135,6 +148,8 @@ def adjust(p, method: str = CORRECTION) -> np.ndarray:
         adjusted[order] = np.minimum(stepped, 1.0)
         out[ok] = adjusted
     else:
+        from statsmodels.stats.multitest import multipletests
+
         try:
             out[ok] = multipletests(arr[ok], alpha=ALPHA, method=method)[1]
         except ValueError:
@@ -195,6 +210,8 @@ def equivalence_p(a: np.ndarray, b: np.ndarray, margin: float = MARGIN) -> float
     of n equals c when the mean lies at the margin is at most ((1 - margin) / (1 - |c|))^n (`share_width`:
     2 for effects in [-1, 1]), so ten equal pairs are not called equivalent and ten thousand are; other
     values, without a bound on how far an unseen pair may lie, NaN."""
+    from statsmodels.stats.weightstats import ttost_paired
+
     if isinstance(margin, bool) or not isinstance(margin, (int, float, np.integer, np.floating)) \
             or not 0 < margin < math.inf:  # margin=0 or -1 made every contrast "not equivalent", 5 every one
         raise ValueError(f"margin={margin!r}: an equivalence margin is a number above 0, in the contrast's unit "
@@ -222,7 +239,9 @@ HINT_DRAWS = 2000     # simulated tables per step of a hint's search (common ran
 def tost_power(diff: float, se: float, margin: float = MARGIN, alpha: float = ALPHA) -> float:
     """Chance that a TOST at level `alpha` shows |difference| < margin when the estimate is normal
     with mean `diff` and standard error `se`: P(-margin + z se < estimate < margin - z se)."""
-    z = float(norm.ppf(1 - alpha))
+    from scipy.stats import norm
+
+    z = normal_quantile(1 - alpha)
     return max(0.0, float(norm.cdf((margin - z * se - diff) / se) - norm.cdf((-margin + z * se - diff) / se)))
 
 
@@ -256,6 +275,8 @@ def deals_to_decide(diff, sd, n, undecided, margin: float = MARGIN, power: float
     ALPHA / rows) bounds the search from above, the uncorrected one from below. Returns the more
     deals n (f - 1) of each `undecided` row, NaN where the row is decided, its difference is not
     inside the margin (more deals would then show a difference, never fairness) or nothing is known."""
+    from scipy.special import ndtr
+
     diff, sd, n = (np.asarray(v, dtype=float) for v in (diff, sd, n))
     out = np.full(diff.shape, np.nan)
     known = np.isfinite(diff) & np.isfinite(sd) & (sd > 0) & (n > 1)
@@ -290,7 +311,9 @@ def deals_to_decide(diff, sd, n, undecided, margin: float = MARGIN, power: float
     return out
 
 
-Z_90 = float(norm.ppf(0.95))  # the half-width of a 90% CI in standard errors: the TOST at 5 % each side
+def z_90() -> float:
+    """The half-width of a 90% CI in standard errors: the TOST at 5 % each side."""
+    return normal_quantile(0.95)
 
 
 def fit_deals_to_decide(win: float, low: float, high: float, fair: float, margin: float, deals: int,
@@ -299,7 +322,8 @@ def fit_deals_to_decide(win: float, low: float, high: float, fair: float, margin
     [low, high] reaches past it, has its 90% CI inside with chance `power` (taking `win` as the truth;
     the CI narrows as 1 / sqrt(deals)): each half of the CI (a logistic fit's need not be symmetric) must
     shrink to (its bound - win) z_0.95 / (z_0.95 + z_power), the one that fails the most deciding."""
-    scale = (Z_90 + float(norm.ppf(power))) / Z_90
+    z = z_90()
+    scale = (z + normal_quantile(power)) / z
     factor = max(((high - win) * scale / (fair + margin - win)) ** 2, ((win - low) * scale / (win - fair + margin)) ** 2)
     return float(max(0, math.ceil(deals * (factor - 1))))
 
@@ -311,5 +335,5 @@ def games_needed(sd: float, half_width: float = TARGET_HALF_WIDTH) -> float:
     costs microseconds instead of a root search per table row."""
     if not math.isfinite(sd) or sd <= 0 or half_width <= 0:
         return math.nan
-    return float(math.ceil((_Z_TWO_SIDED * sd / half_width) ** 2))
+    return float(math.ceil((normal_quantile(1 - ALPHA / 2) * sd / half_width) ** 2))
 

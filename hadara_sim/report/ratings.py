@@ -14,12 +14,7 @@ import math
 import warnings
 
 import numpy as np
-import pandas as pd
 import polars as pl
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
-from statsmodels.genmod import families
-from statsmodels.genmod.generalized_linear_model import GLM
 
 from . import inference as I
 from .dataset import ReportError, polars_frame
@@ -66,6 +61,9 @@ def separated(a: np.ndarray, b: np.ndarray, result: np.ndarray, k: int) -> bool:
     """Whether the Bradley-Terry likelihood has no finite maximum: the graph of "won at least once
     against" (a tie counts both ways) is not strongly connected (Zermelo's condition; scipy
     `connected_components`)."""
+    from scipy.sparse import csr_matrix
+    from scipy.sparse.csgraph import connected_components
+
     won = np.zeros((k, k), dtype=bool)
     won[a[result > 0], b[result > 0]] = True
     won[b[result < 1], a[result < 1]] = True
@@ -80,6 +78,10 @@ def bradley_terry(pairs: pl.DataFrame, cluster: str = CLUSTER) -> pl.DataFrame:
     maximum likelihood, so the fit would diverge with a falsely tight interval) a weak prior adds
     one tied comparison per pair of policies that met, each its own cluster, and `prior` is true.
     Columns: policy, rating, se, low, high, comparisons, prior."""
+    import pandas as pd
+    from statsmodels.genmod import families
+    from statsmodels.genmod.generalized_linear_model import GLM
+
     needs(pairs, ("policy", "opponent", "result", cluster), "the pairs of ratings.pairwise(df)")
     names = sorted(set(pairs["policy"].to_list()) | set(pairs["opponent"].to_list()))
     k = len(names)

@@ -16,9 +16,6 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import polars as pl
-from scipy import stats as sps
-from statsmodels.genmod import families
-from statsmodels.genmod.generalized_linear_model import GLM
 
 from ..swept_key import SweptKey
 from . import inference as I
@@ -53,6 +50,9 @@ def _design(x1: np.ndarray, x2: np.ndarray) -> np.ndarray:
 
 def fit_surface(deals: pl.DataFrame, x1: str, x2: str):
     """The cluster-robust binomial GLM (logit) of the per-deal win share on x1, x2 and x1 * x2."""
+    from statsmodels.genmod import families
+    from statsmodels.genmod.generalized_linear_model import GLM
+
     a, b = (deals[c].cast(pl.Float64).to_numpy() for c in (x1, x2))
     model = GLM(deals["win"].to_numpy(), _design(a, b), family=families.Binomial())
     return clustered(model, deals["game"].to_numpy())
@@ -64,7 +64,7 @@ def fair_line(result, target: float, grid: np.ndarray) -> pl.DataFrame:
     effect there)."""
     b0, b1, b2, b3 = result.params
     cov = result.cov_params()
-    z = sps.norm.ppf(0.5 + LEVEL / 2)
+    z = I.normal_quantile(0.5 + LEVEL / 2)
     rows = []
     for a in grid:
         slope = b2 + b3 * a

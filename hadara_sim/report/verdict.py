@@ -25,7 +25,6 @@ from typing import Sequence
 
 import numpy as np
 import polars as pl
-from scipy.special import ndtr
 
 from . import inference as I
 from .dataset import ReportError, polars_frame
@@ -174,8 +173,10 @@ def of_fit(win: float, low: float, high: float, fair: float, margin: float = I.M
     that faces `fair`. One fit alone: nothing to correct over. With `deals`, the fit's deals per point
     (`option` of its run, counted `per` what), a fit inside the margin but not shown fair gets its hint
     (`inference.fit_deals_to_decide`)."""
+    from scipy.special import ndtr
+
     margin = I.check_margin(margin)
-    z = I.Z_90
+    z = I.z_90()
     upper, lower = (high - win) / z, (win - low) / z
     if not all(math.isfinite(x) and x > 0 for x in (upper, lower)):
         return Verdict(win - fair, math.nan, math.nan, math.nan, math.nan, deals, margin, 1, option=option, per=per)
