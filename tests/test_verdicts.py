@@ -361,6 +361,15 @@ def test_a_fitted_share_is_fair_exactly_when_its_90_ci_lies_inside_the_margin(lo
     assert outside.text() == "▲ stronger" and math.isnan(outside.more)
 
 
+@pytest.mark.parametrize("win, low, high", [(0.30, 0.20, 0.31), (0.20, 0.19, 0.29)])
+def test_a_fitted_share_on_the_margins_edge_is_undecided_without_a_hint(win, low, high):
+    """0.30 against 0.25 ± 0.05 is on the edge, though 0.30 - 0.25 rounds to just inside: no number of
+    deals shows it fair, and the hint divided by the room left, 0 (a ZeroDivisionError)."""
+    v = V.of_fit(win, low, high, 0.25, 0.05, deals=500)
+    assert v.kind == "undecided" and math.isnan(v.more)
+    assert v.text(500) == "undecided"
+
+
 def test_a_hint_of_a_difference_near_the_margin_says_why_it_asks_so_much():
     """`balance suggest` advised "about 23,028,403 more deals (--games 56722205)" for a side 2.0 pp off
     with a margin of 2 pp, as if that were a plan."""

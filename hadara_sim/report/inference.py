@@ -322,9 +322,12 @@ def fit_deals_to_decide(win: float, low: float, high: float, fair: float, margin
     [low, high] reaches past it, has its 90% CI inside with chance `power` (taking `win` as the truth;
     the CI narrows as 1 / sqrt(deals)): each half of the CI (a logistic fit's need not be symmetric) must
     shrink to (its bound - win) z_0.95 / (z_0.95 + z_power), the one that fails the most deciding."""
+    above, below = fair + margin - win, win - (fair - margin)
+    if above <= 0 or below <= 0:  # on the edge (a difference that rounds to just inside): never shown fair
+        return math.nan
     z = z_90()
     scale = (z + normal_quantile(power)) / z
-    factor = max(((high - win) * scale / (fair + margin - win)) ** 2, ((win - low) * scale / (win - fair + margin)) ** 2)
+    factor = max(((high - win) * scale / above) ** 2, ((win - low) * scale / below) ** 2)
     return float(max(0, math.ceil(deals * (factor - 1))))
 
 
