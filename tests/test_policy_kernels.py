@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from hadara_sim import load_components, make_deals
+from hadara_sim.components import kernel_arrays
 from hadara_sim.constants import COLONY_LEVELS, EFFECT_IDS, MILITARY
 from hadara_sim.engine.game import play_batch
 from hadara_sim.policy import Decision, Policy, View
@@ -209,7 +210,7 @@ class Checked(Policy):
             decide(kernel.code, kernels.KIND_CODE[d.kind], seen, np.arange(n), g, view.player.astype(int),
                            s.epoch_now, s.phase_now, np.array(d.legal), rows("hand", (n, 2)),
                            rows("card", n), rows("feed_need", n), s.colony_front,
-                           view.components.compiled, kernel.params, scratch_or_table(kernel, view), out)
+                           kernel_arrays(view.components), kernel.params, scratch_or_table(kernel, view), out)
             assert np.array_equal(out, choice), d.kind
             self.checked.add(d.kind)
         return choice
