@@ -86,11 +86,11 @@ def _expert(kind, v, rows, g, seat, epoch, phase, legal, hand, colony_front, ct,
     apart, each on a core of its own (hadara_sim/warm.py)."""
     at_weights = WEIGHTS_AT + block(kind, epoch) * len(FEATURES)
     options = _options(kind, ct)
+    trees = kind == STATUE and params[TREES_AT] > 0 and table.shape[2] >= len(STATUE_INPUTS)
     for i in rows:
         gi, me = g[i], seat[i]
         at = _context(v, gi, me, epoch, phase, params, ct)
         draws = _row_start(kind, v, gi, me, i, epoch, phase, hand, ct, params, table, at)
-        trees = kind == STATUE and params[TREES_AT] > 0 and table.shape[2] >= len(STATUE_INPUTS)
         if trees:
             board = _board(v, gi, me)
         top, choice = -np.inf, 0
@@ -115,11 +115,11 @@ def option_table(kind, v, rows, g, seat, epoch, phase, legal, hand, ct, params, 
     and its `FEATURES` into features[i, option] (a statue's: its `STATUE_INPUTS`, where features is
     that wide; illegal options left alone)."""
     options = _options(kind, ct)
+    situations = kind == STATUE and features.shape[2] >= len(STATUE_INPUTS)
     for i in rows:
         gi, me = g[i], seat[i]
         at = _context(v, gi, me, epoch, phase, params, ct)
         draws = _row_start(kind, v, gi, me, i, epoch, phase, hand, ct, params, table, at)
-        situations = kind == STATUE and features.shape[2] >= len(STATUE_INPUTS)
         if situations:
             board = _board(v, gi, me)
         for option in range(options):
