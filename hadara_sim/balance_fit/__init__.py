@@ -49,6 +49,7 @@ every choice comes from the seed: the same seed gives the same set.
 
 Card costs (and so the purple effects, which are purple cards) have their own fit, `cards.fit_cards`:
 the same loop with restricted play as the target (seek and avoid a card level at every player count).
+Both play their sweep, rounds and the current set on the best round's deals through `rounds.FitRuns`.
 """
 
 from .cards import CardFit, CardPlan, card_ids, fit_cards

@@ -46,13 +46,13 @@ import polars as pl
 from .. import balance
 from ..component_files import load_components
 from ..components import RANGES, ComponentSet
-from ..estimate import Estimate, estimate_run
+from ..estimate import Estimate
 from ..report import inference as I
 from ..report.estimates import group_means, paired_diff, with_verdicts
 from ..report.worth import restricted_pairs
-from ..scenario.read import scenario_from_dict
-from .ending import Ending, best_round, cells, why_stopped
+from .ending import Ending, cells
 from .plan import AIM, POINTS, REACH, Confirming, counts_text, cpu_seconds, digest
+from .rounds import FitRuns, estimate_runs
 
 STEP = 2                 # coins a design point moves a cost, and a later round's proposal at most
 CardChange = dict[str, int]   # card id -> change of its cost
@@ -359,14 +359,7 @@ def _estimate_runs(plan: CardPlan, games: Callable[[int], int], count: int, cold
     """`count` runs at every player count of `games(players)` games of every restriction; the first
     compile once."""
     now = printed_costs(load_components(plan.components).with_overrides(plan.overrides), plan.cards)
-    total, n, workers, unknown, compiled = 0.0, 0, 1, [], 0.0
-    for p in plan.players:
-        one = estimate_run(scenario_from_dict(scenario(plan, p, {}, now, plan.seed, games(p))), plan.jobs, cold=cold)
-        total += (one.seconds - one.compile) * count + one.compile
-        n += one.games * count
-        workers, unknown, compiled = one.workers, one.unknown, compiled or one.compile
-        cold = False
-    return Estimate(total, n, unknown, compiled, workers)
+    return estimate_runs(plan, lambda p, games_: scenario(plan, p, {}, now, plan.seed, games_), games, count, cold)
 
 
 def fit_cards(plan: CardPlan, play: CardPlay | None = None, progress=None) -> CardFit:
@@ -377,59 +370,22 @@ def fit_cards(plan: CardPlan, play: CardPlay | None = None, progress=None) -> Ca
     if not plan.cards or not plan.players:
         raise ValueError("a card-cost fit needs at least one card (--card) and one player count")
     now = printed_costs(load_components(plan.components).with_overrides(plan.overrides), plan.cards)
-    play = play or simulate_play(plan, now)
-    arms = 2 * len(plan.cards)
+    runs = FitRuns(plan, play or simulate_play(plan, now), CardRun,
+                   lambda confirm: verdicts(confirm, plan.cards, plan.margin), "card_id",
+                   lambda change: f"{len(change)} cost changes", say, stem="cards-", current="costs",
+                   restrictions=2 * len(plan.cards))
     start, cpu_start = time.perf_counter(), cpu_seconds()
-    data: dict[int, list[CardRun]] = {p: [] for p in plan.players}
-    played = 0
-    points = [{}] + design(plan, now)
-    for p in plan.players:
-        for k, point in enumerate(points):
-            games = plan.confirming(p) if k == 0 else plan.games  # the current costs' worth pins the lines
-            label = f"p{p}-cards-design-{k}-{digest(point)}"
-            say(f"design: {p} players, point {k + 1} of {len(points)}, {games:,} games x {arms} restrictions")
-            data[p].append(CardRun(p, point, plan.seed, label, play(p, point, plan.seed, games, label)))
-            played += games * arms
-    last = {p: data[p][0] for p in plan.players}
-    rounds: list[CardRound] = []
-    status, reason = "rounds", ""
-    for r in range(1, plan.rounds + 1):
+    runs.sweep(design(plan, now), lambda p, k, point: f"p{p}-cards-design-{k}-{digest(point)}")
+
+    def propose_round(r: int, rounds: list[CardRound]) -> CardProposal:
+        """Round `r`'s proposal, from the lines fitted again."""
         say(f"round {r}: fitting the lines")
-        lines = {p: fit_lines(data[p], plan.cards, last[p]) for p in plan.players}
-        proposal = propose(lines, plan, now, rounds[-1].proposal.change if rounds else None)
-        if rounds and proposal.change == rounds[-1].proposal.change:
-            status, reason = why_stopped(rounds[-1].table, proposal.blocked, "card_id")
-            break
-        seed = plan.seed + r
-        confirm = []
-        for p in plan.players:
-            say(f"round {r}: confirming {len(proposal.change)} cost changes at {p} players, "
-                f"{plan.confirming(p):,} fresh games x {arms} restrictions")
-            label = f"p{p}-cards-round-{r}-{digest(proposal.change)}"
-            run = CardRun(p, proposal.change, seed, label, play(p, proposal.change, seed, plan.confirming(p), label))
-            confirm.append(run)
-            data[p].append(run)
-            last[p] = run
-            played += plan.confirming(p) * arms
-        rounds.append(CardRound(r, proposal, seed, verdicts(confirm, plan.cards, plan.margin)))
-        if rounds[-1].confirmed:
-            status, reason = "confirmed", (f"confirmed: seeking and avoiding every named card are level within "
-                                           f"±{100 * plan.margin:g} pp at {counts_text(plan.players)} players on "
-                                           f"fresh deals")
-            break
-    else:
-        status, reason = why_stopped(rounds[-1].table, rounds[-1].proposal.blocked, "card_id")
-        if status == "rounds":
-            reason = f"{plan.rounds} round{'s' * (plan.rounds != 1)} played: " + reason
-    before = None
-    if rounds:
-        seed = best_round(rounds).seed
-        base = []
-        for p in plan.players:
-            say(f"before: the current costs at {p} players on the best round's {plan.confirming(p):,} deals")
-            label = f"p{p}-cards-before-seed-{seed}"
-            base.append(CardRun(p, {}, seed, label, play(p, {}, seed, plan.confirming(p), label)))
-            played += plan.confirming(p) * arms
-        before = verdicts(base, plan.cards, plan.margin)
-    return CardFit(plan, now, rounds, before, reason, status, played, time.perf_counter() - start,
+        lines = {p: fit_lines(runs.data[p], plan.cards, runs.last[p]) for p in plan.players}
+        return propose(lines, plan, now, rounds[-1].proposal.change if rounds else None)
+
+    rounds, status, reason = runs.confirm_rounds(
+        propose_round, CardRound, f"confirmed: seeking and avoiding every named card are level within "
+                                  f"±{100 * plan.margin:g} pp at {counts_text(plan.players)} players on fresh deals")
+    before = runs.before(rounds)
+    return CardFit(plan, now, rounds, before, reason, status, runs.played, time.perf_counter() - start,
                    cpu_seconds() - cpu_start)

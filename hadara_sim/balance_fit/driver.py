@@ -6,21 +6,19 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 import polars as pl
-from scipy.special import softmax
 
 from .. import balance
 from ..component_files import load_components
 from ..components import SETUP_VALUES
-from ..estimate import Estimate, estimate_run
+from ..estimate import Estimate
 from ..report.estimates import mean_ci, with_verdicts
-from ..scenario.read import scenario_from_dict
-from .ending import Ending, best_round, cells, why_stopped
+from .ending import Ending, cells
 from .plan import (REFERENCE_DEALS, SAMPLE_GAMES, SIDES, Change, FitPlan, Play, apart, as_overrides, count,
                    counts_text, cpu_seconds, currents, design, digest)
+from .rounds import FitRuns, estimate_runs
 from .search import Proposal, propose
 from .surrogate import Run, Surrogate, _groups, dealt, fit_surrogate
 
@@ -97,21 +95,15 @@ def estimate(plan: FitPlan, cold: bool | None = None) -> tuple[Estimate, Estimat
     """How long the designed sweep takes (with every later round's local sweep, `resweep`), and at most
     the confirmations (every round, and the current set on the best round's deals), before anything is
     played."""
-    def runs(games: Callable[[int], int], count_: int, cold_: bool | None) -> Estimate:
-        """`count_` runs at every player count, of `games(players)` games."""
-        total, n, workers, unknown, compiled = 0.0, 0, 1, [], 0.0
-        for p in plan.players:
-            one = estimate_run(scenario_from_dict(balance.scenario(
-                balance.Plan(players=p, policy=plan.policy, seed=plan.seed, components=plan.components,
-                             jobs=plan.jobs, overrides=plan.overrides), games(p))), plan.jobs, cold=cold_)
-            total += (one.seconds - one.compile) * count_ + one.compile  # the first compile once, not a run's
-            n += one.games * count_
-            workers, unknown, compiled = one.workers, one.unknown, compiled or one.compile
-            cold_ = False
-        return Estimate(total, n, unknown, compiled, workers)
+    def scenario(players: int, games: int) -> dict:
+        """A run of the plan's set."""
+        return balance.scenario(balance.Plan(players=players, policy=plan.policy, seed=plan.seed,
+                                             components=plan.components, jobs=plan.jobs, overrides=plan.overrides),
+                                games)
 
-    sweep = runs(lambda p: plan.games, plan.points + (plan.rounds - 1) * plan.resweep, cold)
-    confirm = runs(plan.confirming, plan.rounds + 2, False)  # the current set in the design, each round, before
+    sweep = estimate_runs(plan, scenario, lambda p: plan.games, plan.points + (plan.rounds - 1) * plan.resweep, cold)
+    # the current set in the design, each round, before
+    confirm = estimate_runs(plan, scenario, plan.confirming, plan.rounds + 2, False)
     return sweep, confirm
 
 
@@ -120,6 +112,8 @@ def _blank_run(players: int, change: Change, games: int, seed: int) -> Run:
     from the softmax of side strengths spread as the shipped set's under `balanced` (-0.7 to +0.7
     log-odds, 3B at 2 players winning about two games in three), each changed value adding 0.1 a
     step (a fit's Newton steps, and so its time, grow with how far its parameters lie from 0)."""
+    from scipy.special import softmax
+
     rng = np.random.default_rng([seed, players, games])
     strength = np.linspace(-0.7, 0.7, len(SIDES)) + [0.1 * sum(change.get(s, {}).values()) for s in SIDES]
     cards = np.argsort(rng.random((games, 5)), axis=1)[:, :players]
@@ -184,77 +178,46 @@ def fit(plan: FitPlan, play: Play | None = None, progress=None) -> Fit:
         raise ValueError(f"a fit needs sides among {', '.join(SIDES)} and values among {', '.join(SETUP_VALUES)}"
                          + (f"; unknown: {', '.join(unknown + bad_fields)}" if unknown or bad_fields else ""))
     now = currents(load_components(plan.components).with_overrides(plan.overrides))
-    play = play or simulate_play(plan, now)
+    runs = FitRuns(plan, play or simulate_play(plan, now), Run,
+                   lambda confirm: verdicts(confirm, plan.sides, plan.margin), "side",
+                   lambda change: f"{count(change)} changes", say)
     start, cpu_start = time.perf_counter(), cpu_seconds()
-    data: dict[int, list[Run]] = {p: [] for p in plan.players}
-    played = 0
-    points = [{}] + design(plan, now)
-    for p in plan.players:
-        for k, point in enumerate(points):
-            games = plan.confirming(p) if k == 0 else plan.games  # the current set's shares pin the surrogate
-            say(f"design: {p} players, point {k + 1} of {len(points)}, {games:,} games")
-            data[p].append(Run(p, point, plan.seed, f"p{p}-design-{k}", play(p, point, plan.seed, games,
-                                                                            f"p{p}-design-{k}")))
-            played += games
-    rounds: list[Round] = []
-    status, reason = "rounds", ""
+    runs.sweep(design(plan, now), lambda p, k, point: f"p{p}-design-{k}")
     surrogates: dict[int, Surrogate] = {}
-    last = {p: data[p][0] for p in plan.players}   # the set last played in full: the current set, then each round's
-    for r in range(1, plan.rounds + 1):
+
+    def propose_round(r: int, rounds: list[Round]) -> Proposal:
+        """Round `r`'s proposal, from the surrogates fitted again (with `resweep`, after the first round
+        anew to the runs around the set last played, a local sweep around it played first)."""
+        data, last = runs.data, runs.last
         if rounds and plan.resweep:
             centre = rounds[-1].proposal.change
             sweep: dict[int, list[Run]] = {p: [] for p in plan.players}
             for p in plan.players:
                 for k, point in enumerate(design(plan, now, centre, r)):
-                    say(f"round {r}: local sweep at {p} players, point {k + 1} of {plan.resweep}, {plan.games:,} games")
-                    label = f"p{p}-local-{r}-{k}-{digest(point)}"
-                    sweep[p].append(Run(p, point, last[p].seed, label, play(p, point, last[p].seed, plan.games, label)))
-                    played += plan.games
+                    sweep[p].append(runs.play_run(p, point, last[p].seed, plan.games,
+                                                  f"p{p}-local-{r}-{k}-{digest(point)}",
+                                                  f"round {r}: local sweep at {p} players, point {k + 1} of "
+                                                  f"{plan.resweep}, {plan.games:,} games"))
             say(f"round {r}: fitting the surrogates to the runs around round {r - 1}'s set")
-            surrogates = {p: fit_surrogate(local(data[p], last[p], sweep[p]), plan, centre=centre).anchor(last[p])
-                          for p in plan.players}
+            surrogates.update({p: fit_surrogate(local(data[p], last[p], sweep[p]), plan, centre=centre).anchor(last[p])
+                               for p in plan.players})
             for p in plan.players:
                 data[p] += sweep[p]
         else:
             say(f"round {r}: fitting the surrogates")
-            surrogates = {p: fit_surrogate(data[p], plan, surrogates.get(p)).anchor(last[p]) for p in plan.players}
-        proposal = propose(surrogates, plan, now, rounds[-1].proposal.change if rounds else None)
-        if rounds and proposal.change == rounds[-1].proposal.change:
-            status, reason = why_stopped(rounds[-1].table, proposal.blocked, "side")
-            break
-        seed = plan.seed + r
-        confirm = []
-        for p in plan.players:
-            say(f"round {r}: confirming {count(proposal.change)} changes at {p} players, {plan.confirming(p):,} "
-                f"fresh games")
-            label = f"p{p}-round-{r}-{digest(proposal.change)}"
-            run = Run(p, proposal.change, seed, label, play(p, proposal.change, seed, plan.confirming(p), label))
-            confirm.append(run)
-            data[p].append(run)
-            last[p] = run
-            played += plan.confirming(p)
-        rounds.append(Round(r, proposal, seed, verdicts(confirm, plan.sides, plan.margin),
-                            {p: m.added for p, m in surrogates.items()}))
-        if rounds[-1].confirmed:
-            status, reason = "confirmed", (f"confirmed: every named side is fair within ±{100 * plan.margin:g} pp "
-                                           f"of 1/P at {counts_text(plan.players)} players on fresh deals")
-            break
-    else:
-        final = rounds[-1]
-        status, reason = why_stopped(final.table, final.proposal.blocked, "side")
-        if status == "rounds":
-            reason = f"{plan.rounds} round{'s' * (plan.rounds != 1)} played: " + reason
-    before = None
-    if rounds:
-        seed = best_round(rounds).seed
-        base = []
-        for p in plan.players:
-            say(f"before: the current set at {p} players on the best round's {plan.confirming(p):,} deals")
-            label = f"p{p}-before-seed-{seed}"
-            base.append(Run(p, {}, seed, label, play(p, {}, seed, plan.confirming(p), label)))
-            played += plan.confirming(p)
-        before = verdicts(base, plan.sides, plan.margin)
-    return Fit(plan, now, rounds, before, reason, status, played, time.perf_counter() - start,
+            surrogates.update({p: fit_surrogate(data[p], plan, surrogates.get(p)).anchor(last[p])
+                               for p in plan.players})
+        return propose(surrogates, plan, now, rounds[-1].proposal.change if rounds else None)
+
+    def new_round(r: int, proposal: Proposal, seed: int, table: pl.DataFrame) -> Round:
+        """Round `r` as confirmed, with the terms its surrogates added."""
+        return Round(r, proposal, seed, table, {p: m.added for p, m in surrogates.items()})
+
+    rounds, status, reason = runs.confirm_rounds(
+        propose_round, new_round, f"confirmed: every named side is fair within ±{100 * plan.margin:g} pp of 1/P at "
+                                  f"{counts_text(plan.players)} players on fresh deals")
+    before = runs.before(rounds)
+    return Fit(plan, now, rounds, before, reason, status, runs.played, time.perf_counter() - start,
                cpu_seconds() - cpu_start)
 
 

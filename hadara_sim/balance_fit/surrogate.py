@@ -7,16 +7,17 @@ import itertools
 import math
 import warnings
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 import numpy as np
 import polars as pl
-from scipy import sparse
-from scipy.special import logsumexp, softmax
-from scipy.stats import norm
 
 from ..components import SETUP_VALUES
 from ..report import inference as I
 from .plan import REFERENCE_DEALS, SIDES, Change, FitPlan
+
+if TYPE_CHECKING:  # scipy is imported where the fits compute: `balance check --card` imports this package
+    from scipy import sparse
 
 Term = tuple[str, ...]   # the fields whose changes multiply: ("culture",), ("culture", "culture"), ("coins", "food")
 
@@ -86,6 +87,8 @@ class Strengths:
     cluster-robust covariance."""
 
     def __init__(self, runs: list[Run], terms: dict[str, list[Term]], table: dict[str, list[str]] | None = None):
+        from scipy import sparse
+
         self.players = runs[0].players
         self.terms = terms
         self.table = table or {}
@@ -139,6 +142,8 @@ class Strengths:
                                            shape=(g, g * p))
 
     def _matrix(self, held, run_of, values, table) -> sparse.csr_matrix:
+        from scipy import sparse
+
         n, p = held.shape
         rows_i, cols, vals = [], [], []
         flat = held.ravel()
@@ -171,6 +176,8 @@ class Strengths:
         """(deals, terms) the score of the log-likelihood summed over each deal's games, given the
         groups' win chances (groups, players): what the cluster-robust covariance needs, without a
         row per game."""
+        from scipy import sparse
+
         n, p = self.game_y.shape
         residual = self.game_y - chance[self.group_of]
         by_deal = sparse.csr_matrix((residual.ravel(), (np.repeat(self.deals, p),
@@ -181,6 +188,7 @@ class Strengths:
 
 def _model_class():
     """The softmax likelihood as a statsmodels GenericLikelihoodModel (imported when first fitted)."""
+    from scipy.special import logsumexp, softmax
     from statsmodels.base.model import GenericLikelihoodModel
 
     class Softmax(GenericLikelihoodModel):
@@ -290,6 +298,8 @@ class Surrogate:
     def shares(self, change: Change, deals: np.ndarray | None = None, weights: np.ndarray | None = None) -> np.ndarray:
         """(10,) predicted win share of every side under a change set, over the reference deals (or
         `deals`, each seating with its `weights` in games)."""
+        from scipy.special import softmax
+
         deals, weights = (self.deals, self.weights) if deals is None else (deals, weights)
         chance = softmax(self.seat_strengths(change, deals), axis=1) * weights[:, None]
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -300,6 +310,9 @@ class Surrogate:
         """(len(options), 10) every side's predicted win share when `side` takes each of its `options`,
         the other sides changed as in `change`: only the reference deals that hold the side move, its
         own strength and, through their table terms, the strengths of the seats it meets."""
+        from scipy import sparse
+        from scipy.special import softmax
+
         i = SIDES.index(side)
         rest = {k: v for k, v in change.items() if k != side}
         holds = (self.deals == i).any(1)
@@ -439,6 +452,8 @@ def _demanded(runs: list[Run], main: dict[str, list[Term]], candidates: dict[str
     rest are tested again, until none is demanded (so that one side's large response does not make the
     others look unlike their mean) or two are left. The sides that left get table terms, fitted against
     the reference sides' response held at 0. Returns the own terms, the table terms and the names added."""
+    from scipy.stats import norm
+
     design = Strengths(runs, {s: main[s] + candidates[s] for s in main}, {s: list(fields) for s in SIDES[1:]})
     params, cov = _fit(design)
     own = [f"{s} {'*'.join(t)}" for s in SIDES for t in candidates.get(s, [])]

@@ -162,72 +162,31 @@ def _run(fit, plan, quiet: bool, fmt: str, tables, out: Path | None, command: st
 def _tables(result, command: str) -> list[Table]:
     """The change set (its caption naming `command`, the command that made it), the rounds, and the
     before/after table."""
-    import polars as pl
-
     from .. import balance_fit as F
-    from ..component_files import load_components
-    from ..provenance import component_set, verdict_scope
-    from ..report.verdict import correction_text, equivalence_caption, render
     from ..report.sections import pct, pct_ci
+    from ..report.verdict import correction_text, equivalence_caption
 
     plan = result.plan
-    changes = F.change_table(result)
-    scope = verdict_scope([f"{plan.policy} on every seat"], component_set(load_components(plan.components)))
-    grids = [Table(f"The change set ({result.status})", ["side", "value", "now", "proposed", "change"],
-                   [[r["side"], r["value"], str(r["now"]), str(r["proposed"]), f"{r['change']:+d}"]
-                    for r in changes.to_dicts()],
-                   caption=(f"{result.reason}. {result.games:,} games in all ({command})"),
-                   data=changes)]
-    rounds = pl.DataFrame({
-        "round": [r.number for r in result.rounds],
-        "changes": [F.count(r.proposal.change) for r in result.rounds],
-        "change_set": ["; ".join(f"{s} {F.change_words(c)}" for s, c in sorted(r.proposal.change.items())) or "none"
-                       for r in result.rounds],
-        "predicted_worst_pp": [100 * r.proposal.worst(plan.sides) for r in result.rounds],
-        "missed_pp": [100 * r.missed for r in result.rounds],
-        "fair_cells": [int(r.table["fair"].sum()) for r in result.rounds],
-        "cells": [r.table.height for r in result.rounds],
-        "terms_added": ["; ".join(f"{p}p: {', '.join(t)}" for p, t in r.added.items() if t) or "none"
-                        for r in result.rounds]},
-        schema_overrides={"predicted_worst_pp": pl.Float64, "missed_pp": pl.Float64})
-    grids.append(Table("Rounds: each proposal and its confirmation on fresh deals",
-                       ["round", "changed values", "change set", "surrogate's worst cell", "missed by", "fair cells",
-                        "terms added"],
-                       [[str(r["round"]), str(r["changes"]), r["change_set"], f"{r['predicted_worst_pp']:.1f} pp",
-                         f"{r['missed_pp']:.1f} pp", f"{r['fair_cells']} of {r['cells']}", r["terms_added"]]
-                        for r in rounds.to_dicts()],
-                       caption=("surrogate's worst cell: the largest predicted distance from 1/P over the named sides "
-                                "and player counts; missed by: root mean square over those cells of the predicted "
-                                "minus the played win share; fair cells: confirmed fair within the margin on the "
-                                "round's "
-                                f"fresh {plan.confirm_text()}; terms added: squares and "
-                                "products of a side's changes the surrogate's data demanded (Wald, Holm)"),
-                       data=rounds, units=None))
+    grids = [_change_set_table(result, command, f"The change set ({result.status})", "side", F.change_table(result)),
+             _rounds_table(result, plan.sides, F.count, F.change_words, ("terms_added", lambda r: r.added),
+                           ["round", "changed values", "change set", "surrogate's worst cell", "missed by",
+                            "fair cells", "terms added"],
+                           "surrogate's worst cell: the largest predicted distance from 1/P over the named sides and "
+                           "player counts; missed by: root mean square over those cells of the predicted minus the "
+                           "played win share; fair cells: confirmed fair within the margin on the round's fresh "
+                           f"{plan.confirm_text()}; terms added: squares and products of a side's changes the "
+                           "surrogate's data demanded (Wald, Holm)")]
     if result.before is not None:
         table = F.before_after(result)
         cells = table.height
-
-        def verdict(r, when):
-            record = {"verdict": r[f"{when}_verdict"], "more": r[f"{when}_more"], "n": r[f"{when}_n"]}
-            return render(record, games=plan.confirming(r["players"]), option="--confirm-games")
-
-        grids.append(Table(
-            f"Before and after, per side and player count ({plan.policy} on every seat, advanced game, "
-            f"sides at random)",
-            ["players", "side", "before", "95% CI", "verdict", "after", "95% CI", "verdict"],
-            [[str(r["players"]), f"{r['side']}{'*' if r['side'] in result.change else ''}", pct(r["before_mean"]),
-              pct_ci(r["before_ci_low"], r["before_ci_high"]), verdict(r, "before"), pct(r["after_mean"]),
-              pct_ci(r["after_ci_low"], r["after_ci_high"]), verdict(r, "after")] for r in table.to_dicts()],
-            marked=[not v.startswith("fair") for v in table["after_verdict"].to_list()],
-            caption=(f"both on the same fresh {plan.confirm_text()} (seed {result.best.seed}, "
-                     f"round {result.best.number}: the round with the most cells fair); * = a side the set changes; "
-                     f"fair share 1/P; win share: 95% Wilson CI; "
-                     f"stronger / weaker: {correction_text(cells)}; {equivalence_caption(cells, plan.margin)} (every "
-                     f"side at every player count: the set holds as a whole); undecided: with the more deals "
-                     f"(--confirm-games) that would decide it with 80 % chance; marked = not fair after; {scope}"),
-            data=table.rename({c: c.replace("_mean", "") for c in table.columns if c.endswith("_mean")}),
-            units={"before": "%", "after": "%", "before_ci_low": "%", "before_ci_high": "%", "after_ci_low": "%",
-                   "after_ci_high": "%"}))
+        grids.append(_before_after_table(
+            result, table, f"Before and after, per side and player count ({plan.policy} on every seat, advanced "
+                           f"game, sides at random)", "side", "side", pct, pct_ci, "%",
+            f"both on the same fresh {plan.confirm_text()} (seed {result.best.seed}, round {result.best.number}: the "
+            f"round with the most cells fair); * = a side the set changes; fair share 1/P; win share: 95% Wilson CI; "
+            f"stronger / weaker: {correction_text(cells)}; {equivalence_caption(cells, plan.margin)} (every side at "
+            f"every player count: the set holds as a whole); undecided: with the more deals (--confirm-games) that "
+            f"would decide it with 80 % chance; marked = not fair after; {_scope(plan)}"))
     return grids
 
 
@@ -259,71 +218,101 @@ def _fit_cards(card, players, policy, games, points, confirm_games, rounds, marg
 def _card_tables(result, command: str) -> list[Table]:
     """The new costs (its caption naming `command`, the command that made them), the rounds, and the
     before/after table of a card-cost fit."""
-    import polars as pl
-
     from .. import balance_fit as F
-    from ..component_files import load_components
-    from ..provenance import component_set, verdict_scope
-    from ..report.verdict import correction_text, equivalence_caption, render
+    from ..report.verdict import correction_text, equivalence_caption
 
     plan = result.plan
-    changes = F.card_change_table(result)
-    scope = verdict_scope([f"{plan.policy} on every seat"], component_set(load_components(plan.components)))
-    grids = [Table(f"The new costs ({result.status})", ["card", "value", "now", "proposed", "change"],
-                   [[r["card"], r["value"], str(r["now"]), str(r["proposed"]), f"{r['change']:+d}"]
-                    for r in changes.to_dicts()],
-                   caption=f"{result.reason}. {result.games:,} games in all ({command})",
-                   data=changes)]
-    rounds = pl.DataFrame({
-        "round": [r.number for r in result.rounds],
-        "changes": [len(r.proposal.change) for r in result.rounds],
-        "change_set": ["; ".join(f"{k} {d:+d}" for k, d in sorted(r.proposal.change.items())) or "none"
-                       for r in result.rounds],
-        "predicted_worst_pp": [100 * r.proposal.worst(plan.cards) for r in result.rounds],
-        "missed_pp": [100 * r.missed for r in result.rounds],
-        "fair_cells": [int(r.table["fair"].sum()) for r in result.rounds],
-        "cells": [r.table.height for r in result.rounds],
-        "pooled": ["; ".join(f"{p}p: {', '.join(k)}" for p, k in r.proposal.pooled.items() if k) or "none"
-                   for r in result.rounds]},
-        schema_overrides={"predicted_worst_pp": pl.Float64, "missed_pp": pl.Float64})
-    grids.append(Table("Rounds: each proposal and its confirmation on fresh deals",
-                       ["round", "changed costs", "change set", "lines' worst cell", "missed by", "level cells",
-                        "pooled slope"],
-                       [[str(r["round"]), str(r["changes"]), r["change_set"], f"{r['predicted_worst_pp']:.1f} pp",
-                         f"{r['missed_pp']:.1f} pp", f"{r['fair_cells']} of {r['cells']}", r["pooled"]]
-                        for r in rounds.to_dicts()],
-                       caption=("lines' worst cell: the largest predicted |seek - avoid| over the named cards and "
-                                "player counts; missed by: root mean square over those cells of the predicted minus "
-                                "the played seek - avoid; level cells: confirmed level within the margin on the "
-                                f"round's fresh {plan.confirm_text()} of each restriction; pooled slope: cards whose "
-                                "own slope was not negative at 5 %, given the named cards' mean slope"),
-                       data=rounds, units=None))
+    grids = [_change_set_table(result, command, f"The new costs ({result.status})", "card",
+                               F.card_change_table(result)),
+             _rounds_table(result, plan.cards, len, lambda d: f"{d:+d}", ("pooled", lambda r: r.proposal.pooled),
+                           ["round", "changed costs", "change set", "lines' worst cell", "missed by", "level cells",
+                            "pooled slope"],
+                           "lines' worst cell: the largest predicted |seek - avoid| over the named cards and player "
+                           "counts; missed by: root mean square over those cells of the predicted minus the played "
+                           "seek - avoid; level cells: confirmed level within the margin on the round's fresh "
+                           f"{plan.confirm_text()} of each restriction; pooled slope: cards whose own slope was not "
+                           "negative at 5 %, given the named cards' mean slope")]
     if result.before is not None:
         table = F.card_before_after(result)
         cells = table.height
-
-        def verdict(r, when):
-            record = {"verdict": r[f"{when}_verdict"], "more": r[f"{when}_more"], "n": r[f"{when}_n"]}
-            return render(record, games=plan.confirming(r["players"]), option="--confirm-games")
-
-        grids.append(Table(
-            f"Before and after: seek - avoid per card and player count ({plan.policy} on every seat, advanced "
-            f"game, one rotating seat restricted)",
-            ["players", "card", "before", "95% CI", "verdict", "after", "95% CI", "verdict"],
-            [[str(r["players"]), f"{r['card_id']}{'*' if r['card_id'] in result.change else ''}",
-              f"{100 * r['before_mean']:+.1f}", f"[{100 * r['before_ci_low']:+.1f}, {100 * r['before_ci_high']:+.1f}]",
-              verdict(r, "before"), f"{100 * r['after_mean']:+.1f}",
-              f"[{100 * r['after_ci_low']:+.1f}, {100 * r['after_ci_high']:+.1f}]", verdict(r, "after")]
-             for r in table.to_dicts()],
-            marked=[not v.startswith("fair") for v in table["after_verdict"].to_list()],
-            caption=(f"pp of win share, both on the same fresh {plan.confirm_text()} of each restriction (seed "
-                     f"{result.best.seed}, round {result.best.number}: the round with the most cells level); "
-                     f"* = a card whose cost the set changes; a relative contrast: seeking the card (buying it "
-                     f"whenever offered and affordable) minus avoiding it, paired on the deal, against 0 (worth "
-                     f"its price); stronger = worth more than it costs; CI: t over deals; stronger / weaker: "
-                     f"{correction_text(cells)}; {equivalence_caption(cells, plan.margin)} (every card at every "
-                     f"player count); marked = not level after; {scope}"),
-            data=table.rename({c: c.replace("_mean", "") for c in table.columns if c.endswith("_mean")}),
-            units={"before": "pp", "after": "pp", "before_ci_low": "pp", "before_ci_high": "pp",
-                   "after_ci_low": "pp", "after_ci_high": "pp"}))
+        grids.append(_before_after_table(
+            result, table, f"Before and after: seek - avoid per card and player count ({plan.policy} on every "
+                           f"seat, advanced game, one rotating seat restricted)", "card", "card_id",
+            lambda share: f"{100 * share:+.1f}", lambda low, high: f"[{100 * low:+.1f}, {100 * high:+.1f}]", "pp",
+            f"pp of win share, both on the same fresh {plan.confirm_text()} of each restriction (seed "
+            f"{result.best.seed}, round {result.best.number}: the round with the most cells level); * = a card whose "
+            f"cost the set changes; a relative contrast: seeking the card (buying it whenever offered and "
+            f"affordable) minus avoiding it, paired on the deal, against 0 (worth its price); stronger = worth more "
+            f"than it costs; CI: t over deals; stronger / weaker: {correction_text(cells)}; "
+            f"{equivalence_caption(cells, plan.margin)} (every card at every player count); marked = not level "
+            f"after; {_scope(plan)}"))
     return grids
+
+
+def _change_set_table(result, command: str, title: str, column: str, changes) -> Table:
+    """The set a fit ends with, a row per changed value of a `column` (side or card), its caption
+    saying why the fit stopped and naming `command`, the command that made it."""
+    return Table(title, [column, "value", "now", "proposed", "change"],
+                 [[r[column], r["value"], str(r["now"]), str(r["proposed"]), f"{r['change']:+d}"]
+                  for r in changes.to_dicts()],
+                 caption=f"{result.reason}. {result.games:,} games in all ({command})", data=changes)
+
+
+def _rounds_table(result, names: list[str], changes, words, per_count: tuple, columns: list[str],
+                  caption: str) -> Table:
+    """Each round of a fit: its proposal (`changes(change)` values changed; the set, a name's change
+    in `words(change)`), the model's worst predicted cell over `names`, how far the model missed the
+    play, the cells confirmed, and a last column of names by player count (`per_count`: its name in
+    the data, and a round's names by count)."""
+    import polars as pl
+
+    rounds, (last, by_count) = result.rounds, per_count
+    data = pl.DataFrame({
+        "round": [r.number for r in rounds],
+        "changes": [changes(r.proposal.change) for r in rounds],
+        "change_set": ["; ".join(f"{k} {words(c)}" for k, c in sorted(r.proposal.change.items())) or "none"
+                       for r in rounds],
+        "predicted_worst_pp": [100 * r.proposal.worst(names) for r in rounds],
+        "missed_pp": [100 * r.missed for r in rounds],
+        "fair_cells": [int(r.table["fair"].sum()) for r in rounds],
+        "cells": [r.table.height for r in rounds],
+        last: ["; ".join(f"{p}p: {', '.join(k)}" for p, k in by_count(r).items() if k) or "none" for r in rounds]},
+        schema_overrides={"predicted_worst_pp": pl.Float64, "missed_pp": pl.Float64})
+    return Table("Rounds: each proposal and its confirmation on fresh deals", columns,
+                 [[str(r["round"]), str(r["changes"]), r["change_set"], f"{r['predicted_worst_pp']:.1f} pp",
+                   f"{r['missed_pp']:.1f} pp", f"{r['fair_cells']} of {r['cells']}", r[last]]
+                  for r in data.to_dicts()],
+                 caption=caption, data=data, units=None)
+
+
+def _before_after_table(result, table, title: str, column: str, key: str, value, ci, unit: str,
+                        caption: str) -> Table:
+    """Per player count and name (`key` in the `before_after` `table`, headed `column`, starred where
+    the set changes it): the estimate (`value`) with its CI (`ci`, in `unit` in the data) and verdict
+    before and after, marked where it is not fair after."""
+    from ..report.verdict import render
+
+    plan = result.plan
+
+    def verdict(r, when):
+        record = {"verdict": r[f"{when}_verdict"], "more": r[f"{when}_more"], "n": r[f"{when}_n"]}
+        return render(record, games=plan.confirming(r["players"]), option="--confirm-games")
+
+    return Table(
+        title, ["players", column, "before", "95% CI", "verdict", "after", "95% CI", "verdict"],
+        [[str(r["players"]), f"{r[key]}{'*' if r[key] in result.change else ''}", value(r["before_mean"]),
+          ci(r["before_ci_low"], r["before_ci_high"]), verdict(r, "before"), value(r["after_mean"]),
+          ci(r["after_ci_low"], r["after_ci_high"]), verdict(r, "after")] for r in table.to_dicts()],
+        marked=[not v.startswith("fair") for v in table["after_verdict"].to_list()],
+        caption=caption,
+        data=table.rename({c: c.replace("_mean", "") for c in table.columns if c.endswith("_mean")}),
+        units={c: unit for c in ("before", "after", "before_ci_low", "before_ci_high", "after_ci_low",
+                                 "after_ci_high")})
+
+
+def _scope(plan) -> str:
+    """Whose verdicts a fit's are: its policy on every seat, on its component set."""
+    from ..component_files import load_components
+    from ..provenance import component_set, verdict_scope
+
+    return verdict_scope([f"{plan.policy} on every seat"], component_set(load_components(plan.components)))
