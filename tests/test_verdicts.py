@@ -85,6 +85,20 @@ def test_the_hinted_deals_make_a_planted_row_fair_with_the_promised_chance():
     assert np.mean([I.adjust(_tost_p(w, short), "holm")[0] < I.ALPHA for w in wins]) < 0.8 - 2 * math.sqrt(0.16 / 400)
 
 
+def test_a_hint_claims_two_figures_rounded_up_and_its_captions_say_what_it_takes_for_granted():
+    """A hint rests on the measured difference (its CI wide where a hint is given) and its search stops
+    within 2 %: it said "about 64,018 more deals", five figures of a number good to one or two. It now
+    says 65,000, rounded up so the promised chance still holds, in every table's words and records."""
+    shown = [I.two_figures_up(x) for x in (0, -3, 0.3, 7, 64.2, 99.5, 9_481, 12_000, 64_018, 23_028_403)]
+    assert shown == [0, 0, 1, 7, 65, 100, 9_500, 12_000, 65_000, 24_000_000]
+    judged = _judged(_table(np.random.default_rng(1), 300), hints=True)
+    more = [m for m in judged["more"].to_list() if math.isfinite(m)]
+    assert more and all(m == I.two_figures_up(m) for m in more)
+    fit = V.of_fit(0.255, 0.235, 0.28, 0.25, deals=500)
+    assert math.isfinite(fit.more) and fit.more == I.two_figures_up(fit.more)
+    assert "if the difference measured were the true one" in V.caption(10)
+
+
 def test_an_undecided_row_states_its_hint_in_deals_and_in_the_games_of_the_run():
     judged = _judged(_table(np.random.default_rng(1), 300), hints=True).to_dicts()[0]
     assert judged["verdict"] == "undecided" and judged["more"] > 0

@@ -68,8 +68,9 @@ def _sides_table(plan, sides) -> Table:
         caption=(f"fair share 1/P = {100 / plan.players:.1f}%; win share: 95% Wilson CI; the verdicts of `report "
                  f"setup-cards`: stronger / weaker = differs from 1/P ({correction_text(len(sides))}); "
                  f"{equivalence_caption(len(sides), plan.margin)}; undecided = neither, with about how many more "
-                 f"deals holding the side would decide it with 80 % chance under the Holm correction (and the "
-                 f"--games of the baseline that brings them: a side is held in only some of its deals); "
+                 f"deals holding the side would decide it with 80 % chance under the Holm correction if the "
+                 f"difference measured were the true one (and the --games of the baseline that brings them: a "
+                 f"side is held in only some of its deals); "
                  f"marked = not shown fair; {scope}"),
         marked=[not v.equivalent for v in verdicts], data=data)
 

@@ -234,6 +234,7 @@ def equivalence_p(a: np.ndarray, b: np.ndarray, margin: float = MARGIN) -> float
 
 HINT_POWER = 0.8      # a hint promises this chance that the hinted deals decide "fair"
 HINT_DRAWS = 2000     # simulated tables per step of a hint's search (common random numbers, seeded)
+HINT_FIGURES = 2      # a hint's significant figures (`two_figures_up`)
 
 
 def tost_power(diff: float, se: float, margin: float = MARGIN, alpha: float = ALPHA) -> float:
@@ -273,7 +274,7 @@ def deals_to_decide(diff, sd, n, undecided, margin: float = MARGIN, power: float
     share `power` of HINT_DRAWS tables (common random numbers, so the search is monotone and the
     hint deterministic). Holm has no closed form over a table; Bonferroni's (the row alone at
     ALPHA / rows) bounds the search from above, the uncorrected one from below. Returns the more
-    deals n (f - 1) of each `undecided` row, NaN where the row is decided, its difference is not
+    deals n (f - 1) of each `undecided` row (`two_figures_up`), NaN where the row is decided, its difference is not
     inside the margin (more deals would then show a difference, never fairness) or nothing is known."""
     from scipy.special import ndtr
 
@@ -307,8 +308,18 @@ def deals_to_decide(diff, sd, n, undecided, margin: float = MARGIN, power: float
         while high / low > 1.02:
             mid = math.sqrt(low * high)
             low, high = (mid, high) if share(mid, at) < power else (low, mid)
-        out[i] = max(0.0, math.ceil(n[i] * (high - 1)))
+        out[i] = two_figures_up(n[i] * (high - 1))
     return out
+
+
+def two_figures_up(deals: float) -> float:
+    """A hint's deals rounded up to HINT_FIGURES significant figures (64,018 -> 65,000): it takes the
+    measured difference for the truth and its search stops within 2 %, so a fifth figure would claim
+    a precision it does not have; rounding up keeps the promised chance."""
+    if not deals > 0:
+        return 0.0
+    unit = 10.0 ** max(0, math.floor(math.log10(deals)) + 1 - HINT_FIGURES)
+    return float(math.ceil(round(deals / unit, 9)) * unit)
 
 
 def z_90() -> float:
@@ -328,7 +339,7 @@ def fit_deals_to_decide(win: float, low: float, high: float, fair: float, margin
     z = z_90()
     scale = (z + normal_quantile(power)) / z
     factor = max(((high - win) * scale / above) ** 2, ((win - low) * scale / below) ** 2)
-    return float(max(0, math.ceil(deals * (factor - 1))))
+    return two_figures_up(deals * (factor - 1))
 
 
 def games_needed(sd: float, half_width: float = TARGET_HALF_WIDTH) -> float:

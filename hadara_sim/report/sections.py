@@ -206,8 +206,8 @@ def ladder_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Tabl
                          "(to the strongest field) is equivalent to zero; still moving = it differs from zero (the "
                          "verdict may change again with stronger bots); undecided = neither, with about how many "
                          "more deals would show the last step flat with 80 % chance (none given when the step lies "
-                         "outside the margin: more deals would show a difference); "
-                         "marked rows are still moving",
+                         "outside the margin: more deals would show a difference; it takes the step measured for the "
+                         "true one, rounded up to two figures); marked rows are still moving",
                  marked=[r == "still moving" for r in tab["robust"].to_list()], data=tab)
 
 

@@ -35,6 +35,10 @@ NA = "–"
 NEAR_EDGE = 0.8
 ARROWS = {"stronger": "▲ stronger", "weaker": "▼ weaker"}
 RELATIVE_WORDS = {"stronger": "above the average side", "weaker": "below the average side"}
+# What every "about N more deals" hint takes for granted, for the captions of the tables that show one.
+HINT_ASSUMES = (f"an 'about N more deals' hint: the deals that would decide it with {100 * I.HINT_POWER:.0f} % "
+                f"chance if the difference measured were the true one, which its CI may put far off; rounded up "
+                f"to {I.HINT_FIGURES} figures")
 
 
 @dataclass(frozen=True)
@@ -262,7 +266,7 @@ def equivalence_caption(rows: int, margin: float = I.MARGIN) -> str:
 def caption(rows: int, margin: float = I.MARGIN) -> str:
     """The caption fragment that says how a table's verdicts are reached."""
     return (f"verdict: ▲/▼ = differs ({correction_text(rows)}); {equivalence_caption(rows, margin)}; "
-            "'undecided' = neither, more games needed. Not significant is never shown as fair")
+            f"'undecided' = neither, more games needed ({HINT_ASSUMES}). Not significant is never shown as fair")
 
 
 def precision_caption(table, column: str = "needed", games: int | None = None) -> str:
