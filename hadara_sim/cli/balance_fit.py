@@ -186,7 +186,8 @@ def _tables(result, command: str) -> list[Table]:
             f"round with the most cells fair); * = a side the set changes; fair share 1/P; win share: 95% Wilson CI; "
             f"stronger / weaker: {correction_text(cells)}; {equivalence_caption(cells, plan.margin)} (every side at "
             f"every player count: the set holds as a whole); undecided: with the more deals (--confirm-games) that "
-            f"would decide it with 80 % chance; marked = not fair after; {_scope(plan)}"))
+            f"would decide it with 80 % chance if the difference measured were the true one; marked = not fair after; "
+            f"{_scope(plan)}"))
     return grids
 
 
@@ -244,8 +245,9 @@ def _card_tables(result, command: str) -> list[Table]:
             f"cost the set changes; a relative contrast: seeking the card (buying it whenever offered and "
             f"affordable) minus avoiding it, paired on the deal, against 0 (worth its price); stronger = worth more "
             f"than it costs; CI: t over deals; stronger / weaker: {correction_text(cells)}; "
-            f"{equivalence_caption(cells, plan.margin)} (every card at every player count); marked = not level "
-            f"after; {_scope(plan)}"))
+            f"{equivalence_caption(cells, plan.margin)} (every card at every player count); undecided: with the "
+            f"more deals (--confirm-games) that would decide it with 80 % chance if the difference measured were "
+            f"the true one; marked = not level after; {_scope(plan)}"))
     return grids
 
 
