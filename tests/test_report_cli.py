@@ -2,6 +2,7 @@
 command on a tiny real run, the HTML summary, and clean failures (exit 2, no traceback)."""
 
 import base64
+import json
 import re
 import warnings
 
@@ -439,3 +440,20 @@ def test_the_leader_table_says_what_its_equiv_p_and_needed_are(four, tmp_path):
     assert f"equiv_p (TOST: the p-value that the leader's win share lies within ±{100 * I.MARGIN:g} pp of chance" in caption
     assert "needed (the deals for a 95% CI of ±1 pp on the leader's win share" in caption
     assert "no correction" in caption and "a 95% CI of ±1 pp needs about" in caption
+
+
+def test_a_mirror_s_win_rates_are_by_seat_since_one_policy_s_share_is_1_over_p_by_construction(tmp_path):
+    """One policy on every seat took 1/P of the wins by construction, and `report winrate` called it "fair
+    within ±2 pp" with a CI, as if measured: by default a mirror's rows are its seats (as in the
+    summary); grouped by policy on request, the report says its rows test nothing."""
+    out = tmp_path / "mirror"
+    simulate({"players": 3, "policies": ["greedy"], "games": 60, "chunk": 60, "seed": 3}, out=out, jobs=1)
+    default = run("report", "winrate", out, "--format", "json")
+    assert default.exit_code == 0, default.output
+    rows = json.loads(default.stdout)["tables"][0]["data"]
+    assert sorted(r["seat"] for r in rows) == [0, 1, 2] and sum(r["mean_pct"] for r in rows) == pytest.approx(100)
+    assert "One policy (greedy) plays every seat here" in run("report", "winrate", out).output
+    by_policy = run("report", "winrate", out, "--by", "policy")
+    assert by_policy.exit_code == 0 and "its rows test nothing" in " ".join(by_policy.output.split())
+    breakdown = json.loads(run("report", "breakdown", out, "--format", "json").stdout)["tables"][0]["data"]
+    assert {r["seat"] for r in breakdown} == {0, 1, 2}

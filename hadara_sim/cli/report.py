@@ -31,7 +31,9 @@ OPTIONAL = ("p", "q (BH)", "fair 1/P", "chance", "rows")
 BY = typer.Option(None, "--by", "-b", help="Group by: policy, seat, setup (card and side), players, or any "
                                            "column / swept key (repeat or comma-separate to combine). "
                                            "Default: policy, per player count and swept key (a setup grid "
-                                           "and grants have their own reports); titles name what is pooled.",
+                                           "and grants have their own reports), or seat where one policy "
+                                           "plays every seat (its win share is 1/P by construction); titles "
+                                           "name what is pooled.",
                   show_default=False)
 MARGIN = MARGIN_OPTION
 
@@ -132,13 +134,15 @@ def _run(results: Path, out: Optional[Path], fmt: str, build, tables: str = "tab
         fail(str(err))
 
 
-def _by(df, by: Optional[list[str]]) -> list[str]:
-    from ..report.dataset import ReportError, default_by, resolve_by
+def _by(df, by: Optional[list[str]], seats_in_a_mirror: bool = True) -> list[str]:
+    """The --by columns, or the default groups: by policy, and with `seats_in_a_mirror` by seat where
+    one policy plays every seat (`natural_by`)."""
+    from ..report.dataset import ReportError, default_by, natural_by, resolve_by
 
     if by and "combination" in df.columns:  # the combination's name rather than its number
         by = [",".join("combination" if p.strip() == "combo" else p for p in item.split(",")) for item in by]
     try:
-        return resolve_by(df, by) if by else default_by(df, sweeps=True)
+        return resolve_by(df, by) if by else natural_by(df) if seats_in_a_mirror else default_by(df, sweeps=True)
     except ReportError as err:
         fail(str(err))
 
@@ -231,7 +235,8 @@ def trajectory(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Optio
     II goes on to win."""
     from ..report import sections
 
-    _run(results, out, fmt, lambda df, info: sections.trajectory(df, info, _by(df, by)), tables)
+    _run(results, out, fmt, lambda df, info: sections.trajectory(df, info, _by(df, by, seats_in_a_mirror=False)),
+         tables)
 
 
 @app.command()

@@ -193,6 +193,17 @@ def default_by(df: pl.DataFrame, sweeps: bool = False) -> list[str]:
     return cols
 
 
+def mirror(df: pl.DataFrame) -> bool:
+    """Whether one policy plays every seat of every game: its win share is then 1/P by construction."""
+    return df["policy_label"].n_unique() == 1
+
+
+def natural_by(df: pl.DataFrame) -> list[str]:
+    """The groups of a win-rate or score table: by policy (`default_by`), or in a mirror, where a
+    policy's win share is 1/P by construction, by seat within each combination of the run."""
+    return [*combination_by(df, skip=SETUP_SWEEPS), "seat"] if mirror(df) else default_by(df, sweeps=True)
+
+
 def combination_by(df: pl.DataFrame, skip: Sequence[str] = ()) -> list[str]:
     """The player count and every swept key with several values (but `skip`): the columns that
     keep the combinations of a run apart."""

@@ -22,7 +22,7 @@ from . import charts
 from . import inference as I
 from . import verdict as V
 from .dataset import (INFO_KEYS, SETUP_SWEEPS, ReportError, check_columns, combination_by, full_info,
-                      in_group, pooled_over, resolve_by)
+                      in_group, mirror, pooled_over, resolve_by)
 from .fields import AGREEMENT, value_label
 from .scores import PART_LABELS, STACK_ORDER, leader_wins, running_scores, score_breakdown
 from .table import Table
@@ -243,8 +243,20 @@ def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = I.M
                    "The share of wins each group took, with its 95% confidence interval, against the fair "
                    "share 1/P that a player without an edge would take. Marked rows differ from fair after "
                    "the table's multiple-comparison correction. A sweep's values are also compared with its "
-                   "first value on the same deals.",
+                   "first value on the same deals." + _mirror_words(df, by),
                    tables, [(f"winrate-by-{_stem(by)}", fig)])
+
+
+def _mirror_words(df: pl.DataFrame, by: Sequence[str]) -> str:
+    """What a win-rate table of a mirror says: one policy on every seat takes 1/P by construction."""
+    if not mirror(df):
+        return ""
+    who = df["policy_label"][0]
+    if "policy_label" in by:
+        return (f" One policy ({who}) plays every seat here, so its win share is 1/P by construction: its rows "
+                f"test nothing (--by seat compares the seats).")
+    return (f" One policy ({who}) plays every seat here (its own share is 1/P by construction): the groups are seats."
+            if "seat" in by else "")
 
 
 def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:

@@ -11,7 +11,7 @@ from ..problems import as_path
 from . import charts, html
 from . import inference as I
 from .component_sections import cards, purple, setup_cards
-from .dataset import REQUIRED, SETUP_SWEEPS, ReportError, check_columns, combination_by, default_by, full_info
+from .dataset import REQUIRED, ReportError, check_columns, default_by, full_info, mirror, natural_by
 from .sections import Section, breakdown, ratings, seats, trajectory, winrate
 
 
@@ -25,12 +25,11 @@ def summary_sections(df: pl.DataFrame, info: dict, margin: float = I.MARGIN,
     for report in REQUIRED:
         check_columns(df, report)
     by = default_by(df, sweeps=True)
-    multi_policy = df["policy_label"].n_unique() > 1
-    seat_by = [*combination_by(df, skip=SETUP_SWEEPS), "seat"]
+    multi_policy = not mirror(df)
     builders = [("win rate by policy", lambda: winrate(df, info, by, margin)) if multi_policy else None,
                 ("ratings", lambda: ratings(df, info)) if multi_policy else None,
                 ("seats", lambda: seats(df, info, margin)),
-                ("score breakdown", lambda: breakdown(df, info, by if multi_policy else seat_by)),
+                ("score breakdown", lambda: breakdown(df, info, natural_by(df))),
                 ("setup cards", lambda: setup_cards(df, info, margin)),
                 ("purple effects", lambda: purple(df, info, margin)),
                 ("cards", lambda: cards(df, info, margin=margin)),
