@@ -75,6 +75,18 @@ def head_to_head(components: ComponentSet, a: str, b: str, players: int, games: 
             "opponent_winning_scores": sheet["total"][won & (seats == 1)].tolist()}
 
 
+def default_field(components: ComponentSet) -> tuple[list[str], str]:
+    """The policies a ladder ranks unless told: every built-in, and the learned `expert` where its
+    weights were learned on this component set (else left out, and the words say why)."""
+    from hadara_sim.policies import BUILTIN
+
+    try:
+        make_policy("expert").check_components(components)
+    except ValueError as err:
+        return list(BUILTIN), f"expert left out: {err}"
+    return [*BUILTIN, "expert"], ""
+
+
 def ladder_problem(names: list[str]) -> str | None:
     """Why these policies make no ladder (None if they do): it needs two at least, each named once."""
     twice = sorted({name for name in names if names.count(name) > 1})

@@ -9,6 +9,7 @@ from .styles import Balanced, BalancedV1, Culture, Economy, Foresight, Military,
 
 BUILTIN = {cls.name: cls for cls in (Random, Greedy, Military, Culture, Economy, Sets, Balanced, Foresight)}
 # Yardsticks (the slow `search`, `balanced` before tuning) and the learned `expert` (its weights hold
-# for one component set): available by name, not in the default ladder or the tournament.
+# for one component set): available by name, not in the tournament; the default ladder adds the expert
+# where its weights fit the set (`ladder.default_field`).
 REFERENCE = {cls.name: cls for cls in (Search, BalancedV1, Expert)}
 __all__ = ["BUILTIN", "REFERENCE", "Planner"]

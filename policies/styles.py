@@ -92,9 +92,9 @@ class BalancedV1(Planner):
 
 class Balanced(BalancedV1):
     name = "balanced"
-    description = ("The strongest all-rounder: the planner's full evaluation (lookahead to the next colony "
-                   "and statue requirement, expected colony backs, feeding risk, set value, medal timing, "
-                   "purple effects), and it specialises as the game unfolds: it leans into whichever of "
+    description = ("The all-rounder of the hand-written styles: the planner's full evaluation (lookahead to "
+                   "the next colony and statue requirement, expected colony backs, feeding risk, set value, medal "
+                   "timing, purple effects), and it specialises as the game unfolds: it leans into whichever of "
                    "military and culture it leads in against its rivals. Its weights come from "
                    "`hadara-sim policies tune` (policies/tuned/balanced.toml); its setup side per card is "
                    "found by play on the game's own components and player count (policies/sides.py).")

@@ -167,6 +167,26 @@ def test_policies_cli_list_show_and_ladder():
     assert len(cells) == 2 and all(int(low) <= int(rate) <= int(high) <= 100 for rate, low, high in cells)
 
 
+def test_the_default_ladder_ranks_the_expert_where_its_weights_fit_the_set_and_says_why_not_elsewhere(tmp_path):
+    """The default ladder left the strongest fast player out, so `foresight` topped a table described as
+    every built-in's strength: the expert plays where its weights were learned on the set."""
+    from hadara_sim.ladder import default_field
+    from hadara_sim.policies import BUILTIN
+
+    from helpers import copy_default, edit_csv
+
+    names, note = default_field(load_components())
+    assert names == [*BUILTIN, "expert"] and note == ""
+    d = copy_default(tmp_path)
+    edit_csv(d / "cards.csv", "I-B-03", "cost", "7")
+    names, note = default_field(load_components(d))
+    assert names == list(BUILTIN) and note.startswith("expert left out: expert weights") and "train_expert" in note
+    out = runner.invoke(app, ["policies", "ladder", "--games", "10", "-p", "2", "-q", "--components", str(d),
+                              "--format", "json"])
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["notes"] == [note]
+
+
 def test_a_ladder_takes_a_policy_with_its_parameters():
     """--policy greedy:coin=1,random was refused: "write each parameter of greedy as key=value
     (greedy:coin=1=VALUE)", though docs/policies.md gives the ladder parameters so."""

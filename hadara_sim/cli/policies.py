@@ -100,7 +100,8 @@ def show(name: str = typer.Argument(..., help="A policy name, module:attr or fil
 def ladder(
     games: int = typer.Option(1000, "--games", "-n", min=10, max=MAX_GAMES, help="Games per pair and player count."),
     players: list[int] = typer.Option([2, 3, 4], "--players", "-p", min=2, max=5, help="Player counts."),
-    policy: list[str] = typer.Option([], "--policy", help="Policies to rank (default: every built-in)."),
+    policy: list[str] = typer.Option([], "--policy", help="Policies to rank (default: every built-in, the "
+                                                          "expert too where its weights fit the component set)."),
     seed: int = typer.Option(0, "--seed", "-s", min=0, max=MAX_SEED, help="Seed of the deals (and of random policies)."),
     advanced: bool = typer.Option(False, "--advanced", help="Advanced game."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -112,19 +113,17 @@ def ladder(
     Each policy plays each other on the same deals with seats rotated; the table gives the share
     of the wins that went to the row policy (50 = even) and its mean total in the games it won.
     """
-    from hadara_sim.policies import BUILTIN
-
     # imported here: the ladder's statistics (statsmodels, scipy, matplotlib) take seconds to load,
     # which every other command would pay at start-up
     import polars as pl
 
+    from ..ladder import default_field, ladder_ratings
     from ..ladder import ladder as run_ladder
-    from ..ladder import ladder_ratings
     from ..report.ratings import PRIOR_TEXT, RATING_UNITS
 
     fmt = check_format(fmt)
     c = components_or_exit(components)
-    names = split_specs(policy) or list(BUILTIN)
+    names, left_out = (split_specs(policy), "") if policy else default_field(c)
     players = list(dict.fromkeys(players))
     check_policies(names)
     playable_or_exit(policies_or_exit(names, len(names), seed), c)
@@ -177,7 +176,7 @@ def ladder(
                             for r in ratings.iter_rows(named=True)],
                            caption=PRIOR_TEXT if ratings["prior"].any() else "", data=ratings,
                            units=RATING_UNITS))
-    emit(grids, fmt)
+    emit(grids, fmt, notes=[left_out] if left_out else ())
 
 
 @app.command()
