@@ -138,6 +138,9 @@ def test_the_precision_caption_says_the_scenario_s_games():
                                                       "(--games 3600; normal approximation; n now 100)")
     assert V.precision_caption(table) == ("; a 95% CI of ±1 pp needs about 1,200 deals per row (normal "
                                           "approximation; n now 100)")
+    # two figures, rounded up, as every hint of deals: 9,628 claimed a precision the spread behind it lacks
+    assert "needs about 9,700 deals per row (--games 9700;" in V.precision_caption(
+        pl.DataFrame({"n": [400], "needed": [9628.0]}), games=400)
 
 
 # --- balance suggest: short of deals is not short of a value ----------------------------------

@@ -272,10 +272,11 @@ def caption(rows: int, margin: float = I.MARGIN) -> str:
 def precision_caption(table, column: str = "needed", games: int | None = None) -> str:
     """The sample-size caption of a table (a polars frame with `n` and `column`, the deals per row a 95%
     CI of ±1 pp needs, `inference.games_needed`): the most deals a row needs and, given the run's
-    `games` per combination, the `--games` of the scenario that brings every row there."""
+    `games` per combination, the `--games` of the scenario that brings every row there (two figures,
+    rounded up, as every hint of deals: the per-deal spread behind it is itself an estimate)."""
     if column not in table.columns or table.height == 0:
         return ""
-    pairs = [(int(k), float(d)) for k, d in zip(table["n"].to_list(), table[column].to_list())
+    pairs = [(int(k), I.two_figures_up(d)) for k, d in zip(table["n"].to_list(), table[column].to_list())
              if d is not None and math.isfinite(d) and k]
     if not pairs:
         return ""
