@@ -11,6 +11,7 @@ values); games of another set stop with a message.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +23,7 @@ from hadara_sim.params import Param
 from hadara_sim.policy import Kernel
 
 from .styles import Foresight
-from .tuned import TUNED_DIR, checkout_script, learned_row, read_learned, script_command
+from .tuned import TUNED_DIR, checkout_script, learned_row, learned_text, read_learned, script_command
 
 WEIGHTS_FILE = TUNED_DIR / "expert-weights.toml"
 TRAIN_SCRIPT = checkout_script("train_expert.py", __file__)
@@ -51,6 +52,11 @@ class StatueTrees:
     value: np.ndarray      # (nodes,) float: a leaf's value
 
     def params(self) -> np.ndarray:
+        """The trees as the kernel reads them (`_laid`: laid out once, each expert of a run shares them)."""
+        return self._laid
+
+    @functools.cached_property
+    def _laid(self) -> np.ndarray:
         """The trees as the kernel reads them at `learned.TREES_AT`: trees, depth, base, then each tree
         as a complete tree of that depth, heap-ordered (node i's children 2i + 1 and 2i + 2): its
         splits' features, their thresholds, its leaves' values. A leaf above the full depth becomes a
@@ -64,7 +70,9 @@ class StatueTrees:
             feature, threshold, leaves = np.zeros(splits), np.zeros(splits), np.zeros(splits + 1)
             self._lay(int(root), 0, depth, feature, threshold, leaves)
             blocks += [feature, threshold, leaves]
-        return np.concatenate([[len(self.roots), depth, self.base], *blocks]).astype(np.float64)
+        laid = np.concatenate([[len(self.roots), depth, self.base], *blocks]).astype(np.float64)
+        laid.setflags(write=False)
+        return laid
 
     def _depth(self, node: int) -> int:
         """The depth of the tree below `node` (0 at a leaf)."""
@@ -164,9 +172,18 @@ class Weights:
 def read_weights(path: str | Path) -> Weights:
     """The weights in a file written by the training (`hadara_sim.learn.weights_toml`), checked: the
     features and kinds the kernel reads, in its order, three epochs each, finite and in range; the
-    shared ones in `[weights]`, a player count's own in `[weights.pN]`."""
+    shared ones in `[weights]`, a player count's own in `[weights.pN]`. Read afresh, parsed once per
+    content (`_weights_of`)."""
+    return _weights_of(str(path), learned_text(path, f"expert weights {path}", f"the training ({train()})"))
+
+
+@functools.lru_cache(maxsize=8)
+def _weights_of(path: str, text: str) -> Weights:
+    """The weights of a file's text: a run makes an expert per chunk, and parsing the shipped file's 50
+    statue trees took 54 ms each time (35 s of a 61 s card-worth run). The arrays are read-only, so
+    every expert can share them."""
     where = f"expert weights {path}"
-    data = read_learned(path, where, f"the training ({train()})")
+    data = read_learned(path, where, f"the training ({train()})", text)
     features, kinds = data.get("features"), data.get("kinds")
     if features is None and kinds is None:
         raise ValueError(f"{where}: no `features` or `kinds` in it: not a weights file; give one the training "
@@ -193,8 +210,12 @@ def read_weights(path: str | Path) -> Weights:
                              f"count's own table (weights.p2 .. weights.p5)")
         by_players[players] = _vector(own, len(features), kinds, f"{where}: weights.{key}")
     trees = StatueTrees.read(data["statue_trees"], where) if "statue_trees" in data else None
-    return Weights(str(path), data["components"], _vector(table, len(features), kinds, f"{where}: weights"),
-                   by_players, trees)
+    weights = Weights(path, data["components"], _vector(table, len(features), kinds, f"{where}: weights"),
+                      by_players, trees)
+    tree_arrays = (trees.roots, trees.feature, trees.threshold, trees.left, trees.right, trees.value) if trees else ()
+    for array in (weights.vector, *by_players.values(), *tree_arrays):
+        array.setflags(write=False)
+    return weights
 
 
 def _vector(table: dict, features: int, kinds: list, where: str) -> np.ndarray:

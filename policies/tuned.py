@@ -49,17 +49,26 @@ def tuned_params(name: str) -> dict:
     return {k: tuple(v) if isinstance(v, list) else v for k, v in params.items()}
 
 
-def read_learned(path: str | Path, where: str, writer: str) -> dict:
+def read_learned(path: str | Path, where: str, writer: str, text: str | None = None) -> dict:
     """The TOML table of a learned file (the expert's weights, search's position value), or a
-    ValueError starting with `where` that says what is wrong and names the `writer` to give it."""
+    ValueError starting with `where` that says what is wrong and names the `writer` to give it; `text`:
+    the file's text as `learned_text` read it."""
+    try:
+        return tomllib.loads(learned_text(path, where, writer) if text is None else text)
+    except tomllib.TOMLDecodeError as err:
+        raise ValueError(f"{where}: not a TOML file ({err})") from None
+
+
+def learned_text(path: str | Path, where: str, writer: str) -> str:
+    """The text of a learned file, or a ValueError as `read_learned` words it."""
     kind = not_a_file(Path(path))
     if kind:
         raise ValueError(f"{where}: it is {kind}, not a file; give the file {writer} wrote")
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        return Path(path).read_text(encoding="utf-8")
     except OSError as err:
         raise ValueError(f"{where}: cannot read it ({err.strerror or err}); give the file {writer} wrote") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+    except UnicodeDecodeError as err:
         raise ValueError(f"{where}: not a TOML file ({err})") from None
 
 
