@@ -148,6 +148,26 @@ def test_a_restriction_sweep_plays_one_rotating_seat_on_the_control_deals(tmp_pa
     assert len(section.tables[-1].data) == 0 or "card_id" in section.tables[-1].data.columns
 
 
+def test_a_run_under_two_fields_has_a_worth_per_field_never_one_pooled_over_them(tmp_path, components):
+    """`report cards` on a card-worth run that also swept the opponent field gave one seek - avoid and one
+    fair cost per card, pooled over the fields, under a caption saying it held for the field played."""
+    printed = components.cards[components.card_index["II-B-02"]].cost
+    pairs = pl.concat([planted(printed + 2, printed, seed=4).with_columns(pl.lit("balanced").alias("field")),
+                       planted(printed - 2, printed, seed=5).with_columns(pl.lit("greedy").alias("field"))])
+    fair = {r["field"]: r for r in W.fair_costs(pairs, components).to_dicts()}
+    assert fair["balanced"]["fair_low"] > printed > fair["greedy"]["fair_high"]
+    worth = W.seek_avoid(pairs, components)
+    assert worth.height == 6 and worth.group_by("field").len()["len"].to_list() == [3, 3]
+    path = tmp_path / "fields.toml"
+    path.write_text(textwrap.dedent(SCENARIO).replace('"restrict.cost" = [-1, 1]',
+                                                      'policies = [["greedy"], ["random"]]'))
+    df = hadara_sim.simulate(path, quiet=True, out=tmp_path / "run")
+    assert set(W.restricted_pairs(df)["field"]) == {"greedy", "random"}
+    section = cards_section(df, {"components_path": None, "scenario": "fields"}, top=5)
+    table = next(t for t in section.tables if "seek - avoid" in t.title)
+    assert "field" in table.columns and {r[2] for r in table.rows} == {"greedy", "random"}
+
+
 @pytest.mark.parametrize("restrict, where, message", [
     ('{seek = ["I-B-99"]}', "restrict.seek[0]", "no card 'I-B-99'"),
     ('{seek = ["I-B-01"], avoid = ["I-B-01"]}', "restrict", "in both seek and avoid"),

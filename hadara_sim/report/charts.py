@@ -562,16 +562,19 @@ def card_value_chart(cards: pl.DataFrame, info: dict) -> Figure:
 
 def fair_cost_chart(fair: pl.DataFrame, info: dict) -> Figure:
     """Printed cost (x) against the fair cost found by restricted play (y) with its 95% CI, one panel per
-    player count, the diagonal where a card costs what it is worth; cards without a crossing are left out."""
+    player count (and field, where a run swept one), the diagonal where a card costs what it is worth;
+    cards without a crossing are left out."""
     _drawable(fair, ("players", "printed_cost", "fair_cost", "fair_low", "fair_high"), "worth.fair_costs(pairs, components)")
-    counts = sorted(fair["players"].unique().to_list())
-    fig = _figure(4.6 * len(counts) + 0.6, 4.8)
-    axes = fig.subplots(1, len(counts), sharey=True, squeeze=False)[0]
+    by = ["players", *(["field"] if "field" in fair.columns else [])]
+    panels = fair.select(by).unique().sort(by).rows()
+    fig = _figure(4.6 * len(panels) + 0.6, 4.8)
+    axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     found = fair.filter(pl.col("fair_cost").is_not_nan())
     top = max([float(found["fair_high"].max() or 0), float(fair["printed_cost"].max() or 0)]) + 1
     bottom = min([float(found["fair_low"].min() or 0), 0.0]) - 1
-    for ax, players in zip(axes, counts):
-        part = found.filter(pl.col("players") == players)
+    for ax, (players, *field) in zip(axes, panels):
+        here = pl.all_horizontal([pl.col(c) == v for c, v in zip(by, (players, *field))])
+        part = found.filter(here)
         ax.plot([bottom, top], [bottom, top], color=GREY, ls="--", lw=1.0, label="fair cost = printed cost")
         jitter = (np.arange(part.height) % 5 - 2) * 0.06  # side by side: several cards share a cost
         y, err = _err(part["fair_cost"], part["fair_low"], part["fair_high"])
@@ -579,8 +582,8 @@ def fair_cost_chart(fair: pl.DataFrame, info: dict) -> Figure:
                     elinewidth=0.8, alpha=0.8, label="fair cost, 95% CI")
         ax.set_xlim(bottom, top)
         ax.set_ylim(bottom, top)
-        ax.set_title(f"{players} players ({part.height} of {fair.filter(pl.col('players') == players).height} "
-                     "cards with a crossing)", fontsize=10)
+        ax.set_title(f"{players} players{''.join(f', {f}' for f in field)} ({part.height} of "
+                     f"{fair.filter(here).height} cards with a crossing)", fontsize=10)
         ax.set_xlabel("printed cost (coins)")
         ax.grid(color="#e5e5e5", linewidth=0.6)
     axes[0].set_ylabel("fair cost: seek and avoid level (coins)")

@@ -413,14 +413,17 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
                              "its price is not measured.")
         return
     tab = W.seek_avoid(pairs, components, margin)
-    shown = tab.sort(["players", "cost_change", "win_diff"], descending=[False, False, True])
+    fields = "field" in tab.columns  # a worth per opponent field (or other swept value), never pooled over them
+    shown = tab.sort(["players", *(["field"] if fields else []), "cost_change", "win_diff"],
+                     descending=[False, *([False] if fields else []), False, True])
     section.tables.append(Table(
-        f"Experiment: what a card is worth at its price, seek - avoid ({tab.height} card, player count and cost "
-        "cells)", ["card", "players", "printed cost", "cost played", "n (deals)", "win share seeking",
-                   "avoiding", "seek - avoid", "95% CI", "q", "verdict"],
-        [[r["card_id"], str(r["players"]), str(r["printed_cost"]), str(r["cost"]), f"{r['n']:,}", pct(r["win_a"]),
-          pct(r["win_b"]), pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]), pval(r["win_q"]),
-          V.render(r, "win_", margin=margin)] for r in shown.to_dicts()],
+        f"Experiment: what a card is worth at its price, seek - avoid ({tab.height} card, player count"
+        f"{', field' if fields else ''} and cost cells)",
+        ["card", "players", *(["field"] if fields else []), "printed cost", "cost played", "n (deals)",
+         "win share seeking", "avoiding", "seek - avoid", "95% CI", "q", "verdict"],
+        [[r["card_id"], str(r["players"]), *([r["field"]] if fields else []), str(r["printed_cost"]), str(r["cost"]),
+          f"{r['n']:,}", pct(r["win_a"]), pct(r["win_b"]), pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]),
+          pval(r["win_q"]), V.render(r, "win_", margin=margin)] for r in shown.to_dicts()],
         caption="one seat (rotating with the deal) buys the card whenever it is offered and affordable (seek), "
                 "against the same seat of the same deal never buying it (avoid), every other seat the same; the "
                 "cost played is the card's cost for every seat; a relative contrast: ▲ = buying it when one can "
@@ -432,13 +435,16 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
         section.notes.append("No fair cost: no card was played at two or more costs (sweep `restrict.cost`, as "
                              "scenarios/card-worth.toml does).")
         return
-    shown = pl.concat([part.head(top) for part in fair.partition_by("players", maintain_order=True)])
+    panel = ["players", *(["field"] if fields else [])]
+    shown = pl.concat([part.head(top) for part in fair.partition_by(panel, maintain_order=True)])
     section.tables.append(Table(
-        f"Printed cost against fair cost: the {top} largest gaps per player count (all {fair.height} in "
-        "--format csv/json)", ["card", "players", "printed cost", "costs swept", "n (deals)", "fair cost [95% CI]",
-                               "fair - printed", "slope (pp per coin)"],
-        [[r["card_id"], str(r["players"]), str(r["printed_cost"]), r["costs"], f"{r['n']:,}", W.gap_text(r),
-          num(r["gap"], 1, sign=True), num(100 * r["slope"], 1, sign=True)] for r in shown.to_dicts()],
+        f"Printed cost against fair cost: the {top} largest gaps per player count{' and field' if fields else ''} "
+        f"(all {fair.height} in --format csv/json)",
+        ["card", "players", *(["field"] if fields else []), "printed cost", "costs swept", "n (deals)",
+         "fair cost [95% CI]", "fair - printed", "slope (pp per coin)"],
+        [[r["card_id"], str(r["players"]), *([r["field"]] if fields else []), str(r["printed_cost"]), r["costs"],
+          f"{r['n']:,}", W.gap_text(r), num(r["gap"], 1, sign=True), num(100 * r["slope"], 1, sign=True)]
+         for r in shown.to_dicts()],
         caption="fair cost: where the line fitted to seek - avoid over the swept costs meets zero (seeking and "
                 "avoiding level), 95% CI by the delta method, cluster-robust by deal (the fit of `report curve`); "
                 "fair - printed above 0: the fitted line puts the card's worth above its cost, shown beyond the "

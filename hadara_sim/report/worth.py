@@ -10,7 +10,9 @@ fitted line meets zero (seeking and avoiding are level), with its 95% CI, by the
 `report curve` (`curve.fit`, `curve.crossing`: a linear model with cluster-robust errors by deal, the
 delta method).
 
-A restriction of several cards at once is not a card's worth and is left out of these tables.
+A restriction of several cards at once is not a card's worth and is left out of these tables. A run
+that also sweeps an opponent field or another key has a worth per value of it (`field`), never one
+pooled over them: the worth holds for the field that played it.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from . import inference as I
 from .curve import Crossing, crossing, fit
 from .dataset import ReportError, polars_frame, run_components
 from .estimates import group_means, paired_diff
+from .fields import field_label_expr
 from .verdict import with_verdicts
 
 
@@ -43,7 +46,15 @@ def restricted_pairs(df: pl.DataFrame) -> pl.DataFrame | None:
                                      pl.col("total").alias(f"total_{name}"))
 
     pairs = side("seek").join(side("avoid"), on=[*keys, "card_id"], how="inner")
-    return pairs if pairs.height else None
+    if not pairs.height:
+        return None
+    swept = [c for c in others if c != "sweep_players" and pairs[c].n_unique() > 1]
+    return pairs.with_columns(field_label_expr(swept).alias("field")) if swept else pairs
+
+
+def _cell(pairs: pl.DataFrame) -> list[str]:
+    """What one worth is of: a card at a player count, and the field or other swept value it played under."""
+    return ["card_id", "players", *(["field"] if "field" in pairs.columns else [])]
 
 
 def _pairs_or_error(pairs: pl.DataFrame | None) -> pl.DataFrame:
@@ -63,10 +74,10 @@ def seek_avoid(pairs: pl.DataFrame, components, margin: float = I.MARGIN) -> pl.
     """Seek minus avoid per card, player count and cost change: card_id, epoch, printed_cost, players,
     cost_change, cost (printed + change), n (deals), rows, win_a (seeking), win_b (avoiding), win_diff,
     win_low, win_high, win_p, win_q, win_verdict (Benjamini-Hochberg and TOST over the table), score_diff,
-    score_low, score_high; largest gain first."""
+    score_low, score_high, and per field where a run swept one (`field`); largest gain first."""
     components = run_components(components)
     pairs = _pairs_or_error(pairs)
-    by = ["card_id", "players", "cost_change"]
+    by = [*_cell(pairs), "cost_change"]
     win = with_verdicts(paired_diff(pairs, "win_seek", "win_avoid", by, prefix="win_", margin=margin),
                         p="win_p", equiv_p="win_equiv_p", diff="win_diff", margin=margin, prefix="win_")
     score = paired_diff(pairs, "total_seek", "total_avoid", by, prefix="score_", margin=None).drop("n", "rows")
@@ -79,19 +90,20 @@ def fair_costs(pairs: pl.DataFrame, components) -> pl.DataFrame:
     """Per card and player count swept at two or more costs: the cost at which seeking and avoiding are
     level. Columns: card_id, epoch, players, printed_cost, costs (the swept costs), n (deals), fair_cost,
     fair_low, fair_high (95% CI), gap (fair - printed: above 0 the card is worth more than it costs),
-    slope (win share per coin, a fraction), slope_p, extrapolated; largest gap (either sign) first, cards
-    without a crossing last."""
+    slope (win share per coin, a fraction), slope_p, extrapolated, and per field where a run swept one
+    (`field`); largest gap (either sign) first, cards without a crossing last."""
     components = run_components(components)
     pairs = _pairs_or_error(pairs)
     printed = dict(_printed(components).select("card_id", "printed_cost").iter_rows())
     # each deal's mean from `group_means`, summed in a fixed order: the pairs come out of a join in no
     # fixed order, and a polars group_by's sum followed it into the last bits of the fair cost
-    per_deal = (group_means(pairs, ["card_id", "players", "cost_change", "game"],
+    cell = _cell(pairs)
+    per_deal = (group_means(pairs, [*cell, "cost_change", "game"],
                             {"diff": pl.col("win_seek") - pl.col("win_avoid")})
                 .with_columns(pl.col("card_id").replace_strict(printed, return_dtype=pl.Int64).alias("printed_cost"))
                 .with_columns((pl.col("printed_cost") + pl.col("cost_change")).alias("cost")))
     rows = []
-    for (card_id, players), deals in per_deal.group_by("card_id", "players", maintain_order=True):
+    for (card_id, players, *field), deals in per_deal.group_by(*cell, maintain_order=True):
         costs = np.sort(deals["cost"].unique().to_numpy())
         if len(costs) < 2:
             continue
@@ -104,10 +116,12 @@ def fair_costs(pairs: pl.DataFrame, components) -> pl.DataFrame:
                      "costs": ", ".join(str(int(c)) for c in costs), "n": deals["game"].n_unique(),
                      "fair_cost": found.value, "fair_low": found.low, "fair_high": found.high,
                      "gap": found.value - printed[card_id], "slope": slope,
-                     "slope_p": found.slope_p, "extrapolated": found.extrapolated})
+                     "slope_p": found.slope_p, "extrapolated": found.extrapolated,
+                     **({"field": field[0]} if field else {})})
     schema = {"card_id": pl.String, "players": pl.Int8, "printed_cost": pl.Int64, "costs": pl.String, "n": pl.Int64,
               "fair_cost": pl.Float64, "fair_low": pl.Float64, "fair_high": pl.Float64, "gap": pl.Float64,
-              "slope": pl.Float64, "slope_p": pl.Float64, "extrapolated": pl.Boolean}
+              "slope": pl.Float64, "slope_p": pl.Float64, "extrapolated": pl.Boolean,
+              **({"field": pl.String} if len(cell) > 2 else {})}
     out = pl.DataFrame(rows, schema=schema).join(_printed(components).select("card_id", "epoch"), on="card_id",
                                                  how="left")
     return (out.with_columns(pl.col("gap").abs().fill_nan(None).alias("_size"))
