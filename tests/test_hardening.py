@@ -1200,6 +1200,17 @@ def test_jobs_are_capped_to_the_cores(monkeypatch, capsys):
     assert jobs_or_exit(-1) == -1 and jobs_or_exit(1) == 1
 
 
+@pytest.mark.parametrize("threads", ["0", "abc"])
+def test_numba_threads_that_numba_cannot_take_are_named(tmp_path, threads):
+    """NUMBA_NUM_THREADS=0 stopped numba's import: "unexpected ValueError ... please report it", exit 1;
+    one that is no number printed numba's warning with a traceback. Both: one line naming it, exit 2."""
+    done = subprocess.run([*CLI, "simulate", tiny(tmp_path), "--dry-run", "--jobs", "1"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, "NUMBA_NUM_THREADS": threads})
+    assert done.returncode == 2, done.stderr
+    assert f"NUMBA_NUM_THREADS is '{threads}'" in done.stderr and "unset NUMBA_NUM_THREADS" in done.stderr
+    assert "Traceback" not in done.stderr and "unexpected" not in done.stderr, done.stderr
+
+
 def test_planning_does_not_grow_with_games(tmp_path):
     """10**12 games: the first chunk is played before anything proportional to --games is made."""
     import tracemalloc

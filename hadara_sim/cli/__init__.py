@@ -138,6 +138,10 @@ def main():
 
     if sys.stdout is None:  # started with stdout closed (`>&-`): what it prints is dropped, as print() drops it
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (open for the life of the process)
+    problem = _numba_threads_problem(os.environ.get("NUMBA_NUM_THREADS"))
+    if problem:
+        print(f"error: {problem}", file=sys.stderr)
+        sys.exit(2)
     try:
         with remembering_ctrl_c():
             # click's own lines ("Usage:", "Try '... -h' for help") name the program as every hint does:
@@ -167,6 +171,22 @@ def main():
         sys.exit(1)
     finally:
         gc.set_threshold(*threshold)
+
+
+def _numba_threads_problem(value: str | None) -> str | None:
+    """What is wrong with the environment's NUMBA_NUM_THREADS, read by numba when it is imported: 0 or
+    less stopped that import ("unexpected ValueError: Number of threads specified must be > 0", exit 1),
+    and a value that is no number printed numba's warning with a traceback, then ran on all cores."""
+    if value is None:
+        return None
+    try:
+        threads = int(value)
+    except ValueError:
+        threads = None
+    if threads is not None and threads >= 1:
+        return None
+    return (f"the environment variable NUMBA_NUM_THREADS is {value!r}: numba takes a whole number of threads, 1 "
+            "or more; set it to one (e.g. NUMBA_NUM_THREADS=1), or unset it (`unset NUMBA_NUM_THREADS`)")
 
 
 def _caused_by_ctrl_c(err: BaseException) -> bool:
