@@ -331,7 +331,7 @@ def baseline(plan: Plan) -> list[Side]:
 def read_overrides(path: str | Path, components: str | Path | None = None) -> dict:
     """The `[components.*]` override tables of a TOML file (such as the fix.toml `suggest` writes),
     checked against the shipped set; ComponentError names file, line and key of each problem."""
-    from .problems import Problem, as_path, not_a_file, toml_error_line
+    from .problems import NotText, Problem, as_path, not_a_file, read_text, toml_error_line
     from .tomlpos import key_lines, line_of
 
     path = as_path(path, "the overrides file")
@@ -348,9 +348,11 @@ def read_overrides(path: str | Path, components: str | Path | None = None) -> di
         raise ComponentError([Problem(str(path), None, "", f"is {kind}, not an overrides file: give a TOML file "
                                       "of [components.*] overrides")])
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Notepad writes, is not TOML
+        text = read_text(path)
         data = tomllib.loads(text)
-    except (OSError, UnicodeDecodeError) as err:
+    except NotText as err:
+        raise ComponentError([Problem(str(path), err.line, "", str(err))]) from None
+    except OSError as err:
         raise ComponentError([Problem(str(path), None, "", f"cannot be read: {err}")]) from None
     except tomllib.TOMLDecodeError as err:
         raise ComponentError([Problem(str(path), toml_error_line(err, text), "", f"not valid TOML: {err}")]) from None

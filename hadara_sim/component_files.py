@@ -21,7 +21,7 @@ from .components import (
 from .constants import (
     CARDS_PER_COLOUR, COLONY_LEVELS, COLOURS, EFFECTS, EPOCHS, PURPLE, PURPLE_PER_EPOCH, STATUES, TRACKS,
 )
-from .problems import Problem, as_path, not_a_file, toml_error_line
+from .problems import NotText, Problem, as_path, not_a_file, read_text, toml_error_line
 from .tomlpos import key_lines, line_of
 
 
@@ -132,8 +132,11 @@ class _Rows:
         self.seen_ids: dict[str, int] = {}  # id -> the line it first appeared on
         self.whole = False  # read to its end: checks of the whole file (every effect once) apply
         try:
-            text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Excel writes, is not a column
-        except (OSError, UnicodeDecodeError) as err:
+            text = read_text(path)
+        except NotText as err:
+            self.report(err.line, "file", str(err))
+            return
+        except OSError as err:
             self.report(None, "file", f"cannot be read: {err}")
             return
         lines = text.splitlines()
@@ -329,12 +332,15 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
         problems.append(Problem(name, line, field_, message))
 
     try:
-        text = path.read_text(encoding="utf-8-sig")
+        text = read_text(path)
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         report("toml", f"not valid TOML: {err}", toml_error_line(err, text))
         return {}
-    except (OSError, UnicodeDecodeError) as err:
+    except NotText as err:
+        report("file", str(err), err.line)
+        return {}
+    except OSError as err:
         report("file", f"cannot be read: {err}")
         return {}
 

@@ -70,6 +70,32 @@ def not_a_file(path: Path) -> str | None:
             else "a socket" if stat.S_ISSOCK(mode) else "a device")
 
 
+class NotText(ValueError):
+    """A user's file that is not UTF-8 text: the line where that shows, and the message."""
+
+    def __init__(self, line: int, message: str):
+        self.line = line
+        super().__init__(message)
+
+
+def read_text(path: Path) -> str:
+    """A user's text file (scenario, component set, overrides) as UTF-8, a byte order mark dropped (as
+    Notepad and Excel write one); NotText naming the line and the fix for another encoding: Python's
+    "'utf-8' codec can't decode byte 0xff in position 0" said neither. Windows PowerShell's `>` and
+    Notepad's "Unicode" save UTF-16, which without its byte order mark is a NUL beside every letter."""
+    data = path.read_bytes()
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff") or (len(data) >= 4 and 0 in (data[1] | data[3], data[0] | data[2])):
+        raise NotText(1, "is UTF-16 text (as Windows PowerShell's `>` and Notepad's \"Unicode\" save), not UTF-8: "
+                         "save it as UTF-8")
+    data = data.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n").replace(b"\r", b"\n")  # as open() reads lines
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data[:err.start].count(b"\n") + 1
+        raise NotText(line, f"is not UTF-8 text (byte 0x{data[err.start]:02x} on this line: Latin-1 or "
+                            "Windows-1252?): save it as UTF-8") from None
+
+
 def is_whole(value) -> bool:
     """A whole number: a Python or numpy integer, not a bool (True counted as 1 games)."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)

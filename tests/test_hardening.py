@@ -1281,6 +1281,31 @@ def test_components_duplicated_column_and_bom(component_copy, components):
         load_components(component_copy)
 
 
+def test_files_in_another_encoding_name_it_its_line_and_the_fix(tmp_path, component_copy):
+    """A scenario or component file saved as UTF-16 (Windows PowerShell's `>`) or Latin-1 said only
+    "cannot be read: 'utf-8' codec can't decode byte 0xff in position 0: invalid start byte"."""
+    text = tiny(tmp_path).read_text()
+    (tmp_path / "utf16.toml").write_bytes(text.encode("utf-16"))
+    (tmp_path / "utf16le.toml").write_bytes(text.encode("utf-16-le"))  # no byte order mark: "Expected '='"
+    (tmp_path / "latin1.toml").write_bytes(text.replace('"tiny"\n', '"tiny"\r\ndescription = "café"\n').encode("latin-1"))
+    for name, line in (("utf16.toml", 1), ("utf16le.toml", 1), ("latin1.toml", 3)):
+        with pytest.raises(ScenarioError) as err:
+            load_scenario(tmp_path / name)
+        assert str(err.value).startswith(f"{tmp_path / name}:{line}: is "), str(err.value)
+        assert "save it as UTF-8" in str(err.value) and "codec" not in str(err.value)
+    from hadara_sim.balance import read_overrides
+
+    (tmp_path / "fix.toml").write_bytes('[components.setup."3B"]\nculture = 4\n'.encode("utf-16"))
+    with pytest.raises(ComponentError, match=r"fix.toml:1: is UTF-16 text .*save it as UTF-8"):
+        read_overrides(tmp_path / "fix.toml")
+    colonies = (component_copy / "colonies.csv").read_text(encoding="utf-8")
+    (component_copy / "colonies.csv").write_bytes(colonies.replace("\n", "é\n", 3).encode("latin-1"))
+    (component_copy / "board.toml").write_bytes((component_copy / "board.toml").read_text().encode("utf-16"))
+    clean_failure(invoke("components", "validate", component_copy), 2,
+                  "colonies.csv:1: file: is not UTF-8 text (byte 0xe9 on this line",
+                  "board.toml:1: file: is UTF-16 text", "save it as UTF-8")
+
+
 def test_components_repeated_and_empty_ids_name_the_lines(component_copy):
     """A card id on two lines names both lines; an empty colony id names its line."""
     cards = (component_copy / "cards.csv").read_text().splitlines()

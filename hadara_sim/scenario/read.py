@@ -19,7 +19,7 @@ from typing import Sequence
 from ..component_files import load_components
 from ..components import ComponentError, ComponentSet
 from ..constants import MAX_COMBINATIONS, MAX_GAMES, MAX_SEED
-from ..problems import Problem, as_path, not_a_file, toml_error_line
+from ..problems import NotText, Problem, as_path, not_a_file, read_text, toml_error_line
 from ..tomlpos import key_lines
 from ..swept_key import SweptKey
 from .checks import Check, ScenarioError, control_character, show_path, show_value, suggest, type_name
@@ -84,8 +84,10 @@ def load_scenario(path: str | Path, components: str | Path | None = None, settin
     if kind:
         raise ScenarioError([Problem(str(path), None, "", f"is {kind}, not a scenario file")])
     try:
-        text = path.read_text(encoding="utf-8-sig")  # a byte order mark, as Notepad writes, is not TOML
-    except (OSError, UnicodeDecodeError) as err:
+        text = read_text(path)
+    except NotText as err:
+        raise ScenarioError([Problem(str(path), err.line, "", str(err))]) from None
+    except OSError as err:
         raise ScenarioError([Problem(str(path), None, "", f"cannot be read: {err}")]) from None
     return parse_scenario(text, file=str(path), base_dir=path.parent, default_name=path.stem,
                           components=components, settings=settings)
