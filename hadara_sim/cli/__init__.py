@@ -146,7 +146,10 @@ def main():
         with remembering_ctrl_c():
             # click's own lines ("Usage:", "Try '... -h' for help") name the program as every hint does:
             # by its file name they said `hadara-sim`, which after `make demo` is on no PATH
-            app(prog_name=program())
+            try:
+                app(prog_name=program())
+            finally:
+                _stop_workers()
     except KeyboardInterrupt:
         print("\ninterrupted", file=sys.stderr)
         sys.exit(130)
@@ -171,6 +174,17 @@ def main():
         sys.exit(1)
     finally:
         gc.set_threshold(*threshold)
+
+
+def _stop_workers() -> None:
+    """Stop the worker processes a command started (loky's reusable executor) while a Ctrl-C is still
+    this command's "interrupted": left to the interpreter's exit, loky joins them in a handler of its
+    own, and a Ctrl-C pressed as a run ended printed "Exception ignored ... KeyboardInterrupt" with a
+    traceback, and the command exited 0. Idle by now, they are killed rather than asked to stop."""
+    reusable = sys.modules.get("joblib.externals.loky.reusable_executor")
+    executor = getattr(reusable, "_executor", None)
+    if executor is not None:
+        executor.shutdown(wait=True, kill_workers=True)
 
 
 def _numba_threads_problem(value: str | None) -> str | None:
