@@ -348,9 +348,16 @@ def make_run(directory: Path, seed: int) -> Path:
 
 
 def apply_results_edits(out: Path, other: Path, edits: list[tuple]) -> None:
+    # The places a `special` edit made a pipe, folder or link are left alone by the edits after it:
+    # truncating a part that had become a pipe opened it, waiting for a writer for ever (seed 6301).
+    specials: set[str] = set()
     for edit in edits:
         kind = edit[0]
         meta_path = out / "metadata.json"
+        places = ({"metadata.json"} if kind in ("meta_set", "meta_del", "combo_set", "meta_text")
+                  else set(PARTS) if kind == "swap" else {edit[1]})
+        if places & specials:
+            continue
         if kind in ("meta_set", "meta_del", "combo_set"):
             try:
                 meta = json.loads(meta_path.read_text())
@@ -385,6 +392,7 @@ def apply_results_edits(out: Path, other: Path, edits: list[tuple]) -> None:
         elif kind == "special" and (out / edit[1]).is_file() and not (out / edit[1]).is_symlink():
             place = out / edit[1]
             place.unlink()
+            specials.add(edit[1])
             {"fifo": lambda: os.mkfifo(place), "folder": place.mkdir,
              "dev_zero": lambda: place.symlink_to("/dev/zero"), "loop": lambda: place.symlink_to(place.name)}[edit[2]]()
 
