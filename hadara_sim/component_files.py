@@ -347,7 +347,7 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
     def table(section):
         value = data.get(section, {})
         if not isinstance(value, dict):
-            report(section, f"expected a table [{section}], got {value!r}")
+            report(section, f"expected a table [{section}], got {value!r}", line_of(lines, (section,)))
             return {}
         return value
 
@@ -358,11 +358,12 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
         value = table(section).get(key)
         if (not isinstance(value, list) or len(value) != count
                 or not all(whole(v) and low <= v <= high for v in value)):
-            report(f"{section}.{key}", f"expected {count} whole numbers in {low}..{high}, got {value!r}")
+            report(f"{section}.{key}", f"expected {count} whole numbers in {low}..{high}, got {value!r}",
+                   line_of(lines, (section, key)))
             return (0,) * count
         return tuple(value)
 
-    lines = key_lines(text)
+    lines = key_lines(text)  # a value's problem names its line (its table's, where the key is missing)
 
     def dotted(path: tuple) -> str:
         """A table's name in a problem: sell, statues[3]."""
@@ -399,19 +400,22 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
     gold = numbers("medals", "gold", 3, *RANGES["medal"])
     tiles = table("bonus_tiles").get("per_colour")
     if not whole(tiles) or not 1 <= tiles <= 4:
-        report("bonus_tiles.per_colour", f"expected a whole number in 1..4, got {tiles!r}")
+        report("bonus_tiles.per_colour", f"expected a whole number in 1..4, got {tiles!r}",
+               line_of(lines, ("bonus_tiles", "per_colour")))
         tiles = 2
     statues = []
     raw = data.get("statues", [])
     if not isinstance(raw, list) or len(raw) != STATUES:
-        report("statues", f"expected {STATUES} [[statues]] tables, got {len(raw) if isinstance(raw, list) else raw!r}")
+        report("statues", f"expected {STATUES} [[statues]] tables, got {len(raw) if isinstance(raw, list) else raw!r}",
+               line_of(lines, ("statues",)))
         raw = []
     for i, s in enumerate(raw):
         vals = {}
         for key, high in zip(STATUE_VALUES, (60, 60, 20)):
             v = s.get(key) if isinstance(s, dict) else None
             if not whole(v) or not 0 <= v <= high:
-                report(f"statues[{i}].{key}", f"expected a whole number in 0..{high}, got {v!r}")
+                report(f"statues[{i}].{key}", f"expected a whole number in 0..{high}, got {v!r}",
+                       line_of(lines, ("statues", i, key)))
                 v = 0
             vals[key] = v
         statues.append(Statue(**vals, exact=exact(s, ("statues", i), STATUE_VALUES)))

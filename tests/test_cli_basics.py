@@ -198,7 +198,8 @@ def break_setup(d):
 def break_board(d):
     text = (d / "board.toml").read_text().replace("per_colour = 2", "per_colour = 9")
     (d / "board.toml").write_text(text)
-    return ["board.toml: bonus_tiles.per_colour: expected a whole number in 1..4, got 9"]
+    line = text.splitlines().index("per_colour = 9") + 1
+    return [f"board.toml:{line}: bonus_tiles.per_colour: expected a whole number in 1..4, got 9"]
 
 
 def break_toml(d):

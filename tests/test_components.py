@@ -249,11 +249,15 @@ def test_effect_rules_checked(tmp_path):
 
 
 def test_board_problems(tmp_path):
-    """board.toml problems name the key; a missing file is named."""
+    """board.toml problems name the line and the key (a value's said no line); a missing file is named."""
     d = copy_default(tmp_path)
     text = (d / "board.toml").read_text().replace("silver = [4, 9, 20]", "silver = [4, 9]")
     (d / "board.toml").write_text(text)
-    assert any(p.startswith("board.toml: medals.silver: expected 3 whole numbers") for p in problems_of(d))
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if row.startswith("silver = [4, 9]"))
+    assert any(p.startswith(f"board.toml:{line}: medals.silver: expected 3 whole numbers") for p in problems_of(d))
+    (d / "board.toml").write_text(text.replace("points = 4\n", "points = -4\n", 1))
+    line = text.splitlines().index("points = 4") + 1
+    assert f"board.toml:{line}: statues[0].points: expected a whole number in 0..60, got -4" in problems_of(d)
     (d / "setup_cards.csv").unlink()
     found = problems_of(d)
     assert len(found) == 1 and found[0].endswith("setup_cards.csv: file: is missing")

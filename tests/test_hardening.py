@@ -1266,11 +1266,13 @@ def component_copy(tmp_path):
 def test_components_scalar_sell_and_boolean_tiles(component_copy):
     board = (component_copy / "board.toml").read_text()
     (component_copy / "board.toml").write_text("sell = 3\n" + board.replace("[sell]", "[old_sell]"))
-    with pytest.raises(ComponentError, match="board.toml: sell: expected a table"):
+    with pytest.raises(ComponentError, match="board.toml:1: sell: expected a table"):
         load_components(component_copy)
     import re
-    (component_copy / "board.toml").write_text(re.sub(r"per_colour = \d+", "per_colour = true", board))
-    with pytest.raises(ComponentError, match="bonus_tiles.per_colour: expected a whole number"):
+    tiles = re.sub(r"per_colour = \d+", "per_colour = true", board)
+    (component_copy / "board.toml").write_text(tiles)
+    line = tiles.splitlines().index("per_colour = true") + 1
+    with pytest.raises(ComponentError, match=f"board.toml:{line}: bonus_tiles.per_colour: expected a whole number"):
         load_components(component_copy)
 
 
