@@ -89,7 +89,9 @@ def _load(directory: Path) -> ComponentSet:
                                                                      f"{', '.join(FILES)}")])
     wrong = [Problem(str(directory / f), None, "file", f"is {kind}, not a file") for f in FILES
              if (kind := not_a_file(directory / f))]
-    wrong += [Problem(str(directory / f), None, "file", "is missing") for f in FILES
+    # a set made by copying some files said only "is missing": which files a set holds, and where one is
+    wrong += [Problem(str(directory / f), None, "file", f"is missing: a component set holds {', '.join(FILES)}; "
+                      f"copy it from the shipped set, {default_components_path() / f}") for f in FILES
               if not (directory / f).exists()]
     if wrong:
         raise ComponentError(wrong)
