@@ -1427,6 +1427,18 @@ def test_a_report_on_a_file_of_a_results_directory_names_the_directory(two_runs,
     assert "--out" not in text and "(re)create" not in text and not (a / "report").exists()
 
 
+@pytest.mark.parametrize("encoding", ["ascii", "latin-1"])
+def test_an_output_encoding_that_cannot_write_a_report_says_how_to_set_one(two_runs, tmp_path, encoding):
+    """A table's ▲ under PYTHONIOENCODING=ascii (or a Latin-1 locale, Windows' cp1252 into a file) was
+    "unexpected UnicodeEncodeError ... please report it", exit 1."""
+    a, _ = two_runs
+    done = subprocess.run([*CLI, "report", "winrate", a, "--out", tmp_path / "charts"], capture_output=True,
+                          text=True, timeout=300, env={**os.environ, "PYTHONIOENCODING": encoding})
+    assert done.returncode == 2, done.stderr
+    assert "cannot write '\\u25b2' (U+25B2): set PYTHONIOENCODING=utf-8" in done.stderr, done.stderr
+    assert "unexpected" not in done.stderr and "Traceback" not in done.stderr
+
+
 def test_reports_that_cannot_be_written_are_one_line(two_runs, tmp_path):
     a, _ = two_runs
     (tmp_path / "file").write_text("x")

@@ -159,6 +159,10 @@ def main():
             sys.exit(130)
         if os.environ.get("HADARA_SIM_DEBUG"):
             raise
+        unwritable = _unwritable_output(err)
+        if unwritable:
+            print(f"error: {unwritable}", file=sys.stderr)
+            sys.exit(2)
         if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):  # the disk's state, not a defect
             print(f"error: cannot write: {err.strerror} (output, results or charts are incomplete); free some "
                   "space, then run again", file=sys.stderr)
@@ -185,6 +189,31 @@ def _stop_workers() -> None:
     executor = getattr(reusable, "_executor", None)
     if executor is not None:
         executor.shutdown(wait=True, kill_workers=True)
+
+
+def _unwritable_output(err: BaseException) -> str | None:
+    """What to do when the terminal's or file's encoding cannot write what a command prints (a table's
+    ▲ or ± under PYTHONIOENCODING=ascii, a Latin-1 locale, or Windows' cp1252 into a file):
+    that was "unexpected UnicodeEncodeError ... please report it", exit 1. In ASCII, as the stream takes."""
+    import codecs
+
+    if not isinstance(err, UnicodeEncodeError):
+        return None
+    streams = set()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            streams.add(codecs.lookup(stream.encoding).name)
+        except (AttributeError, TypeError, LookupError):
+            pass
+    try:
+        encoding = codecs.lookup(err.encoding).name
+    except LookupError:
+        return None
+    if encoding not in streams:  # not the output's: a file the command writes, say
+        return None
+    char = err.object[err.start] if isinstance(err.object, str) and err.start < len(err.object) else "?"
+    return (f"the output's encoding ({encoding}) cannot write {ascii(char)} (U+{ord(char):04X}): set "
+            "PYTHONIOENCODING=utf-8 (or a UTF-8 locale, e.g. LANG=C.UTF-8), then run again")
 
 
 def _numba_threads_problem(value: str | None) -> str | None:
