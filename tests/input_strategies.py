@@ -1230,8 +1230,12 @@ def check_policy_class(root: Path, case) -> tuple[str, str]:
     shown = f"{base} {parts} {' '.join(command)}"
     result = invoke_in(root, command)
     output = result.output
-    def named(text: str) -> bool:  # by its spec, or by its class's name where it has no name of its own
-        return "my.py:P" in "".join(text.split()) or "policy 'P'" in text
+    # A name of its own (a non-empty str, as policy_name takes it): the policy is named by it, as it asked
+    own = [part[len("name = '"):-1].replace("\\n", "\n") for part in parts if part.startswith("name = '")
+           and len(part) > len("name = ''")]
+
+    def named(text: str) -> bool:  # by its spec, by its own name, or by its class's name where it has none
+        return "my.py:P" in "".join(text.split()) or "policy 'P'" in text or any(f"policy '{n}'" in text for n in own)
 
     if isinstance(result.exception, IllegalChoice):  # main() names it: "error: ...; fix the policy" (exit 1)
         if named(str(result.exception)):
