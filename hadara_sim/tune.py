@@ -193,7 +193,9 @@ def tune(components: ComponentSet, policy: str, opponents: list[str], players: l
         return float(np.mean(scores))
 
     field_of()
-    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    # A trial's failure (a user's policy raising, a Ctrl-C) comes out of optimize() and is named there; at
+    # WARNING optuna logged it first, traceback and all ("Trial 0 failed ... Traceback (most recent call last)")
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.TPESampler(seed=seed))
     study.enqueue_trial(_as_trial(space, defaults))  # the starting point is the first candidate
     study.optimize(objective, n_trials=trials)

@@ -1,6 +1,8 @@
 """`hadara-sim policies tune`: tuning on common deals, then a held-out check on fresh ones."""
 
 import shutil
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -188,3 +190,15 @@ def test_tune_refuses_a_command_its_file_cannot_hold_before_tuning(tmp_path):
     assert result.exit_code == 2 and isinstance(result.exception, SystemExit), result.output
     assert "cannot record the command" in result.output and "U+DCFF" in result.output, result.output
     assert "trying" not in result.output and not (tmp_path / "w.toml").exists()
+
+
+def test_a_policy_failing_in_a_trial_is_named_without_optuna_s_traceback(tmp_path):
+    """optuna logged each failed trial as a warning with its traceback ("Trial 0 failed ... Traceback"),
+    before the command's own one-line error."""
+    (tmp_path / "my.py").write_text("from hadara_sim.policies.greedy import Greedy\n\n\nclass P(Greedy):\n"
+                                    "    def kernel(self, *a, **k):\n        return 5\n")
+    done = subprocess.run([sys.executable, "-m", "hadara_sim", "policies", "tune", "my.py:P", "--trials", "1",
+                           "--games", "2", "--validation-games", "2", "-q"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 1 and "its kernel() returned int" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and "Trial 0 failed" not in done.stderr, done.stderr
