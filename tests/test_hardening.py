@@ -2136,6 +2136,17 @@ class KernelOdd(Greedy):
 class ParamsReplaced(Greedy):  # greedy's kernel reads the parameters it dropped
     name = "params_replaced"
     params = {"a": 1}
+
+
+class TableShort(Greedy):  # a value per epoch and phase, none per card: read past its end
+    name = "table_short"
+
+    def kernel(self, components, players=None, advanced=True):
+        from hadara_sim.policy import Kernel
+        import numpy as np
+
+        own = super().kernel(components, players, advanced)
+        return Kernel(own.code, own.params, np.zeros((3, 2, 1)), own.kinds)
 """
 
 
@@ -2155,6 +2166,18 @@ def test_a_user_subclass_of_a_built_in_is_named_by_itself_and_its_kernel_failure
                           capture_output=True, text=True, timeout=300)
     assert done.returncode == 1, done.stderr
     assert words in done.stderr and "unexpected" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("attr, words", [
+    ("KernelOdd", "policy 'kernel_odd' raised ValueError: its kernel() returned int, not the hadara_sim.policy.Kernel"),
+    ("TableShort", "policy 'table_short' raised ValueError: its kernel() returned a Kernel whose table is not (3, 2, "),
+])
+def test_a_user_kernel_is_checked_where_play_reads_it_too(tmp_path, attr, words):
+    """`simulate` checks a user's kernel() override (`checked_kernel`), but `play` (the Python path: a built-in's
+    decide() reads its own kernel()) did not: a (3, 2, 1) table was read past its end for a whole game, exit 0;
+    an int stopped on "'int' object has no attribute 'table'"."""
+    (tmp_path / "kernels.py").write_text(KERNELS)
+    clean_failure(invoke("play", "-p", "2", "-q", "--policy", f"{tmp_path / 'kernels.py'}:{attr},greedy"), 2, words)
 
 
 @pytest.mark.parametrize("kind", ["pipe", "folder"])

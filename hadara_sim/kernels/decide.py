@@ -34,6 +34,7 @@ def choose(kernel: Kernel, kind: str, d, offered: np.ndarray | None = None) -> n
     front = np.ascontiguousarray(view.colony_front, np.int16) if kind == "colony" else np.zeros((1, 5, 4), np.int16)
     seat = np.asarray(view.player, np.int64)
     epoch, phase = np.asarray(view.epoch, np.int64), np.asarray(view.phase, np.int64)
+    _check(kernel, view.components.n_cards)
     ct = kernel_arrays(view.components)
     table = kernel.table
     # scratch space, as in the engine: for `_pick_ahead`, and for the expert's statue trees' inputs
@@ -46,6 +47,28 @@ def choose(kernel: Kernel, kind: str, d, offered: np.ndarray | None = None) -> n
         decide(kernel.code, KIND_CODE[kind], v, rows, g, seat, e, p, legal, hand, card, feed_need, front, ct,
                kernel.params, table, out)
     return out
+
+
+_CHECKED: dict[int, Kernel] = {}  # the Kernels `_check` passed, by id (each kept, so that its id is not reused)
+
+
+def _check(kernel, n_cards: int) -> None:
+    """A Kernel checked before compiled code reads it, once per Kernel: the batch engine checks a user's
+    kernel() override (`checked_kernel`), but the Python path (`play`, a built-in's decide()) did not: a
+    (3, 2, 1) table was read past its end for a whole game (exit 0), a 2-d one stopped on numba's
+    TypingError, an int on "'int' object has no attribute 'table'". A ValueError the policy is named by."""
+    if _CHECKED.get(id(kernel)) is kernel:
+        return
+    if not isinstance(kernel, Kernel):
+        raise ValueError(f"its kernel() returned {type(kernel).__name__}, not the hadara_sim.policy.Kernel its "
+                         "built-in's decide() plays (leave kernel() to the built-in it subclasses)")
+    problem = kernel_problem(kernel, n_cards)
+    if problem:
+        raise ValueError(f"its kernel() returned a Kernel whose {problem} (leave kernel() to the built-in it "
+                         "subclasses, or change only its settings)")
+    if len(_CHECKED) >= 64:
+        _CHECKED.clear()
+    _CHECKED[id(kernel)] = kernel
 
 
 def _private(view, name: str, needed: bool, shape) -> np.ndarray:
