@@ -147,6 +147,15 @@ class _Rows:
         delimiter = next((d for d in (",", ";", "\t") if d in header_line), ",")
         # Any line ends, kept in a quoted field.
         reader = csv.DictReader((line + "\n" for line in lines), delimiter=delimiter)
+        try:
+            self._read(reader, lines, columns)
+        except csv.Error as err:  # a field past the csv module's 131,072 characters was "unexpected Error"
+            # (the reader counts the lines it finished: the field's is the next)
+            self.report(reader.line_num + 1, "row", f"cannot be read as CSV ({err}): a field this long is a mistake (a "
+                                                    "file pasted into one cell, a quote (\") left open): shorten it")
+
+    def _read(self, reader, lines: list[str], columns: tuple[str, ...]) -> None:
+        """The rows of `reader` (over `lines`) into `rows`, their problems reported."""
         header = tuple(h.strip() for h in (reader.fieldnames or ()))
         twice = sorted({c for c in header if header.count(c) > 1})
         if twice:

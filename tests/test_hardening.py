@@ -1362,6 +1362,18 @@ def test_a_quote_left_open_in_a_component_file_names_its_line(component_copy, cl
     assert len(str(err.value)) < 3000  # not the file's text as a colour
 
 
+@pytest.mark.parametrize("row", [0, 3])
+def test_a_field_longer_than_csv_reads_names_its_line(component_copy, row):
+    """A field past the csv module's limit (131,072 characters: a file pasted into one cell) stopped every
+    command with "unexpected Error: field larger than field limit (131072)", exit 1."""
+    lines = (component_copy / "colonies.csv").read_text().splitlines()
+    lines[row] += ',"' + "x" * 200_000 + '"'
+    (component_copy / "colonies.csv").write_text("\n".join(lines) + "\n")
+    clean_failure(invoke("components", "validate", component_copy), 2,
+                  f"colonies.csv:{row + 1}: row: cannot be read as CSV (field larger than field limit (131072))",
+                  "a file pasted into one cell")
+
+
 def test_a_policy_failing_on_dask_is_named(tmp_path, user_policies):
     distributed = pytest.importorskip("distributed")
     scenario = tiny(tmp_path).read_text().replace('"greedy"', '"mine.py:RaisesMidGame"')
