@@ -331,7 +331,7 @@ def baseline(plan: Plan) -> list[Side]:
 def read_overrides(path: str | Path, components: str | Path | None = None) -> dict:
     """The `[components.*]` override tables of a TOML file (such as the fix.toml `suggest` writes),
     checked against the shipped set; ComponentError names file, line and key of each problem."""
-    from .problems import NotText, Problem, as_path, not_a_file, read_text, toml_error_line
+    from .problems import TOO_DEEP, NotText, Problem, as_path, not_a_file, read_text, toml_error_line
     from .tomlpos import key_lines, line_of
 
     path = as_path(path, "the overrides file")
@@ -352,6 +352,8 @@ def read_overrides(path: str | Path, components: str | Path | None = None) -> di
         data = tomllib.loads(text)
     except NotText as err:
         raise ComponentError([Problem(str(path), err.line, "", str(err))]) from None
+    except RecursionError:
+        raise ComponentError([Problem(str(path), None, "", TOO_DEEP)]) from None
     except OSError as err:
         raise ComponentError([Problem(str(path), None, "", f"cannot be read: {err}")]) from None
     except tomllib.TOMLDecodeError as err:

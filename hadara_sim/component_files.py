@@ -21,7 +21,7 @@ from .components import (
 from .constants import (
     CARDS_PER_COLOUR, COLONY_LEVELS, COLOURS, EFFECTS, EPOCHS, PURPLE, PURPLE_PER_EPOCH, STATUES, TRACKS,
 )
-from .problems import NotText, Problem, as_path, not_a_file, read_text, toml_error_line
+from .problems import TOO_DEEP, NotText, Problem, as_path, not_a_file, read_text, toml_error_line
 from .tomlpos import key_lines, line_of
 
 
@@ -350,6 +350,9 @@ def _read_board(path: Path, problems: list[Problem]) -> dict:
         return {}
     except NotText as err:
         report("file", str(err), err.line)
+        return {}
+    except RecursionError:
+        report("toml", TOO_DEEP)
         return {}
     except OSError as err:
         report("file", f"cannot be read: {err}")

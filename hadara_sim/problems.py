@@ -33,6 +33,10 @@ class InputError(ValueError):
         super().__init__("\n".join(str(p) for p in problems))
 
 
+# tomllib recurses into each [ or { it reads: values nested some 300 deep were "unexpected RecursionError"
+TOO_DEEP = "values nested too deeply for a TOML reader (hundreds of [ or { inside each other): flatten them"
+
+
 def toml_error_line(err: tomllib.TOMLDecodeError, text: str) -> int | None:
     """The line of a TOML syntax error (Python < 3.14 has it only in the message)."""
     line = getattr(err, "lineno", None)

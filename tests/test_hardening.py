@@ -1330,6 +1330,24 @@ def test_files_in_another_encoding_name_it_its_line_and_the_fix(tmp_path, compon
                   "board.toml:1: file: is UTF-16 text", "save it as UTF-8")
 
 
+def test_toml_nested_hundreds_deep_is_a_problem_of_its_file(tmp_path, component_copy):
+    """tomllib recurses into each [ or {: a scenario, board.toml or overrides file with values nested some 300
+    deep stopped with "unexpected RecursionError: maximum recursion depth exceeded", exit 1."""
+    from hadara_sim.balance import read_overrides
+
+    deep = "x = " + "[" * 3000 + "]" * 3000 + "\n"
+    (tmp_path / "deep.toml").write_text(tiny(tmp_path).read_text() + deep)
+    clean_failure(invoke("simulate", tmp_path / "deep.toml", "--dry-run", "-q"), 2,
+                  "deep.toml: values nested too deeply for a TOML reader")
+    (tmp_path / "fix.toml").write_text('[components.setup."3B"]\n' + deep)
+    with pytest.raises(ComponentError, match="fix.toml: values nested too deeply"):
+        read_overrides(tmp_path / "fix.toml")
+    with (component_copy / "board.toml").open("a") as board:
+        board.write(deep)
+    clean_failure(invoke("components", "validate", component_copy), 2,
+                  "board.toml: toml: values nested too deeply for a TOML reader")
+
+
 def test_components_repeated_and_empty_ids_name_the_lines(component_copy):
     """A card id on two lines names both lines; an empty colony id names its line."""
     cards = (component_copy / "cards.csv").read_text().splitlines()

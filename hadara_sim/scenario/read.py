@@ -19,7 +19,7 @@ from typing import Sequence
 from ..component_files import load_components
 from ..components import ComponentError, ComponentSet
 from ..constants import MAX_COMBINATIONS, MAX_GAMES, MAX_SEED
-from ..problems import NotText, Problem, as_path, not_a_file, read_text, toml_error_line
+from ..problems import TOO_DEEP, NotText, Problem, as_path, not_a_file, read_text, toml_error_line
 from ..tomlpos import key_lines
 from ..swept_key import SweptKey
 from .checks import Check, ScenarioError, control_character, show_path, show_value, suggest, type_name
@@ -100,7 +100,7 @@ def _toml_text(name: str) -> bool:
         return True
     try:
         return "=" in name and bool(tomllib.loads(name))
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return False
 
 
@@ -119,6 +119,8 @@ def parse_scenario(text: str, file: str = "<scenario>", base_dir: str | Path | N
     except tomllib.TOMLDecodeError as err:
         line = toml_error_line(err, text)
         raise ScenarioError([Problem(file, line, "", f"not valid TOML: {err}")]) from None
+    except RecursionError:
+        raise ScenarioError([Problem(file, None, "", TOO_DEEP)]) from None
     changed = apply_settings(data, settings)
     if components is not None:
         components = as_path(components, "components (the component set's folder)")
@@ -178,7 +180,7 @@ def parsed_value(setting: str):
     value = setting.partition("=")[2].strip()
     try:
         return tomllib.loads(f"value = {value}")["value"]
-    except tomllib.TOMLDecodeError:
+    except (tomllib.TOMLDecodeError, RecursionError):
         return value  # a bare word: the text (--set game=advanced)
 
 
