@@ -51,10 +51,21 @@ def speeds(path: str | Path | None = None) -> dict[str, dict[int, float]]:
     path = Path(path or os.environ.get("HADARA_SIM_SPEEDS") or SPEEDS)
     try:
         table = tomllib.loads(path.read_text())["games_per_second"]
-    except (OSError, ValueError, KeyError):
+    except (OSError, ValueError, KeyError, RecursionError):
         return {}
-    return {name: {int(p): float(v) for p, v in cells.items() if float(v) > 0}
-            for name, cells in table.items() if isinstance(cells, dict)}
+    # A file of one's own (HADARA_SIM_SPEEDS) is read as the shipped one is, an entry that is no speed left
+    # out as a missing one is ("no measured speed for ..."): games_per_second = 5, or {2 = "fast"}, stopped
+    # simulate with "unexpected AttributeError" or "ValueError", exit 1
+    measured = {}
+    for name, cells in table.items() if isinstance(table, dict) else ():
+        for players, value in cells.items() if isinstance(cells, dict) else ():
+            try:
+                players, value = int(players), float(value)
+            except (TypeError, ValueError, OverflowError):
+                continue
+            if value > 0:
+                measured.setdefault(name, {})[players] = value
+    return measured
 
 
 def seconds_per_game(policies: list[str], players: int, measured: dict) -> tuple[float, list[str]]:

@@ -23,6 +23,18 @@ def test_the_shipped_speeds_cover_every_built_in_policy_at_every_player_count():
         assert set(measured[name]) == {2, 3, 4, 5} and all(v > 0 for v in measured[name].values())
 
 
+@pytest.mark.parametrize("text", ["games_per_second = 5", '[games_per_second]\ngreedy = {2 = "fast"}',
+                                  "[games_per_second]\ngreedy = {two = 5, 3 = 40.0}", "[games_per_second]\ngreedy = 3"])
+def test_a_speeds_file_of_one_s_own_with_entries_that_are_no_speeds_leaves_them_out(tmp_path, monkeypatch, text):
+    """HADARA_SIM_SPEEDS (docs/scenarios.md) naming a file whose table or entries are no speeds stopped
+    `simulate` with "unexpected AttributeError" or "ValueError", exit 1: such entries are left out, as missing ones."""
+    (tmp_path / "speeds.toml").write_text(text + "\n")
+    monkeypatch.setenv("HADARA_SIM_SPEEDS", str(tmp_path / "speeds.toml"))
+    assert E.speeds() == ({"greedy": {3: 40.0}} if "40.0" in text else {})
+    result = CliRunner().invoke(app, ["simulate", "default", "--dry-run", "--out", str(tmp_path / "out")])
+    assert result.exit_code == 0 and "no measured speed for" in " ".join(result.output.split()), result.output
+
+
 def test_each_seat_costs_its_policy_share_of_a_game():
     measured = {"fast": {2: 100.0}, "slow": {2: 25.0}}
     cost, unknown = E.seconds_per_game(["fast", "slow"], 2, measured)
