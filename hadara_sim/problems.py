@@ -92,6 +92,10 @@ def read_text(path: Path) -> str:
         raise NotText(1, "is UTF-16 text (as Windows PowerShell's `>` and Notepad's \"Unicode\" save), not UTF-8: "
                          "save it as UTF-8")
     data = data.removeprefix(b"\xef\xbb\xbf").replace(b"\r\n", b"\n").replace(b"\r", b"\n")  # as open() reads lines
+    if b"\x00" in data:  # no text holds one: a results part or a workbook given for a text file
+        raise NotText(data[:data.index(b"\x00")].count(b"\n") + 1,
+                      "is not a text file (a NUL byte on this line: a Parquet part, an Excel .xlsx workbook?): "
+                      "give the text file, saved as UTF-8")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as err:

@@ -1317,6 +1317,10 @@ def test_files_in_another_encoding_name_it_its_line_and_the_fix(tmp_path, compon
             load_scenario(tmp_path / name)
         assert str(err.value).startswith(f"{tmp_path / name}:{line}: is "), str(err.value)
         assert "save it as UTF-8" in str(err.value) and "codec" not in str(err.value)
+    # a binary file (a results part) given for a scenario was "not UTF-8 text ... Latin-1?", by its first odd byte
+    (tmp_path / "part.parquet").write_bytes(b"PAR1\x15\x04\x15\x80\x01\x00\x15" + bytes(range(256)))
+    with pytest.raises(ScenarioError, match=r"part.parquet:1: is not a text file \(a NUL byte on this line: a Parquet"):
+        load_scenario(tmp_path / "part.parquet")
     from hadara_sim.balance import read_overrides
 
     (tmp_path / "fix.toml").write_bytes('[components.setup."3B"]\nculture = 4\n'.encode("utf-16"))
