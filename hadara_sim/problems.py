@@ -48,6 +48,16 @@ def toml_error_line(err: tomllib.TOMLDecodeError, text: str) -> int | None:
     return line
 
 
+def backslash_hint(text: str, line: int | None) -> str:
+    """A hint for a TOML error on a line with a backslash in a "..." string, as a Windows path is written
+    ("C:\\Users\\me" said only "Invalid hex value", "C:\\sets" "Unescaped '\\' in a string"); else ""."""
+    lines = text.splitlines()
+    if not line or line > len(lines) or not re.search(r'"[^"]*\\', lines[line - 1]):
+        return ""
+    return ("; a backslash in \"...\" starts an escape: write a Windows path in single quotes ('C:\\sets\\mine') "
+            "or with slashes (\"C:/sets/mine\")")
+
+
 def as_path(value, what: str) -> Path:
     """`value` (a str or path) as a Path, else TypeError naming `what`: a notebook's 5, None or dict
     stopped inside pathlib ("expected str, bytes or os.PathLike object")."""

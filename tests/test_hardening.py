@@ -1334,6 +1334,17 @@ def test_files_in_another_encoding_name_it_its_line_and_the_fix(tmp_path, compon
                   "board.toml:1: file: is UTF-16 text", "save it as UTF-8")
 
 
+@pytest.mark.parametrize("path, said", [(r"C:\Users\me\sets", "Invalid hex value"),
+                                        (r"C:\sets\mine", "Unescaped '\\' in a string")])
+def test_a_windows_path_in_double_quotes_says_how_to_write_it(tmp_path, path, said):
+    """components = "C:\\Users\\me" said only "not valid TOML: Invalid hex value": TOML's escapes, not a path."""
+    (tmp_path / "win.toml").write_text(tiny(tmp_path).read_text() + f'components = "{path}"\n')
+    with pytest.raises(ScenarioError) as err:
+        load_scenario(tmp_path / "win.toml")
+    assert f"win.toml:8: not valid TOML: {said}" in str(err.value), str(err.value)
+    assert "write a Windows path in single quotes ('C:\\sets\\mine') or with slashes (\"C:/sets/mine\")" in str(err.value)
+
+
 def test_toml_nested_hundreds_deep_is_a_problem_of_its_file(tmp_path, component_copy):
     """tomllib recurses into each [ or {: a scenario, board.toml or overrides file with values nested some 300
     deep stopped with "unexpected RecursionError: maximum recursion depth exceeded", exit 1."""

@@ -19,7 +19,8 @@ from typing import Sequence
 from ..component_files import load_components
 from ..components import ComponentError, ComponentSet
 from ..constants import MAX_COMBINATIONS, MAX_GAMES, MAX_SEED
-from ..problems import TOO_DEEP, NotText, Problem, as_path, not_a_file, read_text, toml_error_line
+from ..problems import (TOO_DEEP, NotText, Problem, as_path, backslash_hint, not_a_file, read_text,
+                        toml_error_line)
 from ..tomlpos import key_lines
 from ..swept_key import SweptKey
 from .checks import Check, ScenarioError, control_character, show_path, show_value, suggest, type_name
@@ -118,7 +119,7 @@ def parse_scenario(text: str, file: str = "<scenario>", base_dir: str | Path | N
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         line = toml_error_line(err, text)
-        raise ScenarioError([Problem(file, line, "", f"not valid TOML: {err}")]) from None
+        raise ScenarioError([Problem(file, line, "", f"not valid TOML: {err}{backslash_hint(text, line)}")]) from None
     except RecursionError:
         raise ScenarioError([Problem(file, None, "", TOO_DEEP)]) from None
     changed = apply_settings(data, settings)
