@@ -56,6 +56,16 @@ def test_bench_refuses_a_bad_player_count_as_the_other_commands_do():
     assert "Invalid value for '--players' / '-p': 7 is not in the range 2<=x<=5" in result.output
 
 
+@pytest.mark.parametrize("option", ["--batch", "--reference-games"])
+def test_a_batch_too_large_for_memory_names_the_options(option):
+    """--batch 10**14 stopped with "unexpected MemoryError ... please report it", exit 1."""
+    result = runner.invoke(app, ["bench", "-p", "2", "--batch", "2", "--reference-games", "1", "-q", "--policy", "greedy",
+                                 option, str(10**14)])
+    assert result.exit_code == 2 and result.exception is None or isinstance(result.exception, SystemExit), result.output
+    assert "needs more memory than there is at once: give smaller ones" in " ".join(result.output.split())
+    assert "unexpected" not in result.output
+
+
 def test_bench_refuses_bad_options_before_timing_the_start_up(monkeypatch):
     """`--startup 5 -p 6` timed fresh processes for a minute, then said '--players must be 2..5 and
     --batch positive' (which of the two?); now the bad value is named before any timing."""

@@ -75,22 +75,26 @@ def bench(
             console.print(line, markup=False, highlight=False, soft_wrap=True)
     rows, data = [], []
     configs = [(mix, p, k) for mix in mixes for p in counts for k in kinds]
-    with Progress(console=err_console, disable=quiet, transient=True) as progress:
-        task = progress.add_task("benchmarking", total=len(configs) * (len(sizes) + 1))
-        for mix, p, kind in configs:
-            pols = tables[mix]
-            ref = reference_speed(c, p, kind, pols, ref_games, seed)
-            progress.advance(task)
-            for size in sizes:
-                row = bench_one(c, p, kind, size, pols, seed, ref)
-                name, game = "planner mix" if mix == PLANNER_MIX else mix, "advanced" if kind else "basic"
-                rows.append([name, str(p), game, str(size), f"{row.games_per_second:,.0f}", f"{row.peak_mib:,.1f}",
-                             f"{row.peak_mib_after_3:,.1f}", f"{ref:,.1f}", f"{row.ratio:,.0f}x"])
-                data.append({"policies": mix, "players": p, "game": game, "batch": size,
-                             "games_per_second": row.games_per_second, "peak_mib": row.peak_mib,
-                             "peak_mib_after_3": row.peak_mib_after_3, "reference_games_per_second": ref,
-                             "ratio": row.ratio})
+    try:
+        with Progress(console=err_console, disable=quiet, transient=True) as progress:
+            task = progress.add_task("benchmarking", total=len(configs) * (len(sizes) + 1))
+            for mix, p, kind in configs:
+                pols = tables[mix]
+                ref = reference_speed(c, p, kind, pols, ref_games, seed)
                 progress.advance(task)
+                for size in sizes:
+                    row = bench_one(c, p, kind, size, pols, seed, ref)
+                    name, game = "planner mix" if mix == PLANNER_MIX else mix, "advanced" if kind else "basic"
+                    rows.append([name, str(p), game, str(size), f"{row.games_per_second:,.0f}", f"{row.peak_mib:,.1f}",
+                                 f"{row.peak_mib_after_3:,.1f}", f"{ref:,.1f}", f"{row.ratio:,.0f}x"])
+                    data.append({"policies": mix, "players": p, "game": game, "batch": size,
+                                 "games_per_second": row.games_per_second, "peak_mib": row.peak_mib,
+                                 "peak_mib_after_3": row.peak_mib_after_3, "reference_games_per_second": ref,
+                                 "ratio": row.ratio})
+                    progress.advance(task)
+    except MemoryError:  # --batch 10**14 was "unexpected MemoryError ... please report it", exit 1
+        fail(f"--batch {max(sizes):,} or --reference-games {ref_games:,} needs more memory than there is at once: "
+             "give smaller ones (the default batch is 2000)")
     import polars as pl
 
     emit([Table("hadara-sim bench (one process)",
