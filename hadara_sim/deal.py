@@ -16,6 +16,10 @@ from .constants import COLONY_LEVELS, COLOURS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS
 from .problems import is_whole
 
 
+class TooManyDeals(MemoryError):
+    """More games dealt at once than memory holds: the size asked for (a command's --games), not a defect."""
+
+
 @dataclass
 class Deals:
     """A batch of deals for games of `players` players; every array has the game axis first."""
@@ -123,8 +127,8 @@ def make_deals(components: ComponentSet, players: int, games: int, seed=0,
     try:
         return _dealt(components, players, games, np.random.default_rng(seed), advanced, first_game, excluded)
     except MemoryError:  # numpy's "Unable to allocate 373. GiB for an array with shape (10000000000, 5)"
-        raise MemoryError(f"{games:,} deals at once need more memory than there is: deal fewer per call (a run "
-                          "deals its games chunk by chunk)") from None
+        raise TooManyDeals(f"{games:,} deals at once need more memory than there is: deal fewer per call (a run "
+                           "deals its games chunk by chunk)") from None
 
 
 def _dealt(components: ComponentSet, players: int, games: int, rng: np.random.Generator, advanced: bool,

@@ -1222,6 +1222,16 @@ def test_jobs_are_capped_to_the_cores(monkeypatch, capsys):
     assert jobs_or_exit(-1) == -1 and jobs_or_exit(1) == 1
 
 
+def test_games_too_many_to_deal_at_once_are_the_request_s_fault_not_ours(tmp_path):
+    """`policies ladder --games 10**12` (the top of its range) and `policies tune --games 10**11` deal them at once:
+    "unexpected MemoryError ... please report it", exit 1."""
+    done = subprocess.run([*CLI, "policies", "ladder", "--games", str(10**12), "-p", "2", "--policy", "greedy",
+                           "--policy", "random", "-q"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2, done.stderr
+    assert "need more memory than there is" in done.stderr and "give a smaller --games" in done.stderr
+    assert "unexpected" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+
+
 @pytest.mark.parametrize("threads", ["0", "abc"])
 def test_numba_threads_that_numba_cannot_take_are_named(tmp_path, threads):
     """NUMBA_NUM_THREADS=0 stopped numba's import: "unexpected ValueError ... please report it", exit 1;

@@ -163,6 +163,11 @@ def main():
         if unwritable:
             print(f"error: {unwritable}", file=sys.stderr)
             sys.exit(2)
+        deal = sys.modules.get("hadara_sim.deal")
+        if deal is not None and isinstance(err, deal.TooManyDeals):  # ladder --games 10**12 (its range's top)
+            print(f"error: {err}; give a smaller --games (these games are dealt at once), then run again",
+                  file=sys.stderr)
+            sys.exit(2)
         if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):  # the disk's state, not a defect
             print(f"error: cannot write: {err.strerror} (output, results or charts are incomplete); free some "
                   "space, then run again", file=sys.stderr)
