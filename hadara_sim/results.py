@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from .component_files import as_component_set
 from .constants import COLOURS, EFFECT_IDS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, STATUES, TRACKS
 from .invocation import program
-from .problems import as_path
+from .problems import as_path, is_whole
 from .swept_key import SweptKey
 
 SCHEMA_VERSION = 2
@@ -718,6 +718,10 @@ def read_metadata(out: Path) -> dict:
 
 def check_schema_version(meta: dict, where) -> None:
     version = meta.get("schema_version")
+    if is_whole(version) and version > SCHEMA_VERSION:  # --overwrite, as said for an older run, lost the newer one
+        raise ResultsError(f"{where} holds results of schema version {version}, written by a newer hadara-sim than "
+                           f"this one (which reads version {SCHEMA_VERSION}): read them with that version (upgrade "
+                           "hadara-sim), or rerun the scenario into a new directory; --overwrite would delete them")
     if version != SCHEMA_VERSION:
         raise ResultsError(f"{where} holds results of schema version {version}, but this hadara-sim "
                            f"reads version {SCHEMA_VERSION}; rerun its scenario into a new directory "

@@ -208,6 +208,16 @@ def test_older_schema_fails_cleanly(four, tmp_path):
         assert "schema version 0" in result.output and "rerun" in result.output
 
 
+def test_a_newer_schema_is_not_told_to_be_overwritten(four, tmp_path):
+    """Results of a newer hadara-sim were told "rerun ... (or with --overwrite)": following it deleted them."""
+    new = R.write_results(R.four_games(), tmp_path / "new", schema_version=R.SCHEMA_VERSION + 1)
+    result = run("report", "winrate", new)
+    no_traceback(result)
+    text = " ".join(result.output.split())
+    assert result.exit_code == 2 and "written by a newer hadara-sim" in text and "upgrade hadara-sim" in text, text
+    assert "[--overwrite]" not in text and "--overwrite would delete them" in text
+
+
 def test_missing_columns_fail_cleanly(tmp_path):
     df = R.four_games()
     full = df.select([f.name for f in SCHEMA]).to_arrow().cast(SCHEMA)

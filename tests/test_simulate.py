@@ -216,6 +216,10 @@ def test_python_api(small_reference, tmp_path):
     (tmp_path / "api" / "metadata.json").write_text(json.dumps(meta))
     with pytest.raises(ResultsError, match="schema version 99"):
         hadara_sim.load_results(tmp_path / "api")
+    # newer than this version: the advice for an older run, --overwrite, deleted them
+    newer = r"written by a newer hadara-sim .*upgrade hadara-sim.* --overwrite would delete them"
+    with pytest.raises(ResultsError, match=newer):
+        hadara_sim.load_results(tmp_path / "api")
 
 
 def test_lock_refuses_a_concurrent_run(small_reference, tmp_path):

@@ -60,7 +60,9 @@ def _load(results: Path):
 def _unreadable(err) -> NoReturn:
     """A clean failure for results that cannot be read, saying how to make them."""
     message = str(err)
-    if not any(told in message for told in (f"{program()} simulate", "that holds it", "give one of them")):
+    # (not for a newer hadara-sim's results: --overwrite would delete them)
+    if not any(told in message for told in (f"{program()} simulate", "that holds it", "give one of them",
+                                            "written by a newer hadara-sim")):
         message += ("\nTo (re)create it, run the scenario with this version of hadara-sim: "
                     f"{program()} simulate SCENARIO --out DIR [--overwrite]")
     fail(message)
