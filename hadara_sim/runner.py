@@ -28,7 +28,7 @@ from .process import (BACKENDS, ClusterLost, LockBusy, dask_parallel, directory_
 from .problems import is_whole
 from .progress import PLAIN_EVERY, duration, every, progress_bar
 from .results import (
-    METADATA_FILE, SCHEMA_VERSION, TRACE_NAME, ResultsError, check_part, chunks_per_combination,
+    METADATA_FILE, SCHEMA_VERSION, TRACE_NAME, ResultsError, check_part, check_schema_version, chunks_per_combination,
     is_temp_file, our_parts, our_traces, part_name, read_metadata, results_path, write_metadata, write_table,
 )
 from .scenario.identity import identity_digest, run_identity
@@ -221,6 +221,11 @@ def check_out(scenario: Scenario, out: str | Path, overwrite: bool = False) -> d
             name = old.get("scenario", {}).get("name", "?")
             raise RunError(f"{out} holds another run (scenario '{name}'; {reason}). Use --overwrite to "
                            "replace it, or --out for another directory (from Python: overwrite=True, or out=)")
+        try:  # its keys (games, ...) are checked only in metadata of this schema: [None] games was a TypeError
+            check_schema_version(old, out)
+        except ResultsError as err:
+            raise RunError(f"{out} holds a results directory that cannot be used ({err}); use --overwrite to "
+                           "replace it, or another --out") from None
         if old["games"] > scenario.games:
             # A chunk deals all its games from one stream, so a chunk cut short deals other games: the first
             # N games of a longer run are the deals of a run of N only where N fills whole chunks.

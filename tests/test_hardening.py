@@ -158,6 +158,19 @@ def test_damaged_metadata_is_refused_by_key(two_runs, tmp_path, change):
                   "metadata.json is damaged", "--overwrite")
 
 
+def test_a_schema_version_edited_in_this_runs_metadata_is_refused_on_resume(two_runs, tmp_path):
+    """Metadata of another schema has its keys checked by that schema's reader, not this one: with the run's
+    identity kept, schema_version {"": null} and games [null] stopped the resuming `simulate` with a TypeError
+    (fuzz campaign, seed 6303)."""
+    a, _ = two_runs
+    meta = json.loads((a / "metadata.json").read_text())
+    meta.update(schema_version={"": None}, games=[None])
+    (a / "metadata.json").write_text(json.dumps(meta))
+    clean_failure(invoke("simulate", tiny(tmp_path, seed=1), "--out", a, "-q", "--jobs", "1"), 2,
+                  "holds a results directory that cannot be used", "schema version {'': None}", "--overwrite")
+    clean_failure(invoke("report", "winrate", a), 2, "schema version {'': None}")
+
+
 def test_overwrite_deletes_only_what_a_run_writes(two_runs, tmp_path):
     a, _ = two_runs
     mine = ["notes.txt", ".my-notes.tmp", "part-old.parquet", "part-c1-k1.parquet"]
