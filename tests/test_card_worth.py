@@ -166,6 +166,11 @@ def test_a_run_under_two_fields_has_a_worth_per_field_never_one_pooled_over_them
     section = cards_section(df, {"components_path": None, "scenario": "fields"}, top=5)
     table = next(t for t in section.tables if "seek - avoid" in t.title)
     assert "field" in table.columns and {r[2] for r in table.rows} == {"greedy", "random"}
+    # and whether each worth depends on the bots: the interaction test of the setup and purple reports
+    robust = next(t for t in section.tables if t.title.startswith("Does each effect hold under every opponent field? "
+                                                                   "A card's worth"))
+    assert set(robust.data["robust"]) <= {"robust", "depends on the bots", "undecided"}
+    assert robust.data.height == W.seek_avoid(W.restricted_pairs(df), components).height // 2
 
 
 @pytest.mark.parametrize("restrict, where, message", [

@@ -153,18 +153,24 @@ def _grant_rows(tab: pl.DataFrame, label, control: bool = False) -> list[list[st
 
 
 def _grant_robustness(what: str, pairs: pl.DataFrame | None, fields: list[str], margin: float) -> list[Table]:
-    """The robustness table of a grant contrast under several opponent fields (none with one field), and
-    with three fields or more its ladder table (fields in the order swept, weakest first)."""
+    """The robustness tables of a grant contrast under several opponent fields (`_robustness`)."""
     if pairs is None:
         return []
     cell = ["grant", *[c for c in pairs.columns if c.startswith("sweep_") and c not in fields]]
-    found = field_robustness(pairs, "win_share", "win_control", cell, fields, margin)
+    return _robustness(what, "granted", pairs, "win_share", "win_control", cell, fields, margin)
+
+
+def _robustness(what: str, first: str, pairs: pl.DataFrame, a: str, b: str, cell: list[str], fields: list[str],
+                margin: float) -> list[Table]:
+    """The robustness table of a contrast a - b per `cell` under several opponent fields (none with one
+    field), and with three fields or more its ladder table (fields in the order swept, weakest first)."""
+    found = field_robustness(pairs, a, b, cell, fields, margin)
     if found is None:
         return []
-    tables = [robustness_table(what, "granted", found, group_label(cell))]
+    tables = [robustness_table(what, first, found, group_label(cell))]
     if field_count(pairs, fields) > 2:
-        steps = field_robustness(pairs, "win_share", "win_control", cell, fields, margin, steps=True)
-        tables.append(ladder_table(what, "granted", steps, group_label(cell)))
+        tables.append(ladder_table(what, first, field_robustness(pairs, a, b, cell, fields, margin, steps=True),
+                                   group_label(cell)))
     return [t for t in tables if t is not None]
 
 
@@ -430,6 +436,9 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
                 "beats never buying it (worth more than its price), ▼ = worth less, fair = level; paired t-test over "
                 "deals, 95% CI; " + V.caption(tab.height, margin),
         marked=shown["win_significant"].to_list(), data=tab, units={**GRANT_UNITS, **COST_UNITS}))
+    opponents = field_columns(pairs)  # does each card's worth depend on the bots that played it?
+    section.tables += _robustness("A card's worth at its price, seek - avoid", "card, players, cost change", pairs,
+                                  "win_seek", "win_avoid", ["card_id", "players", "cost_change"], opponents, margin)
     fair = W.fair_costs(pairs, components)
     if fair.height == 0:
         section.notes.append("No fair cost: no card was played at two or more costs (sweep `restrict.cost`, as "
