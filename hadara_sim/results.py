@@ -131,6 +131,17 @@ class ResultsError(ValueError):
     """A results directory that cannot be read: missing, unreadable, or of another schema."""
 
 
+class DamagedPart(ResultsError):
+    """A part file that cannot be read: the run's other chunks are sound, and a resumed run plays its
+    chunk alone again (`resume_one`)."""
+
+
+def resume_one(command: str = "the same command") -> str:
+    """How to replace one damaged part: resume the run with `command`."""
+    return (f"move it away and run {command} again: its chunk alone is played again (--overwrite would play "
+            "every chunk again)")
+
+
 def schema_markdown() -> str:
     """The column table of docs/results.md."""
     rows = ["| column | dtype | meaning |", "| --- | --- | --- |"]
@@ -815,7 +826,7 @@ def _unreadable(file: Path, err: Exception) -> ResultsError:
     if isinstance(err, PermissionError) or not os.access(file, os.R_OK):
         return ResultsError(f"{file} cannot be read: permission denied (its owner or mode, `ls -l`, keeps you "
                             "from reading it)")
-    return ResultsError(f"{file} cannot be read (damaged?): {err}")
+    return DamagedPart(f"{file} cannot be read (damaged?): {err}")
 
 
 def _damaged_part(files: list[Path]) -> ResultsError | None:

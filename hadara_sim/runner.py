@@ -29,7 +29,8 @@ from .problems import is_whole
 from .progress import PLAIN_EVERY, duration, every, progress_bar
 from .results import (
     METADATA_FILE, SCHEMA_VERSION, TRACE_NAME, ResultsError, check_part, check_schema_version, chunks_per_combination,
-    is_temp_file, our_parts, our_traces, part_name, read_metadata, results_path, write_metadata, write_table,
+    is_temp_file, our_parts, our_traces, part_name, read_metadata, results_path, resume_one, write_metadata,
+    write_table,
 )
 from .scenario.identity import identity_digest, run_identity
 from .scenario.model import Scenario, given_as_data
@@ -323,8 +324,7 @@ def _check_part(path: Path, digest: str, combo: int, index: int, games: int, pla
     try:
         check_part(path, digest, combo, index, games, players)
     except ResultsError as err:
-        raise RunError(f"{err}; move it away and run the same command again: its chunk alone is played again "
-                       "(--overwrite would play every chunk again)") from None
+        raise RunError(f"{err}; {resume_one()}") from None
 
 
 def _part_info(digest: str, seed: int, chunk: Chunk) -> dict:

@@ -105,6 +105,9 @@ def test_a_damaged_or_unplanned_part_is_named(two_runs):
     clean_failure(invoke("simulate", tiny(a.parent, seed=1), "--out", a, "-q", "--jobs", "1"), 2,
                   "part-c0000-k00001.parquet cannot be read", "move it away and run the same command again: its "
                   "chunk alone is played again (--overwrite would play every chunk again)")
+    # a report says so too: it said only to run the scenario again [--overwrite], which plays all four again
+    told = " ".join(invoke("report", "winrate", a).output.split())
+    assert "To mend it, move it away and run the run's simulate command" in told and "[--overwrite]" not in told
     (a / "part-c0000-k00001.parquet").write_bytes(data)
     shutil.copy(a / "part-c0000-k00001.parquet", a / "part-c0007-k00000.parquet")
     with pytest.raises(ResultsError, match="part-c0007-k00000.parquet is not a chunk of the run"):

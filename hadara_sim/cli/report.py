@@ -58,8 +58,14 @@ def _load(results: Path):
 
 
 def _unreadable(err) -> NoReturn:
-    """A clean failure for results that cannot be read, saying how to make them."""
+    """A clean failure for results that cannot be read, saying how to make them: a damaged part by
+    resuming the run (its chunk alone: --overwrite, said for every problem, played them all again)."""
+    from ..results import DamagedPart, resume_one
+
     message = str(err)
+    if isinstance(err, DamagedPart):
+        command = f"the run's simulate command ({program()} simulate SCENARIO --out DIR)"
+        fail(f"{message}\nTo mend it, {resume_one(command)}")
     # (not for a newer hadara-sim's results: --overwrite would delete them)
     if not any(told in message for told in (f"{program()} simulate", "that holds it", "give one of them",
                                             "written by a newer hadara-sim")):
