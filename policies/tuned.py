@@ -11,7 +11,7 @@ import os
 import tomllib
 from pathlib import Path
 
-from hadara_sim.problems import not_a_file
+from hadara_sim.problems import NotText, not_a_file, read_text
 
 TUNED_DIR = Path(__file__).parent / "tuned"
 
@@ -65,11 +65,11 @@ def learned_text(path: str | Path, where: str, writer: str) -> str:
     if kind:
         raise ValueError(f"{where}: it is {kind}, not a file; give the file {writer} wrote")
     try:
-        return Path(path).read_text(encoding="utf-8")
+        return read_text(Path(path))
     except OSError as err:
         raise ValueError(f"{where}: cannot read it ({err.strerror or err}); give the file {writer} wrote") from None
-    except UnicodeDecodeError as err:
-        raise ValueError(f"{where}: not a TOML file ({err})") from None
+    except NotText as err:  # saved again as UTF-16 by an editor: the raw codec message said neither line nor fix
+        raise ValueError(f"{where}: line {err.line}: {err}") from None
 
 
 LEARNED_LIMIT = 1000.0  # a learned number beyond this is no fitted value (each feature is tens at most)

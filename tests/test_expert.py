@@ -268,6 +268,14 @@ def test_a_weights_file_that_does_not_fit_the_expert_stops_with_a_message(tmp_pa
         make_policy("expert", weights=str(path))
 
 
+def test_a_weights_file_saved_again_as_utf16_names_its_line_and_the_fix(tmp_path):
+    """An editor's "Unicode" save gave the raw codec message ("'utf-8' codec can't decode byte 0xff")."""
+    path = tmp_path / "w.toml"
+    path.write_bytes(_zero_file().encode("utf-16"))
+    with pytest.raises(ValueError, match=r"expert weights .*w.toml: line 1: is UTF-16 text .*save it as UTF-8"):
+        read_weights(path)
+
+
 def test_a_missing_weights_file_is_named():
     with pytest.raises(ValueError, match="expert weights nowhere.toml: cannot read it"):
         make_policy("expert", weights="nowhere.toml")
