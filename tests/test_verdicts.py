@@ -99,6 +99,21 @@ def test_a_hint_claims_two_figures_rounded_up_and_its_captions_say_what_it_takes
     assert "if the difference measured were the true one" in V.caption(10)
 
 
+def test_a_table_too_large_to_simulate_gets_bonferronis_bound_which_is_never_below_holms_need(monkeypatch):
+    """The hint simulates the whole table for every hinted row: 13,000 setup cells of a card-worth run
+    (`report summary`) ran for hours. Past HINT_SIMULATED it takes Bonferroni's closed form, which asks at
+    least as many deals as the table's Holm correction needs, so the promised chance still holds."""
+    rng = np.random.default_rng(7)
+    diff, sd, n = rng.normal(0, 0.008, 20), np.full(20, 0.43), np.full(20, 500.0)
+    holm = I.deals_to_decide(diff, sd, n, [True] * 20)
+    monkeypatch.setattr(I, "HINT_SIMULATED", 20 * 20 - 1)
+    bound = I.deals_to_decide(diff, sd, n, [True] * 20)
+    hinted = np.isfinite(holm)
+    assert hinted.sum() >= 15 and np.array_equal(hinted, np.isfinite(bound))
+    assert np.all(bound[hinted] >= holm[hinted]) and np.any(bound[hinted] > holm[hinted])
+    assert all(m == I.two_figures_up(m) for m in bound[hinted])
+
+
 def test_an_undecided_row_states_its_hint_in_deals_and_in_the_games_of_the_run():
     judged = _judged(_table(np.random.default_rng(1), 300), hints=True).to_dicts()[0]
     assert judged["verdict"] == "undecided" and judged["more"] > 0

@@ -38,7 +38,7 @@ RELATIVE_WORDS = {"stronger": "above the average side", "weaker": "below the ave
 # What every "about N more deals" hint takes for granted, for the captions of the tables that show one.
 HINT_ASSUMES = (f"an 'about N more deals' hint: the deals that would decide it with {100 * I.HINT_POWER:.0f} % "
                 f"chance if the difference measured were the true one, which its CI may put far off; rounded up "
-                f"to {I.HINT_FIGURES} figures")
+                f"to {I.HINT_FIGURES} figures; in a table of very many rows, Bonferroni's bound: at most that many")
 
 
 @dataclass(frozen=True)
