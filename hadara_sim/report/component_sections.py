@@ -437,8 +437,10 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
                 "deals, 95% CI; " + V.caption(tab.height, margin),
         marked=shown["win_significant"].to_list(), data=tab, units={**GRANT_UNITS, **COST_UNITS}))
     opponents = field_columns(pairs)  # does each card's worth depend on the bots that played it?
+    kept_apart = [c for c in pairs.columns if c.startswith("sweep_") and c not in opponents and c != "sweep_players"]
     section.tables += _robustness("A card's worth at its price, seek - avoid", "card, players, cost change", pairs,
-                                  "win_seek", "win_avoid", ["card_id", "players", "cost_change"], opponents, margin)
+                                  "win_seek", "win_avoid", ["card_id", "players", "cost_change", *kept_apart],
+                                  opponents, margin)
     fair = W.fair_costs(pairs, components)
     if fair.height == 0:
         section.notes.append("No fair cost: no card was played at two or more costs (sweep `restrict.cost`, as "
