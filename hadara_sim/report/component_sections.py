@@ -419,15 +419,15 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
                              "its price is not measured.")
         return
     tab = W.seek_avoid(pairs, components, margin)
-    fields = "field" in tab.columns  # a worth per opponent field (or other swept value), never pooled over them
-    shown = tab.sort(["players", *(["field"] if fields else []), "cost_change", "win_diff"],
-                     descending=[False, *([False] if fields else []), False, True])
+    field = ["field"] if "field" in tab.columns else []  # a worth per opponent field, never pooled over them
+    shown = tab.sort(["players", *field, "cost_change", "win_diff"],
+                     descending=[False, *[False] * len(field), False, True])
     section.tables.append(Table(
         f"Experiment: what a card is worth at its price, seek - avoid ({tab.height} card, player count"
-        f"{', field' if fields else ''} and cost cells)",
-        ["card", "players", *(["field"] if fields else []), "printed cost", "cost played", "n (deals)",
+        f"{', field' if field else ''} and cost cells)",
+        ["card", "players", *field, "printed cost", "cost played", "n (deals)",
          "win share seeking", "avoiding", "seek - avoid", "95% CI", "q", "verdict"],
-        [[r["card_id"], str(r["players"]), *([r["field"]] if fields else []), str(r["printed_cost"]), str(r["cost"]),
+        [[r["card_id"], str(r["players"]), *[r[c] for c in field], str(r["printed_cost"]), str(r["cost"]),
           f"{r['n']:,}", pct(r["win_a"]), pct(r["win_b"]), pp(r["win_diff"]), pp_ci(r["win_low"], r["win_high"]),
           pval(r["win_q"]), V.render(r, "win_", margin=margin)] for r in shown.to_dicts()],
         caption="one seat (rotating with the deal) buys the card whenever it is offered and affordable (seek), "
@@ -446,14 +446,14 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
         section.notes.append("No fair cost: no card was played at two or more costs (sweep `restrict.cost`, as "
                              "scenarios/card-worth.toml does).")
         return
-    panel = ["players", *(["field"] if fields else [])]
+    panel = ["players", *field]
     shown = pl.concat([part.head(top) for part in fair.partition_by(panel, maintain_order=True)])
     section.tables.append(Table(
-        f"Printed cost against fair cost: the {top} largest gaps per player count{' and field' if fields else ''} "
+        f"Printed cost against fair cost: the {top} largest gaps per player count{' and field' if field else ''} "
         f"(all {fair.height} in --format csv/json)",
-        ["card", "players", *(["field"] if fields else []), "printed cost", "costs swept", "n (deals)",
+        ["card", "players", *field, "printed cost", "costs swept", "n (deals)",
          "fair cost [95% CI]", "fair - printed", "slope (pp per coin)"],
-        [[r["card_id"], str(r["players"]), *([r["field"]] if fields else []), str(r["printed_cost"]), r["costs"],
+        [[r["card_id"], str(r["players"]), *[r[c] for c in field], str(r["printed_cost"]), r["costs"],
           f"{r['n']:,}", W.gap_text(r), num(r["gap"], 1, sign=True), num(100 * r["slope"], 1, sign=True)]
          for r in shown.to_dicts()],
         caption="fair cost: where the line fitted to seek - avoid over the swept costs meets zero (seeking and "
