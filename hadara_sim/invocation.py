@@ -35,8 +35,14 @@ def _as_run(name: str, started: str, same) -> str:
     return relative if not relative.startswith("..") else path
 
 
+def command(*args: str) -> str:
+    """This program with `args`, as the shell runs it: each argument quoted, the program not, since
+    `python -m hadara_sim` is three words and quoted whole named no file."""
+    return " ".join([program(), *map(shlex.quote, args)])
+
+
 def resume_command() -> str:
     """The command line of this process, to run again after an interruption."""
     # --overwrite again would clear the chunks this process completed and play them all anew: once it has
     # started, the directory holds this run, which the command without it resumes.
-    return " ".join(shlex.quote(a) for a in [program(), *(a for a in sys.argv[1:] if a != "--overwrite")])
+    return command(*(a for a in sys.argv[1:] if a != "--overwrite"))

@@ -349,6 +349,32 @@ def test_the_resume_hint_resumes_a_run_started_with_overwrite(monkeypatch):
     assert resume_command() == "hadara-sim simulate default --out r"
 
 
+def test_commands_told_under_python_m_run_as_printed(tmp_path, monkeypatch):
+    """Run as `python -m hadara_sim`, the closing table's report, the resume hint and the next report
+    quoted the program whole ('.../python -m hadara_sim' report ...), which names no file; a results
+    folder with a brace in its name stopped the next-report hint with a KeyError."""
+    import shlex
+    import types
+
+    import polars as pl
+
+    from hadara_sim.cli.simulate import next_report, win_table
+    from hadara_sim.invocation import resume_command
+    from hadara_sim.scenario.read import parse_scenario
+
+    main = types.ModuleType("__main__")
+    main.__spec__ = types.SimpleNamespace(name="hadara_sim.__main__")
+    monkeypatch.setitem(sys.modules, "__main__", main)
+    monkeypatch.setattr(sys, "argv", ["x", "simulate", "my scenario.toml"])
+    assert shlex.split(resume_command())[1:] == ["-m", "hadara_sim", "simulate", "my scenario.toml"]
+    df = pl.DataFrame({"sweep": [0, 0], "policy_label": ["greedy", "greedy"], "game": [0, 0], "seat": [0, 1],
+                       "players": [2, 2], "win_share": [1.0, 0.0], "total": [50, 40]})
+    told = win_table(df, "t", tmp_path / "r{1}").caption.split("`")[1]
+    assert shlex.split(told)[1:] == ["-m", "hadara_sim", "report", "winrate", str(tmp_path / "r{1}"), "--by", "seat"]
+    hint = next_report(parse_scenario('players = 2\npolicies = ["greedy"]\n'), tmp_path / "r{1}")
+    assert shlex.split(hint.split(" (")[0])[1:] == ["-m", "hadara_sim", "report", "seats", str(tmp_path / "r{1}")]
+
+
 def _make_dry_run(target: str, path: str | None = None) -> list[str]:
     """The commands `make TARGET` would run (the environment taken as installed), as printed."""
     import os

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-import shlex
 import warnings
 from dataclasses import replace
 from pathlib import Path
@@ -18,7 +17,7 @@ from ..constants import MAX_GAMES, MAX_SEED
 from ..process import BACKENDS
 from ..report.table import Table
 from .common import FORMAT_OPTION, check_format, components_or_exit, console, emit, err_console, fail
-from ..invocation import program, resume_command
+from ..invocation import command, resume_command
 from .limits import jobs_or_exit
 
 
@@ -214,24 +213,27 @@ def combination_words(label: str) -> str:
 
 def next_report(sc, out: Path) -> str:
     """The report that reads this run's design (its sweep, set-up grid or seating), as a command to type."""
-    command = f"{program()} report {{}} {shlex.quote(str(out))}"
+    def report(name: str) -> str:
+        """The report `name` of this run."""
+        return command("report", name, str(out))
+
     sweep = sc.sweep
     grants = [str(v) for v in sweep.get("grants", [])]
     numeric = [k for k in sweep if k.startswith("components.")]
     if grants:
         purple = any("-P-" in g or "_" in g for g in grants if g != "none")
-        return (command.format("purple") + " (what each purple effect is worth against the control)" if purple
-                else command.format("cards") + " (each granted card against the control and its colour)")
+        return (report("purple") + " (what each purple effect is worth against the control)" if purple
+                else report("cards") + " (each granted card against the control and its colour)")
     if "restrict" in sweep:
-        return command.format("cards") + " (each card sought and avoided against the control: its worth at its price)"
+        return report("cards") + " (each card sought and avoided against the control: its worth at its price)"
     if len(numeric) in (1, 2):
-        return command.format("curve") + (" (the win share over the swept value and where it is fair)"
+        return report("curve") + (" (the win share over the swept value and where it is fair)"
                                           if len(numeric) == 1 else " (the surface of the two swept values)")
     if any(c.setup_card is not None or c.setup_side is not None for c in sc.combinations):  # a grid of sides alone too
-        return command.format("setup-cards") + " (each setup card side against the fair share, and B - A)"
+        return report("setup-cards") + " (each setup card side against the fair share, and B - A)"
     if any(len({(p.policy, repr(p.params)) for p in c.config.policies}) > 1 for c in sc.combinations):
-        return command.format("ratings") + " (each policy's strength against the others)"
-    return command.format("seats") + " (one policy on every seat: what the seat and turn order are worth)"
+        return report("ratings") + " (each policy's strength against the others)"
+    return report("seats") + " (one policy on every seat: what the seat and turn order are worth)"
 
 
 NAME_LIMIT = 200  # a folder name's length, well under the file systems' 255 bytes
@@ -271,9 +273,8 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> Non
         # show-game needs the run and the game (the bare command name did not run), and a run of policies
         # given as code --allow-code: this run just played that code
         combo, game = ids[-1]
-        show = shlex.join([program(), "show-game", str(out), "--game", str(game),
-                           *(["--combo", str(combo)] if combo else []),
-                           *(["--allow-code"] if outside_code(read_metadata(out)) else [])])
+        show = command("show-game", str(out), "--game", str(game), *(["--combo", str(combo)] if combo else []),
+                       *(["--allow-code"] if outside_code(read_metadata(out)) else []))
         talk.print(f"wrote {what} to {folder} (each replayed by the reference "
                    f"engine and matched with the dataset; tell one with {show})", markup=False, highlight=False)
 
@@ -319,8 +320,8 @@ def win_table(results, title: str, out: Path, limit: int = 40) -> Table:
         table.rows.append(cells)
     # the report of these very rows: `report winrate` alone groups by policy and pools a grant sweep's
     # combinations, which said nothing of a table per seat
-    report = shlex.join([program(), "report", "winrate", str(out), *(["--by", "combination"] if several else []),
-                         "--by", "seat" if one_policy else "policy"])
+    report = command("report", "winrate", str(out), *(["--by", "combination"] if several else []),
+                     "--by", "seat" if one_policy else "policy")
     caption = ("a first look: win rate and mean total over deals, 95% CI: Wilson on the deal-clustered effective "
                f"sample size; no test, so no correction: `{report}` gives these rows with their tests against the "
                "fair share, corrected over the table, and verdicts")
