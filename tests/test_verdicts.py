@@ -279,6 +279,18 @@ def test_the_setup_report_with_fields_writes_numbers_and_names_the_sides(grid, t
     assert row["diff_pp"] == pytest.approx(row["side_b_pct"] - row["side_a_pct"])
 
 
+@pytest.mark.parametrize("run, command", [("real", c) for c in REPORTS] + [("grid", "setup-cards"), ("grid", "purple")])
+def test_every_table_of_verdicts_names_the_field_it_holds_for(run, command, request, tmp_path):
+    """Only the setup cells' table said which policy field its verdicts hold for; side B - A, card
+    against card, the focus seats, win rates, seats, grants and cards gave verdicts without it."""
+    doc = strict(CliRunner().invoke(app, ["report", command, str(request.getfixturevalue(run)), "--out",
+                                          str(tmp_path), "--format", "json"]).stdout)
+    judged = [t for t in doc["tables"] if any(c.endswith("verdict") or c == "robust" for c in t["schema"])]
+    assert judged or command in ("breakdown", "trajectory", "ratings", "cards", "purple")
+    for t in judged:
+        assert "these verdicts hold for the policy field played (" in t["caption"], (t["title"], t["caption"])
+
+
 def test_the_curve_report_writes_numbers_as_numbers(real, tmp_path):
     check_formats(["report", "curve", str(real), "--key", "components.setup.3B.culture", "--out", str(tmp_path)])
 

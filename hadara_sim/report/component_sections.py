@@ -16,7 +16,7 @@ from .dataset import SETUP_SWEEPS, ReportError, full_info, run_components
 from .fields import field_columns, field_count, field_label_expr, field_robustness
 from .grants import card_grant_pairs, grant_pairs, grant_table, owner_effects, placebo_pairs, placebo_spread
 from .sections import (NA, Section, by_text, column_name, group_label, ladder_table, num, num_ci, paired_table, pct,
-                       pct_ci, pooled_title, pp, pp_ci, pval, robustness_table, value_label)
+                       pct_ci, pooled_title, pp, pp_ci, pval, robustness_table, scoped, value_label)
 from .setup import (focus_seat_rates, focus_settings, setup_card_balance, setup_card_contrasts, setup_field_pairs,
                     setup_side_contrasts, setup_side_pairs)
 from .table import Table
@@ -94,8 +94,7 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
                     caption="score test of the win share against 1/P; win share: 95% Wilson CI; "
                     + V.caption(bal.height, margin) + V.precision_caption(bal, games=info.get("deals"))
                     + ("; relative: paired t-test over deals (95% CI) of the cell minus the average side of the same deal "
-                       "and seat, its own correction over the table; " + provenance.field_line(info)
-                       if experimental else "; " + provenance.field_line(info)),
+                       "and seat, its own correction over the table" if experimental else ""),
                     marked=bal["significant"].to_list(), data=bal)]
     rest = [c for c in others if c not in fields]
     pairs, a, b = setup_field_pairs(df)
@@ -139,7 +138,7 @@ def setup_cards(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Secti
                               pp(r["diff"]), pval(r["q"]), V.render(r, margin=margin)] for r in focus.to_dicts()],
                             caption="95% Wilson CI, score test against 1/P; " + V.caption(focus.height, margin),
                             marked=focus["significant"].to_list(), data=focus))
-    return Section("setup-cards", "Setup cards", intro, [t for t in tables if t is not None], figures)
+    return scoped(Section("setup-cards", "Setup cards", intro, [t for t in tables if t is not None], figures), info)
 
 
 # --- purple effects ---------------------------------------------------------------------------
@@ -281,7 +280,7 @@ def purple(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
         section.figures.append(("purple-owners", charts.forest_chart(
             owners, group_label(["effect"]), info, observational=True, split=split,
             split_label=lambda v: value_label("players", v))))
-    return section
+    return scoped(section, info)
 
 
 def _games_of(owners: pl.DataFrame) -> str:
@@ -404,7 +403,7 @@ def cards(df: pl.DataFrame, info: dict, top: int = 10, margin: float = I.MARGIN)
     else:
         section.notes.append("No card grant experiment: the dataset has no sweep over `grants` by card id "
                              "(scenarios/card-grants.toml has one).")
-    return section
+    return scoped(section, info)
 
 
 def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int, margin: float) -> None:

@@ -44,6 +44,18 @@ class Section:
     notes: list[str] = field(default_factory=list)                    # parts skipped and why
 
 
+def scoped(section: Section, info: dict) -> Section:
+    """`section` with the caption of every table that gives verdicts ending in the policy field and the
+    component values they hold for (`provenance.field_line`), once: a verdict on a card or a seat says
+    nothing of other bots, and only the setup cells' table said so."""
+    scope = provenance.field_line(info)
+    for t in section.tables:
+        gives = t.data is not None and any(c.endswith("verdict") or c == "robust" for c in t.data.columns)
+        if gives and scope not in t.caption:
+            t.caption = f"{t.caption}; {scope}" if t.caption else scope
+    return section
+
+
 # --- formatting -------------------------------------------------------------------------------
 
 def finite(x) -> bool:
@@ -239,12 +251,12 @@ def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = I.M
         tables.append(paired_table(f"Sweep of {column_name(key)}: each value against {column_name(key)} = "
                                     f"{tab['first'][0]}, per policy (paired on the deal)", "value, policy",
                                     "win share", "first value", tab, lab, margin, games=info.get("deals")))
-    return Section("winrate", title,
+    return scoped(Section("winrate", title,
                    "The share of wins each group took, with its 95% confidence interval, against the fair "
                    "share 1/P that a player without an edge would take. Marked rows differ from fair after "
                    "the table's multiple-comparison correction. A sweep's values are also compared with its "
                    "first value on the same deals." + _mirror_words(df, by),
-                   tables, [(f"winrate-by-{_stem(by)}", fig)])
+                   tables, [(f"winrate-by-{_stem(by)}", fig)]), info)
 
 
 def _mirror_words(df: pl.DataFrame, by: Sequence[str]) -> str:
@@ -325,7 +337,7 @@ def seats(df: pl.DataFrame, info: dict, margin: float = I.MARGIN) -> Section:
     intro = ("Seat and turn-order effects: the win share of each seat and of each epoch's first player, against "
              "1/P. With the same policy on every seat (scenarios/seats.toml) every difference is the seat's. "
              "Policy comparisons need seats rotated (assignment = \"rotated\", the default) to cancel these.")
-    return Section("seats", "Seats and turn order", intro, [t1, t2], [("seats", fig)])
+    return scoped(Section("seats", "Seats and turn order", intro, [t1, t2], [("seats", fig)]), info)
 
 
 def ratings(df: pl.DataFrame, info: dict) -> Section:
