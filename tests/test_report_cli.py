@@ -467,3 +467,26 @@ def test_a_mirror_s_win_rates_are_by_seat_since_one_policy_s_share_is_1_over_p_b
     assert by_policy.exit_code == 0 and "its rows test nothing" in " ".join(by_policy.output.split())
     breakdown = json.loads(run("report", "breakdown", out, "--format", "json").stdout)["tables"][0]["data"]
     assert {r["seat"] for r in breakdown} == {0, 1, 2}
+
+
+def test_the_library_groups_a_mirror_as_the_command_line_does(tmp_path):
+    """`wins.win_rates(df)` from a notebook grouped a mirror by policy, one row at 1/P by construction, and
+    `score_breakdown(df)` pooled its seats, while `report winrate` and `breakdown` gave a row per seat: the
+    library's default groups are now the command line's (`dataset.default_groups`), per seat in a mirror,
+    per policy and player count otherwise."""
+    import json
+
+    import polars as pl
+
+    from hadara_sim.report import scores, wins
+    from hadara_sim.report.dataset import load_dataset
+
+    out = tmp_path / "mirror"
+    simulate({"players": 3, "policies": ["greedy"], "games": 30, "chunk": 30, "seed": 3}, out=out, jobs=1)
+    df, _ = load_dataset(out)
+    cli = json.loads(run("report", "winrate", out, "--format", "json").stdout)["tables"][0]["data"]
+    assert wins.win_rates(df)["seat"].to_list() == [r["seat"] for r in cli] == [0, 1, 2]
+    assert wins.win_rates(df)["mean"].to_list() == pytest.approx([r["mean_pct"] / 100 for r in cli])
+    assert scores.score_breakdown(df)["seat"].unique().sort().to_list() == [0, 1, 2]
+    mixed = pl.concat([df, df.with_columns(pl.lit("random").alias("policy_label"), pl.col("game") + 1000)])
+    assert wins.win_rates(mixed).columns[0] == "policy_label" and wins.win_rates(mixed).height == 2

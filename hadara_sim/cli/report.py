@@ -142,15 +142,15 @@ def _run(results: Path, out: Optional[Path], fmt: str, build, tables: str = "tab
         fail(str(err))
 
 
-def _by(df, by: Optional[list[str]], seats_in_a_mirror: bool = True) -> list[str]:
-    """The --by columns, or the default groups: by policy, and with `seats_in_a_mirror` by seat where
-    one policy plays every seat (`natural_by`)."""
-    from ..report.dataset import ReportError, default_by, natural_by, resolve_by
+def _by(df, by: Optional[list[str]], report: str) -> list[str]:
+    """The --by columns, or without them `report`'s default groups, as the library takes them
+    (`group_columns`: by policy, by seat where one policy plays every seat)."""
+    from ..report.dataset import ReportError, group_columns
 
     if by and "combination" in df.columns:  # the combination's name rather than its number
         by = [",".join("combination" if p.strip() == "combo" else p for p in item.split(",")) for item in by]
     try:
-        return resolve_by(df, by) if by else natural_by(df) if seats_in_a_mirror else default_by(df, sweeps=True)
+        return group_columns(df, report, by or None)
     except ReportError as err:
         fail(str(err))
 
@@ -161,7 +161,7 @@ def winrate(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Optional
     """Win share per group with its 95% CI and sample size, against the fair share 1/P."""
     from ..report import sections
 
-    _run(results, out, fmt, lambda df, info: sections.winrate(df, info, _by(df, by), margin / 100), tables)
+    _run(results, out, fmt, lambda df, info: sections.winrate(df, info, _by(df, by, "winrate"), margin / 100), tables)
 
 
 @app.command()
@@ -171,7 +171,7 @@ def breakdown(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Option
     bonus parts) as stacked bars, and the distribution of final totals."""
     from ..report import sections
 
-    _run(results, out, fmt, lambda df, info: sections.breakdown(df, info, _by(df, by)), tables)
+    _run(results, out, fmt, lambda df, info: sections.breakdown(df, info, _by(df, by, "breakdown")), tables)
 
 
 @app.command("setup-cards")
@@ -243,7 +243,7 @@ def trajectory(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Optio
     II goes on to win."""
     from ..report import sections
 
-    _run(results, out, fmt, lambda df, info: sections.trajectory(df, info, _by(df, by, seats_in_a_mirror=False)),
+    _run(results, out, fmt, lambda df, info: sections.trajectory(df, info, _by(df, by, "trajectory")),
          tables)
 
 

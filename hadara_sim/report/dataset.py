@@ -156,12 +156,20 @@ def resolve_by(df: pl.DataFrame, by: Sequence[str] | str | None, default: Sequen
     return columns
 
 
-def group_columns(df: pl.DataFrame, report: str, by: Sequence[str] | str | None) -> list[str]:
+def group_columns(df: pl.DataFrame, report: str, by: Sequence[str] | str | None = None) -> list[str]:
     """The columns a report function groups by, from Python as from --by (`resolve_by`: a name or a
     list, aliases, swept keys), once `df` has been checked to hold what `report` needs: a name given
-    as a string was grouped letter by letter, an unknown one blamed on an older dataset."""
+    as a string was grouped letter by letter, an unknown one blamed on an older dataset. None: the
+    command line's default for `report` (`default_groups`); an empty list pools every row."""
     check_columns(df, report)
-    return resolve_by(df, by, default=())
+    return default_groups(df, report) if by is None else resolve_by(df, by, default=())
+
+
+def default_groups(df: pl.DataFrame, report: str) -> list[str]:
+    """The groups of `report`'s table when none are asked for, from Python as from the command line:
+    per policy and combination, in a mirror per seat (`natural_by`: a policy on every seat wins 1/P by
+    construction); the trajectory per policy, whose running totals by seat say nothing new."""
+    return default_by(df, sweeps=True) if report == "trajectory" else natural_by(df)
 
 
 def in_group(frame: pl.DataFrame, keys: Sequence[str], group: dict) -> pl.DataFrame:

@@ -44,10 +44,11 @@ def score_parts(df: pl.DataFrame) -> pl.DataFrame:
     return df.with_columns(exprs)
 
 
-def score_breakdown(df: pl.DataFrame, by: Sequence[str] = ("policy_label",)) -> pl.DataFrame:
+def score_breakdown(df: pl.DataFrame, by: Sequence[str] | None = None) -> pl.DataFrame:
     """Mean score sheet per group, long format: one row per group and part (the stack order of
     STACK_ORDER, then `total`), with n, mean and its 95% CI. Bonus parts (purple effects) are
-    separate rows and are not counted in their sheet line's row, so the parts sum to the total."""
+    separate rows and are not counted in their sheet line's row, so the parts sum to the total.
+    Without `by`, the groups of `report breakdown` (`dataset.default_groups`)."""
     by = group_columns(df, "breakdown", by)
     parts = score_parts(df)
     frames = []
@@ -63,8 +64,9 @@ def score_breakdown(df: pl.DataFrame, by: Sequence[str] = ("policy_label",)) -> 
 
 # --- trajectory -------------------------------------------------------------------------------
 
-def running_scores(df: pl.DataFrame, by: Sequence[str] = ("policy_label",)) -> pl.DataFrame:
-    """Mean running total at the end of each epoch per group, with 95% CI: by, epoch, n, mean, ..."""
+def running_scores(df: pl.DataFrame, by: Sequence[str] | None = None) -> pl.DataFrame:
+    """Mean running total at the end of each epoch per group, with 95% CI: by, epoch, n, mean, ...
+    Without `by`, the groups of `report trajectory` (`dataset.default_groups`)."""
     by = group_columns(df, "trajectory", by)
     frames = [mean_ci(df, f"total_epoch{e}", by).with_columns(pl.lit(e).cast(pl.Int8).alias("epoch"))
               for e in EPOCHS]

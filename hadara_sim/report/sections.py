@@ -22,7 +22,7 @@ from . import charts
 from . import inference as I
 from . import verdict as V
 from .dataset import (INFO_KEYS, SETUP_SWEEPS, ReportError, check_columns, combination_by, full_info,
-                      in_group, mirror, pooled_over, resolve_by)
+                      group_columns, in_group, mirror, pooled_over)
 from .fields import AGREEMENT, value_label
 from .scores import PART_LABELS, STACK_ORDER, leader_wins, running_scores, score_breakdown
 from .table import Table
@@ -225,10 +225,10 @@ def ladder_table(what: str, first: str, tab: pl.DataFrame | None, label) -> Tabl
 
 # --- sections ---------------------------------------------------------------------------------
 
-def winrate(df: pl.DataFrame, info: dict, by: Sequence[str], margin: float = I.MARGIN) -> Section:
+def winrate(df: pl.DataFrame, info: dict, by: Sequence[str] | None = None, margin: float = I.MARGIN) -> Section:
     """Win share per group against 1/P, and each swept value against the first, per policy."""
     info = full_info(df, info)
-    by = resolve_by(df, by, default=())  # from Python as from --by: a name, a list, an alias
+    by = group_columns(df, "winrate", by)  # from Python as from --by: a name, a list, an alias, or none
     st = V.with_verdicts(win_rates(df, by, margin), margin=margin)
     label = group_label(by)
     rows = [[label(r), f"{r['n']:,}", f"{r['rows']:,}", pct(r["mean"]), pct_ci(r["ci_low"], r["ci_high"]),
@@ -271,10 +271,10 @@ def _mirror_words(df: pl.DataFrame, by: Sequence[str]) -> str:
             if "seat" in by else "")
 
 
-def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
+def breakdown(df: pl.DataFrame, info: dict, by: Sequence[str] | None = None) -> Section:
     """The mean score sheet per group (a table, stacked bars) and the distribution of totals."""
     info = full_info(df, info)
-    by = resolve_by(df, by, default=())  # from Python as from --by: a name, a list, an alias
+    by = group_columns(df, "breakdown", by)  # from Python as from --by: a name, a list, an alias, or none
     long = score_breakdown(df, by)
     label = group_label(by)
     totals = long.filter(pl.col("part") == "total").to_dicts()
@@ -387,10 +387,10 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
                    "How the policies rank against each other, from every game in which they met.", [t1, t2], [])
 
 
-def trajectory(df: pl.DataFrame, info: dict, by: Sequence[str]) -> Section:
+def trajectory(df: pl.DataFrame, info: dict, by: Sequence[str] | None = None) -> Section:
     """The running score after each epoch per group, and how often the leader goes on to win."""
     info = full_info(df, info)
-    by = resolve_by(df, by, default=())  # from Python as from --by: a name, a list, an alias
+    by = group_columns(df, "trajectory", by)  # from Python as from --by: a name, a list, an alias, or none
     running = running_scores(df, by)
     leaders = leader_wins(df)
     label = group_label(by)

@@ -11,7 +11,7 @@ from ..problems import as_path
 from . import charts, html
 from . import inference as I
 from .component_sections import cards, purple, setup_cards
-from .dataset import REQUIRED, ReportError, check_columns, default_by, full_info, mirror, natural_by
+from .dataset import REQUIRED, ReportError, check_columns, full_info, mirror
 from .sections import Section, breakdown, ratings, seats, trajectory, winrate
 
 
@@ -24,16 +24,15 @@ def summary_sections(df: pl.DataFrame, info: dict, margin: float = I.MARGIN,
     sections, notes = [], []
     for report in REQUIRED:
         check_columns(df, report)
-    by = default_by(df, sweeps=True)
     multi_policy = not mirror(df)
-    builders = [("win rate by policy", lambda: winrate(df, info, by, margin)) if multi_policy else None,
+    builders = [("win rate by policy", lambda: winrate(df, info, margin=margin)) if multi_policy else None,
                 ("ratings", lambda: ratings(df, info)) if multi_policy else None,
                 ("seats", lambda: seats(df, info, margin)),
-                ("score breakdown", lambda: breakdown(df, info, natural_by(df))),
+                ("score breakdown", lambda: breakdown(df, info)),
                 ("setup cards", lambda: setup_cards(df, info, margin)),
                 ("purple effects", lambda: purple(df, info, margin)),
                 ("cards", lambda: cards(df, info, margin=margin)),
-                ("trajectory", lambda: trajectory(df, info, by))]
+                ("trajectory", lambda: trajectory(df, info))]
     for name, build in filter(None, builders):
         if progress:
             progress(name)

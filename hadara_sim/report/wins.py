@@ -16,9 +16,10 @@ from .estimates import CLUSTER, mean_ci, paired_diff
 from .verdict import with_verdicts
 
 
-def win_rates(df: pl.DataFrame, by: Sequence[str] = ("policy_label",), margin: float = I.MARGIN) -> pl.DataFrame:
+def win_rates(df: pl.DataFrame, by: Sequence[str] | None = None, margin: float = I.MARGIN) -> pl.DataFrame:
     """Win share per group (1 = a sole win, 1/k for a k-way tie) with its 95% CI and sample size,
-    against the fair share 1/players: `fair`, `diff` (= mean - fair) with its CI, and `p`."""
+    against the fair share 1/players: `fair`, `diff` (= mean - fair) with its CI, and `p`. Without
+    `by`, the groups of `report winrate` (`dataset.default_groups`)."""
     by = group_columns(df, "winrate", by)
     return mean_ci(df, "win_share", by, fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin)
 
