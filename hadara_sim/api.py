@@ -6,21 +6,28 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
 
 from .runner import run
 from .scenario.model import Scenario
-from .scenario.read import load_scenario, parse_scenario, scenario_from_dict
+from .scenario.read import apply_settings, load_scenario, parse_scenario, scenario_from_dict, setting_list
 
 
-def as_scenario(scenario) -> Scenario:
-    """A Scenario from a Scenario, a path to a TOML file, TOML text or a dict of its values."""
+def as_scenario(scenario, settings: Sequence[str] | str = ()) -> Scenario:
+    """A Scenario from a Scenario, a path to a TOML file (or a shipped scenario's name), TOML text or a
+    dict of its values; each of `settings` (KEY=VALUE, as `simulate --set` takes it) changes one value."""
+    settings = setting_list(settings)
     if isinstance(scenario, Scenario):
+        if settings:
+            raise TypeError("settings change a scenario's file, text or dict; this Scenario is already read: "
+                            "give its file, or load_scenario(path, settings=[...])")
         return scenario
     if isinstance(scenario, dict):
         plain = _as_toml_values(scenario)
+        apply_settings(plain, settings)
         # Kept as JSON text in the run's metadata, so that `show-game` can rebuild the run; a value
         # JSON cannot hold is refused by the checks, which name its key.
         return scenario_from_dict(plain, file="<dict>", text=json.dumps(plain, default=repr))
@@ -28,9 +35,9 @@ def as_scenario(scenario) -> Scenario:
     # name holds (a folder may be called "a=b").
     if isinstance(scenario, Path) or (isinstance(scenario, str) and "\n" not in scenario
                                       and ("=" not in scenario or Path(scenario).is_file())):
-        return load_scenario(scenario)
+        return load_scenario(scenario, settings=settings)
     if isinstance(scenario, str):
-        return parse_scenario(scenario, file="<string>")
+        return parse_scenario(scenario, file="<string>", settings=settings)
     raise TypeError(f"expected a Scenario, a path, TOML text or a dict, got {type(scenario).__name__}")
 
 
@@ -48,19 +55,20 @@ def _as_toml_values(value):
 
 def simulate(scenario, games: int | None = None, seed: int | None = None, out: str | Path | None = None,
              jobs: int = -1, quiet: bool | None = None, *, backend: str = "local", scheduler: str | None = None,
-             overwrite: bool = False, chunk: int | None = None):
+             overwrite: bool = False, chunk: int | None = None, settings: Sequence[str] | str = ()):
     """Play a scenario and return its results as a polars DataFrame (one row per game and seat).
 
-    `scenario`: a path to a scenario file, TOML text, a dict, or a `Scenario`. `games`, `seed` and
-    `chunk` override the scenario's. With `out`, the dataset is also written there (and an
-    interrupted run into the same directory resumes); without, nothing is written. `quiet`: None
-    (the default) shows a progress bar in a notebook and nothing in a script.
+    `scenario`: a path to a scenario file (or a shipped scenario's name), TOML text, a dict, or a
+    `Scenario`. `games`, `seed` and `chunk` override the scenario's; `settings` change any of its
+    values as `simulate --set` does (["sweep.players=[4]", "game=advanced"]). With `out`, the dataset
+    is also written there (and an interrupted run into the same directory resumes); without, nothing
+    is written. `quiet`: None (the default) shows a progress bar in a notebook and nothing in a script.
     """
     import polars as pl
 
     from .results import SCHEMA, SORT_KEYS, add_sweep_columns, load_results
 
-    sc = as_scenario(scenario).with_overrides(games=games, seed=seed, chunk=chunk)
+    sc = as_scenario(scenario, settings).with_overrides(games=games, seed=seed, chunk=chunk)
     if quiet is None:  # a progress bar in a notebook, silence in scripts
         quiet = "ipykernel" not in sys.modules
     summary = run(sc, out, jobs=jobs, backend=backend, scheduler=scheduler, overwrite=overwrite, quiet=quiet)

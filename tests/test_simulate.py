@@ -553,3 +553,18 @@ def test_overwrite_or_quiet_that_is_not_a_bool_is_refused_and_the_run_in_out_sta
         with pytest.raises(TypeError, match=f"{next(iter(flags))} is True or False, not"):
             hadara_sim.simulate({**plain, "seed": 9}, out=tmp_path / "run", jobs=1, **flags)
     assert same(load_results(tmp_path / "run"), kept)
+
+
+def test_simulate_from_python_changes_a_scenario_as_set_does():
+    """`simulate --set` / `--players` changed a scenario's values from the command line; a notebook had no
+    counterpart but to copy the file: `settings` does it for a file, a shipped name, text or a dict."""
+    shipped = hadara_sim.simulate("seats", games=4, chunk=4, jobs=1,
+                                  settings=["sweep.players=[3]", 'policies=["greedy"]', "game=basic"])
+    assert shipped["players"].unique().to_list() == [3] and shipped["policy_label"].unique().to_list() == ["greedy"]
+    text = 'players = 2\npolicies = ["greedy"]\ngames = 4\nchunk = 4\n'
+    assert hadara_sim.simulate(text, jobs=1, settings="players=4")["players"].unique().to_list() == [4]
+    as_dict = {"players": 2, "policies": ["greedy"], "games": 4, "chunk": 4}
+    assert hadara_sim.simulate(as_dict, jobs=1, settings=["players=3"])["players"].unique().to_list() == [3]
+    assert as_dict["players"] == 2  # the caller's dict is left as it was
+    with pytest.raises(TypeError, match="load_scenario"):
+        hadara_sim.simulate(parse_scenario(text), settings=["players=3"])

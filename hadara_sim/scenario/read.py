@@ -105,16 +105,22 @@ def _toml_text(name: str) -> bool:
         return False
 
 
+def setting_list(settings) -> list[str]:
+    """`settings` as a list of KEY=VALUE texts: one text is one setting, not its letters."""
+    settings = [settings] if isinstance(settings, str) else [] if settings is None else \
+        list(settings) if isinstance(settings, (list, tuple)) else [settings]
+    if not all(isinstance(s, str) for s in settings):
+        raise TypeError(f"settings are KEY=VALUE texts, such as [\"players=3\"]; got {settings!r:.80}")
+    return settings
+
+
 def parse_scenario(text: str, file: str = "<scenario>", base_dir: str | Path | None = None,
                    default_name: str = "scenario", components: str | Path | None = None,
                    settings: Sequence[str] = ()) -> Scenario:
     """Validate a scenario given as TOML text; relative paths are taken from `base_dir`.
     `components` (a directory) replaces the scenario's component set; `settings` (KEY=VALUE each)
     replace or add values, checked as if the file held them, a problem with one named by it."""
-    settings = [settings] if isinstance(settings, str) else [] if settings is None else \
-        list(settings) if isinstance(settings, (list, tuple)) else [settings]  # one setting, not its letters
-    if not all(isinstance(s, str) for s in settings):
-        raise TypeError(f"settings are KEY=VALUE texts, such as [\"players=3\"]; got {settings!r:.80}")
+    settings = setting_list(settings)
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
