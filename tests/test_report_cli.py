@@ -490,3 +490,17 @@ def test_the_library_groups_a_mirror_as_the_command_line_does(tmp_path):
     assert scores.score_breakdown(df)["seat"].unique().sort().to_list() == [0, 1, 2]
     mixed = pl.concat([df, df.with_columns(pl.lit("random").alias("policy_label"), pl.col("game") + 1000)])
     assert wins.win_rates(mixed).columns[0] == "policy_label" and wins.win_rates(mixed).height == 2
+
+
+def test_each_report_s_by_help_says_the_default_it_takes_on_a_mirror(tmp_path):
+    """`report trajectory --help` said its default was "seat where one policy plays every seat", as
+    winrate's and breakdown's is, but trajectory groups a mirror by policy: each help now says its own."""
+    import json
+
+    out = tmp_path / "mirror"
+    simulate({"players": 3, "policies": ["greedy"], "games": 30, "chunk": 30, "seed": 3}, out=out, jobs=1)
+    for report in ("winrate", "breakdown", "trajectory"):
+        helped = " ".join(run("report", report, "--help").output.replace("│", " ").split())
+        tables = json.loads(run("report", report, out, "--format", "json").stdout)["tables"]
+        by_seat = "seat" in tables[0]["schema"]
+        assert ("or seat where one policy plays every seat" in helped) == by_seat, (report, helped)

@@ -28,13 +28,14 @@ FORMAT = typer.Option("png", "--chart-format", help="Chart format: png or svg.")
 TABLES = FORMAT_OPTION
 # Columns a narrow terminal may leave out (the CI says what p says; 1/P and chance are constant).
 OPTIONAL = ("p", "q (BH)", "fair 1/P", "chance", "rows")
-BY = typer.Option(None, "--by", "-b", help="Group by: policy, seat, setup (card and side), players, or any "
-                                           "column / swept key (repeat or comma-separate to combine). "
-                                           "Default: policy, per player count and swept key (a setup grid "
-                                           "and grants have their own reports), or seat where one policy "
-                                           "plays every seat (its win share is 1/P by construction); titles "
-                                           "name what is pooled.",
-                  show_default=False)
+BY_HELP = ("Group by: policy, seat, setup (card and side), players, or any column / swept key (repeat or "
+           "comma-separate to combine). Default: policy, per player count and swept key (a setup grid and grants "
+           "have their own reports){}; titles name what is pooled.")
+BY = typer.Option(None, "--by", "-b", help=BY_HELP.format(", or seat where one policy plays every seat (its win "
+                                                          "share is 1/P by construction)"), show_default=False)
+# the running totals of one policy on every seat test nothing against 1/P: its default stays by policy
+TRAJECTORY_BY = typer.Option(None, "--by", "-b", help=BY_HELP.format(", also where one policy plays every seat"),
+                             show_default=False)
 MARGIN = MARGIN_OPTION
 
 
@@ -237,7 +238,7 @@ def cards(results: Path = RESULTS, top: int = typer.Option(10, "--top", min=1, m
 
 
 @app.command()
-def trajectory(results: Path = RESULTS, by: Optional[list[str]] = BY, out: Optional[Path] = OUT,
+def trajectory(results: Path = RESULTS, by: Optional[list[str]] = TRAJECTORY_BY, out: Optional[Path] = OUT,
                fmt: str = FORMAT, tables: str = TABLES):
     """The mean running score after each epoch per group, and how often the leader after epoch I or
     II goes on to win."""
