@@ -568,3 +568,24 @@ def test_simulate_from_python_changes_a_scenario_as_set_does():
     assert as_dict["players"] == 2  # the caller's dict is left as it was
     with pytest.raises(TypeError, match="load_scenario"):
         hadara_sim.simulate(parse_scenario(text), settings=["players=3"])
+
+
+def test_the_closing_table_of_a_setup_grid_shows_the_focus_seat(tmp_path):
+    """A setup grid's first look gave every seat of every cell, each near 1/P (the focus seat rotates,
+    the others play as dealt): 3B's +19 pp at 4 players read as 25%. It gives the focus seat's win rate
+    per cell, the numbers of `report setup-cards`, which its caption names."""
+    import shlex
+
+    from hadara_sim.cli.simulate import win_table
+    from hadara_sim.report.setup import setup_card_balance
+    from hadara_sim.results import scan_results
+
+    out = tmp_path / "grid"
+    hadara_sim.simulate({"players": 2, "game": "advanced", "policies": ["greedy"], "games": 20, "chunk": 20,
+                         "setup": {"cards": "grid", "sides": "grid"}}, out=out, jobs=1)
+    table = win_table(scan_results(out, sweep_columns=False), "t", out)
+    assert "the focus seat's win rate per combination" in table.title and len(table.rows) == 10
+    assert shlex.split(table.caption.split("`")[1])[1:] == ["report", "setup-cards", str(out)]
+    cells = setup_card_balance(load_results(out))
+    assert sorted(table.data["mean"].to_list()) == pytest.approx(sorted(cells["win"].to_list()))
+    assert sorted(table.data["n"].to_list()) == sorted(cells["n"].to_list())

@@ -211,6 +211,26 @@ def combination_words(label: str) -> str:
     return ", ".join(words)
 
 
+def grid_focus(lf):
+    """The focus seat of each combination of a setup grid, as a frame of `sweep` (its label) and
+    `focus` (-1: it rotates with the deal), or None for a run without a grid."""
+    import polars as pl
+
+    labels = lf.select(pl.col("sweep").unique()).collect()["sweep"].to_list()
+    focus = {}
+    for label in labels:
+        try:
+            values = json.loads(label)
+        except (TypeError, ValueError):
+            return None
+        seat = values.get("setup.focus_seat") if isinstance(values, dict) else None
+        if seat is None:
+            return None
+        focus[label] = -1 if seat == "rotate" else int(seat)
+    return pl.LazyFrame({"sweep": list(focus), "focus": list(focus.values())},
+                        schema={"sweep": pl.String, "focus": pl.Int64}) if focus else None
+
+
 def next_report(sc, out: Path) -> str:
     """The report that reads this run's design (its sweep, set-up grid or seating), as a command to type."""
     def report(name: str) -> str:
@@ -280,8 +300,8 @@ def write_sample_traces(out: Path, k: int, sc, quiet: bool, talk=console) -> Non
 
 
 def win_table(results, title: str, out: Path, limit: int = 40) -> Table:
-    """Win rate per combination and policy (per seat when one policy plays every seat) with its sample
-    size and 95% CI, as `report winrate` estimates them (`estimates.mean_ci` of the win share as
+    """Win rate per combination and policy (per seat when one policy plays every seat; in a setup grid,
+    of the focus seat, as `report setup-cards` gives it) with its sample size and 95% CI, as `report winrate` estimates them (`estimates.mean_ci` of the win share as
     `report.wins.win_rates` calls it: the win share over deals, Wilson's interval on the
     deal-clustered effective sample size), its fair share and the mean total (over deals too), from a
     LazyFrame or DataFrame of results (only the columns it needs are read). Nothing is pooled over the
@@ -294,8 +314,12 @@ def win_table(results, title: str, out: Path, limit: int = 40) -> Table:
     lf = results.lazy()
     combinations, policies = lf.select(pl.col("sweep", "policy_label").n_unique()).collect().row(0)
     several, one_policy = combinations > 1, policies == 1
-    who = "seat" if one_policy else "policy_label"
-    keys = ["sweep", who] if several else [who]
+    focus = grid_focus(lf)
+    if focus is not None:  # every seat of a grid cell but one plays as dealt: the focus seat's rows alone
+        lf = lf.join(focus, on="sweep").filter(pl.col("seat") == pl.when(pl.col("focus") < 0).then(
+            pl.col("game") % pl.col("players").cast(pl.Int64)).otherwise(pl.col("focus")))
+    who = None if focus is not None and one_policy else "seat" if one_policy else "policy_label"
+    keys = [k for k in ("sweep" if several else None, who) if k]
     df = lf.select(*keys, CLUSTER, "players", "win_share", "total").collect()
     means = (df.group_by([*keys, CLUSTER])
              .agg(pl.col("total").cast(pl.Float64).mean(), (1.0 / pl.col("players").cast(pl.Float64)).mean().alias("fair"))
@@ -306,22 +330,25 @@ def win_table(results, title: str, out: Path, limit: int = 40) -> Table:
     shown = stats.head(limit)
     # csv and json: the numbers, each unit in its column's name, as the reports write theirs (the cells
     # went out as text, "34.0%" and "[22.4, 47.8]")
-    table = Table(f"{title}: win rate per {'seat' if one_policy else 'policy'}"
-                  f"{' and combination' if several else ''} (fair share = 1 / players)",
-                  [*(["combination"] if several else []), "seat" if one_policy else "policy", "seats played",
-                   "win rate", "95% CI", "fair share", "mean total"], [],
+    named = [{"seat": "seat", "policy_label": "policy"}[who]] if who else []
+    per = " and ".join([*named, *(["combination"] if several else [])])
+    whose = "the focus seat's " if focus is not None else ""
+    table = Table(f"{title}: {whose}win rate{' per ' + per if per else ''} (fair share = 1 / players)",
+                  [*(["combination"] if several else []), *named, "seats played", "win rate", "95% CI", "fair share",
+                   "mean total"], [],
                   data=shown.select(*keys, "n", "rows", "mean", "ci_low", "ci_high", "fair", "total"),
                   units={"total": "points"})
     for row in shown.iter_rows(named=True):
         cells = [combination_words(row["sweep"])] if several else []
-        cells += [str(row[who]), f"{row['rows']:,}", f"{100 * row['mean']:.1f}%",
+        cells += [*([str(row[who])] if who else []), f"{row['rows']:,}", f"{100 * row['mean']:.1f}%",
                   f"[{100 * row['ci_low']:.1f}, {100 * row['ci_high']:.1f}]", f"{100 * row['fair']:.1f}%",
                   f"{row['total']:.1f}"]
         table.rows.append(cells)
     # the report of these very rows: `report winrate` alone groups by policy and pools a grant sweep's
     # combinations, which said nothing of a table per seat
-    report = command("report", "winrate", str(out), *(["--by", "combination"] if several else []),
-                     "--by", "seat" if one_policy else "policy")
+    report = (command("report", "setup-cards", str(out)) if focus is not None else
+              command("report", "winrate", str(out), *(["--by", "combination"] if several else []),
+                      "--by", "seat" if one_policy else "policy"))
     caption = ("a first look: win rate and mean total over deals, 95% CI: Wilson on the deal-clustered effective "
                f"sample size; no test, so no correction: `{report}` gives these rows with their tests against the "
                "fair share, corrected over the table, and verdicts")
