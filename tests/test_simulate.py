@@ -387,19 +387,19 @@ def test_changed_policy_defaults_are_not_resumed_into_an_old_run(tmp_path, monke
 
 
 def test_closing_table_keeps_combinations_and_seats_apart():
-    """One policy on every seat of a grant sweep: one row per combination and seat, never pooled."""
+    """One policy on every seat of a sweep: one row per combination and seat, never pooled."""
     from rich.console import Console
 
     from hadara_sim.cli.simulate import win_table
 
     df = hadara_sim.simulate(parse_scenario(
-        'players = 2\npolicies = ["greedy"]\ngames = 30\nchunk = 30\n[sweep]\ngrants = ["none", "sell_bonus"]\n'),
+        'players = 2\npolicies = ["greedy"]\ngames = 30\nchunk = 30\n[sweep]\ngame = ["basic", "advanced"]\n'),
         jobs=1)
     console = Console(width=200, record=True)
     console.print(win_table(df, "t", Path("r")))
     text = console.export_text()
     assert "win rate per seat and combination" in text
-    rows = [line for line in text.splitlines() if "grant sell_bonus" in line or "no grant" in line]
+    rows = [line for line in text.splitlines() if "['basic'" in line or "['advanced'" in line]
     assert len(rows) == 4  # 2 combinations x 2 seats
     assert "%" in rows[0] and "[" in rows[0]
 
@@ -413,7 +413,7 @@ def test_closing_table_gives_the_numbers_of_report_winrate():
     from hadara_sim.report.wins import win_rates
 
     df = hadara_sim.simulate(parse_scenario(
-        'players = 4\npolicies = ["greedy", "random"]\ngames = 40\nchunk = 40\n[sweep]\ngrants = ["none", "sell_bonus"]\n'),
+        'players = 4\npolicies = ["greedy", "random"]\ngames = 40\nchunk = 40\n[sweep]\ngame = ["basic", "advanced"]\n'),
         jobs=1)
     keys = ["sweep", "policy_label"]
     totals = mean_ci(df, "total", keys).select(*keys, pl.col("mean").alias("total"))
@@ -435,7 +435,7 @@ def test_the_closing_table_names_the_report_of_its_own_rows(tmp_path):
 
     from hadara_sim.cli.simulate import win_table
 
-    scenario = 'players = 2\npolicies = ["greedy"]\ngames = 30\nchunk = 30\n[sweep]\ngrants = ["none", "sell_bonus"]\n'
+    scenario = 'players = 2\npolicies = ["greedy"]\ngames = 30\nchunk = 30\n[sweep]\ngame = ["basic", "advanced"]\n'
     out = tmp_path / "run"
     df = hadara_sim.simulate(parse_scenario(scenario), out=out, jobs=1)
     table = win_table(df, "t", out)
@@ -589,3 +589,28 @@ def test_the_closing_table_of_a_setup_grid_shows_the_focus_seat(tmp_path):
     cells = setup_card_balance(load_results(out))
     assert sorted(table.data["mean"].to_list()) == pytest.approx(sorted(cells["win"].to_list()))
     assert sorted(table.data["n"].to_list()) == sorted(cells["n"].to_list())
+
+
+def test_the_closing_table_of_a_grant_or_restricted_sweep_shows_the_treated_seat(tmp_path):
+    """A grant sweep's first look gave every seat of every combination, each near 1/P (the granted seat
+    rotates): sell_bonus's +38 pp at 3 players read as 33%. It gives the granted (or restricted) seat's
+    win rate, and in the control the same seats of the same deals, as `report purple` pairs them."""
+    import shlex
+
+    from hadara_sim.cli.simulate import win_table
+    from hadara_sim.report.grants import grant_effects
+    from hadara_sim.results import scan_results
+
+    out = tmp_path / "grants"
+    hadara_sim.simulate({"players": 3, "policies": ["greedy"], "games": 30, "chunk": 30,
+                         "sweep": {"grants": ["none", "sell_bonus"]}}, out=out, jobs=1)
+    table = win_table(scan_results(out, sweep_columns=False), "t", out)
+    assert "the granted seat's win rate per combination" in table.title and len(table.rows) == 2
+    assert shlex.split(table.caption.split("`")[1])[1:] == ["report", "purple", str(out)]
+    effect = grant_effects(load_results(out)).row(0, named=True)
+    assert table.data["mean"].to_list() == pytest.approx([effect["win_b"], effect["win_a"]])
+    out = tmp_path / "restricted"
+    hadara_sim.simulate({"players": 2, "policies": ["greedy"], "games": 20, "chunk": 20,
+                         "sweep": {"restrict": ["none", {"seek": ["II-B-02"]}]}}, out=out, jobs=1)
+    table = win_table(scan_results(out, sweep_columns=False), "t", out)
+    assert "the restricted seat's win rate" in table.title and table.data["n"].to_list() == [20, 20]

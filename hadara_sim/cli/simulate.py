@@ -231,6 +231,27 @@ def grid_focus(lf):
                         schema={"sweep": pl.String, "focus": pl.Int64}) if focus else None
 
 
+def treated_rows(lf):
+    """The rows of the seat a grant or restricted play treats (rotating with the deal or fixed), and in
+    a combination that treats none (the control) the same seats of the same deals; None for a run
+    that treats no seat."""
+    import polars as pl
+
+    marked = pl.any_horizontal(pl.col("granted", "seek", "avoid").is_not_null())
+    if not lf.select(marked.any()).collect().item():
+        return None
+    seats = lf.filter(marked).select("game", "seat").unique().with_columns(pl.lit(True).alias("treated_seat"))
+    combos = lf.group_by("sweep").agg(marked.any().alias("treats"))
+    return (lf.join(combos, on="sweep").join(seats, on=["game", "seat"], how="left")
+            .filter(pl.when(pl.col("treats")).then(marked).otherwise(pl.col("treated_seat").fill_null(False))))
+
+
+def grant_report(grants) -> str:
+    """The report of a grant sweep over `grants` (card or effect ids): `purple` for purple cards and
+    effects, `cards` for the others."""
+    return "purple" if any("-P-" in g or "_" in g for g in grants if g != "none") else "cards"
+
+
 def next_report(sc, out: Path) -> str:
     """The report that reads this run's design (its sweep, set-up grid or seating), as a command to type."""
     def report(name: str) -> str:
@@ -241,8 +262,8 @@ def next_report(sc, out: Path) -> str:
     grants = [str(v) for v in sweep.get("grants", [])]
     numeric = [k for k in sweep if k.startswith("components.")]
     if grants:
-        purple = any("-P-" in g or "_" in g for g in grants if g != "none")
-        return (report("purple") + " (what each purple effect is worth against the control)" if purple
+        return (report("purple") + " (what each purple effect is worth against the control)"
+                if grant_report(grants) == "purple"
                 else report("cards") + " (each granted card against the control and its colour)")
     if "restrict" in sweep:
         return report("cards") + " (each card sought and avoided against the control: its worth at its price)"
@@ -314,11 +335,22 @@ def win_table(results, title: str, out: Path, limit: int = 40) -> Table:
     lf = results.lazy()
     combinations, policies = lf.select(pl.col("sweep", "policy_label").n_unique()).collect().row(0)
     several, one_policy = combinations > 1, policies == 1
-    focus = grid_focus(lf)
-    if focus is not None:  # every seat of a grid cell but one plays as dealt: the focus seat's rows alone
+    # A grid, a grant or restricted play treats one seat, rotating with the deal: every seat's rate,
+    # near 1/P whatever the treatment, hid it; the treated seat's rows alone show it.
+    focus, treated = grid_focus(lf), None
+    if focus is not None:
         lf = lf.join(focus, on="sweep").filter(pl.col("seat") == pl.when(pl.col("focus") < 0).then(
             pl.col("game") % pl.col("players").cast(pl.Int64)).otherwise(pl.col("focus")))
-    who = None if focus is not None and one_policy else "seat" if one_policy else "policy_label"
+    else:
+        treated = treated_rows(lf)
+    if treated is not None:
+        restricted = lf.select(pl.col("seek", "avoid").is_not_null().any()).collect().row(0)
+        granted = lf.select(pl.col("granted").drop_nulls().unique()).collect()["granted"].to_list()
+        whose = "the restricted seat's " if any(restricted) else "the granted seat's "
+        report = command("report", "cards" if any(restricted) else grant_report(granted), str(out))
+        lf = treated
+    one_seat = focus is not None or treated is not None
+    who = None if one_seat and one_policy else "seat" if one_policy else "policy_label"
     keys = [k for k in ("sweep" if several else None, who) if k]
     df = lf.select(*keys, CLUSTER, "players", "win_share", "total").collect()
     means = (df.group_by([*keys, CLUSTER])
@@ -332,8 +364,9 @@ def win_table(results, title: str, out: Path, limit: int = 40) -> Table:
     # went out as text, "34.0%" and "[22.4, 47.8]")
     named = [{"seat": "seat", "policy_label": "policy"}[who]] if who else []
     per = " and ".join([*named, *(["combination"] if several else [])])
-    whose = "the focus seat's " if focus is not None else ""
-    table = Table(f"{title}: {whose}win rate{' per ' + per if per else ''} (fair share = 1 / players)",
+    whose = "the focus seat's " if focus is not None else whose if treated is not None else ""
+    control = ", in the control the same seats of the same deals" if treated is not None and several else ""
+    table = Table(f"{title}: {whose}win rate{' per ' + per if per else ''}{control} (fair share = 1 / players)",
                   [*(["combination"] if several else []), *named, "seats played", "win rate", "95% CI", "fair share",
                    "mean total"], [],
                   data=shown.select(*keys, "n", "rows", "mean", "ci_low", "ci_high", "fair", "total"),
@@ -346,12 +379,16 @@ def win_table(results, title: str, out: Path, limit: int = 40) -> Table:
         table.rows.append(cells)
     # the report of these very rows: `report winrate` alone groups by policy and pools a grant sweep's
     # combinations, which said nothing of a table per seat
-    report = (command("report", "setup-cards", str(out)) if focus is not None else
-              command("report", "winrate", str(out), *(["--by", "combination"] if several else []),
-                      "--by", "seat" if one_policy else "policy"))
+    tests = "gives these rows with their tests against the fair share, corrected over the table, and verdicts"
+    if treated is not None:
+        tests = "compares each with the control on the same deals and seats, with its verdict"
+    elif focus is not None:
+        report = command("report", "setup-cards", str(out))
+    else:
+        report = command("report", "winrate", str(out), *(["--by", "combination"] if several else []),
+                         "--by", "seat" if one_policy else "policy")
     caption = ("a first look: win rate and mean total over deals, 95% CI: Wilson on the deal-clustered effective "
-               f"sample size; no test, so no correction: `{report}` gives these rows with their tests against the "
-               "fair share, corrected over the table, and verdicts")
+               f"sample size; no test, so no correction: `{report}` {tests}")
     if len(stats) > limit:
         caption = f"first {limit} of {len(stats)} rows; " + caption
     table.caption = caption
