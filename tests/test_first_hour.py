@@ -367,8 +367,10 @@ def test_commands_told_under_python_m_run_as_printed(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "__main__", main)
     monkeypatch.setattr(sys, "argv", ["x", "simulate", "my scenario.toml"])
     assert shlex.split(resume_command())[1:] == ["-m", "hadara_sim", "simulate", "my scenario.toml"]
-    df = pl.DataFrame({"sweep": [0, 0], "policy_label": ["greedy", "greedy"], "game": [0, 0], "seat": [0, 1],
-                       "players": [2, 2], "win_share": [1.0, 0.0], "total": [50, 40]})
+    df = pl.DataFrame({"sweep": ["{}", "{}"], "policy_label": ["greedy", "greedy"], "game": [0, 0], "seat": [0, 1],
+                       "granted": [None, None], "seek": [None, None], "avoid": [None, None],
+                       "players": [2, 2], "win_share": [1.0, 0.0], "total": [50, 40]},
+                      schema_overrides={"granted": pl.String, "seek": pl.String, "avoid": pl.String})
     told = win_table(df, "t", tmp_path / "r{1}").caption.split("`")[1]
     assert shlex.split(told)[1:] == ["-m", "hadara_sim", "report", "winrate", str(tmp_path / "r{1}"), "--by", "seat"]
     hint = next_report(parse_scenario('players = 2\npolicies = ["greedy"]\n'), tmp_path / "r{1}")
