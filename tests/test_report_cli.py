@@ -504,3 +504,26 @@ def test_each_report_s_by_help_says_the_default_it_takes_on_a_mirror(tmp_path):
         tables = json.loads(run("report", report, out, "--format", "json").stdout)["tables"]
         by_seat = "seat" in tables[0]["schema"]
         assert ("or seat where one policy plays every seat" in helped) == by_seat, (report, helped)
+
+
+def test_a_group_of_every_seat_of_its_games_is_not_called_fair(tmp_path):
+    """A mirror grouped by policy (or by any swept key without the seat) holds every seat of each game:
+    its win share is 1/P whatever was played, yet the table tested it and said "fair within ±2 pp". Such
+    a row now has no test and says "1/P by construction"; rows of a policy among others are tested."""
+    import json
+
+    import polars as pl
+
+    from hadara_sim.report import wins
+    from hadara_sim.report.dataset import load_dataset
+
+    out = tmp_path / "mirror"
+    simulate({"players": 3, "policies": ["greedy"], "games": 30, "chunk": 30, "seed": 3}, out=out, jobs=1)
+    rows = json.loads(run("report", "winrate", out, "--by", "policy", "--format", "json").stdout)["tables"][0]["data"]
+    assert [(r["verdict"], r["p"], r["q_equiv"]) for r in rows] == [("1/P by construction", None, None)]
+    df, _ = load_dataset(out)
+    assert wins.win_rates(df, [])["whole"].to_list() == [True]
+    assert not wins.win_rates(df, ["seat"])["whole"].any()
+    mixed = pl.concat([df.filter(pl.col("seat") == 0), df.filter(pl.col("seat") > 0).with_columns(
+        pl.lit("other").alias("policy_label"))])
+    assert wins.win_rates(mixed, ["policy_label"])["p"].is_not_null().all()

@@ -90,13 +90,14 @@ def test_paired_win_shares_that_never_differ_are_not_a_zero_width_interval_nor_f
 def test_one_policy_on_every_seat_is_at_one_third_by_construction_not_weaker():
     """A policy on all three seats wins a third of every deal: the deal means equal 1/3 up to their
     last bits, whose variance (1e-33) made the effective sample size endless, the CI [33.3, 33.3]
-    and the verdict "weaker" by rounding. The CI is the seats' Wilson interval, the test finds nothing."""
+    and the verdict "weaker" by rounding. The CI is the seats' Wilson interval, and a group of every seat
+    of its games is not tested: its verdict says 1/P by construction."""
     shares = [(1.0, 0.0, 0.0), (0.5, 0.5, 0.0), (0.0, 0.0, 1.0), (1 / 3, 1 / 3, 1 / 3), (0.0, 1.0, 0.0)] * 10
     rows = [dict(game=g, seat=s, players=3, win_share=w, policy_label="balanced")
             for g, deal in enumerate(shares) for s, w in enumerate(deal)]
     r = with_verdicts(win_rates(R.frame(rows), ["policy_label"])).to_dicts()[0]
     assert (r["ci_low"], r["ci_high"]) == pytest.approx(wilson(50, 150))
-    assert r["p"] == pytest.approx(1.0) and r["verdict"] == "undecided"
+    assert r["p"] is None and r["verdict"] == "1/P by construction"
 
 
 @pytest.mark.parametrize("deals, p, low, significant", [(3, 0.25, -0.416, False), (10, 2 * 2 ** -10, 0.383, True)])

@@ -240,6 +240,8 @@ def winrate(df: pl.DataFrame, info: dict, by: Sequence[str] | None = None, margi
                   rows, caption="win share: 1 per sole win, 1/k per k-way tie; 95% CI: Wilson (statsmodels) on "
                                 "the deal-clustered effective sample size; p: score test against 1/P; "
                                 + V.caption(st.height, margin)
+                                + (f"; '{V.BY_CONSTRUCTION}': the group holds every seat of its games, whose "
+                                   "shares add up to 1, so it is not tested" if st["whole"].any() else "")
                                 + V.precision_caption(st, games=info.get("deals")),
                   marked=st["significant"].to_list(), data=st)
     fig = charts.winrate_chart(st, label, info, by_text(by))

@@ -35,6 +35,8 @@ NA = "–"
 NEAR_EDGE = 0.8
 ARROWS = {"stronger": "▲ stronger", "weaker": "▼ weaker"}
 RELATIVE_WORDS = {"stronger": "above the average side", "weaker": "below the average side"}
+# The verdict of a group holding every seat of its games: its shares add up to 1/P, nothing is tested.
+BY_CONSTRUCTION = "1/P by construction"
 # What every "about N more deals" hint takes for granted, for the captions of the tables that show one.
 HINT_ASSUMES = (f"an 'about N more deals' hint: the deals that would decide it with {100 * I.HINT_POWER:.0f} % "
                 f"chance if the difference measured were the true one, which its CI may put far off; rounded up "
@@ -313,5 +315,10 @@ def with_verdicts(table: pl.DataFrame, p: str = "p", equiv_p: str = "equiv_p", d
     verdicts = judge(column(diff), column(p), column(equiv_p), column("n"), margin, method,
                      sd=column(f"{prefix}sd") if hints else None, relative=relative)
     types = {f"{prefix}significant": pl.Boolean, f"{prefix}verdict": pl.String}
-    return table.with_columns(pl.Series(name, values, dtype=types.get(name, pl.Float64))
-                              for name, values in columns(verdicts, prefix, hints).items())
+    out = table.with_columns(pl.Series(name, values, dtype=types.get(name, pl.Float64))
+                             for name, values in columns(verdicts, prefix, hints).items())
+    if "whole" not in table.columns:
+        return out
+    # a group of every seat of its games (`wins.whole_games`) was not tested: no word claims it is fair
+    return out.with_columns(pl.when(pl.col("whole")).then(pl.lit(BY_CONSTRUCTION))
+                            .otherwise(pl.col(f"{prefix}verdict")).alias(f"{prefix}verdict"))

@@ -21,7 +21,22 @@ def win_rates(df: pl.DataFrame, by: Sequence[str] | None = None, margin: float =
     against the fair share 1/players: `fair`, `diff` (= mean - fair) with its CI, and `p`. Without
     `by`, the groups of `report winrate` (`dataset.default_groups`)."""
     by = group_columns(df, "winrate", by)
-    return mean_ci(df, "win_share", by, fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin)
+    out = mean_ci(df, "win_share", by, fair=1.0 / pl.col("players").cast(pl.Float64), rate=True, margin=margin)
+    whole = whole_games(df, by)
+    out = out.join(whole, on=by, how="left", maintain_order="left", nulls_equal=True) if by else \
+        out.join(whole, how="cross")
+    # every seat of each game: the shares add up to 1, the rate is 1/P whatever was played, and no
+    # test says anything of it (a mirror by policy was called "fair within ±2 pp" with a CI)
+    return out.with_columns(pl.when(pl.col("whole")).then(None).otherwise(pl.col(c)).alias(c) for c in ("p", "equiv_p"))
+
+
+def whole_games(df: pl.DataFrame, by: Sequence[str]) -> pl.DataFrame:
+    """Per group of `by`, `whole`: whether it holds every seat of each of its games, whose win share is
+    then 1/P by construction."""
+    game = [c for c in ("combo", CLUSTER) if c in df.columns]
+    seats = df.group_by([*by, *game]).agg(pl.len().alias("_seats"), pl.col("players").first().alias("_players"))
+    full = (pl.col("_seats") == pl.col("_players").cast(pl.UInt32)).all().alias("whole")
+    return seats.group_by(by).agg(full) if by else seats.select(full)
 
 
 def seat_rates(df: pl.DataFrame, margin: float = I.MARGIN) -> pl.DataFrame:
