@@ -552,3 +552,12 @@ def test_show_game_finds_a_policy_file_of_a_scenario_given_as_data_from_any_fold
         result = run("show-game", tmp_path / "s" / res, "--game", 1, "--allow-code", "-q")
         assert result.exit_code == 0, result.output
         assert "the reference engine agrees with the batch engine" in " ".join(result.output.split())
+
+
+def test_the_ladder_marks_a_pair_that_differs_without_colour():
+    """The ladder marked a pair that differs from even by colour alone: in markdown, a pipe or NO_COLOR the
+    mark its caption promised was gone. A star marks it, as report ratings' head-to-head does."""
+    args = ["policies", "ladder", "--games", "40", "-p", "2", "--policy", "greedy,random", "-q"]
+    text = run(*args, "--format", "markdown").stdout
+    greedy = next(line for line in text.splitlines() if line.startswith("| greedy |"))
+    assert "]*" in greedy and "* = differs from even" in text

@@ -142,7 +142,7 @@ def ladder(
                       .group_by("policy").agg(pl.col("winning_scores").cast(pl.Float64).mean().alias("win_points")))
         table = Table(f"{p} players: % of the wins that went to the row policy against the column policy, "
                       f"with its 95% CI ({games} games per pair)", ["", *names, "mean", "win pts"], [],
-                      caption="[95% Wilson interval]. green: above even, red: below, after Holm "
+                      caption="[95% Wilson interval]. * = differs from even (green above, red below) after Holm "
                               "correction over the pairs of the player count (q < 0.05). mean: the row's mean win %. "
                               "win pts: the row's mean total in the games it won. In csv and json a row per pair, "
                               "with the row policy's mean (row_mean_pct) and win pts (win_points).",
@@ -164,7 +164,8 @@ def ladder(
                 # The interval itself: a symmetric ± ran past its bounds at the edges (100±4 for [91, 100]).
                 digits = 0 if row["ci_high"] - row["ci_low"] >= 0.02 else 1  # never [50, 50]
                 text = f"{100 * row['win_rate']:.{digits}f} [{100 * row['ci_low']:.{digits}f}, {100 * row['ci_high']:.{digits}f}]"
-                cells.append(styled(text, "green" if row["win_rate"] > 0.5 else "red") if significant else text)
+                # the star marks it where colour does not reach (a pipe, markdown, NO_COLOR)
+                cells.append(styled(text + "*", "green" if row["win_rate"] > 0.5 else "red") if significant else text)
             won = sub.filter(sub["policy"] == a)["winning_scores"].explode().drop_nulls()
             table.rows.append([a, *cells, f"{100 * sum(rates) / len(rates):.0f}",
                                f"{won.mean():.0f}" if len(won) else "-"])
