@@ -111,7 +111,23 @@ def test_a_gap_whose_interval_holds_the_printed_cost_is_not_called_worth_more(co
     [fair] = [t for t in section.tables if "fair cost" in t.title]
     assert fair.marked == [False]  # level at its price: the CI holds the printed cost
     assert "the card is worth more than it costs" not in fair.caption
-    assert "only where the 95% CI excludes the printed cost (marked)" in fair.caption
+    assert "only where the 95% CI excludes the printed cost (marked" in fair.caption
+
+
+def test_the_fair_cost_table_says_its_marks_are_not_corrected_and_names_its_field(components, monkeypatch):
+    """The fair-cost table marked a card wherever its own 95% CI excluded the printed cost, over every card
+    of the run (218 at 2 and 4 players) and among the largest gaps, without saying that no correction over
+    the table was applied; its field was "the policy field played", unnamed."""
+    from hadara_sim.report.component_sections import _worth
+    from hadara_sim.report.sections import Section
+
+    printed = components.cards[components.card_index["II-B-02"]].cost
+    monkeypatch.setattr(W, "restricted_pairs", lambda df: planted(printed, printed + 2))
+    section = Section("cards", "cards", "")
+    _worth(section, pl.DataFrame(), components, {"scenario": "worth", "policies": ["greedy"]}, 5, 0.02)
+    [fair] = [t for t in section.tables if "fair cost" in t.title]
+    assert "not corrected over the table (1 row)" in fair.caption
+    assert "the marks hold for the policy field played (greedy)" in fair.caption
 
 
 SCENARIO = """

@@ -458,8 +458,10 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
         caption="fair cost: where the line fitted to seek - avoid over the swept costs meets zero (seeking and "
                 "avoiding level), 95% CI by the delta method, cluster-robust by deal (the fit of `report curve`); "
                 "fair - printed above 0: the fitted line puts the card's worth above its cost, shown beyond the "
-                "noise only where the 95% CI excludes the printed cost (marked); no crossing where the slope is not "
-                "significant; holds for the policy field played",
+                "noise only where the 95% CI excludes the printed cost (marked: each row's own CI, not corrected "
+                f"over the table ({fair.height} row{'s' * (fair.height != 1)}), so about 1 in 20 cards level at their price is marked by chance, and "
+                "the rows shown are the largest gaps); no crossing where the slope is not significant; "
+                + provenance.field_line(info).replace("these verdicts hold", "the marks hold"),
         marked=[bool(lo > p or hi < p) for lo, hi, p in zip(shown["fair_low"].fill_nan(None).fill_null(-1e9),
                                                               shown["fair_high"].fill_nan(None).fill_null(1e9),
                                                               shown["printed_cost"])],
