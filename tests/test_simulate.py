@@ -614,3 +614,14 @@ def test_the_closing_table_of_a_grant_or_restricted_sweep_shows_the_treated_seat
                          "sweep": {"restrict": ["none", {"seek": ["II-B-02"]}]}}, out=out, jobs=1)
     table = win_table(scan_results(out, sweep_columns=False), "t", out)
     assert "the restricted seat's win rate" in table.title and table.data["n"].to_list() == [20, 20]
+
+
+def test_the_closing_table_of_one_combination_with_a_grant_keys_its_rows_on_the_seat():
+    """One combination granting a card to the rotating seat, one policy: the treated seat's rows had no
+    key left to group and join on, and the closing table stopped inside polars after the games were played."""
+    from hadara_sim.cli.simulate import win_table
+
+    df = hadara_sim.simulate({"players": 3, "policies": ["greedy"], "games": 12, "chunk": 12,
+                              "grants": ["sell_bonus"]}, jobs=1)
+    table = win_table(df, "t", Path("r"))
+    assert "the granted seat's win rate per seat" in table.title and [r[0] for r in table.rows] == ["0", "1", "2"]

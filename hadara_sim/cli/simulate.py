@@ -350,7 +350,8 @@ def win_table(results, title: str, out: Path, limit: int = 40) -> Table:
         report = command("report", "cards" if any(restricted) else grant_report(granted), str(out))
         lf = treated
     one_seat = focus is not None or treated is not None
-    who = None if one_seat and one_policy else "seat" if one_policy else "policy_label"
+    # the treated seat alone needs no seat column, but a run of one combination keys its rows on it
+    who = None if one_seat and one_policy and several else "seat" if one_policy else "policy_label"
     keys = [k for k in ("sweep" if several else None, who) if k]
     df = lf.select(*keys, CLUSTER, "players", "win_share", "total").collect()
     means = (df.group_by([*keys, CLUSTER])
