@@ -680,6 +680,15 @@ def _runs_in(folder: Path) -> list[Path]:
         return []
 
 
+def runs_text(folder: Path) -> str:
+    """The runs in `folder` in words, "6 runs (results/a, ... and 1 more)", or "" for none."""
+    runs = _runs_in(folder)
+    if not runs:
+        return ""
+    shown = ", ".join(str(d) for d in runs[:5]) + (f" and {len(runs) - 5} more" if len(runs) > 5 else "")
+    return f"{len(runs)} run{'s' * (len(runs) > 1)} ({shown})"
+
+
 def results_path(value, what: str, error: type[Exception] = ResultsError) -> Path:
     """`value` as a results directory's Path, or `error` when its name is no UTF-8 text: pyarrow and polars
     take paths as UTF-8, and a name of other bytes (`--out $'run\\xff'`) stopped inside pyarrow
@@ -710,11 +719,10 @@ def read_metadata(out: Path) -> dict:
     path = out / METADATA_FILE
     if not path.is_file():
         # a folder of runs (results/) was told only to write a run, not which of its folders to give
-        runs = _runs_in(out)
+        runs = runs_text(out)
         if runs:
-            shown = ", ".join(str(d) for d in runs[:5]) + (f" and {len(runs) - 5} more" if len(runs) > 5 else "")
             raise ResultsError(f"{out} is not a results directory: it has no {METADATA_FILE}, but holds "
-                               f"{len(runs)} run{'s' * (len(runs) > 1)} ({shown}): give one of them")
+                               f"{runs}: give one of them")
         raise ResultsError(f"{out} is not a results directory: it has no {METADATA_FILE} "
                            f"(write one with `{program()} simulate SCENARIO --out DIR`)")
     try:

@@ -359,3 +359,20 @@ def test_a_full_disk_or_a_closed_stdout_is_said_plainly_not_reported_as_our_defe
     assert done.returncode == 1 and done.stderr.startswith("error: cannot write: No space left on device"), done.stderr
     closed = subprocess.run(["sh", "-c", '"$@" >&-', "sh", *command], capture_output=True, text=True, timeout=120)
     assert closed.returncode == 0 and closed.stderr == "", closed.stderr
+
+
+def test_a_missing_scenario_or_results_directory_says_what_to_give(tmp_path, monkeypatch):
+    """`simulate` and `report ...` without their argument said only "Missing argument 'scenario'": they
+    name the shipped scenarios, and the runs in results/ (or how to write one)."""
+    import hadara_sim
+
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+    told = runner.invoke(app, ["simulate"])
+    assert told.exit_code == 2 and "give a scenario" in told.output and "setup-cards" in told.output
+    told = runner.invoke(app, ["report", "setup-cards"])
+    assert told.exit_code == 2 and "none in results/ yet; write one with" in told.output
+    hadara_sim.simulate({"players": 2, "policies": ["greedy"], "games": 4, "chunk": 4}, out=tmp_path / "results" / "mine",
+                        jobs=1)
+    told = runner.invoke(app, ["report", "winrate"])
+    assert told.exit_code == 2 and "results/ holds 1 run (results/mine)" in " ".join(told.output.split())

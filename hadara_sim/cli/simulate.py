@@ -26,7 +26,7 @@ def register(app: typer.Typer):
 
 
 def simulate(
-    scenario: Path = typer.Argument(..., help="Scenario file (TOML), e.g. scenarios/default.toml; a shipped "
+    scenario: Optional[Path] = typer.Argument(None, help="Scenario file (TOML), e.g. scenarios/default.toml; a shipped "
                                   "scenario also by its name from any folder (default, seats, ...).",
                                     show_default=False),
     games: Optional[int] = typer.Option(None, "--games", "-n", min=1, max=MAX_GAMES,
@@ -73,8 +73,11 @@ def simulate(
     from ..chunks import plan_chunks
     from ..runner import RunError, RunFailed, check_out, check_scheduler, run
     from ..scenario.checks import DesignWarning, ScenarioError
-    from ..scenario.read import load_scenario, shipped_scenario
+    from ..scenario.read import load_scenario, shipped_scenario, shipped_scenarios
 
+    if scenario is None:  # click said only "Missing argument 'scenario'"
+        fail(f"give a scenario: a TOML file, or a shipped one by name ({', '.join(shipped_scenarios())}), e.g. "
+             f"{command('simulate', 'default', '--games', '2000')}")
     fmt = check_format(fmt)
     talk = console if fmt == "table" else err_console  # csv or json: standard output is the table alone
     if backend not in BACKENDS:
