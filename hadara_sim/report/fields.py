@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+from functools import partial
 from typing import Sequence
 
 import polars as pl
@@ -65,9 +66,19 @@ def value_label(col: str, value) -> str:
 def field_label_expr(fields: Sequence[str]) -> pl.Expr:
     """One label per opponent field from its swept columns (`field_label` for a whole policy list)."""
     whole = tuple(f"sweep_{k}" for k in FIELD_KEYS)  # a whole list of policies; else one key inside it
-    return pl.concat_str([pl.col(f).map_elements(field_label if f in whole else
-                                                 lambda v, k=f[len("sweep_"):]: f"{k}={fmt_value(v)}",
-                                                 return_dtype=pl.String) for f in fields], separator=", ")
+
+    def label(f: str):
+        return field_label if f in whole else lambda v: f"{f[len('sweep_'):]}={fmt_value(v)}"
+
+    return pl.concat_str([pl.col(f).map_batches(partial(_labelled, label=label(f)), return_dtype=pl.String)
+                          for f in fields], separator=", ")
+
+
+def _labelled(values: pl.Series, label) -> pl.Series:
+    """`label` of each value (null stays null), called once per distinct value: once per row, parsing
+    a field's JSON took 40 s of a card-worth run's summary (5 million rows, two fields)."""
+    distinct = values.drop_nulls().unique()
+    return values.replace_strict(distinct, [label(v) for v in distinct], default=None, return_dtype=pl.String)
 
 
 def field_count(df: pl.DataFrame, fields: Sequence[str]) -> int:
