@@ -790,6 +790,27 @@ def test_a_trajectory_of_many_groups_draws_the_extremes_each_in_its_own_colour()
     assert any(row[0] == "arm05" for row in section.tables[0].rows)
 
 
+def test_a_win_rate_or_score_chart_of_many_groups_draws_the_extremes_and_says_so():
+    """A card-worth run's 2,616 seats drew a win-rate chart 300 inches tall (31 MB in the summary): a
+    chart draws the 15 highest and 15 lowest groups (win share against 1/P; mean total) and says so
+    in its footer; the table keeps every group."""
+    from hadara_sim.report import sections
+
+    df = pl.concat([R.four_games().with_columns(pl.lit(f"arm{k:02d}").alias("arm"), pl.col("game") + 100 * k,
+                                                (pl.col("total") + k).cast(pl.Int16), (pl.col("gold") + k).cast(pl.Int16))
+                    for k in range(40)])
+    extremes = [f"arm{k:02d}" for k in (*range(15), *range(25, 40))]
+    win = sections.winrate(df, {}, ["arm"])
+    [fig] = [f for _, f in win.figures]
+    assert len(fig.axes[0].get_yticklabels()) == 30 and len(win.tables[0].rows) == 40
+    assert "30 of 40 groups drawn, the 15 highest and 15 lowest against the fair share" in fig._supxlabel.get_text()
+    score = dict(sections.breakdown(df, {}, ["arm"]).figures)
+    for fig in score.values():
+        ticks = [t.get_text().split(" ")[0] for t in fig.axes[0].get_xticklabels()]
+        assert ticks == extremes, ticks
+        assert "30 of 40 groups drawn, the 15 highest and 15 lowest mean totals" in fig._supxlabel.get_text()
+
+
 def test_a_notebook_s_other_frames_and_folders_are_told_what_to_pass(tmp_path):
     """A pandas frame or scan_results' LazyFrame stopped with AttributeError 'height'; a summary into
     an existing file with FileExistsError; a misspelt curve key without the keys swept."""

@@ -36,6 +36,9 @@ PART_COLOURS = {
     "cards": "#4c9a4c", "coins": "#8c564b",
 }
 FORMATS = ("png", "svg")
+# A chart of more groups draws their extremes: 2,616 seats of a card-worth run made a 31 MB picture
+# 300 inches tall, which no one could read (the table has every group).
+MAX_GROUPS = 30
 Label = Callable[[dict], str]
 
 
@@ -95,16 +98,17 @@ def _legend_above(ax, handles=None, ncol: int = 2, x: float = 0.5):
               fontsize=8.5, frameon=False)
 
 
-def footer(info: dict, extra: str = "", note: str = CI_NOTE) -> str:
-    """The footer line: scenario, sample size, what the bars are (each that `info` holds: a notebook
-    may pass only some, or none)."""
+def footer(info: dict, extra: str | Sequence[str] = "", note: str = CI_NOTE) -> str:
+    """The footer line: scenario, sample size, the chart's own `extra` (a text, or several), what the
+    bars are (each that `info` holds: a notebook may pass only some, or none)."""
     if info is not None and not isinstance(info, dict):
         raise TypeError(f"info is the dict dataset_info(df) gives (or None), not {type(info).__name__}")
     info = info or {}
     size = f"{info['games']:,} games" if info.get("games") else ""
     if info.get("deals") and info.get("games") != info.get("deals"):
         size += f" on {info['deals']:,} deals"
-    parts = [f"scenario '{info['scenario']}'" if info.get("scenario") else "", size, extra, note]
+    parts = [f"scenario '{info['scenario']}'" if info.get("scenario") else "", size,
+             *([extra] if isinstance(extra, str) else extra), note]
     prov = {k: v for k, v in info.get("provenance", {}).items() if k not in ("scenario", "games")}
     return "  ·  ".join(p for p in parts if p) + (f"\n{provenance.text(prov)}" if prov else "")
 
@@ -160,7 +164,8 @@ def _err(mean, low, high, scale: float = 1.0):
 def winrate_chart(stats: pl.DataFrame, label: Label, info: dict, by_text: str) -> Figure:
     """Win share per group as points with 95% CI error bars; the fair share dashed."""
     _drawable(stats, ("n", "mean", "ci_low", "ci_high", "fair"), "wins.win_rates(df)", label)
-    rows = stats.to_dicts()
+    every = stats.to_dicts()
+    rows = _extremes(every, (stats["diff"] if "diff" in stats.columns else stats["mean"] - stats["fair"]).to_list())
     k = len(rows)
     ticks = [_wrapped(f"{label(r)}  (n={r['n']:,})", 40) for r in rows]
     fig = _figure(8.5, 1.9 + 0.42 * k + 0.17 * sum(t.count("\n") for t in ticks))  # room for wrapped labels
@@ -189,7 +194,9 @@ def winrate_chart(stats: pl.DataFrame, label: Label, info: dict, by_text: str) -
     _pct_axis(ax)
     ax.grid(axis="x", alpha=0.3)
     _legend_above(ax, ncol=2)
-    return _finish(fig, f"Win rate by {by_text}", footer(info, "n = deals per group", note=RATE_NOTE))
+    shown = _drawn_words(k, len(every), "against the fair share")
+    return _finish(fig, f"Win rate by {by_text}",
+                   footer(info, (shown, "n = deals per group"), note=RATE_NOTE))
 
 
 # --- score breakdown --------------------------------------------------------------------------
@@ -198,7 +205,8 @@ def breakdown_chart(long: pl.DataFrame, by: Sequence[str], label: Label, info: d
     """Mean score sheet per group as stacked bars (purple bonus parts hatched), total with its CI."""
     _drawable(long, ("part", "n", "mean", "ci_low", "ci_high"), "scores.score_breakdown(df, by)", label)
     keys = _keys(long, by)
-    groups = (long.filter(pl.col("part") == "total").to_dicts())
+    every = long.filter(pl.col("part") == "total").to_dicts()
+    groups = _extremes(every, [g["mean"] for g in every])
     k = len(groups)
     fig = _figure(max(7.5, 2.8 + 0.95 * k), 5.6)
     ax = fig.add_subplot()
@@ -240,7 +248,9 @@ def breakdown_chart(long: pl.DataFrame, by: Sequence[str], label: Label, info: d
     handles.append(Line2D([], [], color="black", marker="_", markersize=10, lw=1.4, label="total, 95% CI"))
     fig.legend(handles=handles, loc="outside right center", fontsize=8.5, title="score sheet line",
                title_fontsize=9)
-    return _finish(fig, f"Mean score sheet by {by_text}", footer(info, "n = deals per group"))
+    shown = _drawn_words(k, len(every), "mean totals")
+    return _finish(fig, f"Mean score sheet by {by_text}",
+                   footer(info, (shown, "n = deals per group")))
 
 
 def totals_chart(df: pl.DataFrame, by: Sequence[str], label: Label, info: dict, by_text: str) -> Figure:
@@ -252,7 +262,8 @@ def totals_chart(df: pl.DataFrame, by: Sequence[str], label: Label, info: dict, 
         groups = df.group_by(keys).agg(pl.col("total"), pl.col("game").n_unique().alias("n")).sort(keys)
     else:
         groups = df.select(pl.col("total").implode(), pl.col("game").n_unique().alias("n"))
-    rows = groups.to_dicts()
+    every = groups.to_dicts()
+    rows = _extremes(every, [np.mean(r["total"]) for r in every])
     k = len(rows)
     fig = _figure(max(7.5, 2.8 + 0.95 * k), 5.2)
     ax = fig.add_subplot()
@@ -282,7 +293,7 @@ def totals_chart(df: pl.DataFrame, by: Sequence[str], label: Label, info: dict, 
                Line2D([], [], marker="o", ls="", markerfacecolor="white", markeredgecolor="black", label="mean")]
     _legend_above(ax, handles, ncol=3)
     return _finish(fig, f"Distribution of final scores by {by_text}",
-                   footer(info, note="one row per seat played"))
+                   footer(info, _drawn_words(k, len(every), "mean totals"), note="one row per seat played"))
 
 
 # --- setup cards ------------------------------------------------------------------------------
@@ -467,7 +478,8 @@ def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[
     left, right = fig.subplots(1, 2, width_ratios=[1.25, 1])
     keys = _keys(running, by)
     groups = running.select(keys).unique(maintain_order=True).to_dicts() if keys else [{}]
-    drawn = _extremes(running, keys, groups, len(LINE_COLOURS))
+    final = [in_group(running, keys, g).sort("epoch")["mean"][-1] for g in groups]
+    drawn = _extremes(groups, final, len(LINE_COLOURS))
     for colour, g in zip(LINE_COLOURS, drawn):
         sub = in_group(running, keys, g).sort("epoch")
         x = sub["epoch"].to_numpy()  # every group at the true epoch: a sideways dodge slants the lines
@@ -506,22 +518,27 @@ def trajectory_chart(running: pl.DataFrame, leaders: pl.DataFrame, by: Sequence[
     right.set_title("How often the leader goes on to win", fontsize=10)
     right.grid(axis="y", alpha=0.3)
     right.legend(fontsize=8, loc="upper right", framealpha=0.9)
-    half = len(drawn) // 2
-    shown = "" if len(drawn) == len(groups) else \
-        f"{len(drawn)} of {len(groups)} groups drawn, the {half} highest and {half} lowest at the end (the table has all)"
+    shown = _drawn_words(len(drawn), len(groups), "at the end")
     return _finish(fig, "Score trajectory and the value of an early lead",
-                   footer(info, "  ·  ".join(p for p in (shown, "n = deals") if p)))
+                   footer(info, (shown, "n = deals")))
 
 
-def _extremes(running: pl.DataFrame, keys: list[str], groups: list[dict], limit: int) -> list[dict]:
-    """The groups a line chart draws, each in its own colour: all of them up to `limit`, else the
-    highest and the lowest by their mean at the last epoch, in the table's order."""
+def _extremes(groups: list, values: Sequence[float], limit: int = MAX_GROUPS) -> list:
+    """The groups a chart draws: all of them up to `limit`, else the `limit // 2` highest and lowest by
+    `values` (one per group; an unknown one counts as neither), in the table's order."""
     if len(groups) <= limit:
-        return groups
-    final = [in_group(running, keys, g).sort("epoch")["mean"][-1] for g in groups]
-    order = np.argsort(final, kind="stable")
+        return list(groups)
+    values = np.asarray(values, dtype=float)
+    order = [i for i in np.argsort(values, kind="stable") if np.isfinite(values[i])]
     keep = set(order[: limit // 2]) | set(order[-(limit // 2):])
     return [g for i, g in enumerate(groups) if i in keep]
+
+
+def _drawn_words(drawn: int, groups: int, what: str) -> str:
+    """What a chart of a few of its groups left out, for its footer ("" when it draws them all)."""
+    if drawn == groups:
+        return ""
+    return f"{drawn} of {groups:,} groups drawn, the {drawn // 2} highest and {drawn // 2} lowest {what} (the table has all)"
 
 
 # Card colours as on the cards (purple a little lighter so its error bars stay visible).
