@@ -924,12 +924,25 @@ def load_results(path, *, sweep_columns: bool = True, allow_partial: bool = True
         raise TypeError(f"sweep_columns is True or False, not {sweep_columns!r:.40}")
     meta, files = result_files(path, allow_partial=allow_partial)
     if files:
-        df = _read_parts(files, path).sort(SORT_KEYS)
+        df = _read_parts(files, path)
+        if not _in_order(df, SORT_KEYS):  # read in the parts' order, they are: sorting anyway took 5.8 GB for 2.5
+            df = df.sort(SORT_KEYS)
     else:
         df = pl.from_arrow(SCHEMA.empty_table())
     if sweep_columns:
         df = add_sweep_columns(df, meta.get("combinations", []))
     return df
+
+
+def _in_order(df, keys: list[str]) -> bool:
+    """Whether the rows of `df` are sorted by its whole-number columns `keys`, checked on the keys alone."""
+    tied = np.ones(max(df.height - 1, 0), bool)  # each row equal to the one before it on the keys so far
+    for key in keys:
+        step = np.diff(df[key].to_numpy().astype(np.int64))
+        if (tied & (step < 0)).any():
+            return False
+        tied &= step == 0
+    return True
 
 
 def scan_results(path, *, sweep_columns: bool = True, allow_partial: bool = True):
