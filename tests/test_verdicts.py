@@ -6,6 +6,7 @@ deals from a value that is not fair, and every report and balance command writes
 import io
 import json
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -385,6 +386,48 @@ def test_each_key_finding_has_its_size_ci_and_design_and_no_count_of_zero_undeci
     one = key_findings([Section("setup-cards", "Setup cards", "", [Table("t", ["row"], [["a"], ["b"]],
                                                                          data=undecided)])])
     assert one.caption.startswith("1 row of these tables is undecided") and len(one.rows) == 1
+
+
+def test_a_long_table_shows_its_decided_rows_largest_first_and_writes_every_row_beside_the_page(tmp_path):
+    """A card-worth run's summary held 20,000 table rows (8 MB): a table of more than 40 rows shows 40,
+    its decided verdicts first, the largest first, says how many more there are and links the CSV that
+    holds every row; so do the key findings when they are more than 40; a short table stays whole."""
+    import report_data as R
+    from hadara_sim.report import html
+    from hadara_sim.report.dataset import full_info
+    from hadara_sim.report.sections import Section
+
+    diffs = [0.001 * k for k in range(60)]  # from 0 to 5.9 pp: the larger ones decided
+    verdicts = V.judge(diffs, [1e-12 if d > 0.03 else 0.5 for d in diffs], [0.5] * 60, [4000] * 60)
+    data = pl.DataFrame({"diff": diffs, "diff_low": [d - 0.01 for d in diffs], "diff_high": [d + 0.01 for d in diffs],
+                         **V.columns(verdicts), "n": [4000] * 60})
+    long = Table("Setup cards", ["cell", "n (deals)", "verdict"], [[f"cell {k}", "4,000", V.render(r)]
+                                                                    for k, r in enumerate(data.to_dicts())],
+                 marked=data["significant"].to_list(), data=data)
+    short = Table("Statues", ["statue"], [["1"], ["2"]])
+    page = html.write(tmp_path / "summary.html", [Section("setup-cards", "Setup cards", "", [long, short])],
+                      full_info(R.four_games(), {})).read_text()
+    table = page[page.index('id="setup-cards-0-t0"'):page.index('id="setup-cards-0-t1"')]
+    shown = [int(c) for c in re.findall(r"<td>cell (\d+)</td>", table)]
+    assert shown[:3] == [59, 58, 57] and len(shown) == 40 and set(range(31, 60)) <= set(shown)
+    assert "20 more rows</b>: 40 of 60 shown here, decided verdicts first, the largest first" in table
+    assert 'href="summary-tables/setup-cards-0-t0.csv"' in table
+    every = pl.read_csv(tmp_path / "summary-tables" / "setup-cards-0-t0.csv")
+    assert every.height == 60 and every["diff_pp"].to_list() == pytest.approx([100 * d for d in diffs])
+    assert "more rows" not in page[page.index('id="setup-cards-0-t1"'):]
+    assert not (tmp_path / "summary-tables" / "setup-cards-0-t1.csv").exists()
+    # 29 decided rows: the key findings stay whole
+    assert 'href="summary-tables/key-findings.csv"' not in page
+
+    wide = V.judge(diffs, [1e-12] * 60, [0.5] * 60, [4000] * 60)
+    data = data.with_columns(pl.Series(name, values) for name, values in V.columns(wide).items())
+    found = html.write(tmp_path / "all.html", [Section("setup-cards", "Setup cards", "", [
+        Table("Setup cards", ["cell", "n (deals)"], [[f"cell {k}", "4,000"] for k in range(60)], data=data)])],
+        full_info(R.four_games(), {})).read_text()
+    findings = found[found.index("Key findings"):found.index("<h2")]
+    assert re.findall(r"<td>cell (\d+)</td>", findings)[:2] == ["59", "58"]
+    assert "20 more rows" in findings and 'href="all-tables/key-findings.csv"' in findings
+    assert pl.read_csv(tmp_path / "all-tables" / "key-findings.csv").height == 60
 
 
 # --- balance suggest's fits, judged by the one model ------------------------------------------

@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 from rich.text import Text
 
-from ..report.table import Table, plain
+from ..report.table import Table, machine_csv, plain
 
 
 console = Console()
@@ -319,22 +319,6 @@ def emit(tables: Sequence[Table], fmt: str = "table", *, notes: Sequence[str] = 
             print_table(t)
         if footer:
             console.print(Text(plain(footer), style="dim"), soft_wrap=output_width() is None)
-
-
-def machine_csv(tables: Sequence[Table]) -> str:
-    """Every table as one CSV with raw numbers: a first column `table` (the table's title) and the
-    union of the tables' columns. A number not known (or a column a table has not) is written NaN, so
-    that a reader guessing types from the first rows (polars reads 100) sees a number, never an
-    empty text; an empty cell is a missing text."""
-    import polars as pl
-
-    frames = [t.machine().with_columns(pl.lit(plain(t.title)).alias("table")) for t in tables]
-    if not frames:
-        return ""
-    both = pl.concat(frames, how="diagonal_relaxed")
-    both = both.with_columns(pl.col(name).cast(pl.Float64).fill_null(float("nan")) for name, dtype in both.schema.items()
-                             if dtype.is_numeric() and both[name].null_count())
-    return both.select("table", pl.exclude("table")).write_csv()
 
 
 def _strict(value):

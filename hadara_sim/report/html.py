@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from dataclasses import replace
 from datetime import datetime, timezone
 from html import escape
 from pathlib import Path
@@ -13,8 +14,8 @@ from . import inference as I
 from . import verdict as V
 from .dataset import ReportError
 from .fields import AGREEMENT
-from .sections import Section, overview, pp, pp_ci
-from .table import MARKED_CSS, Table, plain, table_html
+from .sections import Section, finite, overview, pp, pp_ci
+from .table import MARKED_CSS, Table, machine_csv, plain, table_html
 
 CSS = """
 body { font-family: -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2rem auto; max-width: 1200px;
@@ -32,6 +33,7 @@ img { max-width: 100%; border: 1px solid #eee; margin: 0.6rem 0; }
 .facts td { text-align: left; white-space: normal; } .facts td:first-child { white-space: nowrap; }
 .findings { border: 2px solid #9ab; padding: 0 0.8rem; margin: 1rem 0; }
 .findings td { text-align: left; white-space: normal; }
+.more { margin: 0 0 0.4rem; }
 """ + MARKED_CSS
 
 
@@ -53,6 +55,11 @@ def how_to_read(margin: float = I.MARGIN) -> str:
         "causal for these policies; observational ones are labelled so and are not.")
 
 
+# A longer table shows this many of its rows, those that matter, and writes every row to a CSV beside
+# the page: a card-worth run's summary held 20,000 table rows (8 MB) that nobody could read.
+ROWS_SHOWN = 40
+FINDINGS = "key-findings"  # the anchor of the key findings, and the name of their CSV
+
 # A table's own verdict (the prefix of its `verdict.Verdict` records) and the columns of the size it
 # judges, in the order looked for: (prefix, size, low, high).
 VERDICT_COLUMNS = (("", "diff", "diff_low", "diff_high"), ("", "diff", "low", "high"),
@@ -66,24 +73,30 @@ def _design(t: Table) -> str:
     return "observational" if "observational" in t.title.lower() else "experiment"
 
 
-def _findings(t: Table) -> list[tuple[str, str, str] | None] | None:
-    """A table's findings, one per row: (verdict, size, 95% CI) of a decided row, None for
-    an undecided one; None when the table has no verdicts. A verdict is read from its record in the
-    table's data (`verdict.decided`, `verdict.cell`); a robustness table's from the agreement of its fields'
-    verdicts, its size the range of the effect over the fields."""
+def _findings(t: Table) -> list[tuple[str, str, str, float] | None] | None:
+    """A table's findings, one per row: (verdict, size, 95% CI, the size's magnitude) of a decided row,
+    None for an undecided one; None when the table has no verdicts. A verdict is read from its record in
+    the table's data (`verdict.decided`, `verdict.cell`); a robustness table's from the agreement of its
+    fields' verdicts, its size the range of the effect over the fields."""
     if t.data is None or t.data.height != len(t.rows):
         return None
     names = set(t.data.columns)
     if {"agreement", "size_low", "size_high"} <= names:
-        return [(r["agreement"], f"{pp(r['size_low'])} to {pp(r['size_high'])}", "range over the fields")
+        return [(r["agreement"], f"{pp(r['size_low'])} to {pp(r['size_high'])}", "range over the fields",
+                 _magnitude(r["size_low"], r["size_high"]))
                 if r["agreement"] in AGREEMENT[:2] else None for r in t.data.to_dicts()]
     found = next((c for c in VERDICT_COLUMNS if {f"{c[0]}verdict", f"{c[0]}q_equiv", f"{c[0]}significant", *c[1:]}
                   <= names), None)
     if found is None:
         return None
     prefix, size, low, high = found
-    return [(V.cell(r[f"{prefix}verdict"]), pp(r[size]), pp_ci(r[low], r[high]))
+    return [(V.cell(r[f"{prefix}verdict"]), pp(r[size]), pp_ci(r[low], r[high]), _magnitude(r[size]))
             if V.decided(r, prefix) else None for r in t.data.to_dicts()]
+
+
+def _magnitude(*sizes) -> float:
+    """The largest absolute value of `sizes`, 0 where none is known: how large a finding is, to rank it."""
+    return max((abs(x) for x in sizes if finite(x)), default=0.0)
 
 
 def key_findings(sections: Sequence[Section]) -> Table | None:
@@ -106,20 +119,65 @@ def key_findings(sections: Sequence[Section]) -> Table | None:
                     undecided += 1
                     continue
                 label = ", ".join(plain(c) for c in row[:first])
-                found[design].append(([s.title, label, f"{n:,}" if n is not None else V.NA, *f, design, t.title],
-                                      f"{s.key}-{i}-t{j}"))
+                found[design].append(([s.title, label, f"{n:,}" if n is not None else V.NA, *f[:3], design,
+                                       t.title], f"{s.key}-{i}-t{j}", f[3]))
+    if sum(map(len, found.values())) > ROWS_SHOWN:  # the page shows the first: the largest of each design
+        found = {design: sorted(rows, key=lambda r: -r[2]) for design, rows in found.items()}
     listed = found["experiment"] + found["observational"]
     if not listed and not undecided:
         return None
     caption = ("experiments first (paired on the deal: causal for the policies played), then observational "
-               "comparisons (associations, not causes); each table states its reference, correction and the field "
-               "it holds for")
+               "comparisons (associations, not causes)" + (", the largest of each first" if len(listed) > ROWS_SHOWN
+                                                            else "")
+               + "; each table states its reference, correction and the field it holds for")
     if undecided:
         caption = (f"{undecided:,} row{'s' * (undecided != 1)} of these tables {'are' if undecided != 1 else 'is'} "
                    f"undecided (more games needed) and not listed; " + caption)
     return Table("Key findings: every decided verdict of this report",
-                 ["section", "row", "n (deals)", "verdict", "size", "95% CI", "design", "table"], [r for r, _ in listed],
-                 caption=caption, links=[link for _, link in listed])
+                 ["section", "row", "n (deals)", "verdict", "size", "95% CI", "design", "table"], [r for r, _, _ in listed],
+                 caption=caption, links=[link for _, link, _ in listed])
+
+
+def _ranked(t: Table) -> tuple[list[int], str]:
+    """The rows of a table in the order a long one is cut, and that order in words: decided verdicts
+    first, the largest first, then the undecided; in a table without verdicts, marked rows first."""
+    findings = _findings(t)
+    rows = range(len(t.rows))
+    if findings is not None:
+        return (sorted(rows, key=lambda i: (findings[i] is None, -findings[i][3] if findings[i] else 0.0, i)),
+                "decided verdicts first, the largest first")
+    if any(t.marked):
+        return sorted(rows, key=lambda i: not (i < len(t.marked) and t.marked[i])), "marked rows first"
+    return list(rows), "the first in the table's order"
+
+
+def csv_name(folder: str, anchor: str) -> str:
+    """Where the page says the rows of a long table are: its CSV in `folder`, beside the page."""
+    return f"{folder}/{anchor}.csv"
+
+
+def long_tables(sections: Sequence[Section]) -> list[tuple[str, Table]]:
+    """(anchor, table) of every table of the summary longer than the page shows, the key findings
+    included: each has its every row in a CSV beside the page (`csv_name`)."""
+    findings = key_findings(sections)
+    tables = [(FINDINGS, findings)] if findings is not None else []
+    tables += [(f"{s.key}-{i}-t{j}", t) for i, s in enumerate(sections) for j, t in enumerate(s.tables)]
+    return [(anchor, t) for anchor, t in tables if len(t.rows) > ROWS_SHOWN]
+
+
+def shown_html(t: Table, anchor: str, folder: str) -> str:
+    """A table as the page shows it: whole up to ROWS_SHOWN rows, else the ROWS_SHOWN that matter most
+    (`_ranked`) and a line naming how many more there are and the CSV that holds every row."""
+    if len(t.rows) <= ROWS_SHOWN:
+        return table_html(t, anchor)
+    order, words = _ranked(t)
+    keep = order[:ROWS_SHOWN]
+    short = replace(t, rows=[t.rows[i] for i in keep], marked=[i < len(t.marked) and t.marked[i] for i in keep],
+                    links=[t.links[i] for i in keep] if t.links else None)
+    name = escape(csv_name(folder, anchor))
+    return table_html(short, anchor) + (
+        f'<p class="more"><b>{len(t.rows) - ROWS_SHOWN:,} more rows</b>: {ROWS_SHOWN} of {len(t.rows):,} shown here, '
+        f'{words}; every row is in <a href="{name}">{name}</a> (the numbers, as --format csv writes them).</p>')
 
 
 def image_html(fig, fmt: str, alt: str) -> str:
@@ -129,8 +187,9 @@ def image_html(fig, fmt: str, alt: str) -> str:
 
 
 def render(sections: Sequence[Section], info: dict, notes: Sequence[str] = (), fmt: str = "png",
-           margin: float = I.MARGIN) -> str:
-    """The whole report as one HTML string; `margin` is the equivalence margin its verdicts used."""
+           margin: float = I.MARGIN, folder: str = "summary-tables") -> str:
+    """The whole report as one HTML string; `margin` is the equivalence margin its verdicts used;
+    `folder`, beside the page, holds the CSV of every table longer than the page shows (`long_tables`)."""
     now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">"
              f"<title>hadara-sim report: {escape(info['scenario'])}</title><style>{CSS}</style></head><body>",
@@ -140,7 +199,7 @@ def render(sections: Sequence[Section], info: dict, notes: Sequence[str] = (), f
              f'<div class="note"><b>How to read this report.</b> {how_to_read(margin)}</div>']
     findings = key_findings(sections)
     if findings is not None:
-        parts.append(f'<div class="findings">{table_html(findings)}</div>')
+        parts.append(f'<div class="findings">{shown_html(findings, FINDINGS, folder)}</div>')
     for n in notes:
         parts.append(f'<div class="note">{escape(n)}</div>')
     if sections:
@@ -153,7 +212,7 @@ def render(sections: Sequence[Section], info: dict, notes: Sequence[str] = (), f
         for stem, fig in s.figures:
             parts.append(image_html(fig, fmt, stem))
         for j, t in enumerate(s.tables):
-            parts.append(table_html(t, f"{s.key}-{i}-t{j}"))
+            parts.append(shown_html(t, f"{s.key}-{i}-t{j}", folder))
     parts.append("</body></html>")
     return "\n".join(parts)
 
@@ -161,9 +220,14 @@ def render(sections: Sequence[Section], info: dict, notes: Sequence[str] = (), f
 def write(path: str | Path, sections: Sequence[Section], info: dict, notes: Sequence[str] = (),
           fmt: str = "png", margin: float = I.MARGIN) -> Path:
     path = Path(path)
-    page = render(sections, info, notes, fmt, margin)
+    folder = f"{path.stem}-tables"
+    page = render(sections, info, notes, fmt, margin, folder)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        for anchor, t in long_tables(sections):
+            csv = path.parent / csv_name(folder, anchor)
+            csv.parent.mkdir(exist_ok=True)
+            csv.write_text(machine_csv([t]), encoding="utf-8")
         path.write_text(page, encoding="utf-8")
     except OSError as err:
         raise ReportError(f"cannot write the summary to {path}: {err.strerror or err}") from None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from html import escape
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from rich.text import Text
 
@@ -90,6 +90,22 @@ class Table:
         """In a notebook, the table as the HTML summary shows it (percent, CIs, marked rows: the
         summary's rule for them comes along, the notebook has none)."""
         return f"<style>{MARKED_CSS}</style>" + table_html(self)
+
+
+def machine_csv(tables: Sequence[Table]) -> str:
+    """Every table as one CSV with raw numbers: a first column `table` (the table's title) and the
+    union of the tables' columns. A number not known (or a column a table has not) is written NaN, so
+    that a reader guessing types from the first rows (polars reads 100) sees a number, never an
+    empty text; an empty cell is a missing text."""
+    import polars as pl
+
+    frames = [t.machine().with_columns(pl.lit(plain(t.title)).alias("table")) for t in tables]
+    if not frames:
+        return ""
+    both = pl.concat(frames, how="diagonal_relaxed")
+    both = both.with_columns(pl.col(name).cast(pl.Float64).fill_null(float("nan")) for name, dtype in both.schema.items()
+                             if dtype.is_numeric() and both[name].null_count())
+    return both.select("table", pl.exclude("table")).write_csv()
 
 
 def plain(cell) -> str:
