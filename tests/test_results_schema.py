@@ -226,16 +226,24 @@ def test_a_file_is_on_disk_before_it_takes_its_name(tmp_path, monkeypatch):
     assert json.loads((tmp_path / "metadata.json").read_text()) == {"seed": 1}
 
 
-def test_a_run_read_in_order_is_not_sorted_again_and_one_out_of_order_is(tmp_path, monkeypatch):
-    """Parts read in their order hold the rows sorted: sorting them anyway took a card-worth run's
-    5 million rows from 2.5 GB to 5.8 GB of memory; rows out of order are still sorted."""
+def test_a_run_is_loaded_without_copying_its_rows(tmp_path, monkeypatch):
+    """A card-worth run's 5 million rows took 2.5 GB, and loading them 6 GB: sorting rows already in
+    order, joining the swept values on combo and checking the card sets of every part at once each
+    copied them. Rows in order are not sorted again (rows out of order still are), the swept values are
+    looked up, and each part is checked on its own."""
     import report_data as R
 
-    sorts = []
-    sort = pl.DataFrame.sort
+    sorts, checked = [], []
+    sort, check = pl.DataFrame.sort, results.card_set_problem
     monkeypatch.setattr(pl.DataFrame, "sort", lambda self, *a, **k: sorts.append(a) or sort(self, *a, **k))
-    df = R.four_games()
-    ordered = load_results(R.write_results(df, tmp_path / "ordered"))
-    assert sorts == [] and ordered.equals(df.sort(results.SORT_KEYS).select(ordered.columns))
-    shuffled = load_results(R.write_results(df.sample(fraction=1.0, shuffle=True, seed=3), tmp_path / "shuffled"))
-    assert sorts and shuffled.equals(ordered)
+    monkeypatch.setattr(pl.DataFrame, "join", lambda *a, **k: pytest.fail("the rows were joined"))
+    monkeypatch.setattr(results, "card_set_problem", lambda part: checked.append(part.height) or check(part))
+    df, combos = R.grant_sweep()
+    ordered = load_results(R.write_results(df, tmp_path / "ordered", combos))
+    assert sorts == [] and ordered.drop(c for c in ordered.columns if c.startswith("sweep_")).equals(
+        df.sort(results.SORT_KEYS).select(c for c in ordered.columns if not c.startswith("sweep_")))
+    assert ordered["sweep_grants"].to_list() == [next(c["sweep"]["grants"] for c in combos if c["index"] == k)
+                                                 for k in ordered["combo"]]
+    assert checked == [df.filter(pl.col("combo") == c["index"]).height for c in combos]
+    shuffled = R.write_results(df.sample(fraction=1.0, shuffle=True, seed=3), tmp_path / "shuffled", combos)
+    assert load_results(shuffled).equals(ordered) and sorts
