@@ -350,6 +350,20 @@ def test_owner_effects_are_within_game_differences():
     assert owner_effects(grants) is None
 
 
+def test_an_owner_is_compared_with_the_mean_of_every_other_seat_of_its_game():
+    """At 3 players the others are two seats: their mean, from the game's sums (a mean of each seat
+    filtered took 14 s and 4.4 GB of a card-worth run's summary), as from the seats themselves."""
+    seats = [  # game, seat, win share, total, owns sell_bonus
+        (0, 0, 1.0, 130, True), (0, 1, 0.0, 100, False), (0, 2, 0.0, 91, False),
+        (1, 0, 0.0, 95, False), (1, 1, 0.5, 120, True), (1, 2, 0.5, 120, False),
+        (2, 0, 1 / 3, 110, True), (2, 1, 1 / 3, 110, True), (2, 2, 1 / 3, 104, False)]
+    df = R.frame([dict(game=g, seat=k, players=3, win_share=w, total=t, effect_sell_bonus=int(o)) for g, k, w, t, o in seats])
+    sell = row(owner_effects(df), effect="sell_bonus")
+    assert sell["n"] == 3 and sell["win_a"] == pytest.approx((1 + 0.5 + 1 / 3) / 3)
+    assert sell["win_b"] == pytest.approx((0 + 0.25 + 1 / 3) / 3)
+    assert sell["score_diff"] == pytest.approx(((130 - 95.5) + (120 - 107.5) + (110 - 104)) / 3)
+
+
 # --- setup cards ------------------------------------------------------------------------------
 
 def _setup_dataset(games: int = 20) -> pl.DataFrame:

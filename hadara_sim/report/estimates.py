@@ -94,7 +94,8 @@ def _grouped(df: pl.DataFrame, by: Sequence[str] | str, values: Sequence = (),
             raise ReportError(f"column '{name}' holds {dtype}, not numbers: a mean or a difference needs numbers")
     if by:
         return df, by
-    return df.with_columns(pl.lit("all").alias("_all")), ["_all"]
+    # a whole number: group_means sorts those in numpy (a text took polars' sort, 9 s of a card-worth run's summary)
+    return df.with_columns(pl.lit(0, pl.Int8).alias("_all")), ["_all"]
 
 
 def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, fair: str | pl.Expr | None = None,
