@@ -12,7 +12,7 @@ from polars.testing import assert_frame_equal
 
 from hadara_sim import load_results, simulate
 from hadara_sim.report import cards as K
-from hadara_sim.report.estimates import group_means, mean_ci, paired_diffs
+from hadara_sim.report.estimates import group_means, mean_ci, mean_cis, paired_diffs
 
 from test_cards import COMPONENTS
 from test_cards import _planted as planted
@@ -61,6 +61,19 @@ def test_group_means_depend_on_the_values_only():
                   .sort(keys, nulls_last=True))
         assert_frame_equal(want, polars, check_exact=False, rel_tol=1e-12, check_dtypes=False)
     assert want.filter(pl.col("k") == 7)["y"].is_null().all()  # no value: null, as polars' mean
+
+
+@pytest.mark.parametrize("by", [["label", "group"], []])
+def test_the_means_of_several_values_at_once_are_those_of_each_alone(by):
+    """A score sheet's eleven lines take their deal means once (`mean_cis`), each table to the bit
+    that of `mean_ci` on its own, with a fair value too."""
+    df = _deals(np.random.default_rng(4)).with_columns(pl.when(pl.col("a") < 10).then(None).otherwise("b").alias("c"))
+    values = ["a", "c", pl.col("b") / 100]
+    for got, value in zip(mean_cis(df, values, by), values):
+        _same(got, mean_ci(df, value, by))
+    fair = pl.col("a") / 200
+    for got, value in zip(mean_cis(df, values[2:], by, fair=fair, rate=True), values[2:]):
+        _same(got, mean_ci(df, value, by, fair=fair, rate=True))
 
 
 @pytest.mark.parametrize("by", [["group"], ["label", "group"], []])

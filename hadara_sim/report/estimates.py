@@ -100,7 +100,7 @@ def _grouped(df: pl.DataFrame, by: Sequence[str] | str, values: Sequence = (),
 
 def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, fair: str | pl.Expr | None = None,
             cluster: str = CLUSTER, rate: bool = False, margin: float = I.MARGIN) -> pl.DataFrame:
-    """Mean of `value` per group with its 95% confidence interval, over deals.
+    """Mean of `value` per group with its 95% confidence interval, over deals (`mean_cis` of one value).
 
     Rows of one group and one `cluster` value (deal) are averaged first. A plain mean gets the t
     interval of the deal means (`scipy.stats.ttest_1samp(...).confidence_interval`). With `rate`
@@ -116,33 +116,48 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
     Returns `by` columns, n (deals), rows (seats), mean, ci_low, ci_high [, fair, diff, diff_low,
     diff_high, p, equiv_p, sd, needed], sorted by `by`.
     """
+    return mean_cis(df, [value], by, fair=fair, cluster=cluster, rate=rate, margin=margin)[0]
+
+
+def mean_cis(df: pl.DataFrame, values: Sequence[str | pl.Expr], by: Sequence[str] = (), *,
+             fair: str | pl.Expr | None = None, cluster: str = CLUSTER, rate: bool = False,
+             margin: float = I.MARGIN) -> list[pl.DataFrame]:
+    """`mean_ci` of each of `values` over the same groups, in order: the per-deal means of every value
+    are taken once (the slow part on a large table: a card-worth run's score sheet took them 11 times)."""
     if not isinstance(rate, bool):
         raise TypeError(f"rate is True (a share in [0, 1]) or False, not {rate!r:.40}")
     if rate:
         margin = I.check_margin(margin)
     if isinstance(fair, numbers.Real) and not isinstance(fair, bool):
         fair = pl.lit(float(fair))  # one fair value for every row, such as 0.25
-    data, keys = _grouped(df, by, [value, *([fair] if fair is not None else [])], cluster)
-    expr = pl.col(value) if isinstance(value, str) else value
+    data, keys = _grouped(df, by, [*values, *([fair] if fair is not None else [])], cluster)
+    exprs = {f"_x{j}": pl.col(v) if isinstance(v, str) else v for j, v in enumerate(values)}
     fexpr = (pl.col(fair) if isinstance(fair, str) else fair) if fair is not None else None
-    per_deal = group_means(data, [*keys, cluster], {"_x": expr, **({"_f": fexpr} if fair is not None else {})},
+    per_deal = group_means(data, [*keys, cluster], {**exprs, **({"_f": fexpr} if fair is not None else {})},
                            rows="_rows")  # sorted by keys and cluster, each deal's mean in a fixed order
     groups = (per_deal.group_by(keys, maintain_order=True)
-              .agg(pl.col("_x"), pl.col("_rows").sum().alias("rows"), pl.len().alias("n"),
+              .agg(*exprs, pl.col("_rows").sum().alias("rows"), pl.len().alias("n"),
                    *([pl.col("_f")] if fair is not None else [])))
+    return [_mean_table(groups, name, keys, by, fair is not None, rate, margin) for name in exprs]
+
+
+def _mean_table(groups: pl.DataFrame, name: str, keys: list[str], by: Sequence[str], fair: bool, rate: bool,
+                margin: float) -> pl.DataFrame:
+    """`mean_ci`'s table of one value from the per-deal means of each group (`groups`: keys, the value's
+    deal means `name`, rows, n and with `fair` the deals' fair values `_f`)."""
     extra = ("fair", "diff", "diff_low", "diff_high", "p", "equiv_p", "sd", "needed")
     out: dict[str, list] = {k: groups[k].to_list() for k in keys}
     out.update(n=groups["n"].to_list(), rows=groups["rows"].to_list(), mean=[], ci_low=[], ci_high=[])
-    if fair is not None:
+    if fair:
         out.update({k: [] for k in extra})
-    for i, xs in enumerate(groups["_x"].to_list()):
+    for i, xs in enumerate(groups[name].to_list()):
         x = np.asarray(xs, dtype=float)
         rows = int(groups["rows"][i])
         low, high = I.rate_interval(x, rows) if rate else _ttest_1samp(x)
         out["mean"].append(float(x.mean()))
         out["ci_low"].append(low)
         out["ci_high"].append(high)
-        if fair is not None:
+        if fair:
             f = np.asarray(groups["_f"][i].to_list(), dtype=float)
             one_fair = rate and len(f) and float(f.min()) == float(f.max())
             if one_fair:
@@ -155,7 +170,7 @@ def mean_ci(df: pl.DataFrame, value: str | pl.Expr, by: Sequence[str] = (), *, f
                 out[k].append(float(v))
     schema = {k: groups.schema[k] for k in keys}
     schema.update(n=pl.Int64, rows=pl.Int64, mean=pl.Float64, ci_low=pl.Float64, ci_high=pl.Float64)
-    if fair is not None:
+    if fair:
         schema.update({k: pl.Float64 for k in extra})
     result = pl.DataFrame(out, schema=schema)
     if not by:

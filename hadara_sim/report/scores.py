@@ -14,7 +14,7 @@ from ..constants import EPOCHS
 from ..problems import is_whole
 from ..results import EXTRA_POINTS, SHEET_COLUMNS
 from .dataset import ReportError, group_columns
-from .estimates import mean_ci
+from .estimates import mean_ci, mean_cis
 
 # Score sheet lines split into the parts stacked in the breakdown: a purple bonus part is taken
 # out of the line that contains it, so the stack still sums to `total`.
@@ -50,15 +50,11 @@ def score_breakdown(df: pl.DataFrame, by: Sequence[str] | None = None) -> pl.Dat
     separate rows and are not counted in their sheet line's row, so the parts sum to the total.
     Without `by`, the groups of `report breakdown` (`dataset.default_groups`)."""
     by = group_columns(df, "breakdown", by)
-    parts = score_parts(df)
-    frames = []
-    for k, part in enumerate((*STACK_ORDER, "total")):
-        column = "total" if part == "total" else f"part_{part}"
-        s = mean_ci(parts, column, by).with_columns(
-            pl.lit(part).alias("part"), pl.lit(PART_LABELS.get(part, part)).alias("label"),
-            pl.lit(k).alias("order"), pl.lit(part in BONUS_PARTS).alias("bonus"))
-        frames.append(s)
-    out = pl.concat(frames)
+    order = (*STACK_ORDER, "total")
+    means = mean_cis(score_parts(df), ["total" if part == "total" else f"part_{part}" for part in order], by)
+    out = pl.concat([s.with_columns(pl.lit(part).alias("part"), pl.lit(PART_LABELS.get(part, part)).alias("label"),
+                                    pl.lit(k).alias("order"), pl.lit(part in BONUS_PARTS).alias("bonus"))
+                     for k, (part, s) in enumerate(zip(order, means))])
     return out.sort([*by, "order"]) if by else out.sort("order")
 
 
@@ -68,8 +64,8 @@ def running_scores(df: pl.DataFrame, by: Sequence[str] | None = None) -> pl.Data
     """Mean running total at the end of each epoch per group, with 95% CI: by, epoch, n, mean, ...
     Without `by`, the groups of `report trajectory` (`dataset.default_groups`)."""
     by = group_columns(df, "trajectory", by)
-    frames = [mean_ci(df, f"total_epoch{e}", by).with_columns(pl.lit(e).cast(pl.Int8).alias("epoch"))
-              for e in EPOCHS]
+    frames = [s.with_columns(pl.lit(e).cast(pl.Int8).alias("epoch"))
+              for e, s in zip(EPOCHS, mean_cis(df, [f"total_epoch{e}" for e in EPOCHS], by))]
     out = pl.concat(frames)
     return out.sort([*by, "epoch"])
 
