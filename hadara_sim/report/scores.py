@@ -92,11 +92,12 @@ def leader_wins(df: pl.DataFrame, epochs: Sequence[int] = (1, 2), by: Sequence[s
     frames = []
     for e in epochs:
         col = f"total_epoch{e}"
-        lead = pl.col(col) == pl.col(col).max()
-        g = (df.group_by(["combo", "game"])
+        # the leaders marked over each game first: filtered inside the aggregation they took 2 GB of a card-worth run
+        lead = (pl.col(col) == pl.col(col).max().over(["combo", "game"])).alias("_lead")
+        g = (df.with_columns(lead).group_by(["combo", "game"])
              .agg(*[pl.col(b).first() for b in by if b not in ("combo", "game")],
-                  pl.col("win_share").filter(lead).sum().alias("leader_share"),
-                  lead.sum().alias("leaders"), pl.col("players").first().alias("_players")))
+                  (pl.col("win_share") * pl.col("_lead")).sum().alias("leader_share"),
+                  pl.col("_lead").sum().alias("leaders"), pl.col("players").first().alias("_players")))
         g = g.with_columns((pl.col("leaders") / pl.col("_players").cast(pl.Float64)).alias("chance"))
         frames.append(mean_ci(g, "leader_share", by, fair="chance", rate=True)
                       .with_columns(pl.lit(e).cast(pl.Int8).alias("epoch")))
