@@ -2288,3 +2288,19 @@ def test_a_named_pipe_where_a_file_is_read_is_refused_not_waited_on(tmp_path, pl
     told = done.stdout + done.stderr  # components validate lists its problems on standard output
     assert done.returncode == 2, told
     assert all(word in told for word in words) and "Traceback" not in told, told
+
+
+def test_a_ctrl_c_in_a_command_that_does_not_tell_of_it_says_interrupted(monkeypatch, capsys):
+    """typer turned the KeyboardInterrupt into a silent exit 130 (report, play, verify, bench, ...)."""
+    import hadara_sim.cli as cli
+    from hadara_sim.cli import policies
+
+    def pressed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.delenv("HADARA_SIM_DEBUG", raising=False)
+    monkeypatch.setattr(policies, "available_policies", pressed)
+    monkeypatch.setattr(sys, "argv", ["hadara-sim", "policies", "list"])
+    with pytest.raises(SystemExit) as exit_:
+        cli.main()
+    assert exit_.value.code == 130 and "interrupted" in capsys.readouterr().err

@@ -527,3 +527,33 @@ def test_a_group_of_every_seat_of_its_games_is_not_called_fair(tmp_path):
     mixed = pl.concat([df.filter(pl.col("seat") == 0), df.filter(pl.col("seat") > 0).with_columns(
         pl.lit("other").alias("policy_label"))])
     assert wins.win_rates(mixed, ["policy_label"])["p"].is_not_null().all()
+
+
+@pytest.mark.parametrize("command", ["winrate", "summary"])
+def test_a_ctrl_c_during_a_report_says_the_results_are_unchanged(four, tmp_path, monkeypatch, command):
+    """typer turned the KeyboardInterrupt into a silent exit 130."""
+    from hadara_sim.cli import report
+
+    def pressed(results):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(report, "_load", pressed)
+    result = run("report", command, four, "--out", tmp_path / "charts")
+    text = "".join(result.output.split())
+    assert result.exit_code == 130 and "interrupted" in text, result.output
+    assert f"therunin{four}wasonlyread,notchanged" in text, result.output
+
+
+def test_a_ctrl_c_during_simulates_closing_table_says_the_run_is_whole(tmp_path, monkeypatch):
+    from hadara_sim.cli import simulate as command
+
+    def pressed(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(command, "win_table", pressed)
+    scenario = tmp_path / "tiny.toml"
+    scenario.write_text('name = "tiny"\nplayers = 2\npolicies = ["greedy", "random"]\ngames = 4\nchunk = 4\n')
+    result = run("simulate", scenario, "--out", tmp_path / "out", "-j", "1")
+    text = "".join(result.output.split())
+    assert result.exit_code == 130 and "interrupted" in text and "1of1chunksarecomplete" in text, result.output
+    assert "reportwinrate" in text

@@ -81,6 +81,18 @@ class _Root(TyperGroup):
         _tidy(self)
         self.commands = _Commands(self.commands)
 
+    def invoke(self, ctx):
+        """Run the command; a Ctrl-C it did not tell of is carried past typer to main(), which says
+        "interrupted" (typer turns a KeyboardInterrupt into a silent exit 130)."""
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt as err:
+            raise _Untold("interrupted") from err
+
+
+class _Untold(Exception):
+    """A Ctrl-C on its way to main(), past typer (see _Root.invoke)."""
+
 
 def _version(value: bool):
     if value:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import difflib
 import warnings
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Optional
@@ -127,7 +128,28 @@ def _emit(section, info: dict, out: Path, fmt: str, tables: str = "table") -> li
     return paths
 
 
+@contextmanager
+def _only_reading(results: Path):
+    """Within the block, a Ctrl-C is told as such, and that the results were left as they were (typer
+    ended the command silently, exit 130)."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        err_console.print(f"\n[yellow]interrupted[/]: the report is unfinished (a chart being written may be cut "
+                          f"short); the run in {escape(str(results))} was only read, not changed; run the same "
+                          "command again for the whole report",
+                          highlight=False, soft_wrap=True)
+        raise typer.Exit(130) from None
+
+
 def _run(results: Path, out: Optional[Path], fmt: str, build, tables: str = "table") -> None:
+    """The report `build` makes of `results`, told as interrupted on a Ctrl-C."""
+    with _only_reading(results):
+        _report(results, out, fmt, build, tables)
+
+
+def _report(results: Path, out: Optional[Path], fmt: str, build, tables: str) -> None:
+    """Read the results, build the report's section, print its tables and save its charts."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -270,15 +292,16 @@ def summary(results: Path = RESULTS, out: Optional[Path] = SUMMARY_OUT, fmt: str
 
     fmt = _check_format(fmt)
     out = _out_dir(results, out, files=(".html",))
-    df, info = _load(results)
-    with console.status("writing the summary report") as status:
-        def progress(name: str):
-            # A terminal sees the status line change; a log or a pipe gets one line per section.
-            (status.update if console.is_terminal else err_console.print)(f"summary report: {name}")
-        try:
-            path = write_summary(df, info, out, fmt, margin / 100, progress)
-        except ReportError as err:
-            fail(str(err))
+    with _only_reading(results):
+        df, info = _load(results)
+        with console.status("writing the summary report") as status:
+            def progress(name: str):
+                # A terminal sees the status line change; a log or a pipe gets one line per section.
+                (status.update if console.is_terminal else err_console.print)(f"summary report: {name}")
+            try:
+                path = write_summary(df, info, out, fmt, margin / 100, progress)
+            except ReportError as err:
+                fail(str(err))
     console.print(f"summary report: [bold]{escape(str(path))}[/] ({path.stat().st_size / 1024:,.0f} KiB)", highlight=False)
     console.print(f"open it in a browser: {path.resolve().as_uri()}", markup=False, highlight=False, soft_wrap=True)
 

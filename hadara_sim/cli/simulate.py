@@ -187,6 +187,11 @@ def simulate(
              footer_data=provenance.of_run(read_metadata(out)))  # json's provenance, as --format says
     except ResultsError as err:
         fail(str(err))
+    except KeyboardInterrupt:
+        talk.print(f"\n[yellow]interrupted[/] while reading the table back: the run is whole ({escape(complete())}), "
+                   f"nothing was lost; the table: {escape(program())} report winrate {escape(shlex.quote(str(out)))}",
+                   highlight=False, soft_wrap=True)
+        raise typer.Exit(130) from None
     if fmt == "table":
         console.print(f"next: {escape(next_report(sc, out))}", highlight=False, soft_wrap=True)
 
