@@ -1259,6 +1259,20 @@ def test_numba_threads_that_numba_cannot_take_are_named(tmp_path, threads):
     assert "Traceback" not in done.stderr and "unexpected" not in done.stderr, done.stderr
 
 
+@pytest.mark.parametrize("name, value, said", [("NUMBA_DISABLE_JIT", "1", "not with its compiler off"),
+                                               ("NUMBA_DISABLE_JIT", "yes", "numba takes a whole number"),
+                                               ("NUMBA_OPT", "9", "supported values are 0, 1, 2, 3")])
+def test_numba_variables_that_numba_cannot_take_are_named(tmp_path, name, value, said):
+    """NUMBA_DISABLE_JIT=1 stopped in "unexpected TypeError: __class__ assignment ...", exit 1; a value numba
+    cannot read (NUMBA_OPT=9, NUMBA_DISABLE_JIT=yes) printed numba's warning with a traceback, then ran.
+    Both: one line naming it, exit 2."""
+    done = subprocess.run([*CLI, "simulate", tiny(tmp_path), "--dry-run", "--jobs", "1"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300, env={**os.environ, name: value})
+    assert done.returncode == 2, done.stderr
+    assert f"{name} is '{value}'" in done.stderr and said in done.stderr and f"unset {name}" in done.stderr
+    assert "Traceback" not in done.stderr and "unexpected" not in done.stderr, done.stderr
+
+
 def test_planning_does_not_grow_with_games(tmp_path):
     """10**12 games: the first chunk is played before anything proportional to --games is made."""
     import tracemalloc

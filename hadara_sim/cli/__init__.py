@@ -1,5 +1,6 @@
 """The `hadara-sim` command line: a thin layer over the library, one module per command group."""
 
+import re
 import signal
 import sys
 import threading
@@ -141,6 +142,7 @@ def main():
     import errno
     import gc
     import os
+    import warnings
 
     threshold = gc.get_threshold()
     gc.set_threshold(GC_EVERY, *threshold[1:])
@@ -150,10 +152,14 @@ def main():
 
     if sys.stdout is None:  # started with stdout closed (`>&-`): what it prints is dropped, as print() drops it
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 (open for the life of the process)
-    problem = _numba_threads_problem(os.environ.get("NUMBA_NUM_THREADS"))
+    problem = _numba_threads_problem(os.environ.get("NUMBA_NUM_THREADS")) or _numba_jit_problem(
+        os.environ.get("NUMBA_DISABLE_JIT"))
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         sys.exit(2)
+    # numba reads its environment variables when it is imported, and one it cannot read was a warning
+    # with numba's traceback, then ignored: raised instead, and told by `_unreadable_numba_variable`
+    warnings.filterwarnings("error", category=RuntimeWarning, module="numba.core.config")
     try:
         with remembering_ctrl_c():
             # click's own lines ("Usage:", "Try '... -h' for help") name the program as every hint does:
@@ -171,9 +177,9 @@ def main():
             sys.exit(130)
         if os.environ.get("HADARA_SIM_DEBUG"):
             raise
-        unwritable = _unwritable_output(err)
-        if unwritable:
-            print(f"error: {unwritable}", file=sys.stderr)
+        told = _unwritable_output(err) or _unreadable_numba_variable(err)
+        if told:
+            print(f"error: {told}", file=sys.stderr)
             sys.exit(2)
         deal = sys.modules.get("hadara_sim.deal")
         if deal is not None and isinstance(err, deal.TooManyDeals):  # ladder --games 10**12 (its range's top)
@@ -247,6 +253,34 @@ def _numba_threads_problem(value: str | None) -> str | None:
         return None
     return (f"the environment variable NUMBA_NUM_THREADS is {value!r}: numba takes a whole number of threads, 1 "
             "or more; set it to one (e.g. NUMBA_NUM_THREADS=1), or unset it (`unset NUMBA_NUM_THREADS`)")
+
+
+def _numba_jit_problem(value: str | None) -> str | None:
+    """What is wrong with the environment's NUMBA_DISABLE_JIT: a number other than 0 turns numba's compiler
+    off, and the engine's functions, compiled to call each other, stopped in "unexpected TypeError:
+    __class__ assignment only supported for mutable types" (a value that is no number: see
+    `_unreadable_numba_variable`)."""
+    try:
+        if value is None or int(value) == 0:
+            return None
+    except ValueError:
+        return None
+    return (f"the environment variable NUMBA_DISABLE_JIT is {value!r}: hadara-sim runs only as numba's compiled "
+            "code, not with its compiler off; unset it (`unset NUMBA_DISABLE_JIT`), or set it to 0")
+
+
+def _unreadable_numba_variable(err: BaseException) -> str | None:
+    """What to do about a numba environment variable numba cannot read (NUMBA_OPT=9, NUMBA_DEBUG=yes), from
+    numba's warning raised as an error (see main)."""
+    said = re.match(r"Environment variable '(\w+)' is defined but its associated value '(.*?)' could not",
+                    str(err), re.S)
+    if not isinstance(err, RuntimeWarning) or not said:
+        return None
+    name, value = said.groups()
+    why = str(err).strip().splitlines()[-1].partition(": ")[2]
+    why = "numba takes a whole number for it" if why.startswith("invalid literal for int()") else why
+    return (f"the environment variable {name} is {value!r}, which numba cannot read ({why}); correct it, or "
+            f"unset it (`unset {name}`)")
 
 
 def _caused_by_ctrl_c(err: BaseException) -> bool:
