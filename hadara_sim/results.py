@@ -28,7 +28,7 @@ import pyarrow.parquet as pq
 from .component_files import as_component_set
 from .constants import COLOURS, EFFECT_IDS, EPOCHS, MAX_PLAYERS, MIN_PLAYERS, STATUES, TRACKS
 from .invocation import program
-from .problems import as_path, is_whole
+from .problems import as_path, is_whole, not_a_file
 from .swept_key import SweptKey
 
 SCHEMA_VERSION = 2
@@ -717,6 +717,11 @@ def read_metadata(out: Path) -> dict:
         raise ResultsError(f"{out} is not a results directory (it is a file)"
                            + (f": give the results directory that holds it, {out.parent}" if inside else ""))
     path = out / METADATA_FILE
+    kind = not_a_file(path)
+    if kind:  # a folder there was told "it has no metadata.json"; a pipe, read, waits for ever
+        raise ResultsError(f"{out} is a damaged results directory: its {METADATA_FILE} is {kind}, not the JSON "
+                           f"file simulate writes; move it away, then run the scenario into {out} again "
+                           f"(`{program()} simulate SCENARIO --out DIR --overwrite`)")
     if not path.is_file():
         # a folder of runs (results/) was told only to write a run, not which of its folders to give
         runs = runs_text(out)

@@ -25,7 +25,7 @@ from .chunks import Chunk, ChunkPlan, plan_chunks, timed_chunk
 from .estimate import chunk_costs, processes
 from .process import (BACKENDS, ClusterLost, LockBusy, dask_parallel, directory_lock, local_parallel,
                       quiet_dask)
-from .problems import is_whole
+from .problems import is_whole, not_a_file
 from .progress import PLAIN_EVERY, duration, every, progress_bar
 from .results import (
     METADATA_FILE, SCHEMA_VERSION, TRACE_NAME, ResultsError, check_part, check_schema_version, chunks_per_combination,
@@ -199,6 +199,10 @@ def check_out(scenario: Scenario, out: str | Path, overwrite: bool = False) -> d
     try:
         if out.exists() and not out.is_dir():
             raise RunError(f"--out {out} is a file, not a directory")
+        kind = not_a_file(out / METADATA_FILE)
+        if kind:  # told "use --overwrite", which then failed writing there ("Is a directory")
+            raise RunError(f"{out / METADATA_FILE} is {kind}, where a run writes its metadata: move it away, then "
+                           "run again (with --overwrite to replace the rest), or give another --out")
         if overwrite or not out.is_dir():
             return None
         old = None

@@ -2280,6 +2280,22 @@ def test_a_part_file_that_is_a_pipe_or_folder_is_refused_not_waited_on(tmp_path,
         assert "is not a file (a folder, pipe or device), not a chunk written by this run" in done.stderr, done.stderr
 
 
+@pytest.mark.parametrize("kind", ["pipe", "folder"])
+def test_a_metadata_file_that_is_a_pipe_or_folder_is_named_as_such(tmp_path, kind):
+    """A folder in metadata.json's place was "not a results directory: it has no metadata.json", and the
+    resuming simulate's "use --overwrite" then failed writing there ("Is a directory")."""
+    out = tmp_path / "out"
+    assert invoke("simulate", tiny(tmp_path), "-q", "--out", out).exit_code == 0
+    (out / "metadata.json").unlink()
+    os.mkfifo(out / "metadata.json") if kind == "pipe" else (out / "metadata.json").mkdir()
+    shown = "a named pipe (FIFO)" if kind == "pipe" else "a folder"
+    for command in (["report", "winrate", out], ["simulate", tiny(tmp_path), "-q", "--out", out],
+                    ["simulate", tiny(tmp_path), "-q", "--out", out, "--overwrite"]):
+        done = subprocess.run([*CLI, *map(str, command)], capture_output=True, text=True, timeout=120)
+        told = " ".join(done.stderr.split())
+        assert done.returncode == 2 and f"metadata.json is {shown}" in told and "move it away" in told, told
+
+
 @pytest.mark.parametrize("place, command, words", [
     ("fix.toml", ["balance", "check", "--overrides", "fix.toml", "--dry-run"],
      ["fix.toml: is a named pipe (FIFO), not an overrides file"]),
