@@ -9,6 +9,7 @@ import csv
 import hashlib
 import json
 import os
+import re
 import tomllib
 from dataclasses import asdict, is_dataclass
 from importlib import resources
@@ -125,6 +126,17 @@ def content_digest(cards, colonies, setup, board: dict) -> str:
     return hashlib.sha256(json.dumps(plain(content), sort_keys=True).encode()).hexdigest()[:16]
 
 
+def _whole(text: str) -> int | None:
+    """`text` as a whole number, or None: int() also took '1_0' and other scripts' digits ('１０'), which
+    no spreadsheet writes for a number."""
+    if not re.fullmatch(r"[+-]?[0-9]+", text):
+        return None
+    try:
+        return int(text)
+    except ValueError:  # past int()'s 4,300 digits
+        return None
+
+
 class _Rows:
     """CSV rows with their line numbers, and typed field access that records problems."""
 
@@ -205,10 +217,9 @@ class _Rows:
 
     def integer(self, line, row, name, low, high):
         text = row.get(name, "")
-        try:
-            value = int(text)
-        except ValueError:
-            self.report(line, name, f"expected a whole number, got '{text}'")
+        value = _whole(text)
+        if value is None:
+            self.report(line, name, f"expected a whole number (digits 0-9 only), got '{text}'")
             return 0
         if not low <= value <= high:
             self.report(line, name, f"{value} is out of range {low}..{high}")

@@ -167,10 +167,18 @@ def test_bad_number_names_file_line_field(tmp_path):
     d = copy_default(tmp_path)
     line = edit_csv(d / "cards.csv", "I-Y-04", "cost", "x")
     assert line == 5
-    assert problems_of(d) == ["cards.csv:5: cost: expected a whole number, got 'x'"]
+    assert problems_of(d) == ["cards.csv:5: cost: expected a whole number (digits 0-9 only), got 'x'"]
     with pytest.raises(ComponentError) as err:
         load_components(d)
     assert err.value.problems[0].line == 5 and err.value.problems[0].field == "cost"
+
+
+@pytest.mark.parametrize("text", ["1_0", "\uff11\uff10", "\u0661", "0x1"])
+def test_a_number_written_as_no_spreadsheet_writes_one_is_refused(tmp_path, text):
+    """int() took '1_0' and fullwidth or Arabic-Indic digits as numbers."""
+    d = copy_default(tmp_path)
+    line = edit_csv(d / "cards.csv", "I-Y-04", "cost", text)
+    assert problems_of(d) == [f"cards.csv:{line}: cost: expected a whole number (digits 0-9 only), got '{text}'"]
 
 
 def test_every_problem_is_listed(tmp_path):

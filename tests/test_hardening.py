@@ -1896,7 +1896,8 @@ def test_brackets_in_labels_values_and_docstrings_are_printed_as_written(tmp_pat
     cells[1] = "[/x]"  # the epoch
     (components / "cards.csv").write_text("\n".join([cards[0], ",".join(cells), *cards[2:]]) + "\n")
     result = CliRunner().invoke(app, ["components", "validate", str(components)])
-    assert result.exit_code == 2 and "cards.csv:2: epoch: expected a whole number, got '[/x]'" in result.output
+    assert result.exit_code == 2, result.output
+    assert "cards.csv:2: epoch: expected a whole number (digits 0-9 only), got '[/x]'" in result.output
 
     (tmp_path / "bracketed.py").write_text(textwrap.dedent('''
         from hadara_sim.policies import Greedy
