@@ -752,10 +752,8 @@ def check_schema_version(meta: dict, where) -> None:
                            "(or with --overwrite)")
 
 
-def check_part(file: Path, run: str, combo: int, chunk: int, games: int | None, players: int | None = None) -> None:
-    """ResultsError unless `file` is a readable part of the current schema written by run `run`
-    for this combination and chunk (with `games` rows per seat, unless None; and with `players`, a row
-    for every seat of them)."""
+def check_part_is_file(file: Path) -> None:
+    """ResultsError unless `file`, in a part's place, is a regular file of its own (not a link)."""
     if file.is_symlink():
         raise ResultsError(f"{file} is a symbolic link, not a chunk written by this run")
     try:
@@ -764,6 +762,13 @@ def check_part(file: Path, run: str, combo: int, chunk: int, games: int | None, 
         raise _unreadable(file, err) from None
     if not regular:  # a FIFO in its place: reading it waited for ever, and SIGTERM too (held while it ran)
         raise ResultsError(f"{file} is not a file (a folder, pipe or device), not a chunk written by this run")
+
+
+def check_part(file: Path, run: str, combo: int, chunk: int, games: int | None, players: int | None = None) -> None:
+    """ResultsError unless `file` is a readable part of the current schema written by run `run`
+    for this combination and chunk (with `games` rows per seat, unless None; and with `players`, a row
+    for every seat of them)."""
+    check_part_is_file(file)
     try:
         footer = pq.read_metadata(file)
         schema = footer.schema.to_arrow_schema()

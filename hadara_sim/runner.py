@@ -28,9 +28,9 @@ from .process import (BACKENDS, ClusterLost, LockBusy, dask_parallel, directory_
 from .problems import is_whole, not_a_file
 from .progress import PLAIN_EVERY, duration, every, progress_bar
 from .results import (
-    METADATA_FILE, SCHEMA_VERSION, TRACE_NAME, ResultsError, check_part, check_schema_version, chunks_per_combination,
-    is_temp_file, our_parts, our_traces, part_name, read_metadata, results_path, resume_one, write_metadata,
-    write_table,
+    METADATA_FILE, SCHEMA_VERSION, TRACE_NAME, ResultsError, check_part, check_part_is_file, check_schema_version,
+    chunks_per_combination, is_temp_file, our_parts, our_traces, part_name, read_metadata, results_path, resume_one,
+    write_metadata, write_table,
 )
 from .scenario.identity import identity_digest, run_identity
 from .scenario.model import Scenario, given_as_data
@@ -188,6 +188,35 @@ def _nothing_played(out: Path) -> bool:
     return all(f.name in (METADATA_FILE, LOCK_FILE) or is_temp_file(f.name) for f in out.iterdir())
 
 
+def _check_place(out: Path) -> None:
+    """RunError unless `out` is a folder or can be made one (a dry run said a run would play into a
+    folder under a file, which the run then refused: "Not a directory")."""
+    if out.exists() and not out.is_dir():
+        raise RunError(f"--out {out} is a file, not a directory")
+    if out.is_symlink() and not out.exists():  # mkdir said only "File exists"
+        raise RunError(f"--out {out} is a symbolic link to {os.readlink(out)}, which does not exist; make that "
+                       "folder, or give another --out")
+    above = next((folder for folder in out.absolute().parents if folder.exists()), None)
+    if above is not None and not above.is_dir():
+        raise RunError(f"--out {out} is inside {above}, which is a file, not a folder; give another --out")
+
+
+def _check_own_files(out: Path, overwrite: bool) -> None:
+    """RunError for a file of the run's names that the run would stop at (a dry run said it would play):
+    a folder in its place, which --overwrite cannot delete; without it, a part that is no file of its own."""
+    if overwrite:
+        stuck = next((f for f in [*our_parts(out), *our_traces(out)] if f.is_dir() and not f.is_symlink()), None)
+        if stuck is not None:
+            raise RunError(f"{stuck} is a folder where the run writes a file, and --overwrite deletes only the "
+                           "files a run writes: move it away, then run again")
+        return
+    for part in our_parts(out):
+        try:
+            check_part_is_file(part)
+        except ResultsError as err:
+            raise RunError(f"{err}; {resume_one()}") from None
+
+
 def check_out(scenario: Scenario, out: str | Path, overwrite: bool = False) -> dict | None:
     """RunError unless `out` can take this run: not a file, a name the system takes, and empty or
     holding this run (any with `overwrite`, or one of which nothing was played). Nothing is written:
@@ -197,8 +226,9 @@ def check_out(scenario: Scenario, out: str | Path, overwrite: bool = False) -> d
 
     out = results_path(out, "out (the results directory)", RunError)
     try:
-        if out.exists() and not out.is_dir():
-            raise RunError(f"--out {out} is a file, not a directory")
+        _check_place(out)
+        if out.is_dir():
+            _check_own_files(out, overwrite)
         kind = not_a_file(out / METADATA_FILE)
         if kind:  # told "use --overwrite", which then failed writing there ("Is a directory")
             raise RunError(f"{out / METADATA_FILE} is {kind}, where a run writes its metadata: move it away, then "
@@ -372,11 +402,7 @@ def run(scenario: Scenario, out: str | Path | None = None, *, jobs: int = -1, ba
                            console, after_chunk, [])
     out = results_path(out, "out (the results directory)", RunError)
     try:
-        if out.exists() and not out.is_dir():
-            raise RunError(f"--out {out} is a file, not a directory")
-        if out.is_symlink() and not out.exists():  # mkdir said only "File exists"
-            raise RunError(f"--out {out} is a symbolic link to {os.readlink(out)}, which does not exist; make that "
-                           "folder, or give another --out")
+        _check_place(out)
         out.mkdir(parents=True, exist_ok=True)
         with directory_lock(out / LOCK_FILE):
             return _run_into(scenario, out, chunks, jobs, backend, scheduler, overwrite, quiet, console,

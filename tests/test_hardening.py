@@ -2297,6 +2297,29 @@ def test_a_metadata_file_that_is_a_pipe_or_folder_is_named_as_such(tmp_path, kin
         assert done.returncode == 2 and f"metadata.json is {shown}" in told and "move it away" in told, told
 
 
+@pytest.mark.parametrize("place, overwrite, words", [
+    ("folder under a file", False, "which is a file, not a folder"),
+    ("folder under a file", True, "which is a file, not a folder"),
+    ("a part a folder", False, "is not a file (a folder, pipe or device)"),
+    ("a part a folder", True, "is a folder where the run writes a file"),
+])
+def test_a_dry_run_refuses_an_out_the_run_refuses(tmp_path, place, overwrite, words):
+    """simulate --dry-run said a run into a folder under a file, or into a run with a folder in a part's place,
+    would play (the part counted as done), and the run then refused it."""
+    out = tmp_path / "out"
+    if place == "folder under a file":
+        (tmp_path / "keep").write_text("keep")
+        out = tmp_path / "keep" / "out"
+    else:
+        assert invoke("simulate", tiny(tmp_path), "-q", "--out", out).exit_code == 0
+        part = sorted(out.glob("part-*.parquet"))[0]
+        part.unlink()
+        part.mkdir()
+    for dry in (["--dry-run"], []):
+        result = invoke("simulate", tiny(tmp_path), "-q", "--out", out, *dry, *(["--overwrite"] if overwrite else []))
+        clean_failure(result, 2, words)
+
+
 @pytest.mark.parametrize("place, command, words", [
     ("fix.toml", ["balance", "check", "--overrides", "fix.toml", "--dry-run"],
      ["fix.toml: is a named pipe (FIFO), not an overrides file"]),
