@@ -10,7 +10,7 @@ that misbehaves outside its answers (`--policy-classes`: attributes that raise o
 under --format json, a kernel() of its own), and paths too long for the file system among the options.
 
     .venv/bin/python scripts/fuzz_inputs.py --scenarios 2000 --typed 1000 --components 1000 --results 600 \
-        --cli 1000 --human 300 --cache 300 --cards 300 --curves 200 --dry-runs 200 --api 500 \
+        --cli 1000 --human 300 --cache 300 --cards 300 --curves 200 --dry-runs 280 --api 500 \
         --policy-answers 200 --policy-classes 200 [--seed 1]
 
 Command lines: every command with any subset of its options, each from a pool of valid and
@@ -105,7 +105,7 @@ def main():
     parser.add_argument("--cache", type=int, default=300)
     parser.add_argument("--cards", type=int, default=300)
     parser.add_argument("--curves", type=int, default=200)
-    parser.add_argument("--dry-runs", type=int, default=200)
+    parser.add_argument("--dry-runs", type=int, default=280)  # each distinct case once (input_strategies.dry_runs)
     parser.add_argument("--api", type=int, default=500)
     parser.add_argument("--policy-answers", type=int, default=200)
     parser.add_argument("--policy-classes", type=int, default=200)

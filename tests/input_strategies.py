@@ -928,24 +928,40 @@ def check_curve(root: Path, case) -> tuple[str, str]:
 
 # --- simulate --dry-run makes the checks a run makes ----------------------------------------------
 
-OUT_TARGETS = {"own run": 0, "missing": 0, "empty folder": 0, "other run": 2, "file": 2, "overlong name": 2,
-               "parts without metadata": 2, "damaged metadata": 2}
-dry_runs = st.tuples(st.sampled_from(sorted(OUT_TARGETS)), st.booleans())
+# Each kind of --out, and the exit a run into it makes without and with --overwrite.
+OUT_TARGETS = {"own run": (0, 0), "own run, a chunk missing": (0, 0), "missing": (0, 0), "empty folder": (0, 0),
+               "other run": (2, 0), "file": (2, 2), "overlong name": (2, 2), "inside a file": (2, 2),
+               "parts without metadata": (2, 0), "damaged metadata": (2, 0), "metadata a folder": (2, 2),
+               "a part a folder": (2, 2), "another schema": (2, 0), "a stranger's file": (0, 0)}
+OUT_NAMES = ["out", "r\u00e9sultats d'\u00e9t\u00e9 \u2713", "-out", "[/old]", "out.parquet"]
+dry_runs = st.tuples(st.sampled_from(sorted(OUT_TARGETS)), st.booleans(), st.booleans(), st.sampled_from(OUT_NAMES))
 
 
-def check_dry_run(root: Path, case) -> tuple[str, str]:
-    """`simulate --dry-run` (or a run) into an --out of each kind: it accepts what a run accepts and
-    refuses what a run refuses (OUT_TARGETS), and a dry run writes nothing."""
-    target, dry = case
-    scenario = root / "s.toml"
-    scenario.write_text('players = 2\npolicies = ["greedy", "random"]\ngames = 4\nchunk = 2\nseed = 1\n')
-    out = root / "out"
-    if target in ("own run", "parts without metadata", "damaged metadata"):
+def make_out(root: Path, target: str, name: str) -> Path:
+    """An --out of kind `target` (OUT_TARGETS) named `name` under `root`."""
+    out = root / name
+    out.parent.mkdir(parents=True, exist_ok=True)  # a name holding a slash ('[/old]')
+    if target.startswith("own run") or target in ("parts without metadata", "damaged metadata", "metadata a folder",
+                                                  "a part a folder", "another schema", "a stranger's file"):
         make_run(out, 1)
-        if target == "parts without metadata":
-            (out / "metadata.json").unlink()
-        elif target == "damaged metadata":
-            (out / "metadata.json").write_text("{")
+    part = sorted(out.glob("part-*.parquet"))[:1]
+    if target == "own run, a chunk missing":
+        part[0].unlink()
+    elif target == "a part a folder":
+        part[0].unlink()
+        part[0].mkdir()
+    elif target == "parts without metadata":
+        (out / "metadata.json").unlink()
+    elif target == "damaged metadata":
+        (out / "metadata.json").write_text("{")
+    elif target == "metadata a folder":
+        (out / "metadata.json").unlink()
+        (out / "metadata.json").mkdir()
+    elif target == "another schema":
+        meta = json.loads((out / "metadata.json").read_text())
+        (out / "metadata.json").write_text(json.dumps({**meta, "schema_version": meta["schema_version"] - 1}))
+    elif target == "a stranger's file":
+        (out / "notes.txt").write_text("keep")
     elif target == "other run":
         make_run(out, 2)
     elif target == "file":
@@ -954,19 +970,37 @@ def check_dry_run(root: Path, case) -> tuple[str, str]:
         out.mkdir()
     elif target == "overlong name":
         out = root / ("x" * 300)
+    elif target == "inside a file":
+        (root / "keep").write_text("keep")
+        out = root / "keep" / name
+    return out
+
+
+def check_dry_run(root: Path, case) -> tuple[str, str]:
+    """`simulate --dry-run` (or a run), with or without --overwrite, into an --out of each kind and name: it
+    accepts what a run accepts and refuses what a run refuses (OUT_TARGETS), and a dry run writes nothing."""
+    target, dry, overwrite, name = case
+    scenario = root / "s.toml"
+    scenario.write_text('players = 2\npolicies = ["greedy", "random"]\ngames = 4\nchunk = 2\nseed = 1\n')
+    out = make_out(root, target, name)
     before = tree(root)
-    result = CliRunner().invoke(app, ["simulate", str(scenario), "--out", str(out), "-q", "--jobs", "1",
-                                      *(["--dry-run"] if dry else [])])
+    result = CliRunner().invoke(app, ["simulate", str(scenario), f"--out={out}", "-q", "--jobs", "1",
+                                      *(["--dry-run"] if dry else []), *(["--overwrite"] if overwrite else [])])
     output = result.output
     if raised(result, output):
         return raised(result, output)
     if "Traceback" in output or "unexpected" in output:
         return "unexpected error", output
-    if result.exit_code != OUT_TARGETS[target]:
-        return f"{'dry run' if dry else 'run'} into {target}: exit {result.exit_code}, expected " \
-               f"{OUT_TARGETS[target]}", output
+    expected = OUT_TARGETS[target][overwrite]
+    if result.exit_code != expected:
+        return f"{'dry run' if dry else 'run'}{' --overwrite' * overwrite} into {target}: exit {result.exit_code}, " \
+               f"expected {expected}", output
+    if result.exit_code == 2 and not output.strip():
+        return "exit 2 without a message", output
     if dry and tree(root) != before:
         return "a dry run wrote", target
+    if target == "a stranger's file" and not (out / "notes.txt").is_file():
+        return "a file the run did not write was deleted", output
     return f"ok (exit {result.exit_code})", ""
 
 
