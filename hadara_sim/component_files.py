@@ -9,7 +9,6 @@ import csv
 import hashlib
 import json
 import os
-import re
 import tomllib
 from dataclasses import asdict, is_dataclass
 from importlib import resources
@@ -22,7 +21,7 @@ from .components import (
 from .constants import (
     CARDS_PER_COLOUR, COLONY_LEVELS, COLOURS, EFFECTS, EPOCHS, PURPLE, PURPLE_PER_EPOCH, STATUES, TRACKS,
 )
-from .problems import TOO_DEEP, NotText, Problem, as_path, not_a_file, read_text, toml_error_line
+from .problems import TOO_DEEP, NotText, Problem, as_path, ascii_whole, not_a_file, read_text, toml_error_line
 from .tomlpos import key_lines, line_of
 
 
@@ -126,17 +125,6 @@ def content_digest(cards, colonies, setup, board: dict) -> str:
     return hashlib.sha256(json.dumps(plain(content), sort_keys=True).encode()).hexdigest()[:16]
 
 
-def _whole(text: str) -> int | None:
-    """`text` as a whole number, or None: int() also took '1_0' and other scripts' digits ('１０'), which
-    no spreadsheet writes for a number."""
-    if not re.fullmatch(r"[+-]?[0-9]+", text):
-        return None
-    try:
-        return int(text)
-    except ValueError:  # past int()'s 4,300 digits
-        return None
-
-
 class _Rows:
     """CSV rows with their line numbers, and typed field access that records problems."""
 
@@ -217,7 +205,7 @@ class _Rows:
 
     def integer(self, line, row, name, low, high):
         text = row.get(name, "")
-        value = _whole(text)
+        value = ascii_whole(text, signed=True)
         if value is None:
             self.report(line, name, f"expected a whole number (digits 0-9 only), got '{text}'")
             return 0

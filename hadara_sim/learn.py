@@ -40,6 +40,7 @@ from .policies.random import uniform
 from .policies.search import decision_keys, margins
 from .policies.value import VALUE_FILE, PositionValue, read_value
 from .policy import Kernel, Policy
+from .problems import ascii_whole
 from .report.inference import rate_interval
 from .tune import match, toml_string
 
@@ -343,7 +344,7 @@ def lineage(path) -> list[Iteration]:
         history = []
         for it in data.get("iterations", []):
             shares = {int(key[1:]): (r["games"], r["win_share"], tuple(r["ci95"]))
-                      for key, r in it.items() if key[:1] == "p" and key[1:].isdigit()}
+                      for key, r in it.items() if key[:1] == "p" and ascii_whole(key[1:]) is not None}
             history.append(Iteration(it["number"], it["decisions"], it["options"], it["value_coefficient"], shares,
                                      (it["games"], it["win_share"], tuple(it["ci95"])), it["accepted"],
                                      it.get("step", 1.0), it.get("command", data["command"]), it["seconds"],

@@ -114,6 +114,18 @@ def read_text(path: Path) -> str:
                             "Windows-1252?): save it as UTF-8") from None
 
 
+def ascii_whole(text: str, signed: bool = False) -> int | None:
+    """`text` as a whole number in the digits 0-9 (with `signed`, after an optional + or -), else None: int()
+    also takes '1_0', spaces and other scripts' digits ('１０'), and str.isdigit() holds for '²', which int()
+    refuses."""
+    if not re.fullmatch(r"[+-]?[0-9]+" if signed else r"[0-9]+", text):
+        return None
+    try:
+        return int(text)
+    except ValueError:  # past int()'s 4,300 digits
+        return None
+
+
 def is_whole(value) -> bool:
     """A whole number: a Python or numpy integer, not a bool (True counted as 1 games)."""
     return isinstance(value, numbers.Integral) and not isinstance(value, bool)

@@ -16,6 +16,8 @@ import re
 from dataclasses import dataclass
 from functools import cached_property
 
+from .problems import ascii_whole
+
 _INDEX = re.compile(r"\[(\d+)\]")
 _SETUP_VALUE = re.compile(r"^components\.setup\.([1-5])([AB])\.(\w+)$")
 
@@ -31,7 +33,8 @@ class SweptKey:
     def path(self) -> tuple:
         """"policies[0].params.coin" or "policies.0.params.coin" -> ("policies", 0, "params", "coin")."""
         parts = _INDEX.sub(r".\1", self.text).split(".")
-        path = tuple(int(p) if p.isdigit() else p for p in parts if p != "")
+        # (str.isdigit() held for '²', which int() refused: "unexpected ValueError"; and '１', read as 1)
+        path = tuple(p if ascii_whole(p) is None else int(p) for p in parts if p != "")
         if path[:1] == ("components",):
             return tuple(map(str, path))  # ids and epochs are table keys: "3" in silver_price.3
         return path

@@ -21,6 +21,7 @@ from hadara_sim.kernels import expert as learned
 from hadara_sim.kernels.layout import EXPERT
 from hadara_sim.params import Param
 from hadara_sim.policy import Kernel
+from hadara_sim.problems import ascii_whole
 
 from .styles import Foresight
 from .tuned import TUNED_DIR, checkout_script, learned_row, learned_text, read_learned, script_command
@@ -204,7 +205,7 @@ def _weights_of(path: str, text: str) -> Weights:
     for key, own in table.items():
         if key in learned.KINDS:
             continue
-        players = int(key[1:]) if key[:1] == "p" and key[1:].isdigit() else 0
+        players = (ascii_whole(key[1:]) or 0) if key[:1] == "p" else 0
         if not 2 <= players <= 5 or not isinstance(own, dict):
             raise ValueError(f"{where}: weights.{key} is neither a kind ({', '.join(learned.KINDS)}) nor a player "
                              f"count's own table (weights.p2 .. weights.p5)")

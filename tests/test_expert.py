@@ -258,6 +258,7 @@ def test_the_shipped_weights_play_what_if_changes_of_the_shipped_set(components)
     (lambda t: "x = 1\n", "no `features` or `kinds` in it: not a weights file"),
     (lambda t: t + "\n[weights.p9]\n", r"weights.p9 is neither a kind \(draw, pick, statue\) nor a player count's own"),
     (lambda t: t + "\n[weights.p2]\ndraw = [[1.0]]\n", r"weights.p2.draw must be 3 rows"),
+    (lambda t: t + '\n[weights."p\u00b2"]\n', r"weights.p\u00b2 is neither a kind"),  # int('\u00b2') failed
 ])
 def test_a_weights_file_that_does_not_fit_the_expert_stops_with_a_message(tmp_path, edit, message):
     path = tmp_path / "w.toml"

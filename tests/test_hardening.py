@@ -2344,6 +2344,14 @@ def test_a_named_pipe_where_a_file_is_read_is_refused_not_waited_on(tmp_path, pl
     assert all(word in told for word in words) and "Traceback" not in told, told
 
 
+def test_a_terminal_size_in_digits_other_than_0_9_is_ignored(tmp_path):
+    """COLUMNS=\u00b2: rich reads it with str.isdigit(), which holds, and int() then failed ("unexpected
+    ValueError")."""
+    env = {**os.environ, "COLUMNS": "\u00b2", "LINES": "\uff11"}
+    done = subprocess.run([*CLI, "policies", "list"], capture_output=True, text=True, timeout=120, env=env)
+    assert done.returncode == 0 and "greedy" in done.stdout, done.stderr
+
+
 def test_a_ctrl_c_in_a_command_that_does_not_tell_of_it_says_interrupted(monkeypatch, capsys):
     """typer turned the KeyboardInterrupt into a silent exit 130 (report, play, verify, bench, ...)."""
     import hadara_sim.cli as cli

@@ -456,6 +456,16 @@ def test_two_spellings_of_one_place_are_refused_in_a_sweep_and_in_settings():
         parse_scenario("players = 2\n", settings=["players=3", "players=4"])
 
 
+@pytest.mark.parametrize("index", ["\u00b2", "\uff11", "[\uff11]"])
+def test_a_swept_index_in_digits_other_than_0_9_is_refused(index):
+    """'policies.²' stopped in "unexpected ValueError" (str.isdigit() holds for '²', int() refuses it), and
+    'policies.１' swept policies[1]."""
+    key = f"policies.{index}" if not index.startswith("[") else f"policies{index}"
+    text = f'players = 2\npolicies = ["greedy", "random"]\n[sweep]\n"{key}" = ["greedy", "random"]\n'
+    with pytest.raises(ScenarioError, match="policies is a list: use an index, not '"):
+        parse_scenario(text, file="s.toml")
+
+
 def test_a_policy_class_or_instance_in_a_scenario_dict_says_to_name_it_from_a_file():
     from hadara_sim.policies.random import Random
     from hadara_sim.scenario.read import scenario_from_dict

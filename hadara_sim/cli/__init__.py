@@ -157,6 +157,7 @@ def main():
     if problem:
         print(f"error: {problem}", file=sys.stderr)
         sys.exit(2)
+    _drop_unreadable_sizes(os.environ)
     # numba reads its environment variables when it is imported, and one it cannot read was a warning
     # with numba's traceback, then ignored: raised instead, and told by `_unreadable_numba_variable`
     warnings.filterwarnings("error", category=RuntimeWarning, module="numba.core.config")
@@ -237,6 +238,16 @@ def _unwritable_output(err: BaseException) -> str | None:
     char = err.object[err.start] if isinstance(err.object, str) and err.start < len(err.object) else "?"
     return (f"the output's encoding ({encoding}) cannot write {ascii(char)} (U+{ord(char):04X}): set "
             "PYTHONIOENCODING=utf-8 (or a UTF-8 locale, e.g. LANG=C.UTF-8), then run again")
+
+
+def _drop_unreadable_sizes(environ) -> None:
+    """Ignore a COLUMNS or LINES that is no number, as rich ignores 'abc': it reads them with str.isdigit(),
+    which holds for '²', and int() then failed ("unexpected ValueError")."""
+    from ..problems import ascii_whole
+
+    for name in ("COLUMNS", "LINES"):
+        if name in environ and ascii_whole(environ[name]) is None:
+            del environ[name]
 
 
 def _numba_threads_problem(value: str | None) -> str | None:

@@ -18,6 +18,7 @@ from rich.markup import escape
 from rich.table import Table as RichTable
 from rich.text import Text
 
+from ..problems import ascii_whole
 from ..report.table import Table, machine_csv, plain
 
 
@@ -284,9 +285,9 @@ def check_format(fmt: str) -> str:
 
 def output_width() -> int | None:
     """The width to fit tables into: $COLUMNS, else the terminal's; None when piped (no limit)."""
-    env = os.environ.get("COLUMNS", "")
-    if env.isdigit() and int(env) > 0:
-        return int(env)
+    columns = ascii_whole(os.environ.get("COLUMNS", ""))  # COLUMNS=² was "unexpected ValueError"
+    if columns:
+        return columns
     if sys.stdout.isatty():
         return shutil.get_terminal_size().columns
     return None
