@@ -189,16 +189,27 @@ def _nothing_played(out: Path) -> bool:
 
 
 def _check_place(out: Path) -> None:
-    """RunError unless `out` is a folder or can be made one (a dry run said a run would play into a
-    folder under a file, which the run then refused: "Not a directory")."""
+    """RunError unless `out` is a folder a run can write in, or can be made one (a dry run said a run would
+    play into a folder under a file, or a read-only one, which the run then refused)."""
     if out.exists() and not out.is_dir():
         raise RunError(f"--out {out} is a file, not a directory")
     if out.is_symlink() and not out.exists():  # mkdir said only "File exists"
         raise RunError(f"--out {out} is a symbolic link to {os.readlink(out)}, which does not exist; make that "
                        "folder, or give another --out")
-    above = next((folder for folder in out.absolute().parents if folder.exists()), None)
-    if above is not None and not above.is_dir():
-        raise RunError(f"--out {out} is inside {above}, which is a file, not a folder; give another --out")
+    if out.is_dir():
+        probe = out / f".probe.{os.getpid()}"
+    else:
+        above = next(folder for folder in out.absolute().parents if folder.exists())  # "/" at last
+        if not above.is_dir():
+            raise RunError(f"--out {out} is inside {above}, which is a file, not a folder; give another --out")
+        probe = above / out.absolute().relative_to(above).parts[0]
+    # made and removed as a run makes its folder or a file in it: os.access says yes to root everywhere,
+    # also in a read-only or immutable folder, where a dry run said a run would play
+    try:
+        probe.mkdir()
+        probe.rmdir()
+    except OSError as err:
+        raise RunError(f"cannot write to --out {out}: {err.strerror or err}") from None
 
 
 def _check_own_files(out: Path, overwrite: bool) -> None:
@@ -218,10 +229,10 @@ def _check_own_files(out: Path, overwrite: bool) -> None:
 
 
 def check_out(scenario: Scenario, out: str | Path, overwrite: bool = False) -> dict | None:
-    """RunError unless `out` can take this run: not a file, a name the system takes, and empty or
-    holding this run (any with `overwrite`, or one of which nothing was played). Nothing is written:
-    `simulate --dry-run` checks what a run would. Returns the metadata of this run already there (None:
-    nothing, or a run to replace)."""
+    """RunError unless `out` can take this run: not a file, a name the system takes, a place a folder can
+    be made in, and empty or holding this run (any with `overwrite`, or one of which nothing was played).
+    Nothing is left written (a probe folder is made and removed): `simulate --dry-run` checks what a run
+    would. Returns the metadata of this run already there (None: nothing, or a run to replace)."""
     from . import __version__
 
     out = results_path(out, "out (the results directory)", RunError)

@@ -2320,6 +2320,28 @@ def test_a_dry_run_refuses_an_out_the_run_refuses(tmp_path, place, overwrite, wo
         clean_failure(result, 2, words)
 
 
+@pytest.mark.parametrize("exists", [False, True])
+def test_a_dry_run_refuses_a_read_only_out(tmp_path, monkeypatch, exists):
+    """A dry run into a read-only folder (or one in it) said a run would play (os.access says yes to root,
+    and the dry run did not ask): the run then refused. Read-only is made here by refusing mkdir in it."""
+    import errno
+
+    read_only = tmp_path / "ro"
+    read_only.mkdir()
+    out = read_only / "out" if not exists else read_only
+    real = os.mkdir
+
+    def mkdir(path, *args, **kwargs):
+        if Path(path).parent == read_only or Path(path) == read_only / "out":
+            raise OSError(errno.EROFS, "Read-only file system", str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "mkdir", mkdir)
+    for dry in (["--dry-run"], []):
+        clean_failure(invoke("simulate", tiny(tmp_path), "-q", "--out", out, *dry), 2,
+                      f"cannot write to --out {out}: Read-only file system")
+
+
 @pytest.mark.parametrize("place, command, words", [
     ("fix.toml", ["balance", "check", "--overrides", "fix.toml", "--dry-run"],
      ["fix.toml: is a named pipe (FIFO), not an overrides file"]),
