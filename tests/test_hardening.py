@@ -2366,6 +2366,19 @@ def test_a_named_pipe_where_a_file_is_read_is_refused_not_waited_on(tmp_path, pl
     assert all(word in told for word in words) and "Traceback" not in told, told
 
 
+@pytest.mark.parametrize("args", [["simulate", "SCENARIO", "--out", ""], ["simulate", ""],
+                                  ["report", "winrate", ""], ["report", "winrate", "RUN", "--out", ""]])
+def test_an_empty_path_is_refused_not_read_as_the_current_folder(tmp_path, monkeypatch, args):
+    """`--out "$DIR"` with DIR unset: pathlib reads "" as ".", and a run wrote its files among the folder's own."""
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / "run"
+    assert invoke("simulate", tiny(tmp_path), "-q", "--out", run).exit_code == 0
+    before = sorted(tmp_path.iterdir())
+    given = [{"SCENARIO": tiny(tmp_path), "RUN": run}.get(a, a) for a in args]
+    clean_failure(invoke(*given), 2, "is empty (an unset shell variable?)")
+    assert sorted(tmp_path.iterdir()) == before
+
+
 def test_a_terminal_size_in_digits_other_than_0_9_is_ignored(tmp_path):
     """COLUMNS=\u00b2: rich reads it with str.isdigit(), which holds, and int() then failed ("unexpected
     ValueError")."""

@@ -18,6 +18,7 @@ from collections.abc import Mapping  # noqa: E402
 
 import typer  # noqa: E402
 from typer.core import TyperGroup  # noqa: E402
+from typer.models import TyperPath  # noqa: E402
 
 # Each command's module, in the order `--help` lists them: a command group's module has a Typer `app`,
 # a single command's a `register(app)`. A module is imported only when its command runs or help lists
@@ -47,6 +48,25 @@ def _tidy(command) -> None:
         _tidy(sub)
 
 
+class _GivenPath(TyperPath):
+    """A path parameter that refuses an empty text: pathlib reads "" as the current folder, and `--out "$DIR"`
+    with DIR unset wrote a run's files (or a report's charts) among whatever was there."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value:
+            self.fail("is empty (an unset shell variable?); give a path ('.' names the current folder)", param, ctx)
+        return super().convert(value, param, ctx)
+
+
+def _given_paths(command) -> None:
+    """Every path parameter of `command` and its subcommands a _GivenPath."""
+    for param in command.params:
+        if type(param.type) is TyperPath:
+            param.type.__class__ = _GivenPath
+    for sub in getattr(command, "commands", {}).values():
+        _given_paths(sub)
+
+
 class _Commands(Mapping):
     """The root's commands by name, each built from its module on first use (see COMMANDS), after
     any registered on `app` itself (`built`)."""
@@ -66,6 +86,7 @@ class _Commands(Mapping):
                 holder.add_typer(module.app, name=name)
             command = typer.main.get_group(holder).commands[name]
             _tidy(command)
+            _given_paths(command)
             self._built[name] = command
         return self._built[name]
 
@@ -80,6 +101,7 @@ class _Root(TyperGroup):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         _tidy(self)
+        _given_paths(self)
         self.commands = _Commands(self.commands)
 
     def invoke(self, ctx):
