@@ -511,7 +511,8 @@ OPTION_VALUES = {
     "--components": ["{components}", "{root}/nowhere", "{file}", "/proc/self", "", "{root}/" + "n" * 300],
     "--overrides": ["{file}", "{root}/nowhere", "{overrides}", "{folder}"],
     "--out": ["{root}/new", "{file}", "{folder}", "/proc/self/x", "", "{root}/a/b/c", "{root}/x[/old]",
-              "{root}/" + "n" * 300],  # a name past 255 bytes: pathlib's checks raised "unexpected OSError"
+              "{root}/" + "n" * 300,  # a name past 255 bytes: pathlib's checks raised "unexpected OSError"
+              "{file}/x", "{root}/r\u00e9sultats d'\u00e9t\u00e9 \u2713"],
     "--trace": ["{root}/t.jsonl", "{file}", "{folder}", "/proc/self/x", "{root}/" + "n" * 300 + ".jsonl"],
     "--format": ["table", "csv", "json", "markdown", "xml", ""], "--chart-format": ["png", "svg", "pdf", "jpg", ""],
     "--by": ["players", "seat", "policy_label", "nosuch", "", "players,seat", *MARKUP],
@@ -527,9 +528,9 @@ OPTION_VALUES = {
     "--resweep": SMALL, "--card": ["II-B-02", "II-P", "i-y-01", "II-X-99", "", "x", "[/old]"],
 }
 ARGUMENT_VALUES = {
-    "scenario": ["{scenario}", "{root}/nowhere.toml", "{folder}", "{file}", "{root}/" + "n" * 300 + ".toml"],
-    "results": ["{results}", "{root}/nowhere", "{file}", "{folder}", "{root}/" + "n" * 300],
-    "path": ["{components}", "{root}/nowhere", "{file}"],
+    "scenario": ["{scenario}", "{root}/nowhere.toml", "{folder}", "{file}", "{root}/" + "n" * 300 + ".toml", ""],
+    "results": ["{results}", "{root}/nowhere", "{file}", "{folder}", "{root}/" + "n" * 300, ""],
+    "path": ["{components}", "{root}/nowhere", "{file}", ""],
     "name": POLICY_SPECS, "policy": POLICY_SPECS,
 }
 # Left out, with why: bench --full (minutes by design); the other options of bench and verify that
