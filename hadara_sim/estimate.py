@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .chunks import Chunk, plan_chunks
+from .problems import not_a_file
 from .progress import LONG_SECONDS, duration  # noqa: F401  (LONG_SECONDS: the commands print an estimate above it)
 from .results import chunks_per_combination
 from .scenario.model import Scenario
@@ -49,6 +50,8 @@ class Estimate:
 def speeds(path: str | Path | None = None) -> dict[str, dict[int, float]]:
     """Policy -> player count -> games per second (one process), from the speeds file."""
     path = Path(path or os.environ.get("HADARA_SIM_SPEEDS") or SPEEDS)
+    if not_a_file(path):  # a named pipe: reading it waited for a writer, and every simulate with it
+        return {}
     try:
         table = tomllib.loads(path.read_text())["games_per_second"]
     except (OSError, ValueError, KeyError, RecursionError):

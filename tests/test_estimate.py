@@ -35,6 +35,19 @@ def test_a_speeds_file_of_one_s_own_with_entries_that_are_no_speeds_leaves_them_
     assert result.exit_code == 0 and "no measured speed for" in " ".join(result.output.split()), result.output
 
 
+def test_a_speeds_file_that_is_a_named_pipe_is_not_waited_on(tmp_path, monkeypatch):
+    """HADARA_SIM_SPEEDS naming a named pipe: every simulate, dry or not, waited for ever for a writer."""
+    import os
+    import subprocess
+    import sys
+
+    os.mkfifo(tmp_path / "speeds")
+    monkeypatch.setenv("HADARA_SIM_SPEEDS", str(tmp_path / "speeds"))
+    done = subprocess.run([sys.executable, "-c", "from hadara_sim.estimate import speeds; print(speeds())"],
+                          capture_output=True, text=True, timeout=60)  # in a process of its own: it waited for ever
+    assert done.stdout.strip() == "{}", done.stderr
+
+
 def test_each_seat_costs_its_policy_share_of_a_game():
     measured = {"fast": {2: 100.0}, "slow": {2: 25.0}}
     cost, unknown = E.seconds_per_game(["fast", "slow"], 2, measured)
