@@ -132,9 +132,12 @@ def local_parallel(function, calls, jobs: int, ordered: bool = False):
     consumed), from joblib's local worker processes, in the order they finish unless `ordered`. The
     workers run out of reach of the terminal's Ctrl-C and die with this process; if the caller stops
     early (an interrupt, a failure), they are killed before this returns."""
-    from joblib import Parallel, delayed
+    from joblib import Parallel, delayed, effective_n_jobs
 
-    if jobs == 1:  # in this process: no worker to start, nothing to die with
+    # In this process: no worker to start, nothing to die with. joblib runs the calls here too when `jobs` comes
+    # to one process (--jobs -2 on two cores), and this process then asked to be killed with its parent (the
+    # shell nohup keeps it from), and exited at once where that parent was gone: no chunk played, no message.
+    if effective_n_jobs(jobs) == 1:
         yield from (function(*args) for args in calls)
         return
     workers_in_own_groups()

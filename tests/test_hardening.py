@@ -1035,6 +1035,20 @@ def test_workers_are_out_of_the_terminals_reach_and_inherit_no_stray_descriptor(
     assert seen == {9}  # EBADF: closed in the worker
 
 
+def test_jobs_that_come_to_one_process_play_here_without_the_workers_death_pact(monkeypatch):
+    """--jobs -2 on two cores: joblib ran the calls in this process, through the workers' start, which asked
+    the kernel to kill this process with its parent and exited at once where the parent was gone (a run
+    started under nohup, or from a shell since closed, stopped silently after writing its metadata)."""
+    from hadara_sim import process
+
+    def pact():
+        raise AssertionError("die_with_parent called in the main process")
+
+    monkeypatch.setattr(process, "die_with_parent", pact)
+    all_but_one = -(os.cpu_count() or 1)  # -N on N cores: one process
+    assert list(process.local_parallel(os.getpid, [()] * 3, all_but_one)) == [os.getpid()] * 3
+
+
 @LINUX_AND_TWO_CORES
 def test_the_workers_are_stopped_before_the_interpreter_exits(tmp_path):
     """A Ctrl-C as a run ended, while loky joined its idle workers in its own handler at the
