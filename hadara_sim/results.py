@@ -981,16 +981,15 @@ def add_sweep_columns(df, combinations: list[dict]):
     combinations' stored text."""
     import polars as pl
 
-    keys: list[SweptKey] = []
+    keys: dict[str, SweptKey] = {}  # by column: two texts of one column ("a.b", "a-b") make it once
     for combo in combinations:
         for text in combo.get("sweep", {}):
-            if SweptKey(text) not in keys:
-                keys.append(SweptKey(text))
+            keys.setdefault(SweptKey(text).column, SweptKey(text))
     if not keys:
         return df
     index = [c["index"] for c in combinations]
     columns = []
-    for key in keys:
+    for key in keys.values():
         values = [c.get("sweep", {}).get(key.text) for c in combinations]
         kinds = {type(v) for v in values if v is not None}
         if kinds <= {bool}:

@@ -247,3 +247,13 @@ def test_a_run_is_loaded_without_copying_its_rows(tmp_path, monkeypatch):
     assert checked == [df.filter(pl.col("combo") == c["index"]).height for c in combos]
     shuffled = R.write_results(df.sample(fraction=1.0, shuffle=True, seed=3), tmp_path / "shuffled", combos)
     assert load_results(shuffled).equals(ordered) and sorts
+
+
+def test_swept_keys_of_one_column_make_it_once():
+    """Two keys whose columns coincide (a damaged or hand-edited metadata.json: "a.b" and "a-b") stopped
+    inside polars ("the name 'sweep_a_b' ... is duplicate") once the columns were looked up by combo."""
+    df = pl.DataFrame({"combo": [0, 1]}, schema={"combo": pl.Int32})
+    combos = [{"index": 0, "sweep": {"a.b": 1, "a-b": 5}}, {"index": 1, "sweep": {"a.b": 2}}]
+    for frame in (df, df.lazy()):
+        out = results.add_sweep_columns(frame, combos)
+        assert (out.collect() if isinstance(out, pl.LazyFrame) else out)["sweep_a_b"].to_list() == [1, 2]

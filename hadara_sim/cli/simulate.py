@@ -189,7 +189,7 @@ def simulate(
         fail(str(err))
     except KeyboardInterrupt:
         talk.print(f"\n[yellow]interrupted[/] while reading the table back: the run is whole ({escape(complete())}), "
-                   f"nothing was lost; the table: {escape(program())} report winrate {escape(shlex.quote(str(out)))}",
+                   f"nothing was lost; its report: {escape(next_report(sc, out))}",
                    highlight=False, soft_wrap=True)
         raise typer.Exit(130) from None
     if fmt == "table":
