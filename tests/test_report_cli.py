@@ -154,6 +154,19 @@ def test_summary_embeds_every_chart(grants, tmp_path):
     assert all(base64.b64decode(i)[:8] == b"\x89PNG\r\n\x1a\n" for i in images)
     assert "grant-test" in text and "Experiment: granted seat" in text and "+37.5 pp" in text
     assert not list(tmp_path.glob("*.png"))  # one self-contained file
+    assert "as CSV" not in result.output  # no table longer than the page shows
+
+
+def test_summary_names_the_folder_of_its_long_tables(grants, tmp_path, monkeypatch):
+    """A table longer than the page shows has every row in a CSV beside it: the command says where."""
+    from hadara_sim.report import html
+
+    monkeypatch.setattr(html, "ROWS_SHOWN", 2)
+    result = run("report", "summary", grants, "--out", tmp_path)
+    assert result.exit_code == 0, result.output
+    csvs = list((tmp_path / "summary-tables").glob("*.csv"))
+    told = " ".join(result.output.split())
+    assert csvs and f"every row of its {len(csvs)} long tables, as CSV: {tmp_path / 'summary-tables'}" in told
 
 
 def test_default_out_dir_is_inside_results(four):

@@ -428,6 +428,9 @@ def test_a_long_table_shows_its_decided_rows_largest_first_and_writes_every_row_
     assert re.findall(r"<td>cell (\d+)</td>", findings)[:2] == ["59", "58"]
     assert "20 more rows" in findings and 'href="all-tables/key-findings.csv"' in findings
     assert pl.read_csv(tmp_path / "all-tables" / "key-findings.csv").height == 60
+    # written again with short tables only: the folder holds no CSV of the earlier page
+    html.write(tmp_path / "all.html", [Section("setup-cards", "Setup cards", "", [short])], full_info(R.four_games(), {}))
+    assert list((tmp_path / "all-tables").glob("*.csv")) == []
 
 
 # --- balance suggest's fits, judged by the one model ------------------------------------------

@@ -283,11 +283,13 @@ def trajectory(results: Path = RESULTS, by: Optional[list[str]] = TRAJECTORY_BY,
 
 @app.command()
 def summary(results: Path = RESULTS, out: Optional[Path] = SUMMARY_OUT, fmt: str = FORMAT, margin: float = MARGIN):
-    """Every report that applies to the dataset in one self-contained HTML file (charts embedded)."""
+    """Every report that applies to the dataset in one self-contained HTML file (charts embedded); a
+    table of more than 40 rows shows the 40 that matter most, and every row is in a CSV beside the page."""
     import matplotlib
 
     matplotlib.use("Agg")
     from ..report.dataset import ReportError
+    from ..report.html import tables_folder
     from ..report.summary import write_summary
 
     fmt = _check_format(fmt)
@@ -303,6 +305,10 @@ def summary(results: Path = RESULTS, out: Optional[Path] = SUMMARY_OUT, fmt: str
             except ReportError as err:
                 fail(str(err))
     console.print(f"summary report: [bold]{escape(str(path))}[/] ({path.stat().st_size / 1024:,.0f} KiB)", highlight=False)
+    tables = sorted(tables_folder(path).glob("*.csv"))
+    if tables:
+        console.print(f"every row of its {len(tables)} long table{'s' * (len(tables) > 1)}, as CSV: "
+                      f"{escape(str(tables_folder(path)))}", highlight=False, soft_wrap=True)
     console.print(f"open it in a browser: {path.resolve().as_uri()}", markup=False, highlight=False, soft_wrap=True)
 
 

@@ -217,17 +217,28 @@ def render(sections: Sequence[Section], info: dict, notes: Sequence[str] = (), f
     return "\n".join(parts)
 
 
+def tables_folder(page: Path) -> Path:
+    """The folder beside a summary page that holds its long tables' every row (`long_tables`)."""
+    return page.parent / f"{page.stem}-tables"
+
+
 def write(path: str | Path, sections: Sequence[Section], info: dict, notes: Sequence[str] = (),
           fmt: str = "png", margin: float = I.MARGIN) -> Path:
+    """The summary page at `path`, and beside it the CSV of every table longer than it shows; CSVs an
+    earlier page left there and this one does not link are removed, so the folder holds this page's."""
     path = Path(path)
-    folder = f"{path.stem}-tables"
-    page = render(sections, info, notes, fmt, margin, folder)
+    folder = tables_folder(path)
+    page = render(sections, info, notes, fmt, margin, folder.name)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
+        written = set()
         for anchor, t in long_tables(sections):
-            csv = path.parent / csv_name(folder, anchor)
+            csv = path.parent / csv_name(folder.name, anchor)
             csv.parent.mkdir(exist_ok=True)
             csv.write_text(machine_csv([t]), encoding="utf-8")
+            written.add(csv)
+        for stale in set(folder.glob("*.csv")) - written if folder.is_dir() else ():
+            stale.unlink()
         path.write_text(page, encoding="utf-8")
     except OSError as err:
         raise ReportError(f"cannot write the summary to {path}: {err.strerror or err}") from None
