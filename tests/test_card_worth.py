@@ -1,6 +1,7 @@
 """A card's worth at its price (restricted play): the scenario's `restrict`, the results it writes, seek
 minus avoid and the fair cost in `report cards`, checked on planted data and on a small run."""
 
+import re
 import textwrap
 
 import numpy as np
@@ -73,6 +74,11 @@ def test_the_fair_cost_table_writes_its_slope_in_pp_per_coin(components, monkeyp
     [fair] = [t for t in section.tables if "fair cost" in t.title]
     out = fair.machine()
     assert "slope" not in out.columns
+    # titles count in words: "(2 cells of card, player count and cost)", not "(2 card, player count and cost
+    # cells)"; and "(all 1 in --format csv/json)" said of a table that shows its every row
+    [worth] = [t for t in section.tables if t.title.startswith("Experiment: what a card is worth")]
+    assert re.search(r"\(\d+ cells? of card, player count and cost\)$", worth.title), worth.title
+    assert len(fair.rows) == out.height and "(all " not in fair.title, fair.title
     # 5 x 0.02 of win share per coin among the fifth of deals that differ: -2 pp per coin
     assert out["slope_per_coin_pp"][0] == pytest.approx(-2.0, abs=0.6)
 

@@ -459,6 +459,17 @@ def test_the_ratings_section_names_a_missing_rank_not_the_policies():
         ratings(df.drop("rank"), dataset_info(df))
 
 
+def test_the_head_to_head_of_two_policies_says_one_pair():
+    """Its caption said "Holm correction over the 1 pairs"."""
+    from hadara_sim.report.sections import ratings
+
+    df = R.four_games()
+    two = df.with_columns(pl.when(pl.col("seat") % 2 == 0).then(pl.lit("a")).otherwise(pl.lit("b"))
+                          .alias("policy_label"))
+    [h2h] = [t for t in ratings(two, dataset_info(two)).tables if t.title.startswith("Head to head")]
+    assert h2h.caption.endswith("(Holm correction over the 1 pair)"), h2h.caption
+
+
 def test_placebo_effects_pair_each_effect_with_the_plain_card_of_its_epoch():
     """The effect alone: sell_bonus (epoch I) minus the placebo I-P-07 on the same deal and seat."""
     combos = [{"index": 0, "sweep": {"grants": "none"}}, {"index": 1, "sweep": {"grants": "sell_bonus"}},

@@ -422,8 +422,8 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
     shown = tab.sort(["players", *field, "cost_change", "win_diff"],
                      descending=[False, *[False] * len(field), False, True])
     section.tables.append(Table(
-        f"Experiment: what a card is worth at its price, seek - avoid ({tab.height} card, player count"
-        f"{', field' if field else ''} and cost cells)",
+        f"Experiment: what a card is worth at its price, seek - avoid ({tab.height} cell{'s' * (tab.height != 1)} "
+        f"of card, player count{', field' if field else ''} and cost)",
         ["card", "players", *field, "printed cost", "cost played", "n (deals)",
          "win share seeking", "avoiding", "seek - avoid", "95% CI", "q", "verdict"],
         [[r["card_id"], str(r["players"]), *[r[c] for c in field], str(r["printed_cost"]), str(r["cost"]),
@@ -448,8 +448,8 @@ def _worth(section: Section, df: pl.DataFrame, components, info: dict, top: int,
     panel = ["players", *field]
     shown = pl.concat([part.head(top) for part in fair.partition_by(panel, maintain_order=True)])
     section.tables.append(Table(
-        f"Printed cost against fair cost: the {top} largest gaps per player count{' and field' if field else ''} "
-        f"(all {fair.height} in --format csv/json)",
+        f"Printed cost against fair cost: the {top} largest gaps per player count{' and field' if field else ''}"
+        + (f" (all {fair.height} in --format csv/json)" if shown.height < fair.height else ""),
         ["card", "players", *field, "printed cost", "costs swept", "n (deals)",
          "fair cost [95% CI]", "fair - printed", "slope (pp per coin)"],
         [[r["card_id"], str(r["players"]), *[r[c] for c in field], str(r["printed_cost"]), r["costs"],

@@ -383,7 +383,7 @@ def ratings(df: pl.DataFrame, info: dict) -> Section:
     t2 = Table(f"Head to head: % of comparisons the row policy won against the column policy{pooled}", ["", *order],
                rows, caption="a comparison: two seats of one game held by the two policies (ties count half); "
                              "[95% Wilson CI on the deal-clustered effective sample size]; * = differs from 50 "
-                             f"(Holm correction over the {h2h.height // 2} pairs)", data=h2h,
+                             f"(Holm correction over the {h2h.height // 2} pair{'s' * (h2h.height // 2 != 1)})", data=h2h,
                units={"low": "%", "high": "%"})
     return Section("ratings", "Policy ratings",
                    "How the policies rank against each other, from every game in which they met.", [t1, t2], [])
