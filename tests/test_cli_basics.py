@@ -362,7 +362,7 @@ def test_a_full_disk_or_a_closed_stdout_is_said_plainly_not_reported_as_our_defe
 
 
 def test_a_missing_scenario_or_results_directory_says_what_to_give(tmp_path, monkeypatch):
-    """`simulate` and `report ...` without their argument said only "Missing argument 'scenario'": they
+    """`simulate`, `report ...` and `show-game` without their argument said only "Missing argument": they
     name the shipped scenarios, and the runs in results/ (or how to write one)."""
     import hadara_sim
 
@@ -374,5 +374,6 @@ def test_a_missing_scenario_or_results_directory_says_what_to_give(tmp_path, mon
     assert told.exit_code == 2 and "none in results/ yet; write one with" in told.output
     hadara_sim.simulate({"players": 2, "policies": ["greedy"], "games": 4, "chunk": 4}, out=tmp_path / "results" / "mine",
                         jobs=1)
-    told = runner.invoke(app, ["report", "winrate"])
-    assert told.exit_code == 2 and "results/ holds 1 run (results/mine)" in " ".join(told.output.split())
+    for command in (["report", "winrate"], ["show-game", "--game", "1"]):
+        told = runner.invoke(app, command)
+        assert told.exit_code == 2 and "results/ holds 1 run (results/mine)" in " ".join(told.output.split()), command

@@ -257,6 +257,23 @@ def margin_in_pp(value: float) -> float:
     return value
 
 
+def results_given(value: Optional[Path]) -> Path:
+    """RESULTS, or a failure naming the runs there are to give (click said only "Missing argument")."""
+    if value is None:
+        from ..invocation import command
+        from ..results import runs_text
+
+        runs = runs_text(Path("results"))
+        fail("give a results directory: " + (f"results/ holds {runs}" if runs else
+                                               f"none in results/ yet; write one with {command('simulate', 'default')}"))
+    return value
+
+
+# Optional to click, so that a missing one is told with the runs there are (`results_given`).
+RESULTS_ARGUMENT = typer.Argument(None, help="A results directory written by `hadara-sim simulate` (e.g. "
+                                             "results/default).", show_default=False, callback=results_given)
+
+
 MARGIN_OPTION = typer.Option(
     2.0, "--margin", "-m", max=50.0, callback=margin_in_pp,
     help="Equivalence margin in percentage points (2 = ±2 pp): a difference shown to lie within ±MARGIN "

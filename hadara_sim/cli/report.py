@@ -11,27 +11,14 @@ from typing import Optional
 
 import typer
 from rich.markup import escape
-from .common import (FORMAT_OPTION, MARGIN_OPTION, check_format, console, emit, err_console, fail, not_nan,
-                     writable_folder)
-from ..invocation import command, program
+from .common import (FORMAT_OPTION, MARGIN_OPTION, RESULTS_ARGUMENT as RESULTS, check_format, console, emit,
+                     err_console, fail, not_nan, writable_folder)
+from ..invocation import program
 
 app = typer.Typer(help="Reports over a results directory: win rates, score breakdowns, setup-card and "
                        "purple-effect balance, score trajectories, and an HTML summary; every rate with its "
                        "sample size and 95% confidence interval.", no_args_is_help=True)
 
-def _results_given(value: Optional[Path]) -> Path:
-    """RESULTS, or a failure naming the runs there are to give (click said only "Missing argument")."""
-    if value is None:
-        from ..results import runs_text
-
-        runs = runs_text(Path("results"))
-        fail("give a results directory: " + (f"results/ holds {runs}" if runs else
-                                               f"none in results/ yet; write one with {command('simulate', 'default')}"))
-    return value
-
-
-RESULTS = typer.Argument(None, help="A results directory written by `hadara-sim simulate` (e.g. results/default).",
-                         show_default=False, callback=_results_given)
 OUT = typer.Option(None, "--out", "-o", help="Directory for the charts (default: RESULTS/report).",
                    show_default=False)
 SUMMARY_OUT = typer.Option(None, "--out", "-o", help="Where to write the HTML: a folder (summary.html in it) or a "

@@ -7,7 +7,7 @@ from typing import Optional
 
 import typer
 
-from .common import FORMAT_OPTION, check_format, fail, writable_file
+from .common import FORMAT_OPTION, RESULTS_ARGUMENT, check_format, fail, writable_file
 
 
 def register(app: typer.Typer):
@@ -15,8 +15,7 @@ def register(app: typer.Typer):
 
 
 def show_game(
-    results: Path = typer.Argument(..., help="A results directory written by `hadara-sim simulate`.",
-                                   show_default=False),
+    results: Path = RESULTS_ARGUMENT,
     game: int = typer.Option(0, "--game", "-g", help="The game (deal) number, 0 to games - 1."),
     combo: int = typer.Option(0, "--combo", help="The combination (the `combo` column), for runs with a sweep."),
     trace: Optional[Path] = typer.Option(None, "--trace", help="Write the game's trace (JSON Lines) here."),
